@@ -1,0 +1,240 @@
+// Package bolt implements the document store port on bbolt: one file in the
+// data directory, ACID transactions fsynced on commit, an ETag on every
+// write, per-item time to live and opaque continuation tokens.
+//
+// Each container is a bucket whose keys are "partition\x00id", so the
+// documents of one tenant are contiguous and a tenant's queries never read
+// another tenant's data. A separate bucket indexes expiry times so that the
+// background purge touches only expired documents.
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/kanri/kanri/internal/docstore"
+)
+
+// FileName is the name of the store's file in the data directory.
+const FileName = "kanri.db"
+
+// expiryBucket indexes documents that expire: key = expiry (8 bytes, big
+// endian Unix seconds) + container + 0 + partition + 0 + id.
+var expiryBucket = []byte("_expiry")
+
+// Options tunes a Store. The zero value is ready to use.
+type Options struct {
+	// Now returns the current time; time.Now when nil. Tests set it.
+	Now func() time.Time
+	// PurgeInterval is how often expired documents are deleted; one minute
+	// when zero, never when negative. Expired documents are invisible at
+	// once either way.
+	PurgeInterval time.Duration
+	// Logger receives purge errors; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Store is the embedded document store.
+type Store struct {
+	db     *bbolt.DB
+	specs  map[string]docstore.Spec
+	now    func() time.Time
+	log    *slog.Logger
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	closed sync.Once
+}
+
+// Open opens (creating if needed) the store in dir with the given
+// containers, and starts the background purge of expired documents.
+func Open(dir string, specs []docstore.Spec, opts Options) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("bolt: data directory: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		if errors.Is(err, bbolt.ErrTimeout) {
+			return nil, fmt.Errorf("bolt: %s is in use by another process", path)
+		}
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	s := &Store{db: db, specs: map[string]docstore.Spec{}, now: opts.Now, log: opts.Logger, stop: make(chan struct{})}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(expiryBucket); err != nil {
+			return err
+		}
+		for _, sp := range specs {
+			s.specs[sp.Name] = sp
+			if _, err := tx.CreateBucketIfNotExists([]byte(sp.Name)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("bolt: create containers: %w", err)
+	}
+	interval := opts.PurgeInterval
+	if interval == 0 {
+		interval = time.Minute
+	}
+	if interval > 0 {
+		s.wg.Add(1)
+		go s.purgeLoop(interval)
+	}
+	return s, nil
+}
+
+// Container returns the named container. It panics if the store was not
+// opened with that container, which is a programming error.
+func (s *Store) Container(name string) docstore.Container {
+	sp, ok := s.specs[name]
+	if !ok {
+		panic("bolt: unknown container " + strconv.Quote(name))
+	}
+	return &container{s: s, name: []byte(name), defaultTTL: int64(sp.DefaultTTL / time.Second)}
+}
+
+// Ping reports whether the store's file can be read.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.db.View(func(*bbolt.Tx) error { return nil })
+}
+
+// Close stops the purge and closes the file.
+func (s *Store) Close() error {
+	var err error
+	s.closed.Do(func() {
+		close(s.stop)
+		s.wg.Wait()
+		err = s.db.Close()
+	})
+	return err
+}
+
+// Purge deletes every document that has expired by now and returns how many
+// it deleted. The background loop calls it; tests may too.
+func (s *Store) Purge() (int, error) {
+	const perTx = 1000
+	total := 0
+	for {
+		n := 0
+		err := s.db.Update(func(tx *bbolt.Tx) error {
+			idx := tx.Bucket(expiryBucket)
+			c := idx.Cursor()
+			now := s.now().Unix()
+			for k, _ := c.First(); k != nil && n < perTx; k, _ = c.Next() {
+				if int64(binary.BigEndian.Uint64(k[:8])) > now {
+					break
+				}
+				name, key, ok := bytes.Cut(k[8:], []byte{0})
+				if !ok {
+					return fmt.Errorf("bolt: corrupt expiry key %q", k)
+				}
+				if b := tx.Bucket(name); b != nil {
+					if err := b.Delete(key); err != nil {
+						return err
+					}
+				}
+				if err := c.Delete(); err != nil {
+					return err
+				}
+				n++
+			}
+			return nil
+		})
+		total += n
+		if err != nil || n < perTx {
+			return total, err
+		}
+	}
+}
+
+func (s *Store) purgeLoop(every time.Duration) {
+	defer s.wg.Done()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			if n, err := s.Purge(); err != nil {
+				s.log.Error("purge expired documents", "err", err)
+			} else if n > 0 {
+				s.log.Debug("purged expired documents", "count", n)
+			}
+		}
+	}
+}
+
+// record is a stored document with its system properties.
+//
+// Encoding: version byte 1, _ts (8 bytes), expiry (8 bytes, 0 = never),
+// ETag length (1 byte), ETag, body.
+type record struct {
+	ts     int64
+	expiry int64
+	etag   string
+	body   []byte
+}
+
+func (r record) encode() []byte {
+	b := make([]byte, 0, 18+len(r.etag)+len(r.body))
+	b = append(b, 1)
+	b = binary.BigEndian.AppendUint64(b, uint64(r.ts))
+	b = binary.BigEndian.AppendUint64(b, uint64(r.expiry))
+	b = append(b, byte(len(r.etag)))
+	b = append(b, r.etag...)
+	return append(b, r.body...)
+}
+
+// decodeRecord decodes v. The body aliases v, which bbolt only keeps valid
+// for the life of the transaction: callers copy what they keep.
+func decodeRecord(v []byte) (record, error) {
+	if len(v) < 18 || v[0] != 1 || len(v) < 18+int(v[17]) {
+		return record{}, fmt.Errorf("bolt: corrupt record")
+	}
+	n := int(v[17])
+	return record{
+		ts:     int64(binary.BigEndian.Uint64(v[1:9])),
+		expiry: int64(binary.BigEndian.Uint64(v[9:17])),
+		etag:   string(v[18 : 18+n]),
+		body:   v[18+n:],
+	}, nil
+}
+
+func (r record) live(now int64) bool { return r.expiry == 0 || now < r.expiry }
+
+func itemKey(pk, id string) []byte {
+	k := make([]byte, 0, len(pk)+1+len(id))
+	k = append(k, pk...)
+	k = append(k, 0)
+	return append(k, id...)
+}
+
+func expiryKey(expiry int64, container, key []byte) []byte {
+	k := make([]byte, 0, 9+len(container)+len(key))
+	k = binary.BigEndian.AppendUint64(k, uint64(expiry))
+	k = append(k, container...)
+	k = append(k, 0)
+	return append(k, key...)
+}

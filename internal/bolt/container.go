@@ -1,0 +1,247 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+type container struct {
+	s          *Store
+	name       []byte
+	defaultTTL int64 // seconds; 0 = documents without a ttl live forever
+}
+
+func (c *container) Read(ctx context.Context, pk, id string) (docstore.Item, error) {
+	if err := docstore.CheckKey(pk, id); err != nil {
+		return docstore.Item{}, err
+	}
+	var it docstore.Item
+	err := c.s.db.View(func(tx *bbolt.Tx) error {
+		r, err := c.get(tx, itemKey(pk, id))
+		if err != nil {
+			return err
+		}
+		it = docstore.Item{ID: id, PartitionKey: pk, ETag: r.etag, Body: bytes.Clone(r.body)}
+		return nil
+	})
+	return it, err
+}
+
+func (c *container) Create(ctx context.Context, pk string, body []byte) (string, error) {
+	return c.update(func(tx *bbolt.Tx) (string, error) { return c.create(tx, pk, body) })
+}
+
+func (c *container) Replace(ctx context.Context, pk, id string, body []byte, ifMatch string) (string, error) {
+	return c.update(func(tx *bbolt.Tx) (string, error) { return c.replace(tx, pk, id, body, ifMatch) })
+}
+
+func (c *container) Upsert(ctx context.Context, pk string, body []byte, ifMatch string) (string, error) {
+	return c.update(func(tx *bbolt.Tx) (string, error) { return c.upsert(tx, pk, body, ifMatch) })
+}
+
+func (c *container) Delete(ctx context.Context, pk, id, ifMatch string) error {
+	_, err := c.update(func(tx *bbolt.Tx) (string, error) { return "", c.delete(tx, pk, id, ifMatch) })
+	return err
+}
+
+func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]docstore.Result, error) {
+	results := make([]docstore.Result, len(ops))
+	err := c.s.db.Update(func(tx *bbolt.Tx) error {
+		for i, op := range ops {
+			var err error
+			switch op.Kind {
+			case docstore.OpCreate:
+				results[i].ETag, err = c.create(tx, pk, op.Body)
+			case docstore.OpReplace:
+				results[i].ETag, err = c.replace(tx, pk, op.ID, op.Body, op.IfMatch)
+			case docstore.OpUpsert:
+				results[i].ETag, err = c.upsert(tx, pk, op.Body, op.IfMatch)
+			case docstore.OpDelete:
+				err = c.delete(tx, pk, op.ID, op.IfMatch)
+			case docstore.OpRead:
+				var r record
+				if err = docstore.CheckKey(pk, op.ID); err == nil {
+					if r, err = c.get(tx, itemKey(pk, op.ID)); err == nil {
+						results[i] = docstore.Result{ETag: r.etag, Body: bytes.Clone(r.body)}
+					}
+				}
+			default:
+				err = kanri.Errorf(kanri.EINVALID, "docstore: unknown batch operation %d", op.Kind)
+			}
+			if err != nil {
+				return batchError(i, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// batchError names the failed operation while keeping the error's code.
+func batchError(i int, err error) error {
+	return &kanri.Error{Code: kanri.ErrorCode(err), Message: fmt.Sprintf("batch operation %d: %s", i, kanri.ErrorMessage(err)), Err: err}
+}
+
+// update runs fn in a read-write transaction.
+func (c *container) update(fn func(tx *bbolt.Tx) (string, error)) (string, error) {
+	var etag string
+	err := c.s.db.Update(func(tx *bbolt.Tx) error {
+		var err error
+		etag, err = fn(tx)
+		return err
+	})
+	return etag, err
+}
+
+// get returns the live record at key, or ENOTFOUND.
+func (c *container) get(tx *bbolt.Tx, key []byte) (record, error) {
+	v := tx.Bucket(c.name).Get(key)
+	if v == nil {
+		return record{}, notFound()
+	}
+	r, err := decodeRecord(v)
+	if err != nil {
+		return record{}, err
+	}
+	if !r.live(c.s.now().Unix()) {
+		return record{}, notFound()
+	}
+	return r, nil
+}
+
+// lookup returns the record at key, if any and live.
+func (c *container) lookup(tx *bbolt.Tx, key []byte) (record, bool, error) {
+	r, err := c.get(tx, key)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return record{}, false, nil
+	}
+	return r, err == nil, err
+}
+
+func (c *container) create(tx *bbolt.Tx, pk string, body []byte) (string, error) {
+	h, err := docstore.ParseHeader(pk, body)
+	if err != nil {
+		return "", err
+	}
+	key := itemKey(pk, h.ID)
+	if _, ok, err := c.lookup(tx, key); err != nil {
+		return "", err
+	} else if ok {
+		return "", kanri.Errorf(kanri.ECONFLICT, "A document with id %q already exists.", h.ID)
+	}
+	return c.put(tx, key, h, body)
+}
+
+func (c *container) replace(tx *bbolt.Tx, pk, id string, body []byte, ifMatch string) (string, error) {
+	h, err := docstore.ParseHeader(pk, body)
+	if err != nil {
+		return "", err
+	}
+	if h.ID != id {
+		return "", kanri.Errorf(kanri.EINVALID, "docstore: document id %q does not match %q", h.ID, id)
+	}
+	key := itemKey(pk, id)
+	old, err := c.get(tx, key)
+	if err != nil {
+		return "", err
+	}
+	if ifMatch != "" && ifMatch != old.etag {
+		return "", stale()
+	}
+	return c.put(tx, key, h, body)
+}
+
+func (c *container) upsert(tx *bbolt.Tx, pk string, body []byte, ifMatch string) (string, error) {
+	h, err := docstore.ParseHeader(pk, body)
+	if err != nil {
+		return "", err
+	}
+	key := itemKey(pk, h.ID)
+	if ifMatch != "" {
+		old, ok, err := c.lookup(tx, key)
+		if err != nil {
+			return "", err
+		}
+		if !ok || old.etag != ifMatch {
+			return "", stale()
+		}
+	}
+	return c.put(tx, key, h, body)
+}
+
+func (c *container) delete(tx *bbolt.Tx, pk, id, ifMatch string) error {
+	if err := docstore.CheckKey(pk, id); err != nil {
+		return err
+	}
+	key := itemKey(pk, id)
+	old, err := c.get(tx, key)
+	if err != nil {
+		return err
+	}
+	if ifMatch != "" && ifMatch != old.etag {
+		return stale()
+	}
+	if old.expiry != 0 {
+		if err := tx.Bucket(expiryBucket).Delete(expiryKey(old.expiry, c.name, key)); err != nil {
+			return err
+		}
+	}
+	return tx.Bucket(c.name).Delete(key)
+}
+
+// put writes body at key with a fresh ETag, keeping the expiry index in
+// step with the old and new versions.
+func (c *container) put(tx *bbolt.Tx, key []byte, h docstore.Header, body []byte) (string, error) {
+	if !json.Valid(body) {
+		return "", kanri.Errorf(kanri.EINVALID, "docstore: document is not valid JSON")
+	}
+	b := tx.Bucket(c.name)
+	idx := tx.Bucket(expiryBucket)
+	if v := b.Get(key); v != nil {
+		old, err := decodeRecord(v)
+		if err != nil {
+			return "", err
+		}
+		if old.expiry != 0 {
+			if err := idx.Delete(expiryKey(old.expiry, c.name, key)); err != nil {
+				return "", err
+			}
+		}
+	}
+	seq, err := b.NextSequence()
+	if err != nil {
+		return "", err
+	}
+	now := c.s.now().Unix()
+	r := record{ts: now, etag: fmt.Sprintf(`"%016x"`, seq), body: body}
+	ttl := c.defaultTTL
+	if h.TTL != nil {
+		ttl = int64(*h.TTL)
+	}
+	if ttl > 0 {
+		r.expiry = now + ttl
+		if err := idx.Put(expiryKey(r.expiry, c.name, key), nil); err != nil {
+			return "", err
+		}
+	}
+	if err := b.Put(key, r.encode()); err != nil {
+		return "", err
+	}
+	return r.etag, nil
+}
+
+func notFound() error { return kanri.Errorf(kanri.ENOTFOUND, "The document was not found.") }
+
+func stale() error {
+	return kanri.Errorf(kanri.ESTALE, "The document was changed by someone else since it was read.")
+}

@@ -1,0 +1,213 @@
+package bolt
+
+import (
+	"strings"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// matcher reports whether a decoded document matches a query.
+type matcher func(doc map[string]any) bool
+
+// compile turns a query's type and filters into a matcher, normalising the
+// filter values once. The semantics follow Cosmos DB SQL: a comparison with
+// a missing field or a value of another type does not match.
+func compile(q docstore.Query) (matcher, error) {
+	fs, err := compileFilters(append([]docstore.Filter{docstore.Eq("type", q.Type)}, q.Where...))
+	if err != nil {
+		return nil, err
+	}
+	return func(doc map[string]any) bool { return all(fs, doc) }, nil
+}
+
+func all(fs []matcher, doc map[string]any) bool {
+	for _, f := range fs {
+		if !f(doc) {
+			return false
+		}
+	}
+	return true
+}
+
+func compileFilters(fs []docstore.Filter) ([]matcher, error) {
+	out := make([]matcher, 0, len(fs))
+	for _, f := range fs {
+		m, err := compileFilter(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func compileFilter(f docstore.Filter) (matcher, error) {
+	if f.Op == docstore.OpOr {
+		subs, err := compileFilters(f.Any)
+		if err != nil {
+			return nil, err
+		}
+		return func(doc map[string]any) bool {
+			for _, s := range subs {
+				if s(doc) {
+					return true
+				}
+			}
+			return false
+		}, nil
+	}
+	want, err := docstore.Normalize(f.Value)
+	if err != nil {
+		return nil, err
+	}
+	field := f.Field
+	get := func(doc map[string]any) (any, bool) { return lookupPath(doc, field) }
+	switch f.Op {
+	case docstore.OpEq:
+		return func(doc map[string]any) bool { v, ok := get(doc); return ok && equal(v, want) }, nil
+	case docstore.OpNe:
+		return func(doc map[string]any) bool { v, ok := get(doc); return ok && !equal(v, want) }, nil
+	case docstore.OpIn:
+		vals := make([]any, len(f.Values))
+		for i, v := range f.Values {
+			if vals[i], err = docstore.Normalize(v); err != nil {
+				return nil, err
+			}
+		}
+		return func(doc map[string]any) bool {
+			v, ok := get(doc)
+			if !ok {
+				return false
+			}
+			for _, w := range vals {
+				if equal(v, w) {
+					return true
+				}
+			}
+			return false
+		}, nil
+	case docstore.OpContains:
+		sub := strings.ToLower(want.(string))
+		return func(doc map[string]any) bool {
+			v, ok := get(doc)
+			s, isStr := v.(string)
+			return ok && isStr && strings.Contains(strings.ToLower(s), sub)
+		}, nil
+	case docstore.OpPrefix:
+		pre := want.(string)
+		return func(doc map[string]any) bool {
+			v, ok := get(doc)
+			s, isStr := v.(string)
+			return ok && isStr && strings.HasPrefix(s, pre)
+		}, nil
+	case docstore.OpGt, docstore.OpGte, docstore.OpLt, docstore.OpLte:
+		op := f.Op
+		return func(doc map[string]any) bool {
+			v, ok := get(doc)
+			if !ok {
+				return false
+			}
+			c, comparable := compareSameType(v, want)
+			if !comparable {
+				return false
+			}
+			switch op {
+			case docstore.OpGt:
+				return c > 0
+			case docstore.OpGte:
+				return c >= 0
+			case docstore.OpLt:
+				return c < 0
+			default:
+				return c <= 0
+			}
+		}, nil
+	case docstore.OpArrayContains:
+		return func(doc map[string]any) bool {
+			v, _ := get(doc)
+			arr, ok := v.([]any)
+			if !ok {
+				return false
+			}
+			for _, e := range arr {
+				if equal(e, want) {
+					return true
+				}
+			}
+			return false
+		}, nil
+	case docstore.OpDefined:
+		present, _ := want.(bool)
+		return func(doc map[string]any) bool { _, ok := get(doc); return ok == present }, nil
+	}
+	return nil, kanri.Errorf(kanri.EINVALID, "docstore: bad filter operator %d", f.Op)
+}
+
+// equal compares two decoded JSON scalars; objects and arrays never match.
+func equal(a, b any) bool {
+	switch a := a.(type) {
+	case nil:
+		return b == nil
+	case string, bool, float64:
+		return a == b
+	}
+	return false
+}
+
+// compareSameType compares two strings or two numbers.
+func compareSameType(a, b any) (int, bool) {
+	switch a := a.(type) {
+	case string:
+		if b, ok := b.(string); ok {
+			return strings.Compare(a, b), true
+		}
+	case float64:
+		if b, ok := b.(float64); ok {
+			switch {
+			case a < b:
+				return -1, true
+			case a > b:
+				return 1, true
+			}
+			return 0, true
+		}
+	case bool:
+		if b, ok := b.(bool); ok {
+			switch {
+			case a == b:
+				return 0, true
+			case !a:
+				return -1, true
+			}
+			return 1, true
+		}
+	}
+	return 0, false
+}
+
+// typeRank orders values of different types the way Cosmos DB's ORDER BY
+// does: undefined, null, booleans, numbers, strings.
+func typeRank(v any) int {
+	switch v.(type) {
+	case nil:
+		return 1
+	case bool:
+		return 2
+	case float64:
+		return 3
+	case string:
+		return 4
+	}
+	return 5
+}
+
+// compareOrder compares two sort values of any type.
+func compareOrder(a, b any) int {
+	ra, rb := typeRank(a), typeRank(b)
+	if ra != rb {
+		return ra - rb
+	}
+	c, _ := compareSameType(a, b)
+	return c
+}

@@ -1,0 +1,220 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"hash/fnv"
+	"sort"
+	"strings"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// cursorToken is the content of a continuation token: the position of the
+// last item returned and a fingerprint of the query it belongs to.
+type cursorToken struct {
+	Query uint64 `json:"q"`
+	Key   []byte `json:"k"`           // the last item's store key
+	Sort  any    `json:"s,omitempty"` // the last item's sort value, when ordered
+}
+
+// match is a document that matched a query, with its sort value.
+type match struct {
+	key  []byte
+	item docstore.Item
+	sort any
+}
+
+func (c *container) Query(ctx context.Context, pk string, q docstore.Query) (docstore.Page, error) {
+	if err := docstore.CheckKey(pk, "x"); err != nil {
+		return docstore.Page{}, err
+	}
+	return c.query(q, itemKey(pk, ""))
+}
+
+func (c *container) QueryAcrossPartitions(ctx context.Context, q docstore.Query) (docstore.Page, error) {
+	if q.OrderBy != "" {
+		return docstore.Page{}, kanri.Errorf(kanri.EINVALID, "docstore: cross-partition queries cannot be ordered")
+	}
+	return c.query(q, nil)
+}
+
+// query runs q over the keys that start with prefix.
+func (c *container) query(q docstore.Query, prefix []byte) (docstore.Page, error) {
+	if err := q.Validate(); err != nil {
+		return docstore.Page{}, err
+	}
+	m, err := compile(q)
+	if err != nil {
+		return docstore.Page{}, err
+	}
+	fp := fingerprint(q, prefix)
+	var after *cursorToken
+	if q.Continuation != "" {
+		if after, err = decodeToken(q.Continuation, fp); err != nil {
+			return docstore.Page{}, err
+		}
+	}
+	limit := q.PageSize()
+	var page docstore.Page
+	err = c.s.db.View(func(tx *bbolt.Tx) error {
+		if q.OrderBy == "" {
+			page, err = c.scanInKeyOrder(tx, prefix, m, after, limit, fp)
+		} else {
+			page, err = c.scanSorted(tx, prefix, m, q, after, limit, fp)
+		}
+		return err
+	})
+	return page, err
+}
+
+// scanInKeyOrder streams matches in key order, stopping as soon as it knows
+// whether a page follows this one.
+func (c *container) scanInKeyOrder(tx *bbolt.Tx, prefix []byte, m matcher, after *cursorToken, limit int, fp uint64) (docstore.Page, error) {
+	var page docstore.Page
+	now := c.s.now().Unix()
+	cur := tx.Bucket(c.name).Cursor()
+	k, v := cur.Seek(prefix)
+	if after != nil {
+		k, v = cur.Seek(after.Key)
+		if k != nil && bytes.Equal(k, after.Key) {
+			k, v = cur.Next()
+		}
+	}
+	var last []byte
+	for ; k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+		mt, ok, err := c.evaluate(k, v, m, now, "")
+		if err != nil {
+			return docstore.Page{}, err
+		}
+		if !ok {
+			continue
+		}
+		if len(page.Items) == limit {
+			page.Continuation = encodeToken(cursorToken{Query: fp, Key: last})
+			break
+		}
+		page.Items = append(page.Items, mt.item)
+		last = mt.key
+	}
+	return page, nil
+}
+
+// scanSorted collects every match, sorts them and cuts the page after the
+// token's position.
+func (c *container) scanSorted(tx *bbolt.Tx, prefix []byte, m matcher, q docstore.Query, after *cursorToken, limit int, fp uint64) (docstore.Page, error) {
+	now := c.s.now().Unix()
+	var all []match
+	cur := tx.Bucket(c.name).Cursor()
+	for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+		mt, ok, err := c.evaluate(k, v, m, now, q.OrderBy)
+		if err != nil {
+			return docstore.Page{}, err
+		}
+		if ok {
+			all = append(all, mt)
+		}
+	}
+	less := func(as any, ak []byte, bs any, bk []byte) bool {
+		if c := compareOrder(as, bs); c != 0 {
+			return (c < 0) != q.Desc
+		}
+		return bytes.Compare(ak, bk) < 0
+	}
+	sort.Slice(all, func(i, j int) bool { return less(all[i].sort, all[i].key, all[j].sort, all[j].key) })
+	start := 0
+	if after != nil {
+		start = sort.Search(len(all), func(i int) bool { return less(after.Sort, after.Key, all[i].sort, all[i].key) })
+	}
+	end := min(start+limit, len(all))
+	var page docstore.Page
+	for _, mt := range all[start:end] {
+		page.Items = append(page.Items, mt.item)
+	}
+	if end < len(all) {
+		lastM := all[end-1]
+		page.Continuation = encodeToken(cursorToken{Query: fp, Key: lastM.key, Sort: lastM.sort})
+	}
+	return page, nil
+}
+
+// evaluate decodes the record at k and reports whether it is live and
+// matches; the returned item owns its memory.
+func (c *container) evaluate(k, v []byte, m matcher, now int64, orderBy string) (match, bool, error) {
+	r, err := decodeRecord(v)
+	if err != nil {
+		return match{}, false, err
+	}
+	if !r.live(now) {
+		return match{}, false, nil
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(r.body, &doc); err != nil {
+		return match{}, false, err
+	}
+	if !m(doc) {
+		return match{}, false, nil
+	}
+	pk, id, _ := bytes.Cut(k, []byte{0})
+	mt := match{
+		key:  bytes.Clone(k),
+		item: docstore.Item{ID: string(id), PartitionKey: string(pk), ETag: r.etag, Body: bytes.Clone(r.body)},
+	}
+	if orderBy != "" {
+		mt.sort, _ = lookupPath(doc, orderBy)
+	}
+	return mt, true, nil
+}
+
+// fingerprint identifies a query's shape so that a token cannot be replayed
+// against another query, tenant or order.
+func fingerprint(q docstore.Query, prefix []byte) uint64 {
+	h := fnv.New64a()
+	b, _ := json.Marshal(struct {
+		P []byte
+		T string
+		W []docstore.Filter
+		O string
+		D bool
+	}{prefix, q.Type, q.Where, q.OrderBy, q.Desc})
+	h.Write(b)
+	return h.Sum64()
+}
+
+func encodeToken(t cursorToken) string {
+	b, _ := json.Marshal(t)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeToken(s string, fp uint64) (*cursorToken, error) {
+	bad := kanri.Errorf(kanri.EINVALID, "The continuation token is not valid for this query.")
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, bad
+	}
+	var t cursorToken
+	if err := json.Unmarshal(b, &t); err != nil || t.Query != fp || len(t.Key) == 0 {
+		return nil, bad
+	}
+	return &t, nil
+}
+
+// lookupPath returns the value at a dotted path of doc.
+func lookupPath(doc map[string]any, path string) (any, bool) {
+	var cur any = doc
+	for part := range strings.SplitSeq(path, ".") {
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = obj[part]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}

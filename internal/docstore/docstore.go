@@ -1,0 +1,131 @@
+// Package docstore defines the document store port: a small, Cosmos-shaped
+// interface that every backend (the embedded bbolt store, Azure Cosmos DB)
+// implements and that repositories are written against once.
+//
+// Documents are JSON objects with "id", "tenantId" (the partition key) and
+// "type". Ids are unique within a partition. Errors are *kanri.Error values:
+// ENOTFOUND for a missing item, ECONFLICT for a duplicate id, ESTALE for an
+// ETag that no longer matches, EINVALID for a malformed request.
+package docstore
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Store opens containers. Implementations are safe for concurrent use.
+type Store interface {
+	// Container returns the named container. The container must be one of
+	// the store's Specs; others are a programming error.
+	Container(name string) Container
+	// Ping reports whether the store can serve requests.
+	Ping(ctx context.Context) error
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Item is a stored document as read from a container.
+type Item struct {
+	// ID is the document's id.
+	ID string
+	// PartitionKey is the document's tenantId.
+	PartitionKey string
+	// ETag identifies this version of the document.
+	ETag string
+	// Body is the whole JSON document.
+	Body json.RawMessage
+}
+
+// Container is one collection of documents partitioned by tenantId.
+//
+// Every method but QueryAcrossPartitions acts inside one partition, named by
+// pk; a document whose tenantId differs from pk is rejected with EINVALID.
+// An empty ifMatch means "whatever the current version is".
+type Container interface {
+	// Read returns the document with the given id.
+	Read(ctx context.Context, pk, id string) (Item, error)
+	// Create stores a new document; ECONFLICT if the id is taken.
+	Create(ctx context.Context, pk string, body []byte) (etag string, err error)
+	// Replace overwrites an existing document; ENOTFOUND if it is missing,
+	// ESTALE if ifMatch is set and no longer matches.
+	Replace(ctx context.Context, pk, id string, body []byte, ifMatch string) (etag string, err error)
+	// Upsert creates or overwrites a document; ESTALE if ifMatch is set and
+	// does not match the current version (or the document is missing).
+	Upsert(ctx context.Context, pk string, body []byte, ifMatch string) (etag string, err error)
+	// Delete removes a document; ENOTFOUND if it is missing, ESTALE if
+	// ifMatch is set and no longer matches.
+	Delete(ctx context.Context, pk, id, ifMatch string) error
+	// Query returns one page of the partition's documents that match q.
+	Query(ctx context.Context, pk string, q Query) (Page, error)
+	// QueryAcrossPartitions returns one page of matching documents from
+	// every partition. It is for privileged, operator-wide paths only and
+	// does not support OrderBy, which real Cosmos DB cannot serve across
+	// partitions through the Go SDK.
+	QueryAcrossPartitions(ctx context.Context, q Query) (Page, error)
+	// Batch applies ops atomically inside one partition: all succeed or
+	// none is applied. It returns one result per op.
+	Batch(ctx context.Context, pk string, ops []Op) ([]Result, error)
+}
+
+// Page is one page of query results.
+type Page struct {
+	Items []Item
+	// Continuation resumes the query after this page; "" means there are
+	// no more items. It is opaque and only valid for the same query.
+	Continuation string
+}
+
+// OpKind is the kind of a batch operation.
+type OpKind int
+
+// Batch operation kinds.
+const (
+	OpCreate OpKind = iota + 1
+	OpReplace
+	OpUpsert
+	OpDelete
+	OpRead
+)
+
+// Op is one operation of a transactional batch.
+type Op struct {
+	Kind    OpKind
+	ID      string // for Replace, Delete and Read
+	Body    []byte // for Create, Replace and Upsert
+	IfMatch string // for Replace, Upsert and Delete
+}
+
+// Result is the outcome of one batch operation.
+type Result struct {
+	ETag string
+	Body json.RawMessage // for Read
+}
+
+// Spec describes a container: its name, how long its documents live by
+// default and how it is indexed.
+type Spec struct {
+	Name string
+	// DefaultTTL is how long a document without its own "ttl" lives; 0
+	// means forever. A document's "ttl" field (seconds, -1 for forever)
+	// always overrides it.
+	DefaultTTL time.Duration
+	// Indexing is the container's indexing policy for Cosmos DB.
+	Indexing IndexingPolicy
+}
+
+// IndexingPolicy is the subset of a Cosmos DB indexing policy that the
+// spec uses.
+type IndexingPolicy struct {
+	IncludedPaths []string
+	ExcludedPaths []string
+	// CompositeIndexes lists composite indexes; each path is prefixed with
+	// "-" for descending order.
+	CompositeIndexes [][]string
+}
+
+// MaxPageSize bounds Query.Limit.
+const MaxPageSize = 1000
+
+// DefaultPageSize is used when Query.Limit is zero.
+const DefaultPageSize = 100

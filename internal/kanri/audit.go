@@ -1,0 +1,52 @@
+package kanri
+
+// Audit statuses (ADR 003).
+const (
+	AuditSuccess = "success"
+	AuditFailure = "failure"
+	AuditWarning = "warning"
+)
+
+// AuditLog records one change or security event (ADR 003, spec §13.3). It
+// lives in the audit container and expires after 90 days unless its TTL is
+// -1.
+type AuditLog struct {
+	Doc
+	Timestamp Time          `json:"timestamp"`
+	UserID    string        `json:"userId"`
+	UserName  string        `json:"userName"`
+	Action    string        `json:"action"`
+	Resource  AuditResource `json:"resource"`
+	Details   AuditDetails  `json:"details"`
+	Metadata  AuditMetadata `json:"metadata"`
+	Status    string        `json:"status"`
+	TTL       int           `json:"ttl,omitempty"`
+}
+
+// AuditResource names the thing an audit record is about.
+type AuditResource struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// AuditDetails holds what changed. Secrets and password hashes never
+// appear here.
+type AuditDetails struct {
+	Changes map[string]Change `json:"changes,omitempty"`
+	Reason  string            `json:"reason,omitempty"`
+}
+
+// Change is the value of one field before and after a change.
+type Change struct {
+	Before any `json:"before"`
+	After  any `json:"after"`
+}
+
+// AuditMetadata says where a request came from.
+type AuditMetadata struct {
+	IPAddress string `json:"ipAddress"`
+	UserAgent string `json:"userAgent"`
+	RequestID string `json:"requestId"`
+	SessionID string `json:"sessionId,omitempty"`
+}

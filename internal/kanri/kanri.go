@@ -1,0 +1,65 @@
+// Package kanri holds Kanri's domain: the documents of the data model, their
+// validation rules and the application's typed errors. It imports nothing but
+// the standard library; stores, services and the web layer build on it.
+package kanri
+
+// Document types, stored in every document's "type" field.
+const (
+	TypeUser                  = "user"
+	TypeRoleAssignment        = "role_assignment"
+	TypeServiceRoleDefinition = "service_role_definition"
+	TypeTenant                = "tenant"
+	TypeTenantUser            = "tenant_user"
+	TypeDomain                = "domain"
+	TypeService               = "service"
+	TypeServiceAssignment     = "service_assignment"
+	TypeServiceUsage          = "service_usage"
+	TypeFile                  = "file"
+	TypeFolder                = "folder"
+	TypeChannel               = "channel"
+	TypeMessage               = "message"
+	TypeChannelMember         = "channel_member"
+	TypeAPIKey                = "api_key"
+	TypeAPIUsage              = "api_usage"
+	TypeAPIUsageAggregate     = "api_usage_aggregate"
+	TypeBackupJob             = "backup_job"
+	TypeBackupHistory         = "backup_history"
+	TypeAuditLog              = "audit_log"
+)
+
+// SystemTenantID is the partition that holds system-wide catalogs such as
+// services and role definitions (spec §2.3, §4.1).
+const SystemTenantID = "_system"
+
+// Retention periods, in seconds, for documents that expire (spec §10.1 and
+// ADR 003). A document's ttl of -1 keeps it forever.
+const (
+	TTLAuditLog      = 90 * 24 * 60 * 60
+	TTLAPIUsage      = 90 * 24 * 60 * 60
+	TTLMessage       = 365 * 24 * 60 * 60
+	TTLBackupHistory = 365 * 24 * 60 * 60
+)
+
+// Doc holds the fields every stored document has. Every entity embeds it.
+type Doc struct {
+	// ID is unique within the document's partition.
+	ID string `json:"id"`
+	// TenantID is the partition key.
+	TenantID string `json:"tenantId"`
+	// Type discriminates the entities that share a container.
+	Type string `json:"type"`
+	// SchemaVersion is the version of the document's shape (spec §12).
+	SchemaVersion string `json:"schemaVersion"`
+	// ETag is the store's version of the document as it was read. It is
+	// not part of the stored body; repositories fill it in and check it on
+	// replace.
+	ETag string `json:"-"`
+}
+
+// Document is implemented by every entity through its embedded Doc.
+type Document interface {
+	Base() *Doc
+}
+
+// Base returns the document's common fields.
+func (d *Doc) Base() *Doc { return d }

@@ -1,0 +1,65 @@
+package kanri
+
+// Tenant statuses (spec §3.1.2).
+const (
+	TenantActive    = "active"
+	TenantSuspended = "suspended"
+	TenantDeleted   = "deleted"
+)
+
+// Tenant plans (spec §3.1.2); PlanPrivileged is the operator's own plan.
+const (
+	PlanFree       = "free"
+	PlanStandard   = "standard"
+	PlanPremium    = "premium"
+	PlanPrivileged = "privileged"
+)
+
+// Tenant is a customer organisation (tenant container, spec §3.1). Its
+// partition is its own id.
+type Tenant struct {
+	Doc
+	Name         string         `json:"name"`
+	DisplayName  string         `json:"displayName"`
+	IsPrivileged bool           `json:"isPrivileged"`
+	Status       string         `json:"status"`
+	Plan         string         `json:"plan"`
+	UserCount    int            `json:"userCount"`
+	MaxUsers     int            `json:"maxUsers"`
+	Metadata     TenantMetadata `json:"metadata"`
+	CreatedAt    Time           `json:"createdAt"`
+	UpdatedAt    Time           `json:"updatedAt"`
+	CreatedBy    string         `json:"createdBy"`
+	UpdatedBy    string         `json:"updatedBy,omitempty"`
+	DeletedAt    Time           `json:"deletedAt"`
+	DeletedBy    string         `json:"deletedBy,omitempty"`
+}
+
+// TenantMetadata is free-form descriptive data about a tenant.
+type TenantMetadata struct {
+	Industry string `json:"industry,omitempty"`
+	Country  string `json:"country,omitempty"`
+}
+
+// TenantIDFromName returns the id of the tenant with the given name
+// (spec §3.1.2: "tenant_" + the name as a slug).
+func TenantIDFromName(name string) string { return "tenant_" + name }
+
+// TenantUser links a user to a tenant with a membership role (spec §3.2).
+type TenantUser struct {
+	Doc
+	UserID     string `json:"userId"`
+	Role       string `json:"role"`
+	AssignedBy string `json:"assignedBy"`
+	AssignedAt Time   `json:"assignedAt"`
+}
+
+// Domain is an e-mail domain a tenant owns (spec §3.3).
+type Domain struct {
+	Doc
+	Domain            string `json:"domain"`
+	Verified          bool   `json:"verified"`
+	VerificationToken string `json:"verificationToken"`
+	VerifiedAt        Time   `json:"verifiedAt"`
+	CreatedAt         Time   `json:"createdAt"`
+}

@@ -1,0 +1,57 @@
+package kanri
+
+// UserSchemaVersion is the current version of the User document. Version 1.0
+// is the data model's original shape; 1.1 adds the security block of ADR 003.
+const UserSchemaVersion = "1.1"
+
+// User is a person who signs in to one tenant (auth container, spec §2.1).
+type User struct {
+	Doc
+	Username     string       `json:"username"`
+	Email        string       `json:"email"`
+	PasswordHash string       `json:"passwordHash"`
+	DisplayName  string       `json:"displayName"`
+	IsActive     bool         `json:"isActive"`
+	Security     UserSecurity `json:"security"`
+	CreatedAt    Time         `json:"createdAt"`
+	UpdatedAt    Time         `json:"updatedAt"`
+	CreatedBy    string       `json:"createdBy,omitempty"`
+	UpdatedBy    string       `json:"updatedBy,omitempty"`
+}
+
+// UserSecurity holds sign-in state (ADR 003). It never leaves the server.
+type UserSecurity struct {
+	LastLoginAt          Time `json:"lastLoginAt"`
+	LastPasswordChangeAt Time `json:"lastPasswordChangeAt"`
+	FailedLoginAttempts  int  `json:"failedLoginAttempts"`
+	LockedUntil          Time `json:"lockedUntil"`
+	TwoFactorEnabled     bool `json:"twoFactorEnabled"`
+}
+
+// RoleAssignment grants a user one role of one service (spec §2.2).
+type RoleAssignment struct {
+	Doc
+	UserID     string `json:"userId"`
+	ServiceID  string `json:"serviceId"`
+	RoleName   string `json:"roleName"`
+	AssignedBy string `json:"assignedBy"`
+	AssignedAt Time   `json:"assignedAt"`
+	CreatedAt  Time   `json:"createdAt"`
+}
+
+// RoleAssignmentID returns the deterministic id that makes a second
+// assignment of the same role impossible (spec §2.2.2).
+func RoleAssignmentID(userID, serviceID, roleName string) string {
+	return "ra_" + userID + "_" + serviceID + "_" + roleName
+}
+
+// ServiceRoleDefinition describes one role a service offers and the
+// permissions it grants (spec §2.3). It lives in the _system partition.
+type ServiceRoleDefinition struct {
+	Doc
+	ServiceID   string   `json:"serviceId"`
+	RoleName    string   `json:"roleName"`
+	Description string   `json:"description"`
+	Permissions []string `json:"permissions"`
+	UpdatedAt   Time     `json:"updatedAt"`
+}
