@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"hash/fnv"
 	"sort"
 	"strings"
 
@@ -53,7 +52,7 @@ func (c *container) query(q docstore.Query, prefix []byte) (docstore.Page, error
 	if err != nil {
 		return docstore.Page{}, err
 	}
-	fp := fingerprint(q, prefix)
+	fp := docstore.Fingerprint(q, string(prefix))
 	var after *cursorToken
 	if q.Continuation != "" {
 		if after, err = decodeToken(q.Continuation, fp); err != nil {
@@ -169,21 +168,6 @@ func (c *container) evaluate(k, v []byte, m matcher, now int64, orderBy string) 
 		mt.sort, _ = lookupPath(doc, orderBy)
 	}
 	return mt, true, nil
-}
-
-// fingerprint identifies a query's shape so that a token cannot be replayed
-// against another query, tenant or order.
-func fingerprint(q docstore.Query, prefix []byte) uint64 {
-	h := fnv.New64a()
-	b, _ := json.Marshal(struct {
-		P []byte
-		T string
-		W []docstore.Filter
-		O string
-		D bool
-	}{prefix, q.Type, q.Where, q.OrderBy, q.Desc})
-	h.Write(b)
-	return h.Sum64()
 }
 
 func encodeToken(t cursorToken) string {

@@ -1,6 +1,8 @@
 package docstore
 
 import (
+	"encoding/json"
+	"hash/fnv"
 	"regexp"
 
 	"github.com/kanri/kanri/internal/kanri"
@@ -148,3 +150,20 @@ func validateFilters(fs []Filter) error {
 }
 
 func isString(v any) bool { _, ok := v.(string); return ok }
+
+// Fingerprint identifies the shape of q (everything but its page size and
+// continuation) within scope, a partition key or "" across partitions.
+// Backends put it in their continuation tokens so that a token cannot be
+// replayed against another query, tenant or order.
+func Fingerprint(q Query, scope string) uint64 {
+	h := fnv.New64a()
+	b, _ := json.Marshal(struct {
+		S string
+		T string
+		W []Filter
+		O string
+		D bool
+	}{scope, q.Type, q.Where, q.OrderBy, q.Desc})
+	h.Write(b)
+	return h.Sum64()
+}

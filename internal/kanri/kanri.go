@@ -63,3 +63,21 @@ type Document interface {
 
 // Base returns the document's common fields.
 func (d *Doc) Base() *Doc { return d }
+
+// Expiring is implemented by documents that expire by default: TTLField
+// returns the document's ttl field and its default in seconds.
+type Expiring interface {
+	TTLField() (field *int, def int)
+}
+
+// TTLField implements Expiring.
+func (a *AuditLog) TTLField() (*int, int) { return &a.TTL, TTLAuditLog }
+
+// TTLField implements Expiring.
+func (u *APIUsage) TTLField() (*int, int) { return &u.TTL, TTLAPIUsage }
+
+// TTLField implements Expiring.
+func (m *Message) TTLField() (*int, int) { return &m.TTL, TTLMessage }
+
+// TTLField implements Expiring.
+func (h *BackupHistory) TTLField() (*int, int) { return &h.TTL, TTLBackupHistory }

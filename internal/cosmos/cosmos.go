@@ -1,0 +1,180 @@
+// Package cosmos implements the document store port on Azure Cosmos DB
+// (NoSQL API) through the azcosmos SDK.
+//
+// Every container is partitioned by /tenantId. Tenant-scoped queries pass
+// the partition key and also filter c.tenantId in SQL, so that a query can
+// never read another tenant's data even if a partition key were lost on the
+// way. All values reach the service as query parameters. Paging uses the
+// service's continuation tokens only: no OFFSET/LIMIT, and no ORDER BY or
+// aggregates across partitions, which the SDK cannot execute.
+package cosmos
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// Config says how to reach a Cosmos DB account.
+type Config struct {
+	// Endpoint is the account's URL, such as https://acct.documents.azure.com:443/.
+	Endpoint string
+	// Key is the account's primary or secondary key.
+	Key string
+	// Database is the database to use; docstore.DatabaseName when empty.
+	Database string
+	// InsecureSkipVerify turns off TLS certificate checks. It exists for a
+	// local test server with a self-signed certificate and must never be
+	// set against Azure.
+	InsecureSkipVerify bool
+}
+
+// Store is a Cosmos DB database holding Kanri's containers.
+type Store struct {
+	db         *azcosmos.DatabaseClient
+	containers map[string]*azcosmos.ContainerClient
+}
+
+// Open connects to the account, creates the database and the containers
+// in specs if they are missing, and returns the store.
+func Open(ctx context.Context, cfg Config, specs []docstore.Spec) (*Store, error) {
+	if cfg.Endpoint == "" || cfg.Key == "" {
+		return nil, errors.New("cosmos: endpoint and key are required")
+	}
+	if cfg.Database == "" {
+		cfg.Database = docstore.DatabaseName
+	}
+	cred, err := azcosmos.NewKeyCredential(cfg.Key)
+	if err != nil {
+		return nil, fmt.Errorf("cosmos: key: %w", err)
+	}
+	transport := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		MaxIdleConnsPerHost: 64,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 10 * time.Second,
+		ForceAttemptHTTP2:   true,
+	}
+	if cfg.InsecureSkipVerify {
+		transport.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
+	}
+	client, err := azcosmos.NewClientWithKey(cfg.Endpoint, cred, &azcosmos.ClientOptions{
+		ClientOptions: azcore.ClientOptions{
+			Transport: &http.Client{Transport: transport},
+			Retry:     policy.RetryOptions{MaxRetries: 3, TryTimeout: 30 * time.Second},
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cosmos: client: %w", err)
+	}
+	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: cfg.Database}, nil); err != nil && status(err) != http.StatusConflict {
+		return nil, fmt.Errorf("cosmos: create database %s at %s: %w", cfg.Database, cfg.Endpoint, err)
+	}
+	db, err := client.NewDatabase(cfg.Database)
+	if err != nil {
+		return nil, fmt.Errorf("cosmos: database: %w", err)
+	}
+	s := &Store{db: db, containers: map[string]*azcosmos.ContainerClient{}}
+	for _, sp := range specs {
+		if _, err := db.CreateContainer(ctx, containerProperties(sp), nil); err != nil && status(err) != http.StatusConflict {
+			return nil, fmt.Errorf("cosmos: create container %s: %w", sp.Name, err)
+		}
+		c, err := db.NewContainer(sp.Name)
+		if err != nil {
+			return nil, fmt.Errorf("cosmos: container %s: %w", sp.Name, err)
+		}
+		s.containers[sp.Name] = c
+	}
+	return s, nil
+}
+
+// containerProperties turns a spec into Cosmos container settings. TTL is
+// always on (-1: documents live forever unless their own ttl says
+// otherwise), so that per-document ttl works in every container.
+func containerProperties(sp docstore.Spec) azcosmos.ContainerProperties {
+	ttl := int32(-1)
+	if sp.DefaultTTL > 0 {
+		ttl = int32(sp.DefaultTTL / time.Second)
+	}
+	ip := &azcosmos.IndexingPolicy{Automatic: true, IndexingMode: azcosmos.IndexingModeConsistent}
+	for _, p := range sp.Indexing.IncludedPaths {
+		ip.IncludedPaths = append(ip.IncludedPaths, azcosmos.IncludedPath{Path: p})
+	}
+	for _, p := range sp.Indexing.ExcludedPaths {
+		ip.ExcludedPaths = append(ip.ExcludedPaths, azcosmos.ExcludedPath{Path: p})
+	}
+	for _, ci := range sp.Indexing.CompositeIndexes {
+		var idx []azcosmos.CompositeIndex
+		for _, p := range ci {
+			order := azcosmos.CompositeIndexAscending
+			if desc, ok := strings.CutPrefix(p, "-"); ok {
+				p, order = desc, azcosmos.CompositeIndexDescending
+			}
+			idx = append(idx, azcosmos.CompositeIndex{Path: p, Order: order})
+		}
+		ip.CompositeIndexes = append(ip.CompositeIndexes, idx)
+	}
+	return azcosmos.ContainerProperties{
+		ID:                     sp.Name,
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/tenantId"}},
+		DefaultTimeToLive:      &ttl,
+		IndexingPolicy:         ip,
+	}
+}
+
+// Container returns the named container. It panics if the store was not
+// opened with that container, which is a programming error.
+func (s *Store) Container(name string) docstore.Container {
+	c, ok := s.containers[name]
+	if !ok {
+		panic("cosmos: unknown container " + name)
+	}
+	return &container{c: c}
+}
+
+// Ping reads the database's properties.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := s.db.Read(ctx, nil)
+	return err
+}
+
+// Close releases nothing: the SDK's connections are pooled by net/http.
+func (s *Store) Close() error { return nil }
+
+// status returns the HTTP status of a service error, or 0.
+func status(err error) int {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return re.StatusCode
+	}
+	return 0
+}
+
+// mapError turns service errors into domain errors.
+func mapError(err error) error {
+	if err == nil {
+		return nil
+	}
+	switch status(err) {
+	case http.StatusNotFound:
+		return &kanri.Error{Code: kanri.ENOTFOUND, Message: "The document was not found.", Err: err}
+	case http.StatusConflict:
+		return &kanri.Error{Code: kanri.ECONFLICT, Message: "A document with this id already exists.", Err: err}
+	case http.StatusPreconditionFailed:
+		return &kanri.Error{Code: kanri.ESTALE, Message: "The document was changed by someone else since it was read.", Err: err}
+	case http.StatusBadRequest:
+		return &kanri.Error{Code: kanri.EINVALID, Message: "The store rejected the request.", Err: err}
+	}
+	return fmt.Errorf("cosmos: %w", err)
+}

@@ -1,0 +1,107 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// BaseSchemaVersion is the version of a document that has no schemaVersion
+// field (spec §12.2.1).
+const BaseSchemaVersion = "1.0"
+
+// Upgrade changes a decoded document from one schema version to the next.
+type Upgrade func(doc map[string]any) error
+
+type step struct {
+	to string
+	up Upgrade
+}
+
+// Migrations is the registry of lazy schema upgrades (spec §12.2.1): for
+// each document type, its current version and the steps from older ones.
+// Documents are upgraded when read; Get also writes the upgraded document
+// back.
+type Migrations struct {
+	current map[string]string
+	steps   map[string]map[string]step // type → from → step
+}
+
+// NewMigrations returns an empty registry: every type is at
+// BaseSchemaVersion.
+func NewMigrations() *Migrations {
+	return &Migrations{current: map[string]string{}, steps: map[string]map[string]step{}}
+}
+
+// Register adds the upgrade of documents of type typ from version from to
+// version to, and makes to the type's current version if it is the newest
+// step so far.
+func (m *Migrations) Register(typ, from, to string, up Upgrade) {
+	if m.steps[typ] == nil {
+		m.steps[typ] = map[string]step{}
+	}
+	m.steps[typ][from] = step{to: to, up: up}
+	if m.current[typ] == "" || m.current[typ] == from {
+		m.current[typ] = to
+	}
+}
+
+// Current returns the version that new documents of type typ get.
+func (m *Migrations) Current(typ string) string {
+	if v := m.current[typ]; v != "" {
+		return v
+	}
+	return BaseSchemaVersion
+}
+
+// upgrade returns body brought to the current version of typ, and whether
+// it changed.
+func (m *Migrations) upgrade(typ string, body []byte) ([]byte, bool, error) {
+	var head struct {
+		SchemaVersion string `json:"schemaVersion"`
+	}
+	if err := json.Unmarshal(body, &head); err != nil {
+		return nil, false, err
+	}
+	from := head.SchemaVersion
+	if from == "" {
+		from = BaseSchemaVersion
+	}
+	want := m.Current(typ)
+	if from == want && head.SchemaVersion != "" {
+		return body, false, nil
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, false, err
+	}
+	for from != want {
+		st, ok := m.steps[typ][from]
+		if !ok {
+			return nil, false, fmt.Errorf("store: no upgrade of %s from schema version %s", typ, from)
+		}
+		if err := st.up(doc); err != nil {
+			return nil, false, fmt.Errorf("store: upgrade %s from %s: %w", typ, from, err)
+		}
+		from = st.to
+	}
+	doc["schemaVersion"] = want
+	out, err := json.Marshal(doc)
+	return out, true, err
+}
+
+// DefaultMigrations returns the upgrades of Kanri's own document history.
+func DefaultMigrations() *Migrations {
+	m := NewMigrations()
+	// User 1.0 (data model §2.1) → 1.1: the security block of ADR 003
+	// (failed sign-ins, lockout), and isActive, which defaulted to true.
+	m.Register("user", "1.0", "1.1", func(doc map[string]any) error {
+		if _, ok := doc["isActive"]; !ok {
+			doc["isActive"] = true
+		}
+		if _, ok := doc["security"].(map[string]any); !ok {
+			doc["security"] = map[string]any{"failedLoginAttempts": 0}
+		}
+		return nil
+	})
+	return m
+}

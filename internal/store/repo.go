@@ -1,0 +1,191 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// Entity is the constraint of Repo: a pointer to a domain document type.
+type Entity[E any] interface {
+	*E
+	kanri.Document
+}
+
+// Repo reads and writes documents of one type in one partition. It is
+// bound to its partition when made, so a caller cannot address another
+// tenant's data through it.
+type Repo[E any, P Entity[E]] struct {
+	c   docstore.Container
+	pk  string
+	typ string
+	m   *Migrations
+	log *slog.Logger
+}
+
+func newRepo[E any, P Entity[E]](s *Store, container, pk, typ string) *Repo[E, P] {
+	return &Repo[E, P]{c: s.ds.Container(container), pk: pk, typ: typ, m: s.migrations, log: s.log}
+}
+
+// PartitionKey returns the partition the repository is bound to.
+func (r *Repo[E, P]) PartitionKey() string { return r.pk }
+
+// Get returns the document with the given id. A document of another type
+// with that id is reported as not found. An old document is upgraded to the
+// current schema and written back.
+func (r *Repo[E, P]) Get(ctx context.Context, id string) (P, error) {
+	it, err := r.c.Read(ctx, r.pk, id)
+	if err != nil {
+		return nil, err
+	}
+	body, changed, err := r.m.upgrade(r.typ, it.Body)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := r.decode(body, it.ETag)
+	if err != nil {
+		return nil, err
+	}
+	if changed {
+		if etag, err := r.c.Replace(ctx, r.pk, id, body, it.ETag); err == nil {
+			doc.Base().ETag = etag
+		} else if !kanri.IsCode(err, kanri.ESTALE) {
+			r.log.Warn("write back upgraded document", "type", r.typ, "id", id, "err", err)
+		}
+	}
+	return doc, nil
+}
+
+// Create stores a new document, stamping it with the repository's
+// partition, type and current schema version. ECONFLICT if the id is taken.
+func (r *Repo[E, P]) Create(ctx context.Context, doc P) error {
+	body, err := r.encode(doc)
+	if err != nil {
+		return err
+	}
+	etag, err := r.c.Create(ctx, r.pk, body)
+	if err != nil {
+		return err
+	}
+	doc.Base().ETag = etag
+	return nil
+}
+
+// Replace overwrites the stored document if it is still at doc's ETag;
+// ESTALE if someone changed it since, ENOTFOUND if it is gone. An empty
+// ETag overwrites whatever is stored.
+func (r *Repo[E, P]) Replace(ctx context.Context, doc P) error {
+	body, err := r.encode(doc)
+	if err != nil {
+		return err
+	}
+	etag, err := r.c.Replace(ctx, r.pk, doc.Base().ID, body, doc.Base().ETag)
+	if err != nil {
+		return err
+	}
+	doc.Base().ETag = etag
+	return nil
+}
+
+// Upsert creates or overwrites the document (checking doc's ETag if set).
+func (r *Repo[E, P]) Upsert(ctx context.Context, doc P) error {
+	body, err := r.encode(doc)
+	if err != nil {
+		return err
+	}
+	etag, err := r.c.Upsert(ctx, r.pk, body, doc.Base().ETag)
+	if err != nil {
+		return err
+	}
+	doc.Base().ETag = etag
+	return nil
+}
+
+// Delete removes the document with the given id, checking etag if set.
+func (r *Repo[E, P]) Delete(ctx context.Context, id, etag string) error {
+	return r.c.Delete(ctx, r.pk, id, etag)
+}
+
+// Query returns one page of the repository's documents matching q, whose
+// Type is set by the repository, and the token of the next page.
+func (r *Repo[E, P]) Query(ctx context.Context, q docstore.Query) ([]P, string, error) {
+	q.Type = r.typ
+	page, err := r.c.Query(ctx, r.pk, q)
+	if err != nil {
+		return nil, "", err
+	}
+	docs, err := r.decodeAll(page.Items)
+	return docs, page.Continuation, err
+}
+
+// All returns every document matching q, following continuation tokens.
+// It is for small, bounded sets such as one user's role assignments.
+func (r *Repo[E, P]) All(ctx context.Context, q docstore.Query) ([]P, error) {
+	var out []P
+	for {
+		docs, next, err := r.Query(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, docs...)
+		if next == "" {
+			return out, nil
+		}
+		q.Continuation = next
+	}
+}
+
+// Op returns a batch operation that writes doc, for Batch.
+func (r *Repo[E, P]) Op(kind docstore.OpKind, doc P) (docstore.Op, error) {
+	body, err := r.encode(doc)
+	if err != nil {
+		return docstore.Op{}, err
+	}
+	return docstore.Op{Kind: kind, ID: doc.Base().ID, Body: body, IfMatch: doc.Base().ETag}, nil
+}
+
+func (r *Repo[E, P]) encode(doc P) ([]byte, error) {
+	b := doc.Base()
+	if b.ID == "" {
+		return nil, kanri.Errorf(kanri.EINVALID, "store: %s without an id", r.typ)
+	}
+	b.TenantID, b.Type, b.SchemaVersion = r.pk, r.typ, r.m.Current(r.typ)
+	if e, ok := any(doc).(kanri.Expiring); ok {
+		if ttl, def := e.TTLField(); *ttl == 0 {
+			*ttl = def
+		}
+	}
+	return json.Marshal(doc)
+}
+
+func (r *Repo[E, P]) decode(body []byte, etag string) (P, error) {
+	doc := P(new(E))
+	if err := json.Unmarshal(body, doc); err != nil {
+		return nil, fmt.Errorf("store: decode %s: %w", r.typ, err)
+	}
+	if doc.Base().Type != r.typ {
+		return nil, kanri.Errorf(kanri.ENOTFOUND, "The document was not found.")
+	}
+	doc.Base().ETag = etag
+	return doc, nil
+}
+
+func (r *Repo[E, P]) decodeAll(items []docstore.Item) ([]P, error) {
+	out := make([]P, 0, len(items))
+	for _, it := range items {
+		body, _, err := r.m.upgrade(r.typ, it.Body)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := r.decode(body, it.ETag)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, doc)
+	}
+	return out, nil
+}

@@ -1,0 +1,206 @@
+// Package store gives the application tenant-scoped repositories over the
+// document store port. A handler reaches a tenant's data only through a
+// tenant handle (store.Tenant(id).Users()), which fixes the partition key;
+// data across tenants is reachable only through the explicitly named
+// methods of Privileged.
+package store
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// Store is the entry point to Kanri's documents.
+type Store struct {
+	ds         docstore.Store
+	migrations *Migrations
+	log        *slog.Logger
+}
+
+// New returns a Store over ds with Kanri's schema migrations.
+func New(ds docstore.Store, log *slog.Logger) *Store {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Store{ds: ds, migrations: DefaultMigrations(), log: log}
+}
+
+// WithMigrations returns a copy of s that upgrades documents with m.
+func (s *Store) WithMigrations(m *Migrations) *Store {
+	c := *s
+	c.migrations = m
+	return &c
+}
+
+// Ping reports whether the underlying store can serve requests.
+func (s *Store) Ping(ctx context.Context) error { return s.ds.Ping(ctx) }
+
+// Tenant returns the handle through which one tenant's data is reached.
+func (s *Store) Tenant(id string) Tenant { return Tenant{s: s, id: id} }
+
+// System returns the handle of the _system partition, which holds the
+// catalogs shared by every tenant.
+func (s *Store) System() System { return System{s: s} }
+
+// Privileged returns the cross-tenant operations reserved for the
+// operator's staff.
+func (s *Store) Privileged() Privileged { return Privileged{s: s} }
+
+// Tenant is one tenant's partition in every container.
+type Tenant struct {
+	s  *Store
+	id string
+}
+
+// ID returns the tenant's id.
+func (t Tenant) ID() string { return t.id }
+
+// Profile returns the tenant's own document (id = tenantId).
+func (t Tenant) Profile(ctx context.Context) (*kanri.Tenant, error) {
+	return t.Tenants().Get(ctx, t.id)
+}
+
+// Tenants returns the repository of the tenant document in its own
+// partition; use Profile to read it.
+func (t Tenant) Tenants() *Repo[kanri.Tenant, *kanri.Tenant] {
+	return newRepo[kanri.Tenant](t.s, docstore.Tenant, t.id, kanri.TypeTenant)
+}
+
+// Users returns the tenant's users.
+func (t Tenant) Users() *Repo[kanri.User, *kanri.User] {
+	return newRepo[kanri.User](t.s, docstore.Auth, t.id, kanri.TypeUser)
+}
+
+// RoleAssignments returns the tenant's role assignments.
+func (t Tenant) RoleAssignments() *Repo[kanri.RoleAssignment, *kanri.RoleAssignment] {
+	return newRepo[kanri.RoleAssignment](t.s, docstore.Auth, t.id, kanri.TypeRoleAssignment)
+}
+
+// TenantUsers returns the tenant's membership records.
+func (t Tenant) TenantUsers() *Repo[kanri.TenantUser, *kanri.TenantUser] {
+	return newRepo[kanri.TenantUser](t.s, docstore.Tenant, t.id, kanri.TypeTenantUser)
+}
+
+// Domains returns the tenant's e-mail domains.
+func (t Tenant) Domains() *Repo[kanri.Domain, *kanri.Domain] {
+	return newRepo[kanri.Domain](t.s, docstore.Tenant, t.id, kanri.TypeDomain)
+}
+
+// ServiceAssignments returns the services assigned to the tenant.
+func (t Tenant) ServiceAssignments() *Repo[kanri.ServiceAssignment, *kanri.ServiceAssignment] {
+	return newRepo[kanri.ServiceAssignment](t.s, docstore.ServiceSetting, t.id, kanri.TypeServiceAssignment)
+}
+
+// ServiceUsage returns the tenant's monthly service usage.
+func (t Tenant) ServiceUsage() *Repo[kanri.ServiceUsage, *kanri.ServiceUsage] {
+	return newRepo[kanri.ServiceUsage](t.s, docstore.ServiceSetting, t.id, kanri.TypeServiceUsage)
+}
+
+// Files returns the tenant's file metadata.
+func (t Tenant) Files() *Repo[kanri.File, *kanri.File] {
+	return newRepo[kanri.File](t.s, docstore.Files, t.id, kanri.TypeFile)
+}
+
+// Folders returns the tenant's folders.
+func (t Tenant) Folders() *Repo[kanri.Folder, *kanri.Folder] {
+	return newRepo[kanri.Folder](t.s, docstore.Files, t.id, kanri.TypeFolder)
+}
+
+// Channels returns the tenant's messaging channels.
+func (t Tenant) Channels() *Repo[kanri.Channel, *kanri.Channel] {
+	return newRepo[kanri.Channel](t.s, docstore.Messaging, t.id, kanri.TypeChannel)
+}
+
+// Messages returns the tenant's messages.
+func (t Tenant) Messages() *Repo[kanri.Message, *kanri.Message] {
+	return newRepo[kanri.Message](t.s, docstore.Messaging, t.id, kanri.TypeMessage)
+}
+
+// ChannelMembers returns the tenant's channel memberships.
+func (t Tenant) ChannelMembers() *Repo[kanri.ChannelMember, *kanri.ChannelMember] {
+	return newRepo[kanri.ChannelMember](t.s, docstore.Messaging, t.id, kanri.TypeChannelMember)
+}
+
+// APIKeys returns the tenant's API keys.
+func (t Tenant) APIKeys() *Repo[kanri.APIKey, *kanri.APIKey] {
+	return newRepo[kanri.APIKey](t.s, docstore.API, t.id, kanri.TypeAPIKey)
+}
+
+// APIUsage returns the tenant's API call log.
+func (t Tenant) APIUsage() *Repo[kanri.APIUsage, *kanri.APIUsage] {
+	return newRepo[kanri.APIUsage](t.s, docstore.API, t.id, kanri.TypeAPIUsage)
+}
+
+// APIUsageAggregates returns the tenant's monthly API usage.
+func (t Tenant) APIUsageAggregates() *Repo[kanri.APIUsageAggregate, *kanri.APIUsageAggregate] {
+	return newRepo[kanri.APIUsageAggregate](t.s, docstore.API, t.id, kanri.TypeAPIUsageAggregate)
+}
+
+// BackupJobs returns the tenant's backup jobs.
+func (t Tenant) BackupJobs() *Repo[kanri.BackupJob, *kanri.BackupJob] {
+	return newRepo[kanri.BackupJob](t.s, docstore.Backup, t.id, kanri.TypeBackupJob)
+}
+
+// BackupHistory returns the tenant's backup runs.
+func (t Tenant) BackupHistory() *Repo[kanri.BackupHistory, *kanri.BackupHistory] {
+	return newRepo[kanri.BackupHistory](t.s, docstore.Backup, t.id, kanri.TypeBackupHistory)
+}
+
+// AuditLogs returns the tenant's audit records.
+func (t Tenant) AuditLogs() *Repo[kanri.AuditLog, *kanri.AuditLog] {
+	return newRepo[kanri.AuditLog](t.s, docstore.Audit, t.id, kanri.TypeAuditLog)
+}
+
+// Batch applies ops atomically in the tenant's partition of one container.
+func (t Tenant) Batch(ctx context.Context, container string, ops []docstore.Op) ([]docstore.Result, error) {
+	return t.s.ds.Container(container).Batch(ctx, t.id, ops)
+}
+
+// System is the _system partition.
+type System struct{ s *Store }
+
+// Services returns the service catalog.
+func (y System) Services() *Repo[kanri.Service, *kanri.Service] {
+	return newRepo[kanri.Service](y.s, docstore.ServiceSetting, kanri.SystemTenantID, kanri.TypeService)
+}
+
+// RoleDefinitions returns the roles each service offers.
+func (y System) RoleDefinitions() *Repo[kanri.ServiceRoleDefinition, *kanri.ServiceRoleDefinition] {
+	return newRepo[kanri.ServiceRoleDefinition](y.s, docstore.Auth, kanri.SystemTenantID, kanri.TypeServiceRoleDefinition)
+}
+
+// Privileged holds the operations that read across tenants. Only code
+// serving the operator's staff may call them.
+type Privileged struct{ s *Store }
+
+// ListTenants returns one page of tenant documents from every partition,
+// filtered by q.Where (q.Type is set here; ordering is not available across
+// partitions).
+func (p Privileged) ListTenants(ctx context.Context, q docstore.Query) ([]*kanri.Tenant, string, error) {
+	q.Type = kanri.TypeTenant
+	page, err := p.s.ds.Container(docstore.Tenant).QueryAcrossPartitions(ctx, q)
+	if err != nil {
+		return nil, "", err
+	}
+	r := newRepo[kanri.Tenant](p.s, docstore.Tenant, "", kanri.TypeTenant)
+	docs, err := r.decodeAll(page.Items)
+	return docs, page.Continuation, err
+}
+
+// FindActiveTenantByName returns the active tenant with the given name
+// (spec §3.1.5), or ENOTFOUND.
+func (p Privileged) FindActiveTenantByName(ctx context.Context, name string) (*kanri.Tenant, error) {
+	docs, _, err := p.ListTenants(ctx, docstore.Query{Where: []docstore.Filter{
+		docstore.Eq("name", name), docstore.Eq("status", kanri.TenantActive),
+	}, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) == 0 {
+		return nil, kanri.Errorf(kanri.ENOTFOUND, "No active tenant is named %q.", name)
+	}
+	return docs[0], nil
+}
