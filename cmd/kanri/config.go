@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+)
+
+// Config is Kanri's whole configuration. Each setting comes from a flag,
+// else from its environment variable, else from its default.
+type Config struct {
+	Addr     string
+	DataDir  string
+	Store    string
+	Cosmos   CosmosConfig
+	LogLevel slog.Level
+}
+
+// CosmosConfig is the configuration of the Cosmos DB store.
+type CosmosConfig struct {
+	Endpoint           string
+	Key                string
+	Database           string
+	InsecureSkipVerify bool
+}
+
+// Store backends.
+const (
+	StoreEmbedded = "embedded"
+	StoreCosmos   = "cosmos"
+)
+
+// setting describes one configuration value for flags, environment and help.
+type setting struct {
+	flag, env, def, usage string
+	dst               *string
+}
+
+// parseConfig reads the configuration from args and getenv. It returns
+// flag.ErrHelp after printing the help for -h or --help.
+func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
+	var (
+		cfg                              Config
+		insecure, logLevel, storeBackend string
+	)
+	settings := []setting{
+		{"addr", "KANRI_ADDR", ":8080", "address to listen on", &cfg.Addr},
+		{"data-dir", "KANRI_DATA_DIR", "./data", "directory of the embedded store and generated secrets", &cfg.DataDir},
+		{"store", "KANRI_STORE", StoreEmbedded, "document store: embedded or cosmos", &storeBackend},
+		{"cosmos-endpoint", "KANRI_COSMOS_ENDPOINT", "", "Cosmos DB account endpoint, e.g. https://acct.documents.azure.com:443/", &cfg.Cosmos.Endpoint},
+		{"cosmos-key", "KANRI_COSMOS_KEY", "", "Cosmos DB account key (prefer the environment variable)", &cfg.Cosmos.Key},
+		{"cosmos-database", "KANRI_COSMOS_DATABASE", "management-app", "Cosmos DB database name", &cfg.Cosmos.Database},
+		{"cosmos-insecure-skip-verify", "KANRI_COSMOS_INSECURE_SKIP_VERIFY", "false", "skip TLS verification of the Cosmos endpoint; ONLY for a local test server", &insecure},
+		{"log-level", "KANRI_LOG_LEVEL", "info", "log level: debug, info, warn or error", &logLevel},
+	}
+	fs := flag.NewFlagSet("kanri", flag.ContinueOnError)
+	fs.SetOutput(out)
+	for _, s := range settings {
+		def := s.def
+		if v := getenv(s.env); v != "" {
+			def = v
+		}
+		fs.StringVar(s.dst, s.flag, def, s.usage)
+	}
+	fs.Usage = func() { printHelp(out, settings) }
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q (see kanri --help)", fs.Arg(0))
+	}
+
+	var errs []error
+	cfg.Store = storeBackend
+	switch cfg.Store {
+	case StoreEmbedded:
+	case StoreCosmos:
+		if cfg.Cosmos.Endpoint == "" || cfg.Cosmos.Key == "" {
+			errs = append(errs, errors.New("KANRI_STORE=cosmos needs KANRI_COSMOS_ENDPOINT and KANRI_COSMOS_KEY"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("unknown store %q: use %q or %q", cfg.Store, StoreEmbedded, StoreCosmos))
+	}
+	b, err := strconv.ParseBool(insecure)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("KANRI_COSMOS_INSECURE_SKIP_VERIFY: %q is not true or false", insecure))
+	}
+	cfg.Cosmos.InsecureSkipVerify = b
+	if err := cfg.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
+		errs = append(errs, fmt.Errorf("KANRI_LOG_LEVEL: %q is not debug, info, warn or error", logLevel))
+	}
+	if cfg.Addr == "" {
+		errs = append(errs, errors.New("KANRI_ADDR must not be empty"))
+	}
+	if cfg.DataDir == "" {
+		errs = append(errs, errors.New("KANRI_DATA_DIR must not be empty"))
+	}
+	return cfg, errors.Join(errs...)
+}
+
+func printHelp(out io.Writer, settings []setting) {
+	fmt.Fprintf(out, `kanri: the Kanri multi-tenant management console.
+
+Usage: kanri [flags]
+
+Every setting is a flag or an environment variable; a flag wins.
+
+`)
+	for _, s := range settings {
+		def := s.def
+		if def == "" {
+			def = `""`
+		}
+		fmt.Fprintf(out, "  -%s  (%s, default %s)\n      %s\n", s.flag, s.env, def, s.usage)
+	}
+	fmt.Fprintln(out, "\n"+strings.TrimSpace(`
+Endpoints: /healthz answers 200 while the process runs; /readyz answers 200
+when the document store is reachable.`))
+}

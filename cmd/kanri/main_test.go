@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    func(Config) bool
+		wantErr string
+	}{
+		{"defaults", nil, nil, func(c Config) bool {
+			return c.Addr == ":8080" && c.DataDir == "./data" && c.Store == StoreEmbedded && c.LogLevel == slog.LevelInfo && !c.Cosmos.InsecureSkipVerify && c.Cosmos.Database == "management-app"
+		}, ""},
+		{"environment", nil, map[string]string{"KANRI_ADDR": ":9000", "KANRI_LOG_LEVEL": "debug", "KANRI_STORE": "cosmos", "KANRI_COSMOS_ENDPOINT": "https://x/", "KANRI_COSMOS_KEY": "k", "KANRI_COSMOS_INSECURE_SKIP_VERIFY": "true"}, func(c Config) bool {
+			return c.Addr == ":9000" && c.LogLevel == slog.LevelDebug && c.Store == StoreCosmos && c.Cosmos.Endpoint == "https://x/" && c.Cosmos.InsecureSkipVerify
+		}, ""},
+		{"flag beats environment", []string{"-addr", ":7000"}, map[string]string{"KANRI_ADDR": ":9000"}, func(c Config) bool { return c.Addr == ":7000" }, ""},
+		{"unknown store", nil, map[string]string{"KANRI_STORE": "postgres"}, nil, `unknown store "postgres"`},
+		{"cosmos without endpoint", []string{"-store", "cosmos"}, nil, nil, "needs KANRI_COSMOS_ENDPOINT"},
+		{"bad log level", nil, map[string]string{"KANRI_LOG_LEVEL": "loud"}, nil, "KANRI_LOG_LEVEL"},
+		{"bad bool", nil, map[string]string{"KANRI_COSMOS_INSECURE_SKIP_VERIFY": "maybe"}, nil, "INSECURE_SKIP_VERIFY"},
+		{"stray argument", []string{"serve"}, nil, nil, "unexpected argument"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseConfig(tt.args, env(tt.env), io.Discard)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got error %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.want(got) {
+				t.Errorf("got %+v", got)
+			}
+		})
+	}
+}
+
+func TestHelpDocumentsEverySetting(t *testing.T) {
+	var out bytes.Buffer
+	_, err := parseConfig([]string{"--help"}, env(map[string]string{"KANRI_COSMOS_KEY": "secret-key"}), &out)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("got %v, want flag.ErrHelp", err)
+	}
+	for _, v := range []string{"KANRI_ADDR", "KANRI_DATA_DIR", "KANRI_STORE", "KANRI_COSMOS_ENDPOINT", "KANRI_COSMOS_KEY", "KANRI_COSMOS_DATABASE", "KANRI_COSMOS_INSECURE_SKIP_VERIFY", "KANRI_LOG_LEVEL", "/healthz", "/readyz"} {
+		if !strings.Contains(out.String(), v) {
+			t.Errorf("help lacks %s", v)
+		}
+	}
+	if strings.Contains(out.String(), "secret-key") {
+		t.Error("help printed the Cosmos key from the environment")
+	}
+}
+
+func TestRunServesHealthAndShutsDown(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	dir := t.TempDir()
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", dir}, env(nil), io.Discard, io.Discard, ready)
+	}()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("run ended early: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not start")
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got, want := resp.StatusCode, http.StatusOK; got != want {
+			t.Errorf("GET %s: got %d, want %d", path, got, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "kanri.db")); err != nil {
+		t.Errorf("embedded store file: %v", err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run after shutdown: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not shut down")
+	}
+}
+
+func TestRunFailsOnUnwritableDataDir(t *testing.T) {
+	// A file where the directory should be: even root cannot write there.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := run(t.Context(), []string{"-addr", "127.0.0.1:0", "-data-dir", filepath.Join(file, "data")}, env(nil), io.Discard, io.Discard, nil)
+	if err == nil || !strings.Contains(err.Error(), "data directory") {
+		t.Fatalf("got %v, want a data directory error", err)
+	}
+}
+
+func TestRunFailsOnUnreachableCosmos(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 45*time.Second)
+	defer cancel()
+	err := run(ctx, []string{"-store", "cosmos", "-cosmos-endpoint", "https://127.0.0.1:1/", "-cosmos-key", "a2V5"}, env(nil), io.Discard, io.Discard, nil)
+	if err == nil || !strings.Contains(err.Error(), "cosmos store unreachable") {
+		t.Fatalf("got %v, want an unreachable error", err)
+	}
+}

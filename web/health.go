@@ -1,0 +1,25 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// healthz answers while the process is alive.
+func (s *Server) healthz(c echo.Context) error {
+	return c.String(http.StatusOK, "ok")
+}
+
+// readyz answers 200 when the document store is reachable, 503 otherwise.
+func (s *Server) readyz(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 5*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		s.log.Warn("readiness check failed", "err", err)
+		return c.String(http.StatusServiceUnavailable, "store unreachable")
+	}
+	return c.String(http.StatusOK, "ready")
+}
