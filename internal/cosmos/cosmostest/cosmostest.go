@@ -19,7 +19,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -172,14 +171,6 @@ func repoRoot() (string, error) {
 	return "", errors.New("cannot find the repository root (go.mod)")
 }
 
-// setPdeathsig asks the kernel to SIGKILL the child when its parent dies.
-// The field exists only on some systems (Linux, FreeBSD), hence reflection.
-func setPdeathsig(attr *syscall.SysProcAttr) {
-	f := reflect.ValueOf(attr).Elem().FieldByName("Pdeathsig")
-	if f.IsValid() && f.CanSet() && f.Type() == reflect.TypeOf(syscall.SIGKILL) {
-		f.Set(reflect.ValueOf(syscall.SIGKILL))
-	}
-}
 
 func newHTTPClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{
