@@ -171,7 +171,6 @@ func repoRoot() (string, error) {
 	return "", errors.New("cannot find the repository root (go.mod)")
 }
 
-
 func newHTTPClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{
 		Proxy:       nil, // loopback only; never through a proxy
