@@ -7,21 +7,46 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 )
 
-// matcher reports whether a decoded document matches a query.
-type matcher func(doc map[string]any) bool
+// matcher reports whether a document matches a query, and names the
+// top-level fields it (and the query's order) reads.
+type matcher struct {
+	match  func(doc *lazyDoc) bool
+	fields map[string]bool
+}
+
+// predicate is one compiled filter.
+type predicate func(doc *lazyDoc) bool
 
 // compile turns a query's type and filters into a matcher, normalising the
 // filter values once. The semantics follow Cosmos DB SQL: a comparison with
 // a missing field or a value of another type does not match.
 func compile(q docstore.Query) (matcher, error) {
-	fs, err := compileFilters(append([]docstore.Filter{docstore.Eq("type", q.Type)}, q.Where...))
+	where := append([]docstore.Filter{docstore.Eq("type", q.Type)}, q.Where...)
+	fs, err := compileFilters(where)
 	if err != nil {
-		return nil, err
+		return matcher{}, err
 	}
-	return func(doc map[string]any) bool { return all(fs, doc) }, nil
+	fields := map[string]bool{}
+	collectFields(where, fields)
+	if q.OrderBy != "" {
+		fields[topField(q.OrderBy)] = true
+	}
+	return matcher{match: func(doc *lazyDoc) bool { return all(fs, doc) }, fields: fields}, nil
 }
 
-func all(fs []matcher, doc map[string]any) bool {
+func collectFields(fs []docstore.Filter, into map[string]bool) {
+	for _, f := range fs {
+		if f.Op == docstore.OpOr {
+			collectFields(f.Any, into)
+		} else {
+			into[topField(f.Field)] = true
+		}
+	}
+}
+
+func topField(path string) string { top, _, _ := cut(path); return top }
+
+func all(fs []predicate, doc *lazyDoc) bool {
 	for _, f := range fs {
 		if !f(doc) {
 			return false
@@ -30,8 +55,8 @@ func all(fs []matcher, doc map[string]any) bool {
 	return true
 }
 
-func compileFilters(fs []docstore.Filter) ([]matcher, error) {
-	out := make([]matcher, 0, len(fs))
+func compileFilters(fs []docstore.Filter) ([]predicate, error) {
+	out := make([]predicate, 0, len(fs))
 	for _, f := range fs {
 		m, err := compileFilter(f)
 		if err != nil {
@@ -42,13 +67,13 @@ func compileFilters(fs []docstore.Filter) ([]matcher, error) {
 	return out, nil
 }
 
-func compileFilter(f docstore.Filter) (matcher, error) {
+func compileFilter(f docstore.Filter) (predicate, error) {
 	if f.Op == docstore.OpOr {
 		subs, err := compileFilters(f.Any)
 		if err != nil {
 			return nil, err
 		}
-		return func(doc map[string]any) bool {
+		return func(doc *lazyDoc) bool {
 			for _, s := range subs {
 				if s(doc) {
 					return true
@@ -62,12 +87,12 @@ func compileFilter(f docstore.Filter) (matcher, error) {
 		return nil, err
 	}
 	field := f.Field
-	get := func(doc map[string]any) (any, bool) { return lookupPath(doc, field) }
+	get := func(doc *lazyDoc) (any, bool) { return doc.get(field) }
 	switch f.Op {
 	case docstore.OpEq:
-		return func(doc map[string]any) bool { v, ok := get(doc); return ok && equal(v, want) }, nil
+		return func(doc *lazyDoc) bool { v, ok := get(doc); return ok && equal(v, want) }, nil
 	case docstore.OpNe:
-		return func(doc map[string]any) bool { v, ok := get(doc); return ok && !equal(v, want) }, nil
+		return func(doc *lazyDoc) bool { v, ok := get(doc); return ok && !equal(v, want) }, nil
 	case docstore.OpIn:
 		vals := make([]any, len(f.Values))
 		for i, v := range f.Values {
@@ -75,7 +100,7 @@ func compileFilter(f docstore.Filter) (matcher, error) {
 				return nil, err
 			}
 		}
-		return func(doc map[string]any) bool {
+		return func(doc *lazyDoc) bool {
 			v, ok := get(doc)
 			if !ok {
 				return false
@@ -89,21 +114,21 @@ func compileFilter(f docstore.Filter) (matcher, error) {
 		}, nil
 	case docstore.OpContains:
 		sub := strings.ToLower(want.(string))
-		return func(doc map[string]any) bool {
+		return func(doc *lazyDoc) bool {
 			v, ok := get(doc)
 			s, isStr := v.(string)
 			return ok && isStr && strings.Contains(strings.ToLower(s), sub)
 		}, nil
 	case docstore.OpPrefix:
 		pre := want.(string)
-		return func(doc map[string]any) bool {
+		return func(doc *lazyDoc) bool {
 			v, ok := get(doc)
 			s, isStr := v.(string)
 			return ok && isStr && strings.HasPrefix(s, pre)
 		}, nil
 	case docstore.OpGt, docstore.OpGte, docstore.OpLt, docstore.OpLte:
 		op := f.Op
-		return func(doc map[string]any) bool {
+		return func(doc *lazyDoc) bool {
 			v, ok := get(doc)
 			if !ok {
 				return false
@@ -124,7 +149,7 @@ func compileFilter(f docstore.Filter) (matcher, error) {
 			}
 		}, nil
 	case docstore.OpArrayContains:
-		return func(doc map[string]any) bool {
+		return func(doc *lazyDoc) bool {
 			v, _ := get(doc)
 			arr, ok := v.([]any)
 			if !ok {
@@ -139,7 +164,7 @@ func compileFilter(f docstore.Filter) (matcher, error) {
 		}, nil
 	case docstore.OpDefined:
 		present, _ := want.(bool)
-		return func(doc map[string]any) bool { _, ok := get(doc); return ok == present }, nil
+		return func(doc *lazyDoc) bool { _, ok := get(doc); return ok == present }, nil
 	}
 	return nil, kanri.Errorf(kanri.EINVALID, "docstore: bad filter operator %d", f.Op)
 }

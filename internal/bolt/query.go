@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"sort"
-	"strings"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -22,11 +21,18 @@ type cursorToken struct {
 	Sort  any    `json:"s,omitempty"` // the last item's sort value, when ordered
 }
 
-// match is a document that matched a query, with its sort value.
+// match is a document that matched a query, with its sort value. key and
+// rec alias the transaction's memory; item copies them out.
 type match struct {
 	key  []byte
-	item docstore.Item
+	rec  record
 	sort any
+}
+
+// item returns the match as an Item that owns its memory.
+func (m match) item() docstore.Item {
+	pk, id, _ := bytes.Cut(m.key, []byte{0})
+	return docstore.Item{ID: string(id), PartitionKey: string(pk), ETag: m.rec.etag, Body: bytes.Clone(m.rec.body)}
 }
 
 func (c *container) Query(ctx context.Context, pk string, q docstore.Query) (docstore.Page, error) {
@@ -98,7 +104,7 @@ func (c *container) scanInKeyOrder(tx *bbolt.Tx, prefix []byte, m matcher, after
 			page.Continuation = encodeToken(cursorToken{Query: fp, Key: last})
 			break
 		}
-		page.Items = append(page.Items, mt.item)
+		page.Items = append(page.Items, mt.item())
 		last = mt.key
 	}
 	return page, nil
@@ -133,17 +139,17 @@ func (c *container) scanSorted(tx *bbolt.Tx, prefix []byte, m matcher, q docstor
 	end := min(start+limit, len(all))
 	var page docstore.Page
 	for _, mt := range all[start:end] {
-		page.Items = append(page.Items, mt.item)
+		page.Items = append(page.Items, mt.item())
 	}
 	if end < len(all) {
 		lastM := all[end-1]
-		page.Continuation = encodeToken(cursorToken{Query: fp, Key: lastM.key, Sort: lastM.sort})
+		page.Continuation = encodeToken(cursorToken{Query: fp, Key: bytes.Clone(lastM.key), Sort: lastM.sort})
 	}
 	return page, nil
 }
 
 // evaluate decodes the record at k and reports whether it is live and
-// matches; the returned item owns its memory.
+// matches.
 func (c *container) evaluate(k, v []byte, m matcher, now int64, orderBy string) (match, bool, error) {
 	r, err := decodeRecord(v)
 	if err != nil {
@@ -152,20 +158,16 @@ func (c *container) evaluate(k, v []byte, m matcher, now int64, orderBy string) 
 	if !r.live(now) {
 		return match{}, false, nil
 	}
-	var doc map[string]any
-	if err := json.Unmarshal(r.body, &doc); err != nil {
+	doc, err := newLazyDoc(r.body, m.fields)
+	if err != nil {
 		return match{}, false, err
 	}
-	if !m(doc) {
+	if !m.match(doc) {
 		return match{}, false, nil
 	}
-	pk, id, _ := bytes.Cut(k, []byte{0})
-	mt := match{
-		key:  bytes.Clone(k),
-		item: docstore.Item{ID: string(id), PartitionKey: string(pk), ETag: r.etag, Body: bytes.Clone(r.body)},
-	}
+	mt := match{key: k, rec: r}
 	if orderBy != "" {
-		mt.sort, _ = lookupPath(doc, orderBy)
+		mt.sort, _ = doc.get(orderBy)
 	}
 	return mt, true, nil
 }
@@ -186,19 +188,4 @@ func decodeToken(s string, fp uint64) (*cursorToken, error) {
 		return nil, bad
 	}
 	return &t, nil
-}
-
-// lookupPath returns the value at a dotted path of doc.
-func lookupPath(doc map[string]any, path string) (any, bool) {
-	var cur any = doc
-	for part := range strings.SplitSeq(path, ".") {
-		obj, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = obj[part]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
 }
