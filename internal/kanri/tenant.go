@@ -1,5 +1,7 @@
 package kanri
 
+import "strings"
+
 // Tenant statuses (spec §3.1.2).
 const (
 	TenantActive    = "active"
@@ -63,3 +65,44 @@ type Domain struct {
 	VerifiedAt        Time   `json:"verifiedAt"`
 	CreatedAt         Time   `json:"createdAt"`
 }
+
+// TenantListing is the operator's index entry of a tenant: a copy of the
+// fields the tenant list shows, kept in the _system partition of the
+// tenant container so that the list can be searched, sorted and paged in
+// one partition (Cosmos DB cannot sort across partitions). Its id is the
+// tenant's id; the Tenant document stays the source of truth.
+type TenantListing struct {
+	Doc
+	Name         string `json:"name"`
+	NameLower    string `json:"nameLower"`
+	DisplayName  string `json:"displayName"`
+	IsPrivileged bool   `json:"isPrivileged"`
+	Status       string `json:"status"`
+	Plan         string `json:"plan"`
+	UserCount    int    `json:"userCount"`
+	MaxUsers     int    `json:"maxUsers"`
+	CreatedAt    Time   `json:"createdAt"`
+	UpdatedAt    Time   `json:"updatedAt"`
+}
+
+// TenantName reserves a tenant name among the tenants that are not
+// deleted (spec §3.1.5). Its id is TenantNameID(name), so the store's id
+// uniqueness makes two tenants with one name impossible, even when both are
+// created at once.
+type TenantName struct {
+	Doc
+	TenantRef string `json:"tenantRef"`
+}
+
+// TenantNameID returns the id of the reservation of a tenant name. Names
+// are compared without regard to case.
+func TenantNameID(name string) string { return "tenant_name_" + strings.ToLower(name) }
+
+// PrivilegedTenantID is the id of the operator's own tenant (spec §3.1.4).
+const PrivilegedTenantID = "tenant_privileged"
+
+// Types of the operator's index documents.
+const (
+	TypeTenantListing = "tenant_listing"
+	TypeTenantName    = "tenant_name"
+)

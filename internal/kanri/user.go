@@ -1,5 +1,7 @@
 package kanri
 
+import "time"
+
 // UserSchemaVersion is the current version of the User document. Version 1.0
 // is the data model's original shape; 1.1 adds the security block of ADR 003.
 const UserSchemaVersion = "1.1"
@@ -17,6 +19,36 @@ type User struct {
 	UpdatedAt    Time         `json:"updatedAt"`
 	CreatedBy    string       `json:"createdBy,omitempty"`
 	UpdatedBy    string       `json:"updatedBy,omitempty"`
+	// DeletedAt is set when the user was deleted (a soft delete: the user
+	// is also inactive and keeps no role assignments).
+	DeletedAt Time   `json:"deletedAt"`
+	DeletedBy string `json:"deletedBy,omitempty"`
+}
+
+// User statuses as the console shows and filters them.
+const (
+	UserActive   = "active"
+	UserInactive = "inactive"
+	UserLocked   = "locked"
+	UserDeleted  = "deleted"
+)
+
+// Status returns the user's status at now.
+func (u *User) Status(now time.Time) string {
+	switch {
+	case !u.DeletedAt.IsZero():
+		return UserDeleted
+	case !u.IsActive:
+		return UserInactive
+	case u.Locked(now):
+		return UserLocked
+	}
+	return UserActive
+}
+
+// Locked reports whether the user is locked out at now.
+func (u *User) Locked(now time.Time) bool {
+	return !u.Security.LockedUntil.IsZero() && now.Before(u.Security.LockedUntil.Time)
 }
 
 // UserSecurity holds sign-in state (ADR 003). It never leaves the server.

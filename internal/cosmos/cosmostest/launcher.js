@@ -194,8 +194,10 @@ wrapHandler('batch-documents', () => async (account, req, res, { dbId, collId })
 // Expired items are purged lazily: every document lookup (_item: point
 // operations and create's uniqueness check), query and read feed of a
 // collection first drops its expired items, so they are invisible at once
-// (404, absent from queries, id free for create). Cost: one scan of the
-// collection per access, only for collections with TTL on.
+// (404, absent from queries, id free for create). Only items that can
+// expire are looked at: those with a ttl of their own, or every item while
+// the collection has a positive default. A collection with TTL on but no
+// default (Kanri's mixed containers) costs nothing until an item sets a ttl.
 const writtenAt = new WeakMap(); // document data -> Date.now() of its write
 
 function expired(doc, defaultTtl, now) {
@@ -207,18 +209,29 @@ function expired(doc, defaultTtl, now) {
 
 Documents.prototype._set = function set(data) {
   writtenAt.set(data, Date.now());
+  if (!this._ownTtl) this._ownTtl = new Set(); // _rids of items with a ttl > 0
+  if (typeof data.ttl === 'number' && data.ttl > 0) this._ownTtl.add(data._rid);
+  else this._ownTtl.delete(data._rid);
   return Items.prototype._set.call(this, data);
 };
 
 Documents.prototype._purgeExpired = function purgeExpired() {
   const coll = this._parent.read();
   if (this._purging || !coll || typeof coll.defaultTtl !== 'number') return;
+  const rids = coll.defaultTtl > 0 ? [...this._data.keys()] : [...(this._ownTtl || [])];
+  if (rids.length === 0) return;
   this._purging = true; // delete() below calls _item() again
   try {
     const now = Date.now();
-    for (const item of [...this._data.values()]) {
-      const doc = item.read();
-      if (expired(doc, coll.defaultTtl, now)) this.delete(doc._rid, this._getPartition(doc));
+    for (const rid of rids) {
+      const item = this._data.get(rid);
+      const doc = item && item.read();
+      if (!doc) {
+        if (this._ownTtl) this._ownTtl.delete(rid);
+      } else if (expired(doc, coll.defaultTtl, now)) {
+        this.delete(doc._rid, this._getPartition(doc));
+        if (this._ownTtl) this._ownTtl.delete(rid);
+      }
     }
   } finally {
     this._purging = false;

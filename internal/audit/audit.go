@@ -1,0 +1,166 @@
+// Package audit records who changed what (ADR 003) and reads the records
+// back for the audit page and its CSV export.
+package audit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"time"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
+)
+
+// Actor says who did something and from where. The web layer builds it
+// for every request.
+type Actor struct {
+	UserID    string
+	UserName  string
+	TenantID  string
+	IPAddress string
+	UserAgent string
+	RequestID string
+	SessionID string
+}
+
+type actorKey struct{}
+
+// WithActor returns a context that carries the actor.
+func WithActor(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+// ActorFrom returns the actor of ctx, or the zero Actor ("system").
+func ActorFrom(ctx context.Context) Actor {
+	a, _ := ctx.Value(actorKey{}).(Actor)
+	return a
+}
+
+// Entry is one event to record.
+type Entry struct {
+	// TenantID is the partition the record goes to: the tenant the
+	// resource belongs to.
+	TenantID string
+	Action   string // resource.action, e.g. "user.update"
+	Resource kanri.AuditResource
+	Changes  map[string]kanri.Change
+	Reason   string
+	Status   string // kanri.AuditSuccess when empty
+}
+
+// Log writes audit records.
+type Log struct {
+	store *store.Store
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// New returns a Log over st.
+func New(st *store.Store, log *slog.Logger, now func() time.Time) *Log {
+	if now == nil {
+		now = time.Now
+	}
+	return &Log{store: st, log: log, now: now}
+}
+
+// Record writes e with the actor of ctx. A failure to record is logged and
+// returned; callers that already changed data log it and go on, because an
+// audit outage must not undo a committed change.
+func (l *Log) Record(ctx context.Context, e Entry) error {
+	a := ActorFrom(ctx)
+	status := e.Status
+	if status == "" {
+		status = kanri.AuditSuccess
+	}
+	now := l.now()
+	rec := &kanri.AuditLog{
+		Doc:       kanri.Doc{ID: newID(now)},
+		Timestamp: kanri.NewTime(now),
+		UserID:    a.UserID,
+		UserName:  a.UserName,
+		Action:    e.Action,
+		Resource:  e.Resource,
+		Details:   kanri.AuditDetails{Changes: e.Changes, Reason: e.Reason},
+		Metadata: kanri.AuditMetadata{
+			IPAddress: a.IPAddress, UserAgent: a.UserAgent, RequestID: a.RequestID, SessionID: a.SessionID,
+		},
+		Status: status,
+	}
+	if err := l.store.Tenant(e.TenantID).AuditLogs().Create(ctx, rec); err != nil {
+		l.log.Error("audit record lost", "action", e.Action, "tenant", e.TenantID, "resource", e.Resource.ID, "err", err)
+		return err
+	}
+	return nil
+}
+
+// newID returns a time-ordered unique id: "audit_" + time + random.
+func newID(t time.Time) string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return "audit_" + t.UTC().Format("20060102T150405.000000000") + "_" + hex.EncodeToString(b)
+}
+
+// Diff returns the changes between two field maps, leaving out fields that
+// did not change. Callers never put secrets in either map.
+func Diff(before, after map[string]any) map[string]kanri.Change {
+	out := map[string]kanri.Change{}
+	for k, a := range after {
+		b, ok := before[k]
+		if !ok || b != a {
+			out[k] = kanri.Change{Before: b, After: a}
+		}
+	}
+	for k, b := range before {
+		if _, ok := after[k]; !ok {
+			out[k] = kanri.Change{Before: b, After: nil}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Filter selects audit records for the audit page.
+type Filter struct {
+	Action       string // exact, or a prefix ending in "." such as "user."
+	UserID       string
+	ResourceType string
+	From, To     time.Time // To is exclusive; zero means open
+	Limit        int
+	Continuation string
+}
+
+// Query returns one page of a tenant's audit records, newest first.
+func (l *Log) Query(ctx context.Context, tenantID string, f Filter) ([]*kanri.AuditLog, string, error) {
+	var where []docstore.Filter
+	switch {
+	case f.Action == "":
+	case f.Action[len(f.Action)-1] == '.':
+		where = append(where, docstore.Prefix("action", f.Action))
+	default:
+		where = append(where, docstore.Eq("action", f.Action))
+	}
+	if f.UserID != "" {
+		where = append(where, docstore.Eq("userId", f.UserID))
+	}
+	if f.ResourceType != "" {
+		where = append(where, docstore.Eq("resource.type", f.ResourceType))
+	}
+	if !f.From.IsZero() {
+		where = append(where, docstore.Gte("timestamp", kanri.FormatTime(f.From)))
+	}
+	if !f.To.IsZero() {
+		where = append(where, docstore.Lt("timestamp", kanri.FormatTime(f.To)))
+	}
+	limit := f.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	return l.store.Tenant(tenantID).AuditLogs().Query(ctx, docstore.Query{
+		Where: where, OrderBy: "timestamp", Desc: true, Limit: limit, Continuation: f.Continuation,
+	})
+}
