@@ -19,7 +19,6 @@ import (
 )
 
 const (
-	tenants        = 100
 	usersPerTenant = 1000
 	pageSize       = 20
 	// deepPage is the page the "deep" benchmark reads: items 781–800 of
@@ -30,7 +29,7 @@ const (
 var statuses = []bool{true, true, true, false} // three in four users are active
 
 // load fills st with the spec's scale test data, one batch per 100 users.
-func load(b *testing.B, st docstore.Store) {
+func load(b *testing.B, st docstore.Store, tenants int) {
 	b.Helper()
 	ctx := context.Background()
 	c := st.Container(docstore.Auth)
@@ -76,7 +75,7 @@ func activeUsers(cont string) docstore.Query {
 }
 
 // run runs the three measured operations against a loaded store.
-func run(b *testing.B, st docstore.Store) {
+func run(b *testing.B, st docstore.Store, tenants int) {
 	ctx := context.Background()
 	c := st.Container(docstore.Auth)
 
@@ -135,10 +134,16 @@ func BenchmarkEmbedded(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	load(b, st)
-	run(b, st)
+	load(b, st, 100)
+	run(b, st, 100)
 }
 
+// BenchmarkCosmos runs against the local Cosmos test server with 10
+// tenants, not 100: that server ignores partitions and evaluates every query
+// in JavaScript over every document of the container, so at 100,000 users a
+// sorted query takes longer than the SDK's 30-second try timeout. Its
+// figures measure the emulator, not Azure; they show that the backend's
+// code path works at scale and what it costs in the client.
 func BenchmarkCosmos(b *testing.B) {
 	srv := cosmostest.Start(b)
 	r := make([]byte, 4)
@@ -149,6 +154,6 @@ func BenchmarkCosmos(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	load(b, st)
-	run(b, st)
+	load(b, st, 10)
+	run(b, st, 10)
 }

@@ -1,6 +1,9 @@
 package kanri
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // UserSchemaVersion is the current version of the User document. Version 1.0
 // is the data model's original shape; 1.1 adds the security block of ADR 003.
@@ -87,3 +90,19 @@ type ServiceRoleDefinition struct {
 	Permissions []string `json:"permissions"`
 	UpdatedAt   Time     `json:"updatedAt"`
 }
+
+// TypeUsername is the type of username reservations.
+const TypeUsername = "username"
+
+// Username reserves a username within a tenant. It lives beside the user in
+// the auth container and is written in the same transactional batch, so two
+// users can never share a username, and sign-in finds a user by a point
+// read. Its id is UsernameID(username).
+type Username struct {
+	Doc
+	UserID string `json:"userId"`
+}
+
+// UsernameID returns the id of the reservation of a username. Usernames
+// are compared without regard to case.
+func UsernameID(username string) string { return "username_" + strings.ToLower(username) }

@@ -204,3 +204,10 @@ func (p Privileged) FindActiveTenantByName(ctx context.Context, name string) (*k
 	}
 	return docs[0], nil
 }
+
+// Of returns a repository of documents of type typ in the tenant's
+// partition of a container. It is for index documents that the domain does
+// not expose through a named method.
+func Of[E any, P Entity[E]](t Tenant, container, typ string) *Repo[E, P] {
+	return newRepo[E, P](t.s, container, t.id, typ)
+}

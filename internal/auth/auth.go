@@ -1,0 +1,170 @@
+package auth
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
+)
+
+// Lockout policy (ADR 003 security block).
+const (
+	MaxFailedAttempts = 5
+	LockoutDuration   = 15 * time.Minute
+)
+
+// ErrSignIn is the one error every failed sign-in returns, so that a caller
+// learns nothing about which part was wrong, nor whether the organisation or
+// the user exists, is inactive or locked.
+var ErrSignIn = kanri.Errorf(kanri.EUNAUTHENTICATED, "The organisation, username or password is incorrect, or the account cannot sign in.")
+
+// Service signs users in.
+type Service struct {
+	store  *store.Store
+	audit  *audit.Log
+	hasher Hasher
+	log    *slog.Logger
+	now    func() time.Time
+}
+
+// New returns a sign-in service.
+func New(st *store.Store, al *audit.Log, h Hasher, log *slog.Logger, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: st, audit: al, hasher: h, log: log, now: now}
+}
+
+// SignIn checks a user's credentials in the named tenant. Failures count
+// towards a lockout: the fifth in a row locks the account for 15 minutes.
+// Every outcome is audited.
+func (s *Service) SignIn(ctx context.Context, tenantName, username, password string) (*kanri.User, *kanri.Tenant, error) {
+	t, u := s.lookup(ctx, strings.TrimSpace(tenantName), strings.TrimSpace(username))
+	if u == nil {
+		s.hasher.waste(password)
+		target := kanri.PrivilegedTenantID // unknown tenant: the operator sees it
+		if t != nil {
+			target = t.ID
+		}
+		s.record(ctx, target, "auth.login_failed", kanri.AuditResource{Type: "User", Name: username}, "unknown user or organisation")
+		return nil, nil, ErrSignIn
+	}
+	now := s.now()
+	ok := s.hasher.Check(u.PasswordHash, password)
+	res := kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username}
+	switch {
+	case u.Locked(now):
+		s.record(ctx, t.ID, "auth.login_failed", res, "account locked")
+		return nil, nil, ErrSignIn
+	case !ok:
+		locked, err := s.countFailure(ctx, t.ID, u.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.record(ctx, t.ID, "auth.login_failed", res, "wrong password")
+		if locked {
+			s.record(ctx, t.ID, "auth.lockout", res, "too many failed sign-ins")
+		}
+		return nil, nil, ErrSignIn
+	case !u.IsActive || !u.DeletedAt.IsZero():
+		s.record(ctx, t.ID, "auth.login_failed", res, "user inactive")
+		return nil, nil, ErrSignIn
+	case t.Status != kanri.TenantActive:
+		s.record(ctx, t.ID, "auth.login_failed", res, "organisation "+t.Status)
+		return nil, nil, ErrSignIn
+	}
+	u, err := s.update(ctx, t.ID, u.ID, func(u *kanri.User) {
+		u.Security.FailedLoginAttempts, u.Security.LockedUntil = 0, kanri.Time{}
+		u.Security.LastLoginAt = kanri.NewTime(now)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx = audit.WithActor(ctx, withUser(audit.ActorFrom(ctx), u, t.ID))
+	s.record(ctx, t.ID, "auth.login", res, "")
+	return u, t, nil
+}
+
+// lookup finds the tenant and the user by point reads of their name
+// reservations; either may be nil.
+func (s *Service) lookup(ctx context.Context, tenantName, username string) (*kanri.Tenant, *kanri.User) {
+	if tenantName == "" || username == "" || len(tenantName) > kanri.TenantNameMax || len(username) > kanri.UsernameMax {
+		return nil, nil
+	}
+	if docstore.CheckKey("x", kanri.TenantNameID(tenantName)) != nil || docstore.CheckKey("x", kanri.UsernameID(username)) != nil {
+		return nil, nil
+	}
+	sys := s.store.Tenant(kanri.SystemTenantID)
+	res, err := store.Of[kanri.TenantName](sys, docstore.Tenant, kanri.TypeTenantName).Get(ctx, kanri.TenantNameID(tenantName))
+	if err != nil {
+		return nil, nil
+	}
+	ten := s.store.Tenant(res.TenantRef)
+	t, err := ten.Profile(ctx)
+	if err != nil {
+		return nil, nil
+	}
+	name, err := store.Of[kanri.Username](ten, docstore.Auth, kanri.TypeUsername).Get(ctx, kanri.UsernameID(username))
+	if err != nil {
+		return t, nil
+	}
+	u, err := ten.Users().Get(ctx, name.UserID)
+	if err != nil {
+		return t, nil
+	}
+	return t, u
+}
+
+// countFailure adds a failed attempt and locks the user at the limit. It
+// reports whether this failure locked the account.
+func (s *Service) countFailure(ctx context.Context, tenantID, userID string) (bool, error) {
+	locked := false
+	_, err := s.update(ctx, tenantID, userID, func(u *kanri.User) {
+		u.Security.FailedLoginAttempts++
+		locked = false
+		if u.Security.FailedLoginAttempts >= MaxFailedAttempts {
+			u.Security.LockedUntil = kanri.NewTime(s.now().Add(LockoutDuration))
+			u.Security.FailedLoginAttempts = 0
+			locked = true
+		}
+	})
+	return locked, err
+}
+
+// update applies fn to the stored user, retrying on concurrent changes so
+// that no failed attempt is lost.
+func (s *Service) update(ctx context.Context, tenantID, userID string, fn func(*kanri.User)) (*kanri.User, error) {
+	users := s.store.Tenant(tenantID).Users()
+	for attempt := 0; ; attempt++ {
+		u, err := users.Get(ctx, userID)
+		if err != nil {
+			return nil, err
+		}
+		fn(u)
+		err = users.Replace(ctx, u)
+		if err == nil {
+			return u, nil
+		}
+		if !kanri.IsCode(err, kanri.ESTALE) || attempt >= 20 {
+			return nil, err
+		}
+	}
+}
+
+func (s *Service) record(ctx context.Context, tenantID, action string, res kanri.AuditResource, reason string) {
+	status := kanri.AuditSuccess
+	if action != "auth.login" {
+		status = kanri.AuditFailure
+	}
+	s.audit.Record(ctx, audit.Entry{TenantID: tenantID, Action: action, Resource: res, Reason: reason, Status: status})
+}
+
+func withUser(a audit.Actor, u *kanri.User, tenantID string) audit.Actor {
+	a.UserID, a.UserName, a.TenantID = u.ID, u.Username, tenantID
+	return a
+}

@@ -1,0 +1,46 @@
+package auth
+
+import (
+	"context"
+	"time"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// TenantCreator returns the operator's tenant, creating it with its index
+// entries if needed; tenant.Service implements it.
+type TenantCreator interface {
+	EnsurePrivileged(ctx context.Context) (*kanri.Tenant, error)
+}
+
+// UserCreator adds a user to a tenant; user.Service implements it.
+type UserCreator interface {
+	Create(ctx context.Context, tenantID string, in kanri.UserInput) (*kanri.User, error)
+}
+
+// Bootstrap makes sure the operator's tenant and its first administrator
+// exist (spec §3.1.4). On a store that has them it changes nothing; a start
+// that stopped between the two steps is completed. Without
+// a password it generates one and returns it, for the caller to show once.
+func Bootstrap(ctx context.Context, tenants TenantCreator, users UserCreator, email, password string) (generated string, created bool, err error) {
+	ctx = audit.WithActor(ctx, audit.Actor{UserID: "system", UserName: "system", RequestID: "bootstrap-" + time.Now().UTC().Format("20060102T150405")})
+	t, err := tenants.EnsurePrivileged(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if t.UserCount > 0 {
+		return "", false, nil // bootstrapped before
+	}
+	if password == "" {
+		if password, err = GeneratePassword(); err != nil {
+			return "", false, err
+		}
+		generated = password
+	}
+	_, err = users.Create(ctx, t.ID, kanri.UserInput{Username: email, Email: email, DisplayName: "Administrator", Password: password})
+	if err != nil {
+		return "", false, err
+	}
+	return generated, true, nil
+}

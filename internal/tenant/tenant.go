@@ -1,0 +1,353 @@
+// Package tenant manages tenants for the operator's staff: create, edit,
+// suspend, reactivate and soft-delete (spec §3.1, §9.2, §10.2), keeping the
+// operator's tenant index and the name reservations in step.
+package tenant
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
+)
+
+// Service manages tenants.
+type Service struct {
+	store *store.Store
+	audit *audit.Log
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// New returns a tenant service.
+func New(st *store.Store, al *audit.Log, log *slog.Logger, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: st, audit: al, log: log, now: now}
+}
+
+// system returns the _system partition of the tenant container.
+func (s *Service) system() store.Tenant { return s.store.Tenant(kanri.SystemTenantID) }
+
+// Get returns a tenant by id.
+func (s *Service) Get(ctx context.Context, id string) (*kanri.Tenant, error) {
+	if !strings.HasPrefix(id, "tenant_") {
+		return nil, kanri.Errorf(kanri.ENOTFOUND, "The tenant was not found.")
+	}
+	return s.store.Tenant(id).Profile(ctx)
+}
+
+// ListFilter selects tenants for the operator's list.
+type ListFilter struct {
+	Search       string // in name or display name, case-insensitive
+	Status       string // "" for all but deleted, or a status
+	Sort         string // "name", "createdAt", "userCount"
+	Desc         bool
+	Limit        int
+	Continuation string
+}
+
+// List returns one page of the operator's tenant index.
+func (s *Service) List(ctx context.Context, f ListFilter) ([]*kanri.TenantListing, string, error) {
+	var where []docstore.Filter
+	if q := strings.TrimSpace(f.Search); q != "" {
+		where = append(where, docstore.Or(docstore.Contains("name", q), docstore.Contains("displayName", q)))
+	}
+	switch f.Status {
+	case "":
+		where = append(where, docstore.Ne("status", kanri.TenantDeleted))
+	case "all":
+	default:
+		where = append(where, docstore.Eq("status", f.Status))
+	}
+	order := "nameLower"
+	switch f.Sort {
+	case "createdAt", "userCount", "status", "plan":
+		order = f.Sort
+	}
+	limit := f.Limit
+	if limit <= 0 || limit > 100 {
+		limit = 20
+	}
+	return listings(s.system()).Query(ctx, docstore.Query{
+		Where: where, OrderBy: order, Desc: f.Desc, Limit: limit, Continuation: f.Continuation,
+	})
+}
+
+func listings(sys store.Tenant) *store.Repo[kanri.TenantListing, *kanri.TenantListing] {
+	return store.Of[kanri.TenantListing](sys, docstore.Tenant, kanri.TypeTenantListing)
+}
+
+func names(sys store.Tenant) *store.Repo[kanri.TenantName, *kanri.TenantName] {
+	return store.Of[kanri.TenantName](sys, docstore.Tenant, kanri.TypeTenantName)
+}
+
+// Create creates a tenant. Its name must be free among tenants that are not
+// deleted; the reservation makes that hold under concurrent creates.
+func (s *Service) Create(ctx context.Context, in kanri.TenantInput) (*kanri.Tenant, error) {
+	if err := in.Validate(true); err != nil {
+		return nil, err
+	}
+	actor := audit.ActorFrom(ctx)
+	now := kanri.NewTime(s.now())
+	t := &kanri.Tenant{
+		Doc:         kanri.Doc{ID: kanri.TenantIDFromName(strings.ToLower(in.Name))},
+		Name:        in.Name,
+		DisplayName: in.DisplayName,
+		Status:      kanri.TenantActive,
+		Plan:        in.Plan,
+		MaxUsers:    in.MaxUsers,
+		Metadata:    kanri.TenantMetadata{Industry: in.Industry, Country: in.Country},
+		CreatedAt:   now,
+		UpdatedAt:   now,
+		CreatedBy:   actor.UserID,
+	}
+	// A deleted tenant keeps its id; a new tenant of the same name gets a
+	// suffix.
+	if _, err := s.store.Tenant(t.ID).Profile(ctx); err == nil {
+		t.ID += "_" + randomSuffix()
+	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, err
+	}
+
+	sys := s.system()
+	reservation := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID(in.Name)}, TenantRef: t.ID}
+	if err := names(sys).Create(ctx, reservation); err != nil {
+		if kanri.IsCode(err, kanri.ECONFLICT) {
+			return nil, kanri.Invalid(kanri.Fields{"name": "validation.tenant_name_taken"})
+		}
+		return nil, err
+	}
+	if err := s.store.Tenant(t.ID).Tenants().Create(ctx, t); err != nil {
+		s.release(ctx, reservation.ID)
+		return nil, err
+	}
+	s.syncListing(ctx, t)
+	s.record(ctx, t, "tenant.create", nil, tenantFields(t))
+	return t, nil
+}
+
+// Update changes a tenant's editable fields. t.ETag must be the version
+// the user edited; ESTALE if it changed since.
+func (s *Service) Update(ctx context.Context, id, etag string, in kanri.TenantInput) (*kanri.Tenant, error) {
+	t, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.IsPrivileged {
+		return nil, kanri.Errorf(kanri.EFORBIDDEN, "The operator's tenant cannot be changed.")
+	}
+	if t.Status == kanri.TenantDeleted {
+		return nil, kanri.Errorf(kanri.ECONFLICT, "A deleted tenant cannot be edited.")
+	}
+	if err := in.Validate(false); err != nil {
+		return nil, err
+	}
+	if etag != t.ETag {
+		return nil, stale()
+	}
+	if in.MaxUsers < t.UserCount {
+		return nil, kanri.Invalid(kanri.Fields{"maxUsers": "validation.max_users_below_count"})
+	}
+	before := tenantFields(t)
+	t.DisplayName, t.Plan, t.MaxUsers = in.DisplayName, in.Plan, in.MaxUsers
+	t.Metadata = kanri.TenantMetadata{Industry: in.Industry, Country: in.Country}
+	if err := s.save(ctx, t); err != nil {
+		return nil, err
+	}
+	s.record(ctx, t, "tenant.update", before, tenantFields(t))
+	return t, nil
+}
+
+// SetStatus suspends (active → suspended) or reactivates (suspended →
+// active) a tenant.
+func (s *Service) SetStatus(ctx context.Context, id, etag, status string) (*kanri.Tenant, error) {
+	t, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.IsPrivileged {
+		return nil, kanri.Errorf(kanri.EFORBIDDEN, "The operator's tenant cannot be changed.")
+	}
+	if etag != "" && etag != t.ETag {
+		return nil, stale()
+	}
+	action := "tenant.suspend"
+	switch {
+	case status == kanri.TenantSuspended && t.Status == kanri.TenantActive:
+	case status == kanri.TenantActive && t.Status == kanri.TenantSuspended:
+		action = "tenant.reactivate"
+	default:
+		return nil, kanri.Errorf(kanri.ECONFLICT, "A %s tenant cannot become %s.", t.Status, status)
+	}
+	before := map[string]any{"status": t.Status}
+	t.Status = status
+	if err := s.save(ctx, t); err != nil {
+		return nil, err
+	}
+	s.record(ctx, t, action, before, map[string]any{"status": t.Status})
+	return t, nil
+}
+
+// Delete soft-deletes a tenant (spec §10.2). It is refused while the
+// tenant has users or active service assignments (spec §9.2). The name
+// becomes free for a new tenant.
+func (s *Service) Delete(ctx context.Context, id, etag string) (*kanri.Tenant, error) {
+	t, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.IsPrivileged {
+		return nil, kanri.Errorf(kanri.EFORBIDDEN, "The operator's tenant cannot be deleted.")
+	}
+	if t.Status == kanri.TenantDeleted {
+		return nil, kanri.Errorf(kanri.ENOTFOUND, "The tenant was not found.")
+	}
+	if etag != "" && etag != t.ETag {
+		return nil, stale()
+	}
+	ten := s.store.Tenant(t.ID)
+	users, _, err := ten.Users().Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("isActive", true)}, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(users) > 0 {
+		return nil, kanri.Errorf(kanri.ECONFLICT, "The tenant still has active users. Deactivate or delete them first.")
+	}
+	assignments, _, err := ten.ServiceAssignments().Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("status", kanri.AssignmentActive)}, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(assignments) > 0 {
+		return nil, kanri.Errorf(kanri.ECONFLICT, "The tenant still has active service assignments. Remove them first.")
+	}
+	actor := audit.ActorFrom(ctx)
+	before := map[string]any{"status": t.Status}
+	t.Status, t.DeletedAt, t.DeletedBy = kanri.TenantDeleted, kanri.NewTime(s.now()), actor.UserID
+	if err := s.save(ctx, t); err != nil {
+		return nil, err
+	}
+	s.release(ctx, kanri.TenantNameID(t.Name))
+	s.record(ctx, t, "tenant.delete", before, map[string]any{"status": t.Status})
+	return t, nil
+}
+
+// AdjustUserCount adds delta to the tenant's userCount with optimistic
+// concurrency, refusing to go past maxUsers. It is exact under concurrent
+// callers: each retry starts from the stored count.
+func (s *Service) AdjustUserCount(ctx context.Context, id string, delta int) error {
+	for attempt := 0; ; attempt++ {
+		t, err := s.store.Tenant(id).Profile(ctx)
+		if err != nil {
+			return err
+		}
+		n := t.UserCount + delta
+		if delta > 0 && n > t.MaxUsers {
+			return kanri.Errorf(kanri.ECONFLICT, "The tenant has reached its limit of %d users.", t.MaxUsers)
+		}
+		t.UserCount = max(0, n)
+		err = s.save(ctx, t)
+		if err == nil || !kanri.IsCode(err, kanri.ESTALE) || attempt >= 50 {
+			return err
+		}
+	}
+}
+
+// save replaces the tenant (checking its ETag) and refreshes its listing.
+func (s *Service) save(ctx context.Context, t *kanri.Tenant) error {
+	t.UpdatedAt = kanri.NewTime(s.now())
+	if by := audit.ActorFrom(ctx).UserID; by != "" {
+		t.UpdatedBy = by
+	}
+	if err := s.store.Tenant(t.ID).Tenants().Replace(ctx, t); err != nil {
+		return err
+	}
+	s.syncListing(ctx, t)
+	return nil
+}
+
+// syncListing writes the tenant's index entry. The index is derived data: a
+// failure is logged, and the next save of the tenant repairs it.
+func (s *Service) syncListing(ctx context.Context, t *kanri.Tenant) {
+	l := &kanri.TenantListing{
+		Doc:  kanri.Doc{ID: t.ID},
+		Name: t.Name, NameLower: strings.ToLower(t.Name), DisplayName: t.DisplayName,
+		IsPrivileged: t.IsPrivileged, Status: t.Status, Plan: t.Plan,
+		UserCount: t.UserCount, MaxUsers: t.MaxUsers, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+	}
+	if err := listings(s.system()).Upsert(ctx, l); err != nil {
+		s.log.Error("tenant index out of date", "tenant", t.ID, "err", err)
+	}
+}
+
+func (s *Service) release(ctx context.Context, nameID string) {
+	if err := names(s.system()).Delete(ctx, nameID, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+		s.log.Error("tenant name reservation not released", "id", nameID, "err", err)
+	}
+}
+
+func (s *Service) record(ctx context.Context, t *kanri.Tenant, action string, before, after map[string]any) {
+	s.audit.Record(ctx, audit.Entry{
+		TenantID: t.ID,
+		Action:   action,
+		Resource: kanri.AuditResource{Type: "Tenant", ID: t.ID, Name: t.Name},
+		Changes:  audit.Diff(before, after),
+	})
+}
+
+func tenantFields(t *kanri.Tenant) map[string]any {
+	return map[string]any{
+		"name": t.Name, "displayName": t.DisplayName, "plan": t.Plan, "maxUsers": t.MaxUsers,
+		"status": t.Status, "industry": t.Metadata.Industry, "country": t.Metadata.Country,
+	}
+}
+
+func stale() error {
+	return kanri.Errorf(kanri.ESTALE, "Someone else changed this tenant after you opened it.")
+}
+
+func randomSuffix() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// EnsurePrivileged returns the operator's own tenant (spec §3.1.4),
+// creating it first if it does not exist.
+func (s *Service) EnsurePrivileged(ctx context.Context) (*kanri.Tenant, error) {
+	if t, err := s.store.Tenant(kanri.PrivilegedTenantID).Profile(ctx); err == nil {
+		return t, nil
+	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, err
+	}
+	now := kanri.NewTime(s.now())
+	t := &kanri.Tenant{
+		Doc:          kanri.Doc{ID: kanri.PrivilegedTenantID},
+		Name:         "privileged",
+		DisplayName:  "管理会社",
+		IsPrivileged: true,
+		Status:       kanri.TenantActive,
+		Plan:         kanri.PlanPrivileged,
+		MaxUsers:     50,
+		CreatedAt:    now,
+		UpdatedAt:    now,
+		CreatedBy:    audit.ActorFrom(ctx).UserID,
+	}
+	if err := s.store.Tenant(t.ID).Tenants().Create(ctx, t); err != nil {
+		return nil, err
+	}
+	res := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID(t.Name)}, TenantRef: t.ID}
+	if err := names(s.system()).Upsert(ctx, res); err != nil {
+		return nil, err
+	}
+	s.syncListing(ctx, t)
+	s.record(ctx, t, "tenant.create", nil, tenantFields(t))
+	return t, nil
+}

@@ -1,0 +1,308 @@
+// Package user manages a tenant's users: create, edit, deactivate,
+// reactivate, delete, reset passwords and unlock (spec §2.1, §2.2.5).
+package user
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/tenant"
+)
+
+// Service manages users.
+type Service struct {
+	store   *store.Store
+	tenants *tenant.Service
+	audit   *audit.Log
+	hasher  auth.Hasher
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// New returns a user service.
+func New(st *store.Store, tenants *tenant.Service, al *audit.Log, h auth.Hasher, log *slog.Logger, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: st, tenants: tenants, audit: al, hasher: h, log: log, now: now}
+}
+
+// ListFilter selects users for the list page.
+type ListFilter struct {
+	Search       string // in username, e-mail or display name
+	Status       string // "", active, inactive, locked or deleted
+	Limit        int
+	Continuation string
+}
+
+// List returns one page of a tenant's users, sorted by username.
+func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]*kanri.User, string, error) {
+	notDeleted := docstore.Or(docstore.Eq("deletedAt", nil), docstore.Defined("deletedAt", false))
+	var where []docstore.Filter
+	if q := strings.TrimSpace(f.Search); q != "" {
+		where = append(where, docstore.Or(docstore.Contains("username", q), docstore.Contains("email", q), docstore.Contains("displayName", q)))
+	}
+	switch f.Status {
+	case kanri.UserActive:
+		where = append(where, notDeleted, docstore.Eq("isActive", true))
+	case kanri.UserInactive:
+		where = append(where, notDeleted, docstore.Eq("isActive", false))
+	case kanri.UserLocked:
+		where = append(where, notDeleted, docstore.Gt("security.lockedUntil", kanri.FormatTime(s.now())))
+	case kanri.UserDeleted:
+		where = append(where, docstore.Ne("deletedAt", nil))
+	default:
+		where = append(where, notDeleted)
+	}
+	limit := f.Limit
+	if limit <= 0 || limit > 100 {
+		limit = 20
+	}
+	return s.store.Tenant(tenantID).Users().Query(ctx, docstore.Query{
+		Where: where, OrderBy: "username", Limit: limit, Continuation: f.Continuation,
+	})
+}
+
+// Get returns one of a tenant's users.
+func (s *Service) Get(ctx context.Context, tenantID, id string) (*kanri.User, error) {
+	if !strings.HasPrefix(id, "user_") {
+		return nil, kanri.Errorf(kanri.ENOTFOUND, "The user was not found.")
+	}
+	return s.store.Tenant(tenantID).Users().Get(ctx, id)
+}
+
+// Create adds a user to a tenant. It counts against the tenant's maxUsers
+// and keeps userCount exact: the count is taken first, and given back if
+// the user cannot be stored.
+func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInput) (*kanri.User, error) {
+	if err := in.Validate(true); err != nil {
+		return nil, err
+	}
+	hash, err := s.hasher.Hash(in.Password)
+	if err != nil {
+		return nil, err
+	}
+	now := kanri.NewTime(s.now())
+	u := &kanri.User{
+		Doc:          kanri.Doc{ID: "user_" + uuid.NewString()},
+		Username:     in.Username,
+		Email:        in.Email,
+		PasswordHash: hash,
+		DisplayName:  in.DisplayName,
+		IsActive:     true,
+		Security:     kanri.UserSecurity{LastPasswordChangeAt: now},
+		CreatedAt:    now,
+		UpdatedAt:    now,
+		CreatedBy:    audit.ActorFrom(ctx).UserID,
+		UpdatedBy:    audit.ActorFrom(ctx).UserID,
+	}
+	if err := s.tenants.AdjustUserCount(ctx, tenantID, +1); err != nil {
+		if kanri.IsCode(err, kanri.ECONFLICT) {
+			return nil, kanri.Errorf(kanri.ECONFLICT, "%s", kanri.ErrorMessage(err))
+		}
+		return nil, err
+	}
+	if err := s.insert(ctx, tenantID, u); err != nil {
+		if err2 := s.tenants.AdjustUserCount(ctx, tenantID, -1); err2 != nil {
+			s.log.Error("userCount not given back", "tenant", tenantID, "err", err2)
+		}
+		return nil, err
+	}
+	s.record(ctx, tenantID, u, "user.create", nil, userFields(u))
+	return u, nil
+}
+
+// insert stores the user and its username reservation atomically.
+func (s *Service) insert(ctx context.Context, tenantID string, u *kanri.User) error {
+	ten := s.store.Tenant(tenantID)
+	res := &kanri.Username{Doc: kanri.Doc{ID: kanri.UsernameID(u.Username)}, UserID: u.ID}
+	resOp, err := store.Of[kanri.Username](ten, docstore.Auth, kanri.TypeUsername).Op(docstore.OpCreate, res)
+	if err != nil {
+		return err
+	}
+	userOp, err := ten.Users().Op(docstore.OpCreate, u)
+	if err != nil {
+		return err
+	}
+	results, err := ten.Batch(ctx, docstore.Auth, []docstore.Op{resOp, userOp})
+	if kanri.IsCode(err, kanri.ECONFLICT) {
+		return kanri.Invalid(kanri.Fields{"username": "validation.username_taken"})
+	}
+	if err != nil {
+		return err
+	}
+	u.ETag = results[1].ETag
+	return nil
+}
+
+// Update changes a user's e-mail and display name, if the user is still
+// at etag.
+func (s *Service) Update(ctx context.Context, tenantID, id, etag string, in kanri.UserInput) (*kanri.User, error) {
+	if err := in.Validate(false); err != nil {
+		return nil, err
+	}
+	return s.change(ctx, tenantID, id, etag, "user.update", func(u *kanri.User) error {
+		u.Email, u.DisplayName = in.Email, in.DisplayName
+		return nil
+	})
+}
+
+// SetActive deactivates or reactivates a user. Nobody can deactivate
+// themselves.
+func (s *Service) SetActive(ctx context.Context, tenantID, id, etag string, active bool) (*kanri.User, error) {
+	action := "user.deactivate"
+	if active {
+		action = "user.reactivate"
+	}
+	return s.change(ctx, tenantID, id, etag, action, func(u *kanri.User) error {
+		if !active && u.ID == audit.ActorFrom(ctx).UserID {
+			return kanri.Errorf(kanri.EFORBIDDEN, "You cannot deactivate yourself.")
+		}
+		u.IsActive = active
+		return nil
+	})
+}
+
+// Unlock clears a user's lockout and failed sign-ins.
+func (s *Service) Unlock(ctx context.Context, tenantID, id, etag string) (*kanri.User, error) {
+	return s.change(ctx, tenantID, id, etag, "user.unlock", func(u *kanri.User) error {
+		u.Security.FailedLoginAttempts, u.Security.LockedUntil = 0, kanri.Time{}
+		return nil
+	})
+}
+
+// ResetPassword sets a new password chosen by an administrator, and clears
+// the lockout.
+func (s *Service) ResetPassword(ctx context.Context, tenantID, id, etag, password string) (*kanri.User, error) {
+	hash, err := s.hasher.Hash(password)
+	if err != nil {
+		return nil, err
+	}
+	return s.change(ctx, tenantID, id, etag, "user.password_reset", func(u *kanri.User) error {
+		u.PasswordHash = hash
+		u.Security.LastPasswordChangeAt = kanri.NewTime(s.now())
+		u.Security.FailedLoginAttempts, u.Security.LockedUntil = 0, kanri.Time{}
+		return nil
+	})
+}
+
+// Delete soft-deletes a user: inactive, marked deleted, username freed and
+// role assignments removed (spec §2.2.5). Nobody can delete themselves.
+func (s *Service) Delete(ctx context.Context, tenantID, id, etag string) (*kanri.User, error) {
+	u, err := s.Get(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !u.DeletedAt.IsZero() {
+		return nil, kanri.Errorf(kanri.ENOTFOUND, "The user was not found.")
+	}
+	if etag != "" && etag != u.ETag {
+		return nil, stale()
+	}
+	actor := audit.ActorFrom(ctx)
+	if u.ID == actor.UserID {
+		return nil, kanri.Errorf(kanri.EFORBIDDEN, "You cannot delete yourself.")
+	}
+	before := userFields(u)
+	now := kanri.NewTime(s.now())
+	u.IsActive, u.DeletedAt, u.DeletedBy, u.UpdatedAt, u.UpdatedBy = false, now, actor.UserID, now, actor.UserID
+	ten := s.store.Tenant(tenantID)
+	userOp, err := ten.Users().Op(docstore.OpReplace, u)
+	if err != nil {
+		return nil, err
+	}
+	ops := []docstore.Op{userOp}
+	names := store.Of[kanri.Username](ten, docstore.Auth, kanri.TypeUsername)
+	if r, err := names.Get(ctx, kanri.UsernameID(u.Username)); err == nil && r.UserID == u.ID {
+		ops = append(ops, docstore.Op{Kind: docstore.OpDelete, ID: r.ID, IfMatch: r.ETag})
+	}
+	results, err := ten.Batch(ctx, docstore.Auth, ops)
+	if err != nil {
+		return nil, err
+	}
+	u.ETag = results[0].ETag
+	removed, err := s.removeRoleAssignments(ctx, ten, u.ID)
+	if err != nil {
+		s.log.Error("role assignments of a deleted user remain", "tenant", tenantID, "user", u.ID, "err", err)
+	}
+	if err := s.tenants.AdjustUserCount(ctx, tenantID, -1); err != nil {
+		s.log.Error("userCount not decremented", "tenant", tenantID, "err", err)
+	}
+	after := userFields(u)
+	after["roleAssignments"] = -removed
+	s.record(ctx, tenantID, u, "user.delete", before, after)
+	return u, nil
+}
+
+func (s *Service) removeRoleAssignments(ctx context.Context, ten store.Tenant, userID string) (int, error) {
+	ras, err := ten.RoleAssignments().All(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("userId", userID)}})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, ra := range ras {
+		if err := ten.RoleAssignments().Delete(ctx, ra.ID, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// change applies fn to the user at etag, saves it and records action.
+func (s *Service) change(ctx context.Context, tenantID, id, etag, action string, fn func(*kanri.User) error) (*kanri.User, error) {
+	u, err := s.Get(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !u.DeletedAt.IsZero() {
+		return nil, kanri.Errorf(kanri.ENOTFOUND, "The user was not found.")
+	}
+	if etag != "" && etag != u.ETag {
+		return nil, stale()
+	}
+	before := userFields(u)
+	if err := fn(u); err != nil {
+		return nil, err
+	}
+	u.UpdatedAt, u.UpdatedBy = kanri.NewTime(s.now()), audit.ActorFrom(ctx).UserID
+	if err := s.store.Tenant(tenantID).Users().Replace(ctx, u); err != nil {
+		if kanri.IsCode(err, kanri.ESTALE) {
+			return nil, stale()
+		}
+		return nil, err
+	}
+	s.record(ctx, tenantID, u, action, before, userFields(u))
+	return u, nil
+}
+
+func (s *Service) record(ctx context.Context, tenantID string, u *kanri.User, action string, before, after map[string]any) {
+	s.audit.Record(ctx, audit.Entry{
+		TenantID: tenantID,
+		Action:   action,
+		Resource: kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username},
+		Changes:  audit.Diff(before, after),
+	})
+}
+
+// userFields are the audited fields of a user: never the password hash.
+func userFields(u *kanri.User) map[string]any {
+	return map[string]any{
+		"username": u.Username, "email": u.Email, "displayName": u.DisplayName, "isActive": u.IsActive,
+		"locked": !u.Security.LockedUntil.IsZero(), "deleted": !u.DeletedAt.IsZero(),
+		"passwordChangedAt": u.Security.LastPasswordChangeAt.String(),
+	}
+}
+
+func stale() error {
+	return kanri.Errorf(kanri.ESTALE, "Someone else changed this user after you opened it.")
+}

@@ -1,0 +1,341 @@
+package user_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/tenant"
+	"github.com/kanri/kanri/internal/user"
+)
+
+const password = "Correct-horse-9"
+
+type fixture struct {
+	st      *store.Store
+	tenants *tenant.Service
+	users   *user.Service
+	auth    *auth.Service
+	audit   *audit.Log
+	ctx     context.Context
+}
+
+func setup(t *testing.T) *fixture {
+	t.Helper()
+	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{PurgeInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ds.Close() })
+	st := store.New(ds, nil)
+	al := audit.New(st, nil, nil)
+	h := auth.Hasher{Cost: bcrypt.MinCost}
+	ts := tenant.New(st, al, nil, nil)
+	f := &fixture{st: st, tenants: ts, users: user.New(st, ts, al, h, nil, nil), auth: auth.New(st, al, h, nil, nil), audit: al}
+	f.ctx = audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin@example.com", IPAddress: "127.0.0.1"})
+	return f
+}
+
+func (f *fixture) tenant(t *testing.T, name string, maxUsers int) *kanri.Tenant {
+	t.Helper()
+	ten, err := f.tenants.Create(f.ctx, kanri.TenantInput{Name: name, DisplayName: name + " Inc.", Plan: kanri.PlanStandard, MaxUsers: maxUsers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ten
+}
+
+func input(name string) kanri.UserInput {
+	return kanri.UserInput{Username: name, Email: name + "@example.com", DisplayName: name, Password: password}
+}
+
+func userCount(t *testing.T, f *fixture, id string) int {
+	t.Helper()
+	ten, err := f.st.Tenant(id).Profile(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ten.UserCount
+}
+
+func TestUserCountStaysExactUnderConcurrency(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 15)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var created []*kanri.User
+	limited := 0
+	for i := range 25 {
+		wg.Go(func() {
+			u, err := f.users.Create(f.ctx, ten.ID, input(fmt.Sprintf("user%02d", i)))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				created = append(created, u)
+			case kanri.IsCode(err, kanri.ECONFLICT):
+				limited++
+			default:
+				t.Errorf("create: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if got, want := len(created), 15; got != want {
+		t.Errorf("created: got %d, want %d (maxUsers)", got, want)
+	}
+	if got, want := limited, 10; got != want {
+		t.Errorf("refused at the limit: got %d, want %d", got, want)
+	}
+	if got, want := userCount(t, f, ten.ID), 15; got != want {
+		t.Errorf("userCount after creates: got %d, want %d", got, want)
+	}
+	for _, u := range created[:6] {
+		wg.Go(func() {
+			if _, err := f.users.Delete(f.ctx, ten.ID, u.ID, ""); err != nil {
+				t.Errorf("delete: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if got, want := userCount(t, f, ten.ID), 9; got != want {
+		t.Errorf("userCount after deletes: got %d, want %d", got, want)
+	}
+}
+
+func TestUsernameIsUniqueAndFreedOnDelete(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 10)
+	first, err := f.users.Create(f.ctx, ten.ID, input("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.users.Create(f.ctx, ten.ID, input("ALICE"))
+	if got := kanri.ErrorFields(err)["username"]; got != "validation.username_taken" {
+		t.Fatalf("duplicate username: got %v, want a username field error", err)
+	}
+	if got, want := userCount(t, f, ten.ID), 1; got != want {
+		t.Errorf("userCount after a refused create: got %d, want %d", got, want)
+	}
+	// The same username in another tenant is fine.
+	other := f.tenant(t, "globex", 10)
+	if _, err := f.users.Create(f.ctx, other.ID, input("alice")); err != nil {
+		t.Errorf("same username in another tenant: %v", err)
+	}
+	if _, err := f.users.Delete(f.ctx, ten.ID, first.ID, first.ETag); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.users.Create(f.ctx, ten.ID, input("alice")); err != nil {
+		t.Errorf("username of a deleted user: %v", err)
+	}
+}
+
+func TestDeleteRemovesRoleAssignments(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 10)
+	u, err := f.users.Create(f.ctx, ten.ID, input("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep, _ := f.users.Create(f.ctx, ten.ID, input("carol"))
+	ras := f.st.Tenant(ten.ID).RoleAssignments()
+	for _, ra := range []*kanri.RoleAssignment{
+		{Doc: kanri.Doc{ID: kanri.RoleAssignmentID(u.ID, "auth-service", "管理者")}, UserID: u.ID, ServiceID: "auth-service", RoleName: "管理者"},
+		{Doc: kanri.Doc{ID: kanri.RoleAssignmentID(u.ID, "file-service", "閲覧者")}, UserID: u.ID, ServiceID: "file-service", RoleName: "閲覧者"},
+		{Doc: kanri.Doc{ID: kanri.RoleAssignmentID(keep.ID, "auth-service", "閲覧者")}, UserID: keep.ID, ServiceID: "auth-service", RoleName: "閲覧者"},
+	} {
+		if err := ras.Create(f.ctx, ra); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deleted, err := f.users.Delete(f.ctx, ten.ID, u.ID, u.ETag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deleted.IsActive || deleted.DeletedAt.IsZero() {
+		t.Errorf("deleted user: got isActive %v deletedAt %v", deleted.IsActive, deleted.DeletedAt)
+	}
+	left, err := ras.All(f.ctx, docstore.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0].UserID != keep.ID {
+		t.Errorf("role assignments after delete: got %d, want only carol's", len(left))
+	}
+	list, _, _ := f.users.List(f.ctx, ten.ID, user.ListFilter{})
+	if len(list) != 1 || list[0].ID != keep.ID {
+		t.Errorf("user list after delete: got %d users", len(list))
+	}
+	deletedList, _, _ := f.users.List(f.ctx, ten.ID, user.ListFilter{Status: kanri.UserDeleted})
+	if len(deletedList) != 1 || deletedList[0].ID != u.ID {
+		t.Errorf("deleted filter: got %d users", len(deletedList))
+	}
+}
+
+func TestStaleEditIsRefused(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 10)
+	u, _ := f.users.Create(f.ctx, ten.ID, input("dave"))
+	if _, err := f.users.Update(f.ctx, ten.ID, u.ID, u.ETag, kanri.UserInput{Email: "d1@example.com", DisplayName: "One"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.users.Update(f.ctx, ten.ID, u.ID, u.ETag, kanri.UserInput{Email: "d2@example.com", DisplayName: "Two"})
+	if !kanri.IsCode(err, kanri.ESTALE) {
+		t.Fatalf("edit from an old version: got %v, want stale", err)
+	}
+	got, _ := f.users.Get(f.ctx, ten.ID, u.ID)
+	if got.DisplayName != "One" {
+		t.Errorf("after stale edit: got %q, want One", got.DisplayName)
+	}
+}
+
+func TestSignInLocksAfterFiveFailures(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 10)
+	u, _ := f.users.Create(f.ctx, ten.ID, input("erin"))
+	for i := range auth.MaxFailedAttempts {
+		if _, _, err := f.auth.SignIn(f.ctx, "acme", "erin", "wrong-password"); err != auth.ErrSignIn {
+			t.Fatalf("bad password %d: got %v", i, err)
+		}
+	}
+	if _, _, err := f.auth.SignIn(f.ctx, "acme", "erin", password); err != auth.ErrSignIn {
+		t.Fatalf("right password while locked: got %v, want the generic error", err)
+	}
+	locked, _ := f.users.Get(f.ctx, ten.ID, u.ID)
+	if !locked.Locked(time.Now()) || locked.Status(time.Now()) != kanri.UserLocked {
+		t.Fatalf("after 5 failures: lockedUntil %v", locked.Security.LockedUntil)
+	}
+	if time.Until(locked.Security.LockedUntil.Time) < 14*time.Minute {
+		t.Errorf("lockout: until %v, want about 15 minutes", locked.Security.LockedUntil)
+	}
+	recs, _, _ := f.audit.Query(f.ctx, ten.ID, audit.Filter{Action: "auth.lockout"})
+	if len(recs) != 1 {
+		t.Errorf("lockout audit records: got %d, want 1", len(recs))
+	}
+	if _, err := f.users.Unlock(f.ctx, ten.ID, u.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.auth.SignIn(f.ctx, "acme", "erin", password); err != nil {
+		t.Errorf("after unlock: %v", err)
+	}
+}
+
+func TestSignInGivesOneGenericError(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 10)
+	inactive, _ := f.users.Create(f.ctx, ten.ID, input("frank"))
+	f.users.SetActive(f.ctx, ten.ID, inactive.ID, "", false)
+	f.users.Create(f.ctx, ten.ID, input("gina"))
+	suspended := f.tenant(t, "initech", 10)
+	f.users.Create(f.ctx, suspended.ID, input("hank"))
+	f.tenants.SetStatus(f.ctx, suspended.ID, "", kanri.TenantSuspended)
+
+	tests := []struct{ name, tenant, user, pass string }{
+		{"unknown tenant", "nope", "gina", password},
+		{"unknown user", "acme", "nobody", password},
+		{"wrong password", "acme", "gina", "Wrong-password-1"},
+		{"inactive user", "acme", "frank", password},
+		{"suspended tenant", "initech", "hank", password},
+		{"hostile input", `acme' OR 1=1 --`, `" OR ""="`, password},
+		{"empty", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, _, err := f.auth.SignIn(f.ctx, tt.tenant, tt.user, tt.pass); err != auth.ErrSignIn {
+				t.Errorf("got %v, want the generic sign-in error", err)
+			}
+		})
+	}
+	u, ten2, err := f.auth.SignIn(f.ctx, "ACME", "Gina", password)
+	if err != nil || u.Username != "gina" || ten2.ID != ten.ID {
+		t.Errorf("sign-in ignoring case: got %v, %v", u, err)
+	}
+}
+
+func TestTenantNamesAreUniqueAndReusable(t *testing.T) {
+	f := setup(t)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := 0
+	for range 8 {
+		wg.Go(func() {
+			_, err := f.tenants.Create(f.ctx, kanri.TenantInput{Name: "race", DisplayName: "Race", Plan: kanri.PlanFree, MaxUsers: 5})
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil {
+				ok++
+			} else if kanri.ErrorFields(err)["name"] != "validation.tenant_name_taken" {
+				t.Errorf("concurrent create: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if ok != 1 {
+		t.Fatalf("concurrent creates of one name: %d succeeded, want 1", ok)
+	}
+	ten, err := f.tenants.Get(f.ctx, kanri.TenantIDFromName("race"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := f.users.Create(f.ctx, ten.ID, input("ivan"))
+	if _, err := f.tenants.Delete(f.ctx, ten.ID, ""); !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Fatalf("delete with an active user: got %v, want conflict", err)
+	}
+	f.users.SetActive(f.ctx, ten.ID, u.ID, "", false)
+	deleted, err := f.tenants.Delete(f.ctx, ten.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deleted.Status != kanri.TenantDeleted || deleted.DeletedAt.IsZero() || deleted.DeletedBy != "user_admin" {
+		t.Errorf("deleted tenant: %+v", deleted)
+	}
+	again, err := f.tenants.Create(f.ctx, kanri.TenantInput{Name: "race", DisplayName: "Race again", Plan: kanri.PlanFree, MaxUsers: 5})
+	if err != nil {
+		t.Fatalf("reuse of a deleted tenant's name: %v", err)
+	}
+	if again.ID == ten.ID {
+		t.Errorf("new tenant reused the deleted tenant's id %s", ten.ID)
+	}
+	list, _, _ := f.tenants.List(f.ctx, tenant.ListFilter{Search: "RAC"})
+	if len(list) != 1 || list[0].ID != again.ID {
+		t.Errorf("list by search: got %d", len(list))
+	}
+}
+
+func TestPrivilegedTenantIsProtectedAndBootstrapIsIdempotent(t *testing.T) {
+	f := setup(t)
+	gen, created, err := auth.Bootstrap(f.ctx, f.tenants, f.users, "root@example.com", "")
+	if err != nil || !created || kanri.CheckPassword(gen) != "" {
+		t.Fatalf("first bootstrap: %q %v %v", gen, created, err)
+	}
+	if _, _, err := f.auth.SignIn(f.ctx, "privileged", "root@example.com", gen); err != nil {
+		t.Fatalf("sign in with the generated password: %v", err)
+	}
+	gen2, created, err := auth.Bootstrap(f.ctx, f.tenants, f.users, "other@example.com", "Another-pass-1")
+	if err != nil || created || gen2 != "" {
+		t.Fatalf("second bootstrap: %q %v %v", gen2, created, err)
+	}
+	p, _ := f.tenants.Get(f.ctx, kanri.PrivilegedTenantID)
+	if p.UserCount != 1 || !p.IsPrivileged {
+		t.Errorf("privileged tenant: %+v", p)
+	}
+	if _, err := f.tenants.Update(f.ctx, p.ID, p.ETag, kanri.TenantInput{DisplayName: "x", Plan: kanri.PlanFree, MaxUsers: 5}); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+		t.Errorf("edit privileged: got %v", err)
+	}
+	if _, err := f.tenants.SetStatus(f.ctx, p.ID, "", kanri.TenantSuspended); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+		t.Errorf("suspend privileged: got %v", err)
+	}
+	if _, err := f.tenants.Delete(f.ctx, p.ID, ""); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+		t.Errorf("delete privileged: got %v", err)
+	}
+}
