@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+
+	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
 )
 
 // Config is Kanri's whole configuration. Each setting comes from a flag,
@@ -18,6 +21,15 @@ type Config struct {
 	Store    string
 	Cosmos   CosmosConfig
 	LogLevel slog.Level
+	// SessionSecret keys the session cookies; generated into the data
+	// directory when empty.
+	SessionSecret string
+	// BootstrapEmail and BootstrapPassword are the first administrator's
+	// credentials, used only on the first start.
+	BootstrapEmail    string
+	BootstrapPassword string
+	// BcryptCost is the password hashing cost; 12 unless lowered for tests.
+	BcryptCost int
 }
 
 // CosmosConfig is the configuration of the Cosmos DB store.
@@ -37,15 +49,15 @@ const (
 // setting describes one configuration value for flags, environment and help.
 type setting struct {
 	flag, env, def, usage string
-	dst               *string
+	dst                   *string
 }
 
 // parseConfig reads the configuration from args and getenv. It returns
 // flag.ErrHelp after printing the help for -h or --help.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	var (
-		cfg                              Config
-		insecure, logLevel, storeBackend string
+		cfg                                          Config
+		insecure, logLevel, storeBackend, bcryptCost string
 	)
 	settings := []setting{
 		{"addr", "KANRI_ADDR", ":8080", "address to listen on", &cfg.Addr},
@@ -56,6 +68,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"cosmos-database", "KANRI_COSMOS_DATABASE", "management-app", "Cosmos DB database name", &cfg.Cosmos.Database},
 		{"cosmos-insecure-skip-verify", "KANRI_COSMOS_INSECURE_SKIP_VERIFY", "false", "skip TLS verification of the Cosmos endpoint; ONLY for a local test server", &insecure},
 		{"log-level", "KANRI_LOG_LEVEL", "info", "log level: debug, info, warn or error", &logLevel},
+		{"session-secret", "KANRI_SESSION_SECRET", "", "at least 32 random bytes (hex or base64) keying session cookies; generated into the data directory when empty. Set it when several instances serve one store", &cfg.SessionSecret},
+		{"bootstrap-admin-email", "KANRI_BOOTSTRAP_ADMIN_EMAIL", "admin@example.com", "username and e-mail of the first administrator of the operator's tenant \"privileged\" (first start only)", &cfg.BootstrapEmail},
+		{"bootstrap-admin-password", "KANRI_BOOTSTRAP_ADMIN_PASSWORD", "", "password of the first administrator; generated and logged once when empty (first start only)", &cfg.BootstrapPassword},
+		{"bcrypt-cost", "KANRI_BCRYPT_COST", "12", "bcrypt cost of password hashes (12 per the spec; lower only in tests)", &bcryptCost},
 	}
 	fs := flag.NewFlagSet("kanri", flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -92,6 +108,16 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	cfg.Cosmos.InsecureSkipVerify = b
 	if err := cfg.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		errs = append(errs, fmt.Errorf("KANRI_LOG_LEVEL: %q is not debug, info, warn or error", logLevel))
+	}
+	cost, err := strconv.Atoi(bcryptCost)
+	if err != nil || cost < 4 || cost > 31 {
+		errs = append(errs, fmt.Errorf("KANRI_BCRYPT_COST: %q is not a number from 4 to 31", bcryptCost))
+	}
+	cfg.BcryptCost = cost
+	if cfg.BootstrapPassword != "" {
+		if msg := kanri.CheckPassword(cfg.BootstrapPassword); msg != "" {
+			errs = append(errs, fmt.Errorf("KANRI_BOOTSTRAP_ADMIN_PASSWORD does not meet the password policy: %s", i18n.Translate(i18n.English, msg)))
+		}
 	}
 	if cfg.Addr == "" {
 		errs = append(errs, errors.New("KANRI_ADDR must not be empty"))

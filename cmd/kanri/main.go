@@ -22,7 +22,6 @@ import (
 	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/store"
-	"github.com/kanri/kanri/web"
 )
 
 func main() {
@@ -52,9 +51,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer ds.Close()
 	st := store.New(ds, log)
+	handler, err := newHandler(ctx, cfg, st, log)
+	if err != nil {
+		return err
+	}
 
 	srv := &http.Server{
-		Handler:           web.New(web.Config{Store: st, Logger: log}),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,

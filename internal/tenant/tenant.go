@@ -39,7 +39,7 @@ func (s *Service) system() store.Tenant { return s.store.Tenant(kanri.SystemTena
 // Get returns a tenant by id.
 func (s *Service) Get(ctx context.Context, id string) (*kanri.Tenant, error) {
 	if !strings.HasPrefix(id, "tenant_") {
-		return nil, kanri.Errorf(kanri.ENOTFOUND, "The tenant was not found.")
+		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
 	}
 	return s.store.Tenant(id).Profile(ctx)
 }
@@ -142,10 +142,10 @@ func (s *Service) Update(ctx context.Context, id, etag string, in kanri.TenantIn
 		return nil, err
 	}
 	if t.IsPrivileged {
-		return nil, kanri.Errorf(kanri.EFORBIDDEN, "The operator's tenant cannot be changed.")
+		return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.privileged_readonly")
 	}
 	if t.Status == kanri.TenantDeleted {
-		return nil, kanri.Errorf(kanri.ECONFLICT, "A deleted tenant cannot be edited.")
+		return nil, kanri.Errorf(kanri.ECONFLICT, "error.tenant_deleted")
 	}
 	if err := in.Validate(false); err != nil {
 		return nil, err
@@ -174,7 +174,7 @@ func (s *Service) SetStatus(ctx context.Context, id, etag, status string) (*kanr
 		return nil, err
 	}
 	if t.IsPrivileged {
-		return nil, kanri.Errorf(kanri.EFORBIDDEN, "The operator's tenant cannot be changed.")
+		return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.privileged_readonly")
 	}
 	if etag != "" && etag != t.ETag {
 		return nil, stale()
@@ -185,7 +185,7 @@ func (s *Service) SetStatus(ctx context.Context, id, etag, status string) (*kanr
 	case status == kanri.TenantActive && t.Status == kanri.TenantSuspended:
 		action = "tenant.reactivate"
 	default:
-		return nil, kanri.Errorf(kanri.ECONFLICT, "A %s tenant cannot become %s.", t.Status, status)
+		return nil, kanri.Errorf(kanri.ECONFLICT, "error.tenant_transition")
 	}
 	before := map[string]any{"status": t.Status}
 	t.Status = status
@@ -205,10 +205,10 @@ func (s *Service) Delete(ctx context.Context, id, etag string) (*kanri.Tenant, e
 		return nil, err
 	}
 	if t.IsPrivileged {
-		return nil, kanri.Errorf(kanri.EFORBIDDEN, "The operator's tenant cannot be deleted.")
+		return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.privileged_readonly")
 	}
 	if t.Status == kanri.TenantDeleted {
-		return nil, kanri.Errorf(kanri.ENOTFOUND, "The tenant was not found.")
+		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
 	}
 	if etag != "" && etag != t.ETag {
 		return nil, stale()
@@ -219,14 +219,14 @@ func (s *Service) Delete(ctx context.Context, id, etag string) (*kanri.Tenant, e
 		return nil, err
 	}
 	if len(users) > 0 {
-		return nil, kanri.Errorf(kanri.ECONFLICT, "The tenant still has active users. Deactivate or delete them first.")
+		return nil, kanri.Errorf(kanri.ECONFLICT, "error.tenant_has_users")
 	}
 	assignments, _, err := ten.ServiceAssignments().Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("status", kanri.AssignmentActive)}, Limit: 1})
 	if err != nil {
 		return nil, err
 	}
 	if len(assignments) > 0 {
-		return nil, kanri.Errorf(kanri.ECONFLICT, "The tenant still has active service assignments. Remove them first.")
+		return nil, kanri.Errorf(kanri.ECONFLICT, "error.tenant_has_assignments")
 	}
 	actor := audit.ActorFrom(ctx)
 	before := map[string]any{"status": t.Status}
@@ -250,7 +250,7 @@ func (s *Service) AdjustUserCount(ctx context.Context, id string, delta int) err
 		}
 		n := t.UserCount + delta
 		if delta > 0 && n > t.MaxUsers {
-			return kanri.Errorf(kanri.ECONFLICT, "The tenant has reached its limit of %d users.", t.MaxUsers)
+			return kanri.Errorf(kanri.ECONFLICT, "error.user_limit")
 		}
 		t.UserCount = max(0, n)
 		err = s.save(ctx, t)
@@ -310,7 +310,7 @@ func tenantFields(t *kanri.Tenant) map[string]any {
 }
 
 func stale() error {
-	return kanri.Errorf(kanri.ESTALE, "Someone else changed this tenant after you opened it.")
+	return kanri.Errorf(kanri.ESTALE, "stale.title")
 }
 
 func randomSuffix() string {

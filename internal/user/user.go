@@ -75,7 +75,7 @@ func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]*k
 // Get returns one of a tenant's users.
 func (s *Service) Get(ctx context.Context, tenantID, id string) (*kanri.User, error) {
 	if !strings.HasPrefix(id, "user_") {
-		return nil, kanri.Errorf(kanri.ENOTFOUND, "The user was not found.")
+		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
 	}
 	return s.store.Tenant(tenantID).Users().Get(ctx, id)
 }
@@ -107,7 +107,7 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 	}
 	if err := s.tenants.AdjustUserCount(ctx, tenantID, +1); err != nil {
 		if kanri.IsCode(err, kanri.ECONFLICT) {
-			return nil, kanri.Errorf(kanri.ECONFLICT, "%s", kanri.ErrorMessage(err))
+			return nil, err
 		}
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (s *Service) SetActive(ctx context.Context, tenantID, id, etag string, acti
 	}
 	return s.change(ctx, tenantID, id, etag, action, func(u *kanri.User) error {
 		if !active && u.ID == audit.ActorFrom(ctx).UserID {
-			return kanri.Errorf(kanri.EFORBIDDEN, "You cannot deactivate yourself.")
+			return kanri.Errorf(kanri.EFORBIDDEN, "error.self_deactivate")
 		}
 		u.IsActive = active
 		return nil
@@ -203,14 +203,14 @@ func (s *Service) Delete(ctx context.Context, tenantID, id, etag string) (*kanri
 		return nil, err
 	}
 	if !u.DeletedAt.IsZero() {
-		return nil, kanri.Errorf(kanri.ENOTFOUND, "The user was not found.")
+		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
 	}
 	if etag != "" && etag != u.ETag {
 		return nil, stale()
 	}
 	actor := audit.ActorFrom(ctx)
 	if u.ID == actor.UserID {
-		return nil, kanri.Errorf(kanri.EFORBIDDEN, "You cannot delete yourself.")
+		return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.self_delete")
 	}
 	before := userFields(u)
 	now := kanri.NewTime(s.now())
@@ -265,7 +265,7 @@ func (s *Service) change(ctx context.Context, tenantID, id, etag, action string,
 		return nil, err
 	}
 	if !u.DeletedAt.IsZero() {
-		return nil, kanri.Errorf(kanri.ENOTFOUND, "The user was not found.")
+		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
 	}
 	if etag != "" && etag != u.ETag {
 		return nil, stale()
@@ -304,5 +304,5 @@ func userFields(u *kanri.User) map[string]any {
 }
 
 func stale() error {
-	return kanri.Errorf(kanri.ESTALE, "Someone else changed this user after you opened it.")
+	return kanri.Errorf(kanri.ESTALE, "stale.title")
 }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/tenant"
+	"github.com/kanri/kanri/internal/user"
+	"github.com/kanri/kanri/web"
+)
+
+// newHandler wires the services and the web layer over st, bootstrapping
+// the operator's tenant on the first start.
+func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (http.Handler, error) {
+	al := audit.New(st, log, nil)
+	hasher := auth.Hasher{Cost: cfg.BcryptCost}
+	tenants := tenant.New(st, al, log, nil)
+	users := user.New(st, tenants, al, hasher, log, nil)
+	signIn := auth.New(st, al, hasher, log, nil)
+
+	generated, created, err := auth.Bootstrap(ctx, tenants, users, cfg.BootstrapEmail, cfg.BootstrapPassword)
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap: %w", err)
+	}
+	if created {
+		log.Info("created the operator's tenant and its first administrator", "tenant", "privileged", "username", cfg.BootstrapEmail)
+	}
+	if generated != "" {
+		// Shown once: the hash is all that is stored.
+		log.Warn("generated the first administrator's password; change it after signing in",
+			"tenant", "privileged", "username", cfg.BootstrapEmail, "password", generated)
+	}
+	keys, err := sessionKeys(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return web.New(web.Config{
+		Store: st, Tenants: tenants, Users: users, Auth: signIn, Audit: al, Logger: log, SessionKeys: keys,
+	}), nil
+}
+
+// sessionKeys returns the cookie keys: from KANRI_SESSION_SECRET, else from
+// (or newly into) session.key in the data directory.
+func sessionKeys(cfg Config) ([][]byte, error) {
+	secret := []byte(nil)
+	if cfg.SessionSecret != "" {
+		var err error
+		if secret, err = decodeSecret(cfg.SessionSecret); err != nil {
+			return nil, err
+		}
+	} else {
+		path := filepath.Join(cfg.DataDir, "session.key")
+		b, err := os.ReadFile(path)
+		switch {
+		case err == nil:
+			secret = b
+		case errors.Is(err, os.ErrNotExist):
+			secret = make([]byte, 64)
+			rand.Read(secret)
+			if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(path, secret, 0o600); err != nil {
+				return nil, fmt.Errorf("write session key: %w", err)
+			}
+		default:
+			return nil, fmt.Errorf("read session key: %w", err)
+		}
+	}
+	if len(secret) < 32 {
+		return nil, errors.New("the session secret must be at least 32 bytes")
+	}
+	// An authentication key, and an encryption key when there is enough.
+	if len(secret) >= 64 {
+		return [][]byte{secret[:32], secret[32:64]}, nil
+	}
+	return [][]byte{secret}, nil
+}
+
+func decodeSecret(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	if b, err := hex.DecodeString(s); err == nil {
+		return b, nil
+	}
+	if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return b, nil
+	}
+	return nil, errors.New("KANRI_SESSION_SECRET must be hex or base64")
+}

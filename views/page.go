@@ -1,0 +1,64 @@
+// Package views renders the console's HTML with templ. Components take
+// domain types and small view models; they never reach the store or Echo.
+package views
+
+import (
+	"context"
+	"time"
+
+	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// Page is what the layout needs on every page.
+type Page struct {
+	Title     string
+	CSRF      string
+	Lang      string
+	Path      string // the current URL, for the language switch to return to
+	RequestID string
+	Nav       string // the active navigation item: tenants, users, audit
+	User      *kanri.User
+	// Tenant is the tenant the page is about (nil on operator pages). Home
+	// is the signed-in user's own tenant.
+	Tenant *kanri.Tenant
+	Home   *kanri.Tenant
+	Staff  bool
+	// Switcher lists the tenants privileged staff can switch to.
+	Switcher []*kanri.TenantListing
+	Flash    Flash
+}
+
+// Flash is a one-time message shown at the top of a page.
+type Flash struct {
+	Kind    string // success, error or info
+	Message string
+}
+
+// TenantID returns the id of the tenant the page works in.
+func (p Page) TenantID() string {
+	if p.Tenant != nil {
+		return p.Tenant.ID
+	}
+	if p.Home != nil {
+		return p.Home.ID
+	}
+	return ""
+}
+
+// Errors are per-field messages (translation keys) of a form.
+type Errors map[string]string
+
+// T translates key in the language of ctx.
+func T(ctx context.Context, key string, args ...any) string { return i18n.T(ctx, key, args...) }
+
+// When formats an instant for tables, or a dash for the zero time.
+func When(t kanri.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04")
+}
+
+// Now is the clock views use to show statuses; tests do not depend on it.
+var Now = time.Now

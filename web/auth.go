@@ -1,0 +1,83 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/views"
+)
+
+// loginForm shows the sign-in page, or sends a signed-in user home.
+func (s *Server) loginForm(c echo.Context) error {
+	if _, _, ok := s.signedIn(c); ok {
+		return c.Redirect(http.StatusSeeOther, "/")
+	}
+	p := s.page(c, "login.title", "")
+	if err := s.saveSession(c); err != nil { // the CSRF token of the form
+		return err
+	}
+	return render(c, http.StatusOK, views.Login(p, "", "", ""))
+}
+
+// login checks the credentials and starts a new session.
+func (s *Server) login(c echo.Context) error {
+	tenantName, username := c.FormValue("tenant"), c.FormValue("username")
+	u, t, err := s.auth.SignIn(c.Request().Context(), tenantName, username, c.FormValue("password"))
+	if kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
+		p := s.page(c, "login.title", "")
+		return render(c, http.StatusUnauthorized, views.Login(p, tenantName, username, i18n.T(c.Request().Context(), "login.failed")))
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.startSession(c, u, t.ID); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, homePath(t))
+}
+
+// logout ends the session.
+func (s *Server) logout(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := c.Get(ctxUser).(*kanri.User)
+	s.audit.Record(ctx, audit.Entry{
+		TenantID: u.TenantID, Action: "auth.logout",
+		Resource: kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username},
+	})
+	if err := s.endSession(c); err != nil {
+		return err
+	}
+	s.flash(c, "info", i18n.T(ctx, "login.signed_out"))
+	return redirect(c, "/login")
+}
+
+// home sends the user to their start page.
+func (s *Server) home(c echo.Context) error {
+	return c.Redirect(http.StatusSeeOther, homePath(c.Get(ctxHome).(*kanri.Tenant)))
+}
+
+func homePath(t *kanri.Tenant) string {
+	if t.IsPrivileged {
+		return "/tenants"
+	}
+	return "/t/" + t.ID + "/users"
+}
+
+// setLang remembers the chosen language and returns to the page.
+func (s *Server) setLang(c echo.Context) error {
+	setLangCookie(c, i18n.Normalize(c.FormValue("lang")))
+	return c.Redirect(http.StatusSeeOther, safeNext(c.FormValue("next")))
+}
+
+// switchTenant takes the operator's staff to another tenant's users.
+func (s *Server) switchTenant(c echo.Context) error {
+	t, err := s.tenants.Get(c.Request().Context(), c.QueryParam("tenant"))
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/t/"+t.ID+"/users")
+}

@@ -1,0 +1,166 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// Context keys of values the middleware sets for handlers.
+const (
+	ctxUser   = "user"   // *kanri.User: the signed-in user
+	ctxHome   = "home"   // *kanri.Tenant: the user's own tenant
+	ctxTenant = "tenant" // *kanri.Tenant: the tenant of a /t/:tenant route
+	ctxReqID  = "reqid"  // string: the request id
+)
+
+// contentSecurityPolicy allows only the console's own scripts, styles and
+// images, and no framing.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'; object-src 'none'"
+
+// secureHeaders sets the security headers of every response.
+func secureHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		if c.Scheme() == "https" {
+			h.Set("Strict-Transport-Security", "max-age=31536000")
+		}
+		return next(c)
+	}
+}
+
+// requestContext gives the request an id, a language and an audit actor,
+// and logs it when it is done.
+func (s *Server) requestContext(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := s.now()
+		req := c.Request()
+		id := req.Header.Get(echo.HeaderXRequestID)
+		if id == "" || len(id) > 64 {
+			id = randomToken()[:20]
+		}
+		c.Set(ctxReqID, id)
+		c.Response().Header().Set(echo.HeaderXRequestID, id)
+		lang := i18n.Negotiate(req.Header.Get("Accept-Language"))
+		if ck, err := c.Cookie(langCookie); err == nil {
+			lang = i18n.Normalize(ck.Value)
+		}
+		ctx := i18n.WithLang(req.Context(), lang)
+		ctx = audit.WithActor(ctx, audit.Actor{IPAddress: c.RealIP(), UserAgent: req.UserAgent(), RequestID: id})
+		c.SetRequest(req.WithContext(ctx))
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		status := c.Response().Status
+		level := s.log.Info
+		if status >= 500 {
+			level = s.log.Error
+		}
+		if !strings.HasPrefix(req.URL.Path, "/static/") {
+			level("request", "method", req.Method, "path", req.URL.Path, "status", status,
+				"duration", time.Since(start).Round(time.Microsecond), "request_id", id)
+		}
+		return nil
+	}
+}
+
+// csrf rejects state-changing requests without the session's token.
+func (s *Server) csrf(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		switch c.Request().Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			return next(c)
+		}
+		if err := s.checkCSRF(c); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}
+
+// requireUser lets only signed-in, active users of active tenants through;
+// others go to the sign-in page. It loads the user and their tenant once
+// per request.
+func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		uid, tid, ok := s.signedIn(c)
+		if !ok {
+			return kanri.Errorf(kanri.EUNAUTHENTICATED, "Please sign in.")
+		}
+		ctx := c.Request().Context()
+		ten := s.store.Tenant(tid)
+		u, err := ten.Users().Get(ctx, uid)
+		if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return err
+		}
+		home, terr := ten.Profile(ctx)
+		if terr != nil && !kanri.IsCode(terr, kanri.ENOTFOUND) {
+			return terr
+		}
+		if err != nil || terr != nil || !u.IsActive || !u.DeletedAt.IsZero() || home.Status != kanri.TenantActive {
+			s.endSession(c)
+			return kanri.Errorf(kanri.EUNAUTHENTICATED, "Please sign in.")
+		}
+		c.Set(ctxUser, u)
+		c.Set(ctxHome, home)
+		a := audit.ActorFrom(ctx)
+		a.UserID, a.UserName, a.TenantID = u.ID, u.Username, home.ID
+		a.SessionID, _ = s.session(c).Values[keySession].(string)
+		c.SetRequest(c.Request().WithContext(audit.WithActor(ctx, a)))
+		s.touch(c)
+		return next(c)
+	}
+}
+
+// isStaff reports whether the signed-in user belongs to the operator's
+// (privileged) tenant.
+func isStaff(c echo.Context) bool {
+	home, _ := c.Get(ctxHome).(*kanri.Tenant)
+	return home != nil && home.IsPrivileged
+}
+
+// requireStaff hides operator pages from everyone but the operator's staff:
+// to others they do not exist.
+func (s *Server) requireStaff(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !isStaff(c) {
+			return echo.ErrNotFound
+		}
+		return next(c)
+	}
+}
+
+// resolveTenant loads the tenant of a /t/:tenant route. A user may act in
+// their own tenant; the operator's staff in any. Any other tenant id answers
+// 404, exactly like one that does not exist.
+func (s *Server) resolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id := c.Param("tenant")
+		home := c.Get(ctxHome).(*kanri.Tenant)
+		if id != home.ID && !isStaff(c) {
+			return echo.ErrNotFound
+		}
+		t, err := s.tenants.Get(c.Request().Context(), id)
+		if err != nil {
+			return err
+		}
+		if t.Status == kanri.TenantDeleted && !isStaff(c) {
+			return echo.ErrNotFound
+		}
+		c.Set(ctxTenant, t)
+		return next(c)
+	}
+}

@@ -1,0 +1,169 @@
+package web
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/sessions"
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+const (
+	sessionName = "kanri_session"
+	langCookie  = "kanri_lang"
+
+	keyUser     = "uid"
+	keyTenant   = "tid"
+	keySession  = "sid"
+	keyIssued   = "iat"
+	keySeen     = "seen"
+	keyCSRF     = "csrf"
+	keyFlash    = "flash"
+	keyFlashErr = "flash_kind"
+)
+
+// session returns the request's session, starting one (with a CSRF token)
+// if the visitor has none or it cannot be read.
+func (s *Server) session(c echo.Context) *sessions.Session {
+	if sess, ok := c.Get("session").(*sessions.Session); ok {
+		return sess
+	}
+	sess, err := s.sessions.Get(c.Request(), sessionName)
+	if err != nil {
+		sess, _ = s.sessions.New(c.Request(), sessionName)
+	}
+	if _, ok := sess.Values[keyCSRF].(string); !ok {
+		sess.Values[keyCSRF] = randomToken()
+	}
+	c.Set("session", sess)
+	return sess
+}
+
+// saveSession writes the session cookie, Secure when the request came over
+// TLS.
+func (s *Server) saveSession(c echo.Context) error {
+	sess := s.session(c)
+	sess.Options.Secure = c.Scheme() == "https"
+	return sess.Save(c.Request(), c.Response())
+}
+
+// startSession replaces the session with a new one for the signed-in user:
+// a new session id and CSRF token, so nothing from before sign-in carries
+// over (no session fixation).
+func (s *Server) startSession(c echo.Context, u *kanri.User, tenantID string) error {
+	sess := s.session(c)
+	for k := range sess.Values {
+		delete(sess.Values, k)
+	}
+	now := s.now().Unix()
+	sess.Values[keyUser], sess.Values[keyTenant] = u.ID, tenantID
+	sess.Values[keySession], sess.Values[keyCSRF] = randomToken(), randomToken()
+	sess.Values[keyIssued], sess.Values[keySeen] = now, now
+	return s.saveSession(c)
+}
+
+// endSession clears the session cookie.
+func (s *Server) endSession(c echo.Context) error {
+	sess := s.session(c)
+	for k := range sess.Values {
+		delete(sess.Values, k)
+	}
+	sess.Values[keyCSRF] = randomToken()
+	return s.saveSession(c)
+}
+
+// signedIn returns the user and tenant ids of a live session. A session
+// past its idle or absolute timeout is not live.
+func (s *Server) signedIn(c echo.Context) (userID, tenantID string, ok bool) {
+	sess := s.session(c)
+	uid, _ := sess.Values[keyUser].(string)
+	tid, _ := sess.Values[keyTenant].(string)
+	issued, _ := sess.Values[keyIssued].(int64)
+	seen, _ := sess.Values[keySeen].(int64)
+	now := s.now()
+	if uid == "" || tid == "" {
+		return "", "", false
+	}
+	if now.Sub(time.Unix(issued, 0)) > AbsoluteTimeout || now.Sub(time.Unix(seen, 0)) > IdleTimeout {
+		return "", "", false
+	}
+	return uid, tid, true
+}
+
+// touch records activity on the session, at most once a minute.
+func (s *Server) touch(c echo.Context) {
+	sess := s.session(c)
+	seen, _ := sess.Values[keySeen].(int64)
+	if now := s.now().Unix(); now-seen >= 60 {
+		sess.Values[keySeen] = now
+		if err := s.saveSession(c); err != nil {
+			s.log.Warn("save session", "err", err)
+		}
+	}
+}
+
+// csrfToken returns the session's CSRF token.
+func (s *Server) csrfToken(c echo.Context) string {
+	t, _ := s.session(c).Values[keyCSRF].(string)
+	return t
+}
+
+var errCSRF = errors.New("csrf token missing or wrong")
+
+// checkCSRF compares the token of a state-changing request, from the form
+// field _csrf or the X-CSRF-Token header, with the session's.
+func (s *Server) checkCSRF(c echo.Context) error {
+	want := s.csrfToken(c)
+	got := c.Request().Header.Get("X-CSRF-Token")
+	if got == "" {
+		got = c.FormValue("_csrf")
+	}
+	if want == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+		return errCSRF
+	}
+	return nil
+}
+
+// flash stores a message for the next page.
+func (s *Server) flash(c echo.Context, kind, msg string) {
+	sess := s.session(c)
+	sess.Values[keyFlash], sess.Values[keyFlashErr] = msg, kind
+	if err := s.saveSession(c); err != nil {
+		s.log.Warn("save flash", "err", err)
+	}
+}
+
+// takeFlash returns and clears the pending message.
+func (s *Server) takeFlash(c echo.Context) (kind, msg string) {
+	sess := s.session(c)
+	msg, _ = sess.Values[keyFlash].(string)
+	kind, _ = sess.Values[keyFlashErr].(string)
+	if msg != "" {
+		delete(sess.Values, keyFlash)
+		delete(sess.Values, keyFlashErr)
+		if err := s.saveSession(c); err != nil {
+			s.log.Warn("clear flash", "err", err)
+		}
+	}
+	return kind, msg
+}
+
+func randomToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// setLangCookie remembers the chosen language for a year.
+func setLangCookie(c echo.Context, lang string) {
+	c.SetCookie(&http.Cookie{
+		Name: langCookie, Value: lang, Path: "/", MaxAge: 365 * 24 * 3600,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https",
+	})
+}
