@@ -45,7 +45,7 @@ func secureHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 // and logs it when it is done.
 func (s *Server) requestContext(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		start := s.now()
+		start := time.Now()
 		req := c.Request()
 		id := req.Header.Get(echo.HeaderXRequestID)
 		if id == "" || len(id) > 64 {

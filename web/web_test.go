@@ -1,0 +1,581 @@
+package web_test
+
+import (
+	"context"
+	"log/slog"
+	"html"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/tenant"
+	"github.com/kanri/kanri/internal/user"
+	"github.com/kanri/kanri/web"
+)
+
+const (
+	adminEmail = "admin@example.com"
+	password   = "Correct-horse-9"
+)
+
+// clock is a settable time source shared by the server and the test.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// env is a running console over a fresh embedded store with two customer
+// tenants, acme and globex, each with an administrator.
+type env struct {
+	srv     *httptest.Server
+	echo    *echo.Echo
+	st      *store.Store
+	tenants *tenant.Service
+	users   *user.Service
+	clock   *clock
+	acme    *kanri.Tenant
+	globex  *kanri.Tenant
+	acmeBob *kanri.User // a second acme user to act on
+	globUsr *kanri.User
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{PurgeInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ds.Close() })
+	clk := &clock{t: time.Now()}
+	st := store.New(ds, nil)
+	al := audit.New(st, nil, clk.Now)
+	h := auth.Hasher{Cost: bcrypt.MinCost}
+	ts := tenant.New(st, al, nil, clk.Now)
+	us := user.New(st, ts, al, h, nil, clk.Now)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
+	if _, _, err := auth.Bootstrap(ctx, ts, us, adminEmail, password); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{st: st, tenants: ts, users: us, clock: clk}
+	for _, name := range []string{"acme", "globex"} {
+		ten, err := ts.Create(ctx, kanri.TenantInput{Name: name, DisplayName: name, Plan: kanri.PlanStandard, MaxUsers: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := us.Create(ctx, ten.ID, kanri.UserInput{Username: "admin", Email: "admin@" + name + ".test", DisplayName: name + " admin", Password: password}); err != nil {
+			t.Fatal(err)
+		}
+		if name == "acme" {
+			e.acme = ten
+		} else {
+			e.globex = ten
+		}
+	}
+	e.acmeBob, err = us.Create(ctx, e.acme.ID, kanri.UserInput{Username: "bob", Email: "bob@acme.test", DisplayName: "Bob", Password: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.globUsr, _ = us.Create(ctx, e.globex.ID, kanri.UserInput{Username: "gus", Email: "gus@globex.test", DisplayName: "Gus", Password: password})
+	handler := web.New(web.Config{
+		Store: st, Tenants: ts, Users: us, Auth: auth.New(st, al, h, nil, clk.Now), Audit: al,
+		SessionKeys: [][]byte{[]byte("0123456789abcdef0123456789abcdef")}, Now: clk.Now,
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	e.echo = handler.(*echo.Echo)
+	e.srv = httptest.NewServer(handler)
+	t.Cleanup(e.srv.Close)
+	return e
+}
+
+// client is a browser-like client with its own cookies.
+type client struct {
+	t    *testing.T
+	e    *env
+	http *http.Client
+	csrf string
+}
+
+func (e *env) client(t *testing.T) *client {
+	jar, _ := cookiejar.New(nil)
+	return &client{t: t, e: e, http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}}
+}
+
+var csrfPattern = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+
+// get fetches path and remembers the page's CSRF token.
+func (c *client) get(path string) (*http.Response, string) {
+	c.t.Helper()
+	resp, err := c.http.Get(c.e.srv.URL + path)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if m := csrfPattern.FindSubmatch(b); m != nil {
+		c.csrf = string(m[1])
+	}
+	return resp, string(b)
+}
+
+// post submits a form with the client's CSRF token (unless the form sets
+// _csrf itself).
+func (c *client) post(path string, form url.Values) (*http.Response, string) {
+	c.t.Helper()
+	if form == nil {
+		form = url.Values{}
+	}
+	if _, ok := form["_csrf"]; !ok {
+		form.Set("_csrf", c.csrf)
+	}
+	resp, err := c.http.PostForm(c.e.srv.URL+path, form)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// signIn signs the client in and fails the test if that does not work.
+func (c *client) signIn(tenantName, username string) *client {
+	c.t.Helper()
+	c.get("/login")
+	resp, _ := c.post("/login", url.Values{"tenant": {tenantName}, "username": {username}, "password": {password}})
+	if resp.StatusCode != http.StatusSeeOther {
+		c.t.Fatalf("sign in %s/%s: got %d", tenantName, username, resp.StatusCode)
+	}
+	c.get(resp.Header.Get("Location")) // a page, for the new session's CSRF token
+	return c
+}
+
+func wantStatus(t *testing.T, what string, resp *http.Response, want int) {
+	t.Helper()
+	if resp.StatusCode != want {
+		t.Errorf("%s: got status %d, want %d", what, resp.StatusCode, want)
+	}
+}
+
+// concrete fills a route's parameters.
+func concrete(path string, e *env, tenantID string) string {
+	r := strings.NewReplacer(":tenant", tenantID, ":id", pathID(path, e, tenantID))
+	return r.Replace(path)
+}
+
+func pathID(path string, e *env, tenantID string) string {
+	if strings.HasPrefix(path, "/tenants/") {
+		return tenantID
+	}
+	if tenantID == e.globex.ID {
+		return e.globUsr.ID
+	}
+	return e.acmeBob.ID
+}
+
+// public are the routes that need no sign-in.
+var public = map[string]bool{
+	"GET /healthz": true, "GET /readyz": true, "GET /static*": true, "GET /favicon.ico": true,
+	"GET /login": true, "POST /login": true, "POST /lang": true,
+}
+
+// routes returns every registered route but Echo's own.
+func (e *env) routes() []*echo.Route {
+	var out []*echo.Route
+	for _, r := range e.echo.Routes() {
+		if r.Method == echo.RouteNotFound {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func TestEveryRouteNeedsSignIn(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t)
+	c.get("/login") // an anonymous session with a CSRF token
+	n := 0
+	for _, r := range e.routes() {
+		key := r.Method + " " + r.Path
+		if public[key] {
+			continue
+		}
+		n++
+		path := concrete(r.Path, e, e.acme.ID)
+		var resp *http.Response
+		if r.Method == http.MethodGet {
+			resp, _ = c.get(path)
+		} else {
+			resp, _ = c.post(path, url.Values{"displayName": {"x"}})
+		}
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" {
+			t.Errorf("%s without sign-in: got %d to %q, want 303 to /login", key, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	if n < 20 {
+		t.Errorf("checked %d protected routes; the route table looks incomplete", n)
+	}
+}
+
+func TestOtherTenantsRoutesAnswer404(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	for _, r := range e.routes() {
+		if !strings.HasPrefix(r.Path, "/t/:tenant") {
+			continue
+		}
+		for _, other := range []string{e.globex.ID, kanri.PrivilegedTenantID, "tenant_nonexistent", "x' OR 1=1"} {
+			path := concrete(r.Path, e, url.PathEscape(other))
+			var resp *http.Response
+			var body string
+			if r.Method == http.MethodGet {
+				resp, body = c.get(path)
+			} else {
+				resp, body = c.post(path, url.Values{"displayName": {"hacked"}, "email": {"h@x.test"}, "password": {"Hacked-pass-123"}})
+			}
+			if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, `data-testid="error-page"`) {
+				t.Errorf("%s %s as acme admin: got %d, want the 404 page", r.Method, path, resp.StatusCode)
+			}
+		}
+	}
+	gus, _ := e.users.Get(context.Background(), e.globex.ID, e.globUsr.ID)
+	if gus.DisplayName != "Gus" || !gus.IsActive {
+		t.Errorf("globex's user was changed through acme's session: %+v", gus)
+	}
+	// The operator's pages do not exist for a tenant's user.
+	for _, r := range e.routes() {
+		if !strings.HasPrefix(r.Path, "/tenants") && r.Path != "/switch" {
+			continue
+		}
+		path := concrete(r.Path, e, e.acme.ID)
+		var resp *http.Response
+		if r.Method == http.MethodGet {
+			resp, _ = c.get(path)
+		} else {
+			resp, _ = c.post(path, nil)
+		}
+		wantStatus(t, r.Method+" "+path+" as a tenant user", resp, http.StatusNotFound)
+	}
+	ten, _ := e.tenants.Get(context.Background(), e.acme.ID)
+	if ten.Status != kanri.TenantActive {
+		t.Errorf("acme's admin changed acme's tenant record: %s", ten.Status)
+	}
+}
+
+func TestStaffReachEveryTenant(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("privileged", adminEmail)
+	for _, id := range []string{e.acme.ID, e.globex.ID} {
+		resp, body := c.get("/t/" + id + "/users")
+		wantStatus(t, "staff on "+id, resp, http.StatusOK)
+		if !strings.Contains(body, `data-testid="user-row-admin"`) {
+			t.Errorf("staff on %s: the user list lacks the tenant's admin", id)
+		}
+	}
+	resp, body := c.get("/tenants")
+	wantStatus(t, "tenants list", resp, http.StatusOK)
+	for _, name := range []string{"acme", "globex", "privileged"} {
+		if !strings.Contains(body, `data-testid="tenant-row-`+name+`"`) {
+			t.Errorf("tenant list lacks %s", name)
+		}
+	}
+}
+
+func TestCSRFIsRequired(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	path := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/deactivate"
+	for _, token := range []string{"", "wrong-token", strings.Repeat("A", 43)} {
+		resp, body := c.post(path, url.Values{"_csrf": {token}})
+		wantStatus(t, "POST with token "+token, resp, http.StatusForbidden)
+		if !strings.Contains(body, `data-testid="error-page"`) {
+			t.Error("missing CSRF: no error page")
+		}
+	}
+	// The header works as well as the field (htmx sends the header).
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+path, strings.NewReader(""))
+	req.Header.Set("X-CSRF-Token", c.csrf)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	wantStatus(t, "POST with the header token", resp, http.StatusSeeOther)
+	bob, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
+	if bob.IsActive {
+		t.Error("the request with the header token did not deactivate bob")
+	}
+	// A token from another session is refused.
+	other := e.client(t).signIn("acme", "admin")
+	resp, _ = c.post("/t/"+e.acme.ID+"/users/"+e.acmeBob.ID+"/reactivate", url.Values{"_csrf": {other.csrf}})
+	wantStatus(t, "POST with another session's token", resp, http.StatusForbidden)
+}
+
+func TestBadInputShowsFieldErrorsAndSavesNothing(t *testing.T) {
+	e := newEnv(t)
+	staff := e.client(t).signIn("privileged", adminEmail)
+	tests := []struct {
+		name  string
+		form  url.Values
+		field string
+	}{
+		{"short name", url.Values{"name": {"ab"}, "displayName": {"X"}, "plan": {"free"}, "maxUsers": {"5"}}, "name"},
+		{"bad chars", url.Values{"name": {"a b<c>"}, "displayName": {"X"}, "plan": {"free"}, "maxUsers": {"5"}}, "name"},
+		{"taken", url.Values{"name": {"ACME"}, "displayName": {"X"}, "plan": {"free"}, "maxUsers": {"5"}}, "name"},
+		{"bad plan", url.Values{"name": {"newco"}, "displayName": {"X"}, "plan": {"gold"}, "maxUsers": {"5"}}, "plan"},
+		{"max users", url.Values{"name": {"newco"}, "displayName": {"X"}, "plan": {"free"}, "maxUsers": {"10001"}}, "maxUsers"},
+		{"not a number", url.Values{"name": {"newco"}, "displayName": {"X"}, "plan": {"free"}, "maxUsers": {"ten"}}, "maxUsers"},
+		{"no display name", url.Values{"name": {"newco"}, "displayName": {"  "}, "plan": {"free"}, "maxUsers": {"5"}}, "displayName"},
+	}
+	for _, tt := range tests {
+		t.Run("tenant "+tt.name, func(t *testing.T) {
+			resp, body := staff.post("/tenants", tt.form)
+			wantStatus(t, "create", resp, http.StatusUnprocessableEntity)
+			if !strings.Contains(body, `data-testid="field-error-`+tt.field+`"`) {
+				t.Errorf("no error on %s", tt.field)
+			}
+			if v := tt.form.Get("displayName"); strings.TrimSpace(v) != "" && !strings.Contains(body, `value="`+v+`"`) {
+				t.Error("the form lost the input")
+			}
+		})
+	}
+	list, _, _ := e.tenants.List(context.Background(), tenant.ListFilter{Status: "all"})
+	if len(list) != 3 {
+		t.Errorf("tenants after bad input: got %d, want 3", len(list))
+	}
+
+	admin := e.client(t).signIn("acme", "admin")
+	userTests := []struct {
+		name  string
+		form  url.Values
+		field string
+	}{
+		{"bad email", url.Values{"username": {"carol"}, "email": {"not-an-email"}, "displayName": {"C"}, "password": {password}}, "email"},
+		{"weak password", url.Values{"username": {"carol"}, "email": {"c@acme.test"}, "displayName": {"C"}, "password": {"short"}}, "password"},
+		{"taken username", url.Values{"username": {"BOB"}, "email": {"c@acme.test"}, "displayName": {"C"}, "password": {password}}, "username"},
+		{"spaces in username", url.Values{"username": {"ca rol"}, "email": {"c@acme.test"}, "displayName": {"C"}, "password": {password}}, "username"},
+	}
+	for _, tt := range userTests {
+		t.Run("user "+tt.name, func(t *testing.T) {
+			resp, body := admin.post("/t/"+e.acme.ID+"/users", tt.form)
+			wantStatus(t, "create", resp, http.StatusUnprocessableEntity)
+			if !strings.Contains(body, `data-testid="field-error-`+tt.field+`"`) {
+				t.Errorf("no error on %s", tt.field)
+			}
+			if strings.Contains(body, tt.form.Get("password")) && tt.form.Get("password") != "" {
+				t.Error("the password was echoed back")
+			}
+		})
+	}
+	ten, _ := e.tenants.Get(context.Background(), e.acme.ID)
+	if ten.UserCount != 2 {
+		t.Errorf("acme userCount after refused creates: got %d, want 2", ten.UserCount)
+	}
+}
+
+func TestForgedTenantIDsInFormsAreIgnored(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	resp, _ := c.post("/t/"+e.acme.ID+"/users", url.Values{
+		"username": {"carol"}, "email": {"carol@acme.test"}, "displayName": {"Carol"}, "password": {password},
+		"tenantId": {e.globex.ID}, "tenant": {e.globex.ID}, "id": {"user_forged"},
+	})
+	wantStatus(t, "create", resp, http.StatusSeeOther)
+	ctx := context.Background()
+	acmeUsers, _, _ := e.users.List(ctx, e.acme.ID, user.ListFilter{Search: "carol"})
+	globexUsers, _, _ := e.users.List(ctx, e.globex.ID, user.ListFilter{Search: "carol"})
+	if len(acmeUsers) != 1 || len(globexUsers) != 0 {
+		t.Fatalf("carol: %d in acme, %d in globex; want 1 and 0", len(acmeUsers), len(globexUsers))
+	}
+	if acmeUsers[0].ID == "user_forged" || acmeUsers[0].TenantID != e.acme.ID {
+		t.Errorf("forged fields were used: %+v", acmeUsers[0].Doc)
+	}
+}
+
+func TestStaleEditIsDetected(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	path := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID
+	_, page := c.get(path + "/edit")
+	etag := formETag(page)
+	resp, _ := c.post(path, url.Values{"etag": {etag}, "email": {"bob@acme.test"}, "displayName": {"Bob One"}})
+	wantStatus(t, "first save", resp, http.StatusSeeOther)
+	resp, body := c.post(path, url.Values{"etag": {etag}, "email": {"bob2@acme.test"}, "displayName": {"Bob Two"}})
+	wantStatus(t, "stale save", resp, http.StatusConflict)
+	for _, want := range []string{`data-testid="stale-notice"`, `value="Bob Two"`, `value="bob2@acme.test"`, `>Bob One<`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("stale page lacks %s", want)
+		}
+	}
+	bob, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
+	if bob.DisplayName != "Bob One" {
+		t.Errorf("stale save changed the user: %q", bob.DisplayName)
+	}
+	// Saving the kept input again, now on the current version, works.
+	newETag := formETag(body)
+	resp, _ = c.post(path, url.Values{"etag": {newETag}, "email": {"bob2@acme.test"}, "displayName": {"Bob Two"}})
+	wantStatus(t, "save after stale", resp, http.StatusSeeOther)
+}
+
+func TestSignInAndSessions(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t)
+	c.get("/login")
+	before := c.http.Jar.Cookies(mustURL(e.srv.URL))
+	resp, body := c.post("/login", url.Values{"tenant": {"acme"}, "username": {"admin"}, "password": {"wrong-Password-1"}})
+	wantStatus(t, "bad password", resp, http.StatusUnauthorized)
+	if !strings.Contains(body, `data-testid="login-error"`) || !strings.Contains(body, `value="acme"`) {
+		t.Error("failed sign-in: no generic error, or the organisation was not kept")
+	}
+	resp, _ = c.post("/login", url.Values{"tenant": {"acme"}, "username": {"admin"}, "password": {password}})
+	wantStatus(t, "sign in", resp, http.StatusSeeOther)
+	if got, want := resp.Header.Get("Location"), "/t/"+e.acme.ID+"/users"; got != want {
+		t.Errorf("after sign-in: to %q, want %q", got, want)
+	}
+	after := c.http.Jar.Cookies(mustURL(e.srv.URL))
+	if cookieValue(before, "kanri_session") == cookieValue(after, "kanri_session") {
+		t.Error("the session cookie did not change at sign-in")
+	}
+	for _, ck := range resp.Cookies() {
+		if ck.Name == "kanri_session" && (!ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode) {
+			t.Errorf("session cookie: HttpOnly %v SameSite %v", ck.HttpOnly, ck.SameSite)
+		}
+	}
+	resp, _ = c.get("/t/" + e.acme.ID + "/users")
+	wantStatus(t, "signed in", resp, http.StatusOK)
+
+	// Idle timeout.
+	e.clock.Advance(31 * time.Minute)
+	resp, _ = c.get("/t/" + e.acme.ID + "/users")
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" {
+		t.Errorf("after 31 idle minutes: got %d to %q, want the sign-in page", resp.StatusCode, resp.Header.Get("Location"))
+	}
+
+	// Deactivating a user ends their next request.
+	c2 := e.client(t).signIn("acme", "bob")
+	e.users.SetActive(context.Background(), e.acme.ID, e.acmeBob.ID, "", false)
+	resp, _ = c2.get("/t/" + e.acme.ID + "/users")
+	wantStatus(t, "deactivated user's next request", resp, http.StatusSeeOther)
+
+	// Logout.
+	c3 := e.client(t).signIn("acme", "admin")
+	resp, _ = c3.post("/logout", nil)
+	wantStatus(t, "logout", resp, http.StatusSeeOther)
+	resp, _ = c3.get("/t/" + e.acme.ID + "/users")
+	wantStatus(t, "after logout", resp, http.StatusSeeOther)
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	e := newEnv(t)
+	resp, _ := e.client(t).get("/login")
+	for h, want := range map[string]string{
+		"X-Frame-Options":        "DENY",
+		"X-Content-Type-Options": "nosniff",
+		"Referrer-Policy":        "same-origin",
+	} {
+		if got := resp.Header.Get(h); got != want {
+			t.Errorf("%s: got %q, want %q", h, got, want)
+		}
+	}
+	csp := resp.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'self'", "frame-ancestors 'none'", "script-src 'self'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+}
+
+func TestAuditPageAndCSV(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	c.post("/t/"+e.acme.ID+"/users/"+e.acmeBob.ID+"/deactivate", url.Values{"etag": {""}})
+	resp, body := c.get("/t/" + e.acme.ID + "/audit?action=user.")
+	wantStatus(t, "audit page", resp, http.StatusOK)
+	for _, want := range []string{`data-action="user.create"`, `data-action="user.deactivate"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("audit page lacks %s", want)
+		}
+	}
+	if strings.Contains(body, `data-action="auth.login"`) {
+		t.Error("the action filter let auth.login through")
+	}
+	resp, body = c.get("/t/" + e.acme.ID + "/audit.csv")
+	wantStatus(t, "csv", resp, http.StatusOK)
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/csv") {
+		t.Errorf("csv content type: %q", ct)
+	}
+	if !strings.HasPrefix(body, "\xEF\xBB\xBFtimestamp,action,status") || !strings.Contains(body, "user.deactivate") || !strings.Contains(body, "auth.login") {
+		t.Errorf("csv body: %.300s", body)
+	}
+	if strings.Contains(body, "$2a$") {
+		t.Error("the CSV contains a password hash")
+	}
+	resp, _ = c.get("/t/" + e.acme.ID + "/audit?from=yesterday")
+	wantStatus(t, "bad date", resp, http.StatusUnprocessableEntity)
+}
+
+func TestJapaneseUI(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t)
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/login", nil)
+	req.Header.Set("Accept-Language", "ja-JP,ja;q=0.9")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `<html lang="ja">`) || !strings.Contains(string(b), "サインイン") {
+		t.Error("Accept-Language ja did not give a Japanese page")
+	}
+	c.get("/login")
+	resp, _ = c.post("/lang", url.Values{"lang": {"ja"}, "next": {"//evil.example/"}})
+	if loc := resp.Header.Get("Location"); loc != "/" {
+		t.Errorf("language switch redirect: got %q, want /", loc)
+	}
+	_, body := c.get("/login")
+	if !strings.Contains(body, `<html lang="ja">`) {
+		t.Error("the chosen language was not remembered")
+	}
+}
+
+// formETag returns the value of a page's hidden etag field.
+func formETag(page string) string {
+	m := regexp.MustCompile(`name="etag" value="([^"]*)"`).FindStringSubmatch(page)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(m[1])
+}
+
+func mustURL(s string) *url.URL { u, _ := url.Parse(s); return u }
+
+func cookieValue(cs []*http.Cookie, name string) string {
+	for _, c := range cs {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return ""
+}
