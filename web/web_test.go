@@ -2,9 +2,9 @@ package web_test
 
 import (
 	"context"
-	"log/slog"
 	"html"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
