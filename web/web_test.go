@@ -23,6 +23,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -70,7 +71,7 @@ func newEnv(t *testing.T) *env {
 	al := audit.New(st, nil, clk.Now)
 	h := auth.Hasher{Cost: bcrypt.MinCost}
 	ts := tenant.New(st, al, nil, clk.Now)
-	us := user.New(st, ts, al, h, nil, clk.Now)
+	us := user.New(st, ts, role.New(st, al, nil, clk.Now), al, h, nil, clk.Now)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
 	if _, _, err := auth.Bootstrap(ctx, ts, us, adminEmail, password); err != nil {
 		t.Fatal(err)

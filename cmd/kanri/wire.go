@@ -15,6 +15,7 @@ import (
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -27,7 +28,13 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	al := audit.New(st, log, nil)
 	hasher := auth.Hasher{Cost: cfg.BcryptCost}
 	tenants := tenant.New(st, al, log, nil)
-	users := user.New(st, tenants, al, hasher, log, nil)
+	roles := role.New(st, al, log, nil)
+	if n, err := roles.Seed(ctx); err != nil {
+		return nil, fmt.Errorf("seed the service catalog: %w", err)
+	} else if n > 0 {
+		log.Info("seeded the service catalog and role definitions", "written", n)
+	}
+	users := user.New(st, tenants, roles, al, hasher, log, nil)
 	signIn := auth.New(st, al, hasher, log, nil)
 
 	generated, created, err := auth.Bootstrap(ctx, tenants, users, cfg.BootstrapEmail, cfg.BootstrapPassword)

@@ -240,22 +240,26 @@ func (s *Service) Delete(ctx context.Context, id, etag string) (*kanri.Tenant, e
 }
 
 // AdjustUserCount adds delta to the tenant's userCount with optimistic
-// concurrency, refusing to go past maxUsers. It is exact under concurrent
-// callers: each retry starts from the stored count.
-func (s *Service) AdjustUserCount(ctx context.Context, id string, delta int) error {
+// concurrency, refusing to go past maxUsers, and returns the tenant as
+// saved. It is exact under concurrent callers: each retry starts from the
+// stored count.
+func (s *Service) AdjustUserCount(ctx context.Context, id string, delta int) (*kanri.Tenant, error) {
 	for attempt := 0; ; attempt++ {
 		t, err := s.store.Tenant(id).Profile(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		n := t.UserCount + delta
 		if delta > 0 && n > t.MaxUsers {
-			return kanri.Errorf(kanri.ECONFLICT, "error.user_limit")
+			return nil, kanri.Errorf(kanri.ECONFLICT, "error.user_limit")
 		}
 		t.UserCount = max(0, n)
 		err = s.save(ctx, t)
-		if err == nil || !kanri.IsCode(err, kanri.ESTALE) || attempt >= 50 {
-			return err
+		if err == nil {
+			return t, nil
+		}
+		if !kanri.IsCode(err, kanri.ESTALE) || attempt >= 50 {
+			return nil, err
 		}
 	}
 }

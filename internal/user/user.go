@@ -18,10 +18,20 @@ import (
 	"github.com/kanri/kanri/internal/tenant"
 )
 
+// Roles is what user management needs of role management.
+type Roles interface {
+	// GrantInitial makes a tenant's first user its administrator.
+	GrantInitial(ctx context.Context, t *kanri.Tenant, userID string) error
+	// CheckNotLastAdmin refuses to let a tenant lose its last active
+	// administrator.
+	CheckNotLastAdmin(ctx context.Context, tenantID, userID string) error
+}
+
 // Service manages users.
 type Service struct {
 	store   *store.Store
 	tenants *tenant.Service
+	roles   Roles
 	audit   *audit.Log
 	hasher  auth.Hasher
 	log     *slog.Logger
@@ -29,11 +39,11 @@ type Service struct {
 }
 
 // New returns a user service.
-func New(st *store.Store, tenants *tenant.Service, al *audit.Log, h auth.Hasher, log *slog.Logger, now func() time.Time) *Service {
+func New(st *store.Store, tenants *tenant.Service, roles Roles, al *audit.Log, h auth.Hasher, log *slog.Logger, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: st, tenants: tenants, audit: al, hasher: h, log: log, now: now}
+	return &Service{store: st, tenants: tenants, roles: roles, audit: al, hasher: h, log: log, now: now}
 }
 
 // ListFilter selects users for the list page.
@@ -82,7 +92,8 @@ func (s *Service) Get(ctx context.Context, tenantID, id string) (*kanri.User, er
 
 // Create adds a user to a tenant. It counts against the tenant's maxUsers
 // and keeps userCount exact: the count is taken first, and given back if
-// the user cannot be stored.
+// the user cannot be stored. A tenant's first user becomes its
+// administrator.
 func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInput) (*kanri.User, error) {
 	if err := in.Validate(true); err != nil {
 		return nil, err
@@ -105,19 +116,22 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 		CreatedBy:    audit.ActorFrom(ctx).UserID,
 		UpdatedBy:    audit.ActorFrom(ctx).UserID,
 	}
-	if err := s.tenants.AdjustUserCount(ctx, tenantID, +1); err != nil {
-		if kanri.IsCode(err, kanri.ECONFLICT) {
-			return nil, err
-		}
+	t, err := s.tenants.AdjustUserCount(ctx, tenantID, +1)
+	if err != nil {
 		return nil, err
 	}
 	if err := s.insert(ctx, tenantID, u); err != nil {
-		if err2 := s.tenants.AdjustUserCount(ctx, tenantID, -1); err2 != nil {
+		if _, err2 := s.tenants.AdjustUserCount(ctx, tenantID, -1); err2 != nil {
 			s.log.Error("userCount not given back", "tenant", tenantID, "err", err2)
 		}
 		return nil, err
 	}
 	s.record(ctx, tenantID, u, "user.create", nil, userFields(u))
+	if t.UserCount == 1 {
+		if err := s.roles.GrantInitial(ctx, t, u.ID); err != nil {
+			return u, err
+		}
+	}
 	return u, nil
 }
 
@@ -167,6 +181,11 @@ func (s *Service) SetActive(ctx context.Context, tenantID, id, etag string, acti
 		if !active && u.ID == audit.ActorFrom(ctx).UserID {
 			return kanri.Errorf(kanri.EFORBIDDEN, "error.self_deactivate")
 		}
+		if !active && u.IsActive {
+			if err := s.roles.CheckNotLastAdmin(ctx, tenantID, u.ID); err != nil {
+				return err
+			}
+		}
 		u.IsActive = active
 		return nil
 	})
@@ -212,6 +231,9 @@ func (s *Service) Delete(ctx context.Context, tenantID, id, etag string) (*kanri
 	if u.ID == actor.UserID {
 		return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.self_delete")
 	}
+	if err := s.roles.CheckNotLastAdmin(ctx, tenantID, u.ID); err != nil {
+		return nil, err
+	}
 	before := userFields(u)
 	now := kanri.NewTime(s.now())
 	u.IsActive, u.DeletedAt, u.DeletedBy, u.UpdatedAt, u.UpdatedBy = false, now, actor.UserID, now, actor.UserID
@@ -234,7 +256,7 @@ func (s *Service) Delete(ctx context.Context, tenantID, id, etag string) (*kanri
 	if err != nil {
 		s.log.Error("role assignments of a deleted user remain", "tenant", tenantID, "user", u.ID, "err", err)
 	}
-	if err := s.tenants.AdjustUserCount(ctx, tenantID, -1); err != nil {
+	if _, err := s.tenants.AdjustUserCount(ctx, tenantID, -1); err != nil {
 		s.log.Error("userCount not decremented", "tenant", tenantID, "err", err)
 	}
 	after := userFields(u)

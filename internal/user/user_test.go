@@ -3,6 +3,7 @@ package user_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -26,6 +28,7 @@ type fixture struct {
 	tenants *tenant.Service
 	users   *user.Service
 	auth    *auth.Service
+	roles   *role.Service
 	audit   *audit.Log
 	ctx     context.Context
 }
@@ -41,8 +44,10 @@ func setup(t *testing.T) *fixture {
 	al := audit.New(st, nil, nil)
 	h := auth.Hasher{Cost: bcrypt.MinCost}
 	ts := tenant.New(st, al, nil, nil)
-	f := &fixture{st: st, tenants: ts, users: user.New(st, ts, al, h, nil, nil), auth: auth.New(st, al, h, nil, nil), audit: al}
-	f.ctx = audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin@example.com", IPAddress: "127.0.0.1"})
+	roles := role.New(st, al, nil, nil)
+	f := &fixture{st: st, tenants: ts, users: user.New(st, ts, roles, al, h, nil, nil), auth: auth.New(st, al, h, nil, nil), roles: roles, audit: al}
+	// The operator's staff act in these tests, unless a test says otherwise.
+	f.ctx = audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin@example.com", TenantID: kanri.PrivilegedTenantID, IPAddress: "127.0.0.1"})
 	return f
 }
 
@@ -50,6 +55,10 @@ func (f *fixture) tenant(t *testing.T, name string, maxUsers int) *kanri.Tenant 
 	t.Helper()
 	ten, err := f.tenants.Create(f.ctx, kanri.TenantInput{Name: name, DisplayName: name + " Inc.", Plan: kanri.PlanStandard, MaxUsers: maxUsers})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The first user becomes the tenant's administrator.
+	if _, err := f.users.Create(f.ctx, ten.ID, input("owner")); err != nil {
 		t.Fatal(err)
 	}
 	return ten
@@ -70,7 +79,7 @@ func userCount(t *testing.T, f *fixture, id string) int {
 
 func TestUserCountStaysExactUnderConcurrency(t *testing.T) {
 	f := setup(t)
-	ten := f.tenant(t, "acme", 15)
+	ten := f.tenant(t, "acme", 16) // the owner and 15 more
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var created []*kanri.User
@@ -97,7 +106,7 @@ func TestUserCountStaysExactUnderConcurrency(t *testing.T) {
 	if got, want := limited, 10; got != want {
 		t.Errorf("refused at the limit: got %d, want %d", got, want)
 	}
-	if got, want := userCount(t, f, ten.ID), 15; got != want {
+	if got, want := userCount(t, f, ten.ID), 16; got != want {
 		t.Errorf("userCount after creates: got %d, want %d", got, want)
 	}
 	for _, u := range created[:6] {
@@ -108,7 +117,7 @@ func TestUserCountStaysExactUnderConcurrency(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if got, want := userCount(t, f, ten.ID), 9; got != want {
+	if got, want := userCount(t, f, ten.ID), 10; got != want {
 		t.Errorf("userCount after deletes: got %d, want %d", got, want)
 	}
 }
@@ -124,7 +133,7 @@ func TestUsernameIsUniqueAndFreedOnDelete(t *testing.T) {
 	if got := kanri.ErrorFields(err)["username"]; got != "validation.username_taken" {
 		t.Fatalf("duplicate username: got %v, want a username field error", err)
 	}
-	if got, want := userCount(t, f, ten.ID), 1; got != want {
+	if got, want := userCount(t, f, ten.ID), 2; got != want {
 		t.Errorf("userCount after a refused create: got %d, want %d", got, want)
 	}
 	// The same username in another tenant is fine.
@@ -169,12 +178,17 @@ func TestDeleteRemovesRoleAssignments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(left) != 1 || left[0].UserID != keep.ID {
-		t.Errorf("role assignments after delete: got %d, want only carol's", len(left))
+	for _, ra := range left {
+		if ra.UserID == u.ID {
+			t.Errorf("role assignment %s of the deleted user remains", ra.ID)
+		}
+	}
+	if len(left) != len(role.Catalog())+1 { // the owner's and carol's
+		t.Errorf("role assignments after delete: got %d, want %d", len(left), len(role.Catalog())+1)
 	}
 	list, _, _ := f.users.List(f.ctx, ten.ID, user.ListFilter{})
-	if len(list) != 1 || list[0].ID != keep.ID {
-		t.Errorf("user list after delete: got %d users", len(list))
+	if len(list) != 2 {
+		t.Errorf("user list after delete: got %d users, want 2", len(list))
 	}
 	deletedList, _, _ := f.users.List(f.ctx, ten.ID, user.ListFilter{Status: kanri.UserDeleted})
 	if len(deletedList) != 1 || deletedList[0].ID != u.ID {
@@ -291,7 +305,10 @@ func TestTenantNamesAreUniqueAndReusable(t *testing.T) {
 	if _, err := f.tenants.Delete(f.ctx, ten.ID, ""); !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Fatalf("delete with an active user: got %v, want conflict", err)
 	}
-	f.users.SetActive(f.ctx, ten.ID, u.ID, "", false)
+	// ivan, the tenant's only (so last) admin: the operator may deactivate him.
+	if _, err := f.users.SetActive(f.ctx, ten.ID, u.ID, "", false); err != nil {
+		t.Fatalf("the operator deactivates the last admin: %v", err)
+	}
 	deleted, err := f.tenants.Delete(f.ctx, ten.ID, "")
 	if err != nil {
 		t.Fatal(err)
@@ -326,6 +343,11 @@ func TestPrivilegedTenantIsProtectedAndBootstrapIsIdempotent(t *testing.T) {
 		t.Fatalf("second bootstrap: %q %v %v", gen2, created, err)
 	}
 	p, _ := f.tenants.Get(f.ctx, kanri.PrivilegedTenantID)
+	root, _, _ := f.users.List(f.ctx, p.ID, user.ListFilter{})
+	ras, _ := f.roles.ForUser(f.ctx, p.ID, root[0].ID)
+	if len(ras) != len(role.Catalog()) || ras[0].RoleName != role.GlobalAdmin {
+		t.Errorf("the bootstrap admin's roles: got %d, want 全体管理者 of every service", len(ras))
+	}
 	if p.UserCount != 1 || !p.IsPrivileged {
 		t.Errorf("privileged tenant: %+v", p)
 	}
@@ -337,5 +359,81 @@ func TestPrivilegedTenantIsProtectedAndBootstrapIsIdempotent(t *testing.T) {
 	}
 	if _, err := f.tenants.Delete(f.ctx, p.ID, ""); !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("delete privileged: got %v", err)
+	}
+}
+
+func TestNobodyRemovesTheLastAdmin(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 10)
+	owners, _, _ := f.users.List(f.ctx, ten.ID, user.ListFilter{Search: "owner"})
+	owner := owners[0]
+	second, _ := f.users.Create(f.ctx, ten.ID, input("second"))
+	// The tenant's own admin acts from here on.
+	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: second.ID, UserName: "second", TenantID: ten.ID})
+	g := role.Grant{Tenant: ten, UserID: owner.ID, ServiceID: role.AuthService, RoleName: role.Admin}
+	if err := f.roles.Remove(ctx, g); !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Fatalf("remove the only admin role: got %v, want conflict", err)
+	}
+	if _, err := f.users.SetActive(ctx, ten.ID, owner.ID, "", false); !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Fatalf("deactivate the only admin: got %v, want conflict", err)
+	}
+	if _, err := f.users.Delete(ctx, ten.ID, owner.ID, ""); !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Fatalf("delete the only admin: got %v, want conflict", err)
+	}
+	// With a second admin, the first can go.
+	ra, created, err := f.roles.Assign(ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: role.AuthService, RoleName: role.Admin})
+	if err != nil || !created {
+		t.Fatalf("assign: %v %v", created, err)
+	}
+	again, created, err := f.roles.Assign(ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: role.AuthService, RoleName: role.Admin})
+	if err != nil || created || again.ID != ra.ID || ra.ID != kanri.RoleAssignmentID(second.ID, role.AuthService, role.Admin) {
+		t.Fatalf("assign twice: got %v created=%v %v, want the existing assignment", again, created, err)
+	}
+	if err := f.roles.Remove(ctx, g); err != nil {
+		t.Fatalf("remove the first admin's role with another admin: %v", err)
+	}
+	// 全体管理者 is only for the operator's tenant, and only from a global admin.
+	_, _, err = f.roles.Assign(ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: role.AuthService, RoleName: role.GlobalAdmin, ByGlobalAdmin: true})
+	if !kanri.IsCode(err, kanri.EFORBIDDEN) {
+		t.Errorf("grant global admin in a customer tenant: got %v, want forbidden", err)
+	}
+	recs, _, _ := f.audit.Query(f.ctx, ten.ID, audit.Filter{Action: "role."})
+	if len(recs) < 2 {
+		t.Errorf("role audit records: got %d, want the assign and the remove", len(recs))
+	}
+}
+
+func TestSeedIsIdempotentAndUpgradesInPlace(t *testing.T) {
+	f := setup(t)
+	n, err := f.roles.Seed(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(role.Catalog()) * 4; n != want {
+		t.Errorf("first seed wrote %d documents, want %d", n, want)
+	}
+	if n, _ := f.roles.Seed(f.ctx); n != 0 {
+		t.Errorf("second seed wrote %d documents, want 0", n)
+	}
+	// An outdated definition is brought up to date, not duplicated.
+	defs := f.st.System().RoleDefinitions()
+	d, err := defs.Get(f.ctx, "service_role_auth-service_admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Permissions = []string{"users.read"}
+	if err := defs.Replace(f.ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := f.roles.Seed(f.ctx); n != 1 {
+		t.Errorf("seed after a change wrote %d, want 1", n)
+	}
+	all, _ := defs.All(f.ctx, docstore.Query{})
+	if len(all) != len(role.Catalog())*3 {
+		t.Errorf("definitions: got %d, want %d", len(all), len(role.Catalog())*3)
+	}
+	d, _ = defs.Get(f.ctx, "service_role_auth-service_admin")
+	if !slices.Contains(d.Permissions, role.UsersCreate) {
+		t.Errorf("definition not upgraded: %v", d.Permissions)
 	}
 }

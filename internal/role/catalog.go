@@ -1,0 +1,189 @@
+// Package role holds the built-in service catalog, the roles each service
+// offers and their dot-notation permissions (spec §2.3, §4.1, ADR 003), and
+// manages role assignments (spec §2.2).
+package role
+
+import "github.com/kanri/kanri/internal/kanri"
+
+// Role names of the spec.
+const (
+	GlobalAdmin = "全体管理者" // global admin: every tenant; only in the privileged tenant
+	Admin       = "管理者"   // a tenant's administrator
+	Viewer      = "閲覧者"   // read-only
+)
+
+// Service ids of the catalog (spec §4.1).
+const (
+	TenantManagement = "tenant-management"
+	AuthService      = "auth-service"
+	ServiceSetting   = "service-setting"
+	FileService      = "file-service"
+	Messaging        = "messaging-service"
+	APIService       = "api-service"
+	BackupService    = "backup-service"
+)
+
+// Permissions, in dot notation: resource.action.
+const (
+	TenantsRead    = "tenants.read"
+	TenantsCreate  = "tenants.create"
+	TenantsUpdate  = "tenants.update"
+	TenantsDelete  = "tenants.delete"
+	UsersRead      = "users.read"
+	UsersCreate    = "users.create"
+	UsersUpdate    = "users.update"
+	UsersDelete    = "users.delete"
+	RolesRead      = "roles.read"
+	RolesUpdate    = "roles.update"
+	AuditRead      = "audit.read"
+	ServicesRead   = "services.read"
+	ServicesUpdate = "services.update"
+	FilesRead      = "files.read"
+	FilesCreate    = "files.create"
+	FilesUpdate    = "files.update"
+	FilesDelete    = "files.delete"
+	ChannelsRead   = "channels.read"
+	ChannelsCreate = "channels.create"
+	ChannelsUpdate = "channels.update"
+	ChannelsDelete = "channels.delete"
+	APIKeysRead    = "apikeys.read"
+	APIKeysCreate  = "apikeys.create"
+	APIKeysDelete  = "apikeys.delete"
+	BackupsRead    = "backups.read"
+	BackupsCreate  = "backups.create"
+	BackupsExecute = "backups.execute"
+	BackupsDelete  = "backups.delete"
+)
+
+// Definition is one role of one service.
+type Definition struct {
+	ServiceID   string
+	RoleName    string
+	Key         string // global_admin, admin or viewer: the id suffix
+	Description string
+	Permissions []string
+}
+
+// ID returns the definition's document id (spec §2.3).
+func (d Definition) ID() string { return "service_role_" + d.ServiceID + "_" + d.Key }
+
+// PrivilegedOnly reports whether the role may be held only by users of the
+// operator's tenant.
+func (d Definition) PrivilegedOnly() bool { return d.RoleName == GlobalAdmin }
+
+// ServiceInfo is one service of the catalog.
+type ServiceInfo struct {
+	ID          string
+	Name        string
+	Description string
+	Category    string
+	Roles       []Definition
+}
+
+// catalog is built once; Catalog returns copies.
+var catalog = buildCatalog()
+
+func buildCatalog() []ServiceInfo {
+	type svc struct {
+		id, name, desc, category string
+		read, write              []string
+	}
+	services := []svc{
+		{TenantManagement, "テナント管理サービス", "テナントの追加・編集・停止・削除", "management",
+			[]string{TenantsRead}, []string{TenantsCreate, TenantsUpdate, TenantsDelete}},
+		{AuthService, "認証認可サービス", "ユーザー・ロール・監査ログの管理", "security",
+			[]string{UsersRead, RolesRead, AuditRead}, []string{UsersCreate, UsersUpdate, UsersDelete, RolesUpdate}},
+		{ServiceSetting, "サービス設定サービス", "テナントへのサービス割り当てと設定", "management",
+			[]string{ServicesRead}, []string{ServicesUpdate}},
+		{FileService, "ファイル管理サービス", "ファイルのアップロード・ダウンロード・管理", "storage",
+			[]string{FilesRead}, []string{FilesCreate, FilesUpdate, FilesDelete}},
+		{Messaging, "メッセージングサービス", "チャネルとメッセージ", "communication",
+			[]string{ChannelsRead}, []string{ChannelsCreate, ChannelsUpdate, ChannelsDelete}},
+		{APIService, "API利用サービス", "APIキーと利用状況", "integration",
+			[]string{APIKeysRead}, []string{APIKeysCreate, APIKeysDelete}},
+		{BackupService, "バックアップサービス", "バックアップジョブと履歴", "operations",
+			[]string{BackupsRead}, []string{BackupsCreate, BackupsExecute, BackupsDelete}},
+	}
+	var out []ServiceInfo
+	for _, s := range services {
+		all := append(append([]string{}, s.read...), s.write...)
+		admin := all
+		if s.id == TenantManagement {
+			// Managing tenants is the operator's business: a tenant's
+			// administrator may only look at their own tenant record.
+			admin = s.read
+		}
+		out = append(out, ServiceInfo{
+			ID: s.id, Name: s.name, Description: s.desc, Category: s.category,
+			Roles: []Definition{
+				{s.id, GlobalAdmin, "global_admin", "全テナントに対する全権限（管理会社のみ）", all},
+				{s.id, Admin, "admin", "自テナント内の" + s.name + "の管理", admin},
+				{s.id, Viewer, "viewer", "自テナント内の" + s.name + "の閲覧", s.read},
+			},
+		})
+	}
+	return out
+}
+
+// Catalog returns the built-in services and their roles.
+func Catalog() []ServiceInfo {
+	out := make([]ServiceInfo, len(catalog))
+	copy(out, catalog)
+	return out
+}
+
+// Find returns the definition of a service's role.
+func Find(serviceID, roleName string) (Definition, bool) {
+	for _, s := range catalog {
+		if s.ID != serviceID {
+			continue
+		}
+		for _, d := range s.Roles {
+			if d.RoleName == roleName {
+				return d, true
+			}
+		}
+	}
+	return Definition{}, false
+}
+
+// AllPermissions lists every permission of the catalog.
+func AllPermissions() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range catalog {
+		for _, p := range s.Roles[0].Permissions {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Set is a set of permissions.
+type Set map[string]bool
+
+// Has reports whether the set holds p.
+func (s Set) Has(p string) bool { return s[p] }
+
+// Effective returns the permissions granted by a user's assignments.
+// Assignments of unknown roles grant nothing.
+func Effective(assignments []*kanri.RoleAssignment) Set {
+	set := Set{}
+	for _, a := range assignments {
+		if d, ok := Find(a.ServiceID, a.RoleName); ok {
+			for _, p := range d.Permissions {
+				set[p] = true
+			}
+		}
+	}
+	return set
+}
+
+// IsAdminRole reports whether holding the role makes a user an
+// administrator of their tenant: the roles that can manage users and roles.
+func IsAdminRole(serviceID, roleName string) bool {
+	return serviceID == AuthService && (roleName == Admin || roleName == GlobalAdmin)
+}

@@ -1,0 +1,261 @@
+package role
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
+)
+
+// Service seeds the catalog and manages role assignments.
+type Service struct {
+	store *store.Store
+	audit *audit.Log
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// New returns a role service.
+func New(st *store.Store, al *audit.Log, log *slog.Logger, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: st, audit: al, log: log, now: now}
+}
+
+// Seed writes the built-in services and role definitions to the _system
+// partition, creating what is missing and updating in place what changed.
+// Ids are deterministic, so a definition is never duplicated. It returns
+// how many documents it wrote.
+func (s *Service) Seed(ctx context.Context) (int, error) {
+	sys := s.store.System()
+	now := kanri.NewTime(s.now())
+	written := 0
+	for _, svc := range catalog {
+		want := &kanri.Service{
+			Doc: kanri.Doc{ID: svc.ID}, Name: svc.Name, Description: svc.Description, Version: "1.0.0",
+			IsActive: true, Metadata: map[string]string{"category": svc.Category}, CreatedAt: now, UpdatedAt: now,
+		}
+		cur, err := sys.Services().Get(ctx, svc.ID)
+		switch {
+		case kanri.IsCode(err, kanri.ENOTFOUND):
+			err = sys.Services().Create(ctx, want)
+			written++
+		case err != nil:
+		case cur.Name != want.Name || cur.Description != want.Description || !cur.IsActive:
+			cur.Name, cur.Description, cur.IsActive, cur.UpdatedAt = want.Name, want.Description, true, now
+			err = sys.Services().Replace(ctx, cur)
+			written++
+		}
+		if err != nil && !kanri.IsCode(err, kanri.ECONFLICT) && !kanri.IsCode(err, kanri.ESTALE) {
+			return written, err
+		}
+		for _, d := range svc.Roles {
+			n, err := s.seedDefinition(ctx, d, now)
+			if err != nil {
+				return written, err
+			}
+			written += n
+		}
+	}
+	return written, nil
+}
+
+func (s *Service) seedDefinition(ctx context.Context, d Definition, now kanri.Time) (int, error) {
+	defs := s.store.System().RoleDefinitions()
+	cur, err := defs.Get(ctx, d.ID())
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		err = defs.Create(ctx, &kanri.ServiceRoleDefinition{
+			Doc: kanri.Doc{ID: d.ID()}, ServiceID: d.ServiceID, RoleName: d.RoleName,
+			Description: d.Description, Permissions: d.Permissions, UpdatedAt: now,
+		})
+		if kanri.IsCode(err, kanri.ECONFLICT) { // another instance seeded it
+			return 0, nil
+		}
+		return 1, err
+	}
+	if err != nil {
+		return 0, err
+	}
+	if cur.RoleName == d.RoleName && cur.Description == d.Description && slices.Equal(cur.Permissions, d.Permissions) {
+		return 0, nil
+	}
+	cur.ServiceID, cur.RoleName, cur.Description, cur.Permissions, cur.UpdatedAt = d.ServiceID, d.RoleName, d.Description, d.Permissions, now
+	if err := defs.Replace(ctx, cur); err != nil && !kanri.IsCode(err, kanri.ESTALE) {
+		return 0, err
+	}
+	return 1, nil
+}
+
+// ForUser returns a user's role assignments in a tenant.
+func (s *Service) ForUser(ctx context.Context, tenantID, userID string) ([]*kanri.RoleAssignment, error) {
+	return s.store.Tenant(tenantID).RoleAssignments().All(ctx, docstore.Query{
+		Where: []docstore.Filter{docstore.Eq("userId", userID)}, OrderBy: "serviceId",
+	})
+}
+
+// Holders returns the assignments of one role of one service in a tenant.
+func (s *Service) Holders(ctx context.Context, tenantID, serviceID, roleName string) ([]*kanri.RoleAssignment, error) {
+	return s.store.Tenant(tenantID).RoleAssignments().All(ctx, docstore.Query{
+		Where:   []docstore.Filter{docstore.Eq("serviceId", serviceID), docstore.Eq("roleName", roleName)},
+		OrderBy: "assignedAt",
+	})
+}
+
+// Grant is a request to give a user a role.
+type Grant struct {
+	Tenant    *kanri.Tenant
+	UserID    string
+	ServiceID string
+	RoleName  string
+	// ByGlobalAdmin says the grantor is a global administrator, the only
+	// one who may grant or remove 全体管理者.
+	ByGlobalAdmin bool
+}
+
+// Assign gives a user a role. Assigning a role the user already has
+// returns the existing assignment with created false.
+func (s *Service) Assign(ctx context.Context, g Grant) (ra *kanri.RoleAssignment, created bool, err error) {
+	d, err := s.check(ctx, g)
+	if err != nil {
+		return nil, false, err
+	}
+	now := kanri.NewTime(s.now())
+	ra = &kanri.RoleAssignment{
+		Doc:    kanri.Doc{ID: kanri.RoleAssignmentID(g.UserID, d.ServiceID, d.RoleName)},
+		UserID: g.UserID, ServiceID: d.ServiceID, RoleName: d.RoleName,
+		AssignedBy: audit.ActorFrom(ctx).UserID, AssignedAt: now, CreatedAt: now,
+	}
+	repo := s.store.Tenant(g.Tenant.ID).RoleAssignments()
+	if err := repo.Create(ctx, ra); kanri.IsCode(err, kanri.ECONFLICT) {
+		existing, err := repo.Get(ctx, ra.ID)
+		return existing, false, err
+	} else if err != nil {
+		return nil, false, err
+	}
+	s.record(ctx, g, "role.assign", nil, map[string]any{"serviceId": d.ServiceID, "roleName": d.RoleName})
+	return ra, true, nil
+}
+
+// Remove takes a role from a user. Nobody can remove the last
+// administrator of a tenant. Removing a role the user does not have is not
+// an error.
+func (s *Service) Remove(ctx context.Context, g Grant) error {
+	d, err := s.check(ctx, g)
+	if err != nil {
+		return err
+	}
+	if IsAdminRole(d.ServiceID, d.RoleName) {
+		if err := s.keepsAnAdmin(ctx, g.Tenant.ID, g.UserID); err != nil {
+			return err
+		}
+	}
+	id := kanri.RoleAssignmentID(g.UserID, d.ServiceID, d.RoleName)
+	if err := s.store.Tenant(g.Tenant.ID).RoleAssignments().Delete(ctx, id, ""); err != nil {
+		if kanri.IsCode(err, kanri.ENOTFOUND) {
+			return nil
+		}
+		return err
+	}
+	s.record(ctx, g, "role.remove", map[string]any{"serviceId": d.ServiceID, "roleName": d.RoleName}, nil)
+	return nil
+}
+
+// check validates a grant: a known role, the user in the tenant, and the
+// rules for 全体管理者.
+func (s *Service) check(ctx context.Context, g Grant) (Definition, error) {
+	d, ok := Find(g.ServiceID, g.RoleName)
+	if !ok {
+		return Definition{}, kanri.Invalid(kanri.Fields{"role": "validation.role"})
+	}
+	if d.PrivilegedOnly() && !g.Tenant.IsPrivileged {
+		return Definition{}, kanri.Errorf(kanri.EFORBIDDEN, "error.global_admin_privileged_only")
+	}
+	if d.PrivilegedOnly() && !g.ByGlobalAdmin {
+		return Definition{}, kanri.Errorf(kanri.EFORBIDDEN, "error.global_admin_only")
+	}
+	u, err := s.store.Tenant(g.Tenant.ID).Users().Get(ctx, g.UserID)
+	if err != nil {
+		return Definition{}, err
+	}
+	if !u.DeletedAt.IsZero() {
+		return Definition{}, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
+	}
+	return d, nil
+}
+
+// CheckNotLastAdmin refuses (ECONFLICT) to let the given user stop being an
+// administrator when no other active administrator would be left.
+// user.Service calls it before deactivating or deleting a user.
+//
+// The rule keeps a tenant from locking itself out. The operator's staff,
+// acting on a customer tenant, are not bound by it: deleting a tenant needs
+// all its users deactivated first (spec §9.2).
+func (s *Service) CheckNotLastAdmin(ctx context.Context, tenantID, userID string) error {
+	if a := audit.ActorFrom(ctx); a.TenantID == kanri.PrivilegedTenantID && tenantID != kanri.PrivilegedTenantID {
+		return nil
+	}
+	mine, err := s.ForUser(ctx, tenantID, userID)
+	if err != nil {
+		return err
+	}
+	for _, ra := range mine {
+		if IsAdminRole(ra.ServiceID, ra.RoleName) {
+			return s.keepsAnAdmin(ctx, tenantID, userID)
+		}
+	}
+	return nil
+}
+
+// keepsAnAdmin reports ECONFLICT unless an active administrator other than
+// userID exists in the tenant.
+func (s *Service) keepsAnAdmin(ctx context.Context, tenantID, userID string) error {
+	for _, name := range []string{Admin, GlobalAdmin} {
+		holders, err := s.Holders(ctx, tenantID, AuthService, name)
+		if err != nil {
+			return err
+		}
+		for _, h := range holders {
+			if h.UserID == userID {
+				continue
+			}
+			u, err := s.store.Tenant(tenantID).Users().Get(ctx, h.UserID)
+			if err == nil && u.IsActive && u.DeletedAt.IsZero() {
+				return nil
+			}
+		}
+	}
+	return kanri.Errorf(kanri.ECONFLICT, "error.last_admin")
+}
+
+// GrantInitial makes a tenant's first user its administrator: 管理者 of
+// every service, or 全体管理者 in the operator's tenant.
+func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID string) error {
+	name := Admin
+	if t.IsPrivileged {
+		name = GlobalAdmin
+	}
+	for _, svc := range catalog {
+		if _, _, err := s.Assign(ctx, Grant{Tenant: t, UserID: userID, ServiceID: svc.ID, RoleName: name, ByGlobalAdmin: true}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) record(ctx context.Context, g Grant, action string, before, after map[string]any) {
+	name := g.UserID
+	if u, err := s.store.Tenant(g.Tenant.ID).Users().Get(ctx, g.UserID); err == nil {
+		name = u.Username
+	}
+	s.audit.Record(ctx, audit.Entry{
+		TenantID: g.Tenant.ID, Action: action,
+		Resource: kanri.AuditResource{Type: "RoleAssignment", ID: kanri.RoleAssignmentID(g.UserID, g.ServiceID, g.RoleName), Name: name},
+		Changes:  audit.Diff(before, after),
+	})
+}
