@@ -27,7 +27,14 @@ type Page struct {
 	// Switcher lists the tenants privileged staff can switch to.
 	Switcher []*kanri.TenantListing
 	Flash    Flash
+	// Perms are the signed-in user's permissions; the UI shows only what
+	// they allow. GlobalAdmin says the user is a global administrator.
+	Perms       map[string]bool
+	GlobalAdmin bool
 }
+
+// Can reports whether the signed-in user holds perm.
+func (p Page) Can(perm string) bool { return p.Perms[perm] }
 
 // Flash is a one-time message shown at the top of a page.
 type Flash struct {

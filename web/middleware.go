@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 )
 
 // Context keys of values the middleware sets for handlers.
@@ -18,6 +20,8 @@ const (
 	ctxHome   = "home"   // *kanri.Tenant: the user's own tenant
 	ctxTenant = "tenant" // *kanri.Tenant: the tenant of a /t/:tenant route
 	ctxReqID  = "reqid"  // string: the request id
+	ctxPerms  = "perms"  // role.Set: the signed-in user's permissions
+	ctxGlobal = "global" // bool: the user is a global administrator
 )
 
 // contentSecurityPolicy allows only the console's own scripts, styles and
@@ -114,14 +118,47 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			s.endSession(c)
 			return kanri.Errorf(kanri.EUNAUTHENTICATED, "Please sign in.")
 		}
+		assignments, err := s.roles.ForUser(ctx, home.ID, u.ID)
+		if err != nil {
+			return err
+		}
 		c.Set(ctxUser, u)
 		c.Set(ctxHome, home)
+		c.Set(ctxPerms, role.Effective(assignments))
+		c.Set(ctxGlobal, home.IsPrivileged && slices.ContainsFunc(assignments, func(a *kanri.RoleAssignment) bool {
+			return a.RoleName == role.GlobalAdmin
+		}))
 		a := audit.ActorFrom(ctx)
 		a.UserID, a.UserName, a.TenantID = u.ID, u.Username, home.ID
 		a.SessionID, _ = s.session(c).Values[keySession].(string)
 		c.SetRequest(c.Request().WithContext(audit.WithActor(ctx, a)))
 		s.touch(c)
 		return next(c)
+	}
+}
+
+// can reports whether the signed-in user holds perm. Permissions of the
+// operator's staff hold in every tenant; everyone else's only in their own,
+// which resolveTenant already enforces.
+func can(c echo.Context, perm string) bool {
+	perms, _ := c.Get(ctxPerms).(role.Set)
+	return perms.Has(perm)
+}
+
+// isGlobalAdmin reports whether the signed-in user is a global
+// administrator (全体管理者 in the operator's tenant).
+func isGlobalAdmin(c echo.Context) bool { g, _ := c.Get(ctxGlobal).(bool); return g }
+
+// need lets a request through only if the user holds perm; otherwise it
+// answers 403.
+func need(perm string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if !can(c, perm) {
+				return kanri.Errorf(kanri.EFORBIDDEN, "error.forbidden_body")
+			}
+			return next(c)
+		}
 	}
 }
 

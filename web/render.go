@@ -12,6 +12,7 @@ import (
 
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
 )
 
@@ -38,6 +39,8 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 	p.Home, _ = c.Get(ctxHome).(*kanri.Tenant)
 	p.Tenant, _ = c.Get(ctxTenant).(*kanri.Tenant)
 	p.Flash.Kind, p.Flash.Message = s.takeFlash(c)
+	p.Perms, _ = c.Get(ctxPerms).(role.Set)
+	p.GlobalAdmin = isGlobalAdmin(c)
 	if p.Staff {
 		p.Switcher = s.switcher(ctx)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -30,6 +31,7 @@ type Config struct {
 	Tenants *tenant.Service
 	Users   *user.Service
 	Auth    *auth.Service
+	Roles   *role.Service
 	Audit   *audit.Log
 	Logger  *slog.Logger
 	// SessionKeys are the keys of the session cookie: a 32- or 64-byte
@@ -45,6 +47,7 @@ type Server struct {
 	tenants  *tenant.Service
 	users    *user.Service
 	auth     *auth.Service
+	roles    *role.Service
 	audit    *audit.Log
 	log      *slog.Logger
 	sessions *sessions.CookieStore
@@ -54,7 +57,7 @@ type Server struct {
 // New returns the console's HTTP handler.
 func New(cfg Config) http.Handler {
 	s := &Server{
-		store: cfg.Store, tenants: cfg.Tenants, users: cfg.Users, auth: cfg.Auth, audit: cfg.Audit,
+		store: cfg.Store, tenants: cfg.Tenants, users: cfg.Users, auth: cfg.Auth, roles: cfg.Roles, audit: cfg.Audit,
 		log: cfg.Logger, now: cfg.Now,
 	}
 	if s.log == nil {

@@ -54,7 +54,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 		return nil, err
 	}
 	return web.New(web.Config{
-		Store: st, Tenants: tenants, Users: users, Auth: signIn, Audit: al, Logger: log, SessionKeys: keys,
+		Store: st, Tenants: tenants, Users: users, Auth: signIn, Roles: roles, Audit: al, Logger: log, SessionKeys: keys,
 	}), nil
 }
 

@@ -187,3 +187,19 @@ func Effective(assignments []*kanri.RoleAssignment) Set {
 func IsAdminRole(serviceID, roleName string) bool {
 	return serviceID == AuthService && (roleName == Admin || roleName == GlobalAdmin)
 }
+
+// FindKey returns the definition of a service's role by its key
+// (global_admin, admin or viewer), the form URLs use.
+func FindKey(serviceID, key string) (Definition, bool) {
+	for _, s := range catalog {
+		if s.ID != serviceID {
+			continue
+		}
+		for _, d := range s.Roles {
+			if d.Key == key {
+				return d, true
+			}
+		}
+	}
+	return Definition{}, false
+}

@@ -328,3 +328,24 @@ func userFields(u *kanri.User) map[string]any {
 func stale() error {
 	return kanri.Errorf(kanri.ESTALE, "stale.title")
 }
+
+// ByIDs returns the tenant's users with the given ids, in pages of 100 ids
+// per query rather than one read per user.
+func (s *Service) ByIDs(ctx context.Context, tenantID string, ids []string) ([]*kanri.User, error) {
+	var out []*kanri.User
+	for start := 0; start < len(ids); start += 100 {
+		chunk := ids[start:min(start+100, len(ids))]
+		vals := make([]any, len(chunk))
+		for i, id := range chunk {
+			vals[i] = id
+		}
+		users, err := s.store.Tenant(tenantID).Users().All(ctx, docstore.Query{
+			Where: []docstore.Filter{docstore.In("id", vals...)}, OrderBy: "username",
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, users...)
+	}
+	return out, nil
+}

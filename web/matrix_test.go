@@ -1,0 +1,186 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+)
+
+// persona is a kind of signed-in user of the matrix.
+type persona struct {
+	name           string
+	tenant, user   string // how they sign in
+	home           string // their tenant id
+	perms          role.Set
+	operator       bool
+	grant          string // the role they get on every service, if any
+	tenantOverride func(e *env) string
+}
+
+var seq atomic.Int64
+
+// TestPermissionMatrix walks every route of the console as every kind of
+// user and checks that each is allowed exactly what its roles permit, in its
+// own tenant only. A route added without declaring what it needs fails here.
+func TestPermissionMatrix(t *testing.T) {
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
+	admins, _ := e.roles.ForUser(ctx, e.acme.ID, e.acmeAdmin.ID)
+	for _, name := range []string{"vera", "nora"} {
+		u, err := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: name, Email: name + "@acme.test", DisplayName: name, Password: password})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "vera" {
+			for _, s := range role.Catalog() {
+				if _, _, err := e.roles.Assign(ctx, role.Grant{Tenant: e.acme, UserID: u.ID, ServiceID: s.ID, RoleName: role.Viewer}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	viewerPerms := role.Set{}
+	for _, s := range role.Catalog() {
+		d, _ := role.Find(s.ID, role.Viewer)
+		for _, p := range d.Permissions {
+			viewerPerms[p] = true
+		}
+	}
+	all := role.Set{}
+	for _, p := range role.AllPermissions() {
+		all[p] = true
+	}
+	personas := []persona{
+		{name: "global admin", tenant: "privileged", user: adminEmail, home: kanri.PrivilegedTenantID, perms: all, operator: true},
+		{name: "tenant admin", tenant: "acme", user: "admin", home: e.acme.ID, perms: role.Effective(admins)},
+		{name: "viewer", tenant: "acme", user: "vera", home: e.acme.ID, perms: viewerPerms},
+		{name: "no role", tenant: "acme", user: "nora", home: e.acme.ID, perms: role.Set{}},
+		{name: "other tenant's admin", tenant: "globex", user: "admin", home: e.globex.ID, perms: all},
+	}
+	clients := map[string]*client{}
+	for _, p := range personas {
+		clients[p.name] = e.client(t).signIn(p.tenant, p.user)
+	}
+
+	checked := 0
+	for _, r := range e.routes() {
+		key := r.Method + " " + r.Path
+		switch {
+		case r.Name == "public":
+			continue
+		case r.Name == "signed-in":
+		case strings.HasPrefix(r.Name, "perm:"):
+			if !slicesContains(role.AllPermissions(), strings.TrimPrefix(r.Name, "perm:")) {
+				t.Errorf("%s declares an unknown permission %q", key, r.Name)
+			}
+		default:
+			t.Errorf("%s declares no permission (route name %q): declare one in routes.go", key, r.Name)
+			continue
+		}
+		perm := strings.TrimPrefix(r.Name, "perm:")
+		for _, p := range personas {
+			path, form := e.target(t, r.Path)
+			var want string
+			switch {
+			case r.Name == "signed-in":
+				want = "allowed"
+			case strings.HasPrefix(r.Path, "/t/:tenant"):
+				switch {
+				case p.home != e.acme.ID && !p.operator:
+					want = "not found"
+				case p.perms.Has(perm):
+					want = "allowed"
+				default:
+					want = "forbidden"
+				}
+			default: // the operator's pages
+				switch {
+				case !p.operator:
+					want = "not found"
+				case p.perms.Has(perm):
+					want = "allowed"
+				default:
+					want = "forbidden"
+				}
+			}
+			c := clients[p.name]
+			var resp *http.Response
+			if r.Method == http.MethodGet {
+				resp, _ = c.get(path)
+			} else {
+				resp, _ = c.post(path, form)
+			}
+			got := "allowed"
+			switch resp.StatusCode {
+			case http.StatusForbidden:
+				got = "forbidden"
+			case http.StatusNotFound:
+				got = "not found"
+			}
+			if got != want {
+				t.Errorf("%s as %s: got %s (%d), want %s", key, p.name, got, resp.StatusCode, want)
+			}
+			checked++
+			if r.Path == "/logout" {
+				clients[p.name] = e.client(t).signIn(p.tenant, p.user)
+			}
+		}
+	}
+	t.Logf("checked %d route × persona pairs", checked)
+	if checked < 100 {
+		t.Errorf("checked only %d pairs", checked)
+	}
+}
+
+// target returns a concrete path for a route, with fresh documents to act
+// on so that one check's action (a delete, say) cannot change the next
+// check's outcome, and a plausible form.
+func (e *env) target(t *testing.T, path string) (string, url.Values) {
+	t.Helper()
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
+	n := seq.Add(1)
+	form := url.Values{
+		"displayName": {"Changed"}, "email": {fmt.Sprintf("m%d@acme.test", n)}, "plan": {"free"}, "maxUsers": {"50"},
+		"username": {fmt.Sprintf("m%d", n)}, "password": {"Another-pass-9"}, "name": {fmt.Sprintf("mx%d", n)},
+		"service": {role.FileService}, "role": {"viewer"},
+	}
+	r := strings.NewReplacer(":tenant", e.acme.ID, ":service", role.AuthService, ":role", "admin")
+	if strings.Contains(path, ":id") {
+		id := ""
+		if strings.HasPrefix(path, "/tenants/") {
+			ten, err := e.tenants.Create(ctx, kanri.TenantInput{Name: fmt.Sprintf("matrix%d", n), DisplayName: "M", Plan: kanri.PlanFree, MaxUsers: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = ten.ID
+		} else {
+			u, err := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: fmt.Sprintf("target%d", n), Email: fmt.Sprintf("t%d@acme.test", n), DisplayName: "T", Password: password})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = u.ID
+		}
+		path = strings.ReplaceAll(path, ":id", id)
+	}
+	if strings.HasPrefix(path, "/switch") {
+		path += "?tenant=" + e.acme.ID
+	}
+	return r.Replace(path), form
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

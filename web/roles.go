@@ -1,0 +1,173 @@
+package web
+
+import (
+	"net/http"
+	"sort"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/views"
+)
+
+// roleServices turns the catalog into the role pages' view, leaving out
+// 全体管理者 outside the operator's tenant. held, when not nil, marks the
+// roles a user holds; counts gives the number of holders per role id.
+func roleServices(c echo.Context, t *kanri.Tenant, held map[string]bool, counts map[string]int) []views.RoleService {
+	var out []views.RoleService
+	for _, s := range role.Catalog() {
+		vs := views.RoleService{ID: s.ID, Name: s.Name, Description: s.Description}
+		for _, d := range s.Roles {
+			if d.PrivilegedOnly() && !t.IsPrivileged {
+				continue
+			}
+			id := kanri.RoleAssignmentID("", d.ServiceID, d.RoleName)
+			vs.Roles = append(vs.Roles, views.RoleInfo{
+				Key: d.Key, Name: d.RoleName, Description: d.Description, Permissions: d.Permissions,
+				Holders: counts[id], Assigned: held[id],
+				Grantable: can(c, role.RolesUpdate) && (!d.PrivilegedOnly() || isGlobalAdmin(c)),
+			})
+		}
+		out = append(out, vs)
+	}
+	return out
+}
+
+// listRoles shows the services' roles, their permissions and how many of
+// the tenant's users hold each.
+func (s *Server) listRoles(c echo.Context) error {
+	t := routeTenant(c)
+	all, err := s.store.Tenant(t.ID).RoleAssignments().All(c.Request().Context(), docstore.Query{})
+	if err != nil {
+		return err
+	}
+	counts := map[string]int{}
+	for _, ra := range all {
+		counts[kanri.RoleAssignmentID("", ra.ServiceID, ra.RoleName)]++
+	}
+	return render(c, http.StatusOK, views.RolesPage(s.page(c, "roles.title", "roles"), roleServices(c, t, nil, counts)))
+}
+
+// roleHolders lists the users who hold one role.
+func (s *Server) roleHolders(c echo.Context) error {
+	t := routeTenant(c)
+	d, ok := role.FindKey(c.Param("service"), c.Param("role"))
+	if !ok || (d.PrivilegedOnly() && !t.IsPrivileged) {
+		return echo.ErrNotFound
+	}
+	ctx := c.Request().Context()
+	holders, err := s.roles.Holders(ctx, t.ID, d.ServiceID, d.RoleName)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(holders))
+	for i, h := range holders {
+		ids[i] = h.UserID
+	}
+	users, err := s.users.ByIDs(ctx, t.ID, ids)
+	if err != nil {
+		return err
+	}
+	var svc views.RoleService
+	for _, rs := range roleServices(c, t, nil, nil) {
+		if rs.ID == d.ServiceID {
+			svc = rs
+		}
+	}
+	info := views.RoleInfo{Key: d.Key, Name: d.RoleName, Description: d.Description, Permissions: d.Permissions}
+	return render(c, http.StatusOK, views.RoleHoldersPage(s.page(c, "roles.title", "roles"), svc, info, users))
+}
+
+// userRoles shows a user's roles and effective permissions.
+func (s *Server) userRoles(c echo.Context) error {
+	u, err := s.routeUser(c)
+	if err != nil {
+		return err
+	}
+	return s.renderUserRoles(c, u, http.StatusOK, "", false)
+}
+
+// renderUserRoles renders the user's roles page, or only its panel for
+// htmx.
+func (s *Server) renderUserRoles(c echo.Context, u *kanri.User, status int, errMsg string, panel bool) error {
+	t := routeTenant(c)
+	ras, err := s.roles.ForUser(c.Request().Context(), t.ID, u.ID)
+	if err != nil {
+		return err
+	}
+	held := map[string]bool{}
+	for _, ra := range ras {
+		held[kanri.RoleAssignmentID("", ra.ServiceID, ra.RoleName)] = true
+	}
+	var effective []string
+	for p := range role.Effective(ras) {
+		effective = append(effective, p)
+	}
+	sort.Strings(effective)
+	p := s.page(c, "roles.title", "users")
+	services := roleServices(c, t, held, nil)
+	if panel {
+		return render(c, status, views.UserRolesPanel(p, u, services, effective, errMsg))
+	}
+	if errMsg != "" {
+		p.Flash = views.Flash{Kind: "error", Message: errMsg}
+	}
+	return render(c, status, views.UserRolesPage(p, u, services, effective, ""))
+}
+
+// assignRole gives the user a role; assigning a held role changes nothing.
+func (s *Server) assignRole(c echo.Context) error {
+	return s.changeRole(c, true)
+}
+
+// removeRole takes a role from the user.
+func (s *Server) removeRole(c echo.Context) error {
+	return s.changeRole(c, false)
+}
+
+func (s *Server) changeRole(c echo.Context, assign bool) error {
+	u, err := s.routeUser(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	d, ok := role.FindKey(c.FormValue("service"), c.FormValue("role"))
+	if !ok {
+		return kanri.Invalid(kanri.Fields{"role": "validation.role"})
+	}
+	g := role.Grant{Tenant: t, UserID: u.ID, ServiceID: d.ServiceID, RoleName: d.RoleName, ByGlobalAdmin: isGlobalAdmin(c)}
+	msg := ""
+	if assign {
+		_, _, err = s.roles.Assign(ctx, g)
+		msg = i18n.T(ctx, "roles.assigned", u.Username, d.RoleName)
+	} else {
+		err = s.roles.Remove(ctx, g)
+		msg = i18n.T(ctx, "roles.removed", u.Username, d.RoleName)
+	}
+	switch kanri.ErrorCode(err) {
+	case "":
+	case kanri.ECONFLICT, kanri.EFORBIDDEN, kanri.EINVALID:
+		status := http.StatusConflict
+		if kanri.IsCode(err, kanri.EFORBIDDEN) {
+			status = http.StatusForbidden
+		}
+		if isHTMX(c) {
+			if status == http.StatusForbidden {
+				status = http.StatusConflict // htmx swaps 409 and 422 only
+			}
+			return s.renderUserRoles(c, u, status, i18n.T(ctx, kanri.ErrorMessage(err)), true)
+		}
+		return s.renderUserRoles(c, u, status, i18n.T(ctx, kanri.ErrorMessage(err)), false)
+	default:
+		return err
+	}
+	if isHTMX(c) {
+		return s.renderUserRoles(c, u, http.StatusOK, "", true)
+	}
+	s.flash(c, "success", msg)
+	return redirect(c, usersPath(t)+"/"+u.ID+"/roles")
+}
