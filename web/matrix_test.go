@@ -184,3 +184,72 @@ func slicesContains(s []string, v string) bool {
 	}
 	return false
 }
+
+func TestViewerSeesListsButNoActions(t *testing.T) {
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
+	vera, _ := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: "vera", Email: "vera@acme.test", DisplayName: "Vera", Password: password})
+	for _, s := range role.Catalog() {
+		e.roles.Assign(ctx, role.Grant{Tenant: e.acme, UserID: vera.ID, ServiceID: s.ID, RoleName: role.Viewer})
+	}
+	c := e.client(t).signIn("acme", "vera")
+	resp, body := c.get("/t/" + e.acme.ID + "/users")
+	wantStatus(t, "viewer's user list", resp, http.StatusOK)
+	if !strings.Contains(body, `data-testid="user-row-bob"`) {
+		t.Error("the viewer does not see the users")
+	}
+	for _, hidden := range []string{`data-testid="users-new"`, `data-testid="user-edit-`, `data-testid="nav-tenants"`} {
+		if strings.Contains(body, hidden) {
+			t.Errorf("the viewer sees %s", hidden)
+		}
+	}
+	_, body = c.get("/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/roles")
+	if strings.Contains(body, `data-testid="role-assign-`) || strings.Contains(body, `data-testid="role-remove-`) {
+		t.Error("the viewer sees role buttons")
+	}
+	resp, _ = c.post("/t/"+e.acme.ID+"/users/"+e.acmeBob.ID+"/deactivate", nil)
+	wantStatus(t, "forged deactivate", resp, http.StatusForbidden)
+	resp, _ = c.post("/t/"+e.acme.ID+"/users/"+vera.ID+"/roles", url.Values{"service": {role.AuthService}, "role": {"admin"}})
+	wantStatus(t, "viewer grants herself admin", resp, http.StatusForbidden)
+	bob, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
+	ras, _ := e.roles.ForUser(context.Background(), e.acme.ID, vera.ID)
+	if !bob.IsActive || len(ras) != len(role.Catalog()) {
+		t.Errorf("forged requests changed data: bob active %v, vera has %d roles", bob.IsActive, len(ras))
+	}
+}
+
+func TestGrantTakesEffectOnTheNextRequest(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	bob := e.client(t).signIn("acme", "bob")
+	resp, _ := bob.get("/t/" + e.acme.ID + "/users")
+	wantStatus(t, "bob without roles", resp, http.StatusForbidden)
+
+	path := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/roles"
+	admin.get(path)
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+path, strings.NewReader(url.Values{"service": {role.AuthService}, "role": {"viewer"}, "_csrf": {admin.csrf}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("HX-Request", "true")
+	hx, err := admin.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hx.Body.Close()
+	wantStatus(t, "htmx assign", hx, http.StatusOK)
+	resp, body := bob.get("/t/" + e.acme.ID + "/users")
+	wantStatus(t, "bob after the grant", resp, http.StatusOK)
+	if strings.Contains(body, `data-testid="users-new"`) {
+		t.Error("a viewer sees the new user button")
+	}
+	resp, _ = admin.post(path+"/remove", url.Values{"service": {role.AuthService}, "role": {"viewer"}})
+	wantStatus(t, "remove", resp, http.StatusSeeOther)
+	resp, _ = bob.get("/t/" + e.acme.ID + "/users")
+	wantStatus(t, "bob after the removal", resp, http.StatusForbidden)
+
+	// The last admin cannot lose the role; the page says why.
+	resp, body = admin.post("/t/"+e.acme.ID+"/users/"+e.acmeAdmin.ID+"/roles/remove", url.Values{"service": {role.AuthService}, "role": {"admin"}})
+	wantStatus(t, "remove the last admin", resp, http.StatusConflict)
+	if !strings.Contains(body, "last administrator") {
+		t.Error("the refusal does not say why")
+	}
+}
