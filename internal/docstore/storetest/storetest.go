@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"CreateReadReplaceUpsertDelete", testCRUD},
 		{"ConflictOnDuplicateID", testConflict},
+		{"DeterministicUnicodeIDs", testDeterministicIDs},
 		{"StaleETagRejected", testStale},
 		{"ConcurrentReplaceOneWins", testConcurrentReplace},
 		{"BadDocumentsRejected", testBadDocuments},
@@ -700,4 +701,27 @@ func testAcrossPartitions(t *testing.T, h *harness) {
 	}
 	_, err := c.QueryAcrossPartitions(ctx(t), docstore.Query{Type: "thing", OrderBy: "i"})
 	wantCode(t, "ordered query across partitions", err, kanri.EINVALID)
+}
+
+// testDeterministicIDs covers role assignment ids (spec §2.2.2), which hold
+// Japanese role names: the second create of one id is a conflict, and the id
+// reads back on every backend.
+func testDeterministicIDs(t *testing.T, h *harness) {
+	c, pk := h.c(docstore.Auth), partition(t)
+	id := kanri.RoleAssignmentID("user_550e8400-e29b-41d4-a716-446655440000", "tenant-management", "管理者")
+	body := doc(pk, id, map[string]any{"roleName": "管理者"})
+	_, err := c.Create(ctx(t), pk, body)
+	must(t, "first assignment", err)
+	_, err = c.Create(ctx(t), pk, body)
+	wantCode(t, "second assignment of the same role", err, kanri.ECONFLICT)
+	it, err := c.Read(ctx(t), pk, id)
+	must(t, "read by deterministic id", err)
+	if got := field(t, it, "roleName"); got != "管理者" {
+		t.Errorf("roleName: got %v, want 管理者", got)
+	}
+	got := flatten(queryAll(t, c, pk, docstore.Query{Type: "thing", Where: []docstore.Filter{docstore.Eq("roleName", "管理者")}}))
+	if !slices.Equal(got, []string{id}) {
+		t.Errorf("query by role name: got %v, want [%s]", got, id)
+	}
+	must(t, "delete by deterministic id", c.Delete(ctx(t), pk, id, ""))
 }
