@@ -137,21 +137,15 @@ func (s *Service) Create(ctx context.Context, in kanri.TenantInput) (*kanri.Tena
 // Update changes a tenant's editable fields. t.ETag must be the version
 // the user edited; ESTALE if it changed since.
 func (s *Service) Update(ctx context.Context, id, etag string, in kanri.TenantInput) (*kanri.Tenant, error) {
-	t, err := s.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if t.IsPrivileged {
-		return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.privileged_readonly")
-	}
-	if t.Status == kanri.TenantDeleted {
-		return nil, kanri.Errorf(kanri.ECONFLICT, "error.tenant_deleted")
-	}
 	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
-	if etag != t.ETag {
-		return nil, stale()
+	if etag == "" {
+		return nil, stale() // an edit form always carries the version it shows
+	}
+	t, err := s.changeable(ctx, id, etag)
+	if err != nil {
+		return nil, err
 	}
 	if in.MaxUsers < t.UserCount {
 		return nil, kanri.Invalid(kanri.Fields{"maxUsers": "validation.max_users_below_count"})
@@ -169,15 +163,9 @@ func (s *Service) Update(ctx context.Context, id, etag string, in kanri.TenantIn
 // SetStatus suspends (active → suspended) or reactivates (suspended →
 // active) a tenant.
 func (s *Service) SetStatus(ctx context.Context, id, etag, status string) (*kanri.Tenant, error) {
-	t, err := s.Get(ctx, id)
+	t, err := s.changeable(ctx, id, etag)
 	if err != nil {
 		return nil, err
-	}
-	if t.IsPrivileged {
-		return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.privileged_readonly")
-	}
-	if etag != "" && etag != t.ETag {
-		return nil, stale()
 	}
 	action := "tenant.suspend"
 	switch {
@@ -200,18 +188,9 @@ func (s *Service) SetStatus(ctx context.Context, id, etag, status string) (*kanr
 // tenant has users or active service assignments (spec §9.2). The name
 // becomes free for a new tenant.
 func (s *Service) Delete(ctx context.Context, id, etag string) (*kanri.Tenant, error) {
-	t, err := s.Get(ctx, id)
+	t, err := s.changeable(ctx, id, etag)
 	if err != nil {
 		return nil, err
-	}
-	if t.IsPrivileged {
-		return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.privileged_readonly")
-	}
-	if t.Status == kanri.TenantDeleted {
-		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
-	}
-	if etag != "" && etag != t.ETag {
-		return nil, stale()
 	}
 	ten := s.store.Tenant(t.ID)
 	users, _, err := ten.Users().Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("isActive", true)}, Limit: 1})
@@ -236,6 +215,23 @@ func (s *Service) Delete(ctx context.Context, id, etag string) (*kanri.Tenant, e
 	}
 	s.release(ctx, kanri.TenantNameID(t.Name))
 	s.record(ctx, t, "tenant.delete", before, map[string]any{"status": t.Status})
+	return t, nil
+}
+
+// changeable returns the tenant if the operator may change it: not the
+// operator's own, not deleted, and still at etag when one is given.
+func (s *Service) changeable(ctx context.Context, id, etag string) (*kanri.Tenant, error) {
+	t, err := s.Get(ctx, id)
+	switch {
+	case err != nil:
+		return nil, err
+	case t.IsPrivileged:
+		return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.privileged_readonly")
+	case t.Status == kanri.TenantDeleted:
+		return nil, kanri.Errorf(kanri.ECONFLICT, "error.tenant_deleted")
+	case etag != "" && etag != t.ETag:
+		return nil, stale()
+	}
 	return t, nil
 }
 

@@ -217,15 +217,9 @@ func (s *Service) ResetPassword(ctx context.Context, tenantID, id, etag, passwor
 // Delete soft-deletes a user: inactive, marked deleted, username freed and
 // role assignments removed (spec §2.2.5). Nobody can delete themselves.
 func (s *Service) Delete(ctx context.Context, tenantID, id, etag string) (*kanri.User, error) {
-	u, err := s.Get(ctx, tenantID, id)
+	u, err := s.live(ctx, tenantID, id, etag)
 	if err != nil {
 		return nil, err
-	}
-	if !u.DeletedAt.IsZero() {
-		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
-	}
-	if etag != "" && etag != u.ETag {
-		return nil, stale()
 	}
 	actor := audit.ActorFrom(ctx)
 	if u.ID == actor.UserID {
@@ -280,17 +274,26 @@ func (s *Service) removeRoleAssignments(ctx context.Context, ten store.Tenant, u
 	return n, nil
 }
 
+// live returns a user that is not deleted and still at etag, when one is
+// given.
+func (s *Service) live(ctx context.Context, tenantID, id, etag string) (*kanri.User, error) {
+	u, err := s.Get(ctx, tenantID, id)
+	switch {
+	case err != nil:
+		return nil, err
+	case !u.DeletedAt.IsZero():
+		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
+	case etag != "" && etag != u.ETag:
+		return nil, stale()
+	}
+	return u, nil
+}
+
 // change applies fn to the user at etag, saves it and records action.
 func (s *Service) change(ctx context.Context, tenantID, id, etag, action string, fn func(*kanri.User) error) (*kanri.User, error) {
-	u, err := s.Get(ctx, tenantID, id)
+	u, err := s.live(ctx, tenantID, id, etag)
 	if err != nil {
 		return nil, err
-	}
-	if !u.DeletedAt.IsZero() {
-		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
-	}
-	if etag != "" && etag != u.ETag {
-		return nil, stale()
 	}
 	before := userFields(u)
 	if err := fn(u); err != nil {
