@@ -47,15 +47,15 @@ func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.U
 // env is a running console over a fresh embedded store with two customer
 // tenants, acme and globex, each with an administrator.
 type env struct {
-	srv     *httptest.Server
-	echo    *echo.Echo
-	st      *store.Store
-	tenants *tenant.Service
-	users   *user.Service
-	roles   *role.Service
-	clock   *clock
-	acme    *kanri.Tenant
-	globex  *kanri.Tenant
+	srv       *httptest.Server
+	echo      *echo.Echo
+	st        *store.Store
+	tenants   *tenant.Service
+	users     *user.Service
+	roles     *role.Service
+	clock     *clock
+	acme      *kanri.Tenant
+	globex    *kanri.Tenant
 	acmeBob   *kanri.User // a second acme user to act on
 	acmeAdmin *kanri.User // acme's first user, so its administrator
 	globUsr   *kanri.User
