@@ -6,8 +6,10 @@ SHELL := /bin/bash
 GO        ?= go
 BIN       := bin/kanri
 TEST_LOG  := .test-output/go-test.log
+E2E_LOG   := .test-output/e2e.log
+E2E_STORES := embedded cosmos
 
-.PHONY: run build test vet unit deps bench docker fmt clean
+.PHONY: run build test vet unit deps e2e e2e-setup bench docker fmt clean
 
 ## run: build and serve on the embedded store (http://localhost:8080).
 run: build
@@ -33,12 +35,41 @@ vet:
 
 ## test: install what is needed, vet, and run every test (both store
 ## backends) with the race detector; fails if the Cosmos suite did not run.
-test: deps vet
+## Then the browser tests (e2e), once per store.
+test: deps vet e2e-setup
 	@mkdir -p $(dir $(TEST_LOG))
 	$(GO) test -race -count=1 -v ./... 2>&1 | tee $(TEST_LOG) | grep -E '^(ok|FAIL|---|panic|\s+--- FAIL|.*_test\.go:[0-9]+:)' || true
 	@if grep -qE '^(FAIL|--- FAIL|panic:)' $(TEST_LOG) || ! grep -q '^ok' $(TEST_LOG); then \
 	  echo "go test failed; full log in $(TEST_LOG)"; grep -E -B2 -A20 -- '--- FAIL|^panic:' $(TEST_LOG) | head -200; exit 1; fi
 	@./.ci/count-tests $(TEST_LOG)
+	$(E2E_RUN)
+
+## e2e-setup: install Chromium (Debian) and the Playwright driver (.e2e/driver)
+## for the browser tests; nothing is downloaded from Playwright's CDN.
+e2e-setup: deps
+	@bash e2e/setup.sh
+
+## e2e: the browser tests (real binary, headless Chromium), once on the
+## embedded store and once on the Cosmos test server. Failure screenshots go
+## to e2e/screenshots/; the log to .test-output/e2e.log.
+e2e: e2e-setup
+	$(E2E_RUN)
+
+# E2E_RUN vets the e2e package, runs it once per store into E2E_LOG, and
+# fails (showing the failures) unless every store passed some tests.
+define E2E_RUN
+@mkdir -p $(dir $(E2E_LOG)) && : > $(E2E_LOG)
+$(GO) vet -tags e2e ./e2e/
+@for store in $(E2E_STORES); do \
+  echo "e2e: KANRI_E2E_STORE=$$store"; \
+  KANRI_E2E_STORE=$$store $(GO) test -tags e2e -count=1 -v -timeout 10m ./e2e/ 2>&1 | tee -a $(E2E_LOG) \
+    | grep -E '^(ok|FAIL|panic|\s*--- (PASS|FAIL|SKIP)|\s+\S+_test\.go:[0-9]+:)' || true; \
+done
+@if grep -qE '^(FAIL|\s*--- FAIL|panic:)' $(E2E_LOG); then \
+  grep -E -- '^\s*--- FAIL|^FAIL|^panic:' $(E2E_LOG) | head -100; \
+  echo "e2e tests failed; full log (with the server output of each failed step) in $(E2E_LOG), screenshots in e2e/screenshots/"; exit 1; fi
+@./.ci/count-tests --e2e $(E2E_LOG)
+endef
 
 ## bench: benchmarks of the store port on both backends (100 tenants x 1,000 users).
 bench: deps

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"math/big"
+	"sync"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -39,13 +40,22 @@ func (h Hasher) Check(hash, password string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
 }
 
-// dummyHash is compared against when there is no user, so that a sign-in
-// for a missing user takes as long as one for a real user.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no such user, no such password"), DefaultCost)
+// dummyHashes holds, per cost, a hash that sign-ins for a missing user are
+// checked against, so that they take as long as one for a real user.
+var dummyHashes sync.Map // int → []byte
 
-// waste spends the time of one password check.
+// waste spends the time of one password check at the hasher's cost.
 func (h Hasher) waste(password string) {
-	bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+	cost := h.Cost
+	if cost == 0 {
+		cost = DefaultCost
+	}
+	hash, ok := dummyHashes.Load(cost)
+	if !ok {
+		b, _ := bcrypt.GenerateFromPassword([]byte("no such user, no such password"), cost)
+		hash, _ = dummyHashes.LoadOrStore(cost, b)
+	}
+	bcrypt.CompareHashAndPassword(hash.([]byte), []byte(password))
 }
 
 // GeneratePassword returns a random password that meets the policy.
