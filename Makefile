@@ -43,6 +43,7 @@ test: deps vet e2e-setup
 	  echo "go test failed; full log in $(TEST_LOG)"; grep -E -B2 -A20 -- '--- FAIL|^panic:' $(TEST_LOG) | head -200; exit 1; fi
 	@./.ci/count-tests $(TEST_LOG)
 	$(E2E_RUN)
+	@echo "total: $$(cat $(TEST_LOG) $(E2E_LOG) | grep -cE -- '^\s*--- PASS:') passed, $$(cat $(TEST_LOG) $(E2E_LOG) | grep -cE -- '^\s*--- FAIL:') failed"
 
 ## e2e-setup: install Chromium (Debian) and the Playwright driver (.e2e/driver)
 ## for the browser tests; nothing is downloaded from Playwright's CDN.
