@@ -110,6 +110,8 @@ func TestConsole(t *testing.T) {
 			s.fill(t, admin, "tenants-search", "acm")
 			s.absent(t, admin, "tenant-row-privileged")
 			s.visible(t, admin, "tenant-row-"+tenantName)
+			s.open(t, admin, "/tenants", 200)
+			s.screenshot(t, admin.page, "desktop-tenants.png") // for humans, also on success
 		})
 
 		s.step(t, "admin_creates_tenant_admin", []string{"admin_creates_tenant"}, pagesOf(&admin), func(t *testing.T) {
@@ -425,6 +427,8 @@ func TestConsole(t *testing.T) {
 			s.open(t, alice, usersPath, 200)
 			s.hasText(t, alice, "user-status-alice", "Active")
 
+			s.screenshot(t, alice.page, "desktop-users.png") // for humans, also on success
+
 			// alice revokes the role; vera's next request is refused again.
 			s.open(t, alice, roles, 200)
 			s.click(t, alice, "role-remove-auth-service-viewer")
@@ -436,6 +440,7 @@ func TestConsole(t *testing.T) {
 			s.click(t, alice, "role-remove-auth-service-admin")
 			s.visible(t, alice, "user-roles-error")
 			s.hasAttr(t, alice, alice.tid("role-cell-auth-service-admin"), "role cell", "data-assigned", "true")
+			s.screenshot(t, alice.page, "desktop-user-roles.png") // for humans, also on success
 		})
 
 		s.step(t, "sign_out", []string{"tenant_admin_sees_only_own_tenant"}, pagesOf(&alice), func(t *testing.T) {
