@@ -39,7 +39,20 @@ func (c *container) Query(ctx context.Context, pk string, q docstore.Query) (doc
 	if err := docstore.CheckKey(pk, "x"); err != nil {
 		return docstore.Page{}, err
 	}
-	return c.query(q, itemKey(pk, ""))
+	return c.query(q, itemKey(pk, idPrefix(q.Where)))
+}
+
+// idPrefix returns what a query's filters say every matching id starts
+// with: keys are "partition\x00id", so the scan can skip straight to those
+// ids (as Cosmos DB serves STARTSWITH(c.id) from its index). The filters are
+// still evaluated; this only narrows the range read.
+func idPrefix(where []docstore.Filter) string {
+	for _, f := range where {
+		if v, ok := f.Value.(string); ok && f.Field == "id" && (f.Op == docstore.OpPrefix || f.Op == docstore.OpEq) {
+			return v
+		}
+	}
+	return ""
 }
 
 func (c *container) QueryAcrossPartitions(ctx context.Context, q docstore.Query) (docstore.Page, error) {

@@ -94,8 +94,11 @@ func (s *Service) seedDefinition(ctx context.Context, d Definition, now kanri.Ti
 
 // ForUser returns a user's role assignments in a tenant.
 func (s *Service) ForUser(ctx context.Context, tenantID, userID string) ([]*kanri.RoleAssignment, error) {
+	// Assignment ids start with the user's id (spec §2.2.2): the prefix lets
+	// the store read only this user's assignments.
 	return s.store.Tenant(tenantID).RoleAssignments().All(ctx, docstore.Query{
-		Where: []docstore.Filter{docstore.Eq("userId", userID)}, OrderBy: "serviceId",
+		Where:   []docstore.Filter{docstore.Prefix("id", "ra_"+userID+"_"), docstore.Eq("userId", userID)},
+		OrderBy: "serviceId",
 	})
 }
 

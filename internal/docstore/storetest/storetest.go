@@ -411,6 +411,9 @@ func testFilters(t *testing.T, h *harness) {
 		{"or", []docstore.Filter{docstore.Or(docstore.Contains("name", "carol"), docstore.Eq("n", 1))}, []string{"u1", "u4"}},
 		{"and of or", []docstore.Filter{docstore.Eq("status", "active"), docstore.Or(docstore.Contains("name", "alice"), docstore.Contains("name", "carol"))}, []string{"u1"}},
 		{"no match", []docstore.Filter{docstore.Eq("status", "nope")}, nil},
+		{"id prefix", []docstore.Filter{docstore.Prefix("id", "u"), docstore.Eq("active", true)}, []string{"u1", "u3"}},
+		{"id equals", []docstore.Filter{docstore.Eq("id", "u2")}, []string{"u2"}},
+		{"id prefix of another type", []docstore.Filter{docstore.Prefix("id", "o")}, nil},
 		{"type mismatch", []docstore.Filter{docstore.Eq("n", "1")}, nil},
 	}
 	for _, tt := range tests {
