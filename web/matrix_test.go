@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"github.com/kanri/kanri/internal/user"
 	"net/http"
 	"net/url"
 	"strings"
@@ -47,6 +48,18 @@ func TestPermissionMatrix(t *testing.T) {
 			}
 		}
 	}
+	// An operator's administrator who is not a global administrator.
+	priv, _ := e.tenants.Get(ctx, kanri.PrivilegedTenantID)
+	op, err := e.users.Create(ctx, priv.ID, kanri.UserInput{Username: "opadmin", Email: "op@example.com", DisplayName: "Op", Password: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range role.Catalog() {
+		if _, _, err := e.roles.Assign(ctx, role.Grant{Tenant: priv, UserID: op.ID, ServiceID: s.ID, RoleName: role.Admin}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opRoles, _ := e.roles.ForUser(ctx, priv.ID, op.ID)
 	viewerPerms := role.Set{}
 	for _, s := range role.Catalog() {
 		d, _ := role.Find(s.ID, role.Viewer)
@@ -64,6 +77,7 @@ func TestPermissionMatrix(t *testing.T) {
 		{name: "viewer", tenant: "acme", user: "vera", home: e.acme.ID, perms: viewerPerms},
 		{name: "no role", tenant: "acme", user: "nora", home: e.acme.ID, perms: role.Set{}},
 		{name: "other tenant's admin", tenant: "globex", user: "admin", home: e.globex.ID, perms: all},
+		{name: "operator admin, not global", tenant: "privileged", user: "opadmin", home: kanri.PrivilegedTenantID, perms: role.Effective(opRoles)},
 	}
 	clients := map[string]*client{}
 	for _, p := range personas {
@@ -251,5 +265,34 @@ func TestGrantTakesEffectOnTheNextRequest(t *testing.T) {
 	wantStatus(t, "remove the last admin", resp, http.StatusConflict)
 	if !strings.Contains(body, "last administrator") {
 		t.Error("the refusal does not say why")
+	}
+}
+
+func TestOnlyGlobalAdminsChangeGlobalAdmins(t *testing.T) {
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
+	priv, _ := e.tenants.Get(ctx, kanri.PrivilegedTenantID)
+	op, _ := e.users.Create(ctx, priv.ID, kanri.UserInput{Username: "opadmin", Email: "op@example.com", DisplayName: "Op", Password: password})
+	for _, s := range role.Catalog() {
+		e.roles.Assign(ctx, role.Grant{Tenant: priv, UserID: op.ID, ServiceID: s.ID, RoleName: role.Admin})
+	}
+	root, _, _ := e.users.List(ctx, priv.ID, user.ListFilter{Search: adminEmail})
+	c := e.client(t).signIn("privileged", "opadmin")
+	base := "/t/" + priv.ID + "/users/" + root[0].ID
+	for _, path := range []string{"/password", "/deactivate", "/delete", "/unlock", ""} {
+		resp, _ := c.post(base+path, url.Values{"password": {"Taken-over-123"}, "email": {"x@example.com"}, "displayName": {"x"}})
+		wantStatus(t, "operator admin: POST "+path+" on the global admin", resp, http.StatusForbidden)
+	}
+	resp, _ := c.post(base+"/roles/remove", url.Values{"service": {role.AuthService}, "role": {"global_admin"}})
+	wantStatus(t, "operator admin removes global admin", resp, http.StatusForbidden)
+	// Their own tenant's ordinary users they do manage; other tenants do not exist for them.
+	resp, _ = c.get("/t/" + priv.ID + "/users")
+	wantStatus(t, "operator admin lists the operator's users", resp, http.StatusOK)
+	resp, _ = c.get("/t/" + e.acme.ID + "/users")
+	wantStatus(t, "operator admin on a customer tenant", resp, http.StatusNotFound)
+	resp, _ = c.get("/tenants")
+	wantStatus(t, "operator admin on the tenant list", resp, http.StatusNotFound)
+	if _, _, err := (e.client(t)).signInErr("privileged", adminEmail, password); err != nil {
+		t.Errorf("the global admin's password changed: %v", err)
 	}
 }

@@ -162,12 +162,10 @@ func need(perm string) echo.MiddlewareFunc {
 	}
 }
 
-// isStaff reports whether the signed-in user belongs to the operator's
-// (privileged) tenant.
-func isStaff(c echo.Context) bool {
-	home, _ := c.Get(ctxHome).(*kanri.Tenant)
-	return home != nil && home.IsPrivileged
-}
+// isStaff reports whether the signed-in user acts for the operator across
+// tenants: a global administrator (全体管理者 in the operator's tenant).
+// Other roles, also in the operator's tenant, hold in their own tenant only.
+func isStaff(c echo.Context) bool { return isGlobalAdmin(c) }
 
 // requireStaff hides operator pages from everyone but the operator's staff:
 // to others they do not exist.

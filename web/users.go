@@ -76,13 +76,26 @@ func (s *Server) createUser(c echo.Context) error {
 }
 
 // routeUser loads the user of a /users/:id route; deleted users are gone.
+// Only a global administrator may change a global administrator (their
+// password, status, roles): nobody takes over a higher account.
 func (s *Server) routeUser(c echo.Context) (*kanri.User, error) {
-	u, err := s.users.Get(c.Request().Context(), routeTenant(c).ID, c.Param("id"))
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	u, err := s.users.Get(ctx, t.ID, c.Param("id"))
 	if err != nil {
 		return nil, err
 	}
 	if !u.DeletedAt.IsZero() {
 		return nil, echo.ErrNotFound
+	}
+	if c.Request().Method != http.MethodGet && t.IsPrivileged && !isGlobalAdmin(c) {
+		global, err := s.roles.IsGlobalAdmin(ctx, t, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		if global {
+			return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.global_admin_only")
+		}
 	}
 	return u, nil
 }

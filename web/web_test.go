@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"io"
 	"log/slog"
@@ -160,6 +161,16 @@ func (c *client) post(path string, form url.Values) (*http.Response, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
+}
+
+// signInErr signs the client in and reports whether that worked.
+func (c *client) signInErr(tenantName, username, pass string) (*client, int, error) {
+	c.get("/login")
+	resp, _ := c.post("/login", url.Values{"tenant": {tenantName}, "username": {username}, "password": {pass}})
+	if resp.StatusCode != http.StatusSeeOther {
+		return c, resp.StatusCode, fmt.Errorf("sign in %s/%s: status %d", tenantName, username, resp.StatusCode)
+	}
+	return c, resp.StatusCode, nil
 }
 
 // signIn signs the client in and fails the test if that does not work.

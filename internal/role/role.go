@@ -262,3 +262,16 @@ func (s *Service) record(ctx context.Context, g Grant, action string, before, af
 		Changes:  audit.Diff(before, after),
 	})
 }
+
+// IsGlobalAdmin reports whether a user holds 全体管理者 (of any service) in
+// the operator's tenant.
+func (s *Service) IsGlobalAdmin(ctx context.Context, t *kanri.Tenant, userID string) (bool, error) {
+	if !t.IsPrivileged {
+		return false, nil
+	}
+	ras, err := s.ForUser(ctx, t.ID, userID)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(ras, func(a *kanri.RoleAssignment) bool { return a.RoleName == GlobalAdmin }), nil
+}
