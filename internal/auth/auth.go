@@ -55,17 +55,35 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 		return nil, nil, ErrSignIn
 	}
 	now := s.now()
-	ok := s.hasher.Check(u.PasswordHash, password)
 	res := kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username}
-	switch {
-	case u.Locked(now):
+	// Count the attempt before checking the password, in an ETag-guarded
+	// write: parallel guesses each take one of the five attempts, so none
+	// can outrun the lockout.
+	refused, locked := false, false
+	u, err := s.update(ctx, t.ID, u.ID, func(u *kanri.User) bool {
+		refused, locked = u.Locked(now), false
+		if refused {
+			return false
+		}
+		u.Security.FailedLoginAttempts++
+		if u.Security.FailedLoginAttempts >= MaxFailedAttempts {
+			u.Security.LockedUntil = kanri.NewTime(now.Add(LockoutDuration))
+			u.Security.FailedLoginAttempts = 0
+			locked = true
+		}
+		return true
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if refused {
+		s.hasher.waste(password) // as long as any other answer
 		s.record(ctx, t.ID, "auth.login_failed", res, "account locked")
 		return nil, nil, ErrSignIn
+	}
+	ok := s.hasher.Check(u.PasswordHash, password)
+	switch {
 	case !ok:
-		locked, err := s.countFailure(ctx, t.ID, u.ID)
-		if err != nil {
-			return nil, nil, err
-		}
 		s.record(ctx, t.ID, "auth.login_failed", res, "wrong password")
 		if locked {
 			s.record(ctx, t.ID, "auth.lockout", res, "too many failed sign-ins")
@@ -78,9 +96,12 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 		s.record(ctx, t.ID, "auth.login_failed", res, "organisation "+t.Status)
 		return nil, nil, ErrSignIn
 	}
-	u, err := s.update(ctx, t.ID, u.ID, func(u *kanri.User) {
+	// The right password: the attempts, and a lock this attempt's count
+	// set, are cleared.
+	u, err = s.update(ctx, t.ID, u.ID, func(u *kanri.User) bool {
 		u.Security.FailedLoginAttempts, u.Security.LockedUntil = 0, kanri.Time{}
 		u.Security.LastLoginAt = kanri.NewTime(now)
+		return true
 	})
 	if err != nil {
 		return nil, nil, err
@@ -120,37 +141,23 @@ func (s *Service) lookup(ctx context.Context, tenantName, username string) (*kan
 	return t, u
 }
 
-// countFailure adds a failed attempt and locks the user at the limit. It
-// reports whether this failure locked the account.
-func (s *Service) countFailure(ctx context.Context, tenantID, userID string) (bool, error) {
-	locked := false
-	_, err := s.update(ctx, tenantID, userID, func(u *kanri.User) {
-		u.Security.FailedLoginAttempts++
-		locked = false
-		if u.Security.FailedLoginAttempts >= MaxFailedAttempts {
-			u.Security.LockedUntil = kanri.NewTime(s.now().Add(LockoutDuration))
-			u.Security.FailedLoginAttempts = 0
-			locked = true
-		}
-	})
-	return locked, err
-}
-
-// update applies fn to the stored user, retrying on concurrent changes so
-// that no failed attempt is lost.
-func (s *Service) update(ctx context.Context, tenantID, userID string, fn func(*kanri.User)) (*kanri.User, error) {
+// update applies fn to the stored user and saves it if fn says so,
+// retrying on concurrent changes so that no attempt is lost.
+func (s *Service) update(ctx context.Context, tenantID, userID string, fn func(*kanri.User) bool) (*kanri.User, error) {
 	users := s.store.Tenant(tenantID).Users()
 	for attempt := 0; ; attempt++ {
 		u, err := users.Get(ctx, userID)
 		if err != nil {
 			return nil, err
 		}
-		fn(u)
+		if !fn(u) {
+			return u, nil
+		}
 		err = users.Replace(ctx, u)
 		if err == nil {
 			return u, nil
 		}
-		if !kanri.IsCode(err, kanri.ESTALE) || attempt >= 20 {
+		if !kanri.IsCode(err, kanri.ESTALE) || attempt >= 100 {
 			return nil, err
 		}
 	}

@@ -437,3 +437,53 @@ func TestSeedIsIdempotentAndUpgradesInPlace(t *testing.T) {
 		t.Errorf("definition not upgraded: %v", d.Permissions)
 	}
 }
+
+func TestParallelGuessesCannotOutrunTheLockout(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 10)
+	f.users.Create(f.ctx, ten.ID, input("target"))
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() {
+			if _, _, err := f.auth.SignIn(f.ctx, "acme", "target", fmt.Sprintf("Wrong-guess-%02d", i)); err != auth.ErrSignIn {
+				t.Errorf("guess %d: got %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	checked := 0
+	recs, _, err := f.audit.Query(f.ctx, ten.ID, audit.Filter{Action: "auth.login_failed", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Details.Reason == "wrong password" {
+			checked++
+		}
+	}
+	if checked > auth.MaxFailedAttempts {
+		t.Errorf("40 parallel guesses: %d were checked against the password, want at most %d", checked, auth.MaxFailedAttempts)
+	}
+	if len(recs) != 40 {
+		t.Errorf("failed sign-in records: got %d, want 40", len(recs))
+	}
+	if _, _, err := f.auth.SignIn(f.ctx, "acme", "target", password); err != auth.ErrSignIn {
+		t.Errorf("the right password after the lockout: got %v, want refused", err)
+	}
+}
+
+func TestTheRightFifthAttemptSignsIn(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 10)
+	u, _ := f.users.Create(f.ctx, ten.ID, input("frank"))
+	for range auth.MaxFailedAttempts - 1 {
+		f.auth.SignIn(f.ctx, "acme", "frank", "Wrong-password-1")
+	}
+	if _, _, err := f.auth.SignIn(f.ctx, "acme", "frank", password); err != nil {
+		t.Fatalf("the right password at the fifth attempt: %v", err)
+	}
+	got, _ := f.users.Get(f.ctx, ten.ID, u.ID)
+	if got.Locked(time.Now()) || got.Security.FailedLoginAttempts != 0 {
+		t.Errorf("after a successful sign-in: locked %v, attempts %d", got.Locked(time.Now()), got.Security.FailedLoginAttempts)
+	}
+}
