@@ -5,7 +5,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
@@ -13,7 +12,7 @@ import (
 
 // loginForm shows the sign-in page, or sends a signed-in user home.
 func (s *Server) loginForm(c echo.Context) error {
-	if _, _, ok := s.signedIn(c); ok {
+	if _, _, _, ok := s.signedIn(c); ok {
 		return c.Redirect(http.StatusSeeOther, "/")
 	}
 	p := s.page(c, "login.title", "")
@@ -40,14 +39,13 @@ func (s *Server) login(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, homePath(t))
 }
 
-// logout ends the session.
+// logout ends the session, and every other session of the user.
 func (s *Server) logout(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := c.Get(ctxUser).(*kanri.User)
-	s.audit.Record(ctx, audit.Entry{
-		TenantID: u.TenantID, Action: "auth.logout",
-		Resource: kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username},
-	})
+	if err := s.auth.SignOut(ctx, u.TenantID, u.ID); err != nil {
+		return err
+	}
 	if err := s.endSession(c); err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func (s *Server) csrf(next echo.HandlerFunc) echo.HandlerFunc {
 // per request.
 func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		uid, tid, ok := s.signedIn(c)
+		uid, tid, issued, ok := s.signedIn(c)
 		if !ok {
 			return kanri.Errorf(kanri.EUNAUTHENTICATED, "Please sign in.")
 		}
@@ -114,7 +114,8 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		if terr != nil && !kanri.IsCode(terr, kanri.ENOTFOUND) {
 			return terr
 		}
-		if err != nil || terr != nil || !u.IsActive || !u.DeletedAt.IsZero() || home.Status != kanri.TenantActive {
+		if err != nil || terr != nil || !u.IsActive || !u.DeletedAt.IsZero() || home.Status != kanri.TenantActive ||
+			issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
 			s.endSession(c)
 			return kanri.Errorf(kanri.EUNAUTHENTICATED, "Please sign in.")
 		}

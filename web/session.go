@@ -61,10 +61,10 @@ func (s *Server) startSession(c echo.Context, u *kanri.User, tenantID string) er
 	for k := range sess.Values {
 		delete(sess.Values, k)
 	}
-	now := s.now().Unix()
+	now := s.now()
 	sess.Values[keyUser], sess.Values[keyTenant] = u.ID, tenantID
 	sess.Values[keySession], sess.Values[keyCSRF] = randomToken(), randomToken()
-	sess.Values[keyIssued], sess.Values[keySeen] = now, now
+	sess.Values[keyIssued], sess.Values[keySeen] = now.UnixMilli(), now.Unix()
 	return s.saveSession(c)
 }
 
@@ -78,22 +78,22 @@ func (s *Server) endSession(c echo.Context) error {
 	return s.saveSession(c)
 }
 
-// signedIn returns the user and tenant ids of a live session. A session
-// past its idle or absolute timeout is not live.
-func (s *Server) signedIn(c echo.Context) (userID, tenantID string, ok bool) {
+// signedIn returns the user and tenant ids of a live session, and when it
+// began. A session past its idle or absolute timeout is not live.
+func (s *Server) signedIn(c echo.Context) (userID, tenantID string, issued time.Time, ok bool) {
 	sess := s.session(c)
 	uid, _ := sess.Values[keyUser].(string)
 	tid, _ := sess.Values[keyTenant].(string)
-	issued, _ := sess.Values[keyIssued].(int64)
+	iat, _ := sess.Values[keyIssued].(int64)
 	seen, _ := sess.Values[keySeen].(int64)
-	now := s.now()
+	now, issued := s.now(), time.UnixMilli(iat)
 	if uid == "" || tid == "" {
-		return "", "", false
+		return "", "", time.Time{}, false
 	}
-	if now.Sub(time.Unix(issued, 0)) > AbsoluteTimeout || now.Sub(time.Unix(seen, 0)) > IdleTimeout {
-		return "", "", false
+	if now.Sub(issued) > AbsoluteTimeout || now.Sub(time.Unix(seen, 0)) > IdleTimeout {
+		return "", "", time.Time{}, false
 	}
-	return uid, tid, true
+	return uid, tid, issued, true
 }
 
 // touch records activity on the session, at most once a minute.

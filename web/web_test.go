@@ -488,12 +488,32 @@ func TestSignInAndSessions(t *testing.T) {
 	resp, _ = c2.get("/t/" + e.acme.ID + "/users")
 	wantStatus(t, "deactivated user's next request", resp, http.StatusSeeOther)
 
-	// Logout.
+	// Logout ends this session and every copy of it.
 	c3 := e.client(t).signIn("acme", "admin")
+	e.clock.Advance(time.Millisecond)
+	stolen := e.client(t)
+	stolen.http.Jar.SetCookies(mustURL(e.srv.URL), c3.http.Jar.Cookies(mustURL(e.srv.URL)))
+	resp, _ = stolen.get("/t/" + e.acme.ID + "/users")
+	wantStatus(t, "a copied cookie before logout", resp, http.StatusOK)
 	resp, _ = c3.post("/logout", nil)
 	wantStatus(t, "logout", resp, http.StatusSeeOther)
 	resp, _ = c3.get("/t/" + e.acme.ID + "/users")
 	wantStatus(t, "after logout", resp, http.StatusSeeOther)
+	resp, _ = stolen.get("/t/" + e.acme.ID + "/users")
+	wantStatus(t, "a copied cookie after logout", resp, http.StatusSeeOther)
+
+	// A password reset ends the user's sessions.
+	e.clock.Advance(time.Millisecond)
+	bobAgain := e.client(t)
+	e.users.SetActive(context.Background(), e.acme.ID, e.acmeBob.ID, "", true)
+	bobAgain.signIn("acme", "bob")
+	e.clock.Advance(time.Millisecond)
+	e.users.ResetPassword(context.Background(), e.acme.ID, e.acmeBob.ID, "", "Brand-new-pass-1")
+	resp, _ = bobAgain.get("/")
+	wantStatus(t, "after a password reset", resp, http.StatusSeeOther)
+	if loc := resp.Header.Get("Location"); loc != "/login" {
+		t.Errorf("after a password reset: to %q, want /login", loc)
+	}
 }
 
 func TestSecurityHeaders(t *testing.T) {

@@ -165,7 +165,7 @@ func (s *Service) update(ctx context.Context, tenantID, userID string, fn func(*
 
 func (s *Service) record(ctx context.Context, tenantID, action string, res kanri.AuditResource, reason string) {
 	status := kanri.AuditSuccess
-	if action != "auth.login" {
+	if action == "auth.login_failed" || action == "auth.lockout" {
 		status = kanri.AuditFailure
 	}
 	s.audit.Record(ctx, audit.Entry{TenantID: tenantID, Action: action, Resource: res, Reason: reason, Status: status})
@@ -174,4 +174,18 @@ func (s *Service) record(ctx context.Context, tenantID, action string, res kanri
 func withUser(a audit.Actor, u *kanri.User, tenantID string) audit.Actor {
 	a.UserID, a.UserName, a.TenantID = u.ID, u.Username, tenantID
 	return a
+}
+
+// SignOut ends every session of the user, also ones on other devices or
+// copied elsewhere, and records it.
+func (s *Service) SignOut(ctx context.Context, tenantID, userID string) error {
+	u, err := s.update(ctx, tenantID, userID, func(u *kanri.User) bool {
+		u.Security.SessionsValidAfter = kanri.NewTime(s.now())
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	s.record(ctx, tenantID, "auth.logout", kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username}, "")
+	return nil
 }

@@ -61,6 +61,9 @@ type UserSecurity struct {
 	FailedLoginAttempts  int  `json:"failedLoginAttempts"`
 	LockedUntil          Time `json:"lockedUntil"`
 	TwoFactorEnabled     bool `json:"twoFactorEnabled"`
+	// SessionsValidAfter ends every session begun before it: signing out
+	// and a password reset set it.
+	SessionsValidAfter Time `json:"sessionsValidAfter"`
 }
 
 // RoleAssignment grants a user one role of one service (spec §2.2).

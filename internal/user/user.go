@@ -209,6 +209,7 @@ func (s *Service) ResetPassword(ctx context.Context, tenantID, id, etag, passwor
 	return s.change(ctx, tenantID, id, etag, "user.password_reset", func(u *kanri.User) error {
 		u.PasswordHash = hash
 		u.Security.LastPasswordChangeAt = kanri.NewTime(s.now())
+		u.Security.SessionsValidAfter = u.Security.LastPasswordChangeAt // sessions end
 		u.Security.FailedLoginAttempts, u.Security.LockedUntil = 0, kanri.Time{}
 		return nil
 	})
