@@ -158,6 +158,7 @@ var messages = map[string]message{
 	"error.global_admin_only":            {"Only a global administrator can grant or remove 全体管理者.", "全体管理者の付与・解除は全体管理者のみ行えます。"},
 	"error.last_admin":                   {"This is the tenant's last administrator. Make someone else an administrator first.", "テナント最後の管理者です。先に別のユーザーを管理者にしてください。"},
 	"validation.role":                    {"Choose a role the service offers.", "サービスのロールを選択してください。"},
+	"error.busy":                         {"Too many changes at once; please try again.", "同時に多数の変更が行われています。もう一度お試しください。"},
 	"error.home":                         {"Go to the start page", "トップへ戻る"},
 	"error.form":                         {"Please correct the marked fields.", "入力内容を確認してください。"},
 	"validation.required":                {"This field is required.", "必須項目です。"},

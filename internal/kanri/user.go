@@ -109,3 +109,19 @@ type Username struct {
 // UsernameID returns the id of the reservation of a username. Usernames
 // are compared without regard to case.
 func UsernameID(username string) string { return "username_" + strings.ToLower(username) }
+
+// TypeAdminGuard is the type of a tenant's administrator guard.
+const TypeAdminGuard = "admin_guard"
+
+// AdminGuardID is the id of a tenant's administrator guard.
+const AdminGuardID = "admin_guard"
+
+// AdminGuard serialises the changes that can take away a tenant's
+// administrator (removing the role, deactivating or deleting the user):
+// each writes the guard, at the version it read, in the same transactional
+// batch as the change, so two such changes cannot both pass the "another
+// administrator remains" check.
+type AdminGuard struct {
+	Doc
+	Version int `json:"version"`
+}

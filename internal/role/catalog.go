@@ -182,10 +182,20 @@ func Effective(assignments []*kanri.RoleAssignment) Set {
 	return set
 }
 
+// adminRole returns the role of the auth service that makes a user an
+// administrator of t: 全体管理者 in the operator's tenant, where it is the
+// only role that reaches every tenant, and 管理者 in the others.
+func adminRole(t *kanri.Tenant) string {
+	if t.IsPrivileged {
+		return GlobalAdmin
+	}
+	return Admin
+}
+
 // IsAdminRole reports whether holding the role makes a user an
-// administrator of their tenant: the roles that can manage users and roles.
-func IsAdminRole(serviceID, roleName string) bool {
-	return serviceID == AuthService && (roleName == Admin || roleName == GlobalAdmin)
+// administrator of t, the role the last-administrator rule protects.
+func IsAdminRole(t *kanri.Tenant, serviceID, roleName string) bool {
+	return serviceID == AuthService && roleName == adminRole(t)
 }
 
 // FindKey returns the definition of a service's role by its key

@@ -153,16 +153,23 @@ func (s *Service) Remove(ctx context.Context, g Grant) error {
 	if err != nil {
 		return err
 	}
-	if IsAdminRole(d.ServiceID, d.RoleName) {
-		if err := s.keepsAnAdmin(ctx, g.Tenant.ID, g.UserID); err != nil {
-			return err
-		}
-	}
 	id := kanri.RoleAssignmentID(g.UserID, d.ServiceID, d.RoleName)
-	if err := s.store.Tenant(g.Tenant.ID).RoleAssignments().Delete(ctx, id, ""); err != nil {
-		if kanri.IsCode(err, kanri.ENOTFOUND) {
-			return nil
-		}
+	ten := s.store.Tenant(g.Tenant.ID)
+	if _, err := ten.RoleAssignments().Get(ctx, id); kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	del := docstore.Op{Kind: docstore.OpDelete, ID: id}
+	if IsAdminRole(g.Tenant, d.ServiceID, d.RoleName) {
+		_, err = s.guarded(ctx, g.Tenant, g.UserID, []docstore.Op{del})
+	} else {
+		_, err = ten.Batch(ctx, docstore.Auth, []docstore.Op{del})
+	}
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil // removed meanwhile
+	}
+	if err != nil {
 		return err
 	}
 	s.record(ctx, g, "role.remove", map[string]any{"serviceId": d.ServiceID, "roleName": d.RoleName}, nil)
@@ -192,45 +199,98 @@ func (s *Service) check(ctx context.Context, g Grant) (Definition, error) {
 	return d, nil
 }
 
-// CheckNotLastAdmin refuses (ECONFLICT) to let the given user stop being an
-// administrator when no other active administrator would be left.
-// user.Service calls it before deactivating or deleting a user.
+// Demote applies ops, a change in the tenant's auth partition that may take
+// away the user's administration (deactivating or deleting them), as one
+// transactional batch. If the user is an administrator, it refuses
+// (ECONFLICT) unless another active administrator remains, and serialises
+// with every other such change through the tenant's admin guard.
 //
-// The rule keeps a tenant from locking itself out. The operator's staff,
-// acting on a customer tenant, are not bound by it: deleting a tenant needs
-// all its users deactivated first (spec §9.2).
-func (s *Service) CheckNotLastAdmin(ctx context.Context, tenantID, userID string) error {
-	if a := audit.ActorFrom(ctx); a.TenantID == kanri.PrivilegedTenantID && tenantID != kanri.PrivilegedTenantID {
-		return nil
-	}
-	mine, err := s.ForUser(ctx, tenantID, userID)
+// The rule keeps a tenant from locking itself out. The operator's global
+// administrators, acting on a customer tenant, are not bound by it: deleting
+// a tenant needs all its users deactivated first (spec §9.2).
+func (s *Service) Demote(ctx context.Context, tenantID, userID string, ops []docstore.Op) ([]docstore.Result, error) {
+	t, err := s.store.Tenant(tenantID).Profile(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, ra := range mine {
-		if IsAdminRole(ra.ServiceID, ra.RoleName) {
-			return s.keepsAnAdmin(ctx, tenantID, userID)
+	admin, err := s.isAdmin(ctx, t, userID)
+	if err != nil {
+		return nil, err
+	}
+	if !admin {
+		return s.store.Tenant(tenantID).Batch(ctx, docstore.Auth, ops)
+	}
+	return s.guarded(ctx, t, userID, ops)
+}
+
+// isAdmin reports whether the user holds the tenant's administrator role.
+func (s *Service) isAdmin(ctx context.Context, t *kanri.Tenant, userID string) (bool, error) {
+	_, err := s.store.Tenant(t.ID).RoleAssignments().Get(ctx, kanri.RoleAssignmentID(userID, AuthService, adminRole(t)))
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// guarded applies ops with a write of the tenant's admin guard at the
+// version read, after checking that an administrator other than userID
+// remains. A concurrent guarded change makes the guard write stale; the
+// loser checks again.
+func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, ops []docstore.Op) ([]docstore.Result, error) {
+	ten := s.store.Tenant(t.ID)
+	guards := store.Of[kanri.AdminGuard](ten, docstore.Auth, kanri.TypeAdminGuard)
+	bypass := audit.ActorFrom(ctx).TenantID == kanri.PrivilegedTenantID && !t.IsPrivileged
+	for attempt := 0; attempt < 50; attempt++ {
+		g, err := guards.Get(ctx, kanri.AdminGuardID)
+		if kanri.IsCode(err, kanri.ENOTFOUND) {
+			g = &kanri.AdminGuard{Doc: kanri.Doc{ID: kanri.AdminGuardID}}
+			if err := guards.Create(ctx, g); err != nil && !kanri.IsCode(err, kanri.ECONFLICT) {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !bypass {
+			if err := s.keepsAnAdmin(ctx, t, userID); err != nil {
+				return nil, err
+			}
+		}
+		read := g.ETag
+		g.Version++
+		gop, err := guards.Op(docstore.OpReplace, g)
+		if err != nil {
+			return nil, err
+		}
+		results, err := ten.Batch(ctx, docstore.Auth, append([]docstore.Op{gop}, ops...))
+		if err == nil {
+			return results[1:], nil
+		}
+		if !kanri.IsCode(err, kanri.ESTALE) {
+			return nil, err
+		}
+		if cur, gerr := guards.Get(ctx, kanri.AdminGuardID); gerr != nil || cur.ETag == read {
+			return nil, err // the change itself was stale, not the guard
 		}
 	}
-	return nil
+	return nil, kanri.Errorf(kanri.ECONFLICT, "error.busy")
 }
 
 // keepsAnAdmin reports ECONFLICT unless an active administrator other than
 // userID exists in the tenant.
-func (s *Service) keepsAnAdmin(ctx context.Context, tenantID, userID string) error {
-	for _, name := range []string{Admin, GlobalAdmin} {
-		holders, err := s.Holders(ctx, tenantID, AuthService, name)
-		if err != nil {
-			return err
+func (s *Service) keepsAnAdmin(ctx context.Context, t *kanri.Tenant, userID string) error {
+	holders, err := s.Holders(ctx, t.ID, AuthService, adminRole(t))
+	if err != nil {
+		return err
+	}
+	for _, h := range holders {
+		if h.UserID == userID {
+			continue
 		}
-		for _, h := range holders {
-			if h.UserID == userID {
-				continue
-			}
-			u, err := s.store.Tenant(tenantID).Users().Get(ctx, h.UserID)
-			if err == nil && u.IsActive && u.DeletedAt.IsZero() {
-				return nil
-			}
+		u, err := s.store.Tenant(t.ID).Users().Get(ctx, h.UserID)
+		if err == nil && u.IsActive && u.DeletedAt.IsZero() {
+			return nil
 		}
 	}
 	return kanri.Errorf(kanri.ECONFLICT, "error.last_admin")

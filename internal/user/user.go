@@ -22,9 +22,10 @@ import (
 type Roles interface {
 	// GrantInitial makes a tenant's first user its administrator.
 	GrantInitial(ctx context.Context, t *kanri.Tenant, userID string) error
-	// CheckNotLastAdmin refuses to let a tenant lose its last active
-	// administrator.
-	CheckNotLastAdmin(ctx context.Context, tenantID, userID string) error
+	// Demote applies ops, which may take away the user's administration,
+	// as one batch in the tenant's auth partition, refusing to leave the
+	// tenant without an active administrator.
+	Demote(ctx context.Context, tenantID, userID string, ops []docstore.Op) ([]docstore.Result, error)
 }
 
 // Service manages users.
@@ -177,14 +178,9 @@ func (s *Service) SetActive(ctx context.Context, tenantID, id, etag string, acti
 	if active {
 		action = "user.reactivate"
 	}
-	return s.change(ctx, tenantID, id, etag, action, func(u *kanri.User) error {
+	return s.changeWith(ctx, tenantID, id, etag, action, !active, func(u *kanri.User) error {
 		if !active && u.ID == audit.ActorFrom(ctx).UserID {
 			return kanri.Errorf(kanri.EFORBIDDEN, "error.self_deactivate")
-		}
-		if !active && u.IsActive {
-			if err := s.roles.CheckNotLastAdmin(ctx, tenantID, u.ID); err != nil {
-				return err
-			}
 		}
 		u.IsActive = active
 		return nil
@@ -226,9 +222,6 @@ func (s *Service) Delete(ctx context.Context, tenantID, id, etag string) (*kanri
 	if u.ID == actor.UserID {
 		return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.self_delete")
 	}
-	if err := s.roles.CheckNotLastAdmin(ctx, tenantID, u.ID); err != nil {
-		return nil, err
-	}
 	before := userFields(u)
 	now := kanri.NewTime(s.now())
 	u.IsActive, u.DeletedAt, u.DeletedBy, u.UpdatedAt, u.UpdatedBy = false, now, actor.UserID, now, actor.UserID
@@ -242,7 +235,7 @@ func (s *Service) Delete(ctx context.Context, tenantID, id, etag string) (*kanri
 	if r, err := names.Get(ctx, kanri.UsernameID(u.Username)); err == nil && r.UserID == u.ID {
 		ops = append(ops, docstore.Op{Kind: docstore.OpDelete, ID: r.ID, IfMatch: r.ETag})
 	}
-	results, err := ten.Batch(ctx, docstore.Auth, ops)
+	results, err := s.roles.Demote(ctx, tenantID, u.ID, ops)
 	if err != nil {
 		return nil, err
 	}
@@ -292,6 +285,12 @@ func (s *Service) live(ctx context.Context, tenantID, id, etag string) (*kanri.U
 
 // change applies fn to the user at etag, saves it and records action.
 func (s *Service) change(ctx context.Context, tenantID, id, etag, action string, fn func(*kanri.User) error) (*kanri.User, error) {
+	return s.changeWith(ctx, tenantID, id, etag, action, false, fn)
+}
+
+// changeWith is change for a change that may take away the user's
+// administration (demotes), which goes through the role service's guard.
+func (s *Service) changeWith(ctx context.Context, tenantID, id, etag, action string, demotes bool, fn func(*kanri.User) error) (*kanri.User, error) {
 	u, err := s.live(ctx, tenantID, id, etag)
 	if err != nil {
 		return nil, err
@@ -301,10 +300,21 @@ func (s *Service) change(ctx context.Context, tenantID, id, etag, action string,
 		return nil, err
 	}
 	u.UpdatedAt, u.UpdatedBy = kanri.NewTime(s.now()), audit.ActorFrom(ctx).UserID
-	if err := s.store.Tenant(tenantID).Users().Replace(ctx, u); err != nil {
-		if kanri.IsCode(err, kanri.ESTALE) {
-			return nil, stale()
+	if demotes {
+		var op docstore.Op
+		var results []docstore.Result
+		if op, err = s.store.Tenant(tenantID).Users().Op(docstore.OpReplace, u); err == nil {
+			if results, err = s.roles.Demote(ctx, tenantID, u.ID, []docstore.Op{op}); err == nil {
+				u.ETag = results[0].ETag
+			}
 		}
+	} else {
+		err = s.store.Tenant(tenantID).Users().Replace(ctx, u)
+	}
+	if kanri.IsCode(err, kanri.ESTALE) {
+		return nil, stale()
+	}
+	if err != nil {
 		return nil, err
 	}
 	s.record(ctx, tenantID, u, action, before, userFields(u))

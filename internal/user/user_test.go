@@ -487,3 +487,59 @@ func TestTheRightFifthAttemptSignsIn(t *testing.T) {
 		t.Errorf("after a successful sign-in: locked %v, attempts %d", got.Locked(time.Now()), got.Security.FailedLoginAttempts)
 	}
 }
+
+func TestConcurrentDemotionsLeaveAnAdmin(t *testing.T) {
+	f := setup(t)
+	for run := range 10 {
+		ten := f.tenant(t, fmt.Sprintf("race%d", run), 10)
+		owners, _, _ := f.users.List(f.ctx, ten.ID, user.ListFilter{Search: "owner"})
+		second, _ := f.users.Create(f.ctx, ten.ID, input("second"))
+		f.roles.Assign(f.ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: role.AuthService, RoleName: role.Admin})
+		a, b := owners[0].ID, second.ID
+		// Each admin, at once, takes the other's role or deactivates them.
+		actA := audit.WithActor(t.Context(), audit.Actor{UserID: a, TenantID: ten.ID})
+		actB := audit.WithActor(t.Context(), audit.Actor{UserID: b, TenantID: ten.ID})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			f.roles.Remove(actA, role.Grant{Tenant: ten, UserID: b, ServiceID: role.AuthService, RoleName: role.Admin})
+		})
+		wg.Go(func() { f.users.SetActive(actB, ten.ID, a, "", false) })
+		wg.Wait()
+		active := 0
+		for _, h := range mustHolders(t, f, ten.ID) {
+			if u, err := f.users.Get(f.ctx, ten.ID, h); err == nil && u.IsActive {
+				active++
+			}
+		}
+		if active == 0 {
+			t.Fatalf("run %d: the tenant has no active administrator left", run)
+		}
+	}
+}
+
+func mustHolders(t *testing.T, f *fixture, tenantID string) []string {
+	t.Helper()
+	hs, err := f.roles.Holders(f.ctx, tenantID, role.AuthService, role.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range hs {
+		ids = append(ids, h.UserID)
+	}
+	return ids
+}
+
+func TestTheLastGlobalAdminStays(t *testing.T) {
+	f := setup(t)
+	auth.Bootstrap(f.ctx, f.tenants, f.users, "root@example.com", password)
+	p, _ := f.tenants.Get(f.ctx, kanri.PrivilegedTenantID)
+	root, _, _ := f.users.List(f.ctx, p.ID, user.ListFilter{Search: "root"})
+	op, _ := f.users.Create(f.ctx, p.ID, input("opadmin"))
+	f.roles.Assign(f.ctx, role.Grant{Tenant: p, UserID: op.ID, ServiceID: role.AuthService, RoleName: role.Admin})
+	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: op.ID, TenantID: p.ID})
+	err := f.roles.Remove(ctx, role.Grant{Tenant: p, UserID: root[0].ID, ServiceID: role.AuthService, RoleName: role.GlobalAdmin, ByGlobalAdmin: true})
+	if !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Errorf("remove the last global admin while a 管理者 exists: got %v, want conflict", err)
+	}
+}
