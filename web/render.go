@@ -89,7 +89,8 @@ func backTo(c echo.Context, fallback string) string {
 
 // safeNext returns next if it is a local path, else "/".
 func safeNext(next string) string {
-	if strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") && !strings.HasPrefix(next, "/\\") {
+	if strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") &&
+		!strings.ContainsFunc(next, func(r rune) bool { return r == '\\' || r < 0x20 || r == 0x7f }) {
 		return next
 	}
 	return "/"
@@ -128,14 +129,33 @@ func (s *Server) handleError(err error, c echo.Context) {
 	case kanri.ENOTFOUND:
 		s.errorPage(c, http.StatusNotFound, "error.not_found", i18n.T(ctx, "error.not_found_body"))
 	case kanri.EFORBIDDEN:
-		s.errorPage(c, http.StatusForbidden, "error.forbidden", i18n.T(ctx, kanri.ErrorMessage(err)))
+		s.errorPage(c, http.StatusForbidden, "error.forbidden", i18n.T(ctx, userMessage(err, "error.forbidden_body")))
 	case kanri.ECONFLICT, kanri.ESTALE, kanri.EINVALID:
+		msg := i18n.T(ctx, userMessage(err, "error.title"))
+		if c.Request().Method == http.MethodGet {
+			status := http.StatusConflict
+			if kanri.IsCode(err, kanri.EINVALID) {
+				status = http.StatusBadRequest
+			}
+			s.errorPage(c, status, "error.title", msg)
+			return
+		}
 		// An action that could not be done: say why on the page it came from.
-		s.flash(c, "error", i18n.T(ctx, kanri.ErrorMessage(err)))
+		s.flash(c, "error", msg)
 		redirect(c, backTo(c, "/"))
 	default:
 		s.internalError(c, err)
 	}
+}
+
+// userMessage returns the translation key of err's message, or fallback
+// when the message is not one written for people (a store's internal
+// message, say).
+func userMessage(err error, fallback string) string {
+	if msg := kanri.ErrorMessage(err); i18n.Has(msg) {
+		return msg
+	}
+	return fallback
 }
 
 func (s *Server) internalError(c echo.Context, err error) {

@@ -63,10 +63,14 @@ func (s *Server) createUser(c echo.Context) error {
 	t := routeTenant(c)
 	in := userInput(c)
 	u, err := s.users.Create(c.Request().Context(), t.ID, in)
-	if kanri.IsCode(err, kanri.EINVALID) {
+	if code := kanri.ErrorCode(err); code == kanri.EINVALID || code == kanri.ECONFLICT {
 		in.Password = ""
 		f := views.UserForm{Input: in, Errors: formErrors(views.Errors{}, err)}
-		return render(c, http.StatusUnprocessableEntity, views.UserFormPage(s.page(c, "users.new", "users"), f))
+		status := http.StatusUnprocessableEntity
+		if code == kanri.ECONFLICT || len(f.Errors) == 0 {
+			f.FormError, status = userMessage(err, "error.form"), http.StatusConflict
+		}
+		return render(c, status, views.UserFormPage(s.page(c, "users.new", "users"), f))
 	}
 	if err != nil {
 		return err

@@ -609,3 +609,30 @@ func cookieValue(cs []*http.Cookie, name string) string {
 	}
 	return ""
 }
+
+func TestFormsKeepInputAndIDsAreChecked(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	// Any username the policy allows can be stored.
+	resp, _ := c.post("/t/"+e.acme.ID+"/users", url.Values{"username": {"sales/tokyo#1"}, "email": {"s@acme.test"}, "displayName": {"S"}, "password": {password}})
+	wantStatus(t, "username with / and #", resp, http.StatusSeeOther)
+	// At the user limit, the form comes back with the input and says why.
+	ten, _ := e.tenants.Get(context.Background(), e.acme.ID)
+	ten.MaxUsers = ten.UserCount
+	e.st.Tenant(ten.ID).Tenants().Replace(context.Background(), ten)
+	resp, body := c.post("/t/"+e.acme.ID+"/users", url.Values{"username": {"late"}, "email": {"late@acme.test"}, "displayName": {"Late Comer"}, "password": {password}})
+	wantStatus(t, "create over the limit", resp, http.StatusConflict)
+	for _, want := range []string{`data-testid="form-error"`, `value="late"`, `value="Late Comer"`, "maximum number of users"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("over the limit: the page lacks %s", want)
+		}
+	}
+	// Malformed and foreign ids are simply not found, without internal messages.
+	for _, id := range []string{"user_%3Fx", "user_" + strings.Repeat("x", 300), "nope"} {
+		resp, body := c.get("/t/" + e.acme.ID + "/users/" + id + "/edit")
+		wantStatus(t, "edit of id "+id[:min(len(id), 12)], resp, http.StatusNotFound)
+		if strings.Contains(body, "docstore") {
+			t.Errorf("id %.12s: an internal message reached the page", id)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package kanri
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"time"
 )
@@ -106,9 +108,13 @@ type Username struct {
 	UserID string `json:"userId"`
 }
 
-// UsernameID returns the id of the reservation of a username. Usernames
-// are compared without regard to case.
-func UsernameID(username string) string { return "username_" + strings.ToLower(username) }
+// UsernameID returns the id of the reservation of a username: a hash, so
+// that any username (with "/" or "#", or 254 bytes long) makes a valid id.
+// Usernames are compared without regard to case.
+func UsernameID(username string) string {
+	sum := sha256.Sum256([]byte(strings.ToLower(username)))
+	return "username_" + hex.EncodeToString(sum[:])
+}
 
 // TypeAdminGuard is the type of a tenant's administrator guard.
 const TypeAdminGuard = "admin_guard"

@@ -38,7 +38,7 @@ func (s *Service) system() store.Tenant { return s.store.Tenant(kanri.SystemTena
 
 // Get returns a tenant by id.
 func (s *Service) Get(ctx context.Context, id string) (*kanri.Tenant, error) {
-	if !strings.HasPrefix(id, "tenant_") {
+	if !strings.HasPrefix(id, "tenant_") || docstore.CheckKey(id, id) != nil {
 		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
 	}
 	return s.store.Tenant(id).Profile(ctx)

@@ -85,7 +85,7 @@ func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]*k
 
 // Get returns one of a tenant's users.
 func (s *Service) Get(ctx context.Context, tenantID, id string) (*kanri.User, error) {
-	if !strings.HasPrefix(id, "user_") {
+	if !strings.HasPrefix(id, "user_") || docstore.CheckKey(tenantID, id) != nil {
 		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
 	}
 	return s.store.Tenant(tenantID).Users().Get(ctx, id)
@@ -99,8 +99,13 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 	if err := in.Validate(true); err != nil {
 		return nil, err
 	}
+	t, err := s.tenants.AdjustUserCount(ctx, tenantID, +1)
+	if err != nil {
+		return nil, err
+	}
 	hash, err := s.hasher.Hash(in.Password)
 	if err != nil {
+		s.giveBack(ctx, tenantID)
 		return nil, err
 	}
 	now := kanri.NewTime(s.now())
@@ -117,23 +122,27 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 		CreatedBy:    audit.ActorFrom(ctx).UserID,
 		UpdatedBy:    audit.ActorFrom(ctx).UserID,
 	}
-	t, err := s.tenants.AdjustUserCount(ctx, tenantID, +1)
-	if err != nil {
-		return nil, err
-	}
 	if err := s.insert(ctx, tenantID, u); err != nil {
-		if _, err2 := s.tenants.AdjustUserCount(ctx, tenantID, -1); err2 != nil {
-			s.log.Error("userCount not given back", "tenant", tenantID, "err", err2)
-		}
+		s.giveBack(ctx, tenantID)
 		return nil, err
 	}
 	s.record(ctx, tenantID, u, "user.create", nil, userFields(u))
 	if t.UserCount == 1 {
+		// The user exists either way; a failed grant is repaired by an
+		// operator (or, for the operator's tenant, at the next start).
 		if err := s.roles.GrantInitial(ctx, t, u.ID); err != nil {
-			return u, err
+			s.log.Error("first user not made administrator", "tenant", tenantID, "user", u.ID, "err", err)
 		}
 	}
 	return u, nil
+}
+
+// giveBack returns a place in userCount taken for a user that was not
+// stored.
+func (s *Service) giveBack(ctx context.Context, tenantID string) {
+	if _, err := s.tenants.AdjustUserCount(ctx, tenantID, -1); err != nil {
+		s.log.Error("userCount not given back", "tenant", tenantID, "err", err)
+	}
 }
 
 // insert stores the user and its username reservation atomically.
