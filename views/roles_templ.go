@@ -523,7 +523,7 @@ func RoleHoldersPage(p Page, service RoleService, r RoleInfo, users []*kanri.Use
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Badge(u.Status(Now())).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Badge(u.Status(p.Now)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

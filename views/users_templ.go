@@ -523,7 +523,7 @@ func UserResults(p Page, l UserList) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Badge(u.Status(Now())).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Badge(u.Status(p.Now)).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1214,7 +1214,7 @@ func userSecurity(p Page, f UserForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Badge(f.User.Status(Now())).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Badge(f.User.Status(p.Now)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1324,7 +1324,7 @@ func userSecurity(p Page, f UserForm) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if f.User.Locked(Now()) {
+		if f.User.Locked(p.Now) {
 			templ_7745c5c3_Err = userAction(p, f, "unlock", "users.unlock", "", false).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -34,14 +35,29 @@ func auditFilter(q url.Values) (audit.Filter, views.Errors) {
 	return f, errs
 }
 
+// resolveUser turns the audit page's user filter, a username or a user id,
+// into a user id.
+func (s *Server) resolveUser(c echo.Context, tenantID string, f *audit.Filter) {
+	if f.UserID == "" || strings.HasPrefix(f.UserID, "user_") {
+		return
+	}
+	if id, err := s.users.IDByUsername(c.Request().Context(), tenantID, f.UserID); err == nil {
+		f.UserID = id
+	} else {
+		f.UserID = "user_unknown" // a name nobody has matches nothing
+	}
+}
+
 // listAudit shows a tenant's audit log, newest first.
 func (s *Server) listAudit(c echo.Context) error {
 	t := routeTenant(c)
 	q := c.QueryParams()
 	f, errs := auditFilter(q)
+	shown := f.UserID
+	s.resolveUser(c, t.ID, &f)
 	base := "/t/" + t.ID + "/audit"
 	l := views.AuditList{
-		Action: f.Action, UserID: f.UserID, ResourceType: f.ResourceType, From: q.Get("from"), To: q.Get("to"),
+		Action: f.Action, UserID: shown, ResourceType: f.ResourceType, From: q.Get("from"), To: q.Get("to"),
 		Errors: errs, FirstURL: pageURL(base, q, ""), OnFirst: f.Continuation == "",
 		ExportURL: pageURL(base+".csv", q, ""),
 	}
@@ -50,14 +66,13 @@ func (s *Server) listAudit(c echo.Context) error {
 		status = http.StatusUnprocessableEntity
 	} else {
 		ctx := c.Request().Context()
-		recs, next, err := s.audit.Query(ctx, t.ID, f)
-		if kanri.IsCode(err, kanri.EINVALID) && f.Continuation != "" {
-			f.Continuation, l.Notice, l.OnFirst = "", "validation.continuation", true
-			recs, next, err = s.audit.Query(ctx, t.ID, f)
-		}
+		recs, next, notice, err := firstPageOnBadToken(&f.Continuation, func() ([]*kanri.AuditLog, string, error) {
+			return s.audit.Query(ctx, t.ID, f)
+		})
 		if err != nil {
 			return err
 		}
+		l.Notice, l.OnFirst = notice, f.Continuation == ""
 		l.Records = recs
 		if next != "" {
 			l.NextURL = pageURL(base, q, next)
@@ -72,6 +87,11 @@ func (s *Server) exportAudit(c echo.Context) error {
 	f, errs := auditFilter(c.QueryParams())
 	if len(errs) > 0 {
 		return kanri.Invalid(kanri.Fields(errs))
+	}
+	s.resolveUser(c, t.ID, &f)
+	// A large export may take longer than the server's write timeout.
+	if err := http.NewResponseController(c.Response().Writer).SetWriteDeadline(time.Now().Add(10 * time.Minute)); err != nil {
+		s.log.Warn("extend the export's write deadline", "err", err)
 	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")

@@ -105,12 +105,11 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			return kanri.Errorf(kanri.EUNAUTHENTICATED, "Please sign in.")
 		}
 		ctx := c.Request().Context()
-		ten := s.store.Tenant(tid)
-		u, err := ten.Users().Get(ctx, uid)
+		u, err := s.users.Get(ctx, tid, uid)
 		if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
 			return err
 		}
-		home, terr := ten.Profile(ctx)
+		home, terr := s.tenants.Get(ctx, tid)
 		if terr != nil && !kanri.IsCode(terr, kanri.ENOTFOUND) {
 			return terr
 		}

@@ -34,6 +34,7 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 		Nav:       nav,
 		RequestID: reqID(c),
 		Staff:     isStaff(c),
+		Now:       s.now(),
 	}
 	p.User, _ = c.Get(ctxUser).(*kanri.User)
 	p.Home, _ = c.Get(ctxHome).(*kanri.Tenant)
@@ -146,6 +147,19 @@ func (s *Server) handleError(err error, c echo.Context) {
 	default:
 		s.internalError(c, err)
 	}
+}
+
+// firstPageOnBadToken runs a list query; when its continuation token is
+// not valid (an old link, a tampered URL) it runs it again from the first
+// page and returns the notice to show.
+func firstPageOnBadToken[T any](cursor *string, list func() (T, string, error)) (T, string, string, error) {
+	items, next, err := list()
+	if kanri.IsCode(err, kanri.EINVALID) && *cursor != "" {
+		*cursor = ""
+		items, next, err = list()
+		return items, next, "validation.continuation", err
+	}
+	return items, next, "", err
 }
 
 // userMessage returns the translation key of err's message, or fallback

@@ -6,7 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
@@ -40,13 +39,9 @@ func roleServices(c echo.Context, t *kanri.Tenant, held map[string]bool, counts 
 // the tenant's users hold each.
 func (s *Server) listRoles(c echo.Context) error {
 	t := routeTenant(c)
-	all, err := s.store.Tenant(t.ID).RoleAssignments().All(c.Request().Context(), docstore.Query{})
+	counts, err := s.roles.Counts(c.Request().Context(), t.ID)
 	if err != nil {
 		return err
-	}
-	counts := map[string]int{}
-	for _, ra := range all {
-		counts[kanri.RoleAssignmentID("", ra.ServiceID, ra.RoleName)]++
 	}
 	return render(c, http.StatusOK, views.RolesPage(s.page(c, "roles.title", "roles"), roleServices(c, t, nil, counts)))
 }

@@ -27,12 +27,9 @@ func (s *Server) listTenants(c echo.Context) error {
 	q := c.QueryParams()
 	f := tenantListFilter(q, 20)
 	ctx := c.Request().Context()
-	list, next, err := s.tenants.List(ctx, f)
-	notice := ""
-	if kanri.IsCode(err, kanri.EINVALID) && f.Continuation != "" {
-		f.Continuation, notice = "", "validation.continuation"
-		list, next, err = s.tenants.List(ctx, f)
-	}
+	list, next, notice, err := firstPageOnBadToken(&f.Continuation, func() ([]*kanri.TenantListing, string, error) {
+		return s.tenants.List(ctx, f)
+	})
 	if err != nil {
 		return err
 	}

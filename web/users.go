@@ -22,12 +22,9 @@ func (s *Server) listUsers(c echo.Context) error {
 	q := c.QueryParams()
 	f := user.ListFilter{Search: q.Get("q"), Status: q.Get("status"), Continuation: q.Get("cursor")}
 	ctx := c.Request().Context()
-	list, next, err := s.users.List(ctx, t.ID, f)
-	notice := ""
-	if kanri.IsCode(err, kanri.EINVALID) && f.Continuation != "" {
-		f.Continuation, notice = "", "validation.continuation"
-		list, next, err = s.users.List(ctx, t.ID, f)
-	}
+	list, next, notice, err := firstPageOnBadToken(&f.Continuation, func() ([]*kanri.User, string, error) {
+		return s.users.List(ctx, t.ID, f)
+	})
 	if err != nil {
 		return err
 	}

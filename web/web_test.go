@@ -561,6 +561,14 @@ func TestAuditPageAndCSV(t *testing.T) {
 	if strings.Contains(body, "$2a$") {
 		t.Error("the CSV contains a password hash")
 	}
+	_, body = c.get("/t/" + e.acme.ID + "/audit?user=admin")
+	if !strings.Contains(body, `data-action="user.deactivate"`) {
+		t.Error("filter by username: admin's deactivation is missing")
+	}
+	_, body = c.get("/t/" + e.acme.ID + "/audit?user=nobody")
+	if !strings.Contains(body, `data-testid="audit-empty"`) {
+		t.Error("filter by an unknown username: records shown")
+	}
 	resp, _ = c.get("/t/" + e.acme.ID + "/audit?from=yesterday")
 	wantStatus(t, "bad date", resp, http.StatusUnprocessableEntity)
 }

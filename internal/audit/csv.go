@@ -20,7 +20,7 @@ func (l *Log) WriteCSV(ctx context.Context, w io.Writer, tenantID string, f Filt
 	if err := cw.Write(csvHeader); err != nil {
 		return err
 	}
-	f.Limit, f.Continuation = 500, ""
+	f.Limit, f.Continuation = 1000, ""
 	for {
 		recs, next, err := l.Query(ctx, tenantID, f)
 		if err != nil {

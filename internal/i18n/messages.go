@@ -131,7 +131,7 @@ var messages = map[string]message{
 	"audit.ip":                           {"IP address", "IPアドレス"},
 	"audit.from":                         {"From", "開始日"},
 	"audit.to":                           {"To", "終了日"},
-	"audit.user_id":                      {"User id", "ユーザーID"},
+	"audit.user_id":                      {"User (username or id)", "ユーザー（ユーザー名またはID）"},
 	"audit.export":                       {"Export CSV", "CSVエクスポート"},
 	"audit.empty":                        {"No audit records match.", "該当する監査ログはありません。"},
 	"audit.action_placeholder":           {"e.g. user.update or user.", "例: user.update または user."},

@@ -98,5 +98,8 @@ func ErrorFields(err error) map[string]string {
 	return nil
 }
 
+// Stale returns the ESTALE error of an edit made from an outdated version.
+func Stale() error { return Errorf(ESTALE, "stale.title") }
+
 // IsCode reports whether err carries the given code.
 func IsCode(err error, code string) bool { return err != nil && ErrorCode(err) == code }

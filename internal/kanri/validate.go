@@ -160,8 +160,5 @@ func CheckPassword(p string) string {
 	return ""
 }
 
-// PasswordPolicy describes the policy for people, by translation key.
-const PasswordPolicy = "validation.password_policy"
-
 // String keeps fmt from printing the map in random order in logs.
 func (f Fields) String() string { return fmt.Sprint(map[string]string(f)) }

@@ -102,6 +102,20 @@ func (s *Service) ForUser(ctx context.Context, tenantID, userID string) ([]*kanr
 	})
 }
 
+// Counts returns how many of the tenant's users hold each role, keyed by
+// kanri.RoleAssignmentID("", serviceID, roleName).
+func (s *Service) Counts(ctx context.Context, tenantID string) (map[string]int, error) {
+	all, err := s.store.Tenant(tenantID).RoleAssignments().All(ctx, docstore.Query{})
+	if err != nil {
+		return nil, err
+	}
+	counts := map[string]int{}
+	for _, ra := range all {
+		counts[kanri.RoleAssignmentID("", ra.ServiceID, ra.RoleName)]++
+	}
+	return counts, nil
+}
+
 // Holders returns the assignments of one role of one service in a tenant.
 func (s *Service) Holders(ctx context.Context, tenantID, serviceID, roleName string) ([]*kanri.RoleAssignment, error) {
 	return s.store.Tenant(tenantID).RoleAssignments().All(ctx, docstore.Query{

@@ -31,9 +31,6 @@ func newRepo[E any, P Entity[E]](s *Store, container, pk, typ string) *Repo[E, P
 	return &Repo[E, P]{c: s.ds.Container(container), pk: pk, typ: typ, m: s.migrations, log: s.log}
 }
 
-// PartitionKey returns the partition the repository is bound to.
-func (r *Repo[E, P]) PartitionKey() string { return r.pk }
-
 // Get returns the document with the given id. A document of another type
 // with that id is reported as not found. An old document is upgraded to the
 // current schema and written back.

@@ -1,8 +1,9 @@
 // Package store gives the application tenant-scoped repositories over the
-// document store port. A handler reaches a tenant's data only through a
-// tenant handle (store.Tenant(id).Users()), which fixes the partition key;
-// data across tenants is reachable only through the explicitly named
-// methods of Privileged.
+// document store port. Code reaches a tenant's data only through a tenant
+// handle (store.Tenant(id).Users()), which fixes the partition key. Reads
+// across partitions exist only as the explicitly named methods of
+// Privileged; the console itself lists tenants from the operator's index in
+// the _system partition (see internal/tenant), which needs none.
 package store
 
 import (
@@ -26,13 +27,6 @@ func New(ds docstore.Store, log *slog.Logger) *Store {
 		log = slog.Default()
 	}
 	return &Store{ds: ds, migrations: DefaultMigrations(), log: log}
-}
-
-// WithMigrations returns a copy of s that upgrades documents with m.
-func (s *Store) WithMigrations(m *Migrations) *Store {
-	c := *s
-	c.migrations = m
-	return &c
 }
 
 // Ping reports whether the underlying store can serve requests.

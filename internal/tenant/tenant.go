@@ -141,7 +141,7 @@ func (s *Service) Update(ctx context.Context, id, etag string, in kanri.TenantIn
 		return nil, err
 	}
 	if etag == "" {
-		return nil, stale() // an edit form always carries the version it shows
+		return nil, kanri.Stale() // an edit form always carries the version it shows
 	}
 	t, err := s.changeable(ctx, id, etag)
 	if err != nil {
@@ -230,7 +230,7 @@ func (s *Service) changeable(ctx context.Context, id, etag string) (*kanri.Tenan
 	case t.Status == kanri.TenantDeleted:
 		return nil, kanri.Errorf(kanri.ECONFLICT, "error.tenant_deleted")
 	case etag != "" && etag != t.ETag:
-		return nil, stale()
+		return nil, kanri.Stale()
 	}
 	return t, nil
 }
@@ -307,10 +307,6 @@ func tenantFields(t *kanri.Tenant) map[string]any {
 		"name": t.Name, "displayName": t.DisplayName, "plan": t.Plan, "maxUsers": t.MaxUsers,
 		"status": t.Status, "industry": t.Metadata.Industry, "country": t.Metadata.Country,
 	}
-}
-
-func stale() error {
-	return kanri.Errorf(kanri.ESTALE, "stale.title")
 }
 
 func randomSuffix() string {

@@ -287,7 +287,7 @@ func (s *Service) live(ctx context.Context, tenantID, id, etag string) (*kanri.U
 	case !u.DeletedAt.IsZero():
 		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
 	case etag != "" && etag != u.ETag:
-		return nil, stale()
+		return nil, kanri.Stale()
 	}
 	return u, nil
 }
@@ -321,7 +321,7 @@ func (s *Service) changeWith(ctx context.Context, tenantID, id, etag, action str
 		err = s.store.Tenant(tenantID).Users().Replace(ctx, u)
 	}
 	if kanri.IsCode(err, kanri.ESTALE) {
-		return nil, stale()
+		return nil, kanri.Stale()
 	}
 	if err != nil {
 		return nil, err
@@ -348,8 +348,14 @@ func userFields(u *kanri.User) map[string]any {
 	}
 }
 
-func stale() error {
-	return kanri.Errorf(kanri.ESTALE, "stale.title")
+// IDByUsername returns the id of the tenant's user with the given
+// username, by a point read of its reservation.
+func (s *Service) IDByUsername(ctx context.Context, tenantID, username string) (string, error) {
+	r, err := store.Of[kanri.Username](s.store.Tenant(tenantID), docstore.Auth, kanri.TypeUsername).Get(ctx, kanri.UsernameID(username))
+	if err != nil {
+		return "", err
+	}
+	return r.UserID, nil
 }
 
 // ByIDs returns the tenant's users with the given ids, in pages of 100 ids
