@@ -51,10 +51,7 @@ func (s *Server) requestContext(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
 		req := c.Request()
-		id := req.Header.Get(echo.HeaderXRequestID)
-		if id == "" || len(id) > 64 {
-			id = randomToken()[:20]
-		}
+		id := randomToken()[:20] // never the client's: it goes into audit records
 		c.Set(ctxReqID, id)
 		c.Response().Header().Set(echo.HeaderXRequestID, id)
 		lang := i18n.Negotiate(req.Header.Get("Accept-Language"))

@@ -77,7 +77,7 @@ func newEnv(t *testing.T) *env {
 	roles := role.New(st, al, nil, clk.Now)
 	us := user.New(st, ts, roles, al, h, nil, clk.Now)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
-	if _, _, err := auth.Bootstrap(ctx, ts, us, adminEmail, password); err != nil {
+	if _, _, err := auth.Bootstrap(ctx, ts, us, roles, adminEmail, password); err != nil {
 		t.Fatal(err)
 	}
 	e := &env{st: st, tenants: ts, users: us, roles: roles, clock: clk}

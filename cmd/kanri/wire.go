@@ -37,7 +37,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	users := user.New(st, tenants, roles, al, hasher, log, nil)
 	signIn := auth.New(st, al, hasher, log, nil)
 
-	generated, created, err := auth.Bootstrap(ctx, tenants, users, cfg.BootstrapEmail, cfg.BootstrapPassword)
+	generated, created, err := auth.Bootstrap(ctx, tenants, users, roles, cfg.BootstrapEmail, cfg.BootstrapPassword)
 	if err != nil {
 		return nil, fmt.Errorf("bootstrap: %w", err)
 	}

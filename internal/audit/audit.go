@@ -63,6 +63,9 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time) *Log {
 	if now == nil {
 		now = time.Now
 	}
+	if log == nil {
+		log = slog.Default()
+	}
 	return &Log{store: st, log: log, now: now}
 }
 

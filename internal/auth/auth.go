@@ -37,6 +37,9 @@ func New(st *store.Store, al *audit.Log, h Hasher, log *slog.Logger, now func() 
 	if now == nil {
 		now = time.Now
 	}
+	if log == nil {
+		log = slog.Default()
+	}
 	return &Service{store: st, audit: al, hasher: h, log: log, now: now}
 }
 

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/kanri/kanri/internal/audit"
@@ -17,20 +18,37 @@ type TenantCreator interface {
 // UserCreator adds a user to a tenant; user.Service implements it.
 type UserCreator interface {
 	Create(ctx context.Context, tenantID string, in kanri.UserInput) (*kanri.User, error)
+	IDByUsername(ctx context.Context, tenantID, username string) (string, error)
+}
+
+// RoleGranter makes a user the administrator of a tenant; role.Service
+// implements it.
+type RoleGranter interface {
+	GrantInitial(ctx context.Context, t *kanri.Tenant, userID string) error
+	HasGlobalAdmin(ctx context.Context) (bool, error)
 }
 
 // Bootstrap makes sure the operator's tenant and its first administrator
 // exist (spec §3.1.4). On a store that has them it changes nothing; a start
 // that stopped between the two steps is completed. Without
 // a password it generates one and returns it, for the caller to show once.
-func Bootstrap(ctx context.Context, tenants TenantCreator, users UserCreator, email, password string) (generated string, created bool, err error) {
+func Bootstrap(ctx context.Context, tenants TenantCreator, users UserCreator, roles RoleGranter, email, password string) (generated string, created bool, err error) {
 	ctx = audit.WithActor(ctx, audit.Actor{UserID: "system", UserName: "system", RequestID: "bootstrap-" + time.Now().UTC().Format("20060102T150405")})
 	t, err := tenants.EnsurePrivileged(ctx)
 	if err != nil {
 		return "", false, err
 	}
 	if t.UserCount > 0 {
-		return "", false, nil // bootstrapped before
+		// Bootstrapped before; make sure the first start did not stop
+		// between creating the administrator and granting their roles.
+		if ok, err := roles.HasGlobalAdmin(ctx); err != nil || ok {
+			return "", false, err
+		}
+		id, err := users.IDByUsername(ctx, t.ID, email)
+		if err != nil {
+			return "", false, fmt.Errorf("the operator's tenant has no global administrator and no user %s to make one: %w", email, err)
+		}
+		return "", false, roles.GrantInitial(ctx, t, id)
 	}
 	if password == "" {
 		if password, err = GeneratePassword(); err != nil {

@@ -25,6 +25,9 @@ func New(st *store.Store, al *audit.Log, log *slog.Logger, now func() time.Time)
 	if now == nil {
 		now = time.Now
 	}
+	if log == nil {
+		log = slog.Default()
+	}
 	return &Service{store: st, audit: al, log: log, now: now}
 }
 
@@ -335,6 +338,13 @@ func (s *Service) record(ctx context.Context, g Grant, action string, before, af
 		Resource: kanri.AuditResource{Type: "RoleAssignment", ID: kanri.RoleAssignmentID(g.UserID, g.ServiceID, g.RoleName), Name: name},
 		Changes:  audit.Diff(before, after),
 	})
+}
+
+// HasGlobalAdmin reports whether anyone holds 全体管理者 of the auth
+// service in the operator's tenant.
+func (s *Service) HasGlobalAdmin(ctx context.Context) (bool, error) {
+	hs, err := s.Holders(ctx, kanri.PrivilegedTenantID, AuthService, GlobalAdmin)
+	return len(hs) > 0, err
 }
 
 // IsGlobalAdmin reports whether a user holds 全体管理者 (of any service) in

@@ -70,6 +70,11 @@ func (m *Migrations) upgrade(typ string, body []byte) ([]byte, bool, error) {
 	if from == want && head.SchemaVersion != "" {
 		return body, false, nil
 	}
+	if newer(from, want) {
+		// Written by a newer release (a rolling deploy): read it as it
+		// is; this release knows nothing to upgrade it to.
+		return body, false, nil
+	}
 	var doc map[string]any
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return nil, false, err
@@ -87,6 +92,14 @@ func (m *Migrations) upgrade(typ string, body []byte) ([]byte, bool, error) {
 	doc["schemaVersion"] = want
 	out, err := json.Marshal(doc)
 	return out, true, err
+}
+
+// newer reports whether version a ("major.minor") is above b.
+func newer(a, b string) bool {
+	var amaj, amin, bmaj, bmin int
+	fmt.Sscanf(a, "%d.%d", &amaj, &amin)
+	fmt.Sscanf(b, "%d.%d", &bmaj, &bmin)
+	return amaj > bmaj || amaj == bmaj && amin > bmin
 }
 
 // DefaultMigrations returns the upgrades of Kanri's own document history.

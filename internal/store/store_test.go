@@ -204,3 +204,23 @@ func TestPrivilegedFindsTenantsAcrossPartitions(t *testing.T) {
 		t.Errorf("deleted tenant by name: got %v, want not found", err)
 	}
 }
+
+func TestNewerDocumentsAreReadAsTheyAre(t *testing.T) {
+	s, ds := openStore(t)
+	ctx := t.Context()
+	body := `{"id":"user_new","tenantId":"tenant_a","type":"user","schemaVersion":"1.9","username":"n","isActive":true,"futureField":1}`
+	if _, err := ds.Container(docstore.Auth).Create(ctx, "tenant_a", []byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.Tenant("tenant_a").Users().Get(ctx, "user_new")
+	if err != nil {
+		t.Fatalf("read of a newer document: %v", err)
+	}
+	if u.SchemaVersion != "1.9" || u.Username != "n" {
+		t.Errorf("newer document: got %+v", u.Doc)
+	}
+	it, _ := ds.Container(docstore.Auth).Read(ctx, "tenant_a", "user_new")
+	if !strings.Contains(string(it.Body), "futureField") {
+		t.Error("the read rewrote a newer document")
+	}
+}

@@ -30,6 +30,9 @@ func New(st *store.Store, al *audit.Log, log *slog.Logger, now func() time.Time)
 	if now == nil {
 		now = time.Now
 	}
+	if log == nil {
+		log = slog.Default()
+	}
 	return &Service{store: st, audit: al, log: log, now: now}
 }
 
@@ -117,12 +120,8 @@ func (s *Service) Create(ctx context.Context, in kanri.TenantInput) (*kanri.Tena
 		return nil, err
 	}
 
-	sys := s.system()
 	reservation := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID(in.Name)}, TenantRef: t.ID}
-	if err := names(sys).Create(ctx, reservation); err != nil {
-		if kanri.IsCode(err, kanri.ECONFLICT) {
-			return nil, kanri.Invalid(kanri.Fields{"name": "validation.tenant_name_taken"})
-		}
+	if err := s.reserve(ctx, reservation); err != nil {
 		return nil, err
 	}
 	if err := s.store.Tenant(t.ID).Tenants().Create(ctx, t); err != nil {
@@ -132,6 +131,37 @@ func (s *Service) Create(ctx context.Context, in kanri.TenantInput) (*kanri.Tena
 	s.syncListing(ctx, t)
 	s.record(ctx, t, "tenant.create", nil, tenantFields(t))
 	return t, nil
+}
+
+// reserve takes a tenant name. A reservation whose tenant does not exist or
+// is deleted (left by a crash between two writes, or a failed release) is
+// taken over, at its version, so that no name is lost for good.
+func (s *Service) reserve(ctx context.Context, r *kanri.TenantName) error {
+	repo := names(s.system())
+	err := repo.Create(ctx, r)
+	if !kanri.IsCode(err, kanri.ECONFLICT) {
+		return err
+	}
+	cur, err := repo.Get(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	holder, err := s.store.Tenant(cur.TenantRef).Profile(ctx)
+	switch {
+	case err == nil && holder.Status != kanri.TenantDeleted:
+		return kanri.Invalid(kanri.Fields{"name": "validation.tenant_name_taken"})
+	case err != nil && !kanri.IsCode(err, kanri.ENOTFOUND):
+		return err
+	}
+	s.log.Warn("taking over an orphaned tenant name reservation", "name", r.ID, "was", cur.TenantRef)
+	cur.TenantRef = r.TenantRef
+	if err := repo.Replace(ctx, cur); err != nil {
+		if kanri.IsCode(err, kanri.ESTALE) {
+			return kanri.Invalid(kanri.Fields{"name": "validation.tenant_name_taken"})
+		}
+		return err
+	}
+	return nil
 }
 
 // Update changes a tenant's editable fields. t.ETag must be the version
@@ -246,6 +276,9 @@ func (s *Service) AdjustUserCount(ctx context.Context, id string, delta int) (*k
 			return nil, err
 		}
 		n := t.UserCount + delta
+		if delta > 0 && t.Status == kanri.TenantDeleted {
+			return nil, kanri.Errorf(kanri.ECONFLICT, "error.tenant_deleted")
+		}
 		if delta > 0 && n > t.MaxUsers {
 			return nil, kanri.Errorf(kanri.ECONFLICT, "error.user_limit")
 		}

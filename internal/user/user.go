@@ -44,6 +44,9 @@ func New(st *store.Store, tenants *tenant.Service, roles Roles, al *audit.Log, h
 	if now == nil {
 		now = time.Now
 	}
+	if log == nil {
+		log = slog.Default()
+	}
 	return &Service{store: st, tenants: tenants, roles: roles, audit: al, hasher: h, log: log, now: now}
 }
 

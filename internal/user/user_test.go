@@ -331,14 +331,14 @@ func TestTenantNamesAreUniqueAndReusable(t *testing.T) {
 
 func TestPrivilegedTenantIsProtectedAndBootstrapIsIdempotent(t *testing.T) {
 	f := setup(t)
-	gen, created, err := auth.Bootstrap(f.ctx, f.tenants, f.users, "root@example.com", "")
+	gen, created, err := auth.Bootstrap(f.ctx, f.tenants, f.users, f.roles, "root@example.com", "")
 	if err != nil || !created || kanri.CheckPassword(gen) != "" {
 		t.Fatalf("first bootstrap: %q %v %v", gen, created, err)
 	}
 	if _, _, err := f.auth.SignIn(f.ctx, "privileged", "root@example.com", gen); err != nil {
 		t.Fatalf("sign in with the generated password: %v", err)
 	}
-	gen2, created, err := auth.Bootstrap(f.ctx, f.tenants, f.users, "other@example.com", "Another-pass-1")
+	gen2, created, err := auth.Bootstrap(f.ctx, f.tenants, f.users, f.roles, "other@example.com", "Another-pass-1")
 	if err != nil || created || gen2 != "" {
 		t.Fatalf("second bootstrap: %q %v %v", gen2, created, err)
 	}
@@ -532,7 +532,7 @@ func mustHolders(t *testing.T, f *fixture, tenantID string) []string {
 
 func TestTheLastGlobalAdminStays(t *testing.T) {
 	f := setup(t)
-	auth.Bootstrap(f.ctx, f.tenants, f.users, "root@example.com", password)
+	auth.Bootstrap(f.ctx, f.tenants, f.users, f.roles, "root@example.com", password)
 	p, _ := f.tenants.Get(f.ctx, kanri.PrivilegedTenantID)
 	root, _, _ := f.users.List(f.ctx, p.ID, user.ListFilter{Search: "root"})
 	op, _ := f.users.Create(f.ctx, p.ID, input("opadmin"))
@@ -541,5 +541,56 @@ func TestTheLastGlobalAdminStays(t *testing.T) {
 	err := f.roles.Remove(ctx, role.Grant{Tenant: p, UserID: root[0].ID, ServiceID: role.AuthService, RoleName: role.GlobalAdmin, ByGlobalAdmin: true})
 	if !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Errorf("remove the last global admin while a 管理者 exists: got %v, want conflict", err)
+	}
+}
+
+func TestBootstrapCompletesAHalfDoneStart(t *testing.T) {
+	f := setup(t)
+	p, _ := f.tenants.EnsurePrivileged(f.ctx)
+	// A first start that stopped after the user, before the roles: the
+	// user exists (as the tenant's second, so no roles were granted).
+	f.users.Create(f.ctx, p.ID, input("placeholder"))
+	root, _ := f.users.Create(f.ctx, p.ID, kanri.UserInput{Username: "root@example.com", Email: "root@example.com", DisplayName: "Root", Password: password})
+	f.roles.Remove(f.ctx, role.Grant{Tenant: p, UserID: mustID(t, f, p.ID, "placeholder"), ServiceID: role.AuthService, RoleName: role.GlobalAdmin, ByGlobalAdmin: true})
+	for _, s := range role.Catalog() {
+		f.roles.Remove(f.ctx, role.Grant{Tenant: p, UserID: mustID(t, f, p.ID, "placeholder"), ServiceID: s.ID, RoleName: role.GlobalAdmin, ByGlobalAdmin: true})
+	}
+	if ok, _ := f.roles.HasGlobalAdmin(f.ctx); ok {
+		// The operator actor may remove the last global admin of a
+		// customer tenant only; here the rule held, so set the state up by hand.
+		ras, _ := f.roles.ForUser(f.ctx, p.ID, mustID(t, f, p.ID, "placeholder"))
+		for _, ra := range ras {
+			f.st.Tenant(p.ID).RoleAssignments().Delete(f.ctx, ra.ID, "")
+		}
+	}
+	if _, created, err := auth.Bootstrap(f.ctx, f.tenants, f.users, f.roles, "root@example.com", password); err != nil || created {
+		t.Fatalf("bootstrap over a half-done start: created %v, %v", created, err)
+	}
+	if ok, _ := f.roles.IsGlobalAdmin(f.ctx, p, root.ID); !ok {
+		t.Error("the bootstrap administrator was not made global administrator")
+	}
+}
+
+func mustID(t *testing.T, f *fixture, tenantID, username string) string {
+	t.Helper()
+	id, err := f.users.IDByUsername(f.ctx, tenantID, username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func TestOrphanedTenantNameIsTakenOver(t *testing.T) {
+	f := setup(t)
+	// A reservation whose tenant was never written (a crash between the two writes).
+	orphan := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID("ghost")}, TenantRef: "tenant_ghost"}
+	if err := store.Of[kanri.TenantName](f.st.Tenant(kanri.SystemTenantID), docstore.Tenant, kanri.TypeTenantName).Create(f.ctx, orphan); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.tenants.Create(f.ctx, kanri.TenantInput{Name: "ghost", DisplayName: "Ghost", Plan: kanri.PlanFree, MaxUsers: 5}); err != nil {
+		t.Fatalf("create over an orphaned reservation: %v", err)
+	}
+	if _, err := f.tenants.Create(f.ctx, kanri.TenantInput{Name: "ghost", DisplayName: "Ghost 2", Plan: kanri.PlanFree, MaxUsers: 5}); kanri.ErrorFields(err)["name"] != "validation.tenant_name_taken" {
+		t.Fatalf("second create: got %v, want the name taken", err)
 	}
 }
