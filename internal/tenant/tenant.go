@@ -293,6 +293,25 @@ func (s *Service) AdjustUserCount(ctx context.Context, id string, delta int) (*k
 	}
 }
 
+// SetUserCount stores a recounted userCount (see user.Service.Recount).
+func (s *Service) SetUserCount(ctx context.Context, id string, n int) error {
+	for attempt := 0; ; attempt++ {
+		t, err := s.store.Tenant(id).Profile(ctx)
+		if err != nil {
+			return err
+		}
+		if t.UserCount == n {
+			return nil
+		}
+		s.log.Warn("userCount repaired", "tenant", id, "was", t.UserCount, "now", n)
+		t.UserCount = n
+		err = s.save(ctx, t)
+		if err == nil || !kanri.IsCode(err, kanri.ESTALE) || attempt >= 50 {
+			return err
+		}
+	}
+}
+
 // save replaces the tenant (checking its ETag) and refreshes its listing.
 func (s *Service) save(ctx context.Context, t *kanri.Tenant) error {
 	t.UpdatedAt = kanri.NewTime(s.now())

@@ -60,7 +60,7 @@ type ListFilter struct {
 
 // List returns one page of a tenant's users, sorted by username.
 func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]*kanri.User, string, error) {
-	notDeleted := docstore.Or(docstore.Eq("deletedAt", nil), docstore.Defined("deletedAt", false))
+	notDeleted := notDeleted()
 	var where []docstore.Filter
 	if q := strings.TrimSpace(f.Search); q != "" {
 		where = append(where, docstore.Or(docstore.Contains("username", q), docstore.Contains("email", q), docstore.Contains("displayName", q)))
@@ -141,11 +141,44 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 }
 
 // giveBack returns a place in userCount taken for a user that was not
-// stored.
+// stored; if that fails, the count is repaired by a recount.
 func (s *Service) giveBack(ctx context.Context, tenantID string) {
 	if _, err := s.tenants.AdjustUserCount(ctx, tenantID, -1); err != nil {
-		s.log.Error("userCount not given back", "tenant", tenantID, "err", err)
+		s.log.Error("userCount not given back; recounting", "tenant", tenantID, "err", err)
+		s.recountLogged(ctx, tenantID)
 	}
+}
+
+// Recount sets the tenant's userCount to the number of its users that are
+// not deleted: the repair for a count left wrong by a crash between the
+// user's write and the count's.
+func (s *Service) Recount(ctx context.Context, tenantID string) (int, error) {
+	n := 0
+	q := docstore.Query{Where: []docstore.Filter{notDeleted()}, Limit: docstore.MaxPageSize}
+	for {
+		users, next, err := s.store.Tenant(tenantID).Users().Query(ctx, q)
+		if err != nil {
+			return 0, err
+		}
+		n += len(users)
+		if next == "" {
+			break
+		}
+		q.Continuation = next
+	}
+	return n, s.tenants.SetUserCount(ctx, tenantID, n)
+}
+
+func (s *Service) recountLogged(ctx context.Context, tenantID string) {
+	if _, err := s.Recount(ctx, tenantID); err != nil {
+		s.log.Error("userCount recount failed", "tenant", tenantID, "err", err)
+	}
+}
+
+// notDeleted matches users that are not deleted (documents written before
+// deletedAt existed lack the field).
+func notDeleted() docstore.Filter {
+	return docstore.Or(docstore.Eq("deletedAt", nil), docstore.Defined("deletedAt", false))
 }
 
 // insert stores the user and its username reservation atomically.
@@ -257,7 +290,8 @@ func (s *Service) Delete(ctx context.Context, tenantID, id, etag string) (*kanri
 		s.log.Error("role assignments of a deleted user remain", "tenant", tenantID, "user", u.ID, "err", err)
 	}
 	if _, err := s.tenants.AdjustUserCount(ctx, tenantID, -1); err != nil {
-		s.log.Error("userCount not decremented", "tenant", tenantID, "err", err)
+		s.log.Error("userCount not decremented; recounting", "tenant", tenantID, "err", err)
+		s.recountLogged(ctx, tenantID)
 	}
 	after := userFields(u)
 	after["roleAssignments"] = -removed
