@@ -440,7 +440,6 @@ func TestConsole(t *testing.T) {
 			s.click(t, alice, "role-remove-auth-service-admin")
 			s.visible(t, alice, "user-roles-error")
 			s.hasAttr(t, alice, alice.tid("role-cell-auth-service-admin"), "role cell", "data-assigned", "true")
-			s.screenshot(t, alice.page, "desktop-user-roles.png") // for humans, also on success
 		})
 
 		s.step(t, "sign_out", []string{"tenant_admin_sees_only_own_tenant"}, pagesOf(&alice), func(t *testing.T) {
