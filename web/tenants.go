@@ -121,7 +121,7 @@ func (s *Server) editTenant(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := views.TenantForm{ID: t.ID, ETag: t.ETag, Input: inputOfTenant(t)}
+	f := views.TenantForm{ID: t.ID, ETag: t.ETag, Input: tenant.Editable(t), Base: tenant.Editable(t)}
 	return render(c, http.StatusOK, views.TenantFormPage(s.page(c, "tenants.edit", "tenants"), f))
 }
 
@@ -139,13 +139,6 @@ func (s *Server) editableTenant(c echo.Context) (*kanri.Tenant, error) {
 	return t, nil
 }
 
-func inputOfTenant(t *kanri.Tenant) kanri.TenantInput {
-	return kanri.TenantInput{
-		Name: t.Name, DisplayName: t.DisplayName, Plan: t.Plan, MaxUsers: t.MaxUsers,
-		Industry: t.Metadata.Industry, Country: t.Metadata.Country,
-	}
-}
-
 // updateTenant saves a tenant edit. A stale edit shows the form again with
 // the user's input, the stored values and the current ETag.
 func (s *Server) updateTenant(c echo.Context) error {
@@ -156,23 +149,44 @@ func (s *Server) updateTenant(c echo.Context) error {
 	in, errs := tenantInput(c)
 	in.Name = t.Name
 	etag := c.FormValue("etag")
+	base := tenantBase(c, t.Name)
 	if len(errs) == 0 {
 		var saved *kanri.Tenant
-		saved, err = s.tenants.Update(c.Request().Context(), t.ID, etag, in)
+		saved, err = s.tenants.Update(c.Request().Context(), t.ID, etag, base, in)
 		if err == nil {
 			s.flash(c, "success", i18n.T(c.Request().Context(), "tenants.updated", saved.Name))
 			return redirect(c, "/tenants")
 		}
 	}
 	f := views.TenantForm{ID: t.ID, ETag: etag, Input: in, Errors: formErrors(errs, err)}
+	if base != nil {
+		f.Base = *base
+	}
 	switch {
 	case kanri.IsCode(err, kanri.ESTALE):
-		f.ETag, f.Current = t.ETag, t
+		cur, gerr := s.tenants.Get(c.Request().Context(), t.ID)
+		if gerr != nil {
+			return gerr
+		}
+		f.ETag, f.Current, f.Base = cur.ETag, cur, tenant.Editable(cur)
 		return render(c, http.StatusConflict, views.TenantFormPage(s.page(c, "tenants.edit", "tenants"), f))
 	case len(f.Errors) > 0:
 		return render(c, http.StatusUnprocessableEntity, views.TenantFormPage(s.page(c, "tenants.edit", "tenants"), f))
 	}
 	return err
+}
+
+// tenantBase reads the values the edit form was opened with, or nil if the
+// form did not send them.
+func tenantBase(c echo.Context, name string) *kanri.TenantInput {
+	if c.FormValue("base_present") == "" {
+		return nil
+	}
+	n, _ := strconv.Atoi(c.FormValue("base_maxUsers"))
+	return &kanri.TenantInput{
+		Name: name, DisplayName: c.FormValue("base_displayName"), Plan: c.FormValue("base_plan"), MaxUsers: n,
+		Industry: c.FormValue("base_industry"), Country: c.FormValue("base_country"),
+	}
 }
 
 // suspendTenant suspends an active tenant.

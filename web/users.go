@@ -107,8 +107,22 @@ func (s *Server) editUser(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := views.UserForm{User: u, ETag: u.ETag, Input: kanri.UserInput{Email: u.Email, DisplayName: u.DisplayName}}
+	f := views.UserForm{User: u, ETag: u.ETag, Input: editableUser(u), Base: editableUser(u)}
 	return render(c, http.StatusOK, views.UserFormPage(s.page(c, "users.edit", "users"), f))
+}
+
+// editableUser returns the fields of u that the edit form changes.
+func editableUser(u *kanri.User) kanri.UserInput {
+	return kanri.UserInput{Email: u.Email, DisplayName: u.DisplayName}
+}
+
+// userBase reads the values the edit form was opened with, or nil if the
+// form did not send them.
+func userBase(c echo.Context) *kanri.UserInput {
+	if c.FormValue("base_present") == "" {
+		return nil
+	}
+	return &kanri.UserInput{Email: c.FormValue("base_email"), DisplayName: c.FormValue("base_displayName")}
 }
 
 // updateUser saves a user edit; a stale edit keeps the input and shows the
@@ -121,15 +135,23 @@ func (s *Server) updateUser(c echo.Context) error {
 	in := userInput(c)
 	in.Username, in.Password = u.Username, ""
 	etag := c.FormValue("etag")
-	saved, err := s.users.Update(c.Request().Context(), routeTenant(c).ID, u.ID, etag, in)
+	base := userBase(c)
+	saved, err := s.users.Update(c.Request().Context(), routeTenant(c).ID, u.ID, etag, base, in)
 	if err == nil {
 		s.flash(c, "success", i18n.T(c.Request().Context(), "users.updated", saved.Username))
 		return redirect(c, usersPath(routeTenant(c)))
 	}
 	f := views.UserForm{User: u, ETag: etag, Input: in, Errors: formErrors(views.Errors{}, err)}
+	if base != nil {
+		f.Base = *base
+	}
 	switch kanri.ErrorCode(err) {
 	case kanri.ESTALE:
-		f.ETag, f.Current = u.ETag, u
+		cur, gerr := s.users.Get(c.Request().Context(), routeTenant(c).ID, u.ID)
+		if gerr != nil {
+			return gerr
+		}
+		f.ETag, f.Current, f.Base = cur.ETag, cur, editableUser(cur)
 		return render(c, http.StatusConflict, views.UserFormPage(s.page(c, "users.edit", "users"), f))
 	case kanri.EINVALID:
 		return render(c, http.StatusUnprocessableEntity, views.UserFormPage(s.page(c, "users.edit", "users"), f))
@@ -145,7 +167,7 @@ func (s *Server) resetPassword(c echo.Context) error {
 	}
 	saved, err := s.users.ResetPassword(c.Request().Context(), routeTenant(c).ID, u.ID, "", c.FormValue("password"))
 	if kanri.IsCode(err, kanri.EINVALID) {
-		f := views.UserForm{User: u, ETag: u.ETag, Input: kanri.UserInput{Email: u.Email, DisplayName: u.DisplayName}, PasswordErrors: formErrors(views.Errors{}, err)}
+		f := views.UserForm{User: u, ETag: u.ETag, Input: editableUser(u), Base: editableUser(u), PasswordErrors: formErrors(views.Errors{}, err)}
 		return render(c, http.StatusUnprocessableEntity, views.UserFormPage(s.page(c, "users.edit", "users"), f))
 	}
 	if err != nil {

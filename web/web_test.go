@@ -644,3 +644,19 @@ func TestFormsKeepInputAndIDsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+func TestEditSurvivesTheUsersSignIn(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	path := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID
+	_, page := admin.get(path + "/edit")
+	form := url.Values{"etag": {formETag(page)}, "base_present": {"1"}, "base_email": {"bob@acme.test"}, "base_displayName": {"Bob"},
+		"email": {"bob@acme.test"}, "displayName": {"Robert"}}
+	e.client(t).signIn("acme", "bob") // rewrites bob's document
+	resp, _ := admin.post(path, form)
+	wantStatus(t, "save after the user signed in", resp, http.StatusSeeOther)
+	bob, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
+	if bob.DisplayName != "Robert" {
+		t.Errorf("display name: got %q, want Robert", bob.DisplayName)
+	}
+}

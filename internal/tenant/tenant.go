@@ -164,30 +164,47 @@ func (s *Service) reserve(ctx context.Context, r *kanri.TenantName) error {
 	return nil
 }
 
-// Update changes a tenant's editable fields. t.ETag must be the version
-// the user edited; ESTALE if it changed since.
-func (s *Service) Update(ctx context.Context, id, etag string, in kanri.TenantInput) (*kanri.Tenant, error) {
+// Update changes a tenant's editable fields. The edit is stale (ESTALE)
+// when the tenant is no longer at etag and the fields the form edits changed
+// since it was opened: base holds their values then (nil: any change is a
+// conflict). Other changes, such as userCount moving as users come and go,
+// do not make it stale.
+func (s *Service) Update(ctx context.Context, id, etag string, base *kanri.TenantInput, in kanri.TenantInput) (*kanri.Tenant, error) {
 	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
-	if etag == "" {
-		return nil, kanri.Stale() // an edit form always carries the version it shows
+	for attempt := 0; ; attempt++ {
+		t, err := s.changeable(ctx, id, "")
+		if err != nil {
+			return nil, err
+		}
+		if etag != t.ETag && (base == nil || Editable(t) != *base) {
+			return nil, kanri.Stale()
+		}
+		if in.MaxUsers < t.UserCount {
+			return nil, kanri.Invalid(kanri.Fields{"maxUsers": "validation.max_users_below_count"})
+		}
+		before := tenantFields(t)
+		t.DisplayName, t.Plan, t.MaxUsers = in.DisplayName, in.Plan, in.MaxUsers
+		t.Metadata = kanri.TenantMetadata{Industry: in.Industry, Country: in.Country}
+		err = s.save(ctx, t)
+		if kanri.IsCode(err, kanri.ESTALE) && attempt < 10 {
+			continue // lost a race with another write; check again
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.record(ctx, t, "tenant.update", before, tenantFields(t))
+		return t, nil
 	}
-	t, err := s.changeable(ctx, id, etag)
-	if err != nil {
-		return nil, err
+}
+
+// Editable returns the fields of t that the edit form changes.
+func Editable(t *kanri.Tenant) kanri.TenantInput {
+	return kanri.TenantInput{
+		Name: t.Name, DisplayName: t.DisplayName, Plan: t.Plan, MaxUsers: t.MaxUsers,
+		Industry: t.Metadata.Industry, Country: t.Metadata.Country,
 	}
-	if in.MaxUsers < t.UserCount {
-		return nil, kanri.Invalid(kanri.Fields{"maxUsers": "validation.max_users_below_count"})
-	}
-	before := tenantFields(t)
-	t.DisplayName, t.Plan, t.MaxUsers = in.DisplayName, in.Plan, in.MaxUsers
-	t.Metadata = kanri.TenantMetadata{Industry: in.Industry, Country: in.Country}
-	if err := s.save(ctx, t); err != nil {
-		return nil, err
-	}
-	s.record(ctx, t, "tenant.update", before, tenantFields(t))
-	return t, nil
 }
 
 // SetStatus suspends (active → suspended) or reactivates (suspended →

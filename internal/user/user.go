@@ -4,6 +4,7 @@ package user
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"time"
@@ -204,13 +205,20 @@ func (s *Service) insert(ctx context.Context, tenantID string, u *kanri.User) er
 	return nil
 }
 
-// Update changes a user's e-mail and display name, if the user is still
-// at etag.
-func (s *Service) Update(ctx context.Context, tenantID, id, etag string, in kanri.UserInput) (*kanri.User, error) {
+// Update changes a user's e-mail and display name.
+//
+// The edit is stale (ESTALE) when the user is no longer at etag and the
+// fields the form edits changed since it was opened: base holds their
+// values then (nil: any change is a conflict). Other changes, such as the
+// bookkeeping of a sign-in, do not make the edit stale.
+func (s *Service) Update(ctx context.Context, tenantID, id, etag string, base *kanri.UserInput, in kanri.UserInput) (*kanri.User, error) {
 	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
-	return s.change(ctx, tenantID, id, etag, "user.update", func(u *kanri.User) error {
+	return s.change(ctx, tenantID, id, "", "user.update", func(u *kanri.User) error {
+		if etag != u.ETag && (base == nil || u.Email != base.Email || u.DisplayName != base.DisplayName) {
+			return kanri.Stale()
+		}
 		u.Email, u.DisplayName = in.Email, in.DisplayName
 		return nil
 	})
@@ -337,6 +345,26 @@ func (s *Service) change(ctx context.Context, tenantID, id, etag, action string,
 // changeWith is change for a change that may take away the user's
 // administration (demotes), which goes through the role service's guard.
 func (s *Service) changeWith(ctx context.Context, tenantID, id, etag, action string, demotes bool, fn func(*kanri.User) error) (*kanri.User, error) {
+	for attempt := 0; ; attempt++ {
+		u, err := s.changeOnce(ctx, tenantID, id, etag, action, demotes, fn)
+		// Without a version to keep to, a write that lost a race is simply
+		// made again on the newer version (fn checks what matters).
+		if etag == "" && errors.Is(err, errLostRace) && attempt < 10 {
+			continue
+		}
+		if kanri.IsCode(err, kanri.ESTALE) {
+			return nil, kanri.Stale()
+		}
+		return u, err
+	}
+}
+
+// errLostRace is changeOnce's report of a write that another write beat,
+// as opposed to a stale edit that fn found.
+var errLostRace = kanri.Errorf(kanri.ESTALE, "stale.title")
+
+// changeOnce is one attempt of changeWith.
+func (s *Service) changeOnce(ctx context.Context, tenantID, id, etag, action string, demotes bool, fn func(*kanri.User) error) (*kanri.User, error) {
 	u, err := s.live(ctx, tenantID, id, etag)
 	if err != nil {
 		return nil, err
@@ -358,7 +386,7 @@ func (s *Service) changeWith(ctx context.Context, tenantID, id, etag, action str
 		err = s.store.Tenant(tenantID).Users().Replace(ctx, u)
 	}
 	if kanri.IsCode(err, kanri.ESTALE) {
-		return nil, kanri.Stale()
+		return nil, errLostRace
 	}
 	if err != nil {
 		return nil, err

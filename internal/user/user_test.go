@@ -200,12 +200,17 @@ func TestStaleEditIsRefused(t *testing.T) {
 	f := setup(t)
 	ten := f.tenant(t, "acme", 10)
 	u, _ := f.users.Create(f.ctx, ten.ID, input("dave"))
-	if _, err := f.users.Update(f.ctx, ten.ID, u.ID, u.ETag, kanri.UserInput{Email: "d1@example.com", DisplayName: "One"}); err != nil {
+	opened := &kanri.UserInput{Email: u.Email, DisplayName: u.DisplayName}
+	if _, err := f.users.Update(f.ctx, ten.ID, u.ID, u.ETag, opened, kanri.UserInput{Email: "d1@example.com", DisplayName: "One"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := f.users.Update(f.ctx, ten.ID, u.ID, u.ETag, kanri.UserInput{Email: "d2@example.com", DisplayName: "Two"})
+	_, err := f.users.Update(f.ctx, ten.ID, u.ID, u.ETag, opened, kanri.UserInput{Email: "d2@example.com", DisplayName: "Two"})
 	if !kanri.IsCode(err, kanri.ESTALE) {
 		t.Fatalf("edit from an old version: got %v, want stale", err)
+	}
+	_, err = f.users.Update(f.ctx, ten.ID, u.ID, u.ETag, nil, kanri.UserInput{Email: "d2@example.com", DisplayName: "Two"})
+	if !kanri.IsCode(err, kanri.ESTALE) {
+		t.Fatalf("edit from an old version without base values: got %v, want stale", err)
 	}
 	got, _ := f.users.Get(f.ctx, ten.ID, u.ID)
 	if got.DisplayName != "One" {
@@ -351,7 +356,7 @@ func TestPrivilegedTenantIsProtectedAndBootstrapIsIdempotent(t *testing.T) {
 	if p.UserCount != 1 || !p.IsPrivileged {
 		t.Errorf("privileged tenant: %+v", p)
 	}
-	if _, err := f.tenants.Update(f.ctx, p.ID, p.ETag, kanri.TenantInput{DisplayName: "x", Plan: kanri.PlanFree, MaxUsers: 5}); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+	if _, err := f.tenants.Update(f.ctx, p.ID, p.ETag, nil, kanri.TenantInput{DisplayName: "x", Plan: kanri.PlanFree, MaxUsers: 5}); !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("edit privileged: got %v", err)
 	}
 	if _, err := f.tenants.SetStatus(f.ctx, p.ID, "", kanri.TenantSuspended); !kanri.IsCode(err, kanri.EFORBIDDEN) {
@@ -611,5 +616,32 @@ func TestRecountRepairsUserCount(t *testing.T) {
 	}
 	if got, want := userCount(t, f, ten.ID), 2; n != want || got != want {
 		t.Errorf("after recount: counted %d, stored %d, want %d (owner and a1)", n, got, want)
+	}
+}
+
+func TestSignInsDoNotMakeOpenEditsStale(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 10)
+	u, _ := f.users.Create(f.ctx, ten.ID, input("erin"))
+	opened := &kanri.UserInput{Email: u.Email, DisplayName: u.DisplayName}
+	// erin signs in while an admin has her edit form open.
+	if _, _, err := f.auth.SignIn(f.ctx, "acme", "erin", password); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.users.Update(f.ctx, ten.ID, u.ID, u.ETag, opened, kanri.UserInput{Email: "erin@new.test", DisplayName: "Erin"})
+	if err != nil {
+		t.Fatalf("save after an unrelated change: %v", err)
+	}
+	if got.Email != "erin@new.test" || got.Security.LastLoginAt.IsZero() {
+		t.Errorf("the save lost the edit or the sign-in: email %q lastLogin %v", got.Email, got.Security.LastLoginAt)
+	}
+	// The tenant form likewise survives userCount moving.
+	cur, _ := f.tenants.Get(f.ctx, ten.ID)
+	base := tenant.Editable(cur)
+	f.users.Create(f.ctx, ten.ID, input("another"))
+	in := base
+	in.DisplayName = "Acme Renamed"
+	if _, err := f.tenants.Update(f.ctx, ten.ID, cur.ETag, &base, in); err != nil {
+		t.Fatalf("tenant save after a user was added: %v", err)
 	}
 }
