@@ -35,16 +35,19 @@ func auditFilter(q url.Values) (audit.Filter, views.Errors) {
 	return f, errs
 }
 
-// resolveUser turns the audit page's user filter, a username or a user id,
-// into a user id.
+// resolveUser reads the audit page's user filter: a user id, or a
+// username as recorded (which also finds deleted users and operators).
 func (s *Server) resolveUser(c echo.Context, tenantID string, f *audit.Filter) {
-	if f.UserID == "" || strings.HasPrefix(f.UserID, "user_") {
+	input := f.UserID
+	if input == "" {
 		return
 	}
-	if id, err := s.users.IDByUsername(c.Request().Context(), tenantID, f.UserID); err == nil {
+	f.UserName = input
+	f.UserID = ""
+	if strings.HasPrefix(input, "user_") {
+		f.UserID = input
+	} else if id, err := s.users.IDByUsername(c.Request().Context(), tenantID, input); err == nil {
 		f.UserID = id
-	} else {
-		f.UserID = "user_unknown" // a name nobody has matches nothing
 	}
 }
 

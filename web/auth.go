@@ -36,7 +36,11 @@ func (s *Server) login(c echo.Context) error {
 	if err := s.startSession(c, u, t.ID); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, homePath(t))
+	global, err := s.roles.IsGlobalAdmin(c.Request().Context(), t, u.ID)
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, homePath(t, global))
 }
 
 // logout ends the session, and every other session of the user.
@@ -55,11 +59,13 @@ func (s *Server) logout(c echo.Context) error {
 
 // home sends the user to their start page.
 func (s *Server) home(c echo.Context) error {
-	return c.Redirect(http.StatusSeeOther, homePath(c.Get(ctxHome).(*kanri.Tenant)))
+	return c.Redirect(http.StatusSeeOther, homePath(c.Get(ctxHome).(*kanri.Tenant), isGlobalAdmin(c)))
 }
 
-func homePath(t *kanri.Tenant) string {
-	if t.IsPrivileged {
+// homePath is a user's start page: the tenant list for global
+// administrators, their own tenant's users for everyone else.
+func homePath(t *kanri.Tenant, global bool) string {
+	if global {
 		return "/tenants"
 	}
 	return "/t/" + t.ID + "/users"

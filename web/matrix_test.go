@@ -277,13 +277,20 @@ func TestOnlyGlobalAdminsChangeGlobalAdmins(t *testing.T) {
 		e.roles.Assign(ctx, role.Grant{Tenant: priv, UserID: op.ID, ServiceID: s.ID, RoleName: role.Admin})
 	}
 	root, _, _ := e.users.List(ctx, priv.ID, user.ListFilter{Search: adminEmail})
+	// Their start page is their own tenant's users, not the operator's list.
+	probe := e.client(t)
+	probe.get("/login")
+	resp, _ := probe.post("/login", url.Values{"tenant": {"privileged"}, "username": {"opadmin"}, "password": {password}})
+	if loc := resp.Header.Get("Location"); loc != "/t/"+priv.ID+"/users" {
+		t.Errorf("operator admin's start page: %q, want their tenant's users", loc)
+	}
 	c := e.client(t).signIn("privileged", "opadmin")
 	base := "/t/" + priv.ID + "/users/" + root[0].ID
 	for _, path := range []string{"/password", "/deactivate", "/delete", "/unlock", ""} {
 		resp, _ := c.post(base+path, url.Values{"password": {"Taken-over-123"}, "email": {"x@example.com"}, "displayName": {"x"}})
 		wantStatus(t, "operator admin: POST "+path+" on the global admin", resp, http.StatusForbidden)
 	}
-	resp, _ := c.post(base+"/roles/remove", url.Values{"service": {role.AuthService}, "role": {"global_admin"}})
+	resp, _ = c.post(base+"/roles/remove", url.Values{"service": {role.AuthService}, "role": {"global_admin"}})
 	wantStatus(t, "operator admin removes global admin", resp, http.StatusForbidden)
 	// Their own tenant's ordinary users they do manage; other tenants do not exist for them.
 	resp, _ = c.get("/t/" + priv.ID + "/users")

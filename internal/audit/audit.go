@@ -129,8 +129,12 @@ func Diff(before, after map[string]any) map[string]kanri.Change {
 
 // Filter selects audit records for the audit page.
 type Filter struct {
-	Action       string // exact, or a prefix ending in "." such as "user."
-	UserID       string
+	Action string // exact, or a prefix ending in "." such as "user."
+	UserID string
+	// UserName matches records by the actor's username as recorded, also
+	// of users since deleted and of other tenants' operators; with UserID,
+	// either matches.
+	UserName     string
 	ResourceType string
 	From, To     time.Time // To is exclusive; zero means open
 	Limit        int
@@ -147,8 +151,13 @@ func (l *Log) Query(ctx context.Context, tenantID string, f Filter) ([]*kanri.Au
 	default:
 		where = append(where, docstore.Eq("action", f.Action))
 	}
-	if f.UserID != "" {
+	switch {
+	case f.UserID != "" && f.UserName != "":
+		where = append(where, docstore.Or(docstore.Eq("userId", f.UserID), docstore.Eq("userName", f.UserName)))
+	case f.UserID != "":
 		where = append(where, docstore.Eq("userId", f.UserID))
+	case f.UserName != "":
+		where = append(where, docstore.Eq("userName", f.UserName))
 	}
 	if f.ResourceType != "" {
 		where = append(where, docstore.Eq("resource.type", f.ResourceType))

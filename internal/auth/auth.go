@@ -84,7 +84,8 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 		s.record(ctx, t.ID, "auth.login_failed", res, "account locked")
 		return nil, nil, ErrSignIn
 	}
-	ok := s.hasher.Check(u.PasswordHash, password)
+	checked := u.PasswordHash
+	ok := s.hasher.Check(checked, password)
 	switch {
 	case !ok:
 		s.record(ctx, t.ID, "auth.login_failed", res, "wrong password")
@@ -100,14 +101,23 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 		return nil, nil, ErrSignIn
 	}
 	// The right password: the attempts, and a lock this attempt's count
-	// set, are cleared.
+	// set, are cleared, unless the password was reset (or the user
+	// deactivated) while it was being checked.
+	changed := false
 	u, err = s.update(ctx, t.ID, u.ID, func(u *kanri.User) bool {
+		if changed = u.PasswordHash != checked || !u.IsActive || !u.DeletedAt.IsZero(); changed {
+			return false
+		}
 		u.Security.FailedLoginAttempts, u.Security.LockedUntil = 0, kanri.Time{}
 		u.Security.LastLoginAt = kanri.NewTime(now)
 		return true
 	})
 	if err != nil {
 		return nil, nil, err
+	}
+	if changed {
+		s.record(ctx, t.ID, "auth.login_failed", res, "password reset or user deactivated during sign-in")
+		return nil, nil, ErrSignIn
 	}
 	ctx = audit.WithActor(ctx, withUser(audit.ActorFrom(ctx), u, t.ID))
 	s.record(ctx, t.ID, "auth.login", res, "")

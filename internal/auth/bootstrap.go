@@ -19,6 +19,7 @@ type TenantCreator interface {
 type UserCreator interface {
 	Create(ctx context.Context, tenantID string, in kanri.UserInput) (*kanri.User, error)
 	IDByUsername(ctx context.Context, tenantID, username string) (string, error)
+	Recount(ctx context.Context, tenantID string) (int, error)
 }
 
 // RoleGranter makes a user the administrator of a tenant; role.Service
@@ -45,10 +46,17 @@ func Bootstrap(ctx context.Context, tenants TenantCreator, users UserCreator, ro
 			return "", false, err
 		}
 		id, err := users.IDByUsername(ctx, t.ID, email)
-		if err != nil {
-			return "", false, fmt.Errorf("the operator's tenant has no global administrator and no user %s to make one: %w", email, err)
+		if err == nil {
+			return "", false, roles.GrantInitial(ctx, t, id)
 		}
-		return "", false, roles.GrantInitial(ctx, t, id)
+		if !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return "", false, err
+		}
+		// The first start stopped after counting the user, before storing
+		// them: correct the count and create them now.
+		if _, err := users.Recount(ctx, t.ID); err != nil {
+			return "", false, fmt.Errorf("recount the operator's users: %w", err)
+		}
 	}
 	if password == "" {
 		if password, err = GeneratePassword(); err != nil {

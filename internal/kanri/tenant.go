@@ -92,6 +92,7 @@ type TenantListing struct {
 type TenantName struct {
 	Doc
 	TenantRef string `json:"tenantRef"`
+	CreatedAt Time   `json:"createdAt"`
 }
 
 // TenantNameID returns the id of the reservation of a tenant name. Names

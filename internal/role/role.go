@@ -179,7 +179,7 @@ func (s *Service) Remove(ctx context.Context, g Grant) error {
 	}
 	del := docstore.Op{Kind: docstore.OpDelete, ID: id}
 	if IsAdminRole(g.Tenant, d.ServiceID, d.RoleName) {
-		_, err = s.guarded(ctx, g.Tenant, g.UserID, []docstore.Op{del})
+		_, err = s.guarded(ctx, g.Tenant, g.UserID, []docstore.Op{del}, true)
 	} else {
 		_, err = ten.Batch(ctx, docstore.Auth, []docstore.Op{del})
 	}
@@ -230,14 +230,9 @@ func (s *Service) Demote(ctx context.Context, tenantID, userID string, ops []doc
 	if err != nil {
 		return nil, err
 	}
-	admin, err := s.isAdmin(ctx, t, userID)
-	if err != nil {
-		return nil, err
-	}
-	if !admin {
-		return s.store.Tenant(tenantID).Batch(ctx, docstore.Auth, ops)
-	}
-	return s.guarded(ctx, t, userID, ops)
+	// Whether the user is an administrator is decided under the guard: a
+	// grant racing with this change is then seen by one or the other.
+	return s.guarded(ctx, t, userID, ops, false)
 }
 
 // isAdmin reports whether the user holds the tenant's administrator role.
@@ -251,9 +246,10 @@ func (s *Service) isAdmin(ctx context.Context, t *kanri.Tenant, userID string) (
 
 // guarded applies ops with a write of the tenant's admin guard at the
 // version read, after checking that an administrator other than userID
-// remains. A concurrent guarded change makes the guard write stale; the
-// loser checks again.
-func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, ops []docstore.Op) ([]docstore.Result, error) {
+// remains (always when removing the administrator role, else only if the
+// user is an administrator). A concurrent guarded change makes the guard
+// write stale; the loser checks again.
+func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, ops []docstore.Op, removesAdmin bool) ([]docstore.Result, error) {
 	ten := s.store.Tenant(t.ID)
 	guards := store.Of[kanri.AdminGuard](ten, docstore.Auth, kanri.TypeAdminGuard)
 	bypass := audit.ActorFrom(ctx).TenantID == kanri.PrivilegedTenantID && !t.IsPrivileged
@@ -270,8 +266,16 @@ func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, o
 			return nil, err
 		}
 		if !bypass {
-			if err := s.keepsAnAdmin(ctx, t, userID); err != nil {
-				return nil, err
+			check := removesAdmin
+			if !check {
+				if check, err = s.isAdmin(ctx, t, userID); err != nil {
+					return nil, err
+				}
+			}
+			if check {
+				if err := s.keepsAnAdmin(ctx, t, userID); err != nil {
+					return nil, err
+				}
 			}
 		}
 		read := g.ETag

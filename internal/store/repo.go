@@ -150,7 +150,13 @@ func (r *Repo[E, P]) encode(doc P) ([]byte, error) {
 	if b.ID == "" {
 		return nil, kanri.Errorf(kanri.EINVALID, "store: %s without an id", r.typ)
 	}
-	b.TenantID, b.Type, b.SchemaVersion = r.pk, r.typ, r.m.Current(r.typ)
+	cur := r.m.Current(r.typ)
+	if b.SchemaVersion != "" && newer(b.SchemaVersion, cur) {
+		// Written by a newer release: writing it back at this release's
+		// version would drop the fields this release does not know.
+		return nil, kanri.Errorf(kanri.ECONFLICT, "store: %s %s is at schema version %s, newer than this release's %s", r.typ, b.ID, b.SchemaVersion, cur)
+	}
+	b.TenantID, b.Type, b.SchemaVersion = r.pk, r.typ, cur
 	if e, ok := any(doc).(kanri.Expiring); ok {
 		if ttl, def := e.TTLField(); *ttl == 0 {
 			*ttl = def

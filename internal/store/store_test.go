@@ -223,4 +223,12 @@ func TestNewerDocumentsAreReadAsTheyAre(t *testing.T) {
 	if !strings.Contains(string(it.Body), "futureField") {
 		t.Error("the read rewrote a newer document")
 	}
+	u.DisplayName = "changed"
+	if err := s.Tenant("tenant_a").Users().Replace(ctx, u); !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Errorf("writing back a newer document: got %v, want conflict (no downgrade)", err)
+	}
+	it, _ = ds.Container(docstore.Auth).Read(ctx, "tenant_a", "user_new")
+	if !strings.Contains(string(it.Body), "futureField") || !strings.Contains(string(it.Body), `"1.9"`) {
+		t.Errorf("the newer document was downgraded: %s", it.Body)
+	}
 }

@@ -120,12 +120,12 @@ func (s *Service) Create(ctx context.Context, in kanri.TenantInput) (*kanri.Tena
 		return nil, err
 	}
 
-	reservation := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID(in.Name)}, TenantRef: t.ID}
+	reservation := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID(in.Name)}, TenantRef: t.ID, CreatedAt: now}
 	if err := s.reserve(ctx, reservation); err != nil {
 		return nil, err
 	}
 	if err := s.store.Tenant(t.ID).Tenants().Create(ctx, t); err != nil {
-		s.release(ctx, reservation.ID)
+		s.release(ctx, reservation.ID, t.ID)
 		return nil, err
 	}
 	s.syncListing(ctx, t)
@@ -133,9 +133,15 @@ func (s *Service) Create(ctx context.Context, in kanri.TenantInput) (*kanri.Tena
 	return t, nil
 }
 
-// reserve takes a tenant name. A reservation whose tenant does not exist or
-// is deleted (left by a crash between two writes, or a failed release) is
-// taken over, at its version, so that no name is lost for good.
+// orphanAge is how old a reservation without its tenant must be before a
+// new tenant may take it over: younger ones may belong to a create still
+// in flight.
+const orphanAge = 10 * time.Minute
+
+// reserve takes a tenant name. A reservation whose tenant is deleted (a
+// failed release), or whose tenant never appeared (a crash between the two
+// writes of a create) and that is older than orphanAge, is taken over at
+// its version, so that no name is lost for good.
 func (s *Service) reserve(ctx context.Context, r *kanri.TenantName) error {
 	repo := names(s.system())
 	err := repo.Create(ctx, r)
@@ -146,15 +152,18 @@ func (s *Service) reserve(ctx context.Context, r *kanri.TenantName) error {
 	if err != nil {
 		return err
 	}
+	taken := kanri.Invalid(kanri.Fields{"name": "validation.tenant_name_taken"})
 	holder, err := s.store.Tenant(cur.TenantRef).Profile(ctx)
 	switch {
 	case err == nil && holder.Status != kanri.TenantDeleted:
-		return kanri.Invalid(kanri.Fields{"name": "validation.tenant_name_taken"})
+		return taken
+	case kanri.IsCode(err, kanri.ENOTFOUND) && s.now().Sub(cur.CreatedAt.Time) < orphanAge:
+		return taken // perhaps a create still in flight
 	case err != nil && !kanri.IsCode(err, kanri.ENOTFOUND):
 		return err
 	}
 	s.log.Warn("taking over an orphaned tenant name reservation", "name", r.ID, "was", cur.TenantRef)
-	cur.TenantRef = r.TenantRef
+	cur.TenantRef, cur.CreatedAt = r.TenantRef, r.CreatedAt
 	if err := repo.Replace(ctx, cur); err != nil {
 		if kanri.IsCode(err, kanri.ESTALE) {
 			return kanri.Invalid(kanri.Fields{"name": "validation.tenant_name_taken"})
@@ -260,7 +269,7 @@ func (s *Service) Delete(ctx context.Context, id, etag string) (*kanri.Tenant, e
 	if err := s.save(ctx, t); err != nil {
 		return nil, err
 	}
-	s.release(ctx, kanri.TenantNameID(t.Name))
+	s.release(ctx, kanri.TenantNameID(t.Name), t.ID)
 	s.record(ctx, t, "tenant.delete", before, map[string]any{"status": t.Status})
 	return t, nil
 }
@@ -356,8 +365,21 @@ func (s *Service) syncListing(ctx context.Context, t *kanri.Tenant) {
 	}
 }
 
-func (s *Service) release(ctx context.Context, nameID string) {
-	if err := names(s.system()).Delete(ctx, nameID, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+// release frees a tenant name reserved for tenantRef, and only then: a
+// reservation taken over meanwhile belongs to someone else.
+func (s *Service) release(ctx context.Context, nameID, tenantRef string) {
+	repo := names(s.system())
+	cur, err := repo.Get(ctx, nameID)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return
+	}
+	if err == nil && cur.TenantRef != tenantRef {
+		return
+	}
+	if err == nil {
+		err = repo.Delete(ctx, nameID, cur.ETag)
+	}
+	if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) && !kanri.IsCode(err, kanri.ESTALE) {
 		s.log.Error("tenant name reservation not released", "id", nameID, "err", err)
 	}
 }
@@ -408,7 +430,7 @@ func (s *Service) EnsurePrivileged(ctx context.Context) (*kanri.Tenant, error) {
 	if err := s.store.Tenant(t.ID).Tenants().Create(ctx, t); err != nil {
 		return nil, err
 	}
-	res := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID(t.Name)}, TenantRef: t.ID}
+	res := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID(t.Name)}, TenantRef: t.ID, CreatedAt: now}
 	if err := names(s.system()).Upsert(ctx, res); err != nil {
 		return nil, err
 	}

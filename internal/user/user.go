@@ -267,6 +267,20 @@ func (s *Service) ResetPassword(ctx context.Context, tenantID, id, etag, passwor
 // Delete soft-deletes a user: inactive, marked deleted, username freed and
 // role assignments removed (spec §2.2.5). Nobody can delete themselves.
 func (s *Service) Delete(ctx context.Context, tenantID, id, etag string) (*kanri.User, error) {
+	for attempt := 0; ; attempt++ {
+		u, err := s.deleteOnce(ctx, tenantID, id, etag)
+		if etag == "" && errors.Is(err, errLostRace) && attempt < 10 {
+			continue // a sign-in wrote the user meanwhile; delete the newer version
+		}
+		if kanri.IsCode(err, kanri.ESTALE) {
+			return nil, kanri.Stale()
+		}
+		return u, err
+	}
+}
+
+// deleteOnce is one attempt of Delete.
+func (s *Service) deleteOnce(ctx context.Context, tenantID, id, etag string) (*kanri.User, error) {
 	u, err := s.live(ctx, tenantID, id, etag)
 	if err != nil {
 		return nil, err
@@ -289,6 +303,9 @@ func (s *Service) Delete(ctx context.Context, tenantID, id, etag string) (*kanri
 		ops = append(ops, docstore.Op{Kind: docstore.OpDelete, ID: r.ID, IfMatch: r.ETag})
 	}
 	results, err := s.roles.Demote(ctx, tenantID, u.ID, ops)
+	if kanri.IsCode(err, kanri.ESTALE) {
+		return nil, errLostRace
+	}
 	if err != nil {
 		return nil, err
 	}

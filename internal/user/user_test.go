@@ -587,8 +587,17 @@ func mustID(t *testing.T, f *fixture, tenantID, username string) string {
 
 func TestOrphanedTenantNameIsTakenOver(t *testing.T) {
 	f := setup(t)
-	// A reservation whose tenant was never written (a crash between the two writes).
-	orphan := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID("ghost")}, TenantRef: "tenant_ghost"}
+	// A young reservation without its tenant may be a create in flight.
+	young := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID("inflight")}, TenantRef: "tenant_inflight", CreatedAt: kanri.NewTime(time.Now())}
+	if err := store.Of[kanri.TenantName](f.st.Tenant(kanri.SystemTenantID), docstore.Tenant, kanri.TypeTenantName).Create(f.ctx, young); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.tenants.Create(f.ctx, kanri.TenantInput{Name: "inflight", DisplayName: "X", Plan: kanri.PlanFree, MaxUsers: 5}); kanri.ErrorFields(err)["name"] != "validation.tenant_name_taken" {
+		t.Fatalf("create over a young reservation: got %v, want the name taken", err)
+	}
+	// A reservation whose tenant was never written (a crash between the two
+	// writes), long ago.
+	orphan := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID("ghost")}, TenantRef: "tenant_ghost", CreatedAt: kanri.NewTime(time.Now().Add(-time.Hour))}
 	if err := store.Of[kanri.TenantName](f.st.Tenant(kanri.SystemTenantID), docstore.Tenant, kanri.TypeTenantName).Create(f.ctx, orphan); err != nil {
 		t.Fatal(err)
 	}
