@@ -654,3 +654,24 @@ func TestSignInsDoNotMakeOpenEditsStale(t *testing.T) {
 		t.Fatalf("tenant save after a user was added: %v", err)
 	}
 }
+
+// TestResetDuringSignInWins resets a password while a sign-in with the old
+// one is in its (slow, cost 12) password check: the sign-in must fail.
+func TestResetDuringSignInWins(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 10)
+	slow := user.New(f.st, f.tenants, f.roles, f.audit, auth.Hasher{Cost: auth.DefaultCost}, nil, nil)
+	u, err := slow.Create(f.ctx, ten.ID, input("gwen"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, _, err := f.auth.SignIn(f.ctx, "acme", "gwen", password); done <- err }()
+	time.Sleep(60 * time.Millisecond) // inside the ~250 ms check
+	if _, err := f.users.ResetPassword(f.ctx, ten.ID, u.ID, "", "Reset-by-admin-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != auth.ErrSignIn {
+		t.Errorf("sign-in with the old password across a reset: got %v, want refused", err)
+	}
+}
