@@ -660,3 +660,27 @@ func TestEditSurvivesTheUsersSignIn(t *testing.T) {
 		t.Errorf("display name: got %q, want Robert", bob.DisplayName)
 	}
 }
+
+// TestEveryPostNeedsTheCSRFToken walks every state-changing route as a
+// global administrator, who could do anything, without the token.
+func TestEveryPostNeedsTheCSRFToken(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("privileged", adminEmail)
+	n := 0
+	for _, r := range e.routes() {
+		if r.Method == http.MethodGet || r.Method == echo.RouteNotFound {
+			continue
+		}
+		n++
+		path := concrete(r.Path, e, e.acme.ID)
+		resp, _ := c.post(path, url.Values{"_csrf": {""}, "tenant": {"acme"}, "username": {"admin"}, "password": {password}, "lang": {"ja"}})
+		wantStatus(t, r.Method+" "+r.Path+" without a CSRF token", resp, http.StatusForbidden)
+	}
+	if n < 15 {
+		t.Errorf("checked %d state-changing routes; the route table looks incomplete", n)
+	}
+	ten, _ := e.tenants.Get(context.Background(), e.acme.ID)
+	if ten.Status != kanri.TenantActive {
+		t.Errorf("a request without a token changed acme: %s", ten.Status)
+	}
+}
