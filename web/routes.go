@@ -39,6 +39,8 @@ func (s *Server) routes(e *echo.Echo) {
 	app := e.Group("", s.requireUser)
 	app.GET("/", s.home).Name = signedIn
 	app.POST("/logout", s.logout).Name = signedIn
+	app.GET("/account", s.account).Name = signedIn
+	app.POST("/account/password", s.changePassword).Name = signedIn
 
 	staff := app.Group("", s.requireStaff)
 	t := app.Group("/t/:tenant", s.resolveTenant)

@@ -202,3 +202,46 @@ func (s *Service) SignOut(ctx context.Context, tenantID, userID string) error {
 	s.record(ctx, tenantID, "auth.logout", kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username}, "")
 	return nil
 }
+
+// ChangePassword sets a user's own new password after checking the current
+// one. It ends every other session of the user; the caller starts a new one
+// for the current device.
+func (s *Service) ChangePassword(ctx context.Context, tenantID, userID, current, next string) error {
+	users := s.store.Tenant(tenantID).Users()
+	u, err := users.Get(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if !s.hasher.Check(u.PasswordHash, current) {
+		return kanri.Invalid(kanri.Fields{"current": "validation.current_password"})
+	}
+	if current == next {
+		return kanri.Invalid(kanri.Fields{"password": "validation.password_unchanged"})
+	}
+	hash, err := s.hasher.Hash(next)
+	if err != nil {
+		return err
+	}
+	checked := u.PasswordHash
+	stale := false
+	u, err = s.update(ctx, tenantID, userID, func(u *kanri.User) bool {
+		if stale = u.PasswordHash != checked; stale {
+			return false
+		}
+		now := kanri.NewTime(s.now())
+		u.PasswordHash, u.Security.LastPasswordChangeAt, u.Security.SessionsValidAfter = hash, now, now
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if stale {
+		return kanri.Stale()
+	}
+	s.audit.Record(ctx, audit.Entry{
+		TenantID: tenantID, Action: "user.password_change",
+		Resource: kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username},
+		Changes:  map[string]kanri.Change{"passwordChangedAt": {After: u.Security.LastPasswordChangeAt.String()}},
+	})
+	return nil
+}
