@@ -26,6 +26,7 @@ const (
 	carolPass     = "Carol-pass-123"
 	davePass      = "Dave-pass-1234"
 	veraPass      = "Vera-pass-1234"
+	bobNewPass    = "Bob-new-pass-5678"
 )
 
 const usersPath = "/t/" + tenantID + "/users"
@@ -376,6 +377,30 @@ func TestConsole(t *testing.T) {
 				t.Fatalf("opening the menu: %v", err)
 			}
 			s.visible(t, narrow, "nav-audit")
+		})
+
+		s.step(t, "user_changes_own_password", []string{"lockout_and_unlock"}, pagesOf(), func(t *testing.T) {
+			bob := s.newSession(t, "bob-account", nil)
+			if st := s.signIn(t, bob, tenantName, "bob", bobPass); st != 303 {
+				t.Fatalf("bob signs in: %d", st)
+			}
+			s.open(t, bob, "/account", 200)
+			s.fill(t, bob, "account-current-password", bobPass)
+			s.fill(t, bob, "account-new-password", bobNewPass)
+			s.fill(t, bob, "account-confirm-password", bobNewPass+"x")
+			s.submitStatus(t, bob, bob.tid("account-password-submit"), "/account/password", 422)
+			s.visible(t, bob, "field-error-confirm")
+			s.fill(t, bob, "account-current-password", bobPass)
+			s.fill(t, bob, "account-new-password", bobNewPass)
+			s.fill(t, bob, "account-confirm-password", bobNewPass)
+			s.submitStatus(t, bob, bob.tid("account-password-submit"), "/account/password", 303)
+			s.atPath(t, bob, "/account")
+			s.visible(t, bob, "flash")
+			again := s.newSession(t, "bob-again", nil)
+			s.signInFails(t, again, tenantName, "bob", bobPass)
+			if st := s.signIn(t, again, tenantName, "bob", bobNewPass); st != 303 {
+				t.Fatalf("bob signs in with the new password: %d", st)
+			}
 		})
 
 		var vera *session
