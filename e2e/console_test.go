@@ -340,6 +340,7 @@ func TestConsole(t *testing.T) {
 				t.Fatalf("the Japanese heading of the user list: %v", err)
 			}
 			s.hasText(t, alice, "user-status-alice", "有効")
+			s.screenshot(t, alice.page, "desktop-users-ja.png") // for humans, also on success
 
 			s.submitStatus(t, alice, alice.tid("lang-en"), "/lang", 303)
 			s.hasAttr(t, alice, html, "html", "lang", "en")
