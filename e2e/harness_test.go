@@ -274,6 +274,24 @@ type suite struct {
 	// stepSessions are the sessions opened by the running step.
 	stepSessions []*session
 	userIDs      map[string]string // username -> id
+	// front is the page last brought to the front. Headless Chromium may
+	// stop rendering pages behind it, which stalls navigations and
+	// screenshots there; every helper that acts on a page brings it forward.
+	front playwright.Page
+}
+
+// focus brings page to the front unless it is already there.
+func (s *suite) focus(t *testing.T, page playwright.Page) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.front == page {
+		return
+	}
+	if err := page.BringToFront(); err != nil {
+		t.Fatalf("bringing %s to the front: %v", page.URL(), err)
+	}
+	s.front = page
 }
 
 // session is one signed-in (or not yet) browser context with its page.
@@ -418,6 +436,12 @@ func (s *suite) screenshot(t *testing.T, page playwright.Page, file string) stri
 		t.Logf("screenshot: %v", err)
 		return ""
 	}
+	if err := page.BringToFront(); err != nil {
+		t.Logf("screenshot: %v", err)
+	}
+	s.mu.Lock()
+	s.front = page
+	s.mu.Unlock()
 	if _, err := page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(path), FullPage: playwright.Bool(true)}); err != nil {
 		t.Logf("screenshot %s failed: %v", path, err)
 		return ""
@@ -437,6 +461,7 @@ func (s *suite) url(path string) string { return s.srv.URL + path }
 // open navigates to path and checks the HTTP status of the page.
 func (s *suite) open(t *testing.T, p *session, path string, status int) {
 	t.Helper()
+	s.focus(t, p.page)
 	resp, err := p.page.Goto(path)
 	if err != nil {
 		t.Fatalf("%s: GET %s: %v", p.label, path, err)
@@ -453,6 +478,7 @@ func (s *suite) open(t *testing.T, p *session, path string, status int) {
 // sends to path (before any redirect).
 func (s *suite) submit(t *testing.T, p *session, button playwright.Locator, path string) playwright.Response {
 	t.Helper()
+	s.focus(t, p.page)
 	want := s.url(path)
 	resp, err := p.page.ExpectResponse(func(u string) bool { return u == want }, func() error { return button.Click() })
 	if err != nil {
@@ -477,6 +503,7 @@ func (s *suite) submitStatus(t *testing.T, p *session, button playwright.Locator
 
 func (s *suite) fill(t *testing.T, p *session, testID, value string) {
 	t.Helper()
+	s.focus(t, p.page)
 	if err := p.tid(testID).Fill(value); err != nil {
 		t.Fatalf("%s: filling %s on %s: %v", p.label, testID, p.page.URL(), err)
 	}
@@ -484,6 +511,7 @@ func (s *suite) fill(t *testing.T, p *session, testID, value string) {
 
 func (s *suite) click(t *testing.T, p *session, testID string) {
 	t.Helper()
+	s.focus(t, p.page)
 	if err := p.tid(testID).Click(); err != nil {
 		t.Fatalf("%s: clicking %s on %s: %v", p.label, testID, p.page.URL(), err)
 	}
