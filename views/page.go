@@ -12,13 +12,12 @@ import (
 
 // Page is what the layout needs on every page.
 type Page struct {
-	Title     string
-	CSRF      string
-	Lang      string
-	Path      string // the current URL, for the language switch to return to
-	RequestID string
-	Nav       string // the active navigation item: tenants, users, audit
-	User      *kanri.User
+	Title string
+	CSRF  string
+	Lang  string
+	Path  string // the current URL, for the language switch to return to
+	Nav   string // the active navigation item: tenants, users, audit
+	User  *kanri.User
 	// Tenant is the tenant the page is about (nil on operator pages). Home
 	// is the signed-in user's own tenant.
 	Tenant *kanri.Tenant

@@ -17,13 +17,11 @@ import (
 
 // persona is a kind of signed-in user of the matrix.
 type persona struct {
-	name           string
-	tenant, user   string // how they sign in
-	home           string // their tenant id
-	perms          role.Set
-	operator       bool
-	grant          string // the role they get on every service, if any
-	tenantOverride func(e *env) string
+	name         string
+	tenant, user string // how they sign in
+	home         string // their tenant id
+	perms        role.Set
+	operator     bool
 }
 
 var seq atomic.Int64

@@ -185,9 +185,12 @@ func (s *Server) resolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
 		if id != home.ID && !isStaff(c) {
 			return echo.ErrNotFound
 		}
-		t, err := s.tenants.Get(c.Request().Context(), id)
-		if err != nil {
-			return err
+		t := home // read by requireUser in this request
+		if id != home.ID {
+			var err error
+			if t, err = s.tenants.Get(c.Request().Context(), id); err != nil {
+				return err
+			}
 		}
 		if t.Status == kanri.TenantDeleted && !isStaff(c) {
 			return echo.ErrNotFound

@@ -27,14 +27,13 @@ func render(c echo.Context, status int, comp templ.Component) error {
 func (s *Server) page(c echo.Context, title, nav string) views.Page {
 	ctx := c.Request().Context()
 	p := views.Page{
-		Title:     i18n.T(ctx, title),
-		CSRF:      s.csrfToken(c),
-		Lang:      i18n.Lang(ctx),
-		Path:      c.Request().URL.RequestURI(),
-		Nav:       nav,
-		RequestID: reqID(c),
-		Staff:     isStaff(c),
-		Now:       s.now(),
+		Title: i18n.T(ctx, title),
+		CSRF:  s.csrfToken(c),
+		Lang:  i18n.Lang(ctx),
+		Path:  c.Request().URL.RequestURI(),
+		Nav:   nav,
+		Staff: isStaff(c),
+		Now:   s.now(),
 	}
 	p.User, _ = c.Get(ctxUser).(*kanri.User)
 	p.Home, _ = c.Get(ctxHome).(*kanri.Tenant)

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/kanri/kanri/internal/docstore"
 )
@@ -65,7 +66,7 @@ func Open(dir string, specs []docstore.Spec, opts Options) (*Store, error) {
 	path := filepath.Join(dir, FileName)
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: 2 * time.Second})
 	if err != nil {
-		if errors.Is(err, bbolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("bolt: %s is in use by another process", path)
 		}
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)

@@ -1,7 +1,6 @@
 package kanri
 
 import (
-	"fmt"
 	"net/mail"
 	"regexp"
 	"strings"
@@ -159,6 +158,3 @@ func CheckPassword(p string) string {
 	}
 	return ""
 }
-
-// String keeps fmt from printing the map in random order in logs.
-func (f Fields) String() string { return fmt.Sprint(map[string]string(f)) }
