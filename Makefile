@@ -9,7 +9,7 @@ TEST_LOG  := .test-output/go-test.log
 E2E_LOG   := .test-output/e2e.log
 E2E_STORES := embedded cosmos
 
-.PHONY: run build test vet unit deps e2e e2e-setup bench docker fmt clean
+.PHONY: run build test vet unit deps e2e e2e-setup bench docker fmt generate clean
 
 ## run: build and serve on the embedded store (http://localhost:8080).
 run: build
@@ -82,6 +82,10 @@ docker:
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+## generate: regenerate the templ views (the generated code is committed).
+generate:
+	cd views && $(GO) tool templ generate
 
 clean:
 	rm -rf bin .test-output

@@ -728,3 +728,26 @@ func TestUsersChangeTheirOwnPassword(t *testing.T) {
 		t.Errorf("the new password: %v", err)
 	}
 }
+
+// TestConfirmationsAreReadyBeforeForms checks that the script asking to
+// confirm destructive forms runs before any form exists: a deferred script
+// runs only after the page is parsed, and a click in between (a fast user,
+// a loaded machine) submitted a deactivation without its question.
+func TestConfirmationsAreReadyBeforeForms(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	for _, path := range []string{"/login", "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/edit"} {
+		cl := c
+		if path == "/login" {
+			cl = e.client(t)
+		}
+		_, body := cl.get(path)
+		head, _, ok := strings.Cut(body, "</head>")
+		if !ok {
+			t.Fatalf("%s: no </head>", path)
+		}
+		if got, want := strings.Count(head, `<script src="/static/js/app.js"></script>`), 1; got != want {
+			t.Errorf("%s: got %d blocking app.js scripts in <head>, want %d (not deferred, not async)", path, got, want)
+		}
+	}
+}

@@ -1,4 +1,7 @@
 // Kanri's only script besides htmx: no inline scripts, so the CSP can forbid them.
+// It is loaded in <head> without defer, so its listeners exist before any
+// form is parsed: with defer, a click on a destructive button before the
+// page finished loading would submit without the data-confirm question.
 (function () {
   // Send the CSRF token with every htmx request.
   document.addEventListener("htmx:configRequest", function (e) {
