@@ -668,7 +668,7 @@ type UserForm struct {
 	Base kanri.UserInput
 	// PasswordErrors are the errors of the reset password form.
 	PasswordErrors Errors
-	// FormError is a message about the whole form (a translation key).
+	// FormError is a message about the whole form, translated.
 	FormError string
 }
 
@@ -882,9 +882,9 @@ func UserFormPage(p Page, f UserForm) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var52 string
-				templ_7745c5c3_Var52, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, f.FormError))
+				templ_7745c5c3_Var52, templ_7745c5c3_Err = templ.JoinStringErrs(f.FormError)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `users.templ`, Line: 145, Col: 87}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `users.templ`, Line: 145, Col: 79}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var52))
 				if templ_7745c5c3_Err != nil {

@@ -3,12 +3,13 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"github.com/kanri/kanri/internal/user"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/kanri/kanri/internal/user"
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/kanri"

@@ -99,7 +99,7 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		uid, tid, issued, ok := s.signedIn(c)
 		if !ok {
-			return kanri.Errorf(kanri.EUNAUTHENTICATED, "Please sign in.")
+			return kanri.E(kanri.EUNAUTHENTICATED, "login.required")
 		}
 		ctx := c.Request().Context()
 		u, err := s.users.Get(ctx, tid, uid)
@@ -113,7 +113,7 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil || terr != nil || !u.IsActive || !u.DeletedAt.IsZero() || home.Status != kanri.TenantActive ||
 			issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
 			s.endSession(c)
-			return kanri.Errorf(kanri.EUNAUTHENTICATED, "Please sign in.")
+			return kanri.E(kanri.EUNAUTHENTICATED, "login.required")
 		}
 		assignments, err := s.roles.ForUser(ctx, home.ID, u.ID)
 		if err != nil {
@@ -152,7 +152,7 @@ func need(perm string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if !can(c, perm) {
-				return kanri.Errorf(kanri.EFORBIDDEN, "error.forbidden_body")
+				return kanri.E(kanri.EFORBIDDEN, "error.forbidden_body")
 			}
 			return next(c)
 		}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -96,58 +95,6 @@ func safeNext(next string) string {
 	return "/"
 }
 
-// handleError is the one place where errors become HTTP responses.
-func (s *Server) handleError(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
-	}
-	ctx := c.Request().Context()
-	var he *echo.HTTPError
-	switch {
-	case errors.Is(err, errCSRF):
-		s.errorPage(c, http.StatusForbidden, "error.forbidden", i18n.T(ctx, "error.csrf"))
-		return
-	case errors.As(err, &he):
-		switch he.Code {
-		case http.StatusNotFound, http.StatusMethodNotAllowed:
-			s.errorPage(c, http.StatusNotFound, "error.not_found", i18n.T(ctx, "error.not_found_body"))
-		case http.StatusForbidden:
-			s.errorPage(c, http.StatusForbidden, "error.forbidden", i18n.T(ctx, "error.forbidden_body"))
-		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
-			s.errorPage(c, he.Code, "error.title", kanri.ErrorMessage(nil))
-		default:
-			s.internalError(c, err)
-		}
-		return
-	}
-	switch kanri.ErrorCode(err) {
-	case kanri.EUNAUTHENTICATED:
-		if c.Request().Method == http.MethodGet && !isHTMX(c) {
-			s.flash(c, "info", i18n.T(ctx, "login.expired"))
-		}
-		redirect(c, "/login")
-	case kanri.ENOTFOUND:
-		s.errorPage(c, http.StatusNotFound, "error.not_found", i18n.T(ctx, "error.not_found_body"))
-	case kanri.EFORBIDDEN:
-		s.errorPage(c, http.StatusForbidden, "error.forbidden", i18n.T(ctx, userMessage(err, "error.forbidden_body")))
-	case kanri.ECONFLICT, kanri.ESTALE, kanri.EINVALID:
-		msg := i18n.T(ctx, userMessage(err, "error.title"))
-		if c.Request().Method == http.MethodGet {
-			status := http.StatusConflict
-			if kanri.IsCode(err, kanri.EINVALID) {
-				status = http.StatusBadRequest
-			}
-			s.errorPage(c, status, "error.title", msg)
-			return
-		}
-		// An action that could not be done: say why on the page it came from.
-		s.flash(c, "error", msg)
-		redirect(c, backTo(c, "/"))
-	default:
-		s.internalError(c, err)
-	}
-}
-
 // firstPageOnBadToken runs a list query; when its continuation token is
 // not valid (an old link, a tampered URL) it runs it again from the first
 // page and returns the notice to show.
@@ -159,25 +106,4 @@ func firstPageOnBadToken[T any](cursor *string, list func() (T, string, error)) 
 		return items, next, "validation.continuation", err
 	}
 	return items, next, "", err
-}
-
-// userMessage returns the translation key of err's message, or fallback
-// when the message is not one written for people (a store's internal
-// message, say).
-func userMessage(err error, fallback string) string {
-	if msg := kanri.ErrorMessage(err); i18n.Has(msg) {
-		return msg
-	}
-	return fallback
-}
-
-func (s *Server) internalError(c echo.Context, err error) {
-	s.log.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
-	s.errorPage(c, http.StatusInternalServerError, "error.internal", i18n.T(c.Request().Context(), "error.internal_body", reqID(c)))
-}
-
-func (s *Server) errorPage(c echo.Context, status int, title, body string) {
-	if err := render(c, status, views.ErrorPage(s.page(c, title, ""), status, i18n.T(c.Request().Context(), title), body)); err != nil {
-		s.log.Error("render error page", "err", err)
-	}
 }

@@ -154,9 +154,9 @@ func (s *Server) changeRole(c echo.Context, assign bool) error {
 			if status == http.StatusForbidden {
 				status = http.StatusConflict // htmx swaps 409 and 422 only
 			}
-			return s.renderUserRoles(c, u, status, i18n.T(ctx, userMessage(err, "error.title")), true)
+			return s.renderUserRoles(c, u, status, message(ctx, err, "error.title"), true)
 		}
-		return s.renderUserRoles(c, u, status, i18n.T(ctx, userMessage(err, "error.title")), false)
+		return s.renderUserRoles(c, u, status, message(ctx, err, "error.title"), false)
 	default:
 		return err
 	}

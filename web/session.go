@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
-	"errors"
 	"net/http"
 	"time"
 
@@ -113,8 +112,6 @@ func (s *Server) csrfToken(c echo.Context) string {
 	t, _ := s.session(c).Values[keyCSRF].(string)
 	return t
 }
-
-var errCSRF = errors.New("csrf token missing or wrong")
 
 // checkCSRF compares the token of a state-changing request, from the form
 // field _csrf or the X-CSRF-Token header, with the session's.

@@ -134,7 +134,7 @@ func (s *Server) editableTenant(c echo.Context) (*kanri.Tenant, error) {
 		return nil, echo.ErrNotFound
 	}
 	if t.IsPrivileged {
-		return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.privileged_readonly")
+		return nil, kanri.E(kanri.EFORBIDDEN, "error.privileged_readonly")
 	}
 	return t, nil
 }

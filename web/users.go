@@ -65,7 +65,7 @@ func (s *Server) createUser(c echo.Context) error {
 		f := views.UserForm{Input: in, Errors: formErrors(views.Errors{}, err)}
 		status := http.StatusUnprocessableEntity
 		if code == kanri.ECONFLICT || len(f.Errors) == 0 {
-			f.FormError, status = userMessage(err, "error.form"), http.StatusConflict
+			f.FormError, status = message(c.Request().Context(), err, "error.form"), http.StatusConflict
 		}
 		return render(c, status, views.UserFormPage(s.page(c, "users.new", "users"), f))
 	}
@@ -95,7 +95,7 @@ func (s *Server) routeUser(c echo.Context) (*kanri.User, error) {
 			return nil, err
 		}
 		if global {
-			return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.global_admin_only")
+			return nil, kanri.E(kanri.EFORBIDDEN, "error.global_admin_only")
 		}
 	}
 	return u, nil

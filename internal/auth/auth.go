@@ -21,7 +21,7 @@ const (
 // ErrSignIn is the one error every failed sign-in returns, so that a caller
 // learns nothing about which part was wrong, nor whether the organisation or
 // the user exists, is inactive or locked.
-var ErrSignIn = kanri.Errorf(kanri.EUNAUTHENTICATED, "The organisation, username or password is incorrect, or the account cannot sign in.")
+var ErrSignIn = kanri.E(kanri.EUNAUTHENTICATED, "login.failed")
 
 // Service signs users in.
 type Service struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	bbolt "go.etcd.io/bbolt"
@@ -73,10 +74,10 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 					}
 				}
 			default:
-				err = kanri.Errorf(kanri.EINVALID, "docstore: unknown batch operation %d", op.Kind)
+				err = docstore.ErrInvalid(fmt.Errorf("bolt: unknown batch operation %d", op.Kind))
 			}
 			if err != nil {
-				return batchError(i, err)
+				return docstore.BatchError(i, err)
 			}
 		}
 		return nil
@@ -85,11 +86,6 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 		return nil, err
 	}
 	return results, nil
-}
-
-// batchError names the failed operation while keeping the error's code.
-func batchError(i int, err error) error {
-	return &kanri.Error{Code: kanri.ErrorCode(err), Message: fmt.Sprintf("batch operation %d: %s", i, kanri.ErrorMessage(err)), Err: err}
 }
 
 // update runs fn in a read-write transaction.
@@ -137,7 +133,7 @@ func (c *container) create(tx *bbolt.Tx, pk string, body []byte) (string, error)
 	if _, ok, err := c.lookup(tx, key); err != nil {
 		return "", err
 	} else if ok {
-		return "", kanri.Errorf(kanri.ECONFLICT, "A document with id %q already exists.", h.ID)
+		return "", docstore.ErrConflict(fmt.Errorf("bolt: document %q exists", h.ID))
 	}
 	return c.put(tx, key, h, body)
 }
@@ -148,7 +144,7 @@ func (c *container) replace(tx *bbolt.Tx, pk, id string, body []byte, ifMatch st
 		return "", err
 	}
 	if h.ID != id {
-		return "", kanri.Errorf(kanri.EINVALID, "docstore: document id %q does not match %q", h.ID, id)
+		return "", docstore.ErrInvalid(fmt.Errorf("bolt: document id %q does not match %q", h.ID, id))
 	}
 	key := itemKey(pk, id)
 	old, err := c.get(tx, key)
@@ -203,7 +199,7 @@ func (c *container) delete(tx *bbolt.Tx, pk, id, ifMatch string) error {
 // step with the old and new versions.
 func (c *container) put(tx *bbolt.Tx, key []byte, h docstore.Header, body []byte) (string, error) {
 	if !json.Valid(body) {
-		return "", kanri.Errorf(kanri.EINVALID, "docstore: document is not valid JSON")
+		return "", docstore.ErrInvalid(errors.New("bolt: document is not valid JSON"))
 	}
 	b := tx.Bucket(c.name)
 	idx := tx.Bucket(expiryBucket)
@@ -240,8 +236,8 @@ func (c *container) put(tx *bbolt.Tx, key []byte, h docstore.Header, body []byte
 	return r.etag, nil
 }
 
-func notFound() error { return kanri.Errorf(kanri.ENOTFOUND, "The document was not found.") }
+func notFound() error { return docstore.ErrNotFound(errors.New("bolt: no such document")) }
 
 func stale() error {
-	return kanri.Errorf(kanri.ESTALE, "The document was changed by someone else since it was read.")
+	return docstore.ErrStale(errors.New("bolt: the ETag does not match"))
 }

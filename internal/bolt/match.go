@@ -1,10 +1,10 @@
 package bolt
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/kanri/kanri/internal/docstore"
-	"github.com/kanri/kanri/internal/kanri"
 )
 
 // matcher reports whether a document matches a query, and names the
@@ -166,7 +166,7 @@ func compileFilter(f docstore.Filter) (predicate, error) {
 		present, _ := want.(bool)
 		return func(doc *lazyDoc) bool { _, ok := get(doc); return ok == present }, nil
 	}
-	return nil, kanri.Errorf(kanri.EINVALID, "docstore: bad filter operator %d", f.Op)
+	return nil, docstore.ErrInvalid(fmt.Errorf("bolt: unknown filter operator %d", f.Op))
 }
 
 // equal compares two decoded JSON scalars; objects and arrays never match.

@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"sort"
 
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/kanri/kanri/internal/docstore"
-	"github.com/kanri/kanri/internal/kanri"
 )
 
 // cursorToken is the content of a continuation token: the position of the
@@ -57,7 +57,7 @@ func idPrefix(where []docstore.Filter) string {
 
 func (c *container) QueryAcrossPartitions(ctx context.Context, q docstore.Query) (docstore.Page, error) {
 	if q.OrderBy != "" {
-		return docstore.Page{}, kanri.Errorf(kanri.EINVALID, "docstore: cross-partition queries cannot be ordered")
+		return docstore.Page{}, docstore.ErrInvalid(errors.New("bolt: cross-partition queries cannot be ordered"))
 	}
 	return c.query(q, nil)
 }
@@ -191,7 +191,7 @@ func encodeToken(t cursorToken) string {
 }
 
 func decodeToken(s string, fp uint64) (*cursorToken, error) {
-	bad := kanri.Errorf(kanri.EINVALID, "The continuation token is not valid for this query.")
+	bad := docstore.ErrContinuation()
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return nil, bad

@@ -3,6 +3,7 @@ package cosmos
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -10,7 +11,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/kanri/kanri/internal/docstore"
-	"github.com/kanri/kanri/internal/kanri"
 )
 
 type container struct {
@@ -54,7 +54,7 @@ func (c *container) Replace(ctx context.Context, pk, id string, body []byte, ifM
 		return "", err
 	}
 	if h.ID != id {
-		return "", kanri.Errorf(kanri.EINVALID, "docstore: document id %q does not match %q", h.ID, id)
+		return "", docstore.ErrInvalid(fmt.Errorf("cosmos: document id %q does not match %q", h.ID, id))
 	}
 	resp, err := c.c.ReplaceItem(ctx, azcosmos.NewPartitionKeyString(pk), id, body, itemOptions(ifMatch))
 	if err != nil {
@@ -71,7 +71,7 @@ func (c *container) Upsert(ctx context.Context, pk string, body []byte, ifMatch 
 	if err != nil {
 		if status(err) == http.StatusNotFound {
 			// An upsert conditioned on a version of a missing document.
-			return "", &kanri.Error{Code: kanri.ESTALE, Message: "The document was changed by someone else since it was read.", Err: err}
+			return "", docstore.ErrStale(fmt.Errorf("cosmos: %w", err))
 		}
 		return "", mapError(err)
 	}
@@ -96,7 +96,7 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 		case docstore.OpCreate, docstore.OpUpsert, docstore.OpReplace:
 			h, err := docstore.ParseHeader(pk, op.Body)
 			if err != nil {
-				return nil, batchError(i, err)
+				return nil, docstore.BatchError(i, err)
 			}
 			switch op.Kind {
 			case docstore.OpCreate:
@@ -105,7 +105,7 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 				b.UpsertItem(op.Body, batchOptions(op.IfMatch))
 			default:
 				if h.ID != op.ID {
-					return nil, batchError(i, kanri.Errorf(kanri.EINVALID, "docstore: document id %q does not match %q", h.ID, op.ID))
+					return nil, docstore.BatchError(i, docstore.ErrInvalid(fmt.Errorf("cosmos: document id %q does not match %q", h.ID, op.ID)))
 				}
 				b.ReplaceItem(op.ID, op.Body, batchOptions(op.IfMatch))
 			}
@@ -114,7 +114,7 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 		case docstore.OpRead:
 			b.ReadItem(op.ID, nil)
 		default:
-			return nil, batchError(i, kanri.Errorf(kanri.EINVALID, "docstore: unknown batch operation %d", op.Kind))
+			return nil, docstore.BatchError(i, docstore.ErrInvalid(fmt.Errorf("cosmos: unknown batch operation %d", op.Kind)))
 		}
 	}
 	resp, err := c.c.ExecuteTransactionalBatch(ctx, b, nil)
@@ -124,7 +124,7 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 	if !resp.Success {
 		for i, r := range resp.OperationResults {
 			if r.StatusCode != http.StatusFailedDependency {
-				return nil, batchError(i, statusError(r.StatusCode))
+				return nil, docstore.BatchError(i, statusError(r.StatusCode))
 			}
 		}
 		return nil, fmt.Errorf("cosmos: batch failed without a cause")
@@ -148,20 +148,15 @@ func batchOptions(ifMatch string) *azcosmos.TransactionalBatchItemOptions {
 func statusError(code int32) error {
 	switch code {
 	case http.StatusNotFound:
-		return kanri.Errorf(kanri.ENOTFOUND, "The document was not found.")
+		return docstore.ErrNotFound(errors.New("cosmos: batch operation: no such document"))
 	case http.StatusConflict:
-		return kanri.Errorf(kanri.ECONFLICT, "A document with this id already exists.")
+		return docstore.ErrConflict(errors.New("cosmos: batch operation: the document exists"))
 	case http.StatusPreconditionFailed:
-		return kanri.Errorf(kanri.ESTALE, "The document was changed by someone else since it was read.")
+		return docstore.ErrStale(errors.New("cosmos: batch operation: the ETag does not match"))
 	case http.StatusBadRequest:
-		return kanri.Errorf(kanri.EINVALID, "The store rejected the request.")
+		return docstore.ErrInvalid(errors.New("cosmos: batch operation refused"))
 	}
 	return fmt.Errorf("cosmos: batch operation failed with status %d", code)
-}
-
-// batchError names the failed operation while keeping the error's code.
-func batchError(i int, err error) error {
-	return &kanri.Error{Code: kanri.ErrorCode(err), Message: fmt.Sprintf("batch operation %d: %s", i, kanri.ErrorMessage(err)), Err: err}
 }
 
 // header is what the query path reads of each returned document.

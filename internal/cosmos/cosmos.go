@@ -23,7 +23,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/kanri/kanri/internal/docstore"
-	"github.com/kanri/kanri/internal/kanri"
 )
 
 // Config says how to reach a Cosmos DB account.
@@ -168,13 +167,13 @@ func mapError(err error) error {
 	}
 	switch status(err) {
 	case http.StatusNotFound:
-		return &kanri.Error{Code: kanri.ENOTFOUND, Message: "The document was not found.", Err: err}
+		return docstore.ErrNotFound(fmt.Errorf("cosmos: %w", err))
 	case http.StatusConflict:
-		return &kanri.Error{Code: kanri.ECONFLICT, Message: "A document with this id already exists.", Err: err}
+		return docstore.ErrConflict(fmt.Errorf("cosmos: %w", err))
 	case http.StatusPreconditionFailed:
-		return &kanri.Error{Code: kanri.ESTALE, Message: "The document was changed by someone else since it was read.", Err: err}
+		return docstore.ErrStale(fmt.Errorf("cosmos: %w", err))
 	case http.StatusBadRequest:
-		return &kanri.Error{Code: kanri.EINVALID, Message: "The store rejected the request.", Err: err}
+		return docstore.ErrInvalid(fmt.Errorf("cosmos: %w", err))
 	}
 	return fmt.Errorf("cosmos: %w", err)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/kanri/kanri/internal/docstore"
-	"github.com/kanri/kanri/internal/kanri"
 )
 
 // token wraps the service's continuation token with the fingerprint of the
@@ -30,7 +30,7 @@ func (c *container) Query(ctx context.Context, pk string, q docstore.Query) (doc
 
 func (c *container) QueryAcrossPartitions(ctx context.Context, q docstore.Query) (docstore.Page, error) {
 	if q.OrderBy != "" {
-		return docstore.Page{}, kanri.Errorf(kanri.EINVALID, "docstore: cross-partition queries cannot be ordered")
+		return docstore.Page{}, docstore.ErrInvalid(errors.New("cosmos: cross-partition queries cannot be ordered"))
 	}
 	return c.query(ctx, azcosmos.NewPartitionKey(), nil, q)
 }
@@ -97,7 +97,7 @@ func encodeToken(t token) string {
 }
 
 func decodeToken(s string, fp uint64) (token, error) {
-	bad := kanri.Errorf(kanri.EINVALID, "The continuation token is not valid for this query.")
+	bad := docstore.ErrContinuation()
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
 		return token{}, bad
@@ -215,5 +215,5 @@ func (b *sqlBuilder) filter(f docstore.Filter) (string, error) {
 		}
 		return "NOT IS_DEFINED(" + p + ")", nil
 	}
-	return "", fmt.Errorf("cosmos: unsupported filter operator %d", f.Op)
+	return "", docstore.ErrInvalid(fmt.Errorf("cosmos: unknown filter operator %d", f.Op))
 }

@@ -2,11 +2,10 @@ package docstore
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/kanri/kanri/internal/kanri"
 )
 
 // MaxIDLength is the longest id or partition key a store accepts, in bytes
@@ -30,16 +29,16 @@ type Header struct {
 func ParseHeader(pk string, body []byte) (Header, error) {
 	var h Header
 	if err := json.Unmarshal(body, &h); err != nil {
-		return Header{}, &kanri.Error{Code: kanri.EINVALID, Message: "docstore: document is not a JSON object", Err: err}
+		return Header{}, ErrInvalid(fmt.Errorf("docstore: document is not a JSON object: %w", err))
 	}
 	if err := CheckKey(pk, h.ID); err != nil {
 		return Header{}, err
 	}
 	if h.TenantID != pk {
-		return Header{}, kanri.Errorf(kanri.EINVALID, "docstore: document tenantId %q does not match partition %q", h.TenantID, pk)
+		return Header{}, invalid("document tenantId %q does not match partition %q", h.TenantID, pk)
 	}
 	if h.TTL != nil && *h.TTL != -1 && *h.TTL <= 0 {
-		return Header{}, kanri.Errorf(kanri.EINVALID, "docstore: ttl must be -1 or positive, not %d", *h.TTL)
+		return Header{}, invalid("ttl must be -1 or positive, not %d", *h.TTL)
 	}
 	return h, nil
 }
@@ -50,10 +49,10 @@ func ParseHeader(pk string, body []byte) (Header, error) {
 func CheckKey(pk, id string) error {
 	for _, k := range []struct{ name, v string }{{"partition key", pk}, {"id", id}} {
 		if k.v == "" || len(k.v) > MaxIDLength || !utf8.ValidString(k.v) {
-			return kanri.Errorf(kanri.EINVALID, "docstore: %s must be 1 to %d bytes of UTF-8", k.name, MaxIDLength)
+			return invalid("%s must be 1 to %d bytes of UTF-8", k.name, MaxIDLength)
 		}
 		if strings.ContainsAny(k.v, `/\?#`) || strings.IndexFunc(k.v, unicode.IsControl) >= 0 {
-			return kanri.Errorf(kanri.EINVALID, "docstore: %s %q has a forbidden character", k.name, k.v)
+			return invalid("%s %q has a forbidden character", k.name, k.v)
 		}
 	}
 	return nil
@@ -69,11 +68,11 @@ func Normalize(v any) (any, error) {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, &kanri.Error{Code: kanri.EINVALID, Message: "docstore: filter value is not JSON", Err: err}
+		return nil, ErrInvalid(fmt.Errorf("docstore: filter value is not JSON: %w", err))
 	}
 	var out any
 	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, &kanri.Error{Code: kanri.EINVALID, Message: "docstore: filter value is not JSON", Err: err}
+		return nil, ErrInvalid(fmt.Errorf("docstore: filter value is not JSON: %w", err))
 	}
 	return out, nil
 }

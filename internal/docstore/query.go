@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"regexp"
-
-	"github.com/kanri/kanri/internal/kanri"
 )
 
 // Query selects documents of one type. Filters are ANDed. Values are always
@@ -103,13 +101,13 @@ var fieldPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0
 // trust them.
 func (q Query) Validate() error {
 	if q.Type == "" {
-		return kanri.Errorf(kanri.EINVALID, "docstore: query without a type")
+		return invalid("query without a type")
 	}
 	if q.Limit < 0 || q.Limit > MaxPageSize {
-		return kanri.Errorf(kanri.EINVALID, "docstore: page size %d out of range 1..%d", q.Limit, MaxPageSize)
+		return invalid("page size %d out of range 1..%d", q.Limit, MaxPageSize)
 	}
 	if q.OrderBy != "" && !fieldPattern.MatchString(q.OrderBy) {
-		return kanri.Errorf(kanri.EINVALID, "docstore: bad order field %q", q.OrderBy)
+		return invalid("bad order field %q", q.OrderBy)
 	}
 	return validateFilters(q.Where)
 }
@@ -126,7 +124,7 @@ func validateFilters(fs []Filter) error {
 	for _, f := range fs {
 		if f.Op == OpOr {
 			if len(f.Any) == 0 {
-				return kanri.Errorf(kanri.EINVALID, "docstore: empty OR filter")
+				return invalid("empty OR filter")
 			}
 			if err := validateFilters(f.Any); err != nil {
 				return err
@@ -134,16 +132,16 @@ func validateFilters(fs []Filter) error {
 			continue
 		}
 		if f.Op < OpEq || f.Op > OpDefined {
-			return kanri.Errorf(kanri.EINVALID, "docstore: bad filter operator %d", f.Op)
+			return invalid("bad filter operator %d", f.Op)
 		}
 		if !fieldPattern.MatchString(f.Field) {
-			return kanri.Errorf(kanri.EINVALID, "docstore: bad filter field %q", f.Field)
+			return invalid("bad filter field %q", f.Field)
 		}
 		if f.Op == OpIn && len(f.Values) == 0 {
-			return kanri.Errorf(kanri.EINVALID, "docstore: empty IN filter on %q", f.Field)
+			return invalid("empty IN filter on %q", f.Field)
 		}
 		if (f.Op == OpContains || f.Op == OpPrefix) && !isString(f.Value) {
-			return kanri.Errorf(kanri.EINVALID, "docstore: %q filter needs a string", f.Field)
+			return invalid("%q filter needs a string", f.Field)
 		}
 	}
 	return nil

@@ -19,14 +19,20 @@ const (
 	EUNAUTHENTICATED = "unauthenticated" // The caller is not signed in.
 )
 
-// Error is the application's error type. Its Message is safe to show to a
-// user; internal details belong in a wrapped error, which is never shown.
+// Error is the application's error type.
+//
+// Message is always a message key of the catalog in internal/i18n, with
+// Args for its verbs: the edge (a page, a JSON response) translates it into
+// the caller's language. Internal details belong in Err, which is logged and
+// never shown.
 type Error struct {
 	// Code is one of the E* constants.
 	Code string
-	// Message is a human-readable message, safe to show to the user.
+	// Message is the message key, safe to show once translated.
 	Message string
-	// Fields holds per-field messages for EINVALID errors, keyed by the
+	// Args are the arguments of Message's verbs.
+	Args []any
+	// Fields holds per-field message keys for EINVALID errors, keyed by the
 	// field's JSON name.
 	Fields map[string]string
 	// Err is the underlying cause, if any. It is logged, never shown.
@@ -37,6 +43,9 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "kanri %s: %s", e.Code, e.Message)
+	if len(e.Args) > 0 {
+		fmt.Fprintf(&b, " %v", e.Args)
+	}
 	if len(e.Fields) > 0 {
 		keys := make([]string, 0, len(e.Fields))
 		for k := range e.Fields {
@@ -56,14 +65,20 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Errorf returns an *Error with the given code and a formatted message.
-func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+// E returns an *Error with the given code, message key and arguments.
+func E(code, key string, args ...any) *Error {
+	return &Error{Code: code, Message: key, Args: args}
 }
 
-// Invalid returns an EINVALID error with per-field messages.
+// Wrap returns an *Error with the given code and message key whose cause,
+// for the log only, is err.
+func Wrap(code, key string, err error) *Error {
+	return &Error{Code: code, Message: key, Err: err}
+}
+
+// Invalid returns an EINVALID error with per-field message keys.
 func Invalid(fields map[string]string) *Error {
-	return &Error{Code: EINVALID, Message: "The input is not valid.", Fields: fields}
+	return &Error{Code: EINVALID, Message: "error.invalid", Fields: fields}
 }
 
 // ErrorCode returns the code of the first *Error in err's chain, EINTERNAL
@@ -79,17 +94,19 @@ func ErrorCode(err error) string {
 	return EINTERNAL
 }
 
-// ErrorMessage returns the user-facing message of err. Errors that are not
-// an *Error get a generic message so that internals never leak.
-func ErrorMessage(err error) string {
+// ErrorMessage returns the message key of err and its arguments. Errors
+// that are not an *Error get the generic "error.internal" so that internals
+// never leak.
+func ErrorMessage(err error) (key string, args []any) {
 	var e *Error
-	if errors.As(err, &e) && e.Message != "" {
-		return e.Message
+	if errors.As(err, &e) && e.Message != "" && e.Code != EINTERNAL {
+		return e.Message, e.Args
 	}
-	return "An internal error occurred."
+	return "error.internal", nil
 }
 
-// ErrorFields returns the per-field messages of an EINVALID error, or nil.
+// ErrorFields returns the per-field message keys of an EINVALID error, or
+// nil.
 func ErrorFields(err error) map[string]string {
 	var e *Error
 	if errors.As(err, &e) {
@@ -99,7 +116,7 @@ func ErrorFields(err error) map[string]string {
 }
 
 // Stale returns the ESTALE error of an edit made from an outdated version.
-func Stale() error { return Errorf(ESTALE, "stale.title") }
+func Stale() error { return E(ESTALE, "stale.title") }
 
 // IsCode reports whether err carries the given code.
 func IsCode(err error, code string) bool { return err != nil && ErrorCode(err) == code }

@@ -201,17 +201,17 @@ func (s *Service) check(ctx context.Context, g Grant) (Definition, error) {
 		return Definition{}, kanri.Invalid(kanri.Fields{"role": "validation.role"})
 	}
 	if d.PrivilegedOnly() && !g.Tenant.IsPrivileged {
-		return Definition{}, kanri.Errorf(kanri.EFORBIDDEN, "error.global_admin_privileged_only")
+		return Definition{}, kanri.E(kanri.EFORBIDDEN, "error.global_admin_privileged_only")
 	}
 	if d.PrivilegedOnly() && !g.ByGlobalAdmin {
-		return Definition{}, kanri.Errorf(kanri.EFORBIDDEN, "error.global_admin_only")
+		return Definition{}, kanri.E(kanri.EFORBIDDEN, "error.global_admin_only")
 	}
 	u, err := s.store.Tenant(g.Tenant.ID).Users().Get(ctx, g.UserID)
 	if err != nil {
 		return Definition{}, err
 	}
 	if !u.DeletedAt.IsZero() {
-		return Definition{}, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
+		return Definition{}, kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
 	return d, nil
 }
@@ -295,7 +295,7 @@ func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, o
 			return nil, err // the change itself was stale, not the guard
 		}
 	}
-	return nil, kanri.Errorf(kanri.ECONFLICT, "error.busy")
+	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
 }
 
 // keepsAnAdmin reports ECONFLICT unless an active administrator other than
@@ -314,7 +314,7 @@ func (s *Service) keepsAnAdmin(ctx context.Context, t *kanri.Tenant, userID stri
 			return nil
 		}
 	}
-	return kanri.Errorf(kanri.ECONFLICT, "error.last_admin")
+	return kanri.E(kanri.ECONFLICT, "error.last_admin")
 }
 
 // GrantInitial makes a tenant's first user its administrator: 管理者 of

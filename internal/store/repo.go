@@ -148,13 +148,13 @@ func (r *Repo[E, P]) Op(kind docstore.OpKind, doc P) (docstore.Op, error) {
 func (r *Repo[E, P]) encode(doc P) ([]byte, error) {
 	b := doc.Base()
 	if b.ID == "" {
-		return nil, kanri.Errorf(kanri.EINVALID, "store: %s without an id", r.typ)
+		return nil, docstore.ErrInvalid(fmt.Errorf("store: %s without an id", r.typ))
 	}
 	cur := r.m.Current(r.typ)
 	if b.SchemaVersion != "" && newer(b.SchemaVersion, cur) {
 		// Written by a newer release: writing it back at this release's
 		// version would drop the fields this release does not know.
-		return nil, kanri.Errorf(kanri.ECONFLICT, "store: %s %s is at schema version %s, newer than this release's %s", r.typ, b.ID, b.SchemaVersion, cur)
+		return nil, kanri.Wrap(kanri.ECONFLICT, "error.newer_version", fmt.Errorf("store: %s %s is at schema version %s, newer than this release's %s", r.typ, b.ID, b.SchemaVersion, cur))
 	}
 	b.TenantID, b.Type, b.SchemaVersion = r.pk, r.typ, cur
 	if e, ok := any(doc).(kanri.Expiring); ok {
@@ -171,7 +171,7 @@ func (r *Repo[E, P]) decode(body []byte, etag string) (P, error) {
 		return nil, fmt.Errorf("store: decode %s: %w", r.typ, err)
 	}
 	if doc.Base().Type != r.typ {
-		return nil, kanri.Errorf(kanri.ENOTFOUND, "The document was not found.")
+		return nil, docstore.ErrNotFound(fmt.Errorf("store: no %s", r.typ))
 	}
 	doc.Base().ETag = etag
 	return doc, nil

@@ -8,6 +8,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/kanri/kanri/internal/docstore"
@@ -194,7 +195,7 @@ func (p Privileged) FindActiveTenantByName(ctx context.Context, name string) (*k
 		return nil, err
 	}
 	if len(docs) == 0 {
-		return nil, kanri.Errorf(kanri.ENOTFOUND, "No active tenant is named %q.", name)
+		return nil, docstore.ErrNotFound(fmt.Errorf("store: no active tenant is named %q", name))
 	}
 	return docs[0], nil
 }

@@ -42,7 +42,7 @@ func (s *Service) system() store.Tenant { return s.store.Tenant(kanri.SystemTena
 // Get returns a tenant by id.
 func (s *Service) Get(ctx context.Context, id string) (*kanri.Tenant, error) {
 	if !strings.HasPrefix(id, "tenant_") || docstore.CheckKey(id, id) != nil {
-		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
 	return s.store.Tenant(id).Profile(ctx)
 }
@@ -229,7 +229,7 @@ func (s *Service) SetStatus(ctx context.Context, id, etag, status string) (*kanr
 	case status == kanri.TenantActive && t.Status == kanri.TenantSuspended:
 		action = "tenant.reactivate"
 	default:
-		return nil, kanri.Errorf(kanri.ECONFLICT, "error.tenant_transition")
+		return nil, kanri.E(kanri.ECONFLICT, "error.tenant_transition")
 	}
 	before := map[string]any{"status": t.Status}
 	t.Status = status
@@ -254,14 +254,14 @@ func (s *Service) Delete(ctx context.Context, id, etag string) (*kanri.Tenant, e
 		return nil, err
 	}
 	if len(users) > 0 {
-		return nil, kanri.Errorf(kanri.ECONFLICT, "error.tenant_has_users")
+		return nil, kanri.E(kanri.ECONFLICT, "error.tenant_has_users")
 	}
 	assignments, _, err := ten.ServiceAssignments().Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("status", kanri.AssignmentActive)}, Limit: 1})
 	if err != nil {
 		return nil, err
 	}
 	if len(assignments) > 0 {
-		return nil, kanri.Errorf(kanri.ECONFLICT, "error.tenant_has_assignments")
+		return nil, kanri.E(kanri.ECONFLICT, "error.tenant_has_assignments")
 	}
 	actor := audit.ActorFrom(ctx)
 	before := map[string]any{"status": t.Status}
@@ -282,9 +282,9 @@ func (s *Service) changeable(ctx context.Context, id, etag string) (*kanri.Tenan
 	case err != nil:
 		return nil, err
 	case t.IsPrivileged:
-		return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.privileged_readonly")
+		return nil, kanri.E(kanri.EFORBIDDEN, "error.privileged_readonly")
 	case t.Status == kanri.TenantDeleted:
-		return nil, kanri.Errorf(kanri.ECONFLICT, "error.tenant_deleted")
+		return nil, kanri.E(kanri.ECONFLICT, "error.tenant_deleted")
 	case etag != "" && etag != t.ETag:
 		return nil, kanri.Stale()
 	}
@@ -303,10 +303,10 @@ func (s *Service) AdjustUserCount(ctx context.Context, id string, delta int) (*k
 		}
 		n := t.UserCount + delta
 		if delta > 0 && t.Status == kanri.TenantDeleted {
-			return nil, kanri.Errorf(kanri.ECONFLICT, "error.tenant_deleted")
+			return nil, kanri.E(kanri.ECONFLICT, "error.tenant_deleted")
 		}
 		if delta > 0 && n > t.MaxUsers {
-			return nil, kanri.Errorf(kanri.ECONFLICT, "error.user_limit")
+			return nil, kanri.E(kanri.ECONFLICT, "error.user_limit")
 		}
 		t.UserCount = max(0, n)
 		err = s.save(ctx, t)

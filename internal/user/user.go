@@ -90,7 +90,7 @@ func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]*k
 // Get returns one of a tenant's users.
 func (s *Service) Get(ctx context.Context, tenantID, id string) (*kanri.User, error) {
 	if !strings.HasPrefix(id, "user_") || docstore.CheckKey(tenantID, id) != nil {
-		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
 	return s.store.Tenant(tenantID).Users().Get(ctx, id)
 }
@@ -233,7 +233,7 @@ func (s *Service) SetActive(ctx context.Context, tenantID, id, etag string, acti
 	}
 	return s.changeWith(ctx, tenantID, id, etag, action, !active, func(u *kanri.User) error {
 		if !active && u.ID == audit.ActorFrom(ctx).UserID {
-			return kanri.Errorf(kanri.EFORBIDDEN, "error.self_deactivate")
+			return kanri.E(kanri.EFORBIDDEN, "error.self_deactivate")
 		}
 		u.IsActive = active
 		return nil
@@ -287,7 +287,7 @@ func (s *Service) deleteOnce(ctx context.Context, tenantID, id, etag string) (*k
 	}
 	actor := audit.ActorFrom(ctx)
 	if u.ID == actor.UserID {
-		return nil, kanri.Errorf(kanri.EFORBIDDEN, "error.self_delete")
+		return nil, kanri.E(kanri.EFORBIDDEN, "error.self_delete")
 	}
 	before := userFields(u)
 	now := kanri.NewTime(s.now())
@@ -347,7 +347,7 @@ func (s *Service) live(ctx context.Context, tenantID, id, etag string) (*kanri.U
 	case err != nil:
 		return nil, err
 	case !u.DeletedAt.IsZero():
-		return nil, kanri.Errorf(kanri.ENOTFOUND, "error.not_found")
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
 	case etag != "" && etag != u.ETag:
 		return nil, kanri.Stale()
 	}
@@ -378,7 +378,7 @@ func (s *Service) changeWith(ctx context.Context, tenantID, id, etag, action str
 
 // errLostRace is changeOnce's report of a write that another write beat,
 // as opposed to a stale edit that fn found.
-var errLostRace = kanri.Errorf(kanri.ESTALE, "stale.title")
+var errLostRace = kanri.E(kanri.ESTALE, "stale.title")
 
 // changeOnce is one attempt of changeWith.
 func (s *Service) changeOnce(ctx context.Context, tenantID, id, etag, action string, demotes bool, fn func(*kanri.User) error) (*kanri.User, error) {

@@ -60,6 +60,7 @@ func Run(t *testing.T, open Opener) {
 		{"TenantIsolation", testTenantIsolation},
 		{"HostileFilterValues", testHostileValues},
 		{"QueryAcrossPartitions", testAcrossPartitions},
+		{"ErrorsAreTheSameOnEveryBackend", testErrors},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, h) })
@@ -727,4 +728,39 @@ func testDeterministicIDs(t *testing.T, h *harness) {
 		t.Errorf("query by role name: got %v, want [%s]", got, id)
 	}
 	must(t, "delete by deterministic id", c.Delete(ctx(t), pk, id, ""))
+}
+
+// testErrors checks that every backend reports each kind of failure with
+// the same code and message key (the cause, for the log, is the backend's
+// own).
+func testErrors(t *testing.T, h *harness) {
+	c, pk := h.c(docstore.Auth), partition(t)
+	_, err := c.Create(ctx(t), pk, doc(pk, "e1", nil))
+	must(t, "create", err)
+	_, missing := c.Read(ctx(t), pk, "nope")
+	_, conflict := c.Create(ctx(t), pk, doc(pk, "e1", nil))
+	_, stale := c.Replace(ctx(t), pk, "e1", doc(pk, "e1", nil), `"stale"`)
+	_, unknownOp := c.Query(ctx(t), pk, docstore.Query{Type: "thing", Where: []docstore.Filter{{Field: "v", Op: 99, Value: 1}}})
+	_, unknownInOr := c.Query(ctx(t), pk, docstore.Query{Type: "thing", Where: []docstore.Filter{docstore.Or(docstore.Eq("v", 1), docstore.Filter{Field: "v", Op: 99})}})
+	_, badToken := c.Query(ctx(t), pk, docstore.Query{Type: "thing", Continuation: "garbage"})
+	_, badBatch := c.Batch(ctx(t), pk, []docstore.Op{{Kind: docstore.OpReplace, ID: "e1", IfMatch: `"stale"`, Body: doc(pk, "e1", nil)}})
+	tests := []struct {
+		name      string
+		err       error
+		code, key string
+	}{
+		{"read of a missing document", missing, kanri.ENOTFOUND, "error.not_found"},
+		{"create of an existing id", conflict, kanri.ECONFLICT, "error.conflict"},
+		{"replace at an old ETag", stale, kanri.ESTALE, "stale.title"},
+		{"unknown filter operator", unknownOp, kanri.EINVALID, "error.invalid_request"},
+		{"unknown filter operator inside OR", unknownInOr, kanri.EINVALID, "error.invalid_request"},
+		{"bad continuation token", badToken, kanri.EINVALID, "validation.continuation"},
+		{"batch with a stale operation", badBatch, kanri.ESTALE, "stale.title"},
+	}
+	for _, tt := range tests {
+		key, _ := kanri.ErrorMessage(tt.err)
+		if got := kanri.ErrorCode(tt.err); got != tt.code || key != tt.key {
+			t.Errorf("%s: got %s %q (%v), want %s %q", tt.name, got, key, tt.err, tt.code, tt.key)
+		}
+	}
 }

@@ -1,0 +1,128 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/views"
+)
+
+// statusOf is the one table from domain error codes to HTTP statuses, for
+// pages and JSON responses alike.
+var statusOf = map[string]int{
+	kanri.EINVALID:         http.StatusUnprocessableEntity,
+	kanri.ECONFLICT:        http.StatusConflict,
+	kanri.ESTALE:           http.StatusPreconditionFailed,
+	kanri.ENOTFOUND:        http.StatusNotFound,
+	kanri.EFORBIDDEN:       http.StatusForbidden,
+	kanri.EUNAUTHENTICATED: http.StatusUnauthorized,
+	kanri.EINTERNAL:        http.StatusInternalServerError,
+}
+
+// status returns the HTTP status of err.
+func status(err error) int {
+	if code, ok := statusOf[kanri.ErrorCode(err)]; ok {
+		return code
+	}
+	return http.StatusInternalServerError
+}
+
+// errCSRF is the error of a state-changing request without the session's
+// CSRF token.
+var errCSRF = kanri.E(kanri.EFORBIDDEN, "error.csrf")
+
+// domainError turns Echo's own errors (no route, body too large) into
+// domain errors, so that one mapping handles everything.
+func domainError(err error) error {
+	var he *echo.HTTPError
+	if !errors.As(err, &he) {
+		return err
+	}
+	switch he.Code {
+	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		return kanri.E(kanri.ENOTFOUND, "error.not_found_body")
+	case http.StatusForbidden:
+		return kanri.E(kanri.EFORBIDDEN, "error.forbidden_body")
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+		return kanri.Wrap(kanri.EINVALID, "error.invalid_request", err)
+	}
+	return err
+}
+
+// message translates err's message key for the request, or fallback when
+// err carries none of its own.
+func message(ctx context.Context, err error, fallback string) string {
+	key, args := kanri.ErrorMessage(err)
+	if key == "error.internal" || key == "error.invalid" || !i18n.Has(key) {
+		return i18n.T(ctx, fallback)
+	}
+	return i18n.T(ctx, key, args...)
+}
+
+// titles are the headings of the error pages of each code.
+var titles = map[string]string{
+	kanri.ENOTFOUND:  "error.not_found",
+	kanri.EFORBIDDEN: "error.forbidden",
+	kanri.EINTERNAL:  "error.internal",
+}
+
+// handleError is the one place where errors become HTTP responses. A
+// change that cannot be made (a conflict, a stale or invalid action) is
+// reported on the page it came from; everything else gets an error page
+// with the status of statusOf.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	ctx := c.Request().Context()
+	err = domainError(err)
+	code := kanri.ErrorCode(err)
+	switch {
+	case code == kanri.EUNAUTHENTICATED:
+		if c.Request().Method == http.MethodGet && !isHTMX(c) {
+			s.flash(c, "info", i18n.T(ctx, "login.expired"))
+		}
+		s.respondRedirect(c, "/login")
+	case code == kanri.EINTERNAL:
+		s.log.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
+		s.errorPage(c, http.StatusInternalServerError, "error.internal", i18n.T(ctx, "error.internal_body", reqID(c)))
+	case c.Request().Method != http.MethodGet && (code == kanri.ECONFLICT || code == kanri.ESTALE || code == kanri.EINVALID):
+		// An action that could not be done: say why on the page it came from.
+		s.flash(c, "error", message(ctx, err, "error.title"))
+		s.respondRedirect(c, backTo(c, "/"))
+	default:
+		title, ok := titles[code]
+		if !ok {
+			title = "error.title"
+		}
+		fallback := "error.title"
+		if code == kanri.EFORBIDDEN {
+			fallback = "error.forbidden_body"
+		}
+		body := message(ctx, err, fallback)
+		if code == kanri.ENOTFOUND {
+			body = i18n.T(ctx, "error.not_found_body") // never which thing is missing
+		}
+		s.errorPage(c, status(err), title, body)
+	}
+}
+
+// respondRedirect redirects from the error handler, logging what cannot be
+// sent.
+func (s *Server) respondRedirect(c echo.Context, path string) {
+	if err := redirect(c, path); err != nil {
+		s.log.Warn("error redirect not sent", "err", err, "request_id", reqID(c))
+	}
+}
+
+// errorPage renders an error page.
+func (s *Server) errorPage(c echo.Context, status int, title, body string) {
+	if err := render(c, status, views.ErrorPage(s.page(c, title, ""), status, i18n.T(c.Request().Context(), title), body)); err != nil {
+		s.log.Error("render error page", "err", err, "request_id", reqID(c))
+	}
+}
