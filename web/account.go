@@ -25,7 +25,7 @@ func (s *Server) changePassword(c echo.Context) error {
 	if next != c.FormValue("confirm") {
 		err = kanri.Invalid(kanri.Fields{"confirm": "validation.password_mismatch"})
 	} else {
-		err = s.auth.ChangePassword(ctx, u.TenantID, u.ID, c.FormValue("current"), next)
+		err = s.Auth.ChangePassword(ctx, u.TenantID, u.ID, c.FormValue("current"), next)
 	}
 	if kanri.IsCode(err, kanri.EINVALID) {
 		return render(c, http.StatusUnprocessableEntity, views.AccountPage(s.page(c, "account.title", "account"), formErrors(views.Errors{}, err)))

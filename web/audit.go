@@ -46,7 +46,7 @@ func (s *Server) resolveUser(c echo.Context, tenantID string, f *audit.Filter) {
 	f.UserID = ""
 	if strings.HasPrefix(input, "user_") {
 		f.UserID = input
-	} else if id, err := s.users.IDByUsername(c.Request().Context(), tenantID, input); err == nil {
+	} else if id, err := s.Users.IDByUsername(c.Request().Context(), tenantID, input); err == nil {
 		f.UserID = id
 	}
 }
@@ -70,7 +70,7 @@ func (s *Server) listAudit(c echo.Context) error {
 	} else {
 		ctx := c.Request().Context()
 		recs, next, notice, err := firstPageOnBadToken(&f.Continuation, func() ([]*kanri.AuditLog, string, error) {
-			return s.audit.Query(ctx, t.ID, f)
+			return s.Audit.Query(ctx, t.ID, f)
 		})
 		if err != nil {
 			return err
@@ -94,12 +94,12 @@ func (s *Server) exportAudit(c echo.Context) error {
 	s.resolveUser(c, t.ID, &f)
 	// A large export may take longer than the server's write timeout.
 	if err := http.NewResponseController(c.Response().Writer).SetWriteDeadline(time.Now().Add(10 * time.Minute)); err != nil {
-		s.log.Warn("extend the export's write deadline", "err", err)
+		s.Logger.Warn("extend the export's write deadline", "err", err)
 	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
-	h.Set(echo.HeaderContentDisposition, `attachment; filename="audit-`+t.Name+`-`+s.now().UTC().Format("20060102-150405")+`.csv"`)
+	h.Set(echo.HeaderContentDisposition, `attachment; filename="audit-`+t.Name+`-`+s.Now().UTC().Format("20060102-150405")+`.csv"`)
 	c.Response().WriteHeader(http.StatusOK)
 	c.Response().Write([]byte("\xEF\xBB\xBF")) // BOM, so that spreadsheets read UTF-8
-	return s.audit.WriteCSV(c.Request().Context(), c.Response(), t.ID, f)
+	return s.Audit.WriteCSV(c.Request().Context(), c.Response(), t.ID, f)
 }

@@ -25,7 +25,7 @@ func (s *Server) loginForm(c echo.Context) error {
 // login checks the credentials and starts a new session.
 func (s *Server) login(c echo.Context) error {
 	tenantName, username := c.FormValue("tenant"), c.FormValue("username")
-	u, t, err := s.auth.SignIn(c.Request().Context(), tenantName, username, c.FormValue("password"))
+	u, t, err := s.Auth.SignIn(c.Request().Context(), tenantName, username, c.FormValue("password"))
 	if kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
 		p := s.page(c, "login.title", "")
 		return render(c, http.StatusUnauthorized, views.Login(p, tenantName, username, i18n.T(c.Request().Context(), "login.failed")))
@@ -36,7 +36,7 @@ func (s *Server) login(c echo.Context) error {
 	if err := s.startSession(c, u, t.ID); err != nil {
 		return err
 	}
-	global, err := s.roles.IsGlobalAdmin(c.Request().Context(), t, u.ID)
+	global, err := s.Roles.IsGlobalAdmin(c.Request().Context(), t, u.ID)
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func (s *Server) login(c echo.Context) error {
 func (s *Server) logout(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := c.Get(ctxUser).(*kanri.User)
-	if err := s.auth.SignOut(ctx, u.TenantID, u.ID); err != nil {
+	if err := s.Auth.SignOut(ctx, u.TenantID, u.ID); err != nil {
 		return err
 	}
 	if err := s.endSession(c); err != nil {
@@ -79,7 +79,7 @@ func (s *Server) setLang(c echo.Context) error {
 
 // switchTenant takes the operator's staff to another tenant's users.
 func (s *Server) switchTenant(c echo.Context) error {
-	t, err := s.tenants.Get(c.Request().Context(), c.QueryParam("tenant"))
+	t, err := s.Tenants.Get(c.Request().Context(), c.QueryParam("tenant"))
 	if err != nil {
 		return err
 	}

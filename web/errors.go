@@ -89,7 +89,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		}
 		s.respondRedirect(c, "/login")
 	case code == kanri.EINTERNAL:
-		s.log.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
+		s.Logger.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
 		s.errorPage(c, http.StatusInternalServerError, "error.internal", i18n.T(ctx, "error.internal_body", reqID(c)))
 	case c.Request().Method != http.MethodGet && (code == kanri.ECONFLICT || code == kanri.ESTALE || code == kanri.EINVALID):
 		// An action that could not be done: say why on the page it came from.
@@ -116,13 +116,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 // sent.
 func (s *Server) respondRedirect(c echo.Context, path string) {
 	if err := redirect(c, path); err != nil {
-		s.log.Warn("error redirect not sent", "err", err, "request_id", reqID(c))
+		s.Logger.Warn("error redirect not sent", "err", err, "request_id", reqID(c))
 	}
 }
 
 // errorPage renders an error page.
 func (s *Server) errorPage(c echo.Context, status int, title, body string) {
 	if err := render(c, status, views.ErrorPage(s.page(c, title, ""), status, i18n.T(c.Request().Context(), title), body)); err != nil {
-		s.log.Error("render error page", "err", err, "request_id", reqID(c))
+		s.Logger.Error("render error page", "err", err, "request_id", reqID(c))
 	}
 }

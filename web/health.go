@@ -17,8 +17,8 @@ func (s *Server) healthz(c echo.Context) error {
 func (s *Server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 5*time.Second)
 	defer cancel()
-	if err := s.store.Ping(ctx); err != nil {
-		s.log.Warn("readiness check failed", "err", err)
+	if err := s.Store.Ping(ctx); err != nil {
+		s.Logger.Warn("readiness check failed", "err", err)
 		return c.String(http.StatusServiceUnavailable, "store unreachable")
 	}
 	return c.String(http.StatusOK, "ready")

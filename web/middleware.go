@@ -66,9 +66,9 @@ func (s *Server) requestContext(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		status := c.Response().Status
-		level := s.log.Info
+		level := s.Logger.Info
 		if status >= 500 {
-			level = s.log.Error
+			level = s.Logger.Error
 		}
 		if !strings.HasPrefix(req.URL.Path, "/static/") {
 			level("request", "method", req.Method, "path", req.URL.Path, "status", status,
@@ -102,11 +102,11 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			return kanri.E(kanri.EUNAUTHENTICATED, "login.required")
 		}
 		ctx := c.Request().Context()
-		u, err := s.users.Get(ctx, tid, uid)
+		u, err := s.Users.Get(ctx, tid, uid)
 		if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
 			return err
 		}
-		home, terr := s.tenants.Get(ctx, tid)
+		home, terr := s.Tenants.Get(ctx, tid)
 		if terr != nil && !kanri.IsCode(terr, kanri.ENOTFOUND) {
 			return terr
 		}
@@ -115,7 +115,7 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			s.endSession(c)
 			return kanri.E(kanri.EUNAUTHENTICATED, "login.required")
 		}
-		assignments, err := s.roles.ForUser(ctx, home.ID, u.ID)
+		assignments, err := s.Roles.ForUser(ctx, home.ID, u.ID)
 		if err != nil {
 			return err
 		}
@@ -188,7 +188,7 @@ func (s *Server) resolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
 		t := home // read by requireUser in this request
 		if id != home.ID {
 			var err error
-			if t, err = s.tenants.Get(c.Request().Context(), id); err != nil {
+			if t, err = s.Tenants.Get(c.Request().Context(), id); err != nil {
 				return err
 			}
 		}

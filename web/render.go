@@ -32,7 +32,7 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 		Path:  c.Request().URL.RequestURI(),
 		Nav:   nav,
 		Staff: isStaff(c),
-		Now:   s.now(),
+		Now:   s.Now(),
 	}
 	p.User, _ = c.Get(ctxUser).(*kanri.User)
 	p.Home, _ = c.Get(ctxHome).(*kanri.Tenant)
@@ -48,9 +48,9 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 
 // switcher lists the first tenants by name for the staff's tenant switcher.
 func (s *Server) switcher(ctx context.Context) []*kanri.TenantListing {
-	list, _, err := s.tenants.List(ctx, tenantListFilter(url.Values{"status": {"active"}}, 100))
+	list, _, err := s.Tenants.List(ctx, tenantListFilter(url.Values{"status": {"active"}}, 100))
 	if err != nil {
-		s.log.Warn("tenant switcher", "err", err)
+		s.Logger.Warn("tenant switcher", "err", err)
 	}
 	return list
 }

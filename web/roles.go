@@ -39,7 +39,7 @@ func roleServices(c echo.Context, t *kanri.Tenant, held map[string]bool, counts 
 // the tenant's users hold each.
 func (s *Server) listRoles(c echo.Context) error {
 	t := routeTenant(c)
-	counts, err := s.roles.Counts(c.Request().Context(), t.ID)
+	counts, err := s.Roles.Counts(c.Request().Context(), t.ID)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (s *Server) roleHolders(c echo.Context) error {
 		return echo.ErrNotFound
 	}
 	ctx := c.Request().Context()
-	holders, err := s.roles.Holders(ctx, t.ID, d.ServiceID, d.RoleName)
+	holders, err := s.Roles.Holders(ctx, t.ID, d.ServiceID, d.RoleName)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (s *Server) roleHolders(c echo.Context) error {
 	for i, h := range holders {
 		ids[i] = h.UserID
 	}
-	users, err := s.users.ByIDs(ctx, t.ID, ids)
+	users, err := s.Users.ByIDs(ctx, t.ID, ids)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (s *Server) userRoles(c echo.Context) error {
 // htmx.
 func (s *Server) renderUserRoles(c echo.Context, u *kanri.User, status int, errMsg string, panel bool) error {
 	t := routeTenant(c)
-	ras, err := s.roles.ForUser(c.Request().Context(), t.ID, u.ID)
+	ras, err := s.Roles.ForUser(c.Request().Context(), t.ID, u.ID)
 	if err != nil {
 		return err
 	}
@@ -137,10 +137,10 @@ func (s *Server) changeRole(c echo.Context, assign bool) error {
 	g := role.Grant{Tenant: t, UserID: u.ID, ServiceID: d.ServiceID, RoleName: d.RoleName, ByGlobalAdmin: isGlobalAdmin(c)}
 	msg := ""
 	if assign {
-		_, _, err = s.roles.Assign(ctx, g)
+		_, _, err = s.Roles.Assign(ctx, g)
 		msg = i18n.T(ctx, "roles.assigned", u.Username, d.RoleName)
 	} else {
-		err = s.roles.Remove(ctx, g)
+		err = s.Roles.Remove(ctx, g)
 		msg = i18n.T(ctx, "roles.removed", u.Username, d.RoleName)
 	}
 	switch kanri.ErrorCode(err) {

@@ -60,7 +60,7 @@ func (s *Server) startSession(c echo.Context, u *kanri.User, tenantID string) er
 	for k := range sess.Values {
 		delete(sess.Values, k)
 	}
-	now := s.now()
+	now := s.Now()
 	sess.Values[keyUser], sess.Values[keyTenant] = u.ID, tenantID
 	sess.Values[keySession], sess.Values[keyCSRF] = randomToken(), randomToken()
 	sess.Values[keyIssued], sess.Values[keySeen] = now.UnixMilli(), now.Unix()
@@ -85,7 +85,7 @@ func (s *Server) signedIn(c echo.Context) (userID, tenantID string, issued time.
 	tid, _ := sess.Values[keyTenant].(string)
 	iat, _ := sess.Values[keyIssued].(int64)
 	seen, _ := sess.Values[keySeen].(int64)
-	now, issued := s.now(), time.UnixMilli(iat)
+	now, issued := s.Now(), time.UnixMilli(iat)
 	if uid == "" || tid == "" {
 		return "", "", time.Time{}, false
 	}
@@ -99,10 +99,10 @@ func (s *Server) signedIn(c echo.Context) (userID, tenantID string, issued time.
 func (s *Server) touch(c echo.Context) {
 	sess := s.session(c)
 	seen, _ := sess.Values[keySeen].(int64)
-	if now := s.now().Unix(); now-seen >= 60 {
+	if now := s.Now().Unix(); now-seen >= 60 {
 		sess.Values[keySeen] = now
 		if err := s.saveSession(c); err != nil {
-			s.log.Warn("save session", "err", err)
+			s.Logger.Warn("save session", "err", err)
 		}
 	}
 }
@@ -132,7 +132,7 @@ func (s *Server) flash(c echo.Context, kind, msg string) {
 	sess := s.session(c)
 	sess.Values[keyFlash], sess.Values[keyFlashErr] = msg, kind
 	if err := s.saveSession(c); err != nil {
-		s.log.Warn("save flash", "err", err)
+		s.Logger.Warn("save flash", "err", err)
 	}
 }
 
@@ -145,7 +145,7 @@ func (s *Server) takeFlash(c echo.Context) (kind, msg string) {
 		delete(sess.Values, keyFlash)
 		delete(sess.Values, keyFlashErr)
 		if err := s.saveSession(c); err != nil {
-			s.log.Warn("clear flash", "err", err)
+			s.Logger.Warn("clear flash", "err", err)
 		}
 	}
 	return kind, msg

@@ -28,7 +28,7 @@ func (s *Server) listTenants(c echo.Context) error {
 	f := tenantListFilter(q, 20)
 	ctx := c.Request().Context()
 	list, next, notice, err := firstPageOnBadToken(&f.Continuation, func() ([]*kanri.TenantListing, string, error) {
-		return s.tenants.List(ctx, f)
+		return s.Tenants.List(ctx, f)
 	})
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ func (s *Server) createTenant(c echo.Context) error {
 	var t *kanri.Tenant
 	err := in.Validate(true)
 	if len(errs) == 0 && err == nil {
-		t, err = s.tenants.Create(c.Request().Context(), in)
+		t, err = s.Tenants.Create(c.Request().Context(), in)
 	}
 	if len(errs) > 0 || kanri.IsCode(err, kanri.EINVALID) {
 		f := views.TenantForm{Input: in, Errors: formErrors(errs, err)}
@@ -126,7 +126,7 @@ func (s *Server) editTenant(c echo.Context) error {
 }
 
 func (s *Server) editableTenant(c echo.Context) (*kanri.Tenant, error) {
-	t, err := s.tenants.Get(c.Request().Context(), c.Param("id"))
+	t, err := s.Tenants.Get(c.Request().Context(), c.Param("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ func (s *Server) updateTenant(c echo.Context) error {
 	base := tenantBase(c, t.Name)
 	if len(errs) == 0 {
 		var saved *kanri.Tenant
-		saved, err = s.tenants.Update(c.Request().Context(), t.ID, etag, base, in)
+		saved, err = s.Tenants.Update(c.Request().Context(), t.ID, etag, base, in)
 		if err == nil {
 			s.flash(c, "success", i18n.T(c.Request().Context(), "tenants.updated", saved.Name))
 			return redirect(c, "/tenants")
@@ -164,7 +164,7 @@ func (s *Server) updateTenant(c echo.Context) error {
 	}
 	switch {
 	case kanri.IsCode(err, kanri.ESTALE):
-		cur, gerr := s.tenants.Get(c.Request().Context(), t.ID)
+		cur, gerr := s.Tenants.Get(c.Request().Context(), t.ID)
 		if gerr != nil {
 			return gerr
 		}
@@ -192,21 +192,21 @@ func tenantBase(c echo.Context, name string) *kanri.TenantInput {
 // suspendTenant suspends an active tenant.
 func (s *Server) suspendTenant(c echo.Context) error {
 	return s.tenantAction(c, "tenants.suspended", func(id string) (*kanri.Tenant, error) {
-		return s.tenants.SetStatus(c.Request().Context(), id, "", kanri.TenantSuspended)
+		return s.Tenants.SetStatus(c.Request().Context(), id, "", kanri.TenantSuspended)
 	})
 }
 
 // reactivateTenant reactivates a suspended tenant.
 func (s *Server) reactivateTenant(c echo.Context) error {
 	return s.tenantAction(c, "tenants.reactivated", func(id string) (*kanri.Tenant, error) {
-		return s.tenants.SetStatus(c.Request().Context(), id, "", kanri.TenantActive)
+		return s.Tenants.SetStatus(c.Request().Context(), id, "", kanri.TenantActive)
 	})
 }
 
 // deleteTenant soft-deletes a tenant.
 func (s *Server) deleteTenant(c echo.Context) error {
 	return s.tenantAction(c, "tenants.deleted", func(id string) (*kanri.Tenant, error) {
-		return s.tenants.Delete(c.Request().Context(), id, "")
+		return s.Tenants.Delete(c.Request().Context(), id, "")
 	})
 }
 

@@ -23,7 +23,7 @@ func (s *Server) listUsers(c echo.Context) error {
 	f := user.ListFilter{Search: q.Get("q"), Status: q.Get("status"), Continuation: q.Get("cursor")}
 	ctx := c.Request().Context()
 	list, next, notice, err := firstPageOnBadToken(&f.Continuation, func() ([]*kanri.User, string, error) {
-		return s.users.List(ctx, t.ID, f)
+		return s.Users.List(ctx, t.ID, f)
 	})
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func userInput(c echo.Context) kanri.UserInput {
 func (s *Server) createUser(c echo.Context) error {
 	t := routeTenant(c)
 	in := userInput(c)
-	u, err := s.users.Create(c.Request().Context(), t.ID, in)
+	u, err := s.Users.Create(c.Request().Context(), t.ID, in)
 	if code := kanri.ErrorCode(err); code == kanri.EINVALID || code == kanri.ECONFLICT {
 		in.Password = ""
 		f := views.UserForm{Input: in, Errors: formErrors(views.Errors{}, err)}
@@ -82,7 +82,7 @@ func (s *Server) createUser(c echo.Context) error {
 func (s *Server) routeUser(c echo.Context) (*kanri.User, error) {
 	ctx := c.Request().Context()
 	t := routeTenant(c)
-	u, err := s.users.Get(ctx, t.ID, c.Param("id"))
+	u, err := s.Users.Get(ctx, t.ID, c.Param("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (s *Server) routeUser(c echo.Context) (*kanri.User, error) {
 		return nil, echo.ErrNotFound
 	}
 	if c.Request().Method != http.MethodGet && t.IsPrivileged && !isGlobalAdmin(c) {
-		global, err := s.roles.IsGlobalAdmin(ctx, t, u.ID)
+		global, err := s.Roles.IsGlobalAdmin(ctx, t, u.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +136,7 @@ func (s *Server) updateUser(c echo.Context) error {
 	in.Username, in.Password = u.Username, ""
 	etag := c.FormValue("etag")
 	base := userBase(c)
-	saved, err := s.users.Update(c.Request().Context(), routeTenant(c).ID, u.ID, etag, base, in)
+	saved, err := s.Users.Update(c.Request().Context(), routeTenant(c).ID, u.ID, etag, base, in)
 	if err == nil {
 		s.flash(c, "success", i18n.T(c.Request().Context(), "users.updated", saved.Username))
 		return redirect(c, usersPath(routeTenant(c)))
@@ -147,7 +147,7 @@ func (s *Server) updateUser(c echo.Context) error {
 	}
 	switch kanri.ErrorCode(err) {
 	case kanri.ESTALE:
-		cur, gerr := s.users.Get(c.Request().Context(), routeTenant(c).ID, u.ID)
+		cur, gerr := s.Users.Get(c.Request().Context(), routeTenant(c).ID, u.ID)
 		if gerr != nil {
 			return gerr
 		}
@@ -165,7 +165,7 @@ func (s *Server) resetPassword(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	saved, err := s.users.ResetPassword(c.Request().Context(), routeTenant(c).ID, u.ID, "", c.FormValue("password"))
+	saved, err := s.Users.ResetPassword(c.Request().Context(), routeTenant(c).ID, u.ID, "", c.FormValue("password"))
 	if kanri.IsCode(err, kanri.EINVALID) {
 		f := views.UserForm{User: u, ETag: u.ETag, Input: editableUser(u), Base: editableUser(u), PasswordErrors: formErrors(views.Errors{}, err)}
 		return render(c, http.StatusUnprocessableEntity, views.UserFormPage(s.page(c, "users.edit", "users"), f))
@@ -180,28 +180,28 @@ func (s *Server) resetPassword(c echo.Context) error {
 // deactivateUser stops a user from signing in.
 func (s *Server) deactivateUser(c echo.Context) error {
 	return s.userAction(c, "users.deactivated", false, func(tid, id, etag string) (*kanri.User, error) {
-		return s.users.SetActive(c.Request().Context(), tid, id, etag, false)
+		return s.Users.SetActive(c.Request().Context(), tid, id, etag, false)
 	})
 }
 
 // reactivateUser lets a deactivated user sign in again.
 func (s *Server) reactivateUser(c echo.Context) error {
 	return s.userAction(c, "users.reactivated", false, func(tid, id, etag string) (*kanri.User, error) {
-		return s.users.SetActive(c.Request().Context(), tid, id, etag, true)
+		return s.Users.SetActive(c.Request().Context(), tid, id, etag, true)
 	})
 }
 
 // unlockUser lifts a lockout.
 func (s *Server) unlockUser(c echo.Context) error {
 	return s.userAction(c, "users.unlocked", false, func(tid, id, etag string) (*kanri.User, error) {
-		return s.users.Unlock(c.Request().Context(), tid, id, etag)
+		return s.Users.Unlock(c.Request().Context(), tid, id, etag)
 	})
 }
 
 // deleteUser soft-deletes a user and removes their role assignments.
 func (s *Server) deleteUser(c echo.Context) error {
 	return s.userAction(c, "users.deleted", true, func(tid, id, etag string) (*kanri.User, error) {
-		return s.users.Delete(c.Request().Context(), tid, id, etag)
+		return s.Users.Delete(c.Request().Context(), tid, id, etag)
 	})
 }
 

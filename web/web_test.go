@@ -19,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt"
@@ -70,12 +71,12 @@ func newEnv(t *testing.T) *env {
 	}
 	t.Cleanup(func() { ds.Close() })
 	clk := &clock{t: time.Now()}
-	st := store.New(ds, nil)
-	al := audit.New(st, nil, clk.Now)
+	d := app.NewDeps(store.New(ds, nil), slog.New(slog.DiscardHandler), clk.Now)
+	st := d.Store
 	h := auth.Hasher{Cost: bcrypt.MinCost}
-	ts := tenant.New(st, al, nil, clk.Now)
-	roles := role.New(st, al, nil, clk.Now)
-	us := user.New(st, ts, roles, al, h, nil, clk.Now)
+	ts := tenant.New(d)
+	roles := role.New(d)
+	us := user.New(d, ts, roles, h)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
 	if _, _, err := auth.Bootstrap(ctx, ts, us, roles, adminEmail, password); err != nil {
 		t.Fatal(err)
@@ -102,9 +103,9 @@ func newEnv(t *testing.T) *env {
 	}
 	e.globUsr, _ = us.Create(ctx, e.globex.ID, kanri.UserInput{Username: "gus", Email: "gus@globex.test", DisplayName: "Gus", Password: password})
 	handler := web.New(web.Config{
-		Store: st, Tenants: ts, Users: us, Auth: auth.New(st, al, h, nil, clk.Now), Roles: roles, Audit: al,
-		SessionKeys: [][]byte{[]byte("0123456789abcdef0123456789abcdef")}, Now: clk.Now,
-		Logger: slog.New(slog.DiscardHandler),
+		Deps:        d,
+		Services:    web.Services{Tenants: ts, Users: us, Auth: auth.New(d, h), Roles: roles},
+		SessionKeys: [][]byte{[]byte("0123456789abcdef0123456789abcdef")},
 	})
 	e.echo = handler.(*echo.Echo)
 	e.srv = httptest.NewServer(handler)

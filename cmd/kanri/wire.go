@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
@@ -25,17 +25,16 @@ import (
 // newHandler wires the services and the web layer over st, bootstrapping
 // the operator's tenant on the first start.
 func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (http.Handler, error) {
-	al := audit.New(st, log, nil)
+	d := app.NewDeps(st, log, nil)
 	hasher := auth.Hasher{Cost: cfg.BcryptCost}
-	tenants := tenant.New(st, al, log, nil)
-	roles := role.New(st, al, log, nil)
+	tenants := tenant.New(d)
+	roles := role.New(d)
 	if n, err := roles.Seed(ctx); err != nil {
 		return nil, fmt.Errorf("seed the service catalog: %w", err)
 	} else if n > 0 {
 		log.Info("seeded the service catalog and role definitions", "written", n)
 	}
-	users := user.New(st, tenants, roles, al, hasher, log, nil)
-	signIn := auth.New(st, al, hasher, log, nil)
+	users := user.New(d, tenants, roles, hasher)
 
 	generated, created, err := auth.Bootstrap(ctx, tenants, users, roles, cfg.BootstrapEmail, cfg.BootstrapPassword)
 	if err != nil {
@@ -54,7 +53,11 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 		return nil, err
 	}
 	return web.New(web.Config{
-		Store: st, Tenants: tenants, Users: users, Auth: signIn, Roles: roles, Audit: al, Logger: log, SessionKeys: keys,
+		Deps: d,
+		Services: web.Services{
+			Tenants: tenants, Users: users, Auth: auth.New(d, hasher), Roles: roles,
+		},
+		SessionKeys: keys,
 	}), nil
 }
 

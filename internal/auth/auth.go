@@ -2,10 +2,10 @@ package auth
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
@@ -25,23 +25,12 @@ var ErrSignIn = kanri.E(kanri.EUNAUTHENTICATED, "login.failed")
 
 // Service signs users in.
 type Service struct {
-	store  *store.Store
-	audit  *audit.Log
+	app.Deps
 	hasher Hasher
-	log    *slog.Logger
-	now    func() time.Time
 }
 
-// New returns a sign-in service.
-func New(st *store.Store, al *audit.Log, h Hasher, log *slog.Logger, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
-	}
-	if log == nil {
-		log = slog.Default()
-	}
-	return &Service{store: st, audit: al, hasher: h, log: log, now: now}
-}
+// New returns a sign-in service; h hashes and checks passwords.
+func New(d app.Deps, h Hasher) *Service { return &Service{Deps: d, hasher: h} }
 
 // SignIn checks a user's credentials in the named tenant. Failures count
 // towards a lockout: the fifth in a row locks the account for 15 minutes.
@@ -57,7 +46,7 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 		s.record(ctx, target, "auth.login_failed", kanri.AuditResource{Type: "User", Name: username}, "unknown user or organisation")
 		return nil, nil, ErrSignIn
 	}
-	now := s.now()
+	now := s.Now()
 	res := kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username}
 	// Count the attempt before checking the password, in an ETag-guarded
 	// write: parallel guesses each take one of the five attempts, so none
@@ -133,12 +122,12 @@ func (s *Service) lookup(ctx context.Context, tenantName, username string) (*kan
 	if docstore.CheckKey("x", kanri.TenantNameID(tenantName)) != nil || docstore.CheckKey("x", kanri.UsernameID(username)) != nil {
 		return nil, nil
 	}
-	sys := s.store.Tenant(kanri.SystemTenantID)
+	sys := s.Store.Tenant(kanri.SystemTenantID)
 	res, err := store.Of[kanri.TenantName](sys, docstore.Tenant, kanri.TypeTenantName).Get(ctx, kanri.TenantNameID(tenantName))
 	if err != nil {
 		return nil, nil
 	}
-	ten := s.store.Tenant(res.TenantRef)
+	ten := s.Store.Tenant(res.TenantRef)
 	t, err := ten.Profile(ctx)
 	if err != nil {
 		return nil, nil
@@ -157,7 +146,7 @@ func (s *Service) lookup(ctx context.Context, tenantName, username string) (*kan
 // update applies fn to the stored user and saves it if fn says so,
 // retrying on concurrent changes so that no attempt is lost.
 func (s *Service) update(ctx context.Context, tenantID, userID string, fn func(*kanri.User) bool) (*kanri.User, error) {
-	users := s.store.Tenant(tenantID).Users()
+	users := s.Store.Tenant(tenantID).Users()
 	for attempt := 0; ; attempt++ {
 		u, err := users.Get(ctx, userID)
 		if err != nil {
@@ -181,7 +170,7 @@ func (s *Service) record(ctx context.Context, tenantID, action string, res kanri
 	if action == "auth.login_failed" || action == "auth.lockout" {
 		status = kanri.AuditFailure
 	}
-	s.audit.Record(ctx, audit.Entry{TenantID: tenantID, Action: action, Resource: res, Reason: reason, Status: status})
+	s.Audit.Record(ctx, audit.Entry{TenantID: tenantID, Action: action, Resource: res, Reason: reason, Status: status})
 }
 
 func withUser(a audit.Actor, u *kanri.User, tenantID string) audit.Actor {
@@ -193,7 +182,7 @@ func withUser(a audit.Actor, u *kanri.User, tenantID string) audit.Actor {
 // copied elsewhere, and records it.
 func (s *Service) SignOut(ctx context.Context, tenantID, userID string) error {
 	u, err := s.update(ctx, tenantID, userID, func(u *kanri.User) bool {
-		u.Security.SessionsValidAfter = kanri.NewTime(s.now())
+		u.Security.SessionsValidAfter = kanri.NewTime(s.Now())
 		return true
 	})
 	if err != nil {
@@ -207,7 +196,7 @@ func (s *Service) SignOut(ctx context.Context, tenantID, userID string) error {
 // one. It ends every other session of the user; the caller starts a new one
 // for the current device.
 func (s *Service) ChangePassword(ctx context.Context, tenantID, userID, current, next string) error {
-	users := s.store.Tenant(tenantID).Users()
+	users := s.Store.Tenant(tenantID).Users()
 	u, err := users.Get(ctx, userID)
 	if err != nil {
 		return err
@@ -228,7 +217,7 @@ func (s *Service) ChangePassword(ctx context.Context, tenantID, userID, current,
 		if stale = u.PasswordHash != checked; stale {
 			return false
 		}
-		now := kanri.NewTime(s.now())
+		now := kanri.NewTime(s.Now())
 		u.PasswordHash, u.Security.LastPasswordChangeAt, u.Security.SessionsValidAfter = hash, now, now
 		return true
 	})
@@ -238,7 +227,7 @@ func (s *Service) ChangePassword(ctx context.Context, tenantID, userID, current,
 	if stale {
 		return kanri.Stale()
 	}
-	s.audit.Record(ctx, audit.Entry{
+	s.Audit.Record(ctx, audit.Entry{
 		TenantID: tenantID, Action: "user.password_change",
 		Resource: kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username},
 		Changes:  map[string]kanri.Change{"passwordChangedAt": {After: u.Security.LastPasswordChangeAt.String()}},

@@ -2,10 +2,9 @@ package role
 
 import (
 	"context"
-	"log/slog"
 	"slices"
-	"time"
 
+	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
@@ -14,30 +13,19 @@ import (
 
 // Service seeds the catalog and manages role assignments.
 type Service struct {
-	store *store.Store
-	audit *audit.Log
-	log   *slog.Logger
-	now   func() time.Time
+	app.Deps
 }
 
 // New returns a role service.
-func New(st *store.Store, al *audit.Log, log *slog.Logger, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
-	}
-	if log == nil {
-		log = slog.Default()
-	}
-	return &Service{store: st, audit: al, log: log, now: now}
-}
+func New(d app.Deps) *Service { return &Service{Deps: d} }
 
 // Seed writes the built-in services and role definitions to the _system
 // partition, creating what is missing and updating in place what changed.
 // Ids are deterministic, so a definition is never duplicated. It returns
 // how many documents it wrote.
 func (s *Service) Seed(ctx context.Context) (int, error) {
-	sys := s.store.System()
-	now := kanri.NewTime(s.now())
+	sys := s.Store.System()
+	now := kanri.NewTime(s.Now())
 	written := 0
 	for _, svc := range catalog {
 		want := &kanri.Service{
@@ -70,7 +58,7 @@ func (s *Service) Seed(ctx context.Context) (int, error) {
 }
 
 func (s *Service) seedDefinition(ctx context.Context, d Definition, now kanri.Time) (int, error) {
-	defs := s.store.System().RoleDefinitions()
+	defs := s.Store.System().RoleDefinitions()
 	cur, err := defs.Get(ctx, d.ID())
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
 		err = defs.Create(ctx, &kanri.ServiceRoleDefinition{
@@ -99,7 +87,7 @@ func (s *Service) seedDefinition(ctx context.Context, d Definition, now kanri.Ti
 func (s *Service) ForUser(ctx context.Context, tenantID, userID string) ([]*kanri.RoleAssignment, error) {
 	// Assignment ids start with the user's id (spec §2.2.2): the prefix lets
 	// the store read only this user's assignments.
-	return s.store.Tenant(tenantID).RoleAssignments().All(ctx, docstore.Query{
+	return s.Store.Tenant(tenantID).RoleAssignments().All(ctx, docstore.Query{
 		Where:   []docstore.Filter{docstore.Prefix("id", "ra_"+userID+"_"), docstore.Eq("userId", userID)},
 		OrderBy: "serviceId",
 	})
@@ -108,7 +96,7 @@ func (s *Service) ForUser(ctx context.Context, tenantID, userID string) ([]*kanr
 // Counts returns how many of the tenant's users hold each role, keyed by
 // kanri.RoleAssignmentID("", serviceID, roleName).
 func (s *Service) Counts(ctx context.Context, tenantID string) (map[string]int, error) {
-	all, err := s.store.Tenant(tenantID).RoleAssignments().All(ctx, docstore.Query{})
+	all, err := s.Store.Tenant(tenantID).RoleAssignments().All(ctx, docstore.Query{})
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +109,7 @@ func (s *Service) Counts(ctx context.Context, tenantID string) (map[string]int, 
 
 // Holders returns the assignments of one role of one service in a tenant.
 func (s *Service) Holders(ctx context.Context, tenantID, serviceID, roleName string) ([]*kanri.RoleAssignment, error) {
-	return s.store.Tenant(tenantID).RoleAssignments().All(ctx, docstore.Query{
+	return s.Store.Tenant(tenantID).RoleAssignments().All(ctx, docstore.Query{
 		Where:   []docstore.Filter{docstore.Eq("serviceId", serviceID), docstore.Eq("roleName", roleName)},
 		OrderBy: "assignedAt",
 	})
@@ -145,13 +133,13 @@ func (s *Service) Assign(ctx context.Context, g Grant) (ra *kanri.RoleAssignment
 	if err != nil {
 		return nil, false, err
 	}
-	now := kanri.NewTime(s.now())
+	now := kanri.NewTime(s.Now())
 	ra = &kanri.RoleAssignment{
 		Doc:    kanri.Doc{ID: kanri.RoleAssignmentID(g.UserID, d.ServiceID, d.RoleName)},
 		UserID: g.UserID, ServiceID: d.ServiceID, RoleName: d.RoleName,
 		AssignedBy: audit.ActorFrom(ctx).UserID, AssignedAt: now, CreatedAt: now,
 	}
-	repo := s.store.Tenant(g.Tenant.ID).RoleAssignments()
+	repo := s.Store.Tenant(g.Tenant.ID).RoleAssignments()
 	if err := repo.Create(ctx, ra); kanri.IsCode(err, kanri.ECONFLICT) {
 		existing, err := repo.Get(ctx, ra.ID)
 		return existing, false, err
@@ -171,7 +159,7 @@ func (s *Service) Remove(ctx context.Context, g Grant) error {
 		return err
 	}
 	id := kanri.RoleAssignmentID(g.UserID, d.ServiceID, d.RoleName)
-	ten := s.store.Tenant(g.Tenant.ID)
+	ten := s.Store.Tenant(g.Tenant.ID)
 	if _, err := ten.RoleAssignments().Get(ctx, id); kanri.IsCode(err, kanri.ENOTFOUND) {
 		return nil
 	} else if err != nil {
@@ -206,7 +194,7 @@ func (s *Service) check(ctx context.Context, g Grant) (Definition, error) {
 	if d.PrivilegedOnly() && !g.ByGlobalAdmin {
 		return Definition{}, kanri.E(kanri.EFORBIDDEN, "error.global_admin_only")
 	}
-	u, err := s.store.Tenant(g.Tenant.ID).Users().Get(ctx, g.UserID)
+	u, err := s.Store.Tenant(g.Tenant.ID).Users().Get(ctx, g.UserID)
 	if err != nil {
 		return Definition{}, err
 	}
@@ -226,7 +214,7 @@ func (s *Service) check(ctx context.Context, g Grant) (Definition, error) {
 // administrators, acting on a customer tenant, are not bound by it: deleting
 // a tenant needs all its users deactivated first (spec §9.2).
 func (s *Service) Demote(ctx context.Context, tenantID, userID string, ops []docstore.Op) ([]docstore.Result, error) {
-	t, err := s.store.Tenant(tenantID).Profile(ctx)
+	t, err := s.Store.Tenant(tenantID).Profile(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +225,7 @@ func (s *Service) Demote(ctx context.Context, tenantID, userID string, ops []doc
 
 // isAdmin reports whether the user holds the tenant's administrator role.
 func (s *Service) isAdmin(ctx context.Context, t *kanri.Tenant, userID string) (bool, error) {
-	_, err := s.store.Tenant(t.ID).RoleAssignments().Get(ctx, kanri.RoleAssignmentID(userID, AuthService, adminRole(t)))
+	_, err := s.Store.Tenant(t.ID).RoleAssignments().Get(ctx, kanri.RoleAssignmentID(userID, AuthService, adminRole(t)))
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
 		return false, nil
 	}
@@ -250,7 +238,7 @@ func (s *Service) isAdmin(ctx context.Context, t *kanri.Tenant, userID string) (
 // user is an administrator). A concurrent guarded change makes the guard
 // write stale; the loser checks again.
 func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, ops []docstore.Op, removesAdmin bool) ([]docstore.Result, error) {
-	ten := s.store.Tenant(t.ID)
+	ten := s.Store.Tenant(t.ID)
 	guards := store.Of[kanri.AdminGuard](ten, docstore.Auth, kanri.TypeAdminGuard)
 	bypass := audit.ActorFrom(ctx).TenantID == kanri.PrivilegedTenantID && !t.IsPrivileged
 	for attempt := 0; attempt < 50; attempt++ {
@@ -309,7 +297,7 @@ func (s *Service) keepsAnAdmin(ctx context.Context, t *kanri.Tenant, userID stri
 		if h.UserID == userID {
 			continue
 		}
-		u, err := s.store.Tenant(t.ID).Users().Get(ctx, h.UserID)
+		u, err := s.Store.Tenant(t.ID).Users().Get(ctx, h.UserID)
 		if err == nil && u.IsActive && u.DeletedAt.IsZero() {
 			return nil
 		}
@@ -334,10 +322,10 @@ func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID stri
 
 func (s *Service) record(ctx context.Context, g Grant, action string, before, after map[string]any) {
 	name := g.UserID
-	if u, err := s.store.Tenant(g.Tenant.ID).Users().Get(ctx, g.UserID); err == nil {
+	if u, err := s.Store.Tenant(g.Tenant.ID).Users().Get(ctx, g.UserID); err == nil {
 		name = u.Username
 	}
-	s.audit.Record(ctx, audit.Entry{
+	s.Audit.Record(ctx, audit.Entry{
 		TenantID: g.Tenant.ID, Action: action,
 		Resource: kanri.AuditResource{Type: "RoleAssignment", ID: kanri.RoleAssignmentID(g.UserID, g.ServiceID, g.RoleName), Name: name},
 		Changes:  audit.Diff(before, after),

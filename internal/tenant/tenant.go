@@ -7,10 +7,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
@@ -19,32 +19,21 @@ import (
 
 // Service manages tenants.
 type Service struct {
-	store *store.Store
-	audit *audit.Log
-	log   *slog.Logger
-	now   func() time.Time
+	app.Deps
 }
 
 // New returns a tenant service.
-func New(st *store.Store, al *audit.Log, log *slog.Logger, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
-	}
-	if log == nil {
-		log = slog.Default()
-	}
-	return &Service{store: st, audit: al, log: log, now: now}
-}
+func New(d app.Deps) *Service { return &Service{Deps: d} }
 
 // system returns the _system partition of the tenant container.
-func (s *Service) system() store.Tenant { return s.store.Tenant(kanri.SystemTenantID) }
+func (s *Service) system() store.Tenant { return s.Store.Tenant(kanri.SystemTenantID) }
 
 // Get returns a tenant by id.
 func (s *Service) Get(ctx context.Context, id string) (*kanri.Tenant, error) {
 	if !strings.HasPrefix(id, "tenant_") || docstore.CheckKey(id, id) != nil {
 		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
-	return s.store.Tenant(id).Profile(ctx)
+	return s.Store.Tenant(id).Profile(ctx)
 }
 
 // ListFilter selects tenants for the operator's list.
@@ -99,7 +88,7 @@ func (s *Service) Create(ctx context.Context, in kanri.TenantInput) (*kanri.Tena
 		return nil, err
 	}
 	actor := audit.ActorFrom(ctx)
-	now := kanri.NewTime(s.now())
+	now := kanri.NewTime(s.Now())
 	t := &kanri.Tenant{
 		Doc:         kanri.Doc{ID: kanri.TenantIDFromName(strings.ToLower(in.Name))},
 		Name:        in.Name,
@@ -114,7 +103,7 @@ func (s *Service) Create(ctx context.Context, in kanri.TenantInput) (*kanri.Tena
 	}
 	// A deleted tenant keeps its id; a new tenant of the same name gets a
 	// suffix.
-	if _, err := s.store.Tenant(t.ID).Profile(ctx); err == nil {
+	if _, err := s.Store.Tenant(t.ID).Profile(ctx); err == nil {
 		t.ID += "_" + randomSuffix()
 	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
 		return nil, err
@@ -124,7 +113,7 @@ func (s *Service) Create(ctx context.Context, in kanri.TenantInput) (*kanri.Tena
 	if err := s.reserve(ctx, reservation); err != nil {
 		return nil, err
 	}
-	if err := s.store.Tenant(t.ID).Tenants().Create(ctx, t); err != nil {
+	if err := s.Store.Tenant(t.ID).Tenants().Create(ctx, t); err != nil {
 		s.release(ctx, reservation.ID, t.ID)
 		return nil, err
 	}
@@ -153,16 +142,16 @@ func (s *Service) reserve(ctx context.Context, r *kanri.TenantName) error {
 		return err
 	}
 	taken := kanri.Invalid(kanri.Fields{"name": "validation.tenant_name_taken"})
-	holder, err := s.store.Tenant(cur.TenantRef).Profile(ctx)
+	holder, err := s.Store.Tenant(cur.TenantRef).Profile(ctx)
 	switch {
 	case err == nil && holder.Status != kanri.TenantDeleted:
 		return taken
-	case kanri.IsCode(err, kanri.ENOTFOUND) && s.now().Sub(cur.CreatedAt.Time) < orphanAge:
+	case kanri.IsCode(err, kanri.ENOTFOUND) && s.Now().Sub(cur.CreatedAt.Time) < orphanAge:
 		return taken // perhaps a create still in flight
 	case err != nil && !kanri.IsCode(err, kanri.ENOTFOUND):
 		return err
 	}
-	s.log.Warn("taking over an orphaned tenant name reservation", "name", r.ID, "was", cur.TenantRef)
+	s.Logger.Warn("taking over an orphaned tenant name reservation", "name", r.ID, "was", cur.TenantRef)
 	cur.TenantRef, cur.CreatedAt = r.TenantRef, r.CreatedAt
 	if err := repo.Replace(ctx, cur); err != nil {
 		if kanri.IsCode(err, kanri.ESTALE) {
@@ -248,7 +237,7 @@ func (s *Service) Delete(ctx context.Context, id, etag string) (*kanri.Tenant, e
 	if err != nil {
 		return nil, err
 	}
-	ten := s.store.Tenant(t.ID)
+	ten := s.Store.Tenant(t.ID)
 	users, _, err := ten.Users().Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("isActive", true)}, Limit: 1})
 	if err != nil {
 		return nil, err
@@ -265,7 +254,7 @@ func (s *Service) Delete(ctx context.Context, id, etag string) (*kanri.Tenant, e
 	}
 	actor := audit.ActorFrom(ctx)
 	before := map[string]any{"status": t.Status}
-	t.Status, t.DeletedAt, t.DeletedBy = kanri.TenantDeleted, kanri.NewTime(s.now()), actor.UserID
+	t.Status, t.DeletedAt, t.DeletedBy = kanri.TenantDeleted, kanri.NewTime(s.Now()), actor.UserID
 	if err := s.save(ctx, t); err != nil {
 		return nil, err
 	}
@@ -297,7 +286,7 @@ func (s *Service) changeable(ctx context.Context, id, etag string) (*kanri.Tenan
 // stored count.
 func (s *Service) AdjustUserCount(ctx context.Context, id string, delta int) (*kanri.Tenant, error) {
 	for attempt := 0; ; attempt++ {
-		t, err := s.store.Tenant(id).Profile(ctx)
+		t, err := s.Store.Tenant(id).Profile(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -322,14 +311,14 @@ func (s *Service) AdjustUserCount(ctx context.Context, id string, delta int) (*k
 // SetUserCount stores a recounted userCount (see user.Service.Recount).
 func (s *Service) SetUserCount(ctx context.Context, id string, n int) error {
 	for attempt := 0; ; attempt++ {
-		t, err := s.store.Tenant(id).Profile(ctx)
+		t, err := s.Store.Tenant(id).Profile(ctx)
 		if err != nil {
 			return err
 		}
 		if t.UserCount == n {
 			return nil
 		}
-		s.log.Warn("userCount repaired", "tenant", id, "was", t.UserCount, "now", n)
+		s.Logger.Warn("userCount repaired", "tenant", id, "was", t.UserCount, "now", n)
 		t.UserCount = n
 		err = s.save(ctx, t)
 		if err == nil || !kanri.IsCode(err, kanri.ESTALE) || attempt >= 50 {
@@ -340,11 +329,11 @@ func (s *Service) SetUserCount(ctx context.Context, id string, n int) error {
 
 // save replaces the tenant (checking its ETag) and refreshes its listing.
 func (s *Service) save(ctx context.Context, t *kanri.Tenant) error {
-	t.UpdatedAt = kanri.NewTime(s.now())
+	t.UpdatedAt = kanri.NewTime(s.Now())
 	if by := audit.ActorFrom(ctx).UserID; by != "" {
 		t.UpdatedBy = by
 	}
-	if err := s.store.Tenant(t.ID).Tenants().Replace(ctx, t); err != nil {
+	if err := s.Store.Tenant(t.ID).Tenants().Replace(ctx, t); err != nil {
 		return err
 	}
 	s.syncListing(ctx, t)
@@ -361,7 +350,7 @@ func (s *Service) syncListing(ctx context.Context, t *kanri.Tenant) {
 		UserCount: t.UserCount, MaxUsers: t.MaxUsers, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 	}
 	if err := listings(s.system()).Upsert(ctx, l); err != nil {
-		s.log.Error("tenant index out of date", "tenant", t.ID, "err", err)
+		s.Logger.Error("tenant index out of date", "tenant", t.ID, "err", err)
 	}
 }
 
@@ -380,12 +369,12 @@ func (s *Service) release(ctx context.Context, nameID, tenantRef string) {
 		err = repo.Delete(ctx, nameID, cur.ETag)
 	}
 	if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) && !kanri.IsCode(err, kanri.ESTALE) {
-		s.log.Error("tenant name reservation not released", "id", nameID, "err", err)
+		s.Logger.Error("tenant name reservation not released", "id", nameID, "err", err)
 	}
 }
 
 func (s *Service) record(ctx context.Context, t *kanri.Tenant, action string, before, after map[string]any) {
-	s.audit.Record(ctx, audit.Entry{
+	s.Audit.Record(ctx, audit.Entry{
 		TenantID: t.ID,
 		Action:   action,
 		Resource: kanri.AuditResource{Type: "Tenant", ID: t.ID, Name: t.Name},
@@ -409,12 +398,12 @@ func randomSuffix() string {
 // EnsurePrivileged returns the operator's own tenant (spec §3.1.4),
 // creating it first if it does not exist.
 func (s *Service) EnsurePrivileged(ctx context.Context) (*kanri.Tenant, error) {
-	if t, err := s.store.Tenant(kanri.PrivilegedTenantID).Profile(ctx); err == nil {
+	if t, err := s.Store.Tenant(kanri.PrivilegedTenantID).Profile(ctx); err == nil {
 		return t, nil
 	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
 		return nil, err
 	}
-	now := kanri.NewTime(s.now())
+	now := kanri.NewTime(s.Now())
 	t := &kanri.Tenant{
 		Doc:          kanri.Doc{ID: kanri.PrivilegedTenantID},
 		Name:         "privileged",
@@ -427,7 +416,7 @@ func (s *Service) EnsurePrivileged(ctx context.Context) (*kanri.Tenant, error) {
 		UpdatedAt:    now,
 		CreatedBy:    audit.ActorFrom(ctx).UserID,
 	}
-	if err := s.store.Tenant(t.ID).Tenants().Create(ctx, t); err != nil {
+	if err := s.Store.Tenant(t.ID).Tenants().Create(ctx, t); err != nil {
 		return nil, err
 	}
 	res := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID(t.Name)}, TenantRef: t.ID, CreatedAt: now}

@@ -5,12 +5,11 @@ package user
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/docstore"
@@ -31,24 +30,16 @@ type Roles interface {
 
 // Service manages users.
 type Service struct {
-	store   *store.Store
+	app.Deps
 	tenants *tenant.Service
 	roles   Roles
-	audit   *audit.Log
 	hasher  auth.Hasher
-	log     *slog.Logger
-	now     func() time.Time
 }
 
-// New returns a user service.
-func New(st *store.Store, tenants *tenant.Service, roles Roles, al *audit.Log, h auth.Hasher, log *slog.Logger, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
-	}
-	if log == nil {
-		log = slog.Default()
-	}
-	return &Service{store: st, tenants: tenants, roles: roles, audit: al, hasher: h, log: log, now: now}
+// New returns a user service that keeps tenants' user counts and asks
+// roles about administrators; h hashes passwords.
+func New(d app.Deps, tenants *tenant.Service, roles Roles, h auth.Hasher) *Service {
+	return &Service{Deps: d, tenants: tenants, roles: roles, hasher: h}
 }
 
 // ListFilter selects users for the list page.
@@ -72,7 +63,7 @@ func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]*k
 	case kanri.UserInactive:
 		where = append(where, notDeleted, docstore.Eq("isActive", false))
 	case kanri.UserLocked:
-		where = append(where, notDeleted, docstore.Gt("security.lockedUntil", kanri.FormatTime(s.now())))
+		where = append(where, notDeleted, docstore.Gt("security.lockedUntil", kanri.FormatTime(s.Now())))
 	case kanri.UserDeleted:
 		where = append(where, docstore.Ne("deletedAt", nil))
 	default:
@@ -82,7 +73,7 @@ func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]*k
 	if limit <= 0 || limit > 100 {
 		limit = 20
 	}
-	return s.store.Tenant(tenantID).Users().Query(ctx, docstore.Query{
+	return s.Store.Tenant(tenantID).Users().Query(ctx, docstore.Query{
 		Where: where, OrderBy: "username", Limit: limit, Continuation: f.Continuation,
 	})
 }
@@ -92,7 +83,7 @@ func (s *Service) Get(ctx context.Context, tenantID, id string) (*kanri.User, er
 	if !strings.HasPrefix(id, "user_") || docstore.CheckKey(tenantID, id) != nil {
 		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
-	return s.store.Tenant(tenantID).Users().Get(ctx, id)
+	return s.Store.Tenant(tenantID).Users().Get(ctx, id)
 }
 
 // Create adds a user to a tenant. It counts against the tenant's maxUsers
@@ -112,7 +103,7 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 		s.giveBack(ctx, tenantID)
 		return nil, err
 	}
-	now := kanri.NewTime(s.now())
+	now := kanri.NewTime(s.Now())
 	u := &kanri.User{
 		Doc:          kanri.Doc{ID: "user_" + uuid.NewString()},
 		Username:     in.Username,
@@ -135,7 +126,7 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 		// The user exists either way; a failed grant is repaired by an
 		// operator (or, for the operator's tenant, at the next start).
 		if err := s.roles.GrantInitial(ctx, t, u.ID); err != nil {
-			s.log.Error("first user not made administrator", "tenant", tenantID, "user", u.ID, "err", err)
+			s.Logger.Error("first user not made administrator", "tenant", tenantID, "user", u.ID, "err", err)
 		}
 	}
 	return u, nil
@@ -145,7 +136,7 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 // stored; if that fails, the count is repaired by a recount.
 func (s *Service) giveBack(ctx context.Context, tenantID string) {
 	if _, err := s.tenants.AdjustUserCount(ctx, tenantID, -1); err != nil {
-		s.log.Error("userCount not given back; recounting", "tenant", tenantID, "err", err)
+		s.Logger.Error("userCount not given back; recounting", "tenant", tenantID, "err", err)
 		s.recountLogged(ctx, tenantID)
 	}
 }
@@ -157,7 +148,7 @@ func (s *Service) Recount(ctx context.Context, tenantID string) (int, error) {
 	n := 0
 	q := docstore.Query{Where: []docstore.Filter{notDeleted()}, Limit: docstore.MaxPageSize}
 	for {
-		users, next, err := s.store.Tenant(tenantID).Users().Query(ctx, q)
+		users, next, err := s.Store.Tenant(tenantID).Users().Query(ctx, q)
 		if err != nil {
 			return 0, err
 		}
@@ -172,7 +163,7 @@ func (s *Service) Recount(ctx context.Context, tenantID string) (int, error) {
 
 func (s *Service) recountLogged(ctx context.Context, tenantID string) {
 	if _, err := s.Recount(ctx, tenantID); err != nil {
-		s.log.Error("userCount recount failed", "tenant", tenantID, "err", err)
+		s.Logger.Error("userCount recount failed", "tenant", tenantID, "err", err)
 	}
 }
 
@@ -184,7 +175,7 @@ func notDeleted() docstore.Filter {
 
 // insert stores the user and its username reservation atomically.
 func (s *Service) insert(ctx context.Context, tenantID string, u *kanri.User) error {
-	ten := s.store.Tenant(tenantID)
+	ten := s.Store.Tenant(tenantID)
 	res := &kanri.Username{Doc: kanri.Doc{ID: kanri.UsernameID(u.Username)}, UserID: u.ID}
 	resOp, err := store.Of[kanri.Username](ten, docstore.Auth, kanri.TypeUsername).Op(docstore.OpCreate, res)
 	if err != nil {
@@ -257,7 +248,7 @@ func (s *Service) ResetPassword(ctx context.Context, tenantID, id, etag, passwor
 	}
 	return s.change(ctx, tenantID, id, etag, "user.password_reset", func(u *kanri.User) error {
 		u.PasswordHash = hash
-		u.Security.LastPasswordChangeAt = kanri.NewTime(s.now())
+		u.Security.LastPasswordChangeAt = kanri.NewTime(s.Now())
 		u.Security.SessionsValidAfter = u.Security.LastPasswordChangeAt // sessions end
 		u.Security.FailedLoginAttempts, u.Security.LockedUntil = 0, kanri.Time{}
 		return nil
@@ -290,9 +281,9 @@ func (s *Service) deleteOnce(ctx context.Context, tenantID, id, etag string) (*k
 		return nil, kanri.E(kanri.EFORBIDDEN, "error.self_delete")
 	}
 	before := userFields(u)
-	now := kanri.NewTime(s.now())
+	now := kanri.NewTime(s.Now())
 	u.IsActive, u.DeletedAt, u.DeletedBy, u.UpdatedAt, u.UpdatedBy = false, now, actor.UserID, now, actor.UserID
-	ten := s.store.Tenant(tenantID)
+	ten := s.Store.Tenant(tenantID)
 	userOp, err := ten.Users().Op(docstore.OpReplace, u)
 	if err != nil {
 		return nil, err
@@ -312,10 +303,10 @@ func (s *Service) deleteOnce(ctx context.Context, tenantID, id, etag string) (*k
 	u.ETag = results[0].ETag
 	removed, err := s.removeRoleAssignments(ctx, ten, u.ID)
 	if err != nil {
-		s.log.Error("role assignments of a deleted user remain", "tenant", tenantID, "user", u.ID, "err", err)
+		s.Logger.Error("role assignments of a deleted user remain", "tenant", tenantID, "user", u.ID, "err", err)
 	}
 	if _, err := s.tenants.AdjustUserCount(ctx, tenantID, -1); err != nil {
-		s.log.Error("userCount not decremented; recounting", "tenant", tenantID, "err", err)
+		s.Logger.Error("userCount not decremented; recounting", "tenant", tenantID, "err", err)
 		s.recountLogged(ctx, tenantID)
 	}
 	after := userFields(u)
@@ -390,17 +381,17 @@ func (s *Service) changeOnce(ctx context.Context, tenantID, id, etag, action str
 	if err := fn(u); err != nil {
 		return nil, err
 	}
-	u.UpdatedAt, u.UpdatedBy = kanri.NewTime(s.now()), audit.ActorFrom(ctx).UserID
+	u.UpdatedAt, u.UpdatedBy = kanri.NewTime(s.Now()), audit.ActorFrom(ctx).UserID
 	if demotes {
 		var op docstore.Op
 		var results []docstore.Result
-		if op, err = s.store.Tenant(tenantID).Users().Op(docstore.OpReplace, u); err == nil {
+		if op, err = s.Store.Tenant(tenantID).Users().Op(docstore.OpReplace, u); err == nil {
 			if results, err = s.roles.Demote(ctx, tenantID, u.ID, []docstore.Op{op}); err == nil {
 				u.ETag = results[0].ETag
 			}
 		}
 	} else {
-		err = s.store.Tenant(tenantID).Users().Replace(ctx, u)
+		err = s.Store.Tenant(tenantID).Users().Replace(ctx, u)
 	}
 	if kanri.IsCode(err, kanri.ESTALE) {
 		return nil, errLostRace
@@ -413,7 +404,7 @@ func (s *Service) changeOnce(ctx context.Context, tenantID, id, etag, action str
 }
 
 func (s *Service) record(ctx context.Context, tenantID string, u *kanri.User, action string, before, after map[string]any) {
-	s.audit.Record(ctx, audit.Entry{
+	s.Audit.Record(ctx, audit.Entry{
 		TenantID: tenantID,
 		Action:   action,
 		Resource: kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username},
@@ -433,7 +424,7 @@ func userFields(u *kanri.User) map[string]any {
 // IDByUsername returns the id of the tenant's user with the given
 // username, by a point read of its reservation.
 func (s *Service) IDByUsername(ctx context.Context, tenantID, username string) (string, error) {
-	r, err := store.Of[kanri.Username](s.store.Tenant(tenantID), docstore.Auth, kanri.TypeUsername).Get(ctx, kanri.UsernameID(username))
+	r, err := store.Of[kanri.Username](s.Store.Tenant(tenantID), docstore.Auth, kanri.TypeUsername).Get(ctx, kanri.UsernameID(username))
 	if err != nil {
 		return "", err
 	}
@@ -450,7 +441,7 @@ func (s *Service) ByIDs(ctx context.Context, tenantID string, ids []string) ([]*
 		for i, id := range chunk {
 			vals[i] = id
 		}
-		users, err := s.store.Tenant(tenantID).Users().All(ctx, docstore.Query{
+		users, err := s.Store.Tenant(tenantID).Users().All(ctx, docstore.Query{
 			Where: []docstore.Filter{docstore.In("id", vals...)}, OrderBy: "username",
 		})
 		if err != nil {

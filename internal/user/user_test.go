@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt"
@@ -24,6 +25,7 @@ import (
 const password = "Correct-horse-9"
 
 type fixture struct {
+	d       app.Deps
 	st      *store.Store
 	tenants *tenant.Service
 	users   *user.Service
@@ -40,12 +42,11 @@ func setup(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ds.Close() })
-	st := store.New(ds, nil)
-	al := audit.New(st, nil, nil)
+	d := app.NewDeps(store.New(ds, nil), nil, nil)
 	h := auth.Hasher{Cost: bcrypt.MinCost}
-	ts := tenant.New(st, al, nil, nil)
-	roles := role.New(st, al, nil, nil)
-	f := &fixture{st: st, tenants: ts, users: user.New(st, ts, roles, al, h, nil, nil), auth: auth.New(st, al, h, nil, nil), roles: roles, audit: al}
+	ts := tenant.New(d)
+	roles := role.New(d)
+	f := &fixture{d: d, st: d.Store, tenants: ts, users: user.New(d, ts, roles, h), auth: auth.New(d, h), roles: roles, audit: d.Audit}
 	// The operator's staff act in these tests, unless a test says otherwise.
 	f.ctx = audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin@example.com", TenantID: kanri.PrivilegedTenantID, IPAddress: "127.0.0.1"})
 	return f
@@ -660,7 +661,7 @@ func TestSignInsDoNotMakeOpenEditsStale(t *testing.T) {
 func TestResetDuringSignInWins(t *testing.T) {
 	f := setup(t)
 	ten := f.tenant(t, "acme", 10)
-	slow := user.New(f.st, f.tenants, f.roles, f.audit, auth.Hasher{Cost: auth.DefaultCost}, nil, nil)
+	slow := user.New(f.d, f.tenants, f.roles, auth.Hasher{Cost: auth.DefaultCost})
 	u, err := slow.Create(f.ctx, ten.ID, input("gwen"))
 	if err != nil {
 		t.Fatal(err)
