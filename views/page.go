@@ -54,6 +54,28 @@ func (p Page) TenantID() string {
 	return ""
 }
 
+// Paging is the paging of a list page.
+type Paging struct {
+	FirstURL string
+	NextURL  string // "" on the last page
+	OnFirst  bool
+	// Notice is a message key to show above the list, such as the notice
+	// that an old page link started over at the first page.
+	Notice string
+}
+
+// Edit is the state of an edit form: the document's ETag and the edited
+// fields as the form was opened (Base: a save is stale only if they changed
+// since), the input, its errors, and after a stale save the stored version
+// (Current).
+type Edit[In any, D any] struct {
+	ETag    string
+	Input   In
+	Base    In
+	Errors  Errors
+	Current D
+}
+
 // Errors are per-field messages (translation keys) of a form.
 type Errors map[string]string
 

@@ -28,7 +28,7 @@ func (s *Server) changePassword(c echo.Context) error {
 		err = s.Auth.ChangePassword(ctx, u.TenantID, u.ID, c.FormValue("current"), next)
 	}
 	if kanri.IsCode(err, kanri.EINVALID) {
-		return render(c, http.StatusUnprocessableEntity, views.AccountPage(s.page(c, "account.title", "account"), formErrors(views.Errors{}, err)))
+		return render(c, http.StatusUnprocessableEntity, views.AccountPage(s.page(c, "account.title", "account"), views.Errors(kanri.ErrorFields(err))))
 	}
 	if err != nil {
 		return err
@@ -37,5 +37,5 @@ func (s *Server) changePassword(c echo.Context) error {
 		return err
 	}
 	s.flash(c, "success", i18n.T(ctx, "account.password_changed"))
-	return redirect(c, "/account")
+	return redirect(c, views.AccountPath())
 }

@@ -66,9 +66,9 @@ func (s *Server) home(c echo.Context) error {
 // administrators, their own tenant's users for everyone else.
 func homePath(t *kanri.Tenant, global bool) string {
 	if global {
-		return "/tenants"
+		return views.TenantsPath()
 	}
-	return "/t/" + t.ID + "/users"
+	return views.UsersPath(t.ID)
 }
 
 // setLang remembers the chosen language and returns to the page.
@@ -83,5 +83,5 @@ func (s *Server) switchTenant(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/t/"+t.ID+"/users")
+	return c.Redirect(http.StatusSeeOther, views.UsersPath(t.ID))
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -115,18 +114,16 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			s.endSession(c)
 			return kanri.E(kanri.EUNAUTHENTICATED, "login.required")
 		}
-		assignments, err := s.Roles.ForUser(ctx, home.ID, u.ID)
+		access, err := s.Roles.AccessOf(ctx, home, u.ID)
 		if err != nil {
 			return err
 		}
 		c.Set(ctxUser, u)
 		c.Set(ctxHome, home)
-		c.Set(ctxPerms, role.Effective(assignments))
-		c.Set(ctxGlobal, home.IsPrivileged && slices.ContainsFunc(assignments, func(a *kanri.RoleAssignment) bool {
-			return a.RoleName == role.GlobalAdmin
-		}))
+		c.Set(ctxPerms, access.Perms)
+		c.Set(ctxGlobal, access.GlobalAdmin)
 		a := audit.ActorFrom(ctx)
-		a.UserID, a.UserName, a.TenantID = u.ID, u.Username, home.ID
+		a.UserID, a.UserName, a.TenantID, a.GlobalAdmin = u.ID, u.Username, home.ID, access.GlobalAdmin
 		a.SessionID, _ = s.session(c).Values[keySession].(string)
 		c.SetRequest(c.Request().WithContext(audit.WithActor(ctx, a)))
 		s.touch(c)
@@ -159,16 +156,12 @@ func need(perm string) echo.MiddlewareFunc {
 	}
 }
 
-// isStaff reports whether the signed-in user acts for the operator across
-// tenants: a global administrator (全体管理者 in the operator's tenant).
+// requireGlobalAdmin hides the operator's pages from everyone but global
+// administrators, who act across tenants: to others they do not exist.
 // Other roles, also in the operator's tenant, hold in their own tenant only.
-func isStaff(c echo.Context) bool { return isGlobalAdmin(c) }
-
-// requireStaff hides operator pages from everyone but the operator's staff:
-// to others they do not exist.
-func (s *Server) requireStaff(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Server) requireGlobalAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if !isStaff(c) {
+		if !isGlobalAdmin(c) {
 			return echo.ErrNotFound
 		}
 		return next(c)
@@ -182,7 +175,7 @@ func (s *Server) resolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := c.Param("tenant")
 		home := c.Get(ctxHome).(*kanri.Tenant)
-		if id != home.ID && !isStaff(c) {
+		if id != home.ID && !isGlobalAdmin(c) {
 			return echo.ErrNotFound
 		}
 		t := home // read by requireUser in this request
@@ -192,7 +185,7 @@ func (s *Server) resolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
 				return err
 			}
 		}
-		if t.Status == kanri.TenantDeleted && !isStaff(c) {
+		if t.Status == kanri.TenantDeleted && !isGlobalAdmin(c) {
 			return echo.ErrNotFound
 		}
 		c.Set(ctxTenant, t)

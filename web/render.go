@@ -31,7 +31,7 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 		Lang:  i18n.Lang(ctx),
 		Path:  c.Request().URL.RequestURI(),
 		Nav:   nav,
-		Staff: isStaff(c),
+		Staff: isGlobalAdmin(c),
 		Now:   s.Now(),
 	}
 	p.User, _ = c.Get(ctxUser).(*kanri.User)

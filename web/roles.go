@@ -1,12 +1,13 @@
 package web
 
 import (
+	"context"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
@@ -53,16 +54,7 @@ func (s *Server) roleHolders(c echo.Context) error {
 	if !ok || (d.PrivilegedOnly() && !t.IsPrivileged) {
 		return echo.ErrNotFound
 	}
-	ctx := c.Request().Context()
-	holders, err := s.Roles.Holders(ctx, t.ID, d.ServiceID, d.RoleName)
-	if err != nil {
-		return err
-	}
-	ids := make([]string, len(holders))
-	for i, h := range holders {
-		ids[i] = h.UserID
-	}
-	users, err := s.Users.ByIDs(ctx, t.ID, ids)
+	users, err := s.Roles.HolderUsers(c.Request().Context(), t.ID, d.ServiceID, d.RoleName)
 	if err != nil {
 		return err
 	}
@@ -82,12 +74,12 @@ func (s *Server) userRoles(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderUserRoles(c, u, http.StatusOK, "", false)
+	return s.renderUserRoles(c, u, http.StatusOK, "")
 }
 
-// renderUserRoles renders the user's roles page, or only its panel for
-// htmx.
-func (s *Server) renderUserRoles(c echo.Context, u *kanri.User, status int, errMsg string, panel bool) error {
+// renderUserRoles renders the user's roles page, or for htmx only its
+// panel, with errMsg (translated) when a change was refused.
+func (s *Server) renderUserRoles(c echo.Context, u *kanri.User, status int, errMsg string) error {
 	t := routeTenant(c)
 	ras, err := s.Roles.ForUser(c.Request().Context(), t.ID, u.ID)
 	if err != nil {
@@ -97,14 +89,13 @@ func (s *Server) renderUserRoles(c echo.Context, u *kanri.User, status int, errM
 	for _, ra := range ras {
 		held[kanri.RoleAssignmentID("", ra.ServiceID, ra.RoleName)] = true
 	}
-	var effective []string
-	for p := range role.Effective(ras) {
-		effective = append(effective, p)
-	}
-	sort.Strings(effective)
+	effective := slices.Sorted(maps.Keys(role.Effective(ras)))
 	p := s.page(c, "roles.title", "users")
 	services := roleServices(c, t, held, nil)
-	if panel {
+	if isHTMX(c) {
+		if status == http.StatusForbidden {
+			status = http.StatusConflict // htmx swaps 409 and 422 only
+		}
 		return render(c, status, views.UserRolesPanel(p, u, services, effective, errMsg))
 	}
 	if errMsg != "" {
@@ -115,54 +106,40 @@ func (s *Server) renderUserRoles(c echo.Context, u *kanri.User, status int, errM
 
 // assignRole gives the user a role; assigning a held role changes nothing.
 func (s *Server) assignRole(c echo.Context) error {
-	return s.changeRole(c, true)
+	return s.changeRole(c, "roles.assigned", func(ctx context.Context, g role.Grant) error {
+		_, _, err := s.Roles.Assign(ctx, g)
+		return err
+	})
 }
 
 // removeRole takes a role from the user.
 func (s *Server) removeRole(c echo.Context) error {
-	return s.changeRole(c, false)
+	return s.changeRole(c, "roles.removed", s.Roles.Remove)
 }
 
-func (s *Server) changeRole(c echo.Context, assign bool) error {
+// changeRole assigns or removes the posted role and shows the user's roles
+// again; a refused change (the last administrator, a role only a global
+// administrator grants) says why there.
+func (s *Server) changeRole(c echo.Context, doneKey string, change func(context.Context, role.Grant) error) error {
 	u, err := s.routeUser(c)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	t := routeTenant(c)
+	ctx, t := c.Request().Context(), routeTenant(c)
 	d, ok := role.FindKey(c.FormValue("service"), c.FormValue("role"))
 	if !ok {
 		return kanri.Invalid(kanri.Fields{"role": "validation.role"})
 	}
-	g := role.Grant{Tenant: t, UserID: u.ID, ServiceID: d.ServiceID, RoleName: d.RoleName, ByGlobalAdmin: isGlobalAdmin(c)}
-	msg := ""
-	if assign {
-		_, _, err = s.Roles.Assign(ctx, g)
-		msg = i18n.T(ctx, "roles.assigned", u.Username, d.RoleName)
-	} else {
-		err = s.Roles.Remove(ctx, g)
-		msg = i18n.T(ctx, "roles.removed", u.Username, d.RoleName)
-	}
+	err = change(ctx, role.Grant{Tenant: t, UserID: u.ID, ServiceID: d.ServiceID, RoleName: d.RoleName})
 	switch kanri.ErrorCode(err) {
-	case "":
 	case kanri.ECONFLICT, kanri.EFORBIDDEN, kanri.EINVALID:
-		status := http.StatusConflict
-		if kanri.IsCode(err, kanri.EFORBIDDEN) {
-			status = http.StatusForbidden
-		}
-		if isHTMX(c) {
-			if status == http.StatusForbidden {
-				status = http.StatusConflict // htmx swaps 409 and 422 only
-			}
-			return s.renderUserRoles(c, u, status, message(ctx, err, "error.title"), true)
-		}
-		return s.renderUserRoles(c, u, status, message(ctx, err, "error.title"), false)
-	default:
+		return s.renderUserRoles(c, u, status(err), message(ctx, err, "error.title"))
+	}
+	if err != nil {
 		return err
 	}
 	if isHTMX(c) {
-		return s.renderUserRoles(c, u, http.StatusOK, "", true)
+		return s.renderUserRoles(c, u, http.StatusOK, "")
 	}
-	s.flash(c, "success", msg)
-	return redirect(c, usersPath(t)+"/"+u.ID+"/roles")
+	return s.done(c, views.UserPath(t.ID, u.ID)+"/roles", doneKey, u.Username, d.RoleName)
 }

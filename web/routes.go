@@ -42,7 +42,7 @@ func (s *Server) routes(e *echo.Echo) {
 	app.GET("/account", s.account).Name = signedIn
 	app.POST("/account/password", s.changePassword).Name = signedIn
 
-	staff := app.Group("", s.requireStaff)
+	staff := app.Group("", s.requireGlobalAdmin)
 	t := app.Group("/t/:tenant", s.resolveTenant)
 	type route struct {
 		g      *echo.Group

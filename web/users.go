@@ -1,11 +1,11 @@
 package web
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/views"
@@ -14,32 +14,33 @@ import (
 // routeTenant returns the tenant resolved for a /t/:tenant route.
 func routeTenant(c echo.Context) *kanri.Tenant { return c.Get(ctxTenant).(*kanri.Tenant) }
 
-func usersPath(t *kanri.Tenant) string { return "/t/" + t.ID + "/users" }
+// routeUser loads the user of a /t/:tenant/users/:id route; deleted users
+// are gone.
+func (s *Server) routeUser(c echo.Context) (*kanri.User, error) {
+	u, err := s.Users.Get(c.Request().Context(), routeTenant(c).ID, c.Param("id"))
+	if err != nil {
+		return nil, err
+	}
+	if !u.DeletedAt.IsZero() {
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	return u, nil
+}
 
 // listUsers shows a tenant's users.
 func (s *Server) listUsers(c echo.Context) error {
 	t := routeTenant(c)
-	q := c.QueryParams()
-	f := user.ListFilter{Search: q.Get("q"), Status: q.Get("status"), Continuation: q.Get("cursor")}
-	ctx := c.Request().Context()
-	list, next, notice, err := firstPageOnBadToken(&f.Continuation, func() ([]*kanri.User, string, error) {
-		return s.Users.List(ctx, t.ID, f)
+	f := user.ListFilter{Search: c.QueryParam("q"), Status: c.QueryParam("status")}
+	users, pg, err := listPage(c, views.UsersPath(t.ID), func(token string) ([]*kanri.User, string, error) {
+		page := f
+		page.Continuation = token
+		return s.Users.List(c.Request().Context(), t.ID, page)
 	})
 	if err != nil {
 		return err
 	}
-	l := views.UserList{
-		Users: list, Search: f.Search, Status: f.Status, Notice: notice,
-		FirstURL: pageURL(usersPath(t), q, ""), OnFirst: f.Continuation == "",
-	}
-	if next != "" {
-		l.NextURL = pageURL(usersPath(t), q, next)
-	}
-	p := s.page(c, "users.title", "users")
-	if isHTMX(c) {
-		return render(c, http.StatusOK, views.UserResults(p, l))
-	}
-	return render(c, http.StatusOK, views.UsersPage(p, l))
+	p, l := s.page(c, "users.title", "users"), views.UserList{Users: users, Search: f.Search, Status: f.Status, Paging: pg}
+	return showList(c, views.UsersPage(p, l), views.UserResults(p, l))
 }
 
 // newUser shows the empty user form.
@@ -47,58 +48,27 @@ func (s *Server) newUser(c echo.Context) error {
 	return render(c, http.StatusOK, views.UserFormPage(s.page(c, "users.new", "users"), views.UserForm{}))
 }
 
-func userInput(c echo.Context) kanri.UserInput {
-	return kanri.UserInput{
-		Username: c.FormValue("username"), Email: c.FormValue("email"),
-		DisplayName: c.FormValue("displayName"), Password: c.FormValue("password"),
-	}
-}
-
 // createUser adds a user, or shows the form again with its errors. The
 // password is never echoed back.
 func (s *Server) createUser(c echo.Context) error {
 	t := routeTenant(c)
-	in := userInput(c)
+	in := userForm(c)
 	u, err := s.Users.Create(c.Request().Context(), t.ID, in)
-	if code := kanri.ErrorCode(err); code == kanri.EINVALID || code == kanri.ECONFLICT {
-		in.Password = ""
-		f := views.UserForm{Input: in, Errors: formErrors(views.Errors{}, err)}
-		status := http.StatusUnprocessableEntity
-		if code == kanri.ECONFLICT || len(f.Errors) == 0 {
-			f.FormError, status = message(c.Request().Context(), err, "error.form"), http.StatusConflict
-		}
-		return render(c, status, views.UserFormPage(s.page(c, "users.new", "users"), f))
+	if err == nil {
+		return s.done(c, views.UsersPath(t.ID), "users.created", u.Username)
 	}
-	if err != nil {
+	code := kanri.ErrorCode(err)
+	if code != kanri.EINVALID && code != kanri.ECONFLICT {
 		return err
 	}
-	s.flash(c, "success", i18n.T(c.Request().Context(), "users.created", u.Username))
-	return redirect(c, usersPath(t))
-}
-
-// routeUser loads the user of a /users/:id route; deleted users are gone.
-// Only a global administrator may change a global administrator (their
-// password, status, roles): nobody takes over a higher account.
-func (s *Server) routeUser(c echo.Context) (*kanri.User, error) {
-	ctx := c.Request().Context()
-	t := routeTenant(c)
-	u, err := s.Users.Get(ctx, t.ID, c.Param("id"))
-	if err != nil {
-		return nil, err
+	in.Password = ""
+	f := views.UserForm{}
+	f.Input, f.Errors = in, views.Errors(kanri.ErrorFields(err))
+	status := http.StatusUnprocessableEntity
+	if code == kanri.ECONFLICT || len(f.Errors) == 0 {
+		f.FormError, status = message(c.Request().Context(), err, "error.form"), http.StatusConflict
 	}
-	if !u.DeletedAt.IsZero() {
-		return nil, echo.ErrNotFound
-	}
-	if c.Request().Method != http.MethodGet && t.IsPrivileged && !isGlobalAdmin(c) {
-		global, err := s.Roles.IsGlobalAdmin(ctx, t, u.ID)
-		if err != nil {
-			return nil, err
-		}
-		if global {
-			return nil, kanri.E(kanri.EFORBIDDEN, "error.global_admin_only")
-		}
-	}
-	return u, nil
+	return render(c, status, views.UserFormPage(s.page(c, "users.new", "users"), f))
 }
 
 // editUser shows a user's edit form, security state and actions.
@@ -107,22 +77,14 @@ func (s *Server) editUser(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := views.UserForm{User: u, ETag: u.ETag, Input: editableUser(u), Base: editableUser(u)}
-	return render(c, http.StatusOK, views.UserFormPage(s.page(c, "users.edit", "users"), f))
+	return render(c, http.StatusOK, views.UserFormPage(s.page(c, "users.edit", "users"), userEditForm(u)))
 }
 
-// editableUser returns the fields of u that the edit form changes.
-func editableUser(u *kanri.User) kanri.UserInput {
-	return kanri.UserInput{Email: u.Email, DisplayName: u.DisplayName}
-}
-
-// userBase reads the values the edit form was opened with, or nil if the
-// form did not send them.
-func userBase(c echo.Context) *kanri.UserInput {
-	if c.FormValue("base_present") == "" {
-		return nil
-	}
-	return &kanri.UserInput{Email: c.FormValue("base_email"), DisplayName: c.FormValue("base_displayName")}
+// userEditForm is the edit form of u as stored.
+func userEditForm(u *kanri.User) views.UserForm {
+	f := views.UserForm{User: u}
+	f.ETag, f.Input, f.Base = u.ETag, user.InputOf(u), user.InputOf(u)
+	return f
 }
 
 // updateUser saves a user edit; a stale edit keeps the input and shows the
@@ -132,31 +94,23 @@ func (s *Server) updateUser(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	in := userInput(c)
+	ctx, t := c.Request().Context(), routeTenant(c)
+	in, base, etag := userForm(c), userBase(c), c.FormValue("etag")
 	in.Username, in.Password = u.Username, ""
-	etag := c.FormValue("etag")
-	base := userBase(c)
-	saved, err := s.Users.Update(c.Request().Context(), routeTenant(c).ID, u.ID, etag, base, in)
+	saved, err := s.Users.Update(ctx, t.ID, u.ID, etag, base, in)
 	if err == nil {
-		s.flash(c, "success", i18n.T(c.Request().Context(), "users.updated", saved.Username))
-		return redirect(c, usersPath(routeTenant(c)))
+		return s.done(c, views.UsersPath(t.ID), "users.updated", saved.Username)
 	}
-	f := views.UserForm{User: u, ETag: etag, Input: in, Errors: formErrors(views.Errors{}, err)}
+	f := views.UserForm{User: u}
+	f.ETag, f.Input = etag, in
 	if base != nil {
 		f.Base = *base
 	}
-	switch kanri.ErrorCode(err) {
-	case kanri.ESTALE:
-		cur, gerr := s.Users.Get(c.Request().Context(), routeTenant(c).ID, u.ID)
-		if gerr != nil {
-			return gerr
-		}
-		f.ETag, f.Current, f.Base = cur.ETag, cur, editableUser(cur)
-		return render(c, http.StatusConflict, views.UserFormPage(s.page(c, "users.edit", "users"), f))
-	case kanri.EINVALID:
-		return render(c, http.StatusUnprocessableEntity, views.UserFormPage(s.page(c, "users.edit", "users"), f))
+	status, err := editFailed(&f.Edit, err, func() (*kanri.User, error) { return s.Users.Get(ctx, t.ID, u.ID) }, user.InputOf)
+	if err != nil {
+		return err
 	}
-	return err
+	return render(c, status, views.UserFormPage(s.page(c, "users.edit", "users"), f))
 }
 
 // resetPassword sets a new password chosen by an administrator.
@@ -165,61 +119,60 @@ func (s *Server) resetPassword(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	saved, err := s.Users.ResetPassword(c.Request().Context(), routeTenant(c).ID, u.ID, "", c.FormValue("password"))
+	t := routeTenant(c)
+	saved, err := s.Users.ResetPassword(c.Request().Context(), t.ID, u.ID, seen(c), c.FormValue("password"))
 	if kanri.IsCode(err, kanri.EINVALID) {
-		f := views.UserForm{User: u, ETag: u.ETag, Input: editableUser(u), Base: editableUser(u), PasswordErrors: formErrors(views.Errors{}, err)}
+		f := userEditForm(u)
+		f.PasswordErrors = views.Errors(kanri.ErrorFields(err))
 		return render(c, http.StatusUnprocessableEntity, views.UserFormPage(s.page(c, "users.edit", "users"), f))
 	}
 	if err != nil {
 		return err
 	}
-	s.flash(c, "success", i18n.T(c.Request().Context(), "users.password_reset", saved.Username))
-	return redirect(c, usersPath(routeTenant(c))+"/"+u.ID+"/edit")
+	return s.done(c, views.UserPath(t.ID, u.ID)+"/edit", "users.password_reset", saved.Username)
 }
 
 // deactivateUser stops a user from signing in.
 func (s *Server) deactivateUser(c echo.Context) error {
-	return s.userAction(c, "users.deactivated", false, func(tid, id, etag string) (*kanri.User, error) {
-		return s.Users.SetActive(c.Request().Context(), tid, id, etag, false)
+	return s.userAction(c, "users.deactivated", false, func(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
+		return s.Users.SetActive(ctx, tenantID, id, seen, false)
 	})
 }
 
 // reactivateUser lets a deactivated user sign in again.
 func (s *Server) reactivateUser(c echo.Context) error {
-	return s.userAction(c, "users.reactivated", false, func(tid, id, etag string) (*kanri.User, error) {
-		return s.Users.SetActive(c.Request().Context(), tid, id, etag, true)
+	return s.userAction(c, "users.reactivated", false, func(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
+		return s.Users.SetActive(ctx, tenantID, id, seen, true)
 	})
 }
 
 // unlockUser lifts a lockout.
 func (s *Server) unlockUser(c echo.Context) error {
-	return s.userAction(c, "users.unlocked", false, func(tid, id, etag string) (*kanri.User, error) {
-		return s.Users.Unlock(c.Request().Context(), tid, id, etag)
-	})
+	return s.userAction(c, "users.unlocked", false, s.Users.Unlock)
 }
 
 // deleteUser soft-deletes a user and removes their role assignments.
 func (s *Server) deleteUser(c echo.Context) error {
-	return s.userAction(c, "users.deleted", true, func(tid, id, etag string) (*kanri.User, error) {
-		return s.Users.Delete(c.Request().Context(), tid, id, etag)
-	})
+	return s.userAction(c, "users.deleted", true, s.Users.Delete)
 }
 
-// userAction runs one of the user actions and returns to the user (or, after
-// a delete, to the list).
-func (s *Server) userAction(c echo.Context, done string, toList bool, do func(tid, id, etag string) (*kanri.User, error)) error {
+// userAction runs one of the actions of the user's edit page and returns to
+// it, or to the list when the user is gone.
+func (s *Server) userAction(c echo.Context, doneKey string, toList bool, do func(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error)) error {
 	u, err := s.routeUser(c)
 	if err != nil {
 		return err
 	}
 	t := routeTenant(c)
-	saved, err := do(t.ID, u.ID, c.FormValue("etag"))
-	if err != nil {
-		return err
-	}
-	s.flash(c, "success", i18n.T(c.Request().Context(), done, saved.Username))
+	dest := views.UserPath(t.ID, u.ID) + "/edit"
 	if toList {
-		return redirect(c, usersPath(t))
+		dest = views.UsersPath(t.ID)
 	}
-	return redirect(c, usersPath(t)+"/"+u.ID+"/edit")
+	return s.action(c, doneKey, dest, func(seen kanri.Seen) (string, error) {
+		saved, err := do(c.Request().Context(), t.ID, u.ID, seen)
+		if err != nil {
+			return "", err
+		}
+		return saved.Username, nil
+	})
 }

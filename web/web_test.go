@@ -485,7 +485,7 @@ func TestSignInAndSessions(t *testing.T) {
 
 	// Deactivating a user ends their next request.
 	c2 := e.client(t).signIn("acme", "bob")
-	e.users.SetActive(context.Background(), e.acme.ID, e.acmeBob.ID, "", false)
+	e.users.SetActive(context.Background(), e.acme.ID, e.acmeBob.ID, kanri.Seen{}, false)
 	resp, _ = c2.get("/t/" + e.acme.ID + "/users")
 	wantStatus(t, "deactivated user's next request", resp, http.StatusSeeOther)
 
@@ -506,10 +506,10 @@ func TestSignInAndSessions(t *testing.T) {
 	// A password reset ends the user's sessions.
 	e.clock.Advance(time.Millisecond)
 	bobAgain := e.client(t)
-	e.users.SetActive(context.Background(), e.acme.ID, e.acmeBob.ID, "", true)
+	e.users.SetActive(context.Background(), e.acme.ID, e.acmeBob.ID, kanri.Seen{}, true)
 	bobAgain.signIn("acme", "bob")
 	e.clock.Advance(time.Millisecond)
-	e.users.ResetPassword(context.Background(), e.acme.ID, e.acmeBob.ID, "", "Brand-new-pass-1")
+	e.users.ResetPassword(context.Background(), e.acme.ID, e.acmeBob.ID, kanri.Seen{}, "Brand-new-pass-1")
 	resp, _ = bobAgain.get("/")
 	wantStatus(t, "after a password reset", resp, http.StatusSeeOther)
 	if loc := resp.Header.Get("Location"); loc != "/login" {
@@ -749,6 +749,73 @@ func TestConfirmationsAreReadyBeforeForms(t *testing.T) {
 		}
 		if got, want := strings.Count(head, `<script src="/static/js/app.js"></script>`), 1; got != want {
 			t.Errorf("%s: got %d blocking app.js scripts in <head>, want %d (not deferred, not async)", path, got, want)
+		}
+	}
+}
+
+// TestActionFormsSendWhatTheyShow checks that the action forms of the user
+// and tenant pages post the ETag and state they were rendered with, and
+// that an action on something changed since is reported and not done.
+func TestActionFormsSendWhatTheyShow(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	admin := e.client(t).signIn("acme", "admin")
+	path := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID
+	_, page := admin.get(path + "/edit")
+	bob, _ := e.users.Get(ctx, e.acme.ID, e.acmeBob.ID)
+	for _, want := range []string{`name="etag" value="` + html.EscapeString(bob.ETag) + `"`, `name="state" value="` + html.EscapeString(bob.State()) + `"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the edit page's actions lack %s", want)
+		}
+	}
+	// Someone else deactivates bob; this page still shows him active.
+	if _, err := e.users.SetActive(ctx, e.acme.ID, bob.ID, kanri.Seen{}, false); err != nil {
+		t.Fatal(err)
+	}
+	shown := url.Values{"etag": {bob.ETag}, "state": {bob.State()}}
+	resp, _ := admin.post(path+"/deactivate", shown)
+	wantStatus(t, "deactivate a user deactivated meanwhile", resp, http.StatusSeeOther)
+	next, after := admin.get(resp.Header.Get("Location"))
+	for next.StatusCode == http.StatusSeeOther {
+		next, after = admin.get(next.Header.Get("Location"))
+	}
+	if want := "nothing was done"; !strings.Contains(after, want) {
+		t.Errorf("the page after a stale action does not say %q", want)
+	}
+	if cur, _ := e.users.Get(ctx, e.acme.ID, bob.ID); cur.ETag == "" || cur.IsActive {
+		t.Errorf("bob: got active=%v, want inactive", cur.IsActive)
+	}
+	// Only a sign-in's bookkeeping changed: the action goes ahead.
+	cur, _ := e.users.Get(ctx, e.acme.ID, bob.ID)
+	if _, err := e.users.Update(ctx, e.acme.ID, bob.ID, "", nil, kanri.UserInput{Email: cur.Email, DisplayName: "Bobby"}); err != nil {
+		t.Fatal(err)
+	}
+	resp, _ = admin.post(path+"/reactivate", url.Values{"etag": {cur.ETag}, "state": {cur.State()}})
+	wantStatus(t, "reactivate after an unrelated change", resp, http.StatusSeeOther)
+	if now, _ := e.users.Get(ctx, e.acme.ID, bob.ID); !now.IsActive {
+		t.Errorf("bob was not reactivated")
+	}
+
+	staff := e.client(t).signIn("privileged", adminEmail)
+	_, list := staff.get("/tenants?q=acme")
+	acme, _ := e.tenants.Get(ctx, e.acme.ID)
+	if want := `name="etag" value="` + html.EscapeString(acme.ETag) + `"`; !strings.Contains(list, want) {
+		t.Errorf("the tenant list's actions lack %s", want)
+	}
+}
+
+// TestTenantEditShowsEveryError checks that an edit with a maxUsers that is
+// not a number shows that error with the others, and keeps what was typed.
+func TestTenantEditShowsEveryError(t *testing.T) {
+	e := newEnv(t)
+	staff := e.client(t).signIn("privileged", adminEmail)
+	for _, path := range []string{"/tenants", "/tenants/" + e.acme.ID} {
+		resp, body := staff.post(path, url.Values{"name": {"newco"}, "displayName": {""}, "plan": {"standard"}, "maxUsers": {"lots"}})
+		wantStatus(t, path, resp, http.StatusUnprocessableEntity)
+		for _, want := range []string{`data-testid="field-error-maxUsers"`, `data-testid="field-error-displayName"`, `value="lots"`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("POST %s: the form lacks %s", path, want)
+			}
 		}
 	}
 }

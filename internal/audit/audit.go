@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/kanri/kanri/internal/docstore"
@@ -24,6 +25,9 @@ type Actor struct {
 	UserAgent string
 	RequestID string
 	SessionID string
+	// GlobalAdmin says the actor holds 全体管理者 in the operator's
+	// tenant: the services' rules about global administrators read it.
+	GlobalAdmin bool
 }
 
 type actorKey struct{}
@@ -130,11 +134,9 @@ func Diff(before, after map[string]any) map[string]kanri.Change {
 // Filter selects audit records for the audit page.
 type Filter struct {
 	Action string // exact, or a prefix ending in "." such as "user."
-	UserID string
-	// UserName matches records by the actor's username as recorded, also
-	// of users since deleted and of other tenants' operators; with UserID,
-	// either matches.
-	UserName     string
+	// User is a user id, or a username as recorded: the latter also finds
+	// the records of users since deleted and of other tenants' operators.
+	User         string
 	ResourceType string
 	From, To     time.Time // To is exclusive; zero means open
 	Limit        int
@@ -143,6 +145,22 @@ type Filter struct {
 
 // Query returns one page of a tenant's audit records, newest first.
 func (l *Log) Query(ctx context.Context, tenantID string, f Filter) ([]*kanri.AuditLog, string, error) {
+	return l.query(ctx, tenantID, l.where(ctx, tenantID, f), f.Limit, f.Continuation)
+}
+
+func (l *Log) query(ctx context.Context, tenantID string, where []docstore.Filter, limit int, continuation string) ([]*kanri.AuditLog, string, error) {
+	if limit == 0 {
+		limit = 50
+	}
+	return l.store.Tenant(tenantID).AuditLogs().Query(ctx, docstore.Query{
+		Where: where, OrderBy: "timestamp", Desc: true, Limit: limit, Continuation: continuation,
+	})
+}
+
+// where returns the store filters of f. A username is also looked up as
+// the id of the tenant's user of that name, so that records written before
+// a rename of the account are found too.
+func (l *Log) where(ctx context.Context, tenantID string, f Filter) []docstore.Filter {
 	var where []docstore.Filter
 	switch {
 	case f.Action == "":
@@ -151,13 +169,16 @@ func (l *Log) Query(ctx context.Context, tenantID string, f Filter) ([]*kanri.Au
 	default:
 		where = append(where, docstore.Eq("action", f.Action))
 	}
-	switch {
-	case f.UserID != "" && f.UserName != "":
-		where = append(where, docstore.Or(docstore.Eq("userId", f.UserID), docstore.Eq("userName", f.UserName)))
-	case f.UserID != "":
-		where = append(where, docstore.Eq("userId", f.UserID))
-	case f.UserName != "":
-		where = append(where, docstore.Eq("userName", f.UserName))
+	switch user := strings.TrimSpace(f.User); {
+	case user == "":
+	case strings.HasPrefix(user, "user_"):
+		where = append(where, docstore.Or(docstore.Eq("userId", user), docstore.Eq("userName", user)))
+	default:
+		byName := docstore.Eq("userName", user)
+		if id, err := l.store.Tenant(tenantID).UserIDByUsername(ctx, user); err == nil {
+			byName = docstore.Or(docstore.Eq("userId", id), byName)
+		}
+		where = append(where, byName)
 	}
 	if f.ResourceType != "" {
 		where = append(where, docstore.Eq("resource.type", f.ResourceType))
@@ -168,11 +189,5 @@ func (l *Log) Query(ctx context.Context, tenantID string, f Filter) ([]*kanri.Au
 	if !f.To.IsZero() {
 		where = append(where, docstore.Lt("timestamp", kanri.FormatTime(f.To)))
 	}
-	limit := f.Limit
-	if limit == 0 {
-		limit = 50
-	}
-	return l.store.Tenant(tenantID).AuditLogs().Query(ctx, docstore.Query{
-		Where: where, OrderBy: "timestamp", Desc: true, Limit: limit, Continuation: f.Continuation,
-	})
+	return where
 }

@@ -20,9 +20,9 @@ func (l *Log) WriteCSV(ctx context.Context, w io.Writer, tenantID string, f Filt
 	if err := cw.Write(csvHeader); err != nil {
 		return err
 	}
-	f.Limit, f.Continuation = 1000, ""
+	where, continuation := l.where(ctx, tenantID, f), ""
 	for {
-		recs, next, err := l.Query(ctx, tenantID, f)
+		recs, next, err := l.query(ctx, tenantID, where, 1000, continuation)
 		if err != nil {
 			return err
 		}
@@ -38,7 +38,7 @@ func (l *Log) WriteCSV(ctx context.Context, w io.Writer, tenantID string, f Filt
 		if next == "" {
 			return nil
 		}
-		f.Continuation = next
+		continuation = next
 	}
 }
 

@@ -145,6 +145,7 @@ var messages = map[string]message{
 	"audit.empty":                        {"No audit records match.", "該当する監査ログはありません。"},
 	"audit.action_placeholder":           {"e.g. user.update or user.", "例: user.update または user."},
 	"stale.title":                        {"Someone else changed this after you opened it.", "開いた後に他のユーザーが変更しました。"},
+	"stale.action":                       {"Someone else changed this after you opened it, so nothing was done. Check its state now and try again.", "開いた後に他のユーザーが変更したため、何も行いませんでした。現在の状態を確認してからもう一度お試しください。"},
 	"stale.body":                         {"Your input is kept below. The stored values now are:", "入力内容は下に残っています。現在保存されている値:"},
 	"stale.resubmit":                     {"Saving again will replace the stored values with yours.", "もう一度保存すると、あなたの入力で上書きされます。"},
 	"error.title":                        {"Error", "エラー"},

@@ -81,3 +81,20 @@ func (m *Message) TTLField() (*int, int) { return &m.TTL, TTLMessage }
 
 // TTLField implements Expiring.
 func (h *BackupHistory) TTLField() (*int, int) { return &h.TTL, TTLBackupHistory }
+
+// Seen is what a person saw of a document when they asked for a change: its
+// ETag, and its state as far as the change depends on it. The change is
+// stale when the document moved past the ETag and that state changed too;
+// other changes of the document (the bookkeeping of a sign-in, a user count)
+// do not stand in its way.
+type Seen struct {
+	ETag  string
+	State string
+}
+
+// Stale reports whether a document now at etag, in state, changed since it
+// was seen in a way the change depends on. Without an ETag nothing is
+// checked; without a State any change is stale.
+func (s Seen) Stale(etag, state string) bool {
+	return s.ETag != "" && s.ETag != etag && (s.State == "" || s.State != state)
+}

@@ -83,6 +83,9 @@ type TenantListing struct {
 	MaxUsers     int    `json:"maxUsers"`
 	CreatedAt    Time   `json:"createdAt"`
 	UpdatedAt    Time   `json:"updatedAt"`
+	// TenantETag is the ETag of the tenant document this entry was made
+	// from, so that actions on the list are checked against what it shows.
+	TenantETag string `json:"tenantEtag,omitempty"`
 }
 
 // TenantName reserves a tenant name among the tenants that are not

@@ -3,6 +3,7 @@ package kanri
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -49,6 +50,12 @@ func (u *User) Status(now time.Time) string {
 		return UserLocked
 	}
 	return UserActive
+}
+
+// State is the part of the user that the account actions (deactivate,
+// reactivate, unlock, delete) depend on, for Seen.
+func (u *User) State() string {
+	return fmt.Sprintf("active=%t locked=%t deleted=%t", u.IsActive, !u.Security.LockedUntil.IsZero(), !u.DeletedAt.IsZero())
 }
 
 // Locked reports whether the user is locked out at now.

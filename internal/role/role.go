@@ -115,21 +115,38 @@ func (s *Service) Holders(ctx context.Context, tenantID, serviceID, roleName str
 	})
 }
 
+// HolderUsers returns the users who hold one role of one service in a
+// tenant, by username.
+func (s *Service) HolderUsers(ctx context.Context, tenantID, serviceID, roleName string) ([]*kanri.User, error) {
+	holders, err := s.Holders(ctx, tenantID, serviceID, roleName)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(holders))
+	for i, h := range holders {
+		ids[i] = h.UserID
+	}
+	return s.Store.Tenant(tenantID).Users().ByIDs(ctx, ids, "username")
+}
+
 // Grant is a request to give a user a role.
 type Grant struct {
 	Tenant    *kanri.Tenant
 	UserID    string
 	ServiceID string
 	RoleName  string
-	// ByGlobalAdmin says the grantor is a global administrator, the only
-	// one who may grant or remove 全体管理者.
-	ByGlobalAdmin bool
 }
 
 // Assign gives a user a role. Assigning a role the user already has
 // returns the existing assignment with created false.
 func (s *Service) Assign(ctx context.Context, g Grant) (ra *kanri.RoleAssignment, created bool, err error) {
-	d, err := s.check(ctx, g)
+	return s.assign(ctx, g, false)
+}
+
+// assign is Assign; trusted skips the rules about who may grant
+// 全体管理者, for the grants Kanri makes itself (GrantInitial).
+func (s *Service) assign(ctx context.Context, g Grant, trusted bool) (ra *kanri.RoleAssignment, created bool, err error) {
+	d, err := s.check(ctx, g, trusted)
 	if err != nil {
 		return nil, false, err
 	}
@@ -154,7 +171,7 @@ func (s *Service) Assign(ctx context.Context, g Grant) (ra *kanri.RoleAssignment
 // administrator of a tenant. Removing a role the user does not have is not
 // an error.
 func (s *Service) Remove(ctx context.Context, g Grant) error {
-	d, err := s.check(ctx, g)
+	d, err := s.check(ctx, g, false)
 	if err != nil {
 		return err
 	}
@@ -182,8 +199,8 @@ func (s *Service) Remove(ctx context.Context, g Grant) error {
 }
 
 // check validates a grant: a known role, the user in the tenant, and the
-// rules for 全体管理者.
-func (s *Service) check(ctx context.Context, g Grant) (Definition, error) {
+// rules for 全体管理者 (unless trusted: a grant Kanri makes itself).
+func (s *Service) check(ctx context.Context, g Grant, trusted bool) (Definition, error) {
 	d, ok := Find(g.ServiceID, g.RoleName)
 	if !ok {
 		return Definition{}, kanri.Invalid(kanri.Fields{"role": "validation.role"})
@@ -191,7 +208,7 @@ func (s *Service) check(ctx context.Context, g Grant) (Definition, error) {
 	if d.PrivilegedOnly() && !g.Tenant.IsPrivileged {
 		return Definition{}, kanri.E(kanri.EFORBIDDEN, "error.global_admin_privileged_only")
 	}
-	if d.PrivilegedOnly() && !g.ByGlobalAdmin {
+	if d.PrivilegedOnly() && !trusted && !audit.ActorFrom(ctx).GlobalAdmin {
 		return Definition{}, kanri.E(kanri.EFORBIDDEN, "error.global_admin_only")
 	}
 	u, err := s.Store.Tenant(g.Tenant.ID).Users().Get(ctx, g.UserID)
@@ -201,7 +218,30 @@ func (s *Service) check(ctx context.Context, g Grant) (Definition, error) {
 	if !u.DeletedAt.IsZero() {
 		return Definition{}, kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
+	if !trusted {
+		if err := s.CheckChange(ctx, g.Tenant.ID, g.UserID); err != nil {
+			return Definition{}, err
+		}
+	}
 	return d, nil
+}
+
+// CheckChange reports EFORBIDDEN when the actor of ctx may not change the
+// user: only a global administrator may change a global administrator
+// (their profile, password, status or roles), so that nobody takes over a
+// higher account.
+func (s *Service) CheckChange(ctx context.Context, tenantID, userID string) error {
+	if tenantID != kanri.PrivilegedTenantID || audit.ActorFrom(ctx).GlobalAdmin {
+		return nil
+	}
+	access, err := s.access(ctx, tenantID, userID)
+	if err != nil {
+		return err
+	}
+	if access.GlobalAdmin {
+		return kanri.E(kanri.EFORBIDDEN, "error.global_admin_only")
+	}
+	return nil
 }
 
 // Demote applies ops, a change in the tenant's auth partition that may take
@@ -313,7 +353,7 @@ func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID stri
 		name = GlobalAdmin
 	}
 	for _, svc := range catalog {
-		if _, _, err := s.Assign(ctx, Grant{Tenant: t, UserID: userID, ServiceID: svc.ID, RoleName: name, ByGlobalAdmin: true}); err != nil {
+		if _, _, err := s.assign(ctx, Grant{Tenant: t, UserID: userID, ServiceID: svc.ID, RoleName: name}, true); err != nil {
 			return err
 		}
 	}
@@ -339,15 +379,38 @@ func (s *Service) HasGlobalAdmin(ctx context.Context) (bool, error) {
 	return len(hs) > 0, err
 }
 
+// Access is what a user may do: their permissions, and whether they are a
+// global administrator (全体管理者 in the operator's tenant), who acts in
+// every tenant.
+type Access struct {
+	Perms       Set
+	GlobalAdmin bool
+}
+
+// AccessOf returns what a user of a tenant may do, from one read of their
+// role assignments.
+func (s *Service) AccessOf(ctx context.Context, t *kanri.Tenant, userID string) (Access, error) {
+	return s.access(ctx, t.ID, userID)
+}
+
+func (s *Service) access(ctx context.Context, tenantID, userID string) (Access, error) {
+	ras, err := s.ForUser(ctx, tenantID, userID)
+	if err != nil {
+		return Access{}, err
+	}
+	return Access{
+		Perms: Effective(ras),
+		GlobalAdmin: tenantID == kanri.PrivilegedTenantID &&
+			slices.ContainsFunc(ras, func(a *kanri.RoleAssignment) bool { return a.RoleName == GlobalAdmin }),
+	}, nil
+}
+
 // IsGlobalAdmin reports whether a user holds 全体管理者 (of any service) in
 // the operator's tenant.
 func (s *Service) IsGlobalAdmin(ctx context.Context, t *kanri.Tenant, userID string) (bool, error) {
 	if !t.IsPrivileged {
 		return false, nil
 	}
-	ras, err := s.ForUser(ctx, t.ID, userID)
-	if err != nil {
-		return false, err
-	}
-	return slices.ContainsFunc(ras, func(a *kanri.RoleAssignment) bool { return a.RoleName == GlobalAdmin }), nil
+	a, err := s.access(ctx, t.ID, userID)
+	return a.GlobalAdmin, err
 }

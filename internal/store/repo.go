@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
@@ -134,6 +135,24 @@ func (r *Repo[E, P]) All(ctx context.Context, q docstore.Query) ([]P, error) {
 		}
 		q.Continuation = next
 	}
+}
+
+// ByIDs returns the documents with the given ids that exist, ordered by
+// orderBy: one query per 100 ids rather than one read per document.
+func (r *Repo[E, P]) ByIDs(ctx context.Context, ids []string, orderBy string) ([]P, error) {
+	var out []P
+	for chunk := range slices.Chunk(ids, 100) {
+		vals := make([]any, len(chunk))
+		for i, id := range chunk {
+			vals[i] = id
+		}
+		docs, err := r.All(ctx, docstore.Query{Where: []docstore.Filter{docstore.In("id", vals...)}, OrderBy: orderBy})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, docs...)
+	}
+	return out, nil
 }
 
 // Op returns a batch operation that writes doc, for Batch.

@@ -69,6 +69,22 @@ func (t Tenant) Users() *Repo[kanri.User, *kanri.User] {
 	return newRepo[kanri.User](t.s, docstore.Auth, t.id, kanri.TypeUser)
 }
 
+// Usernames returns the reservations that keep the tenant's usernames
+// unique, with ids from kanri.UsernameID.
+func (t Tenant) Usernames() *Repo[kanri.Username, *kanri.Username] {
+	return newRepo[kanri.Username](t.s, docstore.Auth, t.id, kanri.TypeUsername)
+}
+
+// UserIDByUsername returns the id of the tenant's user with the given
+// username, by a point read of its reservation.
+func (t Tenant) UserIDByUsername(ctx context.Context, username string) (string, error) {
+	r, err := t.Usernames().Get(ctx, kanri.UsernameID(username))
+	if err != nil {
+		return "", err
+	}
+	return r.UserID, nil
+}
+
 // RoleAssignments returns the tenant's role assignments.
 func (t Tenant) RoleAssignments() *Repo[kanri.RoleAssignment, *kanri.RoleAssignment] {
 	return newRepo[kanri.RoleAssignment](t.s, docstore.Auth, t.id, kanri.TypeRoleAssignment)

@@ -163,8 +163,8 @@ func (s *Service) reserve(ctx context.Context, r *kanri.TenantName) error {
 }
 
 // Update changes a tenant's editable fields. The edit is stale (ESTALE)
-// when the tenant is no longer at etag and the fields the form edits changed
-// since it was opened: base holds their values then (nil: any change is a
+// when the tenant is no longer at etag (if one is given) and the fields the
+// form edits changed since it was opened: base holds their values then (nil: any change is a
 // conflict). Other changes, such as userCount moving as users come and go,
 // do not make it stale.
 func (s *Service) Update(ctx context.Context, id, etag string, base *kanri.TenantInput, in kanri.TenantInput) (*kanri.Tenant, error) {
@@ -172,11 +172,11 @@ func (s *Service) Update(ctx context.Context, id, etag string, base *kanri.Tenan
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
-		t, err := s.changeable(ctx, id, "")
+		t, err := s.Changeable(ctx, id, kanri.Seen{})
 		if err != nil {
 			return nil, err
 		}
-		if etag != t.ETag && (base == nil || Editable(t) != *base) {
+		if etag != "" && etag != t.ETag && (base == nil || InputOf(t) != *base) {
 			return nil, kanri.Stale()
 		}
 		if in.MaxUsers < t.UserCount {
@@ -197,8 +197,9 @@ func (s *Service) Update(ctx context.Context, id, etag string, base *kanri.Tenan
 	}
 }
 
-// Editable returns the fields of t that the edit form changes.
-func Editable(t *kanri.Tenant) kanri.TenantInput {
+// InputOf returns the fields of t that the edit form changes, as the form
+// starts with them.
+func InputOf(t *kanri.Tenant) kanri.TenantInput {
 	return kanri.TenantInput{
 		Name: t.Name, DisplayName: t.DisplayName, Plan: t.Plan, MaxUsers: t.MaxUsers,
 		Industry: t.Metadata.Industry, Country: t.Metadata.Country,
@@ -206,66 +207,91 @@ func Editable(t *kanri.Tenant) kanri.TenantInput {
 }
 
 // SetStatus suspends (active → suspended) or reactivates (suspended →
-// active) a tenant.
-func (s *Service) SetStatus(ctx context.Context, id, etag, status string) (*kanri.Tenant, error) {
-	t, err := s.changeable(ctx, id, etag)
-	if err != nil {
-		return nil, err
-	}
-	action := "tenant.suspend"
-	switch {
-	case status == kanri.TenantSuspended && t.Status == kanri.TenantActive:
-	case status == kanri.TenantActive && t.Status == kanri.TenantSuspended:
-		action = "tenant.reactivate"
-	default:
-		return nil, kanri.E(kanri.ECONFLICT, "error.tenant_transition")
-	}
-	before := map[string]any{"status": t.Status}
-	t.Status = status
-	if err := s.save(ctx, t); err != nil {
-		return nil, err
-	}
-	s.record(ctx, t, action, before, map[string]any{"status": t.Status})
-	return t, nil
+// active) a tenant as seen.
+func (s *Service) SetStatus(ctx context.Context, id string, seen kanri.Seen, status string) (*kanri.Tenant, error) {
+	return s.act(ctx, id, seen, func(t *kanri.Tenant) (string, error) {
+		switch {
+		case status == kanri.TenantSuspended && t.Status == kanri.TenantActive:
+			t.Status = status
+			return "tenant.suspend", nil
+		case status == kanri.TenantActive && t.Status == kanri.TenantSuspended:
+			t.Status = status
+			return "tenant.reactivate", nil
+		}
+		return "", kanri.E(kanri.ECONFLICT, "error.tenant_transition")
+	})
 }
 
-// Delete soft-deletes a tenant (spec §10.2). It is refused while the
-// tenant has users or active service assignments (spec §9.2). The name
+// Delete soft-deletes a tenant as seen (spec §10.2). It is refused while
+// the tenant has users or active service assignments (spec §9.2). The name
 // becomes free for a new tenant.
-func (s *Service) Delete(ctx context.Context, id, etag string) (*kanri.Tenant, error) {
-	t, err := s.changeable(ctx, id, etag)
+func (s *Service) Delete(ctx context.Context, id string, seen kanri.Seen) (*kanri.Tenant, error) {
+	t, err := s.act(ctx, id, seen, func(t *kanri.Tenant) (string, error) {
+		if err := s.checkEmpty(ctx, t.ID); err != nil {
+			return "", err
+		}
+		t.Status, t.DeletedAt, t.DeletedBy = kanri.TenantDeleted, kanri.NewTime(s.Now()), audit.ActorFrom(ctx).UserID
+		return "tenant.delete", nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	ten := s.Store.Tenant(t.ID)
-	users, _, err := ten.Users().Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("isActive", true)}, Limit: 1})
-	if err != nil {
-		return nil, err
-	}
-	if len(users) > 0 {
-		return nil, kanri.E(kanri.ECONFLICT, "error.tenant_has_users")
-	}
-	assignments, _, err := ten.ServiceAssignments().Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("status", kanri.AssignmentActive)}, Limit: 1})
-	if err != nil {
-		return nil, err
-	}
-	if len(assignments) > 0 {
-		return nil, kanri.E(kanri.ECONFLICT, "error.tenant_has_assignments")
-	}
-	actor := audit.ActorFrom(ctx)
-	before := map[string]any{"status": t.Status}
-	t.Status, t.DeletedAt, t.DeletedBy = kanri.TenantDeleted, kanri.NewTime(s.Now()), actor.UserID
-	if err := s.save(ctx, t); err != nil {
 		return nil, err
 	}
 	s.release(ctx, kanri.TenantNameID(t.Name), t.ID)
-	s.record(ctx, t, "tenant.delete", before, map[string]any{"status": t.Status})
 	return t, nil
 }
 
-// changeable returns the tenant if the operator may change it: not the
-// operator's own, not deleted, and still at etag when one is given.
-func (s *Service) changeable(ctx context.Context, id, etag string) (*kanri.Tenant, error) {
+// checkEmpty refuses (ECONFLICT) to delete a tenant that still has active
+// users or active service assignments.
+func (s *Service) checkEmpty(ctx context.Context, id string) error {
+	ten := s.Store.Tenant(id)
+	users, _, err := ten.Users().Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("isActive", true)}, Limit: 1})
+	if err != nil {
+		return err
+	}
+	if len(users) > 0 {
+		return kanri.E(kanri.ECONFLICT, "error.tenant_has_users")
+	}
+	assignments, _, err := ten.ServiceAssignments().Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("status", kanri.AssignmentActive)}, Limit: 1})
+	if err != nil {
+		return err
+	}
+	if len(assignments) > 0 {
+		return kanri.E(kanri.ECONFLICT, "error.tenant_has_assignments")
+	}
+	return nil
+}
+
+// act applies an action to the tenant as seen and records it: fn changes
+// the tenant and names the action. A write that loses a race with another
+// (a user count moving, say) is made again on the newer version, whose
+// status fn checks again.
+func (s *Service) act(ctx context.Context, id string, seen kanri.Seen, fn func(*kanri.Tenant) (string, error)) (*kanri.Tenant, error) {
+	for range 10 {
+		t, err := s.Changeable(ctx, id, seen)
+		if err != nil {
+			return nil, err
+		}
+		before := map[string]any{"status": t.Status}
+		action, err := fn(t)
+		if err != nil {
+			return nil, err
+		}
+		err = s.save(ctx, t)
+		if kanri.IsCode(err, kanri.ESTALE) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.record(ctx, t, action, before, map[string]any{"status": t.Status})
+		return t, nil
+	}
+	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+}
+
+// Changeable returns the tenant if the operator may change it: not the
+// operator's own, not deleted, and not changed in status since seen.
+func (s *Service) Changeable(ctx context.Context, id string, seen kanri.Seen) (*kanri.Tenant, error) {
 	t, err := s.Get(ctx, id)
 	switch {
 	case err != nil:
@@ -274,7 +300,7 @@ func (s *Service) changeable(ctx context.Context, id, etag string) (*kanri.Tenan
 		return nil, kanri.E(kanri.EFORBIDDEN, "error.privileged_readonly")
 	case t.Status == kanri.TenantDeleted:
 		return nil, kanri.E(kanri.ECONFLICT, "error.tenant_deleted")
-	case etag != "" && etag != t.ETag:
+	case seen.Stale(t.ETag, t.Status):
 		return nil, kanri.Stale()
 	}
 	return t, nil
@@ -348,6 +374,7 @@ func (s *Service) syncListing(ctx context.Context, t *kanri.Tenant) {
 		Name: t.Name, NameLower: strings.ToLower(t.Name), DisplayName: t.DisplayName,
 		IsPrivileged: t.IsPrivileged, Status: t.Status, Plan: t.Plan,
 		UserCount: t.UserCount, MaxUsers: t.MaxUsers, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		TenantETag: t.ETag,
 	}
 	if err := listings(s.system()).Upsert(ctx, l); err != nil {
 		s.Logger.Error("tenant index out of date", "tenant", t.ID, "err", err)

@@ -26,6 +26,10 @@ type Roles interface {
 	// as one batch in the tenant's auth partition, refusing to leave the
 	// tenant without an active administrator.
 	Demote(ctx context.Context, tenantID, userID string, ops []docstore.Op) ([]docstore.Result, error)
+	// CheckChange refuses (EFORBIDDEN) a change of the user that the actor
+	// of ctx may not make: only a global administrator changes a global
+	// administrator.
+	CheckChange(ctx context.Context, tenantID, userID string) error
 }
 
 // Service manages users.
@@ -177,7 +181,7 @@ func notDeleted() docstore.Filter {
 func (s *Service) insert(ctx context.Context, tenantID string, u *kanri.User) error {
 	ten := s.Store.Tenant(tenantID)
 	res := &kanri.Username{Doc: kanri.Doc{ID: kanri.UsernameID(u.Username)}, UserID: u.ID}
-	resOp, err := store.Of[kanri.Username](ten, docstore.Auth, kanri.TypeUsername).Op(docstore.OpCreate, res)
+	resOp, err := ten.Usernames().Op(docstore.OpCreate, res)
 	if err != nil {
 		return err
 	}
@@ -198,16 +202,16 @@ func (s *Service) insert(ctx context.Context, tenantID string, u *kanri.User) er
 
 // Update changes a user's e-mail and display name.
 //
-// The edit is stale (ESTALE) when the user is no longer at etag and the
-// fields the form edits changed since it was opened: base holds their
-// values then (nil: any change is a conflict). Other changes, such as the
-// bookkeeping of a sign-in, do not make the edit stale.
+// The edit is stale (ESTALE) when the user is no longer at etag (if one is
+// given) and the fields the form edits changed since it was opened: base
+// holds their values then (nil: any change is a conflict). Other changes,
+// such as the bookkeeping of a sign-in, do not make the edit stale.
 func (s *Service) Update(ctx context.Context, tenantID, id, etag string, base *kanri.UserInput, in kanri.UserInput) (*kanri.User, error) {
 	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
-	return s.change(ctx, tenantID, id, "", "user.update", func(u *kanri.User) error {
-		if etag != u.ETag && (base == nil || u.Email != base.Email || u.DisplayName != base.DisplayName) {
+	return s.change(ctx, tenantID, id, kanri.Seen{}, "user.update", func(u *kanri.User) error {
+		if etag != "" && etag != u.ETag && (base == nil || u.Email != base.Email || u.DisplayName != base.DisplayName) {
 			return kanri.Stale()
 		}
 		u.Email, u.DisplayName = in.Email, in.DisplayName
@@ -215,14 +219,14 @@ func (s *Service) Update(ctx context.Context, tenantID, id, etag string, base *k
 	})
 }
 
-// SetActive deactivates or reactivates a user. Nobody can deactivate
-// themselves.
-func (s *Service) SetActive(ctx context.Context, tenantID, id, etag string, active bool) (*kanri.User, error) {
+// SetActive deactivates or reactivates a user as seen. Nobody can
+// deactivate themselves.
+func (s *Service) SetActive(ctx context.Context, tenantID, id string, seen kanri.Seen, active bool) (*kanri.User, error) {
 	action := "user.deactivate"
 	if active {
 		action = "user.reactivate"
 	}
-	return s.changeWith(ctx, tenantID, id, etag, action, !active, func(u *kanri.User) error {
+	return s.changeWith(ctx, tenantID, id, seen, action, !active, func(u *kanri.User) error {
 		if !active && u.ID == audit.ActorFrom(ctx).UserID {
 			return kanri.E(kanri.EFORBIDDEN, "error.self_deactivate")
 		}
@@ -232,8 +236,8 @@ func (s *Service) SetActive(ctx context.Context, tenantID, id, etag string, acti
 }
 
 // Unlock clears a user's lockout and failed sign-ins.
-func (s *Service) Unlock(ctx context.Context, tenantID, id, etag string) (*kanri.User, error) {
-	return s.change(ctx, tenantID, id, etag, "user.unlock", func(u *kanri.User) error {
+func (s *Service) Unlock(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
+	return s.change(ctx, tenantID, id, seen, "user.unlock", func(u *kanri.User) error {
 		u.Security.FailedLoginAttempts, u.Security.LockedUntil = 0, kanri.Time{}
 		return nil
 	})
@@ -241,12 +245,12 @@ func (s *Service) Unlock(ctx context.Context, tenantID, id, etag string) (*kanri
 
 // ResetPassword sets a new password chosen by an administrator, and clears
 // the lockout.
-func (s *Service) ResetPassword(ctx context.Context, tenantID, id, etag, password string) (*kanri.User, error) {
+func (s *Service) ResetPassword(ctx context.Context, tenantID, id string, seen kanri.Seen, password string) (*kanri.User, error) {
 	hash, err := s.hasher.Hash(password)
 	if err != nil {
 		return nil, err
 	}
-	return s.change(ctx, tenantID, id, etag, "user.password_reset", func(u *kanri.User) error {
+	return s.change(ctx, tenantID, id, seen, "user.password_reset", func(u *kanri.User) error {
 		u.PasswordHash = hash
 		u.Security.LastPasswordChangeAt = kanri.NewTime(s.Now())
 		u.Security.SessionsValidAfter = u.Security.LastPasswordChangeAt // sessions end
@@ -257,22 +261,31 @@ func (s *Service) ResetPassword(ctx context.Context, tenantID, id, etag, passwor
 
 // Delete soft-deletes a user: inactive, marked deleted, username freed and
 // role assignments removed (spec §2.2.5). Nobody can delete themselves.
-func (s *Service) Delete(ctx context.Context, tenantID, id, etag string) (*kanri.User, error) {
-	for attempt := 0; ; attempt++ {
-		u, err := s.deleteOnce(ctx, tenantID, id, etag)
-		if etag == "" && errors.Is(err, errLostRace) && attempt < 10 {
-			continue // a sign-in wrote the user meanwhile; delete the newer version
-		}
-		if kanri.IsCode(err, kanri.ESTALE) {
-			return nil, kanri.Stale()
-		}
-		return u, err
-	}
+func (s *Service) Delete(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
+	return retry(func() (*kanri.User, error) { return s.deleteOnce(ctx, tenantID, id, seen) })
 }
 
+// retry runs one attempt of a change again while it loses races with other
+// writes (a sign-in, say): each attempt reads the newer version and checks
+// again what the change depends on.
+func retry(attempt func() (*kanri.User, error)) (*kanri.User, error) {
+	for range 10 {
+		u, err := attempt()
+		if !errors.Is(err, errLostRace) {
+			return u, err
+		}
+	}
+	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+}
+
+// errLostRace is an attempt's report of a write that another write beat,
+// as opposed to a stale change (kanri.ESTALE), which is the person's to
+// resolve.
+var errLostRace = errors.New("user: lost a race with another write")
+
 // deleteOnce is one attempt of Delete.
-func (s *Service) deleteOnce(ctx context.Context, tenantID, id, etag string) (*kanri.User, error) {
-	u, err := s.live(ctx, tenantID, id, etag)
+func (s *Service) deleteOnce(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
+	u, err := s.changeable(ctx, tenantID, id, seen)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +302,7 @@ func (s *Service) deleteOnce(ctx context.Context, tenantID, id, etag string) (*k
 		return nil, err
 	}
 	ops := []docstore.Op{userOp}
-	names := store.Of[kanri.Username](ten, docstore.Auth, kanri.TypeUsername)
+	names := ten.Usernames()
 	if r, err := names.Get(ctx, kanri.UsernameID(u.Username)); err == nil && r.UserID == u.ID {
 		ops = append(ops, docstore.Op{Kind: docstore.OpDelete, ID: r.ID, IfMatch: r.ETag})
 	}
@@ -330,50 +343,39 @@ func (s *Service) removeRoleAssignments(ctx context.Context, ten store.Tenant, u
 	return n, nil
 }
 
-// live returns a user that is not deleted and still at etag, when one is
-// given.
-func (s *Service) live(ctx context.Context, tenantID, id, etag string) (*kanri.User, error) {
+// changeable returns a user that is not deleted, that the actor may
+// change, and that has not changed since seen.
+func (s *Service) changeable(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
 	u, err := s.Get(ctx, tenantID, id)
 	switch {
 	case err != nil:
 		return nil, err
 	case !u.DeletedAt.IsZero():
 		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
-	case etag != "" && etag != u.ETag:
+	}
+	if err := s.roles.CheckChange(ctx, tenantID, u.ID); err != nil {
+		return nil, err
+	}
+	if seen.Stale(u.ETag, u.State()) {
 		return nil, kanri.Stale()
 	}
 	return u, nil
 }
 
-// change applies fn to the user at etag, saves it and records action.
-func (s *Service) change(ctx context.Context, tenantID, id, etag, action string, fn func(*kanri.User) error) (*kanri.User, error) {
-	return s.changeWith(ctx, tenantID, id, etag, action, false, fn)
+// change applies fn to the user as seen, saves it and records action.
+func (s *Service) change(ctx context.Context, tenantID, id string, seen kanri.Seen, action string, fn func(*kanri.User) error) (*kanri.User, error) {
+	return s.changeWith(ctx, tenantID, id, seen, action, false, fn)
 }
 
 // changeWith is change for a change that may take away the user's
 // administration (demotes), which goes through the role service's guard.
-func (s *Service) changeWith(ctx context.Context, tenantID, id, etag, action string, demotes bool, fn func(*kanri.User) error) (*kanri.User, error) {
-	for attempt := 0; ; attempt++ {
-		u, err := s.changeOnce(ctx, tenantID, id, etag, action, demotes, fn)
-		// Without a version to keep to, a write that lost a race is simply
-		// made again on the newer version (fn checks what matters).
-		if etag == "" && errors.Is(err, errLostRace) && attempt < 10 {
-			continue
-		}
-		if kanri.IsCode(err, kanri.ESTALE) {
-			return nil, kanri.Stale()
-		}
-		return u, err
-	}
+func (s *Service) changeWith(ctx context.Context, tenantID, id string, seen kanri.Seen, action string, demotes bool, fn func(*kanri.User) error) (*kanri.User, error) {
+	return retry(func() (*kanri.User, error) { return s.changeOnce(ctx, tenantID, id, seen, action, demotes, fn) })
 }
 
-// errLostRace is changeOnce's report of a write that another write beat,
-// as opposed to a stale edit that fn found.
-var errLostRace = kanri.E(kanri.ESTALE, "stale.title")
-
 // changeOnce is one attempt of changeWith.
-func (s *Service) changeOnce(ctx context.Context, tenantID, id, etag, action string, demotes bool, fn func(*kanri.User) error) (*kanri.User, error) {
-	u, err := s.live(ctx, tenantID, id, etag)
+func (s *Service) changeOnce(ctx context.Context, tenantID, id string, seen kanri.Seen, action string, demotes bool, fn func(*kanri.User) error) (*kanri.User, error) {
+	u, err := s.changeable(ctx, tenantID, id, seen)
 	if err != nil {
 		return nil, err
 	}
@@ -412,6 +414,12 @@ func (s *Service) record(ctx context.Context, tenantID string, u *kanri.User, ac
 	})
 }
 
+// InputOf returns the fields of u that the edit form changes, as the form
+// starts with them.
+func InputOf(u *kanri.User) kanri.UserInput {
+	return kanri.UserInput{Email: u.Email, DisplayName: u.DisplayName}
+}
+
 // userFields are the audited fields of a user: never the password hash.
 func userFields(u *kanri.User) map[string]any {
 	return map[string]any{
@@ -422,32 +430,7 @@ func userFields(u *kanri.User) map[string]any {
 }
 
 // IDByUsername returns the id of the tenant's user with the given
-// username, by a point read of its reservation.
+// username.
 func (s *Service) IDByUsername(ctx context.Context, tenantID, username string) (string, error) {
-	r, err := store.Of[kanri.Username](s.Store.Tenant(tenantID), docstore.Auth, kanri.TypeUsername).Get(ctx, kanri.UsernameID(username))
-	if err != nil {
-		return "", err
-	}
-	return r.UserID, nil
-}
-
-// ByIDs returns the tenant's users with the given ids, in pages of 100 ids
-// per query rather than one read per user.
-func (s *Service) ByIDs(ctx context.Context, tenantID string, ids []string) ([]*kanri.User, error) {
-	var out []*kanri.User
-	for start := 0; start < len(ids); start += 100 {
-		chunk := ids[start:min(start+100, len(ids))]
-		vals := make([]any, len(chunk))
-		for i, id := range chunk {
-			vals[i] = id
-		}
-		users, err := s.Store.Tenant(tenantID).Users().All(ctx, docstore.Query{
-			Where: []docstore.Filter{docstore.In("id", vals...)}, OrderBy: "username",
-		})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, users...)
-	}
-	return out, nil
+	return s.Store.Tenant(tenantID).UserIDByUsername(ctx, username)
 }

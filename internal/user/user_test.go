@@ -48,7 +48,7 @@ func setup(t *testing.T) *fixture {
 	roles := role.New(d)
 	f := &fixture{d: d, st: d.Store, tenants: ts, users: user.New(d, ts, roles, h), auth: auth.New(d, h), roles: roles, audit: d.Audit}
 	// The operator's staff act in these tests, unless a test says otherwise.
-	f.ctx = audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin@example.com", TenantID: kanri.PrivilegedTenantID, IPAddress: "127.0.0.1"})
+	f.ctx = audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin@example.com", TenantID: kanri.PrivilegedTenantID, IPAddress: "127.0.0.1", GlobalAdmin: true})
 	return f
 }
 
@@ -112,7 +112,7 @@ func TestUserCountStaysExactUnderConcurrency(t *testing.T) {
 	}
 	for _, u := range created[:6] {
 		wg.Go(func() {
-			if _, err := f.users.Delete(f.ctx, ten.ID, u.ID, ""); err != nil {
+			if _, err := f.users.Delete(f.ctx, ten.ID, u.ID, kanri.Seen{}); err != nil {
 				t.Errorf("delete: %v", err)
 			}
 		})
@@ -142,7 +142,7 @@ func TestUsernameIsUniqueAndFreedOnDelete(t *testing.T) {
 	if _, err := f.users.Create(f.ctx, other.ID, input("alice")); err != nil {
 		t.Errorf("same username in another tenant: %v", err)
 	}
-	if _, err := f.users.Delete(f.ctx, ten.ID, first.ID, first.ETag); err != nil {
+	if _, err := f.users.Delete(f.ctx, ten.ID, first.ID, kanri.Seen{ETag: first.ETag}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.users.Create(f.ctx, ten.ID, input("alice")); err != nil {
@@ -168,7 +168,7 @@ func TestDeleteRemovesRoleAssignments(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deleted, err := f.users.Delete(f.ctx, ten.ID, u.ID, u.ETag)
+	deleted, err := f.users.Delete(f.ctx, ten.ID, u.ID, kanri.Seen{ETag: u.ETag})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestSignInLocksAfterFiveFailures(t *testing.T) {
 	if len(recs) != 1 {
 		t.Errorf("lockout audit records: got %d, want 1", len(recs))
 	}
-	if _, err := f.users.Unlock(f.ctx, ten.ID, u.ID, ""); err != nil {
+	if _, err := f.users.Unlock(f.ctx, ten.ID, u.ID, kanri.Seen{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := f.auth.SignIn(f.ctx, "acme", "erin", password); err != nil {
@@ -254,11 +254,11 @@ func TestSignInGivesOneGenericError(t *testing.T) {
 	f := setup(t)
 	ten := f.tenant(t, "acme", 10)
 	inactive, _ := f.users.Create(f.ctx, ten.ID, input("frank"))
-	f.users.SetActive(f.ctx, ten.ID, inactive.ID, "", false)
+	f.users.SetActive(f.ctx, ten.ID, inactive.ID, kanri.Seen{}, false)
 	f.users.Create(f.ctx, ten.ID, input("gina"))
 	suspended := f.tenant(t, "initech", 10)
 	f.users.Create(f.ctx, suspended.ID, input("hank"))
-	f.tenants.SetStatus(f.ctx, suspended.ID, "", kanri.TenantSuspended)
+	f.tenants.SetStatus(f.ctx, suspended.ID, kanri.Seen{}, kanri.TenantSuspended)
 
 	tests := []struct{ name, tenant, user, pass string }{
 		{"unknown tenant", "nope", "gina", password},
@@ -308,14 +308,14 @@ func TestTenantNamesAreUniqueAndReusable(t *testing.T) {
 		t.Fatal(err)
 	}
 	u, _ := f.users.Create(f.ctx, ten.ID, input("ivan"))
-	if _, err := f.tenants.Delete(f.ctx, ten.ID, ""); !kanri.IsCode(err, kanri.ECONFLICT) {
+	if _, err := f.tenants.Delete(f.ctx, ten.ID, kanri.Seen{}); !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Fatalf("delete with an active user: got %v, want conflict", err)
 	}
 	// ivan, the tenant's only (so last) admin: the operator may deactivate him.
-	if _, err := f.users.SetActive(f.ctx, ten.ID, u.ID, "", false); err != nil {
+	if _, err := f.users.SetActive(f.ctx, ten.ID, u.ID, kanri.Seen{}, false); err != nil {
 		t.Fatalf("the operator deactivates the last admin: %v", err)
 	}
-	deleted, err := f.tenants.Delete(f.ctx, ten.ID, "")
+	deleted, err := f.tenants.Delete(f.ctx, ten.ID, kanri.Seen{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,10 +360,10 @@ func TestPrivilegedTenantIsProtectedAndBootstrapIsIdempotent(t *testing.T) {
 	if _, err := f.tenants.Update(f.ctx, p.ID, p.ETag, nil, kanri.TenantInput{DisplayName: "x", Plan: kanri.PlanFree, MaxUsers: 5}); !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("edit privileged: got %v", err)
 	}
-	if _, err := f.tenants.SetStatus(f.ctx, p.ID, "", kanri.TenantSuspended); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+	if _, err := f.tenants.SetStatus(f.ctx, p.ID, kanri.Seen{}, kanri.TenantSuspended); !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("suspend privileged: got %v", err)
 	}
-	if _, err := f.tenants.Delete(f.ctx, p.ID, ""); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+	if _, err := f.tenants.Delete(f.ctx, p.ID, kanri.Seen{}); !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("delete privileged: got %v", err)
 	}
 }
@@ -380,10 +380,10 @@ func TestNobodyRemovesTheLastAdmin(t *testing.T) {
 	if err := f.roles.Remove(ctx, g); !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Fatalf("remove the only admin role: got %v, want conflict", err)
 	}
-	if _, err := f.users.SetActive(ctx, ten.ID, owner.ID, "", false); !kanri.IsCode(err, kanri.ECONFLICT) {
+	if _, err := f.users.SetActive(ctx, ten.ID, owner.ID, kanri.Seen{}, false); !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Fatalf("deactivate the only admin: got %v, want conflict", err)
 	}
-	if _, err := f.users.Delete(ctx, ten.ID, owner.ID, ""); !kanri.IsCode(err, kanri.ECONFLICT) {
+	if _, err := f.users.Delete(ctx, ten.ID, owner.ID, kanri.Seen{}); !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Fatalf("delete the only admin: got %v, want conflict", err)
 	}
 	// With a second admin, the first can go.
@@ -399,7 +399,7 @@ func TestNobodyRemovesTheLastAdmin(t *testing.T) {
 		t.Fatalf("remove the first admin's role with another admin: %v", err)
 	}
 	// 全体管理者 is only for the operator's tenant, and only from a global admin.
-	_, _, err = f.roles.Assign(ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: role.AuthService, RoleName: role.GlobalAdmin, ByGlobalAdmin: true})
+	_, _, err = f.roles.Assign(ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: role.AuthService, RoleName: role.GlobalAdmin})
 	if !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("grant global admin in a customer tenant: got %v, want forbidden", err)
 	}
@@ -509,7 +509,7 @@ func TestConcurrentDemotionsLeaveAnAdmin(t *testing.T) {
 		wg.Go(func() {
 			f.roles.Remove(actA, role.Grant{Tenant: ten, UserID: b, ServiceID: role.AuthService, RoleName: role.Admin})
 		})
-		wg.Go(func() { f.users.SetActive(actB, ten.ID, a, "", false) })
+		wg.Go(func() { f.users.SetActive(actB, ten.ID, a, kanri.Seen{}, false) })
 		wg.Wait()
 		active := 0
 		for _, h := range mustHolders(t, f, ten.ID) {
@@ -543,8 +543,8 @@ func TestTheLastGlobalAdminStays(t *testing.T) {
 	root, _, _ := f.users.List(f.ctx, p.ID, user.ListFilter{Search: "root"})
 	op, _ := f.users.Create(f.ctx, p.ID, input("opadmin"))
 	f.roles.Assign(f.ctx, role.Grant{Tenant: p, UserID: op.ID, ServiceID: role.AuthService, RoleName: role.Admin})
-	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: op.ID, TenantID: p.ID})
-	err := f.roles.Remove(ctx, role.Grant{Tenant: p, UserID: root[0].ID, ServiceID: role.AuthService, RoleName: role.GlobalAdmin, ByGlobalAdmin: true})
+	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: op.ID, TenantID: p.ID, GlobalAdmin: true})
+	err := f.roles.Remove(ctx, role.Grant{Tenant: p, UserID: root[0].ID, ServiceID: role.AuthService, RoleName: role.GlobalAdmin})
 	if !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Errorf("remove the last global admin while a 管理者 exists: got %v, want conflict", err)
 	}
@@ -557,9 +557,9 @@ func TestBootstrapCompletesAHalfDoneStart(t *testing.T) {
 	// user exists (as the tenant's second, so no roles were granted).
 	f.users.Create(f.ctx, p.ID, input("placeholder"))
 	root, _ := f.users.Create(f.ctx, p.ID, kanri.UserInput{Username: "root@example.com", Email: "root@example.com", DisplayName: "Root", Password: password})
-	f.roles.Remove(f.ctx, role.Grant{Tenant: p, UserID: mustID(t, f, p.ID, "placeholder"), ServiceID: role.AuthService, RoleName: role.GlobalAdmin, ByGlobalAdmin: true})
+	f.roles.Remove(f.ctx, role.Grant{Tenant: p, UserID: mustID(t, f, p.ID, "placeholder"), ServiceID: role.AuthService, RoleName: role.GlobalAdmin})
 	for _, s := range role.Catalog() {
-		f.roles.Remove(f.ctx, role.Grant{Tenant: p, UserID: mustID(t, f, p.ID, "placeholder"), ServiceID: s.ID, RoleName: role.GlobalAdmin, ByGlobalAdmin: true})
+		f.roles.Remove(f.ctx, role.Grant{Tenant: p, UserID: mustID(t, f, p.ID, "placeholder"), ServiceID: s.ID, RoleName: role.GlobalAdmin})
 	}
 	if ok, _ := f.roles.HasGlobalAdmin(f.ctx); ok {
 		// The operator actor may remove the last global admin of a
@@ -615,7 +615,7 @@ func TestRecountRepairsUserCount(t *testing.T) {
 	ten := f.tenant(t, "acme", 10)
 	f.users.Create(f.ctx, ten.ID, input("a1"))
 	gone, _ := f.users.Create(f.ctx, ten.ID, input("a2"))
-	f.users.Delete(f.ctx, ten.ID, gone.ID, "")
+	f.users.Delete(f.ctx, ten.ID, gone.ID, kanri.Seen{})
 	// A crash left the count wrong.
 	cur, _ := f.tenants.Get(f.ctx, ten.ID)
 	cur.UserCount = 7
@@ -647,7 +647,7 @@ func TestSignInsDoNotMakeOpenEditsStale(t *testing.T) {
 	}
 	// The tenant form likewise survives userCount moving.
 	cur, _ := f.tenants.Get(f.ctx, ten.ID)
-	base := tenant.Editable(cur)
+	base := tenant.InputOf(cur)
 	f.users.Create(f.ctx, ten.ID, input("another"))
 	in := base
 	in.DisplayName = "Acme Renamed"
@@ -669,7 +669,7 @@ func TestResetDuringSignInWins(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, _, err := f.auth.SignIn(f.ctx, "acme", "gwen", password); done <- err }()
 	time.Sleep(60 * time.Millisecond) // inside the ~250 ms check
-	if _, err := f.users.ResetPassword(f.ctx, ten.ID, u.ID, "", "Reset-by-admin-1"); err != nil {
+	if _, err := f.users.ResetPassword(f.ctx, ten.ID, u.ID, kanri.Seen{}, "Reset-by-admin-1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != auth.ErrSignIn {

@@ -1,0 +1,234 @@
+package user_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/tenant"
+)
+
+// operator returns the operator's tenant with its global administrator
+// (root) and a 管理者 of every service who is not a global administrator
+// (op), and the context in which op acts.
+func operator(t *testing.T, f *fixture) (p *kanri.Tenant, root, op *kanri.User, opCtx context.Context) {
+	t.Helper()
+	if _, _, err := auth.Bootstrap(f.ctx, f.tenants, f.users, f.roles, "root@example.com", password); err != nil {
+		t.Fatal(err)
+	}
+	p, _ = f.tenants.Get(f.ctx, kanri.PrivilegedTenantID)
+	root, _ = f.users.Get(f.ctx, p.ID, mustID(t, f, p.ID, "root@example.com"))
+	op, err := f.users.Create(f.ctx, p.ID, input("opadmin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range role.Catalog() {
+		if _, _, err := f.roles.Assign(f.ctx, role.Grant{Tenant: p, UserID: op.ID, ServiceID: s.ID, RoleName: role.Admin}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p, root, op, audit.WithActor(t.Context(), audit.Actor{UserID: op.ID, UserName: op.Username, TenantID: p.ID})
+}
+
+func TestOnlyGlobalAdminsChangeGlobalAdmins(t *testing.T) {
+	f := setup(t)
+	p, root, _, opCtx := operator(t, f)
+	staff, err := f.users.Create(f.ctx, p.ID, input("staff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := []struct {
+		name string
+		do   func(ctx context.Context, id string) error
+	}{
+		{"edit", func(ctx context.Context, id string) error {
+			_, err := f.users.Update(ctx, p.ID, id, "", nil, kanri.UserInput{Email: "new@example.com", DisplayName: "New"})
+			return err
+		}},
+		{"reset password", func(ctx context.Context, id string) error {
+			_, err := f.users.ResetPassword(ctx, p.ID, id, kanri.Seen{}, "Another-pass-7")
+			return err
+		}},
+		{"unlock", func(ctx context.Context, id string) error {
+			_, err := f.users.Unlock(ctx, p.ID, id, kanri.Seen{})
+			return err
+		}},
+		{"assign a role", func(ctx context.Context, id string) error {
+			_, _, err := f.roles.Assign(ctx, role.Grant{Tenant: p, UserID: id, ServiceID: role.FileService, RoleName: role.Viewer})
+			return err
+		}},
+		{"remove a role", func(ctx context.Context, id string) error {
+			return f.roles.Remove(ctx, role.Grant{Tenant: p, UserID: id, ServiceID: role.AuthService, RoleName: role.GlobalAdmin})
+		}},
+		{"deactivate", func(ctx context.Context, id string) error {
+			_, err := f.users.SetActive(ctx, p.ID, id, kanri.Seen{}, false)
+			return err
+		}},
+		{"delete", func(ctx context.Context, id string) error {
+			_, err := f.users.Delete(ctx, p.ID, id, kanri.Seen{})
+			return err
+		}},
+	}
+	for _, tt := range changes {
+		err := tt.do(opCtx, root.ID)
+		if key, _ := kanri.ErrorMessage(err); !kanri.IsCode(err, kanri.EFORBIDDEN) || key != "error.global_admin_only" {
+			t.Errorf("%s of a global admin by a 管理者: got %v, want forbidden (error.global_admin_only)", tt.name, err)
+		}
+	}
+	cur, _ := f.users.Get(f.ctx, p.ID, root.ID)
+	if cur.ETag != root.ETag {
+		t.Errorf("the refused changes changed the global admin")
+	}
+	// The same 管理者 changes staff who are not global administrators.
+	for _, tt := range changes[:3] {
+		if err := tt.do(opCtx, staff.ID); err != nil {
+			t.Errorf("%s of a staff member by a 管理者: %v", tt.name, err)
+		}
+	}
+}
+
+func TestChangeableTenants(t *testing.T) {
+	f := setup(t)
+	operator(t, f)
+	active := f.tenant(t, "acme", 10)
+	gone, _ := f.tenants.Create(f.ctx, kanri.TenantInput{Name: "gone", DisplayName: "Gone", Plan: kanri.PlanFree, MaxUsers: 5})
+	if _, err := f.tenants.Delete(f.ctx, gone.ID, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		id   string
+		seen kanri.Seen
+		want string
+	}{
+		{"active", active.ID, kanri.Seen{}, ""},
+		{"the operator's own", kanri.PrivilegedTenantID, kanri.Seen{}, kanri.EFORBIDDEN},
+		{"deleted", gone.ID, kanri.Seen{}, kanri.ECONFLICT},
+		{"missing", "tenant_nope", kanri.Seen{}, kanri.ENOTFOUND},
+		{"not an id", "../etc", kanri.Seen{}, kanri.ENOTFOUND},
+		{"seen in another status", active.ID, kanri.Seen{ETag: `"old"`, State: kanri.TenantSuspended}, kanri.ESTALE},
+		{"seen at an older version in the same status", active.ID, kanri.Seen{ETag: `"old"`, State: kanri.TenantActive}, ""},
+	}
+	for _, tt := range tests {
+		_, err := f.tenants.Changeable(f.ctx, tt.id, tt.seen)
+		if got := kanri.ErrorCode(err); got != tt.want {
+			t.Errorf("%s: got %q (%v), want %q", tt.name, got, err, tt.want)
+		}
+	}
+}
+
+// TestActionsCheckWhatWasSeen checks that an action is refused when what
+// it depends on changed since the page was shown, and goes ahead when only
+// something else changed (a sign-in, a user count).
+func TestActionsCheckWhatWasSeen(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 10)
+	u, err := f.users.Create(f.ctx, ten.ID, input("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := kanri.Seen{ETag: u.ETag, State: u.State()}
+	if _, err := f.users.Update(f.ctx, ten.ID, u.ID, "", nil, kanri.UserInput{Email: "bob2@example.com", DisplayName: "Bob"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.users.SetActive(f.ctx, ten.ID, u.ID, shown, false); err != nil {
+		t.Errorf("deactivate after an edit of other fields: %v", err)
+	}
+	// Shown active, deactivated since: reactivating is fine (its state is
+	// what it expects); deactivating again is refused as stale.
+	if _, err := f.users.SetActive(f.ctx, ten.ID, u.ID, shown, false); !kanri.IsCode(err, kanri.ESTALE) {
+		t.Errorf("deactivate a user deactivated since it was shown: got %v, want stale", err)
+	}
+	if _, err := f.users.Delete(f.ctx, ten.ID, u.ID, shown); !kanri.IsCode(err, kanri.ESTALE) {
+		t.Errorf("delete a user whose state changed since it was shown: got %v, want stale", err)
+	}
+
+	listing := func() kanri.Seen {
+		l, _, _ := f.tenants.List(f.ctx, tenant.ListFilter{Search: "acme"})
+		return kanri.Seen{ETag: l[0].TenantETag, State: l[0].Status}
+	}
+	seen := listing()
+	if _, err := f.users.Create(f.ctx, ten.ID, input("carol")); err != nil { // moves userCount
+		t.Fatal(err)
+	}
+	if _, err := f.tenants.SetStatus(f.ctx, ten.ID, seen, kanri.TenantSuspended); err != nil {
+		t.Errorf("suspend after a user count moved: %v", err)
+	}
+	if _, err := f.tenants.SetStatus(f.ctx, ten.ID, seen, kanri.TenantSuspended); !kanri.IsCode(err, kanri.ESTALE) {
+		t.Errorf("suspend a tenant suspended since it was shown: got %v, want stale", err)
+	}
+	if got := listing(); got.State != kanri.TenantSuspended {
+		t.Errorf("the list shows status %q, want suspended", got.State)
+	}
+}
+
+func TestAuditFilterFindsAUserByIDOrName(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 10)
+	bob, err := f.users.Create(f.ctx, ten.ID, input("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := func(a audit.Actor, action string) {
+		f.audit.Record(audit.WithActor(t.Context(), a), audit.Entry{TenantID: ten.ID, Action: action})
+	}
+	record(audit.Actor{UserID: bob.ID, UserName: "bob"}, "test.by_bob")
+	record(audit.Actor{UserID: "user_operator", UserName: "bob"}, "test.by_an_operator_named_bob")
+	record(audit.Actor{UserID: bob.ID}, "test.by_bob_unnamed")
+	record(audit.Actor{UserID: "user_alice", UserName: "alice"}, "test.by_alice")
+	tests := []struct {
+		user string
+		want int
+	}{
+		{"bob", 3},
+		{bob.ID, 2},
+		{"alice", 1},
+		{"nobody", 0},
+	}
+	for _, tt := range tests {
+		recs, _, err := f.audit.Query(f.ctx, ten.ID, audit.Filter{User: tt.user, Action: "test."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(recs); got != tt.want {
+			t.Errorf("user %q: got %d records, want %d", tt.user, got, tt.want)
+		}
+	}
+}
+
+func TestRoleHoldersAndAccess(t *testing.T) {
+	f := setup(t)
+	p, root, op, _ := operator(t, f)
+	ten := f.tenant(t, "acme", 10)
+	holders, err := f.roles.HolderUsers(f.ctx, p.ID, role.AuthService, role.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(holders) != 1 || holders[0].ID != op.ID {
+		t.Errorf("holders of 管理者: got %v, want opadmin", holders)
+	}
+	owner := mustID(t, f, ten.ID, "owner")
+	tests := []struct {
+		name       string
+		tenant     *kanri.Tenant
+		user       string
+		global     bool
+		perm, lack string
+	}{
+		{"global admin", p, root.ID, true, role.TenantsDelete, ""},
+		{"operator's 管理者", p, op.ID, false, role.UsersDelete, ""},
+		{"customer admin", ten, owner, false, role.UsersCreate, role.TenantsCreate},
+	}
+	for _, tt := range tests {
+		a, err := f.roles.AccessOf(f.ctx, tt.tenant, tt.user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.GlobalAdmin != tt.global || !a.Perms.Has(tt.perm) || (tt.lack != "" && a.Perms.Has(tt.lack)) {
+			t.Errorf("%s: got global=%v perms %v, want global=%v with %s without %q", tt.name, a.GlobalAdmin, a.Perms, tt.global, tt.perm, tt.lack)
+		}
+	}
+}

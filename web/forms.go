@@ -1,0 +1,109 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/views"
+)
+
+// The forms of the console, read into the domain's input types. Ids and
+// tenants never come from a form: handlers take them from the route.
+
+// userForm reads the user form.
+func userForm(c echo.Context) kanri.UserInput {
+	return kanri.UserInput{
+		Username: c.FormValue("username"), Email: c.FormValue("email"),
+		DisplayName: c.FormValue("displayName"), Password: c.FormValue("password"),
+	}
+}
+
+// userBase reads the fields of the user edit form as it was opened, or nil
+// if the form did not send them.
+func userBase(c echo.Context) *kanri.UserInput {
+	if c.FormValue("base_present") == "" {
+		return nil
+	}
+	return &kanri.UserInput{Email: c.FormValue("base_email"), DisplayName: c.FormValue("base_displayName")}
+}
+
+// tenantForm reads the tenant form. What cannot be read (a maxUsers that
+// is not a number) is a field error, and maxUsers is also returned as
+// typed, so that the form shows it again.
+func tenantForm(c echo.Context) (in kanri.TenantInput, maxUsers string, errs kanri.Fields) {
+	in = kanri.TenantInput{
+		Name: c.FormValue("name"), DisplayName: c.FormValue("displayName"), Plan: c.FormValue("plan"),
+		Industry: c.FormValue("industry"), Country: c.FormValue("country"),
+	}
+	maxUsers = strings.TrimSpace(c.FormValue("maxUsers"))
+	n, err := strconv.Atoi(maxUsers)
+	if err != nil {
+		return in, maxUsers, kanri.Fields{"maxUsers": "validation.max_users"}
+	}
+	in.MaxUsers = n
+	return in, maxUsers, nil
+}
+
+// tenantBase reads the fields of the tenant edit form as it was opened, or
+// nil if the form did not send them.
+func tenantBase(c echo.Context, name string) *kanri.TenantInput {
+	if c.FormValue("base_present") == "" {
+		return nil
+	}
+	n, _ := strconv.Atoi(c.FormValue("base_maxUsers"))
+	return &kanri.TenantInput{
+		Name: name, DisplayName: c.FormValue("base_displayName"), Plan: c.FormValue("base_plan"), MaxUsers: n,
+		Industry: c.FormValue("base_industry"), Country: c.FormValue("base_country"),
+	}
+}
+
+// seen reads the ETag and state an action form was rendered with.
+func seen(c echo.Context) kanri.Seen {
+	return kanri.Seen{ETag: c.FormValue("etag"), State: c.FormValue("state")}
+}
+
+// unreadable merges the errors of fields that could not be read with
+// those of validate, so that a form shows every error at once; it is nil
+// when nothing failed to read, and validation is left to the service.
+func unreadable(errs kanri.Fields, validate func() error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return kanri.Invalid(mergeFields(errs, validate()))
+}
+
+// mergeFields adds err's field errors to errs, keeping errs' own.
+func mergeFields(errs kanri.Fields, err error) kanri.Fields {
+	out := kanri.Fields{}
+	for k, v := range kanri.ErrorFields(err) {
+		out[k] = v
+	}
+	for k, v := range errs {
+		out[k] = v
+	}
+	return out
+}
+
+// editFailed prepares an edit form again after its save failed with err:
+// with the field errors of invalid input (422), or after a stale save with
+// the stored version read by reload next to the user's input (409). Any
+// other error is returned for the error handler.
+func editFailed[In any, D interface{ Base() *kanri.Doc }](f *views.Edit[In, D], err error, reload func() (D, error), inputOf func(D) In) (int, error) {
+	switch kanri.ErrorCode(err) {
+	case kanri.ESTALE:
+		cur, rerr := reload()
+		if rerr != nil {
+			return 0, rerr
+		}
+		f.Current, f.ETag, f.Base = cur, cur.Base().ETag, inputOf(cur)
+		return http.StatusConflict, nil
+	case kanri.EINVALID:
+		f.Errors = views.Errors(mergeFields(nil, err))
+		return http.StatusUnprocessableEntity, nil
+	}
+	return 0, err
+}
