@@ -15,8 +15,7 @@ import (
 // (session, user and role loading, the query, templ rendering) over an
 // embedded store holding 1,000 users in the tenant.
 func BenchmarkUserListPage(b *testing.B) {
-	t := &testing.T{}
-	e := newEnv(t)
+	e := newEnv(b)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
 	ten, _ := e.tenants.Get(ctx, e.acme.ID)
 	ten.MaxUsers = 2000
@@ -28,7 +27,7 @@ func BenchmarkUserListPage(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	c := e.client(t).signIn("acme", "admin")
+	c := e.client(b).signIn("acme", "admin")
 	for _, tc := range []struct{ name, path string }{
 		{"FirstPage", "/t/" + e.acme.ID + "/users"},
 		{"Search", "/t/" + e.acme.ID + "/users?q=user09&status=active"},

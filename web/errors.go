@@ -36,8 +36,8 @@ func status(err error) int {
 // CSRF token.
 var errCSRF = kanri.E(kanri.EFORBIDDEN, "error.csrf")
 
-// domainError turns Echo's own errors (no route, body too large) into
-// domain errors, so that one mapping handles everything.
+// domainError turns Echo's routing errors into domain errors, so that one
+// mapping handles everything.
 func domainError(err error) error {
 	var he *echo.HTTPError
 	if !errors.As(err, &he) {
@@ -48,10 +48,18 @@ func domainError(err error) error {
 		return kanri.E(kanri.ENOTFOUND, "error.not_found_body")
 	case http.StatusForbidden:
 		return kanri.E(kanri.EFORBIDDEN, "error.forbidden_body")
-	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
-		return kanri.Wrap(kanri.EINVALID, "error.invalid_request", err)
 	}
 	return err
+}
+
+// malformed reports the status of a request Echo could not read (a body
+// over the limit, a bad form), or 0.
+func malformed(err error) int {
+	var he *echo.HTTPError
+	if errors.As(err, &he) && (he.Code == http.StatusBadRequest || he.Code == http.StatusRequestEntityTooLarge) {
+		return he.Code
+	}
+	return 0
 }
 
 // message translates err's message key for the request, or fallback when
@@ -80,6 +88,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	ctx := c.Request().Context()
+	if code := malformed(err); code != 0 {
+		s.errorPage(c, code, "error.title", i18n.T(ctx, "error.invalid_request"))
+		return
+	}
 	err = domainError(err)
 	code := kanri.ErrorCode(err)
 	switch {

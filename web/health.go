@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -20,6 +21,9 @@ func (s *Server) readyz(c echo.Context) error {
 	if err := s.Store.Ping(ctx); err != nil {
 		s.Logger.Warn("readiness check failed", "err", err)
 		return c.String(http.StatusServiceUnavailable, "store unreachable")
+	}
+	if lost := s.Audit.Lost(); lost > 0 {
+		return c.String(http.StatusOK, fmt.Sprintf("ready; %d audit records lost since the start (see the log)", lost))
 	}
 	return c.String(http.StatusOK, "ready")
 }

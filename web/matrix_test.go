@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -91,7 +92,7 @@ func TestPermissionMatrix(t *testing.T) {
 			continue
 		case r.Name == "signed-in":
 		case strings.HasPrefix(r.Name, "perm:"):
-			if !slicesContains(role.AllPermissions(), strings.TrimPrefix(r.Name, "perm:")) {
+			if !slices.Contains(role.AllPermissions(), strings.TrimPrefix(r.Name, "perm:")) {
 				t.Errorf("%s declares an unknown permission %q", key, r.Name)
 			}
 		default:
@@ -187,15 +188,6 @@ func (e *env) target(t *testing.T, path string) (string, url.Values) {
 		path += "?tenant=" + e.acme.ID
 	}
 	return r.Replace(path), form
-}
-
-func slicesContains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func TestViewerSeesListsButNoActions(t *testing.T) {

@@ -74,7 +74,9 @@ func TestPageURL(t *testing.T) {
 
 func TestEditFailed(t *testing.T) {
 	stored := &kanri.User{Doc: kanri.Doc{ID: "user_1", ETag: `"2"`}, Email: "now@x.test", DisplayName: "Now"}
-	inputOf := func(u *kanri.User) kanri.UserInput { return kanri.UserInput{Email: u.Email, DisplayName: u.DisplayName} }
+	inputOf := func(u *kanri.User) kanri.UserInput {
+		return kanri.UserInput{Email: u.Email, DisplayName: u.DisplayName}
+	}
 	reload := func() (*kanri.User, error) { return stored, nil }
 	tests := []struct {
 		name       string

@@ -192,3 +192,15 @@ func (s *Server) resolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// streaming lifts the server's write timeout for a handler that streams
+// its response (an export; later downloads and live updates) to d from the
+// start of the request.
+func (s *Server) streaming(d time.Duration, h echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := http.NewResponseController(c.Response().Writer).SetWriteDeadline(time.Now().Add(d)); err != nil {
+			s.Logger.Warn("the write deadline of a streamed response stays", "err", err, "request_id", reqID(c))
+		}
+		return h(c)
+	}
+}

@@ -94,16 +94,3 @@ func safeNext(next string) string {
 	}
 	return "/"
 }
-
-// firstPageOnBadToken runs a list query; when its continuation token is
-// not valid (an old link, a tampered URL) it runs it again from the first
-// page and returns the notice to show.
-func firstPageOnBadToken[T any](cursor *string, list func() (T, string, error)) (T, string, string, error) {
-	items, next, err := list()
-	if kanri.IsCode(err, kanri.EINVALID) && *cursor != "" {
-		*cursor = ""
-		items, next, err = list()
-		return items, next, "validation.continuation", err
-	}
-	return items, next, "", err
-}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -18,25 +19,32 @@ const (
 	signedIn = "signed-in"
 )
 
-// routes declares every route of the console, in one place, each with what
-// it needs. Every POST passes the CSRF check; /tenants is the operator's
-// staff's; /t/:tenant resolves the tenant and hides other tenants.
+// exportTimeout is how long a streamed export may take to write.
+const exportTimeout = 10 * time.Minute
+
+// routes declares every route of the server, in one place, each with what
+// it needs. Route groups carry their own middleware: the console's pages
+// and forms have its body limit and CSRF check (a JSON API with bearer keys
+// or an upload route would be groups of their own); /tenants is the
+// global administrators'; /t/:tenant resolves the tenant and hides other
+// tenants.
 func (s *Server) routes(e *echo.Echo) {
 	e.IPExtractor = echo.ExtractIPDirect()
-	e.Use(middleware.Recover(), secureHeaders, s.requestContext, middleware.BodyLimit("2M"), s.csrf)
+	e.Use(middleware.Recover(), secureHeaders, s.requestContext)
 
-	open := func(method, path string, h echo.HandlerFunc) { e.Add(method, path, h).Name = public }
-	open(http.MethodGet, "/healthz", s.healthz)
-	open(http.MethodGet, "/readyz", s.readyz)
+	e.GET("/healthz", s.healthz).Name = public
+	e.GET("/readyz", s.readyz).Name = public
 	e.StaticFS("/static", static.FS).Name = public
-	open(http.MethodGet, "/favicon.ico", func(c echo.Context) error {
+	e.GET("/favicon.ico", func(c echo.Context) error {
 		return c.Redirect(http.StatusMovedPermanently, "/static/img/favicon.svg")
-	})
-	open(http.MethodGet, "/login", s.loginForm)
-	open(http.MethodPost, "/login", s.login)
-	open(http.MethodPost, "/lang", s.setLang)
+	}).Name = public
 
-	app := e.Group("", s.requireUser)
+	console := e.Group("", middleware.BodyLimit("2M"), s.csrf)
+	console.GET("/login", s.loginForm).Name = public
+	console.POST("/login", s.login).Name = public
+	console.POST("/lang", s.setLang).Name = public
+
+	app := console.Group("", s.requireUser)
 	app.GET("/", s.home).Name = signedIn
 	app.POST("/logout", s.logout).Name = signedIn
 	app.GET("/account", s.account).Name = signedIn
@@ -80,7 +88,7 @@ func (s *Server) routes(e *echo.Echo) {
 		{t, http.MethodPost, "/users/:id/roles/remove", role.RolesUpdate, s.removeRole},
 
 		{t, http.MethodGet, "/audit", role.AuditRead, s.listAudit},
-		{t, http.MethodGet, "/audit.csv", role.AuditRead, s.exportAudit},
+		{t, http.MethodGet, "/audit.csv", role.AuditRead, s.streaming(exportTimeout, s.exportAudit)},
 	} {
 		r.g.Add(r.method, r.path, r.h, need(r.perm)).Name = "perm:" + r.perm
 	}

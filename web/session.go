@@ -17,14 +17,14 @@ const (
 	sessionName = "kanri_session"
 	langCookie  = "kanri_lang"
 
-	keyUser     = "uid"
-	keyTenant   = "tid"
-	keySession  = "sid"
-	keyIssued   = "iat"
-	keySeen     = "seen"
-	keyCSRF     = "csrf"
-	keyFlash    = "flash"
-	keyFlashErr = "flash_kind"
+	keyUser      = "uid"
+	keyTenant    = "tid"
+	keySession   = "sid"
+	keyIssued    = "iat"
+	keySeen      = "seen"
+	keyCSRF      = "csrf"
+	keyFlash     = "flash"
+	keyFlashKind = "flash_kind"
 )
 
 // session returns the request's session, starting one (with a CSRF token)
@@ -130,7 +130,7 @@ func (s *Server) checkCSRF(c echo.Context) error {
 // flash stores a message for the next page.
 func (s *Server) flash(c echo.Context, kind, msg string) {
 	sess := s.session(c)
-	sess.Values[keyFlash], sess.Values[keyFlashErr] = msg, kind
+	sess.Values[keyFlash], sess.Values[keyFlashKind] = msg, kind
 	if err := s.saveSession(c); err != nil {
 		s.Logger.Warn("save flash", "err", err)
 	}
@@ -140,10 +140,10 @@ func (s *Server) flash(c echo.Context, kind, msg string) {
 func (s *Server) takeFlash(c echo.Context) (kind, msg string) {
 	sess := s.session(c)
 	msg, _ = sess.Values[keyFlash].(string)
-	kind, _ = sess.Values[keyFlashErr].(string)
+	kind, _ = sess.Values[keyFlashKind].(string)
 	if msg != "" {
 		delete(sess.Values, keyFlash)
-		delete(sess.Values, keyFlashErr)
+		delete(sess.Values, keyFlashKind)
 		if err := s.saveSession(c); err != nil {
 			s.Logger.Warn("clear flash", "err", err)
 		}

@@ -63,9 +63,9 @@ type env struct {
 	globUsr   *kanri.User
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{PurgeInterval: -1})
+	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,13 +115,13 @@ func newEnv(t *testing.T) *env {
 
 // client is a browser-like client with its own cookies.
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	e    *env
 	http *http.Client
 	csrf string
 }
 
-func (e *env) client(t *testing.T) *client {
+func (e *env) client(t testing.TB) *client {
 	jar, _ := cookiejar.New(nil)
 	return &client{t: t, e: e, http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
@@ -817,5 +817,38 @@ func TestTenantEditShowsEveryError(t *testing.T) {
 				t.Errorf("POST %s: the form lacks %s", path, want)
 			}
 		}
+	}
+}
+
+// TestConsoleMiddlewareStaysInItsGroup checks that the CSRF check and the
+// body limit belong to the console's group: a route of another group (the
+// JSON API, uploads) gets neither unless it declares them.
+func TestConsoleMiddlewareStaysInItsGroup(t *testing.T) {
+	e := newEnv(t)
+	e.echo.POST("/api/v1/probe", func(c echo.Context) error {
+		n, _ := io.Copy(io.Discard, c.Request().Body)
+		return c.String(http.StatusOK, fmt.Sprint(n))
+	})
+	big := strings.Repeat("x", 3<<20)
+	resp, err := http.Post(e.srv.URL+"/api/v1/probe", "application/octet-stream", strings.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	wantStatus(t, "a 3 MB POST without a CSRF token outside the console", resp, http.StatusOK)
+	for _, tt := range []struct {
+		name string
+		body string
+		want int
+	}{
+		{"a console POST without a CSRF token", "tenant=a", http.StatusForbidden},
+		{"a 3 MB console POST", "tenant=" + big, http.StatusRequestEntityTooLarge},
+	} {
+		resp, err := e.client(t).http.Post(e.srv.URL+"/login", "application/x-www-form-urlencoded", strings.NewReader(tt.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		wantStatus(t, tt.name, resp, tt.want)
 	}
 }

@@ -38,6 +38,10 @@ func main() {
 
 // run starts Kanri and serves until ctx is done. ready, if not nil,
 // receives the listening address once the server accepts connections.
+//
+// Shutdown goes in order: the HTTP server stops accepting and drains the
+// requests in flight, then the workers are cancelled and waited for, then
+// the store is closed, so that nothing still running writes to it.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- string) error {
 	cfg, err := parseConfig(args, getenv, stdout)
 	if err != nil {
@@ -45,11 +49,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 
-	ds, err := openStore(ctx, cfg, log)
+	ds, ws, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer ds.Close()
+	defer func() {
+		if err := ds.Close(); err != nil {
+			log.Error("close the store", "err", err)
+		}
+		log.Info("store closed")
+	}()
 	st := store.New(ds, log)
 	handler, err := newHandler(ctx, cfg, st, log)
 	if err != nil {
@@ -71,6 +80,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
+	bg := startWorkers(log, ws)
+	defer bg.stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
@@ -85,11 +96,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	log.Info("http server drained")
 	return nil
 }
 
-// openStore opens the configured document store backend.
-func openStore(ctx context.Context, cfg Config, log *slog.Logger) (docstore.Store, error) {
+// purgeInterval is how often the embedded store deletes expired documents
+// (they are invisible at once either way).
+const purgeInterval = time.Minute
+
+// openStore opens the configured document store backend, and returns the
+// workers it needs.
+func openStore(ctx context.Context, cfg Config, log *slog.Logger) (docstore.Store, []worker, error) {
 	switch cfg.Store {
 	case StoreCosmos:
 		if cfg.Cosmos.InsecureSkipVerify {
@@ -104,14 +121,19 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger) (docstore.Stor
 			InsecureSkipVerify: cfg.Cosmos.InsecureSkipVerify,
 		}, docstore.Specs())
 		if err != nil {
-			return nil, fmt.Errorf("cosmos store unreachable: %w", err)
+			return nil, nil, fmt.Errorf("cosmos store unreachable: %w", err)
 		}
-		return st, nil
+		return st, nil, nil
 	default:
 		if err := checkWritable(cfg.DataDir); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return bolt.Open(cfg.DataDir, docstore.Specs(), bolt.Options{Logger: log})
+		st, err := bolt.Open(cfg.DataDir, docstore.Specs(), bolt.Options{Logger: log})
+		if err != nil {
+			return nil, nil, err
+		}
+		purge := worker{"purge expired documents", func(ctx context.Context) error { return st.RunPurge(ctx, purgeInterval) }}
+		return st, []worker{purge}, nil
 	}
 }
 

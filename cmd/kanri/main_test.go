@@ -78,8 +78,9 @@ func TestRunServesHealthAndShutsDown(t *testing.T) {
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	dir := t.TempDir()
+	var logs bytes.Buffer // read only after run returns
 	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", dir}, env(nil), io.Discard, io.Discard, ready)
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", dir}, env(nil), io.Discard, &logs, ready)
 	}()
 	var addr string
 	select {
@@ -110,6 +111,16 @@ func TestRunServesHealthAndShutsDown(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("server did not shut down")
+	}
+	// The parts stop in order: requests drain, then the workers, then the
+	// store they write to.
+	last := -1
+	for _, step := range []string{`"msg":"shutting down"`, `"msg":"http server drained"`, `"msg":"workers stopped"`, `"msg":"store closed"`} {
+		i := strings.Index(logs.String(), step)
+		if i < last {
+			t.Errorf("shutdown: %s logged out of order (or not at all):\n%s", step, logs.String())
+		}
+		last = i
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/kanri/kanri/internal/docstore"
@@ -60,6 +61,7 @@ type Log struct {
 	store *store.Store
 	log   *slog.Logger
 	now   func() time.Time
+	lost  atomic.Int64
 }
 
 // New returns a Log over st.
@@ -73,10 +75,11 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time) *Log {
 	return &Log{store: st, log: log, now: now}
 }
 
-// Record writes e with the actor of ctx. A failure to record is logged and
-// returned; callers that already changed data log it and go on, because an
-// audit outage must not undo a committed change.
-func (l *Log) Record(ctx context.Context, e Entry) error {
+// Record writes e with the actor of ctx. It is called after the change it
+// records is committed, and an audit outage must not undo that change: a
+// record that cannot be written is logged with everything it would have
+// said and counted (Lost), never silently dropped.
+func (l *Log) Record(ctx context.Context, e Entry) {
 	a := ActorFrom(ctx)
 	status := e.Status
 	if status == "" {
@@ -97,11 +100,14 @@ func (l *Log) Record(ctx context.Context, e Entry) error {
 		Status: status,
 	}
 	if err := l.store.Tenant(e.TenantID).AuditLogs().Create(ctx, rec); err != nil {
-		l.log.Error("audit record lost", "action", e.Action, "tenant", e.TenantID, "resource", e.Resource.ID, "err", err)
-		return err
+		n := l.lost.Add(1)
+		l.log.Error("audit record lost", "action", e.Action, "tenant", e.TenantID, "resource", e.Resource.ID,
+			"user", a.UserID, "request_id", a.RequestID, "lost_total", n, "err", err)
 	}
-	return nil
 }
+
+// Lost returns how many records could not be written since the start.
+func (l *Log) Lost() int64 { return l.lost.Load() }
 
 // newID returns a time-ordered unique id: "audit_" + time + random.
 func newID(t time.Time) string {

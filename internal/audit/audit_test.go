@@ -1,9 +1,15 @@
 package audit
 
 import (
+	"bytes"
+	"log/slog"
+	"strings"
 	"testing"
 
+	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
 )
 
 func TestDiff(t *testing.T) {
@@ -35,6 +41,30 @@ func TestCSVCellsAreDefused(t *testing.T) {
 	for _, tt := range tests {
 		if got := defuse(tt.in); got != tt.want {
 			t.Errorf("defuse(%q): got %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestARecordThatCannotBeWrittenIsLoggedAndCounted(t *testing.T) {
+	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	l := New(store.New(ds, nil), slog.New(slog.NewJSONHandler(&logs, nil)), nil)
+	ctx := WithActor(t.Context(), Actor{UserID: "user_1", RequestID: "req-1"})
+	l.Record(ctx, Entry{TenantID: "tenant_a", Action: "user.update"})
+	if got, want := l.Lost(), int64(0); got != want {
+		t.Fatalf("a written record: got %d lost, want %d", got, want)
+	}
+	ds.Close() // the store goes away
+	l.Record(ctx, Entry{TenantID: "tenant_a", Action: "user.delete", Resource: kanri.AuditResource{ID: "user_2"}})
+	if got, want := l.Lost(), int64(1); got != want {
+		t.Errorf("got %d lost, want %d", got, want)
+	}
+	for _, want := range []string{`"msg":"audit record lost"`, `"action":"user.delete"`, `"resource":"user_2"`, `"request_id":"req-1"`, `"lost_total":1`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log lacks %s:\n%s", want, logs.String())
 		}
 	}
 }

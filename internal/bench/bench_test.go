@@ -129,7 +129,7 @@ func run(b *testing.B, st docstore.Store, tenants int) {
 }
 
 func BenchmarkEmbedded(b *testing.B) {
-	st, err := bolt.Open(b.TempDir(), docstore.Specs(), bolt.Options{PurgeInterval: -1})
+	st, err := bolt.Open(b.TempDir(), docstore.Specs(), bolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -38,27 +37,21 @@ var expiryBucket = []byte("_expiry")
 type Options struct {
 	// Now returns the current time; time.Now when nil. Tests set it.
 	Now func() time.Time
-	// PurgeInterval is how often expired documents are deleted; one minute
-	// when zero, never when negative. Expired documents are invisible at
-	// once either way.
-	PurgeInterval time.Duration
 	// Logger receives purge errors; slog.Default() when nil.
 	Logger *slog.Logger
 }
 
 // Store is the embedded document store.
 type Store struct {
-	db     *bbolt.DB
-	specs  map[string]docstore.Spec
-	now    func() time.Time
-	log    *slog.Logger
-	stop   chan struct{}
-	wg     sync.WaitGroup
-	closed sync.Once
+	db    *bbolt.DB
+	specs map[string]docstore.Spec
+	now   func() time.Time
+	log   *slog.Logger
 }
 
 // Open opens (creating if needed) the store in dir with the given
-// containers, and starts the background purge of expired documents.
+// containers. Expired documents are invisible at once; RunPurge deletes
+// them in the background.
 func Open(dir string, specs []docstore.Spec, opts Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("bolt: data directory: %w", err)
@@ -71,7 +64,7 @@ func Open(dir string, specs []docstore.Spec, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
-	s := &Store{db: db, specs: map[string]docstore.Spec{}, now: opts.Now, log: opts.Logger, stop: make(chan struct{})}
+	s := &Store{db: db, specs: map[string]docstore.Spec{}, now: opts.Now, log: opts.Logger}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -94,14 +87,6 @@ func Open(dir string, specs []docstore.Spec, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("bolt: create containers: %w", err)
 	}
-	interval := opts.PurgeInterval
-	if interval == 0 {
-		interval = time.Minute
-	}
-	if interval > 0 {
-		s.wg.Add(1)
-		go s.purgeLoop(interval)
-	}
 	return s, nil
 }
 
@@ -120,16 +105,8 @@ func (s *Store) Ping(ctx context.Context) error {
 	return s.db.View(func(*bbolt.Tx) error { return nil })
 }
 
-// Close stops the purge and closes the file.
-func (s *Store) Close() error {
-	var err error
-	s.closed.Do(func() {
-		close(s.stop)
-		s.wg.Wait()
-		err = s.db.Close()
-	})
-	return err
-}
+// Close closes the file. Stop RunPurge first.
+func (s *Store) Close() error { return s.db.Close() }
 
 // Purge deletes every document that has expired by now and returns how many
 // it deleted. The background loop calls it; tests may too.
@@ -169,14 +146,15 @@ func (s *Store) Purge() (int, error) {
 	}
 }
 
-func (s *Store) purgeLoop(every time.Duration) {
-	defer s.wg.Done()
+// RunPurge deletes expired documents every interval until ctx ends. It is
+// a worker of the server's lifecycle.
+func (s *Store) RunPurge(ctx context.Context, every time.Duration) error {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
-		case <-s.stop:
-			return
+		case <-ctx.Done():
+			return nil
 		case <-t.C:
 			if n, err := s.Purge(); err != nil {
 				s.log.Error("purge expired documents", "err", err)

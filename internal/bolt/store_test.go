@@ -21,7 +21,7 @@ func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 
 func TestDataSurvivesReopen(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{PurgeInterval: -1})
+	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestDataSurvivesReopen(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err = bolt.Open(dir, docstore.Specs(), bolt.Options{PurgeInterval: -1})
+	st, err = bolt.Open(dir, docstore.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,19 +48,19 @@ func TestDataSurvivesReopen(t *testing.T) {
 
 func TestSecondOpenFailsClearly(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{PurgeInterval: -1})
+	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := bolt.Open(dir, docstore.Specs(), bolt.Options{PurgeInterval: -1}); err == nil {
+	if _, err := bolt.Open(dir, docstore.Specs(), bolt.Options{}); err == nil {
 		t.Fatal("second open of a store in use: got no error")
 	}
 }
 
 func TestPurgeDeletesOnlyExpired(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	st, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{Now: clk.Now, PurgeInterval: -1})
+	st, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

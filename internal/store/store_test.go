@@ -13,7 +13,7 @@ import (
 
 func openStore(t *testing.T) (*store.Store, docstore.Store) {
 	t.Helper()
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{PurgeInterval: -1})
+	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ type fixture struct {
 
 func setup(t *testing.T) *fixture {
 	t.Helper()
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{PurgeInterval: -1})
+	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
