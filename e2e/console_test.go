@@ -468,11 +468,31 @@ func TestConsole(t *testing.T) {
 			s.hasAttr(t, alice, alice.tid("role-cell-auth-service-admin"), "role cell", "data-assigned", "true")
 		})
 
+		s.step(t, "back_after_live_search", []string{"lockout_and_unlock"}, pagesOf(&alice), func(t *testing.T) {
+			s.open(t, alice, usersPath, 200)
+			s.fill(t, alice, "users-search", "bob")
+			s.atURL(t, alice, usersPath, "q=bob") // the live search pushed its URL
+			s.absent(t, alice, "user-row-carol")
+			s.back(t, alice)
+			s.atURL(t, alice, usersPath)
+			for _, id := range []string{"nav-users", "users-search", "users-table", "user-row-carol"} {
+				s.visible(t, alice, id) // the whole page, not the results alone
+			}
+			s.forward(t, alice)
+			s.atURL(t, alice, usersPath, "q=bob")
+			s.visible(t, alice, "nav-users")
+			s.hasValue(t, alice, "users-search", "bob")
+			s.absent(t, alice, "user-row-carol")
+		})
+
 		s.step(t, "sign_out", []string{"tenant_admin_sees_only_own_tenant"}, pagesOf(&alice), func(t *testing.T) {
 			s.open(t, alice, usersPath, 200)
 			s.submitStatus(t, alice, alice.tid("logout-button"), "/logout", 303)
 			s.atPath(t, alice, "/login")
 			s.visible(t, alice, "flash")
+			s.back(t, alice) // the users page is not shown from a cache
+			s.visible(t, alice, "login-form")
+			s.absent(t, alice, "users-table")
 			s.open(t, alice, usersPath, 200) // back at the sign-in page
 			s.atPath(t, alice, "/login")
 			s.visible(t, alice, "login-form")

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -565,6 +566,52 @@ func (s *suite) atPath(t *testing.T, p *session, path string) {
 	re := regexp.MustCompile("^" + regexp.QuoteMeta(s.url(path)) + `(\?.*)?$`)
 	if err := s.expect.Page(p.page).ToHaveURL(re); err != nil {
 		t.Fatalf("%s: want to be at %s: %v", p.label, path, err)
+	}
+}
+
+// atURL waits until the page is at path with exactly the query parameters
+// params (in any order; empty ones do not count), e.g. "q=bob".
+func (s *suite) atURL(t *testing.T, p *session, path string, params ...string) {
+	t.Helper()
+	want := url.Values{}
+	for _, kv := range params {
+		k, v, _ := strings.Cut(kv, "=")
+		want.Set(k, v)
+	}
+	matches := func(raw string) bool {
+		u, err := url.Parse(raw)
+		if err != nil || u.Path != path || s.url("") != u.Scheme+"://"+u.Host {
+			return false
+		}
+		got := url.Values{}
+		for k, vs := range u.Query() {
+			if vs[0] != "" {
+				got.Set(k, vs[0])
+			}
+		}
+		return got.Encode() == want.Encode()
+	}
+	if err := p.page.WaitForURL(matches); err != nil {
+		t.Fatalf("%s: want to be at %s?%s, not %s: %v", p.label, path, want.Encode(), p.page.URL(), err)
+	}
+}
+
+// back presses the browser's Back button and waits for the page to load.
+func (s *suite) back(t *testing.T, p *session) {
+	t.Helper()
+	s.focus(t, p.page)
+	if _, err := p.page.GoBack(); err != nil {
+		t.Fatalf("%s: back from %s: %v", p.label, p.page.URL(), err)
+	}
+}
+
+// forward presses the browser's Forward button and waits for the page to
+// load.
+func (s *suite) forward(t *testing.T, p *session) {
+	t.Helper()
+	s.focus(t, p.page)
+	if _, err := p.page.GoForward(); err != nil {
+		t.Fatalf("%s: forward from %s: %v", p.label, p.page.URL(), err)
 	}
 }
 

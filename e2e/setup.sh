@@ -29,6 +29,16 @@ if [ ! -x /usr/bin/chromium ]; then
   [ -x /usr/bin/chromium ] || die "chromium was installed but /usr/bin/chromium is missing"
 fi
 
+# A Japanese font, so that screenshots show Japanese text rather than empty
+# boxes (Chromium falls back to it for CJK characters).
+if ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+  echo "e2e/setup.sh: installing Debian's fonts-noto-cjk"
+  [ "$(id -u)" -eq 0 ] || die "fonts-noto-cjk is missing; install it as root: apt-get install -y fonts-noto-cjk"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y --no-install-recommends fonts-noto-cjk fontconfig ||
+    { apt-get update && apt-get install -y --no-install-recommends fonts-noto-cjk fontconfig; } || die "apt-get install fonts-noto-cjk failed"
+fi
+
 # Node and the pinned npm packages.
 node=$(command -v node) || die "node is required: apt-get install -y nodejs npm"
 core="$root/node_modules/playwright-core"

@@ -50,6 +50,7 @@ func pageURL(path string, q url.Values, cursor string) string {
 // showList renders a list page: the whole page, or for an htmx request
 // (a live search, a filter) only the results it replaces.
 func showList(c echo.Context, page, results templ.Component) error {
+	c.Response().Header().Add(echo.HeaderVary, "HX-Request")
 	if isHTMX(c) {
 		return render(c, http.StatusOK, results)
 	}

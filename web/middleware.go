@@ -126,6 +126,9 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		a.UserID, a.UserName, a.TenantID, a.GlobalAdmin = u.ID, u.Username, home.ID, access.GlobalAdmin
 		a.SessionID, _ = s.session(c).Values[keySession].(string)
 		c.SetRequest(c.Request().WithContext(audit.WithActor(ctx, a)))
+		// Signed-in pages are never stored: after sign-out, Back must not
+		// show them from a cache.
+		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 		s.touch(c)
 		return next(c)
 	}

@@ -57,11 +57,12 @@ func (s *Server) switcher(ctx context.Context) []*kanri.TenantListing {
 
 func reqID(c echo.Context) string { id, _ := c.Get(ctxReqID).(string); return id }
 
-// isHTMX reports whether the request came from htmx (and was not a boosted
-// navigation, which wants a full page).
+// isHTMX reports whether the request came from htmx for a part of a page:
+// not a boosted navigation, nor the restore of a history entry (the Back
+// button), which want a full page.
 func isHTMX(c echo.Context) bool {
 	h := c.Request().Header
-	return h.Get("HX-Request") == "true" && h.Get("HX-Boosted") != "true"
+	return h.Get("HX-Request") == "true" && h.Get("HX-Boosted") != "true" && h.Get("HX-History-Restore-Request") != "true"
 }
 
 // redirect sends the browser to path after a POST: 303 for forms,

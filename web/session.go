@@ -1,7 +1,9 @@
 package web
 
 import (
+	"crypto/hkdf"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"net/http"
@@ -26,6 +28,21 @@ const (
 	keyFlash     = "flash"
 	keyFlashKind = "flash_kind"
 )
+
+// sessionKeys derives the session cookie's keys from the secret with HKDF
+// (RFC 5869): a 64-byte authentication key and a 32-byte AES encryption
+// key, so that a cookie is always encrypted as well as signed, whatever the
+// length of the secret.
+func sessionKeys(secret []byte) [][]byte {
+	derive := func(purpose string, n int) []byte {
+		k, err := hkdf.Key(sha256.New, secret, nil, "kanri session cookie "+purpose, n)
+		if err != nil {
+			panic(err) // only for lengths over 255 hash sizes
+		}
+		return k
+	}
+	return [][]byte{derive("authentication", 64), derive("encryption", 32)}
+}
 
 // session returns the request's session, starting one (with a CSRF token)
 // if the visitor has none or it cannot be read.

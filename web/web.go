@@ -37,9 +37,9 @@ type Config struct {
 	// Deps are the store, audit log, logger and clock the services share.
 	Deps app.Deps
 	Services
-	// SessionKeys are the keys of the session cookie: a 32- or 64-byte
-	// authentication key, then optionally a 32-byte encryption key.
-	SessionKeys [][]byte
+	// SessionSecret keys the session cookie: at least 32 random bytes, from
+	// which the cookie's authentication and encryption keys are derived.
+	SessionSecret []byte
 }
 
 // Server holds what the handlers share.
@@ -52,7 +52,7 @@ type Server struct {
 // New returns the console's HTTP handler.
 func New(cfg Config) http.Handler {
 	s := &Server{Deps: cfg.Deps, Services: cfg.Services}
-	s.sessions = sessions.NewCookieStore(cfg.SessionKeys...)
+	s.sessions = sessions.NewCookieStore(sessionKeys(cfg.SessionSecret)...)
 	s.sessions.Options = &sessions.Options{
 		Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, MaxAge: int(AbsoluteTimeout / time.Second),
 	}

@@ -1,7 +1,9 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"html"
 	"io"
@@ -11,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -103,9 +106,9 @@ func newEnv(t testing.TB) *env {
 	}
 	e.globUsr, _ = us.Create(ctx, e.globex.ID, kanri.UserInput{Username: "gus", Email: "gus@globex.test", DisplayName: "Gus", Password: password})
 	handler := web.New(web.Config{
-		Deps:        d,
-		Services:    web.Services{Tenants: ts, Users: us, Auth: auth.New(d, h), Roles: roles},
-		SessionKeys: [][]byte{[]byte("0123456789abcdef0123456789abcdef")},
+		Deps:          d,
+		Services:      web.Services{Tenants: ts, Users: us, Auth: auth.New(d, h), Roles: roles},
+		SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
 	})
 	e.echo = handler.(*echo.Echo)
 	e.srv = httptest.NewServer(handler)
@@ -850,5 +853,95 @@ func TestConsoleMiddlewareStaysInItsGroup(t *testing.T) {
 		}
 		resp.Body.Close()
 		wantStatus(t, tt.name, resp, tt.want)
+	}
+}
+
+// TestHistoryRestoreGetsTheWholePage checks that the Back button's request
+// for a list that was filtered live gets the whole page, not the results
+// fragment of the live search, and that responses vary on HX-Request.
+func TestHistoryRestoreGetsTheWholePage(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	get := func(headers map[string]string) (*http.Response, string) {
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/t/"+e.acme.ID+"/users?q=bo", nil)
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		resp, err := c.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	tests := []struct {
+		name    string
+		headers map[string]string
+		whole   bool
+	}{
+		{"navigation", nil, true},
+		{"live search", map[string]string{"HX-Request": "true"}, false},
+		{"history restore", map[string]string{"HX-Request": "true", "HX-History-Restore-Request": "true"}, true},
+		{"boosted", map[string]string{"HX-Request": "true", "HX-Boosted": "true"}, true},
+	}
+	for _, tt := range tests {
+		resp, body := get(tt.headers)
+		if got := strings.Contains(body, "<html"); got != tt.whole {
+			t.Errorf("%s: got a whole page %v, want %v", tt.name, got, tt.whole)
+		}
+		if !strings.Contains(body, `data-testid="user-row-bob"`) {
+			t.Errorf("%s: the results lack bob", tt.name)
+		}
+		if got := resp.Header.Values("Vary"); !slices.Contains(got, "HX-Request") {
+			t.Errorf("%s: Vary %q lacks HX-Request", tt.name, got)
+		}
+	}
+}
+
+func TestSignedInPagesAreNotStored(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	for _, path := range []string{"/t/" + e.acme.ID + "/users", "/account", "/t/" + e.acme.ID + "/audit"} {
+		resp, _ := c.get(path)
+		if got, want := resp.Header.Get("Cache-Control"), "no-store"; got != want {
+			t.Errorf("GET %s: Cache-Control %q, want %q", path, got, want)
+		}
+	}
+}
+
+// TestSessionCookiesAreEncrypted checks that the cookie does not show who
+// is signed in, with a secret of only 32 bytes (the shortest accepted).
+func TestSessionCookiesAreEncrypted(t *testing.T) {
+	e := newEnv(t) // a 32-byte secret
+	c := e.client(t).signIn("acme", "admin")
+	u, _ := url.Parse(e.srv.URL)
+	var value string
+	for _, ck := range c.http.Jar.Cookies(u) {
+		if ck.Name == "kanri_session" {
+			value = ck.Value
+		}
+	}
+	if value == "" {
+		t.Fatal("no session cookie")
+	}
+	// securecookie: base64(date|value|mac), value the base64 of the
+	// (encrypted) gob of the session's values.
+	outer, err := base64.URLEncoding.DecodeString(value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := bytes.SplitN(outer, []byte("|"), 3)
+	if len(parts) != 3 {
+		t.Fatalf("the cookie is not date|value|mac: %q", outer)
+	}
+	inner, err := base64.URLEncoding.DecodeString(string(parts[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{e.acmeAdmin.ID, e.acme.ID, "uid", "tid"} {
+		if bytes.Contains(inner, []byte(secret)) || bytes.Contains(outer, []byte(secret)) {
+			t.Errorf("the session cookie shows %q", secret)
+		}
 	}
 }

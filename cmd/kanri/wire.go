@@ -48,7 +48,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 		log.Warn("generated the first administrator's password; change it after signing in",
 			"tenant", "privileged", "username", cfg.BootstrapEmail, "password", generated)
 	}
-	keys, err := sessionKeys(cfg)
+	secret, err := sessionSecret(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -57,13 +57,14 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 		Services: web.Services{
 			Tenants: tenants, Users: users, Auth: auth.New(d, hasher), Roles: roles,
 		},
-		SessionKeys: keys,
+		SessionSecret: secret,
 	}), nil
 }
 
-// sessionKeys returns the cookie keys: from KANRI_SESSION_SECRET, else from
-// (or newly into) session.key in the data directory.
-func sessionKeys(cfg Config) ([][]byte, error) {
+// sessionSecret returns the secret of the session cookie: from
+// KANRI_SESSION_SECRET, else from (or newly into) session.key in the data
+// directory.
+func sessionSecret(cfg Config) ([]byte, error) {
 	secret := []byte(nil)
 	if cfg.SessionSecret != "" {
 		var err error
@@ -92,11 +93,7 @@ func sessionKeys(cfg Config) ([][]byte, error) {
 	if len(secret) < 32 {
 		return nil, errors.New("the session secret must be at least 32 bytes")
 	}
-	// An authentication key, and an encryption key when there is enough.
-	if len(secret) >= 64 {
-		return [][]byte{secret[:32], secret[32:64]}, nil
-	}
-	return [][]byte{secret}, nil
+	return secret, nil
 }
 
 func decodeSecret(s string) ([]byte, error) {
