@@ -2,15 +2,18 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
 )
 
-// loginForm shows the sign-in page, or sends a signed-in user home.
+// loginForm shows the sign-in page, or sends a signed-in user home. next,
+// a path of the console, is where sign-in leads.
 func (s *Server) loginForm(c echo.Context) error {
 	if _, _, _, ok := s.signedIn(c); ok {
 		return c.Redirect(http.StatusSeeOther, "/")
@@ -19,16 +22,18 @@ func (s *Server) loginForm(c echo.Context) error {
 	if err := s.saveSession(c); err != nil { // the CSRF token of the form
 		return err
 	}
-	return render(c, http.StatusOK, views.Login(p, "", "", ""))
+	return render(c, http.StatusOK, views.Login(p, "", "", nextPath(c.QueryParam("next")), ""))
 }
 
-// login checks the credentials and starts a new session.
+// login checks the credentials and starts a new session, then goes to the
+// page asked for before sign-in, or to the user's start page.
 func (s *Server) login(c echo.Context) error {
-	tenantName, username := c.FormValue("tenant"), c.FormValue("username")
-	u, t, err := s.Auth.SignIn(c.Request().Context(), tenantName, username, c.FormValue("password"))
+	ctx := c.Request().Context()
+	tenantName, username, next := c.FormValue("tenant"), c.FormValue("username"), nextPath(c.FormValue("next"))
+	u, t, err := s.Auth.SignIn(ctx, tenantName, username, c.FormValue("password"))
 	if kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
 		p := s.page(c, "login.title", "")
-		return render(c, http.StatusUnauthorized, views.Login(p, tenantName, username, i18n.T(c.Request().Context(), "login.failed")))
+		return render(c, http.StatusUnauthorized, views.Login(p, tenantName, username, next, i18n.T(ctx, "login.failed")))
 	}
 	if err != nil {
 		return err
@@ -36,11 +41,23 @@ func (s *Server) login(c echo.Context) error {
 	if err := s.startSession(c, u, t.ID); err != nil {
 		return err
 	}
-	global, err := s.Roles.IsGlobalAdmin(c.Request().Context(), t, u.ID)
+	if next != "" {
+		return c.Redirect(http.StatusSeeOther, next)
+	}
+	access, err := s.Roles.AccessOf(ctx, t, u.ID)
 	if err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, homePath(t, global))
+	return c.Redirect(http.StatusSeeOther, homePath(t, access))
+}
+
+// nextPath returns next if it is a path of the console to return to after
+// sign-in, else "".
+func nextPath(next string) string {
+	if next == "" || safeNext(next) != next || next == "/" || strings.HasPrefix(next, "/login") {
+		return ""
+	}
+	return next
 }
 
 // logout ends the session, and every other session of the user.
@@ -59,16 +76,24 @@ func (s *Server) logout(c echo.Context) error {
 
 // home sends the user to their start page.
 func (s *Server) home(c echo.Context) error {
-	return c.Redirect(http.StatusSeeOther, homePath(c.Get(ctxHome).(*kanri.Tenant), isGlobalAdmin(c)))
+	access := role.Access{Perms: c.Get(ctxPerms).(role.Set), GlobalAdmin: isGlobalAdmin(c)}
+	return c.Redirect(http.StatusSeeOther, homePath(c.Get(ctxHome).(*kanri.Tenant), access))
 }
 
-// homePath is a user's start page: the tenant list for global
-// administrators, their own tenant's users for everyone else.
-func homePath(t *kanri.Tenant, global bool) string {
-	if global {
+// homePath is a user's start page: the first page they may open, in the
+// order of the navigation, and at least their own account.
+func homePath(t *kanri.Tenant, a role.Access) string {
+	switch {
+	case a.GlobalAdmin && a.Perms.Has(role.TenantsRead):
 		return views.TenantsPath()
+	case a.Perms.Has(role.UsersRead):
+		return views.UsersPath(t.ID)
+	case a.Perms.Has(role.RolesRead):
+		return views.RolesPath(t.ID)
+	case a.Perms.Has(role.AuditRead):
+		return views.AuditPath(t.ID)
 	}
-	return views.UsersPath(t.ID)
+	return views.AccountPath()
 }
 
 // setLang remembers the chosen language and returns to the page.

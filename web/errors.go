@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -96,10 +97,16 @@ func (s *Server) handleError(err error, c echo.Context) {
 	code := kanri.ErrorCode(err)
 	switch {
 	case code == kanri.EUNAUTHENTICATED:
+		// "Please sign in", or "your session has ended" to someone whose
+		// session did; a page asked for is where sign-in leads.
+		login := "/login"
 		if c.Request().Method == http.MethodGet && !isHTMX(c) {
-			s.flash(c, "info", i18n.T(ctx, "login.expired"))
+			s.flash(c, "info", message(ctx, err, "login.required"))
+			if next := nextPath(c.Request().URL.RequestURI()); next != "" {
+				login += "?next=" + url.QueryEscape(next)
+			}
 		}
-		s.respondRedirect(c, "/login")
+		s.respondRedirect(c, login)
 	case code == kanri.EINTERNAL:
 		s.Logger.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
 		s.errorPage(c, http.StatusInternalServerError, "error.internal", i18n.T(ctx, "error.internal_body", reqID(c)))

@@ -98,6 +98,10 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		uid, tid, issued, ok := s.signedIn(c)
 		if !ok {
+			if s.hadSession(c) {
+				s.endSession(c)
+				return kanri.E(kanri.EUNAUTHENTICATED, "login.expired")
+			}
 			return kanri.E(kanri.EUNAUTHENTICATED, "login.required")
 		}
 		ctx := c.Request().Context()
@@ -112,7 +116,7 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil || terr != nil || !u.IsActive || !u.DeletedAt.IsZero() || home.Status != kanri.TenantActive ||
 			issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
 			s.endSession(c)
-			return kanri.E(kanri.EUNAUTHENTICATED, "login.required")
+			return kanri.E(kanri.EUNAUTHENTICATED, "login.expired")
 		}
 		access, err := s.Roles.AccessOf(ctx, home, u.ID)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -12,6 +13,7 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/views"
 )
 
@@ -41,16 +43,22 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 	p.Perms, _ = c.Get(ctxPerms).(role.Set)
 	p.GlobalAdmin = isGlobalAdmin(c)
 	if p.Staff {
-		p.Switcher = s.switcher(ctx)
+		p.Switcher = s.switcher(ctx, p.Tenant)
 	}
 	return p
 }
 
-// switcher lists the first tenants by name for the staff's tenant switcher.
-func (s *Server) switcher(ctx context.Context) []*kanri.TenantListing {
-	list, _, err := s.Tenants.List(ctx, tenantListFilter(url.Values{"status": {"active"}}, 100))
+// switcher lists the first tenants by name (suspended ones too) for the
+// global administrators' tenant switcher, and always the current one.
+func (s *Server) switcher(ctx context.Context, current *kanri.Tenant) []*kanri.TenantListing {
+	list, _, err := s.Tenants.List(ctx, tenant.ListFilter{Limit: 100})
 	if err != nil {
 		s.Logger.Warn("tenant switcher", "err", err)
+	}
+	if current != nil && !slices.ContainsFunc(list, func(l *kanri.TenantListing) bool { return l.ID == current.ID }) {
+		list = append([]*kanri.TenantListing{{
+			Doc: kanri.Doc{ID: current.ID}, Name: current.Name, DisplayName: current.DisplayName, Status: current.Status,
+		}}, list...)
 	}
 	return list
 }

@@ -112,6 +112,14 @@ func (s *Server) signedIn(c echo.Context) (userID, tenantID string, issued time.
 	return uid, tid, issued, true
 }
 
+// hadSession reports whether the request carries a session that was
+// signed in, live or not: a visitor whose session ended, as opposed to one
+// who never signed in.
+func (s *Server) hadSession(c echo.Context) bool {
+	uid, _ := s.session(c).Values[keyUser].(string)
+	return uid != ""
+}
+
 // touch records activity on the session, at most once a minute.
 func (s *Server) touch(c echo.Context) {
 	sess := s.session(c)

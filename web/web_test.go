@@ -242,7 +242,7 @@ func TestEveryRouteNeedsSignIn(t *testing.T) {
 		} else {
 			resp, _ = c.post(path, url.Values{"displayName": {"x"}})
 		}
-		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" {
+		if resp.StatusCode != http.StatusSeeOther || mustURL(resp.Header.Get("Location")).Path != "/login" {
 			t.Errorf("%s without sign-in: got %d to %q, want 303 to /login", key, resp.StatusCode, resp.Header.Get("Location"))
 		}
 	}
@@ -482,7 +482,7 @@ func TestSignInAndSessions(t *testing.T) {
 	// Idle timeout.
 	e.clock.Advance(31 * time.Minute)
 	resp, _ = c.get("/t/" + e.acme.ID + "/users")
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" {
+	if resp.StatusCode != http.StatusSeeOther || mustURL(resp.Header.Get("Location")).Path != "/login" {
 		t.Errorf("after 31 idle minutes: got %d to %q, want the sign-in page", resp.StatusCode, resp.Header.Get("Location"))
 	}
 
@@ -943,5 +943,104 @@ func TestSessionCookiesAreEncrypted(t *testing.T) {
 		if bytes.Contains(inner, []byte(secret)) || bytes.Contains(outer, []byte(secret)) {
 			t.Errorf("the session cookie shows %q", secret)
 		}
+	}
+}
+
+// TestDeepLinksLeadThroughSignIn checks that a console URL opened without a
+// session asks to sign in (and says a session ended only when one did),
+// then leads to the page asked for; only paths of the console are followed.
+func TestDeepLinksLeadThroughSignIn(t *testing.T) {
+	e := newEnv(t)
+	page := "/t/" + e.acme.ID + "/audit?action=user."
+	c := e.client(t)
+	resp, _ := c.get(page)
+	loc := resp.Header.Get("Location")
+	if got, want := mustURL(loc).Query().Get("next"), page; resp.StatusCode != http.StatusSeeOther || got != want {
+		t.Fatalf("GET %s without a session: got %d to %q, want the sign-in page with next=%q", page, resp.StatusCode, loc, want)
+	}
+	_, body := c.get(loc)
+	if !strings.Contains(body, "Please sign in.") || strings.Contains(body, "session has ended") {
+		t.Errorf("a first visit is told its session ended, or not asked to sign in")
+	}
+	if want := `name="next" value="` + html.EscapeString(page) + `"`; !strings.Contains(body, want) {
+		t.Errorf("the sign-in form lacks %s", want)
+	}
+	tests := []struct{ next, want string }{
+		{page, page},
+		{"//evil.example/x", "/t/" + e.acme.ID + "/users"},
+		{"https://evil.example/", "/t/" + e.acme.ID + "/users"},
+		{"/\\evil.example", "/t/" + e.acme.ID + "/users"},
+		{"", "/t/" + e.acme.ID + "/users"},
+	}
+	for _, tt := range tests {
+		c := e.client(t)
+		c.get("/login")
+		resp, _ := c.post("/login", url.Values{"tenant": {"acme"}, "username": {"admin"}, "password": {password}, "next": {tt.next}})
+		if got := resp.Header.Get("Location"); got != tt.want {
+			t.Errorf("sign in with next %q: got to %q, want %q", tt.next, got, tt.want)
+		}
+	}
+	// A session that ended says so.
+	c = e.client(t).signIn("acme", "admin")
+	e.clock.Advance(31 * time.Minute)
+	resp, _ = c.get(page)
+	_, body = c.get(resp.Header.Get("Location"))
+	if !strings.Contains(body, "session has ended") {
+		t.Errorf("an ended session is not told so")
+	}
+}
+
+// TestStartPageIsOneTheUserMayOpen checks that a user is sent after sign-in
+// (and from /) to the first page they may open: never "Not allowed".
+func TestStartPageIsOneTheUserMayOpen(t *testing.T) {
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
+	if _, err := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: "nora", Email: "nora@acme.test", DisplayName: "Nora", Password: password}); err != nil {
+		t.Fatal(err) // no roles at all
+	}
+	tests := []struct{ tenant, user, want string }{
+		{"privileged", adminEmail, "/tenants"},
+		{"acme", "admin", "/t/" + e.acme.ID + "/users"},
+		{"acme", "nora", "/account"},
+	}
+	for _, tt := range tests {
+		c := e.client(t)
+		c.get("/login")
+		resp, _ := c.post("/login", url.Values{"tenant": {tt.tenant}, "username": {tt.user}, "password": {password}})
+		if got := resp.Header.Get("Location"); got != tt.want {
+			t.Errorf("%s/%s signs in to %q, want %q", tt.tenant, tt.user, got, tt.want)
+		}
+		resp, _ = c.get("/")
+		if got := resp.Header.Get("Location"); got != tt.want {
+			t.Errorf("%s/%s: / leads to %q, want %q", tt.tenant, tt.user, got, tt.want)
+		}
+		resp, _ = c.get(tt.want)
+		wantStatus(t, tt.user+"'s start page", resp, http.StatusOK)
+	}
+}
+
+// TestSuspendedTenantIsMarked checks that on a suspended tenant's pages the
+// switcher shows that tenant (marked) and a banner says it is suspended.
+func TestSuspendedTenantIsMarked(t *testing.T) {
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
+	if _, err := e.tenants.SetStatus(ctx, e.acme.ID, kanri.Seen{}, kanri.TenantSuspended); err != nil {
+		t.Fatal(err)
+	}
+	staff := e.client(t).signIn("privileged", adminEmail)
+	_, body := staff.get("/t/" + e.acme.ID + "/users")
+	option := regexp.MustCompile(`<option value="` + e.acme.ID + `" selected>\s*acme \(acme\)\s*· Suspended\s*</option>`)
+	if !option.MatchString(body) {
+		t.Errorf("the switcher does not show acme, selected and marked suspended")
+	}
+	if !strings.Contains(body, `data-testid="tenant-status-banner"`) {
+		t.Errorf("no banner on a suspended tenant's page")
+	}
+	_, body = staff.get("/t/" + e.globex.ID + "/users")
+	if strings.Contains(body, `data-testid="tenant-status-banner"`) {
+		t.Errorf("a banner on an active tenant's page")
+	}
+	if strings.Contains(body, `data-autosubmit`) {
+		t.Errorf("the switcher navigates on change (arrow keys): it must wait for Go")
 	}
 }

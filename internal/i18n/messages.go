@@ -94,6 +94,8 @@ var messages = map[string]message{
 	"tenants.sort_name":                  {"Name", "名前"},
 	"tenants.include_deleted":            {"All (including deleted)", "すべて（削除済みを含む）"},
 	"status.active":                      {"Active", "有効"},
+	"tenants.banner_suspended":           {"This tenant is suspended: its users cannot sign in.", "このテナントは停止中です。ユーザーはサインインできません。"},
+	"tenants.banner_deleted":             {"This tenant is deleted. Its data is kept for the operator only.", "このテナントは削除済みです。データは管理会社のみが参照できます。"},
 	"status.suspended":                   {"Suspended", "停止中"},
 	"status.deleted":                     {"Deleted", "削除済み"},
 	"status.inactive":                    {"Inactive", "無効"},
