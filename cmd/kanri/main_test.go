@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +14,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kanri/kanri/internal/cosmos"
+	"github.com/kanri/kanri/internal/cosmos/cosmostest"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -142,5 +149,68 @@ func TestRunFailsOnUnreachableCosmos(t *testing.T) {
 	err := run(ctx, []string{"-store", "cosmos", "-cosmos-endpoint", "https://127.0.0.1:1/", "-cosmos-key", "a2V5"}, env(nil), io.Discard, io.Discard, nil)
 	if err == nil || !strings.Contains(err.Error(), "cosmos store unreachable") {
 		t.Fatalf("got %v, want an unreachable error", err)
+	}
+}
+
+// TestInstancesStartTogetherOnAnEmptyDatabase starts two instances at the
+// same moment on a fresh Cosmos database, several times: both must serve,
+// with one operator's tenant and one first administrator between them.
+func TestInstancesStartTogetherOnAnEmptyDatabase(t *testing.T) {
+	cs := cosmostest.Start(t)
+	for trial := range 4 {
+		db := fmt.Sprintf("trial%d", trial)
+		ctx, cancel := context.WithCancel(t.Context())
+		ready := make(chan string, 2)
+		done := make(chan error, 2)
+		start := make(chan struct{})
+		for range 2 {
+			go func() {
+				<-start
+				done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir(), "-store", "cosmos",
+					"-cosmos-endpoint", cs.Endpoint, "-cosmos-key", cs.Key(), "-cosmos-database", db,
+					"-cosmos-insecure-skip-verify=true", "-bcrypt-cost", "4", "-session-secret", strings.Repeat("ab", 32)},
+					env(nil), io.Discard, io.Discard, ready)
+			}()
+		}
+		close(start)
+		for range 2 {
+			select {
+			case addr := <-ready:
+				resp, err := http.Get("http://" + addr + "/readyz")
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					t.Errorf("trial %d: an instance is not ready: %d", trial, resp.StatusCode)
+				}
+			case err := <-done:
+				t.Fatalf("trial %d: an instance exited: %v", trial, err)
+			case <-time.After(60 * time.Second):
+				t.Fatalf("trial %d: an instance did not start", trial)
+			}
+		}
+		cancel()
+		for range 2 {
+			if err := <-done; err != nil {
+				t.Errorf("trial %d: shutdown: %v", trial, err)
+			}
+		}
+		ds, err := cosmos.Open(t.Context(), cosmos.Config{Endpoint: cs.Endpoint, Key: cs.Key(), Database: db, InsecureSkipVerify: true}, docstore.Specs())
+		if err != nil {
+			t.Fatal(err)
+		}
+		users, _, err := store.New(ds, nil).Tenant(kanri.PrivilegedTenantID).Users().Query(t.Context(), docstore.Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := store.New(ds, nil).Tenant(kanri.PrivilegedTenantID).Profile(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(users) != 1 || p.UserCount != 1 {
+			t.Errorf("trial %d: got %d operator users (userCount %d), want 1", trial, len(users), p.UserCount)
+		}
+		ds.Close()
 	}
 }

@@ -65,8 +65,18 @@ func Bootstrap(ctx context.Context, tenants TenantCreator, users UserCreator, ro
 		generated = password
 	}
 	_, err = users.Create(ctx, t.ID, kanri.UserInput{Username: email, Email: email, DisplayName: "Administrator", Password: password})
+	if taken(err) {
+		// Another instance starting at the same time created them; its
+		// password (generated or given) is the one that counts.
+		return "", false, nil
+	}
 	if err != nil {
 		return "", false, err
 	}
 	return generated, true, nil
+}
+
+// taken reports whether err says the username is taken.
+func taken(err error) bool {
+	return kanri.IsCode(err, kanri.EINVALID) && kanri.ErrorFields(err)["username"] == "validation.username_taken"
 }

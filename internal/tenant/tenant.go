@@ -423,7 +423,10 @@ func randomSuffix() string {
 }
 
 // EnsurePrivileged returns the operator's own tenant (spec §3.1.4),
-// creating it first if it does not exist.
+// creating it first if it does not exist. Several instances may start at
+// once on an empty store: the one whose create wins records it, the others
+// read it; each makes sure of its name reservation and index entry, which
+// a start that stopped half-way may lack.
 func (s *Service) EnsurePrivileged(ctx context.Context) (*kanri.Tenant, error) {
 	if t, err := s.Store.Tenant(kanri.PrivilegedTenantID).Profile(ctx); err == nil {
 		return t, nil
@@ -443,14 +446,22 @@ func (s *Service) EnsurePrivileged(ctx context.Context) (*kanri.Tenant, error) {
 		UpdatedAt:    now,
 		CreatedBy:    audit.ActorFrom(ctx).UserID,
 	}
-	if err := s.Store.Tenant(t.ID).Tenants().Create(ctx, t); err != nil {
+	created := true
+	if err := s.Store.Tenant(t.ID).Tenants().Create(ctx, t); kanri.IsCode(err, kanri.ECONFLICT) {
+		created = false // another instance was first
+		if t, err = s.Store.Tenant(kanri.PrivilegedTenantID).Profile(ctx); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
 		return nil, err
 	}
-	res := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID(t.Name)}, TenantRef: t.ID, CreatedAt: now}
+	res := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID(t.Name)}, TenantRef: t.ID, CreatedAt: t.CreatedAt}
 	if err := names(s.system()).Upsert(ctx, res); err != nil {
 		return nil, err
 	}
 	s.syncListing(ctx, t)
-	s.record(ctx, t, "tenant.create", nil, tenantFields(t))
+	if created {
+		s.record(ctx, t, "tenant.create", nil, tenantFields(t))
+	}
 	return t, nil
 }
