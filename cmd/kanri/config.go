@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
@@ -30,6 +31,9 @@ type Config struct {
 	BootstrapPassword string
 	// BcryptCost is the password hashing cost; 12 unless lowered for tests.
 	BcryptCost int
+	// RepairGrace is how old a pending change of a user count must be
+	// before the repair settles it: longer than any create or delete takes.
+	RepairGrace time.Duration
 }
 
 // CosmosConfig is the configuration of the Cosmos DB store.
@@ -56,8 +60,8 @@ type setting struct {
 // flag.ErrHelp after printing the help for -h or --help.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	var (
-		cfg                                          Config
-		insecure, logLevel, storeBackend, bcryptCost string
+		cfg                                                       Config
+		insecure, logLevel, storeBackend, bcryptCost, repairGrace string
 	)
 	settings := []setting{
 		{"addr", "KANRI_ADDR", ":8080", "address to listen on", &cfg.Addr},
@@ -72,6 +76,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"bootstrap-admin-email", "KANRI_BOOTSTRAP_ADMIN_EMAIL", "admin@example.com", "username and e-mail of the first administrator of the operator's tenant \"privileged\" (first start only)", &cfg.BootstrapEmail},
 		{"bootstrap-admin-password", "KANRI_BOOTSTRAP_ADMIN_PASSWORD", "", "password of the first administrator; generated and logged once when empty (first start only)", &cfg.BootstrapPassword},
 		{"bcrypt-cost", "KANRI_BCRYPT_COST", "12", "bcrypt cost of password hashes (12 per the spec; lower only in tests)", &bcryptCost},
+		{"repair-grace", "KANRI_REPAIR_GRACE", "2m", "how old a pending user-count change must be before the repair after a crash settles it", &repairGrace},
 	}
 	fs := flag.NewFlagSet("kanri", flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -114,6 +119,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		errs = append(errs, fmt.Errorf("KANRI_BCRYPT_COST: %q is not a number from 4 to 31", bcryptCost))
 	}
 	cfg.BcryptCost = cost
+	if cfg.RepairGrace, err = time.ParseDuration(repairGrace); err != nil || cfg.RepairGrace < 0 {
+		errs = append(errs, fmt.Errorf("KANRI_REPAIR_GRACE: %q is not a duration such as 2m", repairGrace))
+	}
 	if cfg.BootstrapPassword != "" {
 		if msg := kanri.CheckPassword(cfg.BootstrapPassword); msg != "" {
 			errs = append(errs, fmt.Errorf("KANRI_BOOTSTRAP_ADMIN_PASSWORD does not meet the password policy: %s", i18n.Translate(i18n.English, msg)))

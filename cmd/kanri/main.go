@@ -60,7 +60,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Info("store closed")
 	}()
 	st := store.New(ds, log)
-	handler, err := newHandler(ctx, cfg, st, log)
+	handler, appWorkers, err := newHandler(ctx, cfg, st, log)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
-	bg := startWorkers(log, ws)
+	bg := startWorkers(log, append(ws, appWorkers...))
 	defer bg.stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

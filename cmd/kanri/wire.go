@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
@@ -22,15 +23,19 @@ import (
 	"github.com/kanri/kanri/web"
 )
 
+// repairInterval is how often pending user-count changes are looked for.
+const repairInterval = time.Minute
+
 // newHandler wires the services and the web layer over st, bootstrapping
-// the operator's tenant on the first start.
-func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (http.Handler, error) {
+// the operator's tenant on the first start, and returns the workers the
+// services need.
+func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (http.Handler, []worker, error) {
 	d := app.NewDeps(st, log, nil)
 	hasher := auth.Hasher{Cost: cfg.BcryptCost}
 	tenants := tenant.New(d)
 	roles := role.New(d)
 	if n, err := roles.Seed(ctx); err != nil {
-		return nil, fmt.Errorf("seed the service catalog: %w", err)
+		return nil, nil, fmt.Errorf("seed the service catalog: %w", err)
 	} else if n > 0 {
 		log.Info("seeded the service catalog and role definitions", "written", n)
 	}
@@ -38,7 +43,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 
 	generated, created, err := auth.Bootstrap(ctx, tenants, users, roles, cfg.BootstrapEmail, cfg.BootstrapPassword)
 	if err != nil {
-		return nil, fmt.Errorf("bootstrap: %w", err)
+		return nil, nil, fmt.Errorf("bootstrap: %w", err)
 	}
 	if created {
 		log.Info("created the operator's tenant and its first administrator", "tenant", "privileged", "username", cfg.BootstrapEmail)
@@ -50,15 +55,18 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	}
 	secret, err := sessionSecret(cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	repair := worker{"repair user counts", func(ctx context.Context) error {
+		return tenants.RunRepair(ctx, repairInterval, cfg.RepairGrace)
+	}}
 	return web.New(web.Config{
 		Deps: d,
 		Services: web.Services{
 			Tenants: tenants, Users: users, Auth: auth.New(d, hasher), Roles: roles,
 		},
 		SessionSecret: secret,
-	}), nil
+	}), []worker{repair}, nil
 }
 
 // sessionSecret returns the secret of the session cookie: from

@@ -110,3 +110,28 @@ const (
 	TypeTenantListing = "tenant_listing"
 	TypeTenantName    = "tenant_name"
 )
+
+// TypeUserCountChange is the type of a pending change of userCount.
+const TypeUserCountChange = "user_count_change"
+
+// UserCountChange records a change of a tenant's userCount whose user write
+// (the user's creation or deletion, in another container) may not have
+// happened yet. It is written with the count in one transaction, in the
+// tenant's partition of the tenant container, and removed once the user
+// write is made; one left behind by a crash tells the repair which way to
+// settle the count.
+type UserCountChange struct {
+	Doc
+	UserID    string `json:"userId"`
+	Delta     int    `json:"delta"` // +1 for a creation, -1 for a deletion
+	CreatedAt Time   `json:"createdAt"`
+}
+
+// UserCountChangeID returns the id of the pending change of delta for the
+// user.
+func UserCountChangeID(userID string, delta int) string {
+	if delta > 0 {
+		return "ucc_add_" + userID
+	}
+	return "ucc_remove_" + userID
+}

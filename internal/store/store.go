@@ -216,6 +216,25 @@ func (p Privileged) FindActiveTenantByName(ctx context.Context, name string) (*k
 	return docs[0], nil
 }
 
+// UserCountChanges returns one page of the changes of userCount that are
+// pending in any tenant, created before the given time (the repair of
+// counts left wrong by a crash; see tenant.Service.RepairUserCounts).
+func (p Privileged) UserCountChanges(ctx context.Context, before kanri.Time, continuation string) ([]*kanri.UserCountChange, string, error) {
+	q := docstore.Query{
+		Type:         kanri.TypeUserCountChange,
+		Where:        []docstore.Filter{docstore.Lt("createdAt", before.String())},
+		Limit:        100,
+		Continuation: continuation,
+	}
+	page, err := p.s.ds.Container(docstore.Tenant).QueryAcrossPartitions(ctx, q)
+	if err != nil {
+		return nil, "", err
+	}
+	r := newRepo[kanri.UserCountChange](p.s, docstore.Tenant, "", kanri.TypeUserCountChange)
+	docs, err := r.decodeAll(page.Items)
+	return docs, page.Continuation, err
+}
+
 // Of returns a repository of documents of type typ in the tenant's
 // partition of a container. It is for index documents that the domain does
 // not expose through a named method.

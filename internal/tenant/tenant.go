@@ -306,13 +306,24 @@ func (s *Service) Changeable(ctx context.Context, id string, seen kanri.Seen) (*
 	return t, nil
 }
 
-// AdjustUserCount adds delta to the tenant's userCount with optimistic
-// concurrency, refusing to go past maxUsers, and returns the tenant as
-// saved. It is exact under concurrent callers: each retry starts from the
-// stored count.
-func (s *Service) AdjustUserCount(ctx context.Context, id string, delta int) (*kanri.Tenant, error) {
-	for attempt := 0; ; attempt++ {
-		t, err := s.Store.Tenant(id).Profile(ctx)
+// ChangeUserCount adds delta (+1 or -1) to the tenant's userCount for a
+// user about to be created or deleted, refusing to go past maxUsers, and
+// returns the tenant as saved. The count and a pending UserCountChange are
+// written in one transaction: SettleUserCount removes it once the user
+// write is made, UndoUserCount reverses the count if it was not, and
+// RepairUserCounts does either for a change a crash left behind. It is
+// exact under concurrent callers: each retry starts from the stored count.
+func (s *Service) ChangeUserCount(ctx context.Context, id, userID string, delta int) (*kanri.Tenant, error) {
+	ten := s.Store.Tenant(id)
+	change := &kanri.UserCountChange{
+		Doc: kanri.Doc{ID: kanri.UserCountChangeID(userID, delta)}, UserID: userID, Delta: delta, CreatedAt: kanri.NewTime(s.Now()),
+	}
+	changeOp, err := changes(ten).Op(docstore.OpCreate, change)
+	if err != nil {
+		return nil, err
+	}
+	for range 50 {
+		t, err := ten.Profile(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -324,14 +335,120 @@ func (s *Service) AdjustUserCount(ctx context.Context, id string, delta int) (*k
 			return nil, kanri.E(kanri.ECONFLICT, "error.user_limit")
 		}
 		t.UserCount = max(0, n)
-		err = s.save(ctx, t)
-		if err == nil {
-			return t, nil
+		err = s.saveWith(ctx, t, changeOp)
+		if kanri.IsCode(err, kanri.ESTALE) {
+			continue
 		}
-		if !kanri.IsCode(err, kanri.ESTALE) || attempt >= 50 {
-			return nil, err
+		if kanri.IsCode(err, kanri.ECONFLICT) {
+			return nil, kanri.E(kanri.ECONFLICT, "error.busy") // a change of this user is pending
+		}
+		return t, err
+	}
+	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+}
+
+// SettleUserCount records that the user write counted by ChangeUserCount
+// was made. If that fails, RepairUserCounts settles it later.
+func (s *Service) SettleUserCount(ctx context.Context, id, userID string, delta int) {
+	err := changes(s.Store.Tenant(id)).Delete(ctx, kanri.UserCountChangeID(userID, delta), "")
+	if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+		s.Logger.Warn("pending userCount change not settled; the repair will", "tenant", id, "user", userID, "err", err)
+	}
+}
+
+// UndoUserCount reverses a change of ChangeUserCount whose user write was
+// not made. If that fails, RepairUserCounts reverses it later.
+func (s *Service) UndoUserCount(ctx context.Context, id, userID string, delta int) {
+	c, err := changes(s.Store.Tenant(id)).Get(ctx, kanri.UserCountChangeID(userID, delta))
+	if err == nil {
+		err = s.undo(ctx, c)
+	}
+	if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+		s.Logger.Warn("userCount not given back; the repair will", "tenant", id, "user", userID, "err", err)
+	}
+}
+
+// undo reverses the pending change c: its count and its record go in one
+// transaction.
+func (s *Service) undo(ctx context.Context, c *kanri.UserCountChange) error {
+	ten := s.Store.Tenant(c.TenantID)
+	for range 50 {
+		t, err := ten.Profile(ctx)
+		if err != nil {
+			return err
+		}
+		t.UserCount = max(0, t.UserCount-c.Delta)
+		err = s.saveWith(ctx, t, docstore.Op{Kind: docstore.OpDelete, ID: c.ID, IfMatch: c.ETag})
+		if !kanri.IsCode(err, kanri.ESTALE) {
+			return err
+		}
+		if _, gerr := changes(ten).Get(ctx, c.ID); kanri.IsCode(gerr, kanri.ENOTFOUND) {
+			return nil // settled or undone meanwhile
 		}
 	}
+	return kanri.E(kanri.ECONFLICT, "error.busy")
+}
+
+// RepairUserCounts settles the changes of userCount left pending for longer
+// than olderThan (by a crash between a count and its user write), in every
+// tenant: a change whose user write was made is removed, one whose write
+// was not is reversed. Each repair is logged. It returns how many counts it
+// corrected.
+func (s *Service) RepairUserCounts(ctx context.Context, olderThan time.Duration) (int, error) {
+	before := kanri.NewTime(s.Now().Add(-olderThan))
+	fixed, token := 0, ""
+	for {
+		page, next, err := s.Store.Privileged().UserCountChanges(ctx, before, token)
+		if err != nil {
+			return fixed, err
+		}
+		for _, c := range page {
+			u, err := s.Store.Tenant(c.TenantID).Users().Get(ctx, c.UserID)
+			if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+				return fixed, err
+			}
+			// Users are never removed, only marked deleted.
+			made := (c.Delta > 0 && err == nil) || (c.Delta < 0 && (err != nil || !u.DeletedAt.IsZero()))
+			if made {
+				err = changes(s.Store.Tenant(c.TenantID)).Delete(ctx, c.ID, c.ETag)
+			} else if err = s.undo(ctx, c); err == nil {
+				fixed++
+				s.Logger.Warn("userCount repaired: a change a crash left pending was reversed",
+					"tenant", c.TenantID, "user", c.UserID, "delta", c.Delta, "since", c.CreatedAt.String())
+			}
+			if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) && !kanri.IsCode(err, kanri.ESTALE) {
+				return fixed, err
+			}
+		}
+		if next == "" {
+			return fixed, nil
+		}
+		token = next
+	}
+}
+
+// RunRepair runs RepairUserCounts at once and then every interval until
+// ctx ends, settling changes older than grace. It is a worker of the
+// server's lifecycle.
+func (s *Service) RunRepair(ctx context.Context, every, grace time.Duration) error {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if n, err := s.RepairUserCounts(ctx, grace); err != nil && ctx.Err() == nil {
+			s.Logger.Error("repair of user counts", "err", err)
+		} else if n > 0 {
+			s.Logger.Info("repaired user counts", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func changes(ten store.Tenant) *store.Repo[kanri.UserCountChange, *kanri.UserCountChange] {
+	return store.Of[kanri.UserCountChange](ten, docstore.Tenant, kanri.TypeUserCountChange)
 }
 
 // SetUserCount stores a recounted userCount (see user.Service.Recount).
@@ -355,12 +472,32 @@ func (s *Service) SetUserCount(ctx context.Context, id string, n int) error {
 
 // save replaces the tenant (checking its ETag) and refreshes its listing.
 func (s *Service) save(ctx context.Context, t *kanri.Tenant) error {
+	return s.saveWith(ctx, t)
+}
+
+// saveWith replaces the tenant (checking its ETag) together with ops in
+// its partition of the tenant container, in one transaction, and
+// refreshes its listing.
+func (s *Service) saveWith(ctx context.Context, t *kanri.Tenant, ops ...docstore.Op) error {
 	t.UpdatedAt = kanri.NewTime(s.Now())
 	if by := audit.ActorFrom(ctx).UserID; by != "" {
 		t.UpdatedBy = by
 	}
-	if err := s.Store.Tenant(t.ID).Tenants().Replace(ctx, t); err != nil {
-		return err
+	ten := s.Store.Tenant(t.ID)
+	if len(ops) == 0 {
+		if err := ten.Tenants().Replace(ctx, t); err != nil {
+			return err
+		}
+	} else {
+		op, err := ten.Tenants().Op(docstore.OpReplace, t)
+		if err != nil {
+			return err
+		}
+		results, err := ten.Batch(ctx, docstore.Tenant, append([]docstore.Op{op}, ops...))
+		if err != nil {
+			return err
+		}
+		t.ETag = results[0].ETag
 	}
 	s.syncListing(ctx, t)
 	return nil

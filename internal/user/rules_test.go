@@ -3,11 +3,14 @@ package user_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 )
 
@@ -230,5 +233,60 @@ func TestRoleHoldersAndAccess(t *testing.T) {
 		if a.GlobalAdmin != tt.global || !a.Perms.Has(tt.perm) || (tt.lack != "" && a.Perms.Has(tt.lack)) {
 			t.Errorf("%s: got global=%v perms %v, want global=%v with %s without %q", tt.name, a.GlobalAdmin, a.Perms, tt.global, tt.perm, tt.lack)
 		}
+	}
+}
+
+// TestRepairSettlesWhatACrashLeftPending leaves changes of userCount
+// pending as a crash between the count and the user write would, and
+// checks that the repair settles each the right way.
+func TestRepairSettlesWhatACrashLeftPending(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 10) // owner: 1 user
+	kept, err := f.users.Create(f.ctx, ten.ID, input("kept"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := f.users.Create(f.ctx, ten.ID, input("gone"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A delete that was made and stopped before settling its change.
+	if _, err := f.users.Delete(f.ctx, ten.ID, gone.ID, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	pending := store.Of[kanri.UserCountChange](f.st.Tenant(ten.ID), docstore.Tenant, kanri.TypeUserCountChange)
+	if err := pending.Create(f.ctx, &kanri.UserCountChange{Doc: kanri.Doc{ID: kanri.UserCountChangeID(gone.ID, -1)}, UserID: gone.ID, Delta: -1, CreatedAt: kanri.NewTime(time.Now())}); err != nil {
+		t.Fatal(err)
+	}
+	// A create that counted its user and stopped before storing it.
+	if _, err := f.tenants.ChangeUserCount(f.ctx, ten.ID, "user_phantom", +1); err != nil {
+		t.Fatal(err)
+	}
+	// A delete that gave up its count and stopped before the user write.
+	if _, err := f.tenants.ChangeUserCount(f.ctx, ten.ID, kept.ID, -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.users.Delete(f.ctx, ten.ID, kept.ID, kanri.Seen{}); !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Fatalf("a delete while one of the same user is pending: got %v, want conflict (busy)", err)
+	}
+	if got := userCount(t, f, ten.ID); got != 2 { // 3 users, -1 (gone), +1 (phantom), -1 (kept)
+		t.Fatalf("before the repair: got userCount %d, want 2", got)
+	}
+	if n, err := f.tenants.RepairUserCounts(f.ctx, time.Hour); err != nil || n != 0 {
+		t.Errorf("repair of changes younger than its grace: got %d, %v; want 0 (they may be in flight)", n, err)
+	}
+	n, err := f.tenants.RepairUserCounts(f.ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := userCount(t, f, ten.ID), 2; got != want || n != 2 { // owner and kept
+		t.Errorf("after the repair: got userCount %d (%d repairs), want %d (2)", got, n, want)
+	}
+	if n, _ := f.tenants.RepairUserCounts(f.ctx, 0); n != 0 {
+		t.Errorf("a second repair changed %d counts, want none", n)
+	}
+	l, _, _ := f.tenants.List(f.ctx, tenant.ListFilter{Search: "acme"})
+	if len(l) != 1 || l[0].UserCount != 2 {
+		t.Errorf("the tenant list shows %v, want userCount 2", l)
 	}
 }

@@ -91,25 +91,28 @@ func (s *Service) Get(ctx context.Context, tenantID, id string) (*kanri.User, er
 }
 
 // Create adds a user to a tenant. It counts against the tenant's maxUsers
-// and keeps userCount exact: the count is taken first, and given back if
-// the user cannot be stored. A tenant's first user becomes its
+// and keeps userCount exact, also across a crash: the count is taken first
+// with a record of the pending change, which is settled once the user is
+// stored, reversed if the user cannot be, and repaired after a crash (see
+// tenant.Service.ChangeUserCount). A tenant's first user becomes its
 // administrator.
 func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInput) (*kanri.User, error) {
 	if err := in.Validate(true); err != nil {
 		return nil, err
 	}
-	t, err := s.tenants.AdjustUserCount(ctx, tenantID, +1)
+	id := "user_" + uuid.NewString()
+	t, err := s.tenants.ChangeUserCount(ctx, tenantID, id, +1)
 	if err != nil {
 		return nil, err
 	}
 	hash, err := s.hasher.Hash(in.Password)
 	if err != nil {
-		s.giveBack(ctx, tenantID)
+		s.tenants.UndoUserCount(ctx, tenantID, id, +1)
 		return nil, err
 	}
 	now := kanri.NewTime(s.Now())
 	u := &kanri.User{
-		Doc:          kanri.Doc{ID: "user_" + uuid.NewString()},
+		Doc:          kanri.Doc{ID: id},
 		Username:     in.Username,
 		Email:        in.Email,
 		PasswordHash: hash,
@@ -122,9 +125,10 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 		UpdatedBy:    audit.ActorFrom(ctx).UserID,
 	}
 	if err := s.insert(ctx, tenantID, u); err != nil {
-		s.giveBack(ctx, tenantID)
+		s.tenants.UndoUserCount(ctx, tenantID, id, +1)
 		return nil, err
 	}
+	s.tenants.SettleUserCount(ctx, tenantID, id, +1)
 	s.record(ctx, tenantID, u, "user.create", nil, userFields(u))
 	if t.UserCount == 1 {
 		// The user exists either way; a failed grant is repaired by an
@@ -134,15 +138,6 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 		}
 	}
 	return u, nil
-}
-
-// giveBack returns a place in userCount taken for a user that was not
-// stored; if that fails, the count is repaired by a recount.
-func (s *Service) giveBack(ctx context.Context, tenantID string) {
-	if _, err := s.tenants.AdjustUserCount(ctx, tenantID, -1); err != nil {
-		s.Logger.Error("userCount not given back; recounting", "tenant", tenantID, "err", err)
-		s.recountLogged(ctx, tenantID)
-	}
 }
 
 // Recount sets the tenant's userCount to the number of its users that are
@@ -165,11 +160,6 @@ func (s *Service) Recount(ctx context.Context, tenantID string) (int, error) {
 	return n, s.tenants.SetUserCount(ctx, tenantID, n)
 }
 
-func (s *Service) recountLogged(ctx context.Context, tenantID string) {
-	if _, err := s.Recount(ctx, tenantID); err != nil {
-		s.Logger.Error("userCount recount failed", "tenant", tenantID, "err", err)
-	}
-}
 
 // notDeleted matches users that are not deleted (documents written before
 // deletedAt existed lack the field).
@@ -261,8 +251,27 @@ func (s *Service) ResetPassword(ctx context.Context, tenantID, id string, seen k
 
 // Delete soft-deletes a user: inactive, marked deleted, username freed and
 // role assignments removed (spec §2.2.5). Nobody can delete themselves.
+//
+// The count is given up first, with a record of the pending change, as in
+// Create: a crash between the two writes never leaves a phantom user.
 func (s *Service) Delete(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
-	return retry(func() (*kanri.User, error) { return s.deleteOnce(ctx, tenantID, id, seen) })
+	// Refuse what will be refused before the count moves.
+	if _, err := s.changeable(ctx, tenantID, id, seen); err != nil {
+		return nil, err
+	}
+	if id == audit.ActorFrom(ctx).UserID {
+		return nil, kanri.E(kanri.EFORBIDDEN, "error.self_delete")
+	}
+	if _, err := s.tenants.ChangeUserCount(ctx, tenantID, id, -1); err != nil {
+		return nil, err
+	}
+	u, err := retry(func() (*kanri.User, error) { return s.deleteOnce(ctx, tenantID, id, seen) })
+	if err != nil {
+		s.tenants.UndoUserCount(ctx, tenantID, id, -1)
+		return nil, err
+	}
+	s.tenants.SettleUserCount(ctx, tenantID, id, -1)
+	return u, nil
 }
 
 // retry runs one attempt of a change again while it loses races with other
@@ -317,10 +326,6 @@ func (s *Service) deleteOnce(ctx context.Context, tenantID, id string, seen kanr
 	removed, err := s.removeRoleAssignments(ctx, ten, u.ID)
 	if err != nil {
 		s.Logger.Error("role assignments of a deleted user remain", "tenant", tenantID, "user", u.ID, "err", err)
-	}
-	if _, err := s.tenants.AdjustUserCount(ctx, tenantID, -1); err != nil {
-		s.Logger.Error("userCount not decremented; recounting", "tenant", tenantID, "err", err)
-		s.recountLogged(ctx, tenantID)
 	}
 	after := userFields(u)
 	after["roleAssignments"] = -removed
