@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -213,7 +214,7 @@ func TestConsole(t *testing.T) {
 			s.hasText(t, alice, "user-status", "Active")
 			s.absent(t, alice, "user-unlock")
 
-			s.signInOK(t, bob, tenantName, "bob", bobPass, usersPath)
+			s.signInOK(t, bob, tenantName, "bob", bobPass, "/account") // no roles: the account page, not "Not allowed"
 		})
 
 		s.step(t, "stale_edit_detected", []string{"tenant_admin_sees_only_own_tenant"}, pagesOf(&alice), func(t *testing.T) {
@@ -466,6 +467,46 @@ func TestConsole(t *testing.T) {
 			s.click(t, alice, "role-remove-auth-service-admin")
 			s.visible(t, alice, "user-roles-error")
 			s.hasAttr(t, alice, alice.tid("role-cell-auth-service-admin"), "role cell", "data-assigned", "true")
+		})
+
+		s.step(t, "failed_requests_are_shown", []string{"roles_granted_and_revoked_in_place"}, pagesOf(&alice), func(t *testing.T) {
+			roles := usersPath + "/" + s.userID(t, alice, tenantID, "vera") + "/roles"
+			cell := alice.tid("role-cell-file-service-viewer")
+			s.open(t, alice, roles, 200)
+			// The server refuses the request (here: its CSRF token is no
+			// longer the session's, so the server answers 403).
+			s.route(t, alice, roles, func(r playwright.Route) {
+				h := r.Request().Headers()
+				h["x-csrf-token"] = "stale"
+				r.Continue(playwright.RouteContinueOptions{Headers: h})
+			})
+			s.click(t, alice, "role-assign-file-service-viewer")
+			s.containsText(t, alice, "request-error", "no longer allowed")
+			s.hasAttr(t, alice, cell, "role cell", "data-assigned", "false")
+			// The server cannot be reached.
+			s.unroute(t, alice, roles)
+			s.route(t, alice, roles, func(r playwright.Route) { r.Abort("connectionrefused") })
+			s.click(t, alice, "role-assign-file-service-viewer")
+			s.containsText(t, alice, "request-error", "could not be reached")
+			s.unroute(t, alice, roles)
+			// Back to normal: a double click sends one request, and the
+			// message goes.
+			var posts atomic.Int32
+			alice.page.OnRequest(func(r playwright.Request) {
+				if r.Method() == "POST" && strings.HasSuffix(r.URL(), roles) {
+					posts.Add(1)
+				}
+			})
+			if _, err := alice.page.Evaluate(`(id) => { const b = document.querySelector('[data-testid="' + id + '"]'); b.click(); b.click(); }`, "role-assign-file-service-viewer"); err != nil {
+				t.Fatal(err)
+			}
+			s.hasAttr(t, alice, cell, "role cell", "data-assigned", "true")
+			if err := s.expect.Locator(alice.tid("request-error")).ToBeHidden(); err != nil {
+				t.Errorf("the failure message stays after a request that worked: %v", err)
+			}
+			if got := posts.Load(); got != 1 {
+				t.Errorf("a double click sent %d requests, want 1", got)
+			}
 		})
 
 		s.step(t, "back_after_live_search", []string{"lockout_and_unlock"}, pagesOf(&alice), func(t *testing.T) {

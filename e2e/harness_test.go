@@ -596,6 +596,22 @@ func (s *suite) atURL(t *testing.T, p *session, path string, params ...string) {
 	}
 }
 
+// route intercepts the page's requests to path with handler.
+func (s *suite) route(t *testing.T, p *session, path string, handler func(playwright.Route)) {
+	t.Helper()
+	if err := p.page.Route(s.url(path), handler); err != nil {
+		t.Fatalf("%s: route %s: %v", p.label, path, err)
+	}
+}
+
+// unroute ends the interception of route.
+func (s *suite) unroute(t *testing.T, p *session, path string) {
+	t.Helper()
+	if err := p.page.Unroute(s.url(path)); err != nil {
+		t.Fatalf("%s: unroute %s: %v", p.label, path, err)
+	}
+}
+
 // back presses the browser's Back button and waits for the page to load.
 func (s *suite) back(t *testing.T, p *session) {
 	t.Helper()

@@ -20,6 +20,66 @@
     var msg = e.target.getAttribute && e.target.getAttribute("data-confirm");
     if (msg && !window.confirm(msg)) e.preventDefault();
   }, true);
+  // A request of htmx that fails says so on the page: the server refused it
+  // (4xx), failed (5xx), or could not be reached or answer in time.
+  function showRequestError(key) {
+    var box = document.getElementById("request-error");
+    if (!box) return;
+    box.textContent = box.getAttribute("data-msg-" + key) || box.getAttribute("data-msg-5xx");
+    box.hidden = false;
+    box.scrollIntoView({ block: "nearest" });
+  }
+  function hideRequestError() {
+    var box = document.getElementById("request-error");
+    if (box) box.hidden = true;
+  }
+  document.addEventListener("htmx:responseError", function (e) {
+    var status = e.detail.xhr ? e.detail.xhr.status : 0;
+    showRequestError(status === 403 || status === 404 ? String(status) : status >= 500 ? "5xx" : "4xx");
+  });
+  document.addEventListener("htmx:sendError", function () { showRequestError("network"); });
+  document.addEventListener("htmx:timeout", function () { showRequestError("timeout"); });
+
+  // While a request runs, the element that sent it shows it is busy and its
+  // buttons are disabled, so that a second click sends nothing.
+  function buttonsOf(el) {
+    if (el.matches("button")) return [el];
+    return Array.prototype.slice.call(el.querySelectorAll("button"));
+  }
+  // A live search (a GET) is never blocked: the newest one wins.
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var el = e.detail.elt;
+    var read = e.detail.requestConfig && e.detail.requestConfig.verb === "get";
+    if (!read && el.getAttribute("aria-busy") === "true") {
+      e.preventDefault(); // already sending
+      return;
+    }
+    hideRequestError();
+    el.setAttribute("aria-busy", "true");
+    if (!read) buttonsOf(el).forEach(function (b) { b.disabled = true; });
+  });
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var el = e.detail.elt;
+    el.removeAttribute("aria-busy");
+    buttonsOf(el).forEach(function (b) { b.disabled = false; });
+  });
+  // A plain form is sent once: its buttons are disabled once it is on its
+  // way (after the browser took the clicked button's value).
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (e.defaultPrevented || form.hasAttribute("hx-post") || form.hasAttribute("hx-get") || form.method === "get") return;
+    if (form.getAttribute("aria-busy") === "true") { e.preventDefault(); return; }
+    form.setAttribute("aria-busy", "true");
+    setTimeout(function () { buttonsOf(form).forEach(function (b) { b.disabled = true; }); }, 0);
+  });
+  // Coming back to a page (Back after a submit) finds its forms ready again.
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("form[aria-busy]").forEach(function (f) {
+      f.removeAttribute("aria-busy");
+      buttonsOf(f).forEach(function (b) { b.disabled = false; });
+    });
+  });
+
   // The mobile menu toggle.
   document.addEventListener("click", function (e) {
     var t = e.target.closest && e.target.closest("[data-toggle-nav]");
