@@ -60,13 +60,14 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	repair := worker{"repair user counts", func(ctx context.Context) error {
 		return tenants.RunRepair(ctx, repairInterval, cfg.RepairGrace)
 	}}
+	emails := worker{"reserve the e-mail addresses of existing users", users.ReserveExistingEmails}
 	return web.New(web.Config{
 		Deps: d,
 		Services: web.Services{
 			Tenants: tenants, Users: users, Auth: auth.New(d, hasher), Roles: roles,
 		},
 		SessionSecret: secret,
-	}), []worker{repair}, nil
+	}), []worker{repair, emails}, nil
 }
 
 // sessionSecret returns the secret of the session cookie: from

@@ -196,6 +196,7 @@ var messages = map[string]message{
 	"validation.too_long":                {"This is too long.", "長すぎます。"},
 	"validation.country":                 {"Use a two-letter country code such as JP.", "JP のような2文字の国コードを入力してください。"},
 	"validation.username":                {"Use at most 254 characters without spaces.", "空白を含まない254文字以内で入力してください。"},
+	"validation.email_taken":             {"Another user of this organisation already has this e-mail address.", "このメールアドレスは組織内の別のユーザーが使用しています。"},
 	"validation.username_taken":          {"Another user of this tenant has this username.", "このユーザー名は既に使われています。"},
 	"validation.email":                   {"Enter an e-mail address such as name@example.com.", "name@example.com の形式で入力してください。"},
 	"validation.password_length":         {"Use 12 to 72 characters.", "12〜72文字で入力してください。"},

@@ -98,3 +98,14 @@ type Seen struct {
 func (s Seen) Stale(etag, state string) bool {
 	return s.ETag != "" && s.ETag != etag && (s.State == "" || s.State != state)
 }
+
+// TypeMigration is the type of the marks of one-off data migrations done
+// in a partition.
+const TypeMigration = "migration"
+
+// Migration marks a one-off data migration as done in its partition; its
+// id names the migration.
+type Migration struct {
+	Doc
+	DoneAt Time `json:"doneAt"`
+}

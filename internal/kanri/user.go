@@ -123,6 +123,25 @@ func UsernameID(username string) string {
 	return "username_" + hex.EncodeToString(sum[:])
 }
 
+// TypeEmailAddress is the type of e-mail address reservations.
+const TypeEmailAddress = "email_address"
+
+// EmailAddress reserves an e-mail address within a tenant, as Username
+// does a username: written in the same transactional batch as the user, so
+// that two users of a tenant never share an address. Its id is
+// EmailAddressID(email).
+type EmailAddress struct {
+	Doc
+	UserID string `json:"userId"`
+}
+
+// EmailAddressID returns the id of the reservation of an e-mail address,
+// compared without regard to case.
+func EmailAddressID(email string) string {
+	sum := sha256.Sum256([]byte(strings.ToLower(strings.TrimSpace(email))))
+	return "email_" + hex.EncodeToString(sum[:])
+}
+
 // TypeAdminGuard is the type of a tenant's administrator guard.
 const TypeAdminGuard = "admin_guard"
 

@@ -75,6 +75,12 @@ func (t Tenant) Usernames() *Repo[kanri.Username, *kanri.Username] {
 	return newRepo[kanri.Username](t.s, docstore.Auth, t.id, kanri.TypeUsername)
 }
 
+// EmailAddresses returns the reservations that keep the e-mail addresses
+// of the tenant's users unique, with ids from kanri.EmailAddressID.
+func (t Tenant) EmailAddresses() *Repo[kanri.EmailAddress, *kanri.EmailAddress] {
+	return newRepo[kanri.EmailAddress](t.s, docstore.Auth, t.id, kanri.TypeEmailAddress)
+}
+
 // UserIDByUsername returns the id of the tenant's user with the given
 // username, by a point read of its reservation.
 func (t Tenant) UserIDByUsername(ctx context.Context, username string) (string, error) {

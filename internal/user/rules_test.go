@@ -2,6 +2,9 @@ package user_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -288,5 +291,95 @@ func TestRepairSettlesWhatACrashLeftPending(t *testing.T) {
 	l, _, _ := f.tenants.List(f.ctx, tenant.ListFilter{Search: "acme"})
 	if len(l) != 1 || l[0].UserCount != 2 {
 		t.Errorf("the tenant list shows %v, want userCount 2", l)
+	}
+}
+
+func TestEmailsAreUniquePerTenant(t *testing.T) {
+	f := setup(t)
+	acme, globex := f.tenant(t, "acme", 50), f.tenant(t, "globex", 50)
+	bob, err := f.users.Create(f.ctx, acme.ID, input("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	carol, err := f.users.Create(f.ctx, acme.ID, input("carol"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := func(what string, err error) {
+		t.Helper()
+		if got := kanri.ErrorFields(err)["email"]; got != "validation.email_taken" {
+			t.Errorf("%s: got %v, want the e-mail taken", what, err)
+		}
+	}
+	in := input("bob2")
+	in.Email = " BOB@Example.com"
+	_, err = f.users.Create(f.ctx, acme.ID, in)
+	taken("a second user with bob's address in another case", err)
+	if _, err := f.users.Create(f.ctx, globex.ID, input("bob")); err != nil {
+		t.Errorf("bob's address in another tenant: %v", err)
+	}
+	_, err = f.users.Update(f.ctx, acme.ID, carol.ID, "", nil, kanri.UserInput{Email: "Bob@example.com", DisplayName: "Carol"})
+	taken("carol taking bob's address", err)
+	if _, err := f.users.Update(f.ctx, acme.ID, carol.ID, "", nil, kanri.UserInput{Email: "carol.new@example.com", DisplayName: "Carol"}); err != nil {
+		t.Fatalf("carol moving to a new address: %v", err)
+	}
+	in = input("dave")
+	in.Email = "carol@example.com" // carol's old address is free again
+	if _, err := f.users.Create(f.ctx, acme.ID, in); err != nil {
+		t.Errorf("carol's old address: %v", err)
+	}
+	if _, err := f.users.Delete(f.ctx, acme.ID, bob.ID, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	in = input("erin")
+	in.Email = "bob@example.com" // bob is deleted: his address is free
+	if _, err := f.users.Create(f.ctx, acme.ID, in); err != nil {
+		t.Errorf("a deleted user's address: %v", err)
+	}
+	// Concurrent creates with one address: exactly one wins.
+	var wg sync.WaitGroup
+	var wins atomic.Int32
+	for i := range 8 {
+		wg.Go(func() {
+			in := input(fmt.Sprintf("race%d", i))
+			in.Email = "race@example.com"
+			if _, err := f.users.Create(f.ctx, acme.ID, in); err == nil {
+				wins.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if got := wins.Load(); got != 1 {
+		t.Errorf("8 concurrent creates with one address: %d won, want 1", got)
+	}
+}
+
+func TestExistingUsersGetTheirEmailsReserved(t *testing.T) {
+	f := setup(t)
+	ten := f.tenant(t, "acme", 50)
+	// Users written before addresses were reserved, two sharing one.
+	for _, name := range []string{"old1", "old2"} {
+		u := &kanri.User{Doc: kanri.Doc{ID: "user_" + name}, Username: name, Email: "shared@example.com", DisplayName: name, IsActive: true}
+		if err := f.st.Tenant(ten.ID).Users().Create(f.ctx, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := input("new")
+	in.Email = "owner@example.com" // the owner's, made by the current code
+	if _, err := f.users.Create(f.ctx, ten.ID, in); kanri.ErrorFields(err)["email"] != "validation.email_taken" {
+		t.Errorf("the owner's address: got %v, want taken", err)
+	}
+	for range 2 {
+		if err := f.users.ReserveExistingEmails(f.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in.Email = "Shared@example.com"
+	if _, err := f.users.Create(f.ctx, ten.ID, in); kanri.ErrorFields(err)["email"] != "validation.email_taken" {
+		t.Errorf("an old user's address after the migration: got %v, want taken", err)
+	}
+	r, err := f.st.Tenant(ten.ID).EmailAddresses().Get(f.ctx, kanri.EmailAddressID("shared@example.com"))
+	if err != nil || (r.UserID != "user_old1" && r.UserID != "user_old2") {
+		t.Errorf("the shared address is reserved for %v (%v), want one of the old users", r, err)
 	}
 }

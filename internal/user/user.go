@@ -167,7 +167,8 @@ func notDeleted() docstore.Filter {
 	return docstore.Or(docstore.Eq("deletedAt", nil), docstore.Defined("deletedAt", false))
 }
 
-// insert stores the user and its username reservation atomically.
+// insert stores the user with the reservations of its username and e-mail
+// address, atomically.
 func (s *Service) insert(ctx context.Context, tenantID string, u *kanri.User) error {
 	ten := s.Store.Tenant(tenantID)
 	res := &kanri.Username{Doc: kanri.Doc{ID: kanri.UsernameID(u.Username)}, UserID: u.ID}
@@ -175,19 +176,46 @@ func (s *Service) insert(ctx context.Context, tenantID string, u *kanri.User) er
 	if err != nil {
 		return err
 	}
+	emailOp, err := ten.EmailAddresses().Op(docstore.OpCreate, &kanri.EmailAddress{Doc: kanri.Doc{ID: kanri.EmailAddressID(u.Email)}, UserID: u.ID})
+	if err != nil {
+		return err
+	}
 	userOp, err := ten.Users().Op(docstore.OpCreate, u)
 	if err != nil {
 		return err
 	}
-	results, err := ten.Batch(ctx, docstore.Auth, []docstore.Op{resOp, userOp})
+	results, err := ten.Batch(ctx, docstore.Auth, []docstore.Op{resOp, emailOp, userOp})
 	if kanri.IsCode(err, kanri.ECONFLICT) {
-		return kanri.Invalid(kanri.Fields{"username": "validation.username_taken"})
+		if _, rerr := ten.Usernames().Get(ctx, res.ID); rerr == nil {
+			return kanri.Invalid(kanri.Fields{"username": "validation.username_taken"})
+		}
+		return kanri.Invalid(kanri.Fields{"email": "validation.email_taken"})
 	}
 	if err != nil {
 		return err
 	}
-	u.ETag = results[1].ETag
+	u.ETag = results[2].ETag
 	return nil
+}
+
+// emailOps returns the batch operations that move the user's e-mail
+// reservation from the address before to the user's address now: nothing
+// when it did not change (without regard to case).
+func (s *Service) emailOps(ctx context.Context, ten store.Tenant, u *kanri.User, before string) ([]docstore.Op, error) {
+	if kanri.EmailAddressID(before) == kanri.EmailAddressID(u.Email) {
+		return nil, nil
+	}
+	take, err := ten.EmailAddresses().Op(docstore.OpCreate, &kanri.EmailAddress{Doc: kanri.Doc{ID: kanri.EmailAddressID(u.Email)}, UserID: u.ID})
+	if err != nil {
+		return nil, err
+	}
+	ops := []docstore.Op{take}
+	if old, err := ten.EmailAddresses().Get(ctx, kanri.EmailAddressID(before)); err == nil && old.UserID == u.ID {
+		ops = append(ops, docstore.Op{Kind: docstore.OpDelete, ID: old.ID, IfMatch: old.ETag})
+	} else if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, err
+	}
+	return ops, nil
 }
 
 // Update changes a user's e-mail and display name.
@@ -311,8 +339,10 @@ func (s *Service) deleteOnce(ctx context.Context, tenantID, id string, seen kanr
 		return nil, err
 	}
 	ops := []docstore.Op{userOp}
-	names := ten.Usernames()
-	if r, err := names.Get(ctx, kanri.UsernameID(u.Username)); err == nil && r.UserID == u.ID {
+	if r, err := ten.Usernames().Get(ctx, kanri.UsernameID(u.Username)); err == nil && r.UserID == u.ID {
+		ops = append(ops, docstore.Op{Kind: docstore.OpDelete, ID: r.ID, IfMatch: r.ETag})
+	}
+	if r, err := ten.EmailAddresses().Get(ctx, kanri.EmailAddressID(u.Email)); err == nil && r.UserID == u.ID {
 		ops = append(ops, docstore.Op{Kind: docstore.OpDelete, ID: r.ID, IfMatch: r.ETag})
 	}
 	results, err := s.roles.Demote(ctx, tenantID, u.ID, ops)
@@ -384,12 +414,29 @@ func (s *Service) changeOnce(ctx context.Context, tenantID, id string, seen kanr
 	if err != nil {
 		return nil, err
 	}
-	before := userFields(u)
+	before, email := userFields(u), u.Email
 	if err := fn(u); err != nil {
 		return nil, err
 	}
 	u.UpdatedAt, u.UpdatedBy = kanri.NewTime(s.Now()), audit.ActorFrom(ctx).UserID
-	if demotes {
+	ten := s.Store.Tenant(tenantID)
+	emailOps, err := s.emailOps(ctx, ten, u, email)
+	if err != nil {
+		return nil, err
+	}
+	if len(emailOps) > 0 {
+		var op docstore.Op
+		var results []docstore.Result
+		if op, err = ten.Users().Op(docstore.OpReplace, u); err == nil {
+			results, err = ten.Batch(ctx, docstore.Auth, append([]docstore.Op{op}, emailOps...))
+		}
+		if kanri.IsCode(err, kanri.ECONFLICT) {
+			return nil, kanri.Invalid(kanri.Fields{"email": "validation.email_taken"})
+		}
+		if err == nil {
+			u.ETag = results[0].ETag
+		}
+	} else if demotes {
 		var op docstore.Op
 		var results []docstore.Result
 		if op, err = s.Store.Tenant(tenantID).Users().Op(docstore.OpReplace, u); err == nil {
@@ -438,4 +485,76 @@ func userFields(u *kanri.User) map[string]any {
 // username.
 func (s *Service) IDByUsername(ctx context.Context, tenantID, username string) (string, error) {
 	return s.Store.Tenant(tenantID).UserIDByUsername(ctx, username)
+}
+
+// migrationEmails marks a tenant whose users' e-mail addresses are all
+// reserved: the users created before addresses were reserved get theirs
+// once, by ReserveExistingEmails.
+const migrationEmails = "migration_email_addresses"
+
+// ReserveExistingEmails reserves the e-mail addresses of the users created
+// before addresses were reserved, once per tenant. Two such users of one
+// tenant sharing an address cannot both keep it reserved: the second is
+// logged, for an administrator to correct. It is a one-off worker of the
+// server's start.
+func (s *Service) ReserveExistingEmails(ctx context.Context) error {
+	token := ""
+	for {
+		tenants, next, err := s.tenants.List(ctx, tenant.ListFilter{Status: "all", Limit: 100, Continuation: token})
+		if err != nil {
+			return err
+		}
+		for _, t := range tenants {
+			if err := s.reserveEmails(ctx, t.ID); err != nil {
+				return err
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		token = next
+	}
+}
+
+func (s *Service) reserveEmails(ctx context.Context, tenantID string) error {
+	ten := s.Store.Tenant(tenantID)
+	marks := store.Of[kanri.Migration](ten, docstore.Auth, kanri.TypeMigration)
+	if _, err := marks.Get(ctx, migrationEmails); err == nil {
+		return nil
+	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
+		return err
+	}
+	q := docstore.Query{Where: []docstore.Filter{notDeleted()}, Limit: docstore.MaxPageSize}
+	reserved := 0
+	for {
+		users, next, err := ten.Users().Query(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, u := range users {
+			err := ten.EmailAddresses().Create(ctx, &kanri.EmailAddress{Doc: kanri.Doc{ID: kanri.EmailAddressID(u.Email)}, UserID: u.ID})
+			switch {
+			case err == nil:
+				reserved++
+			case kanri.IsCode(err, kanri.ECONFLICT):
+				if cur, gerr := ten.EmailAddresses().Get(ctx, kanri.EmailAddressID(u.Email)); gerr == nil && cur.UserID != u.ID {
+					s.Logger.Warn("two users share an e-mail address; only the first keeps it reserved", "tenant", tenantID, "user", u.ID, "holder", cur.UserID)
+				}
+			default:
+				return err
+			}
+		}
+		if next == "" {
+			break
+		}
+		q.Continuation = next
+	}
+	if reserved > 0 {
+		s.Logger.Info("reserved the e-mail addresses of existing users", "tenant", tenantID, "count", reserved)
+	}
+	err := marks.Create(ctx, &kanri.Migration{Doc: kanri.Doc{ID: migrationEmails}, DoneAt: kanri.NewTime(s.Now())})
+	if kanri.IsCode(err, kanri.ECONFLICT) {
+		return nil // another instance finished it
+	}
+	return err
 }
