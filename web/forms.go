@@ -63,7 +63,7 @@ func tenantBase(c echo.Context, name string) *kanri.TenantInput {
 
 // seen reads the ETag and state an action form was rendered with.
 func seen(c echo.Context) kanri.Seen {
-	return kanri.Seen{ETag: c.FormValue("etag"), State: c.FormValue("state")}
+	return kanri.Seen{ETag: c.FormValue("etag"), State: c.FormValue("state"), LastAdmin: c.FormValue("last_admin") == "1"}
 }
 
 // unreadable merges the errors of fields that could not be read with

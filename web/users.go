@@ -77,7 +77,22 @@ func (s *Server) editUser(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.UserFormPage(s.page(c, "users.edit", "users"), userEditForm(u)))
+	f := userEditForm(u)
+	if f.LastAdmin, err = s.lastAdmin(c, u); err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.UserFormPage(s.page(c, "users.edit", "users"), f))
+}
+
+// lastAdmin reports whether u is the last active administrator of a
+// customer tenant that a global administrator is looking at: the one case
+// where deactivating or deleting them is allowed, after a warning.
+func (s *Server) lastAdmin(c echo.Context, u *kanri.User) (bool, error) {
+	t := routeTenant(c)
+	if !isGlobalAdmin(c) || t.IsPrivileged || !u.IsActive {
+		return false, nil
+	}
+	return s.Roles.IsLastAdmin(c.Request().Context(), t, u.ID)
 }
 
 // userEditForm is the edit form of u as stored.

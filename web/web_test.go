@@ -1044,3 +1044,38 @@ func TestSuspendedTenantIsMarked(t *testing.T) {
 		t.Errorf("the switcher navigates on change (arrow keys): it must wait for Go")
 	}
 }
+
+// TestOperatorsConfirmRemovingTheLastAdmin checks that the operator's
+// global administrator is warned before deactivating a customer tenant's
+// last administrator, and must confirm it.
+func TestOperatorsConfirmRemovingTheLastAdmin(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	adminID, err := e.users.IDByUsername(ctx, e.globex.ID, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	staff := e.client(t).signIn("privileged", adminEmail)
+	path := "/t/" + e.globex.ID + "/users/" + adminID
+	_, page := staff.get(path + "/edit")
+	for _, want := range []string{`data-testid="last-admin-warning"`, `name="last_admin" value="1" required`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the last admin's page lacks %s", want)
+		}
+	}
+	resp, _ := staff.post(path+"/deactivate", url.Values{"etag": {formETag(page)}})
+	wantStatus(t, "deactivate without confirming", resp, http.StatusSeeOther)
+	if u, _ := e.users.Get(ctx, e.globex.ID, adminID); !u.IsActive {
+		t.Fatalf("the last admin was deactivated without a confirmation")
+	}
+	resp, _ = staff.post(path+"/deactivate", url.Values{"last_admin": {"1"}})
+	wantStatus(t, "deactivate, confirmed", resp, http.StatusSeeOther)
+	if u, _ := e.users.Get(ctx, e.globex.ID, adminID); u.IsActive {
+		t.Errorf("the confirmed deactivation was not made")
+	}
+	// A page of a user who is not the last administrator has no warning.
+	_, page = staff.get("/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/edit")
+	if strings.Contains(page, `data-testid="last-admin-warning"`) {
+		t.Errorf("a warning on the page of a user who is not the last admin")
+	}
+}

@@ -90,6 +90,10 @@ func (h *BackupHistory) TTLField() (*int, int) { return &h.TTL, TTLBackupHistory
 type Seen struct {
 	ETag  string
 	State string
+	// LastAdmin says the person was told that the change leaves the
+	// tenant without an active administrator, and confirmed it (only the
+	// operator's global administrators may, on a customer tenant).
+	LastAdmin bool
 }
 
 // Stale reports whether a document now at etag, in state, changed since it

@@ -184,7 +184,7 @@ func (s *Service) Remove(ctx context.Context, g Grant) error {
 	}
 	del := docstore.Op{Kind: docstore.OpDelete, ID: id}
 	if IsAdminRole(g.Tenant, d.ServiceID, d.RoleName) {
-		_, err = s.guarded(ctx, g.Tenant, g.UserID, []docstore.Op{del}, true)
+		_, err = s.guarded(ctx, g.Tenant, g.UserID, []docstore.Op{del}, true, false)
 	} else {
 		_, err = ten.Batch(ctx, docstore.Auth, []docstore.Op{del})
 	}
@@ -251,16 +251,32 @@ func (s *Service) CheckChange(ctx context.Context, tenantID, userID string) erro
 // with every other such change through the tenant's admin guard.
 //
 // The rule keeps a tenant from locking itself out. The operator's global
-// administrators, acting on a customer tenant, are not bound by it: deleting
-// a tenant needs all its users deactivated first (spec §9.2).
-func (s *Service) Demote(ctx context.Context, tenantID, userID string, ops []docstore.Op) ([]docstore.Result, error) {
+// administrators, acting on a customer tenant, may break it, because
+// deleting a tenant needs all its users deactivated first (spec §9.2), but
+// only when they confirmed it (lastAdminConfirmed); else the change is
+// refused with a message that says what it would do.
+func (s *Service) Demote(ctx context.Context, tenantID, userID string, ops []docstore.Op, lastAdminConfirmed bool) ([]docstore.Result, error) {
 	t, err := s.Store.Tenant(tenantID).Profile(ctx)
 	if err != nil {
 		return nil, err
 	}
 	// Whether the user is an administrator is decided under the guard: a
 	// grant racing with this change is then seen by one or the other.
-	return s.guarded(ctx, t, userID, ops, false)
+	return s.guarded(ctx, t, userID, ops, false, lastAdminConfirmed)
+}
+
+// IsLastAdmin reports whether the user is the tenant's only active
+// administrator: deactivating or deleting them would leave none.
+func (s *Service) IsLastAdmin(ctx context.Context, t *kanri.Tenant, userID string) (bool, error) {
+	admin, err := s.isAdmin(ctx, t, userID)
+	if err != nil || !admin {
+		return false, err
+	}
+	err = s.keepsAnAdmin(ctx, t, userID)
+	if kanri.IsCode(err, kanri.ECONFLICT) {
+		return true, nil
+	}
+	return false, err
 }
 
 // isAdmin reports whether the user holds the tenant's administrator role.
@@ -277,7 +293,7 @@ func (s *Service) isAdmin(ctx context.Context, t *kanri.Tenant, userID string) (
 // remains (always when removing the administrator role, else only if the
 // user is an administrator). A concurrent guarded change makes the guard
 // write stale; the loser checks again.
-func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, ops []docstore.Op, removesAdmin bool) ([]docstore.Result, error) {
+func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, ops []docstore.Op, removesAdmin, lastAdminConfirmed bool) ([]docstore.Result, error) {
 	ten := s.Store.Tenant(t.ID)
 	guards := store.Of[kanri.AdminGuard](ten, docstore.Auth, kanri.TypeAdminGuard)
 	bypass := audit.ActorFrom(ctx).TenantID == kanri.PrivilegedTenantID && !t.IsPrivileged
@@ -293,17 +309,20 @@ func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, o
 		if err != nil {
 			return nil, err
 		}
-		if !bypass {
-			check := removesAdmin
-			if !check {
-				if check, err = s.isAdmin(ctx, t, userID); err != nil {
-					return nil, err
-				}
+		check := removesAdmin
+		if !check {
+			if check, err = s.isAdmin(ctx, t, userID); err != nil {
+				return nil, err
 			}
-			if check {
-				if err := s.keepsAnAdmin(ctx, t, userID); err != nil {
-					return nil, err
-				}
+		}
+		if check {
+			err := s.keepsAnAdmin(ctx, t, userID)
+			switch {
+			case err == nil, bypass && lastAdminConfirmed && kanri.IsCode(err, kanri.ECONFLICT):
+			case bypass && kanri.IsCode(err, kanri.ECONFLICT):
+				return nil, kanri.E(kanri.ECONFLICT, "error.last_admin_confirm")
+			default:
+				return nil, err
 			}
 		}
 		read := g.ETag

@@ -25,7 +25,9 @@ type Roles interface {
 	// Demote applies ops, which may take away the user's administration,
 	// as one batch in the tenant's auth partition, refusing to leave the
 	// tenant without an active administrator.
-	Demote(ctx context.Context, tenantID, userID string, ops []docstore.Op) ([]docstore.Result, error)
+	// lastAdminConfirmed says an operator confirmed leaving a customer
+	// tenant without an administrator.
+	Demote(ctx context.Context, tenantID, userID string, ops []docstore.Op, lastAdminConfirmed bool) ([]docstore.Result, error)
 	// CheckChange refuses (EFORBIDDEN) a change of the user that the actor
 	// of ctx may not make: only a global administrator changes a global
 	// administrator.
@@ -345,7 +347,7 @@ func (s *Service) deleteOnce(ctx context.Context, tenantID, id string, seen kanr
 	if r, err := ten.EmailAddresses().Get(ctx, kanri.EmailAddressID(u.Email)); err == nil && r.UserID == u.ID {
 		ops = append(ops, docstore.Op{Kind: docstore.OpDelete, ID: r.ID, IfMatch: r.ETag})
 	}
-	results, err := s.roles.Demote(ctx, tenantID, u.ID, ops)
+	results, err := s.roles.Demote(ctx, tenantID, u.ID, ops, seen.LastAdmin)
 	if kanri.IsCode(err, kanri.ESTALE) {
 		return nil, errLostRace
 	}
@@ -440,7 +442,7 @@ func (s *Service) changeOnce(ctx context.Context, tenantID, id string, seen kanr
 		var op docstore.Op
 		var results []docstore.Result
 		if op, err = s.Store.Tenant(tenantID).Users().Op(docstore.OpReplace, u); err == nil {
-			if results, err = s.roles.Demote(ctx, tenantID, u.ID, []docstore.Op{op}); err == nil {
+			if results, err = s.roles.Demote(ctx, tenantID, u.ID, []docstore.Op{op}, seen.LastAdmin); err == nil {
 				u.ETag = results[0].ETag
 			}
 		}

@@ -311,9 +311,17 @@ func TestTenantNamesAreUniqueAndReusable(t *testing.T) {
 	if _, err := f.tenants.Delete(f.ctx, ten.ID, kanri.Seen{}); !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Fatalf("delete with an active user: got %v, want conflict", err)
 	}
-	// ivan, the tenant's only (so last) admin: the operator may deactivate him.
-	if _, err := f.users.SetActive(f.ctx, ten.ID, u.ID, kanri.Seen{}, false); err != nil {
-		t.Fatalf("the operator deactivates the last admin: %v", err)
+	// ivan, the tenant's only (so last) admin: the operator may deactivate
+	// him, once they confirmed it.
+	_, err = f.users.SetActive(f.ctx, ten.ID, u.ID, kanri.Seen{}, false)
+	if !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Fatalf("the operator deactivates the last admin without confirming: got %v, want conflict", err)
+	}
+	if key, _ := kanri.ErrorMessage(err); key != "error.last_admin_confirm" {
+		t.Errorf("got message %q, want error.last_admin_confirm", key)
+	}
+	if _, err := f.users.SetActive(f.ctx, ten.ID, u.ID, kanri.Seen{LastAdmin: true}, false); err != nil {
+		t.Fatalf("the operator deactivates the last admin, confirmed: %v", err)
 	}
 	deleted, err := f.tenants.Delete(f.ctx, ten.ID, kanri.Seen{})
 	if err != nil {
