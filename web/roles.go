@@ -141,5 +141,5 @@ func (s *Server) changeRole(c echo.Context, doneKey string, change func(context.
 	if isHTMX(c) {
 		return s.renderUserRoles(c, u, http.StatusOK, "")
 	}
-	return s.done(c, views.UserPath(t.ID, u.ID)+"/roles", doneKey, u.Username, d.RoleName)
+	return s.done(c, views.UserPath(t.ID, u.ID)+"/roles", doneKey, u.Username, views.RoleName(ctx, d.Key, d.RoleName))
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
@@ -1077,5 +1078,68 @@ func TestOperatorsConfirmRemovingTheLastAdmin(t *testing.T) {
 	_, page = staff.get("/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/edit")
 	if strings.Contains(page, `data-testid="last-admin-warning"`) {
 		t.Errorf("a warning on the page of a user who is not the last admin")
+	}
+}
+
+// TestLabelsAreInThePagesLanguage checks that built-in service and role
+// names, stored in the spec's Japanese, are shown in English to English
+// readers, and audit resource types in Japanese to Japanese readers.
+func TestLabelsAreInThePagesLanguage(t *testing.T) {
+	for _, s := range role.Catalog() {
+		for _, key := range []string{"service." + s.ID, "service." + s.ID + ".description"} {
+			if !i18n.Has(key) {
+				t.Errorf("no translation of %s", key)
+			}
+		}
+		for _, d := range s.Roles {
+			for _, key := range []string{"role." + d.Key, "role." + d.Key + ".description"} {
+				if !i18n.Has(key) {
+					t.Errorf("no translation of %s", key)
+				}
+			}
+		}
+	}
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	_, page := c.get("/t/" + e.acme.ID + "/roles")
+	for _, want := range []string{"Tenant management", "Administrator", "Viewer", "Manages File management in its own tenant"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the English roles page lacks %q", want)
+		}
+	}
+	for _, unwanted := range []string{"テナント管理サービス", ">管理者<", "閲覧者"} {
+		if strings.Contains(page, unwanted) {
+			t.Errorf("the English roles page shows %q", unwanted)
+		}
+	}
+	c.post("/lang", url.Values{"lang": {"ja"}, "next": {"/"}})
+	_, page = c.get("/t/" + e.acme.ID + "/audit")
+	if !strings.Contains(page, "ユーザー: <span") {
+		t.Errorf("the Japanese audit page does not name resource types in Japanese")
+	}
+}
+
+// TestAuditChangesReadAsText checks that the audit page shows recorded
+// values as text (escaped by the template, not as JSON), creations as "set
+// to", and the username a failed sign-in tried.
+func TestAuditChangesReadAsText(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	resp, _ := c.post("/t/"+e.acme.ID+"/users", url.Values{"username": {"xss"}, "email": {"xss@acme.test"}, "displayName": {`<img src=x onerror="alert(1)">`}, "password": {password}})
+	wantStatus(t, "create", resp, http.StatusSeeOther)
+	e.client(t).signInErr("acme", "mallory", "Wrong-pass-99")
+	_, page := c.get("/t/" + e.acme.ID + "/audit")
+	for _, want := range []string{
+		`displayName: set to &lt;img src=x onerror=&#34;alert(1)&#34;&gt;`,
+		`mallory (tried)`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the audit page lacks %s", want)
+		}
+	}
+	for _, unwanted := range []string{`\u003c`, "null →", `<img src=x`} {
+		if strings.Contains(page, unwanted) {
+			t.Errorf("the audit page shows %s", unwanted)
+		}
 	}
 }
