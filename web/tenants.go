@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/views"
 )
@@ -32,6 +33,11 @@ func (s *Server) listTenants(c echo.Context) error {
 	}
 	p := s.page(c, "tenants.title", "tenants")
 	l := views.TenantList{Tenants: tenants, Search: f.Search, Status: f.Status, Sort: f.Sort, Desc: f.Desc, Paging: pg}
+	if can(c, role.TenantsDelete) {
+		if l.Undeletable, err = s.Tenants.Undeletable(c.Request().Context(), tenants); err != nil {
+			return err
+		}
+	}
 	return showList(c, views.TenantsPage(p, l), views.TenantResults(p, l))
 }
 

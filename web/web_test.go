@@ -1143,3 +1143,31 @@ func TestAuditChangesReadAsText(t *testing.T) {
 		}
 	}
 }
+
+// TestActionsThatCannotSucceedAreExplained checks that the console does not
+// offer a Delete of a tenant that still has active users, nor a New user
+// at the user limit, but says why.
+func TestActionsThatCannotSucceedAreExplained(t *testing.T) {
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
+	if _, err := e.tenants.Create(ctx, kanri.TenantInput{Name: "empty", DisplayName: "Empty", Plan: kanri.PlanFree, MaxUsers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	staff := e.client(t).signIn("privileged", adminEmail)
+	_, page := staff.get("/tenants")
+	if !regexp.MustCompile(`<button [^>]*disabled[^>]*data-testid="tenant-delete-acme"`).MatchString(page) ||
+		!strings.Contains(page, `data-testid="tenant-undeletable-acme"`) {
+		t.Errorf("acme, with active users, is offered a Delete without its reason")
+	}
+	if !strings.Contains(page, `action="/tenants/`+kanri.TenantIDFromName("empty")+`/delete"`) {
+		t.Errorf("the empty tenant is not offered a Delete")
+	}
+	empty, _ := e.tenants.Get(ctx, kanri.TenantIDFromName("empty"))
+	if _, err := e.users.Create(ctx, empty.ID, kanri.UserInput{Username: "only", Email: "only@empty.test", DisplayName: "Only", Password: password}); err != nil {
+		t.Fatal(err)
+	}
+	_, page = staff.get("/t/" + empty.ID + "/users")
+	if !regexp.MustCompile(`<button [^>]*disabled[^>]*data-testid="users-new"`).MatchString(page) || !strings.Contains(page, `data-testid="user-limit"`) {
+		t.Errorf("a tenant at its user limit is offered New user without the reason")
+	}
+}

@@ -240,6 +240,26 @@ func (s *Service) Delete(ctx context.Context, id string, seen kanri.Seen) (*kanr
 	return t, nil
 }
 
+// Undeletable returns, for each of the tenants with the given ids that
+// cannot be deleted now, the message key of the reason: the list shows it
+// instead of a Delete that would only fail. It costs one query that stops
+// at the first match per tenant with users, and one per tenant.
+func (s *Service) Undeletable(ctx context.Context, tenants []*kanri.TenantListing) (map[string]string, error) {
+	out := map[string]string{}
+	for _, t := range tenants {
+		if t.IsPrivileged || t.Status == kanri.TenantDeleted {
+			continue
+		}
+		err := s.checkEmpty(ctx, t.ID)
+		if key, _ := kanri.ErrorMessage(err); kanri.IsCode(err, kanri.ECONFLICT) {
+			out[t.ID] = key
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // checkEmpty refuses (ECONFLICT) to delete a tenant that still has active
 // users or active service assignments.
 func (s *Service) checkEmpty(ctx context.Context, id string) error {
