@@ -150,6 +150,9 @@ func TestConsole(t *testing.T) {
 			s.fill(t, alice, "user-password", "weakpass")
 			s.submitStatus(t, alice, alice.tid("user-submit"), usersPath, 422)
 			s.visible(t, alice, "field-error-password")
+			if err := s.expect.Locator(alice.tid("user-password")).ToBeFocused(); err != nil {
+				t.Errorf("after a refused form, focus is not on the field in error: %v", err)
+			}
 			s.hasValue(t, alice, "user-username", "carol")
 			s.hasValue(t, alice, "user-email", "carol@example.com")
 			s.hasValue(t, alice, "user-display-name", "Carol Jones")

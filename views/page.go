@@ -6,6 +6,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 )
@@ -88,4 +89,15 @@ func When(t kanri.Time) string {
 		return "—"
 	}
 	return t.UTC().Format("2006-01-02 15:04")
+}
+
+// Aria returns the accessibility attributes of a form field: its help text
+// and error message describe it, and an error marks it invalid.
+func Aria(name string, errs Errors) templ.Attributes {
+	a := templ.Attributes{"aria-describedby": "h-" + name}
+	if errs[name] != "" {
+		a["aria-invalid"] = "true"
+		a["aria-describedby"] = "e-" + name + " h-" + name
+	}
+	return a
 }

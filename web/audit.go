@@ -31,6 +31,9 @@ func auditFilter(q url.Values) (audit.Filter, kanri.Fields) {
 		}
 		f.To = d.AddDate(0, 0, 1)
 	}
+	if len(errs) == 0 && !f.From.IsZero() && !f.To.IsZero() && !f.To.After(f.From) {
+		errs["to"] = "validation.date_order"
+	}
 	return f, errs
 }
 

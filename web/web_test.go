@@ -1171,3 +1171,30 @@ func TestActionsThatCannotSucceedAreExplained(t *testing.T) {
 		t.Errorf("a tenant at its user limit is offered New user without the reason")
 	}
 }
+
+// TestFormErrorsAreAccessible checks that a field in error is marked
+// invalid and described by its message, that a username with a space says
+// so, and that an audit range ending before it starts is reported.
+func TestFormErrorsAreAccessible(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	resp, page := c.post("/t/"+e.acme.ID+"/users", url.Values{"username": {"two words"}, "email": {"tw@acme.test"}, "displayName": {"Two"}, "password": {password}})
+	wantStatus(t, "a username with a space", resp, http.StatusUnprocessableEntity)
+	input := regexp.MustCompile(`<input id="f-username"[^>]*>`).FindString(page)
+	for _, want := range []string{`aria-invalid="true"`, `aria-describedby="e-username h-username"`} {
+		if !strings.Contains(input, want) {
+			t.Errorf("the username field %s lacks %s", input, want)
+		}
+	}
+	if !strings.Contains(page, `id="e-username"`) || !strings.Contains(page, "cannot contain spaces") {
+		t.Errorf("the username's message does not say what is wrong")
+	}
+	if email := regexp.MustCompile(`<input id="f-email"[^>]*>`).FindString(page); strings.Contains(email, "aria-invalid") {
+		t.Errorf("a valid field is marked invalid: %s", email)
+	}
+	resp, page = c.get("/t/" + e.acme.ID + "/audit?from=2026-05-02&to=2026-05-01")
+	wantStatus(t, "an audit range that ends before it starts", resp, http.StatusUnprocessableEntity)
+	if !strings.Contains(page, "The end date is before the start date.") {
+		t.Errorf("the audit page does not report the reversed range")
+	}
+}

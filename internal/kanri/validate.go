@@ -106,7 +106,9 @@ func (in *UserInput) Validate(creating bool) error {
 		switch {
 		case in.Username == "":
 			f["username"] = "validation.required"
-		case len(in.Username) > UsernameMax || strings.IndexFunc(in.Username, unicode.IsSpace) >= 0 || strings.IndexFunc(in.Username, unicode.IsControl) >= 0:
+		case strings.IndexFunc(in.Username, unicode.IsSpace) >= 0 || strings.IndexFunc(in.Username, unicode.IsControl) >= 0:
+			f["username"] = "validation.username_spaces"
+		case len(in.Username) > UsernameMax:
 			f["username"] = "validation.username"
 		}
 		if msg := CheckPassword(in.Password); msg != "" {

@@ -80,6 +80,13 @@
     });
   });
 
+  // After a refused form, focus goes to the first field in error, or to
+  // the message about the whole form.
+  document.addEventListener("DOMContentLoaded", function () {
+    var el = document.querySelector('[aria-invalid="true"]') || document.querySelector('[data-testid="form-error"]');
+    if (el) el.focus();
+  });
+
   // The mobile menu toggle.
   document.addEventListener("click", function (e) {
     var t = e.target.closest && e.target.closest("[data-toggle-nav]");
