@@ -33,6 +33,9 @@ type Page struct {
 	GlobalAdmin bool
 	// Now is the request's time, for statuses such as "locked".
 	Now time.Time
+	// Theme is the chosen theme, "light" or "dark", or "" to follow the
+	// system's.
+	Theme string
 }
 
 // Can reports whether the signed-in user holds perm.
@@ -75,6 +78,16 @@ type Edit[In any, D any] struct {
 	Base    In
 	Errors  Errors
 	Current D
+}
+
+// truncated shortens s to at most n characters, with an ellipsis, for
+// places that cannot end it in CSS (a select's options).
+func truncated(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 // Errors are per-field messages (translation keys) of a form.

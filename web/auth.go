@@ -96,6 +96,17 @@ func homePath(t *kanri.Tenant, a role.Access) string {
 	return views.AccountPath()
 }
 
+// setTheme remembers the chosen theme and returns to the page.
+func (s *Server) setTheme(c echo.Context) error {
+	switch t := c.FormValue("theme"); t {
+	case "light", "dark", "":
+		setThemeCookie(c, t)
+	default:
+		return kanri.Invalid(kanri.Fields{"theme": "validation.theme"})
+	}
+	return c.Redirect(http.StatusSeeOther, safeNext(c.FormValue("next")))
+}
+
 // setLang remembers the chosen language and returns to the page.
 func (s *Server) setLang(c echo.Context) error {
 	setLangCookie(c, i18n.Normalize(c.FormValue("lang")))

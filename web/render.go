@@ -35,6 +35,7 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 		Nav:   nav,
 		Staff: isGlobalAdmin(c),
 		Now:   s.Now(),
+		Theme: theme(c),
 	}
 	p.User, _ = c.Get(ctxUser).(*kanri.User)
 	p.Home, _ = c.Get(ctxHome).(*kanri.Tenant)

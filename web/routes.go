@@ -43,6 +43,7 @@ func (s *Server) routes(e *echo.Echo) {
 	console.GET("/login", s.loginForm).Name = public
 	console.POST("/login", s.login).Name = public
 	console.POST("/lang", s.setLang).Name = public
+	console.POST("/theme", s.setTheme).Name = public
 
 	app := console.Group("", s.requireUser)
 	app.GET("/", s.home).Name = signedIn

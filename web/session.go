@@ -18,6 +18,7 @@ import (
 const (
 	sessionName = "kanri_session"
 	langCookie  = "kanri_lang"
+	themeCookie = "kanri_theme"
 
 	keyUser      = "uid"
 	keyTenant    = "tid"
@@ -180,6 +181,23 @@ func randomToken() string {
 	b := make([]byte, 32)
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// theme returns the theme the visitor chose: "light", "dark", or "" to
+// follow the system's.
+func theme(c echo.Context) string {
+	if ck, err := c.Cookie(themeCookie); err == nil && (ck.Value == "light" || ck.Value == "dark") {
+		return ck.Value
+	}
+	return ""
+}
+
+// setThemeCookie remembers the chosen theme for a year.
+func setThemeCookie(c echo.Context, theme string) {
+	c.SetCookie(&http.Cookie{
+		Name: themeCookie, Value: theme, Path: "/", MaxAge: 365 * 24 * 3600,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https",
+	})
 }
 
 // setLangCookie remembers the chosen language for a year.
