@@ -208,7 +208,8 @@ func TestConsole(t *testing.T) {
 			s.click(t, admin, "tenant-users-"+tenantName)
 			s.atPath(t, admin, usersPath)
 			s.hasText(t, admin, "current-tenant", tenantDisplay)
-			s.visible(t, admin, "users-empty")
+			s.visible(t, admin, "users-none") // a new tenant: no users yet, and a button to create the first
+			s.visible(t, admin, "users-create-first")
 			s.createUser(t, admin, "alice", "Alice Admin", alicePass)
 		})
 

@@ -4,6 +4,7 @@ package views
 
 import (
 	"context"
+	"net/url"
 	"time"
 
 	"github.com/a-h/templ"
@@ -58,14 +59,66 @@ func (p Page) TenantID() string {
 	return ""
 }
 
-// Paging is the paging of a list page.
+// Paging is the paging, page size and sorting of a list page.
 type Paging struct {
 	FirstURL string
+	PrevURL  string // "" on the first page
 	NextURL  string // "" on the last page
 	OnFirst  bool
 	// Notice is a message key to show above the list, such as the notice
 	// that an old page link started over at the first page.
 	Notice string
+	// Size is the page size; Sizes link to the list in the other sizes.
+	Size  int
+	Sizes []SizeLink
+	// Total is the number of items when the store knows it cheaply (the
+	// tenant's user count, say), else -1.
+	Total int
+	// Path and Query are the list's URL without its paging, for the links
+	// of sortable column headers.
+	Path  string
+	Query url.Values
+}
+
+// SizeLink links to a list in another page size.
+type SizeLink struct {
+	Size int
+	URL  string
+}
+
+// SortURL returns the URL of the list sorted by field: ascending, or
+// descending when it is already sorted ascending by field. def is the
+// field the list is sorted by when the URL names none.
+func (p Paging) SortURL(field, def string) string {
+	v := url.Values{}
+	for k, vs := range p.Query {
+		if k != "sort" && k != "desc" && k != "cursor" && k != "trail" && len(vs) > 0 && vs[0] != "" {
+			v.Set(k, vs[0])
+		}
+	}
+	v.Set("sort", field)
+	if p.sortedBy(def) == field && p.Query.Get("desc") != "1" {
+		v.Set("desc", "1")
+	}
+	return p.Path + "?" + v.Encode()
+}
+
+// AriaSort returns the aria-sort value of the column of field.
+func (p Paging) AriaSort(field, def string) string {
+	switch {
+	case p.sortedBy(def) != field:
+		return "none"
+	case p.Query.Get("desc") == "1":
+		return "descending"
+	}
+	return "ascending"
+}
+
+func (p Paging) sortedBy(def string) string {
+	if s := p.Query.Get("sort"); s != "" {
+		return s
+	}
+	return def
 }
 
 // Edit is the state of an edit form: the document's ETag and the edited

@@ -45,16 +45,16 @@ func (s *Server) listAudit(c echo.Context) error {
 	path := views.AuditPath(t.ID)
 	l := views.AuditList{
 		Action: f.Action, User: f.User, ResourceType: f.ResourceType, From: q.Get("from"), To: q.Get("to"),
-		Errors: views.Errors(errs), ExportURL: pageURL(path+".csv", q, ""),
+		Errors: views.Errors(errs), ExportURL: pageURL(path+".csv", q, "", nil),
 	}
 	if len(errs) > 0 {
-		l.Paging = views.Paging{FirstURL: pageURL(path, q, ""), OnFirst: true}
+		l.Paging = views.Paging{FirstURL: pageURL(path, q, "", nil), OnFirst: true, Total: -1}
 		return render(c, http.StatusUnprocessableEntity, views.AuditPage(s.page(c, "audit.title", "audit"), l))
 	}
 	var err error
-	l.Records, l.Paging, err = listPage(c, path, func(token string) ([]*kanri.AuditLog, string, error) {
+	l.Records, l.Paging, err = listPage(c, path, 50, func(token string, limit int) ([]*kanri.AuditLog, string, error) {
 		page := f
-		page.Continuation = token
+		page.Continuation, page.Limit = token, limit
 		return s.Audit.Query(c.Request().Context(), t.ID, page)
 	})
 	if err != nil {

@@ -3,6 +3,8 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -11,35 +13,76 @@ import (
 	"github.com/kanri/kanri/views"
 )
 
+// pageSizes are the page sizes a list offers.
+var pageSizes = []int{20, 50, 100}
+
+// maxTrail is how many earlier pages a list remembers for Previous; past
+// it, Previous leads back as far as it remembers.
+const maxTrail = 30
+
 // listPage runs a list page's query from the page at path, with the
-// request's continuation token, and returns one page of items with its
-// paging links. A token that is not valid (an old link, a tampered URL)
-// starts over at the first page, with a notice.
-func listPage[T any](c echo.Context, path string, list func(continuation string) ([]T, string, error)) ([]T, views.Paging, error) {
+// request's page size (def unless one of pageSizes) and continuation
+// token, and returns one page of items with its paging links. Previous
+// works by the trail of earlier tokens that the links carry. A token that
+// is not valid (an old link, a tampered URL) starts over at the first page,
+// with a notice.
+func listPage[T any](c echo.Context, path string, def int, list func(continuation string, limit int) ([]T, string, error)) ([]T, views.Paging, error) {
 	q := c.QueryParams()
-	token := q.Get("cursor")
-	items, next, err := list(token)
-	pg := views.Paging{FirstURL: pageURL(path, q, ""), OnFirst: token == ""}
+	size := def
+	if n, err := strconv.Atoi(q.Get("size")); err == nil && slices.Contains(pageSizes, n) {
+		size = n
+	}
+	token, trail := q.Get("cursor"), q["trail"]
+	items, next, err := list(token, size)
+	pg := views.Paging{Size: size, Total: -1, Path: path, Query: q}
 	if token != "" && kanri.IsCode(err, kanri.EINVALID) {
-		items, next, err = list("")
-		pg.OnFirst, pg.Notice = true, "validation.continuation"
+		items, next, err = list("", size)
+		token, trail, pg.Notice = "", nil, "validation.continuation"
+	}
+	pg.OnFirst = token == ""
+	pg.FirstURL = pageURL(path, q, "", nil)
+	if !pg.OnFirst {
+		if len(trail) > 0 {
+			pg.PrevURL = pageURL(path, q, trail[len(trail)-1], trail[:len(trail)-1])
+		} else {
+			pg.PrevURL = pg.FirstURL
+		}
 	}
 	if next != "" {
-		pg.NextURL = pageURL(path, q, next)
+		nextTrail := trail
+		if token != "" {
+			nextTrail = append(slices.Clone(trail), token)
+		}
+		if len(nextTrail) > maxTrail {
+			nextTrail = nextTrail[len(nextTrail)-maxTrail:]
+		}
+		pg.NextURL = pageURL(path, q, next, nextTrail)
+	}
+	for _, n := range pageSizes {
+		v := url.Values{}
+		for k, vs := range q {
+			v[k] = vs
+		}
+		v.Set("size", strconv.Itoa(n))
+		pg.Sizes = append(pg.Sizes, views.SizeLink{Size: n, URL: pageURL(path, v, "", nil)})
 	}
 	return items, pg, err
 }
 
-// pageURL returns path with the list's query and the given cursor.
-func pageURL(path string, q url.Values, cursor string) string {
+// pageURL returns path with the list's query (one value per parameter),
+// the given continuation token and the trail of earlier tokens.
+func pageURL(path string, q url.Values, cursor string, trail []string) string {
 	v := url.Values{}
 	for k, vs := range q {
-		if k != "cursor" && len(vs) > 0 && vs[0] != "" {
+		if k != "cursor" && k != "trail" && len(vs) > 0 && vs[0] != "" {
 			v.Set(k, vs[0])
 		}
 	}
 	if cursor != "" {
 		v.Set("cursor", cursor)
+		for _, t := range trail {
+			v.Add("trail", t)
+		}
 	}
 	if len(v) == 0 {
 		return path

@@ -2,9 +2,11 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -13,40 +15,88 @@ import (
 	"github.com/kanri/kanri/views"
 )
 
-func TestListPageStartsOverOnABadToken(t *testing.T) {
-	tests := []struct {
-		name, query    string
-		badToken       bool
-		wantCalls      []string
-		wantOnFirst    bool
-		wantNotice     string
-		wantNext       string
-		wantFirst      string
-		wantItemsCount int
-	}{
-		{"first page", "?q=a", false, []string{""}, true, "", "/x?cursor=n&q=a", "/x?q=a", 1},
-		{"later page", "?q=a&cursor=tok", false, []string{"tok"}, false, "", "/x?cursor=n&q=a", "/x?q=a", 1},
-		{"bad token", "?q=a&cursor=old", true, []string{"old", ""}, true, "validation.continuation", "/x?cursor=n&q=a", "/x?q=a", 1},
-	}
-	for _, tt := range tests {
-		c := echo.New().NewContext(httptest.NewRequest(http.MethodGet, "/x"+tt.query, nil), httptest.NewRecorder())
-		var calls []string
-		items, pg, err := listPage(c, "/x", func(token string) ([]int, string, error) {
-			calls = append(calls, token)
-			if tt.badToken && token != "" {
+// listFrom runs listPage over a list of 7 numbered pages ("p1".."p7",
+// the token of page n being "tn"), at the given URL.
+func listFrom(t *testing.T, target string) ([]string, views.Paging, []string) {
+	t.Helper()
+	c := echo.New().NewContext(httptest.NewRequest(http.MethodGet, target, nil), httptest.NewRecorder())
+	var calls []string
+	items, pg, err := listPage(c, "/x", 20, func(token string, limit int) ([]string, string, error) {
+		calls = append(calls, fmt.Sprintf("%s/%d", token, limit))
+		n := 1
+		if token != "" {
+			if _, err := fmt.Sscanf(token, "t%d", &n); err != nil {
 				return nil, "", kanri.E(kanri.EINVALID, "validation.continuation")
 			}
-			return []int{1}, "n", nil
-		})
-		if err != nil {
-			t.Fatalf("%s: %v", tt.name, err)
 		}
-		if got, want := len(calls), len(tt.wantCalls); got != want || calls[0] != tt.wantCalls[0] || calls[len(calls)-1] != tt.wantCalls[len(tt.wantCalls)-1] {
-			t.Errorf("%s: got calls %q, want %q", tt.name, calls, tt.wantCalls)
+		next := ""
+		if n < 7 {
+			next = fmt.Sprintf("t%d", n+1)
 		}
-		want := views.Paging{FirstURL: tt.wantFirst, NextURL: tt.wantNext, OnFirst: tt.wantOnFirst, Notice: tt.wantNotice}
-		if pg != want || len(items) != tt.wantItemsCount {
-			t.Errorf("%s: got %+v and %d items, want %+v and %d", tt.name, pg, len(items), want, tt.wantItemsCount)
+		return []string{fmt.Sprintf("p%d", n)}, next, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items, pg, calls
+}
+
+func TestListPagesWalkBothWays(t *testing.T) {
+	// Walk forward from the first page to the last, then back.
+	var urls []string
+	target := "/x?q=a"
+	for range 7 {
+		items, pg, _ := listFrom(t, target)
+		urls = append(urls, target)
+		if got, want := items[0], fmt.Sprintf("p%d", len(urls)); got != want {
+			t.Fatalf("forward: got %s at %s, want %s", got, target, want)
+		}
+		if pg.NextURL == "" {
+			break
+		}
+		target = pg.NextURL
+	}
+	if len(urls) != 7 {
+		t.Fatalf("walked %d pages, want 7", len(urls))
+	}
+	for n := 7; n > 1; n-- {
+		items, pg, _ := listFrom(t, target)
+		if got, want := items[0], fmt.Sprintf("p%d", n); got != want {
+			t.Fatalf("back: got %s at %s, want %s", got, target, want)
+		}
+		if pg.PrevURL == "" {
+			t.Fatalf("page %d has no Previous", n)
+		}
+		target = pg.PrevURL
+	}
+	items, pg, _ := listFrom(t, target)
+	if items[0] != "p1" || !pg.OnFirst || pg.PrevURL != "" || target != "/x?q=a" {
+		t.Errorf("back at the first page: got %s at %s (prev %q)", items[0], target, pg.PrevURL)
+	}
+}
+
+func TestListPageSizesAndBadTokens(t *testing.T) {
+	tests := []struct {
+		name, target string
+		wantCalls    []string
+		wantNotice   string
+		wantSize     int
+	}{
+		{"default size", "/x", []string{"/20"}, "", 20},
+		{"a size offered", "/x?size=50", []string{"/50"}, "", 50},
+		{"a size not offered", "/x?size=5000", []string{"/20"}, "", 20},
+		{"a bad token starts over", "/x?cursor=old&trail=t2", []string{"old/20", "/20"}, "validation.continuation", 20},
+	}
+	for _, tt := range tests {
+		_, pg, calls := listFrom(t, tt.target)
+		if fmt.Sprint(calls) != fmt.Sprint(tt.wantCalls) || pg.Notice != tt.wantNotice || pg.Size != tt.wantSize {
+			t.Errorf("%s: got calls %q notice %q size %d, want %q %q %d", tt.name, calls, pg.Notice, pg.Size, tt.wantCalls, tt.wantNotice, tt.wantSize)
+		}
+		if tt.wantNotice != "" && (!pg.OnFirst || pg.PrevURL != "") {
+			t.Errorf("%s: after starting over, the page is not the first", tt.name)
+		}
+		if len(pg.Sizes) != len(pageSizes) || pg.Sizes[1].URL != "/x?size=50" && !strings.Contains(pg.Sizes[1].URL, "size=50") {
+			t.Errorf("%s: size links %v", tt.name, pg.Sizes)
 		}
 	}
 }
@@ -54,20 +104,49 @@ func TestListPageStartsOverOnABadToken(t *testing.T) {
 func TestListPageReportsOtherErrors(t *testing.T) {
 	c := echo.New().NewContext(httptest.NewRequest(http.MethodGet, "/x", nil), httptest.NewRecorder())
 	boom := errors.New("boom")
-	if _, _, err := listPage(c, "/x", func(string) ([]int, string, error) { return nil, "", boom }); !errors.Is(err, boom) {
+	if _, _, err := listPage(c, "/x", 20, func(string, int) ([]int, string, error) { return nil, "", boom }); !errors.Is(err, boom) {
 		t.Errorf("got %v, want %v", err, boom)
 	}
 }
 
 func TestPageURL(t *testing.T) {
-	q := url.Values{"q": {"a b"}, "cursor": {"old"}, "empty": {""}}
-	tests := []struct{ cursor, want string }{
-		{"", "/t/x/users?q=a+b"},
-		{"n/1", "/t/x/users?cursor=n%2F1&q=a+b"},
+	q := url.Values{"q": {"a b"}, "cursor": {"old"}, "trail": {"x"}, "empty": {""}}
+	tests := []struct {
+		cursor string
+		trail  []string
+		want   string
+	}{
+		{"", nil, "/t/x/users?q=a+b"},
+		{"n/1", nil, "/t/x/users?cursor=n%2F1&q=a+b"},
+		{"n3", []string{"n1", "n2"}, "/t/x/users?cursor=n3&q=a+b&trail=n1&trail=n2"},
 	}
 	for _, tt := range tests {
-		if got := pageURL("/t/x/users", q, tt.cursor); got != tt.want {
+		if got := pageURL("/t/x/users", q, tt.cursor, tt.trail); got != tt.want {
 			t.Errorf("cursor %q: got %q, want %q", tt.cursor, got, tt.want)
+		}
+	}
+}
+
+func TestSortLinks(t *testing.T) {
+	tests := []struct {
+		query, field  string
+		wantURL, aria string
+	}{
+		{"q=a", "username", "/x?q=a&sort=username&desc=1", "ascending"},
+		{"q=a", "email", "/x?q=a&sort=email", "none"},
+		{"sort=email", "email", "/x?desc=1&sort=email", "ascending"},
+		{"sort=email&desc=1&cursor=t2", "email", "/x?sort=email", "descending"},
+	}
+	for _, tt := range tests {
+		q, _ := url.ParseQuery(tt.query)
+		pg := views.Paging{Path: "/x", Query: q}
+		got, _ := url.Parse(pg.SortURL(tt.field, "username"))
+		want, _ := url.Parse(tt.wantURL)
+		if got.Path != want.Path || got.Query().Get("sort") != want.Query().Get("sort") || got.Query().Get("desc") != want.Query().Get("desc") || got.Query().Has("cursor") {
+			t.Errorf("%s, sort by %s: got %s, want %s", tt.query, tt.field, got, want)
+		}
+		if a := pg.AriaSort(tt.field, "username"); a != tt.aria {
+			t.Errorf("%s, %s: aria-sort %q, want %q", tt.query, tt.field, a, tt.aria)
 		}
 	}
 }

@@ -14,18 +14,16 @@ import (
 )
 
 // tenantListFilter reads the tenant list's query parameters.
-func tenantListFilter(q url.Values, limit int) tenant.ListFilter {
-	return tenant.ListFilter{
-		Search: q.Get("q"), Status: q.Get("status"), Sort: q.Get("sort"), Desc: q.Get("desc") == "1", Limit: limit,
-	}
+func tenantListFilter(q url.Values) tenant.ListFilter {
+	return tenant.ListFilter{Search: q.Get("q"), Status: q.Get("status"), Sort: q.Get("sort"), Desc: q.Get("desc") == "1"}
 }
 
 // listTenants shows the operator's tenant list.
 func (s *Server) listTenants(c echo.Context) error {
-	f := tenantListFilter(c.QueryParams(), 20)
-	tenants, pg, err := listPage(c, views.TenantsPath(), func(token string) ([]*kanri.TenantListing, string, error) {
+	f := tenantListFilter(c.QueryParams())
+	tenants, pg, err := listPage(c, views.TenantsPath(), 20, func(token string, limit int) ([]*kanri.TenantListing, string, error) {
 		page := f
-		page.Continuation = token
+		page.Continuation, page.Limit = token, limit
 		return s.Tenants.List(c.Request().Context(), page)
 	})
 	if err != nil {

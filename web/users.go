@@ -30,14 +30,17 @@ func (s *Server) routeUser(c echo.Context) (*kanri.User, error) {
 // listUsers shows a tenant's users.
 func (s *Server) listUsers(c echo.Context) error {
 	t := routeTenant(c)
-	f := user.ListFilter{Search: c.QueryParam("q"), Status: c.QueryParam("status")}
-	users, pg, err := listPage(c, views.UsersPath(t.ID), func(token string) ([]*kanri.User, string, error) {
+	f := user.ListFilter{Search: c.QueryParam("q"), Status: c.QueryParam("status"), Sort: c.QueryParam("sort"), Desc: c.QueryParam("desc") == "1"}
+	users, pg, err := listPage(c, views.UsersPath(t.ID), 20, func(token string, limit int) ([]*kanri.User, string, error) {
 		page := f
-		page.Continuation = token
+		page.Continuation, page.Limit = token, limit
 		return s.Users.List(c.Request().Context(), t.ID, page)
 	})
 	if err != nil {
 		return err
+	}
+	if f.Search == "" && f.Status == "" {
+		pg.Total = t.UserCount // kept exact with every create and delete
 	}
 	p, l := s.page(c, "users.title", "users"), views.UserList{Users: users, Search: f.Search, Status: f.Status, Paging: pg}
 	return showList(c, views.UsersPage(p, l), views.UserResults(p, l))

@@ -1198,3 +1198,67 @@ func TestFormErrorsAreAccessible(t *testing.T) {
 		t.Errorf("the audit page does not report the reversed range")
 	}
 }
+
+// TestListsSortPageAndSayWhyTheyAreEmpty walks a user list by its headers,
+// pages it both ways, and checks its totals and empty states.
+func TestListsSortPageAndSayWhyTheyAreEmpty(t *testing.T) {
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
+	for i := range 23 {
+		name := fmt.Sprintf("u%02d", i)
+		if _, err := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: name, Email: fmt.Sprintf("%c%s@acme.test", 'z'-i, name), DisplayName: name, Password: password}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := e.client(t).signIn("acme", "admin")
+	base := "/t/" + e.acme.ID + "/users"
+	rows := regexp.MustCompile(`data-testid="user-row-([^"]+)"`)
+	names := func(page string) []string {
+		var out []string
+		for _, m := range rows.FindAllStringSubmatch(page, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	_, page := c.get(base)
+	if got := names(page); len(got) != 20 || got[0] != "admin" {
+		t.Fatalf("first page: got %v", got)
+	}
+	if !strings.Contains(page, `data-testid="list-total">25 in all<`) {
+		t.Errorf("the unfiltered list does not show its total of 25")
+	}
+	if !strings.Contains(page, `aria-sort="ascending"`) {
+		t.Errorf("the username column is not marked as the sorted one")
+	}
+	next := html.UnescapeString(regexp.MustCompile(`href="([^"]+)" rel="next"`).FindStringSubmatch(page)[1])
+	_, page2 := c.get(next)
+	if got := names(page2); len(got) != 5 || got[4] != "u22" {
+		t.Errorf("second page: got %v", got)
+	}
+	prev := html.UnescapeString(regexp.MustCompile(`href="([^"]+)" rel="prev"`).FindStringSubmatch(page2)[1])
+	if _, back := c.get(prev); fmt.Sprint(names(back)) != fmt.Sprint(names(page)) {
+		t.Errorf("Previous from the second page: got %v, want the first page", names(back))
+	}
+	// Sorted by e-mail, descending (the header's second click).
+	_, sorted := c.get(base + "?sort=email&desc=1&size=50")
+	if got := names(sorted); len(got) != 25 || got[0] != "u00" {
+		t.Errorf("by e-mail, descending, 50 a page: got %v", got)
+	}
+	if !regexp.MustCompile(`<th class="optional" aria-sort="descending"><a href="[^"]*sort=email`).MatchString(sorted) {
+		t.Errorf("the e-mail column is not marked descending")
+	}
+	// Empty: no match, or nothing yet.
+	_, none := c.get(base + "?q=nobody")
+	if !strings.Contains(none, `data-testid="users-empty"`) || strings.Contains(none, "list-total") {
+		t.Errorf("a search without a match does not say so (or shows a total)")
+	}
+	empty, err := e.tenants.Create(ctx, kanri.TenantInput{Name: "empty", DisplayName: "Empty", Plan: kanri.PlanFree, MaxUsers: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	staff := e.client(t).signIn("privileged", adminEmail)
+	_, page = staff.get("/t/" + empty.ID + "/users")
+	if !strings.Contains(page, `data-testid="users-none"`) || !strings.Contains(page, `data-testid="users-create-first"`) {
+		t.Errorf("an empty tenant's list does not invite to create the first user")
+	}
+}

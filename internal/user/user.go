@@ -52,6 +52,8 @@ func New(d app.Deps, tenants *tenant.Service, roles Roles, h auth.Hasher) *Servi
 type ListFilter struct {
 	Search       string // in username, e-mail or display name
 	Status       string // "", active, inactive, locked or deleted
+	Sort         string // username (the default), displayName, email, createdAt or lastLogin
+	Desc         bool
 	Limit        int
 	Continuation string
 }
@@ -79,8 +81,15 @@ func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]*k
 	if limit <= 0 || limit > 100 {
 		limit = 20
 	}
+	order := "username"
+	switch f.Sort {
+	case "displayName", "email", "createdAt":
+		order = f.Sort
+	case "lastLogin":
+		order = "security.lastLoginAt"
+	}
 	return s.Store.Tenant(tenantID).Users().Query(ctx, docstore.Query{
-		Where: where, OrderBy: "username", Limit: limit, Continuation: f.Continuation,
+		Where: where, OrderBy: order, Desc: f.Desc, Limit: limit, Continuation: f.Continuation,
 	})
 }
 
