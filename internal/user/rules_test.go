@@ -243,7 +243,12 @@ func TestRoleHoldersAndAccess(t *testing.T) {
 // pending as a crash between the count and the user write would, and
 // checks that the repair settles each the right way.
 func TestRepairSettlesWhatACrashLeftPending(t *testing.T) {
-	f := setup(t)
+	for name, setup := range map[string]func(*testing.T) *fixture{"embedded": setup, "cosmos": setupCosmos} {
+		t.Run(name, func(t *testing.T) { testRepair(t, setup(t)) })
+	}
+}
+
+func testRepair(t *testing.T, f *fixture) {
 	ten := f.tenant(t, "acme", 10) // owner: 1 user
 	kept, err := f.users.Create(f.ctx, ten.ID, input("kept"))
 	if err != nil {
@@ -295,7 +300,12 @@ func TestRepairSettlesWhatACrashLeftPending(t *testing.T) {
 }
 
 func TestEmailsAreUniquePerTenant(t *testing.T) {
-	f := setup(t)
+	for name, setup := range map[string]func(*testing.T) *fixture{"embedded": setup, "cosmos": setupCosmos} {
+		t.Run(name, func(t *testing.T) { testEmailsUnique(t, setup(t)) })
+	}
+}
+
+func testEmailsUnique(t *testing.T, f *fixture) {
 	acme, globex := f.tenant(t, "acme", 50), f.tenant(t, "globex", 50)
 	bob, err := f.users.Create(f.ctx, acme.ID, input("bob"))
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/cosmos"
+	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
@@ -41,6 +43,25 @@ func setup(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return setupOn(t, ds)
+}
+
+// setupCosmos is setup on a fresh database of the local Cosmos DB test
+// server, for the tests that must hold on both stores.
+func setupCosmos(t *testing.T) *fixture {
+	t.Helper()
+	srv := cosmostest.Start(t)
+	ds, err := cosmos.Open(t.Context(), cosmos.Config{
+		Endpoint: srv.Endpoint, Key: srv.Key(), Database: "kanri-user-test", InsecureSkipVerify: true,
+	}, docstore.Specs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return setupOn(t, ds)
+}
+
+func setupOn(t *testing.T, ds docstore.Store) *fixture {
+	t.Helper()
 	t.Cleanup(func() { ds.Close() })
 	d := app.NewDeps(store.New(ds, nil), nil, nil)
 	h := auth.Hasher{Cost: bcrypt.MinCost}
