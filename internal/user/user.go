@@ -171,7 +171,6 @@ func (s *Service) Recount(ctx context.Context, tenantID string) (int, error) {
 	return n, s.tenants.SetUserCount(ctx, tenantID, n)
 }
 
-
 // notDeleted matches users that are not deleted (documents written before
 // deletedAt existed lack the field).
 func notDeleted() docstore.Filter {
