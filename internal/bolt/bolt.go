@@ -43,10 +43,10 @@ type Options struct {
 
 // Store is the embedded document store.
 type Store struct {
-	db    *bbolt.DB
-	specs map[string]docstore.Spec
-	now   func() time.Time
-	log   *slog.Logger
+	db         *bbolt.DB
+	containers map[string]*container
+	now        func() time.Time
+	log        *slog.Logger
 }
 
 // Open opens (creating if needed) the store in dir with the given
@@ -64,7 +64,7 @@ func Open(dir string, specs []docstore.Spec, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
-	s := &Store{db: db, specs: map[string]docstore.Spec{}, now: opts.Now, log: opts.Logger}
+	s := &Store{db: db, containers: map[string]*container{}, now: opts.Now, log: opts.Logger}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -72,13 +72,18 @@ func Open(dir string, specs []docstore.Spec, opts Options) (*Store, error) {
 		s.log = slog.Default()
 	}
 	err = db.Update(func(tx *bbolt.Tx) error {
-		if _, err := tx.CreateBucketIfNotExists(expiryBucket); err != nil {
-			return err
+		for _, b := range [][]byte{expiryBucket, metaBucket} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
 		}
 		for _, sp := range specs {
-			s.specs[sp.Name] = sp
-			if _, err := tx.CreateBucketIfNotExists([]byte(sp.Name)); err != nil {
-				return err
+			c := &container{s: s, name: []byte(sp.Name), defaultTTL: int64(sp.DefaultTTL / time.Second), indexes: newIndexes(sp)}
+			s.containers[sp.Name] = c
+			for _, b := range [][]byte{c.name, indexBucket(c.name)} {
+				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -87,17 +92,21 @@ func Open(dir string, specs []docstore.Spec, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("bolt: create containers: %w", err)
 	}
+	if err := s.buildIndexes(s.log); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
 // Container returns the named container. It panics if the store was not
 // opened with that container, which is a programming error.
 func (s *Store) Container(name string) docstore.Container {
-	sp, ok := s.specs[name]
+	c, ok := s.containers[name]
 	if !ok {
 		panic("bolt: unknown container " + strconv.Quote(name))
 	}
-	return &container{s: s, name: []byte(name), defaultTTL: int64(sp.DefaultTTL / time.Second)}
+	return c
 }
 
 // Ping reports whether the store's file can be read.
@@ -128,6 +137,17 @@ func (s *Store) Purge() (int, error) {
 					return fmt.Errorf("bolt: corrupt expiry key %q", k)
 				}
 				if b := tx.Bucket(name); b != nil {
+					if c := s.containers[string(name)]; c != nil {
+						if v := b.Get(key); v != nil {
+							old, err := decodeRecord(v)
+							if err != nil {
+								return err
+							}
+							if err := c.reindex(tx, key, old.body, nil); err != nil {
+								return err
+							}
+						}
+					}
 					if err := b.Delete(key); err != nil {
 						return err
 					}

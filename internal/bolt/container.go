@@ -17,6 +17,7 @@ type container struct {
 	s          *Store
 	name       []byte
 	defaultTTL int64 // seconds; 0 = documents without a ttl live forever
+	indexes    []index
 }
 
 func (c *container) Read(ctx context.Context, pk, id string) (docstore.Item, error) {
@@ -192,6 +193,9 @@ func (c *container) delete(tx *bbolt.Tx, pk, id, ifMatch string) error {
 			return err
 		}
 	}
+	if err := c.reindex(tx, key, old.body, nil); err != nil {
+		return err
+	}
 	return tx.Bucket(c.name).Delete(key)
 }
 
@@ -203,6 +207,7 @@ func (c *container) put(tx *bbolt.Tx, key []byte, h docstore.Header, body []byte
 	}
 	b := tx.Bucket(c.name)
 	idx := tx.Bucket(expiryBucket)
+	var oldBody []byte
 	if v := b.Get(key); v != nil {
 		old, err := decodeRecord(v)
 		if err != nil {
@@ -213,6 +218,10 @@ func (c *container) put(tx *bbolt.Tx, key []byte, h docstore.Header, body []byte
 				return "", err
 			}
 		}
+		oldBody = old.body
+	}
+	if err := c.reindex(tx, key, oldBody, body); err != nil {
+		return "", err
 	}
 	seq, err := b.NextSequence()
 	if err != nil {

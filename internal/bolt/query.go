@@ -17,8 +17,9 @@ import (
 // last item returned and a fingerprint of the query it belongs to.
 type cursorToken struct {
 	Query uint64 `json:"q"`
-	Key   []byte `json:"k"`           // the last item's store key
-	Sort  any    `json:"s,omitempty"` // the last item's sort value, when ordered
+	Key   []byte `json:"k"`           // the last item's store key, or index key
+	Sort  any    `json:"s,omitempty"` // the last item's sort value, when sorted in memory
+	Index string `json:"i,omitempty"` // the index walked, if any
 }
 
 // match is a document that matched a query, with its sort value. key and
@@ -39,7 +40,7 @@ func (c *container) Query(ctx context.Context, pk string, q docstore.Query) (doc
 	if err := docstore.CheckKey(pk, "x"); err != nil {
 		return docstore.Page{}, err
 	}
-	return c.query(q, itemKey(pk, idPrefix(q.Where)))
+	return c.query(q, pk, itemKey(pk, idPrefix(q.Where)))
 }
 
 // idPrefix returns what a query's filters say every matching id starts
@@ -59,11 +60,12 @@ func (c *container) QueryAcrossPartitions(ctx context.Context, q docstore.Query)
 	if q.OrderBy != "" {
 		return docstore.Page{}, docstore.ErrInvalid(errors.New("bolt: cross-partition queries cannot be ordered"))
 	}
-	return c.query(q, nil)
+	return c.query(q, "", nil)
 }
 
-// query runs q over the keys that start with prefix.
-func (c *container) query(q docstore.Query, prefix []byte) (docstore.Page, error) {
+// query runs q in partition pk ("" across partitions) over the keys that
+// start with prefix: by walking an index that serves it, else by scanning.
+func (c *container) query(q docstore.Query, pk string, prefix []byte) (docstore.Page, error) {
 	if err := q.Validate(); err != nil {
 		return docstore.Page{}, err
 	}
@@ -72,16 +74,25 @@ func (c *container) query(q docstore.Query, prefix []byte) (docstore.Page, error
 		return docstore.Page{}, err
 	}
 	fp := docstore.Fingerprint(q, string(prefix))
+	var p *plan
+	if pk != "" {
+		p = c.planFor(pk, q)
+	}
 	var after *cursorToken
 	if q.Continuation != "" {
 		if after, err = decodeToken(q.Continuation, fp); err != nil {
 			return docstore.Page{}, err
 		}
+		if (p == nil) != (after.Index == "") || (p != nil && (p.ix.name != after.Index || !bytes.HasPrefix(after.Key, p.prefix))) {
+			return docstore.Page{}, docstore.ErrContinuation() // made by another plan (an upgrade)
+		}
 	}
 	limit := q.PageSize()
 	var page docstore.Page
 	err = c.s.db.View(func(tx *bbolt.Tx) error {
-		if q.OrderBy == "" {
+		if p != nil {
+			page, err = c.scanIndex(tx, pk, p, m, after, limit, q.Desc, fp)
+		} else if q.OrderBy == "" {
 			page, err = c.scanInKeyOrder(tx, prefix, m, after, limit, fp)
 		} else {
 			page, err = c.scanSorted(tx, prefix, m, q, after, limit, fp)

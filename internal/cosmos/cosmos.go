@@ -113,7 +113,7 @@ func containerProperties(sp docstore.Spec) azcosmos.ContainerProperties {
 	for _, p := range sp.Indexing.ExcludedPaths {
 		ip.ExcludedPaths = append(ip.ExcludedPaths, azcosmos.ExcludedPath{Path: p})
 	}
-	for _, ci := range sp.Indexing.CompositeIndexes {
+	for _, ci := range sp.CompositeIndexes() {
 		var idx []azcosmos.CompositeIndex
 		for _, p := range ci {
 			order := azcosmos.CompositeIndexAscending

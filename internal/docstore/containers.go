@@ -35,19 +35,51 @@ func Specs() []Spec {
 		{Name: Auth, Indexing: IndexingPolicy{
 			IncludedPaths: []string{"/*"},
 			ExcludedPaths: []string{"/passwordHash/?", "/_etag/?"},
+		}, Indexes: []Index{
+			{"user_username", kanri.TypeUser, []string{"username"}},
+			{"user_email", kanri.TypeUser, []string{"email"}},
+			{"user_display_name", kanri.TypeUser, []string{"displayName"}},
+			{"user_created", kanri.TypeUser, []string{"createdAt"}},
+			{"user_last_login", kanri.TypeUser, []string{"security.lastLoginAt"}},
+			{"user_active", kanri.TypeUser, []string{"isActive", "username"}},
+			{"ra_user", kanri.TypeRoleAssignment, []string{"userId", "serviceId"}},
+			{"ra_role", kanri.TypeRoleAssignment, []string{"serviceId", "roleName", "assignedAt"}},
 		}},
 		{Name: Tenant, Indexing: IndexingPolicy{
 			IncludedPaths: []string{"/*"},
 			ExcludedPaths: []string{"/metadata/*", "/_etag/?"},
+		}, Indexes: []Index{
+			{"listing_name", kanri.TypeTenantListing, []string{"nameLower"}},
+			{"listing_status_name", kanri.TypeTenantListing, []string{"status", "nameLower"}},
+			{"listing_created", kanri.TypeTenantListing, []string{"createdAt"}},
+			{"listing_users", kanri.TypeTenantListing, []string{"userCount"}},
+			{"listing_status", kanri.TypeTenantListing, []string{"status"}},
+			{"listing_plan", kanri.TypeTenantListing, []string{"plan"}},
 		}},
-		{Name: ServiceSetting, Indexing: defaultIndexing()},
-		{Name: Files, Indexing: defaultIndexing()},
-		{Name: Messaging, Indexing: defaultIndexing()},
+		{Name: ServiceSetting, Indexing: defaultIndexing(), Indexes: []Index{
+			{"assignment_service_status", kanri.TypeServiceAssignment, []string{"serviceId", "status"}},
+		}},
+		{Name: Files, Indexing: defaultIndexing(), Indexes: []Index{
+			{"file_folder_name", kanri.TypeFile, []string{"folderId", "name"}},
+			{"file_uploaded", kanri.TypeFile, []string{"uploadedAt"}},
+			{"folder_parent_name", kanri.TypeFolder, []string{"parentFolderId", "name"}},
+		}},
+		{Name: Messaging, Indexing: defaultIndexing(), Indexes: []Index{
+			{"message_channel_sent", kanri.TypeMessage, []string{"channelId", "sentAt"}},
+			{"member_user", kanri.TypeChannelMember, []string{"userId", "channelId"}},
+			{"member_channel", kanri.TypeChannelMember, []string{"channelId", "userId"}},
+		}},
 		{Name: API, Indexing: IndexingPolicy{
 			IncludedPaths: []string{"/*"},
 			ExcludedPaths: []string{"/keyHash/?", "/_etag/?"},
+		}, Indexes: []Index{
+			{"usage_key_time", kanri.TypeAPIUsage, []string{"apiKeyId", "timestamp"}},
+			{"usage_time", kanri.TypeAPIUsage, []string{"timestamp"}},
+			{"key_prefix", kanri.TypeAPIKey, []string{"keyPrefix"}},
 		}},
-		{Name: Backup, Indexing: defaultIndexing()},
+		{Name: Backup, Indexing: defaultIndexing(), Indexes: []Index{
+			{"history_job_started", kanri.TypeBackupHistory, []string{"jobId", "startedAt"}},
+		}},
 		{Name: Audit, DefaultTTL: kanri.TTLAuditLog * time.Second, Indexing: IndexingPolicy{
 			IncludedPaths: []string{"/*"},
 			ExcludedPaths: []string{"/details/*", "/metadata/*", "/_etag/?"},
@@ -55,6 +87,11 @@ func Specs() []Spec {
 				{"/tenantId", "-/timestamp"},
 				{"/tenantId", "/userId", "-/timestamp"},
 			},
+		}, Indexes: []Index{
+			{"audit_time", kanri.TypeAuditLog, []string{"timestamp"}},
+			{"audit_user_time", kanri.TypeAuditLog, []string{"userId", "timestamp"}},
+			{"audit_action_time", kanri.TypeAuditLog, []string{"action", "timestamp"}},
+			{"audit_resource_time", kanri.TypeAuditLog, []string{"resource.id", "timestamp"}},
 		}},
 	}
 }

@@ -11,6 +11,7 @@ package docstore
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -112,6 +113,53 @@ type Spec struct {
 	DefaultTTL time.Duration
 	// Indexing is the container's indexing policy for Cosmos DB.
 	Indexing IndexingPolicy
+	// Indexes are the orderings the container's queries walk. The embedded
+	// backend keeps each as a secondary index; Cosmos DB indexes every path
+	// already, and gets a composite index for each with an equality field
+	// (see CompositeIndexes).
+	Indexes []Index
+}
+
+// Index declares an ordering of one type of document: by the values of
+// Fields in turn (dotted JSON paths), ties broken by id. A query on Type
+// whose equality filters cover all fields but the last and whose OrderBy
+// is the last walks the index in order and stops at its page size; other
+// filters are checked on the way.
+type Index struct {
+	Name   string
+	Type   string
+	Fields []string
+}
+
+// CompositeIndexes returns the container's composite indexes for Cosmos
+// DB: those of its policy, and one per index with an equality field
+// (partition key, fields), ascending and descending.
+func (s Spec) CompositeIndexes() [][]string {
+	out := append([][]string(nil), s.Indexing.CompositeIndexes...)
+	seen := map[string]bool{}
+	for _, c := range out {
+		seen[strings.Join(c, ",")] = true
+	}
+	for _, ix := range s.Indexes {
+		if len(ix.Fields) < 2 {
+			continue
+		}
+		for _, desc := range []bool{false, true} {
+			c := []string{"/tenantId"}
+			for i, f := range ix.Fields {
+				p := "/" + strings.ReplaceAll(f, ".", "/")
+				if desc && i == len(ix.Fields)-1 {
+					p = "-" + p
+				}
+				c = append(c, p)
+			}
+			if key := strings.Join(c, ","); !seen[key] {
+				seen[key] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // IndexingPolicy is the subset of a Cosmos DB indexing policy that the

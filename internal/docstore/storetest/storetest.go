@@ -28,9 +28,19 @@ const ShortTTL = "storetest-short-ttl"
 // containers. The store is closed by the suite.
 type Opener func(t testing.TB, specs []docstore.Spec) docstore.Store
 
-// Specs returns the containers the suite needs: Kanri's own plus ShortTTL.
+// Indexed is a container whose "thing" documents are indexed by v and by
+// g then v, for the cases of index-backed queries.
+const Indexed = "storetest-indexed"
+
+// Specs returns the containers the suite needs: Kanri's own plus ShortTTL
+// and Indexed.
 func Specs() []docstore.Spec {
-	return append(docstore.Specs(), docstore.Spec{Name: ShortTTL, DefaultTTL: time.Second})
+	return append(docstore.Specs(),
+		docstore.Spec{Name: ShortTTL, DefaultTTL: time.Second},
+		docstore.Spec{Name: Indexed, Indexes: []docstore.Index{
+			{Name: "thing_v", Type: "thing", Fields: []string{"v"}},
+			{Name: "thing_g_v", Type: "thing", Fields: []string{"g", "v"}},
+		}})
 }
 
 // Run runs the whole contract suite against the backend that open opens.
@@ -61,6 +71,10 @@ func Run(t *testing.T, open Opener) {
 		{"HostileFilterValues", testHostileValues},
 		{"QueryAcrossPartitions", testAcrossPartitions},
 		{"ErrorsAreTheSameOnEveryBackend", testErrors},
+		{"IndexFollowsEveryWrite", testIndexConsistency},
+		{"IndexPagingWithEqualValues", testIndexEqualValues},
+		{"IndexPagingWhileWritersInsert", testIndexConcurrentInserts},
+		{"IndexDescendingAndFiltered", testIndexDescending},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, h) })
@@ -763,4 +777,159 @@ func testErrors(t *testing.T, h *harness) {
 			t.Errorf("%s: got %s %q (%v), want %s %q", tt.name, got, key, tt.err, tt.code, tt.key)
 		}
 	}
+}
+
+// orderedIDs pages through q in pages of size, following continuation
+// tokens, and returns the ids in order.
+func orderedIDs(t *testing.T, c docstore.Container, pk string, q docstore.Query, size int) []string {
+	t.Helper()
+	q.Limit = size
+	var out []string
+	for range 1000 {
+		p, err := c.Query(ctx(t), pk, q)
+		must(t, "query", err)
+		out = append(out, ids(p.Items)...)
+		if p.Continuation == "" {
+			return out
+		}
+		q.Continuation = p.Continuation
+	}
+	t.Fatal("paging does not end")
+	return nil
+}
+
+func testIndexConsistency(t *testing.T, h *harness) {
+	c, pk := h.c(Indexed), partition(t)
+	put := func(id string, v any, g string) {
+		_, err := c.Upsert(ctx(t), pk, doc(pk, id, map[string]any{"v": v, "g": g}), "")
+		must(t, "upsert "+id, err)
+	}
+	byV := docstore.Query{Type: "thing", OrderBy: "v"}
+	inG := func(g string) docstore.Query {
+		return docstore.Query{Type: "thing", Where: []docstore.Filter{docstore.Eq("g", g)}, OrderBy: "v"}
+	}
+	check := func(what string, q docstore.Query, want ...string) {
+		t.Helper()
+		if got := orderedIDs(t, c, pk, q, 2); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: got %v, want %v", what, got, want)
+		}
+	}
+	put("a", 3.0, "x")
+	put("b", 1.0, "y")
+	_, err := c.Create(ctx(t), pk, doc(pk, "c", map[string]any{"v": 2.0, "g": "x"}))
+	must(t, "create c", err)
+	check("after creates", byV, "b", "c", "a")
+	check("group x after creates", inG("x"), "c", "a")
+	// Replace moves a document in both indexes.
+	_, err = c.Replace(ctx(t), pk, "a", doc(pk, "a", map[string]any{"v": 0.5, "g": "y"}), "")
+	must(t, "replace a", err)
+	check("after a replace", byV, "a", "b", "c")
+	check("group x after a replace", inG("x"), "c")
+	check("group y after a replace", inG("y"), "a", "b")
+	// Upsert of an existing document, and delete.
+	put("b", 9.0, "y")
+	must(t, "delete c", c.Delete(ctx(t), pk, "c", ""))
+	check("after an upsert and a delete", byV, "a", "b")
+	// A batch that fails changes no index.
+	_, err = c.Batch(ctx(t), pk, []docstore.Op{
+		{Kind: docstore.OpCreate, Body: doc(pk, "d", map[string]any{"v": 0.1, "g": "x"})},
+		{Kind: docstore.OpReplace, ID: "a", Body: doc(pk, "a", map[string]any{"v": 100.0, "g": "x"})},
+		{Kind: docstore.OpDelete, ID: "missing"},
+	})
+	if err == nil {
+		t.Fatal("a batch with a missing delete succeeded")
+	}
+	check("after a failed batch", byV, "a", "b")
+	check("group x after a failed batch", inG("x"))
+	// An expired document is never returned.
+	_, err = c.Create(ctx(t), pk, doc(pk, "e", map[string]any{"v": 5.0, "g": "y", "ttl": 1}))
+	must(t, "create e", err)
+	check("a live document with a ttl", byV, "a", "e", "b")
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if got := orderedIDs(t, c, pk, byV, 2); fmt.Sprint(got) == "[a b]" {
+			return
+		}
+		time.Sleep(100 * time.Millisecond) // waiting for the clock, not for the store
+	}
+	t.Errorf("an expired document stays in the index order: %v", orderedIDs(t, c, pk, byV, 2))
+}
+
+func testIndexEqualValues(t *testing.T, h *harness) {
+	c, pk := h.c(Indexed), partition(t)
+	var want []string
+	for i := range 25 {
+		id := fmt.Sprintf("same%02d", i)
+		_, err := c.Create(ctx(t), pk, doc(pk, id, map[string]any{"v": 7.0, "g": "x"}))
+		must(t, "create", err)
+		want = append(want, id)
+	}
+	for _, desc := range []bool{false, true} {
+		got := orderedIDs(t, c, pk, docstore.Query{Type: "thing", OrderBy: "v", Desc: desc}, 7)
+		if len(got) != 25 || len(slices.Compact(slices.Sorted(slices.Values(got)))) != 25 {
+			t.Errorf("desc=%v: 25 equal values in pages of 7: got %d ids, %v", desc, len(got), got)
+		}
+	}
+}
+
+func testIndexConcurrentInserts(t *testing.T, h *harness) {
+	c, pk := h.c(Indexed), partition(t)
+	for i := range 30 {
+		_, err := c.Create(ctx(t), pk, doc(pk, fmt.Sprintf("old%02d", i), map[string]any{"v": float64(i * 10), "g": "x"}))
+		must(t, "create", err)
+	}
+	q := docstore.Query{Type: "thing", OrderBy: "v", Limit: 10}
+	seen := map[string]bool{}
+	for page := 0; ; page++ {
+		p, err := c.Query(ctx(t), pk, q)
+		must(t, "query", err)
+		for _, id := range ids(p.Items) {
+			if seen[id] {
+				t.Errorf("%s returned twice", id)
+			}
+			seen[id] = true
+		}
+		// Another writer inserts before and after the position reached.
+		for _, v := range []float64{float64(page*100 + 5), float64(page*10 + 1)} {
+			_, err := c.Create(ctx(t), pk, doc(pk, fmt.Sprintf("new%d_%v", page, v), map[string]any{"v": v, "g": "x"}))
+			must(t, "insert", err)
+		}
+		if p.Continuation == "" {
+			break
+		}
+		q.Continuation = p.Continuation
+	}
+	for i := range 30 {
+		if id := fmt.Sprintf("old%02d", i); !seen[id] {
+			t.Errorf("%s, there before the first page, was skipped", id)
+		}
+	}
+}
+
+func testIndexDescending(t *testing.T, h *harness) {
+	c, pk := h.c(Indexed), partition(t)
+	for i := range 12 {
+		g := "even"
+		if i%2 == 1 {
+			g = "odd"
+		}
+		_, err := c.Create(ctx(t), pk, doc(pk, fmt.Sprintf("n%02d", i), map[string]any{"v": float64(i), "g": g, "name": fmt.Sprintf("Name %d", i)}))
+		must(t, "create", err)
+	}
+	got := orderedIDs(t, c, pk, docstore.Query{Type: "thing", Where: []docstore.Filter{docstore.Eq("g", "odd")}, OrderBy: "v", Desc: true}, 4)
+	if want := []string{"n11", "n09", "n07", "n05", "n03", "n01"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("odd, descending: got %v, want %v", got, want)
+	}
+	// A filter no index serves is checked on the way.
+	got = orderedIDs(t, c, pk, docstore.Query{Type: "thing", Where: []docstore.Filter{docstore.Contains("name", "NAME 1")}, OrderBy: "v"}, 1)
+	if want := []string{"n01", "n10", "n11"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("contains 'name 1', by v: got %v, want %v", got, want)
+	}
+	// A token belongs to its query.
+	p, err := c.Query(ctx(t), pk, docstore.Query{Type: "thing", OrderBy: "v", Limit: 2})
+	must(t, "query", err)
+	_, err = c.Query(ctx(t), pk, docstore.Query{Type: "thing", Where: []docstore.Filter{docstore.Eq("g", "odd")}, OrderBy: "v", Limit: 2, Continuation: p.Continuation})
+	wantCode(t, "a token of another query", err, kanri.EINVALID)
+	_, err = c.Query(ctx(t), partition(t), docstore.Query{Type: "thing", OrderBy: "v", Limit: 2, Continuation: p.Continuation})
+	wantCode(t, "a token of another partition", err, kanri.EINVALID)
 }

@@ -1,0 +1,434 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+	"strings"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/kanri/kanri/internal/docstore"
+)
+
+// Secondary indexes. Each container's indexes (docstore.Spec.Indexes) live
+// in the bucket "_idx:<container>", one key per indexed document:
+//
+//	partition \x00 index name \x00 value 1 … value n, id
+//
+// with the values in an order-preserving encoding (encodeValue), so that a
+// cursor walks a partition's documents in the order of the index, ties
+// broken by id. Index keys change in the same transaction as their
+// documents (put, delete, purge), so a query never sees a stale entry.
+
+// indexBucket returns the name of the index bucket of a container.
+func indexBucket(container []byte) []byte { return append([]byte("_idx:"), container...) }
+
+// metaBucket holds, per container, the signature of the indexes its index
+// bucket was built for; a different signature on open rebuilds them.
+var metaBucket = []byte("_meta")
+
+// Value tags, in the order ORDER BY sorts values of different types.
+const (
+	tagUndefined = 0x01
+	tagNull      = 0x02
+	tagFalse     = 0x03
+	tagTrue      = 0x04
+	tagNumber    = 0x05
+	tagString    = 0x06
+	tagOther     = 0x07
+)
+
+// encodeValue appends the order-preserving encoding of v (as decoded from
+// JSON; ok false for a missing field) to b.
+func encodeValue(b []byte, v any, ok bool) []byte {
+	if !ok {
+		return append(b, tagUndefined)
+	}
+	switch v := v.(type) {
+	case nil:
+		return append(b, tagNull)
+	case bool:
+		if v {
+			return append(b, tagTrue)
+		}
+		return append(b, tagFalse)
+	case float64:
+		bits := math.Float64bits(v)
+		if bits&(1<<63) == 0 {
+			bits |= 1 << 63
+		} else {
+			bits = ^bits
+		}
+		return binary.BigEndian.AppendUint64(append(b, tagNumber), bits)
+	case string:
+		b = append(b, tagString)
+		for i := 0; i < len(v); i++ {
+			if v[i] == 0 {
+				b = append(b, 0, 0xff)
+			} else {
+				b = append(b, v[i])
+			}
+		}
+		return append(b, 0, 0x01)
+	}
+	return append(b, tagOther)
+}
+
+// skipValue returns b after its first encoded value.
+func skipIndexValue(b []byte) ([]byte, error) {
+	if len(b) == 0 {
+		return nil, errCorruptIndex
+	}
+	switch b[0] {
+	case tagUndefined, tagNull, tagFalse, tagTrue, tagOther:
+		return b[1:], nil
+	case tagNumber:
+		if len(b) < 9 {
+			return nil, errCorruptIndex
+		}
+		return b[9:], nil
+	case tagString:
+		for i := 1; i+1 < len(b); i++ {
+			if b[i] == 0 {
+				if b[i+1] == 0x01 {
+					return b[i+2:], nil
+				}
+				i++ // an escaped 0x00
+			}
+		}
+	}
+	return nil, errCorruptIndex
+}
+
+var errCorruptIndex = errors.New("bolt: corrupt index key")
+
+// index is one secondary index of a container.
+type index struct {
+	name   string
+	typ    string
+	fields []string
+	need   map[string]bool // the top-level members the fields read
+}
+
+func newIndexes(sp docstore.Spec) []index {
+	var out []index
+	for _, ix := range sp.Indexes {
+		need := map[string]bool{"type": true}
+		for _, f := range ix.Fields {
+			need[topField(f)] = true
+		}
+		out = append(out, index{name: ix.Name, typ: ix.Type, fields: ix.Fields, need: need})
+	}
+	return out
+}
+
+// signature identifies a container's index declarations.
+func signature(ixs []index) []byte {
+	var parts []string
+	for _, ix := range ixs {
+		parts = append(parts, ix.name+"="+ix.typ+":"+strings.Join(ix.fields, ","))
+	}
+	return []byte("v1|" + strings.Join(parts, "|"))
+}
+
+// prefix returns the start of the keys of index ix in partition pk.
+func (ix index) prefix(pk string) []byte {
+	k := make([]byte, 0, len(pk)+len(ix.name)+2)
+	k = append(k, pk...)
+	k = append(k, 0)
+	k = append(k, ix.name...)
+	return append(k, 0)
+}
+
+// keys returns the index keys of the document with key docKey and the
+// given body, one per index of its type.
+func (c *container) indexKeys(docKey, body []byte) ([][]byte, error) {
+	if len(c.indexes) == 0 {
+		return nil, nil
+	}
+	pk, id, _ := bytes.Cut(docKey, []byte{0})
+	var need map[string]bool
+	for _, ix := range c.indexes {
+		if need == nil {
+			need = map[string]bool{}
+		}
+		for f := range ix.need {
+			need[f] = true
+		}
+	}
+	doc, err := newLazyDoc(body, need)
+	if err != nil {
+		return nil, err
+	}
+	typ, _ := doc.get("type")
+	var out [][]byte
+	for _, ix := range c.indexes {
+		if typ != ix.typ {
+			continue
+		}
+		k := ix.prefix(string(pk))
+		for _, f := range ix.fields {
+			v, ok := doc.get(f)
+			k = encodeValue(k, v, ok)
+		}
+		out = append(out, append(k, id...))
+	}
+	return out, nil
+}
+
+// reindex replaces the index keys of the document at docKey: those of its
+// old body (nil: none) by those of its new body (nil: deleted).
+func (c *container) reindex(tx *bbolt.Tx, docKey, oldBody, newBody []byte) error {
+	if len(c.indexes) == 0 {
+		return nil
+	}
+	b := tx.Bucket(indexBucket(c.name))
+	var oldKeys, newKeys [][]byte
+	var err error
+	if oldBody != nil {
+		if oldKeys, err = c.indexKeys(docKey, oldBody); err != nil {
+			return err
+		}
+	}
+	if newBody != nil {
+		if newKeys, err = c.indexKeys(docKey, newBody); err != nil {
+			return err
+		}
+	}
+	for _, k := range oldKeys {
+		if !slices.ContainsFunc(newKeys, func(n []byte) bool { return bytes.Equal(n, k) }) {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range newKeys {
+		if !slices.ContainsFunc(oldKeys, func(o []byte) bool { return bytes.Equal(o, k) }) {
+			if err := b.Put(k, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// plan is how a query walks an index: the index, and the encoded values of
+// its leading fields that the query's equality filters fix.
+type plan struct {
+	ix     index
+	prefix []byte
+}
+
+// planFor returns the index that serves q in partition pk, or nil: one of
+// q.Type whose last field is q.OrderBy and whose other fields q's equality
+// filters fix, the one with the most fixed fields.
+func (c *container) planFor(pk string, q docstore.Query) *plan {
+	if q.OrderBy == "" {
+		return nil
+	}
+	eq := map[string]any{}
+	for _, f := range q.Where {
+		if f.Op == docstore.OpEq {
+			switch f.Value.(type) {
+			case nil, bool, string, float64, int, int64:
+				eq[f.Field] = f.Value
+			}
+		}
+	}
+	var best *plan
+	for _, ix := range c.indexes {
+		n := len(ix.fields)
+		if ix.typ != q.Type || ix.fields[n-1] != q.OrderBy || (best != nil && len(best.ix.fields) >= n) {
+			continue
+		}
+		k := ix.prefix(pk)
+		covered := true
+		for _, f := range ix.fields[:n-1] {
+			v, ok := eq[f]
+			if !ok {
+				covered = false
+				break
+			}
+			k = encodeValue(k, jsonValue(v), true)
+		}
+		if covered {
+			best = &plan{ix: ix, prefix: k}
+		}
+	}
+	return best
+}
+
+// jsonValue returns v as encoding/json decodes it (numbers as float64).
+func jsonValue(v any) any {
+	switch v := v.(type) {
+	case int:
+		return float64(v)
+	case int64:
+		return float64(v)
+	}
+	return v
+}
+
+// docID returns the id at the end of an index key of p: after the prefix
+// (the fixed leading fields) come the last field's value and the id.
+func (p *plan) docID(k []byte) ([]byte, error) {
+	return skipIndexValue(k[len(p.prefix):])
+}
+
+// scanIndex walks p's range of the index in order (backwards for desc),
+// from after the token's key, and returns the documents that are live and
+// match, stopping as soon as it knows whether a page follows.
+func (c *container) scanIndex(tx *bbolt.Tx, pk string, p *plan, m matcher, after *cursorToken, limit int, desc bool, fp uint64) (docstore.Page, error) {
+	var page docstore.Page
+	now := c.s.now().Unix()
+	docs := tx.Bucket(c.name)
+	cur := tx.Bucket(indexBucket(c.name)).Cursor()
+	var k []byte
+	switch {
+	case after == nil && !desc:
+		k, _ = cur.Seek(p.prefix)
+	case after == nil:
+		if k, _ = cur.Seek(upperBound(p.prefix)); k == nil {
+			k, _ = cur.Last()
+		} else {
+			k, _ = cur.Prev()
+		}
+	case !desc:
+		if k, _ = cur.Seek(after.Key); k != nil && bytes.Equal(k, after.Key) {
+			k, _ = cur.Next()
+		}
+	default:
+		if k, _ = cur.Seek(after.Key); k == nil {
+			k, _ = cur.Last()
+		} else {
+			k, _ = cur.Prev()
+		}
+	}
+	step := cur.Next
+	if desc {
+		step = cur.Prev
+	}
+	var last []byte
+	for ; k != nil && bytes.HasPrefix(k, p.prefix); k, _ = step() {
+		id, err := p.docID(k)
+		if err != nil {
+			return docstore.Page{}, err
+		}
+		key := itemKey(pk, string(id))
+		v := docs.Get(key)
+		if v == nil {
+			return docstore.Page{}, fmt.Errorf("bolt: index %s has an entry without its document %q", p.ix.name, id)
+		}
+		mt, ok, err := c.evaluate(key, v, m, now, "")
+		if err != nil {
+			return docstore.Page{}, err
+		}
+		if !ok {
+			continue
+		}
+		if len(page.Items) == limit {
+			page.Continuation = encodeToken(cursorToken{Query: fp, Key: last, Index: p.ix.name})
+			break
+		}
+		page.Items = append(page.Items, mt.item())
+		last = bytes.Clone(k)
+	}
+	return page, nil
+}
+
+// upperBound returns the smallest key greater than every key that starts
+// with prefix.
+func upperBound(prefix []byte) []byte {
+	b := bytes.Clone(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return b[:i+1]
+		}
+	}
+	return nil
+}
+
+// buildIndexes makes the index bucket of every container match its
+// declarations, rebuilding those declared differently from when they were
+// built (a data directory of an earlier version has none): it reads each
+// document once, in transactions of batch documents, and logs its progress.
+func (s *Store) buildIndexes(log *slog.Logger) error {
+	for name, c := range s.containers {
+		sig := signature(c.indexes)
+		var current []byte
+		if err := s.db.View(func(tx *bbolt.Tx) error {
+			current = bytes.Clone(tx.Bucket(metaBucket).Get([]byte("indexes:" + name)))
+			return nil
+		}); err != nil {
+			return err
+		}
+		if bytes.Equal(current, sig) {
+			continue
+		}
+		if err := s.rebuild(c, sig, log); err != nil {
+			return fmt.Errorf("bolt: index %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) rebuild(c *container, sig []byte, log *slog.Logger) error {
+	const batch = 5000
+	if err := s.db.Update(func(tx *bbolt.Tx) error {
+		if tx.Bucket(indexBucket(c.name)) != nil {
+			if err := tx.DeleteBucket(indexBucket(c.name)); err != nil {
+				return err
+			}
+		}
+		_, err := tx.CreateBucket(indexBucket(c.name))
+		return err
+	}); err != nil {
+		return err
+	}
+	var from []byte
+	total := 0
+	for {
+		n := 0
+		err := s.db.Update(func(tx *bbolt.Tx) error {
+			cur := tx.Bucket(c.name).Cursor()
+			k, v := cur.First()
+			if from != nil {
+				if k, v = cur.Seek(from); k != nil && bytes.Equal(k, from) {
+					k, v = cur.Next()
+				}
+			}
+			for ; k != nil && n < batch; k, v = cur.Next() {
+				r, err := decodeRecord(v)
+				if err != nil {
+					return err
+				}
+				if err := c.reindex(tx, k, nil, r.body); err != nil {
+					return err
+				}
+				from = bytes.Clone(k)
+				n++
+			}
+			if k == nil {
+				return tx.Bucket(metaBucket).Put([]byte("indexes:"+string(c.name)), sig)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		total += n
+		if n < batch {
+			if total > 0 {
+				log.Info("indexed the embedded store", "container", string(c.name), "documents", total)
+			}
+			return nil
+		}
+		log.Info("indexing the embedded store", "container", string(c.name), "documents", total)
+	}
+}
