@@ -53,21 +53,28 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 		log.Warn("generated the first administrator's password; change it after signing in",
 			"tenant", "privileged", "username", cfg.BootstrapEmail, "password", generated)
 	}
+	// Before serving: users created meanwhile would not see the addresses
+	// of existing users reserved yet.
+	if err := users.ReserveExistingEmails(ctx); err != nil {
+		return nil, nil, fmt.Errorf("reserve the e-mail addresses of existing users: %w", err)
+	}
 	secret, err := sessionSecret(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
+	if cfg.RepairGrace < time.Minute {
+		log.Warn("the repair of user counts may settle changes still in flight: a grace under a minute is for tests", "grace", cfg.RepairGrace)
+	}
 	repair := worker{"repair user counts", func(ctx context.Context) error {
 		return tenants.RunRepair(ctx, repairInterval, cfg.RepairGrace)
 	}}
-	emails := worker{"reserve the e-mail addresses of existing users", users.ReserveExistingEmails}
 	return web.New(web.Config{
 		Deps: d,
 		Services: web.Services{
 			Tenants: tenants, Users: users, Auth: auth.New(d, hasher), Roles: roles,
 		},
 		SessionSecret: secret,
-	}), []worker{repair, emails}, nil
+	}), []worker{repair}, nil
 }
 
 // sessionSecret returns the secret of the session cookie: from

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/kanri/kanri/internal/audit"
@@ -19,13 +18,12 @@ type TenantCreator interface {
 type UserCreator interface {
 	Create(ctx context.Context, tenantID string, in kanri.UserInput) (*kanri.User, error)
 	IDByUsername(ctx context.Context, tenantID, username string) (string, error)
-	Recount(ctx context.Context, tenantID string) (int, error)
 }
 
 // RoleGranter makes a user the administrator of a tenant; role.Service
 // implements it.
 type RoleGranter interface {
-	GrantInitial(ctx context.Context, t *kanri.Tenant, userID string) error
+	GrantInitial(ctx context.Context, t *kanri.Tenant, userID string) (bool, error)
 	HasGlobalAdmin(ctx context.Context) (bool, error)
 }
 
@@ -39,24 +37,18 @@ func Bootstrap(ctx context.Context, tenants TenantCreator, users UserCreator, ro
 	if err != nil {
 		return "", false, err
 	}
-	if t.UserCount > 0 {
-		// Bootstrapped before; make sure the first start did not stop
-		// between creating the administrator and granting their roles.
-		if ok, err := roles.HasGlobalAdmin(ctx); err != nil || ok {
-			return "", false, err
-		}
-		id, err := users.IDByUsername(ctx, t.ID, email)
-		if err == nil {
-			return "", false, roles.GrantInitial(ctx, t, id)
-		}
-		if !kanri.IsCode(err, kanri.ENOTFOUND) {
-			return "", false, err
-		}
-		// The first start stopped after counting the user, before storing
-		// them: correct the count and create them now.
-		if _, err := users.Recount(ctx, t.ID); err != nil {
-			return "", false, fmt.Errorf("recount the operator's users: %w", err)
-		}
+	// Bootstrapped before (also by another instance starting now): make
+	// sure no start stopped between creating the administrator and
+	// granting their roles. Nothing here trusts userCount, which a crash
+	// may have left off until the repair.
+	if ok, err := roles.HasGlobalAdmin(ctx); err != nil || ok {
+		return "", false, err
+	}
+	if id, err := users.IDByUsername(ctx, t.ID, email); err == nil {
+		_, err = roles.GrantInitial(ctx, t, id)
+		return "", false, err
+	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
+		return "", false, err
 	}
 	if password == "" {
 		if password, err = GeneratePassword(); err != nil {
@@ -67,7 +59,8 @@ func Bootstrap(ctx context.Context, tenants TenantCreator, users UserCreator, ro
 	_, err = users.Create(ctx, t.ID, kanri.UserInput{Username: email, Email: email, DisplayName: "Administrator", Password: password})
 	if taken(err) {
 		// Another instance starting at the same time created them; its
-		// password (generated or given) is the one that counts.
+		// password (generated or given) is the one that counts, and
+		// creating them made them administrator (or its next start will).
 		return "", false, nil
 	}
 	if err != nil {

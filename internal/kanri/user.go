@@ -53,9 +53,12 @@ func (u *User) Status(now time.Time) string {
 }
 
 // State is the part of the user that the account actions (deactivate,
-// reactivate, unlock, delete) depend on, for Seen.
+// reactivate, delete) depend on, for Seen: whether it is active and
+// whether it is deleted. A lockout, or its end at a sign-in, changes
+// neither: an administrator deactivating an account under attack is not
+// told the account changed.
 func (u *User) State() string {
-	return fmt.Sprintf("active=%t locked=%t deleted=%t", u.IsActive, !u.Security.LockedUntil.IsZero(), !u.DeletedAt.IsZero())
+	return fmt.Sprintf("active=%t deleted=%t", u.IsActive, !u.DeletedAt.IsZero())
 }
 
 // Locked reports whether the user is locked out at now.

@@ -364,19 +364,66 @@ func (s *Service) keepsAnAdmin(ctx context.Context, t *kanri.Tenant, userID stri
 	return kanri.E(kanri.ECONFLICT, "error.last_admin")
 }
 
-// GrantInitial makes a tenant's first user its administrator: 管理者 of
-// every service, or 全体管理者 in the operator's tenant.
-func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID string) error {
-	name := Admin
-	if t.IsPrivileged {
-		name = GlobalAdmin
-	}
-	for _, svc := range catalog {
-		if _, _, err := s.assign(ctx, Grant{Tenant: t, UserID: userID, ServiceID: svc.ID, RoleName: name}, true); err != nil {
-			return err
+// GrantInitial makes the user the tenant's administrator (管理者 of every
+// service, or 全体管理者 in the operator's tenant) if the tenant has no
+// active administrator, and reports whether it did. A tenant's first user
+// so becomes its administrator. It decides under the tenant's admin guard,
+// in one transaction with the grants: of users created at once, exactly
+// one is made administrator, and never because a count was off.
+func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID string) (bool, error) {
+	name := adminRole(t)
+	ten := s.Store.Tenant(t.ID)
+	guards := store.Of[kanri.AdminGuard](ten, docstore.Auth, kanri.TypeAdminGuard)
+	for range 50 {
+		g, err := guards.Get(ctx, kanri.AdminGuardID)
+		if kanri.IsCode(err, kanri.ENOTFOUND) {
+			g = &kanri.AdminGuard{Doc: kanri.Doc{ID: kanri.AdminGuardID}}
+			if err := guards.Create(ctx, g); err != nil && !kanri.IsCode(err, kanri.ECONFLICT) {
+				return false, err
+			}
+			continue
 		}
+		if err != nil {
+			return false, err
+		}
+		if err := s.keepsAnAdmin(ctx, t, ""); err == nil {
+			return false, nil // the tenant has an administrator
+		} else if !kanri.IsCode(err, kanri.ECONFLICT) {
+			return false, err
+		}
+		g.Version++
+		gop, err := guards.Op(docstore.OpReplace, g)
+		if err != nil {
+			return false, err
+		}
+		ops := []docstore.Op{gop}
+		now := kanri.NewTime(s.Now())
+		var grants []Grant
+		for _, svc := range catalog {
+			gr := Grant{Tenant: t, UserID: userID, ServiceID: svc.ID, RoleName: name}
+			op, err := ten.RoleAssignments().Op(docstore.OpUpsert, &kanri.RoleAssignment{
+				Doc:    kanri.Doc{ID: kanri.RoleAssignmentID(userID, svc.ID, name)},
+				UserID: userID, ServiceID: svc.ID, RoleName: name,
+				AssignedBy: audit.ActorFrom(ctx).UserID, AssignedAt: now, CreatedAt: now,
+			})
+			if err != nil {
+				return false, err
+			}
+			ops, grants = append(ops, op), append(grants, gr)
+		}
+		_, err = ten.Batch(ctx, docstore.Auth, ops)
+		if kanri.IsCode(err, kanri.ESTALE) {
+			continue // another change of the administrators came first
+		}
+		if err != nil {
+			return false, err
+		}
+		for _, gr := range grants {
+			s.record(ctx, gr, "role.assign", nil, map[string]any{"serviceId": gr.ServiceID, "roleName": gr.RoleName})
+		}
+		return true, nil
 	}
-	return nil
+	return false, kanri.E(kanri.ECONFLICT, "error.busy")
 }
 
 func (s *Service) record(ctx context.Context, g Grant, action string, before, after map[string]any) {

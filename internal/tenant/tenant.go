@@ -523,9 +523,42 @@ func (s *Service) saveWith(ctx context.Context, t *kanri.Tenant, ops ...docstore
 	return nil
 }
 
-// syncListing writes the tenant's index entry. The index is derived data: a
-// failure is logged, and the next save of the tenant repairs it.
+// syncListing writes the tenant's index entry from the tenant as stored
+// now, guarded by the entry's ETag: when saves of the tenant race, the
+// entry ends as the newest of them, never an older one written last. The
+// index is derived data: a failure is logged, and the next save of the
+// tenant repairs it.
 func (s *Service) syncListing(ctx context.Context, t *kanri.Tenant) {
+	repo := listings(s.system())
+	for range 10 {
+		cur, err := repo.Get(ctx, t.ID)
+		etag := ""
+		switch {
+		case err == nil:
+			etag = cur.ETag
+		case !kanri.IsCode(err, kanri.ENOTFOUND):
+			s.Logger.Error("tenant index out of date", "tenant", t.ID, "err", err)
+			return
+		}
+		latest, err := s.Store.Tenant(t.ID).Profile(ctx)
+		if err != nil {
+			s.Logger.Error("tenant index out of date", "tenant", t.ID, "err", err)
+			return
+		}
+		err = s.writeListing(ctx, latest, etag)
+		if err == nil || !kanri.IsCode(err, kanri.ESTALE) && !kanri.IsCode(err, kanri.ECONFLICT) {
+			if err != nil {
+				s.Logger.Error("tenant index out of date", "tenant", t.ID, "err", err)
+			}
+			return
+		}
+	}
+	s.Logger.Error("tenant index out of date: too many concurrent saves", "tenant", t.ID)
+}
+
+// writeListing writes the index entry of t, at the entry's etag ("": a new
+// entry).
+func (s *Service) writeListing(ctx context.Context, t *kanri.Tenant, etag string) error {
 	l := &kanri.TenantListing{
 		Doc:  kanri.Doc{ID: t.ID},
 		Name: t.Name, NameLower: strings.ToLower(t.Name), DisplayName: t.DisplayName,
@@ -533,9 +566,11 @@ func (s *Service) syncListing(ctx context.Context, t *kanri.Tenant) {
 		UserCount: t.UserCount, MaxUsers: t.MaxUsers, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 		TenantETag: t.ETag,
 	}
-	if err := listings(s.system()).Upsert(ctx, l); err != nil {
-		s.Logger.Error("tenant index out of date", "tenant", t.ID, "err", err)
+	if etag == "" {
+		return listings(s.system()).Create(ctx, l)
 	}
+	l.ETag = etag
+	return listings(s.system()).Replace(ctx, l)
 }
 
 // release frees a tenant name reserved for tenantRef, and only then: a

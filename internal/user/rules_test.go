@@ -393,3 +393,34 @@ func TestExistingUsersGetTheirEmailsReserved(t *testing.T) {
 		t.Errorf("the shared address is reserved for %v (%v), want one of the old users", r, err)
 	}
 }
+
+// TestExactlyOneFirstAdministrator creates users at once in a new tenant:
+// exactly one becomes its administrator. And a count left wrong (as by a
+// crash) never makes a later user an administrator.
+func TestExactlyOneFirstAdministrator(t *testing.T) {
+	f := setup(t)
+	p, _, _, _ := operator(t, f)
+	ten, err := f.tenants.Create(f.ctx, kanri.TenantInput{Name: "fresh", DisplayName: "Fresh", Plan: kanri.PlanFree, MaxUsers: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() { f.users.Create(f.ctx, ten.ID, input(fmt.Sprintf("first%d", i))) })
+	}
+	wg.Wait()
+	if got := mustHolders(t, f, ten.ID); len(got) != 1 {
+		t.Errorf("8 users created at once in a new tenant: %d administrators (%v), want 1", len(got), got)
+	}
+	// The operator's count goes wrong; the next staff member stays staff.
+	if err := f.tenants.SetUserCount(f.ctx, p.ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	staff, err := f.users.Create(f.ctx, p.ID, input("newstaff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if global, _ := f.roles.IsGlobalAdmin(f.ctx, p, staff.ID); global {
+		t.Errorf("a user created while the operator's count was 0 became a global administrator")
+	}
+}

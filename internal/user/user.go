@@ -20,8 +20,9 @@ import (
 
 // Roles is what user management needs of role management.
 type Roles interface {
-	// GrantInitial makes a tenant's first user its administrator.
-	GrantInitial(ctx context.Context, t *kanri.Tenant, userID string) error
+	// GrantInitial makes the user the tenant's administrator if it has
+	// none (a tenant's first user), and reports whether it did.
+	GrantInitial(ctx context.Context, t *kanri.Tenant, userID string) (bool, error)
 	// Demote applies ops, which may take away the user's administration,
 	// as one batch in the tenant's auth partition, refusing to leave the
 	// tenant without an active administrator.
@@ -141,12 +142,11 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 	}
 	s.tenants.SettleUserCount(ctx, tenantID, id, +1)
 	s.record(ctx, tenantID, u, "user.create", nil, userFields(u))
-	if t.UserCount == 1 {
-		// The user exists either way; a failed grant is repaired by an
-		// operator (or, for the operator's tenant, at the next start).
-		if err := s.roles.GrantInitial(ctx, t, u.ID); err != nil {
-			s.Logger.Error("first user not made administrator", "tenant", tenantID, "user", u.ID, "err", err)
-		}
+	// A tenant without an administrator (its first user) gets one. The user
+	// exists either way; a failed grant is repaired by an operator (or, for
+	// the operator's tenant, at the next start).
+	if _, err := s.roles.GrantInitial(ctx, t, u.ID); err != nil {
+		s.Logger.Error("user not made administrator of a tenant without one", "tenant", tenantID, "user", u.ID, "err", err)
 	}
 	return u, nil
 }
@@ -506,7 +506,7 @@ const migrationEmails = "migration_email_addresses"
 // before addresses were reserved, once per tenant. Two such users of one
 // tenant sharing an address cannot both keep it reserved: the second is
 // logged, for an administrator to correct. It is a one-off worker of the
-// server's start.
+// server's start, before it serves.
 func (s *Service) ReserveExistingEmails(ctx context.Context) error {
 	token := ""
 	for {
@@ -546,6 +546,14 @@ func (s *Service) reserveEmails(ctx context.Context, tenantID string) error {
 			switch {
 			case err == nil:
 				reserved++
+				// The user may have changed address or been deleted since
+				// the page was read: then the reservation is not theirs.
+				if cur, gerr := ten.Users().Get(ctx, u.ID); gerr != nil || !cur.DeletedAt.IsZero() || kanri.EmailAddressID(cur.Email) != kanri.EmailAddressID(u.Email) {
+					if derr := ten.EmailAddresses().Delete(ctx, kanri.EmailAddressID(u.Email), ""); derr != nil && !kanri.IsCode(derr, kanri.ENOTFOUND) {
+						return derr
+					}
+					reserved--
+				}
 			case kanri.IsCode(err, kanri.ECONFLICT):
 				if cur, gerr := ten.EmailAddresses().Get(ctx, kanri.EmailAddressID(u.Email)); gerr == nil && cur.UserID != u.ID {
 					s.Logger.Warn("two users share an e-mail address; only the first keeps it reserved", "tenant", tenantID, "user", u.ID, "holder", cur.UserID)
