@@ -72,9 +72,12 @@ done
 @./.ci/count-tests --e2e $(E2E_LOG)
 endef
 
-## bench: benchmarks of the store port on both backends (100 tenants x 1,000 users).
+## bench: benchmarks of the store port on both backends (100 tenants x 1,000
+## users; audit pages of tenants of 1,000 and 1,000,000 records), then a load
+## run of the real binary over HTTP (16 clients for 10 s; 200 for 60 s).
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchtime 2000x -timeout 60m ./internal/bench/
+	$(GO) test -run '^$$' -bench 'Embedded|Cosmos' -benchtime 2000x -timeout 60m ./internal/bench/
+	$(GO) test -run '^$$' -bench 'HTTPLoad' -benchtime 1x -timeout 30m ./internal/bench/
 
 ## docker: build the container image (needs a Docker engine).
 docker:

@@ -1,0 +1,260 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/tenant"
+	"github.com/kanri/kanri/internal/user"
+)
+
+const loadPassword = "Load-test-pass-1"
+
+// BenchmarkHTTPLoad runs the real binary on an embedded store of 100
+// tenants × 1,000 users and loads it over HTTP as the operator's global
+// administrator:
+//
+//   - UserList: 16 clients read one tenant's user list for 10 s;
+//   - Mixed: 200 clients read the users (with and without a search),
+//     audit, roles and tenant pages for KANRI_LOAD_SECONDS (60 unless set)
+//     while 4 others create users.
+//
+// It reports requests per second, p50 and p99 latency, and the requests
+// that failed or took over 2 s. Run it with `make bench` or
+// `go test ./internal/bench -run '^$' -bench HTTPLoad -benchtime 1x`.
+func BenchmarkHTTPLoad(b *testing.B) {
+	dir := b.TempDir()
+	seedHTTP(b, dir)
+	bin := filepath.Join(b.TempDir(), "kanri")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/kanri")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	srv := exec.Command(bin, "-addr", "127.0.0.1:0", "-data-dir", dir, "-bcrypt-cost", "4")
+	stderr, _ := srv.StderrPipe()
+	if err := srv.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	addr := ""
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		var rec struct{ Msg, Addr string }
+		if json.Unmarshal(lines.Bytes(), &rec) == nil && rec.Msg == "kanri listening" {
+			addr = rec.Addr
+			break
+		}
+	}
+	go io.Copy(io.Discard, stderr)
+	if addr == "" {
+		b.Fatal("the server did not start")
+	}
+	base := "http://" + addr
+	seconds := 60
+	if v, err := strconv.Atoi(os.Getenv("KANRI_LOAD_SECONDS")); err == nil && v > 0 {
+		seconds = v
+	}
+	users := "/t/tenant_t000/users"
+	b.Run("UserList", func(b *testing.B) {
+		for b.Loop() {
+			r := loadRun(b, base, 16, 10*time.Second, []string{users}, 0)
+			r.report(b)
+		}
+	})
+	b.Run("Mixed", func(b *testing.B) {
+		for b.Loop() {
+			pages := []string{users, users + "?q=user05", "/t/tenant_t000/audit", "/t/tenant_t000/roles", "/tenants", users + "?status=active&sort=email"}
+			r := loadRun(b, base, 200, time.Duration(seconds)*time.Second, pages, 4)
+			r.report(b)
+		}
+	})
+}
+
+type loadResult struct {
+	latencies        []time.Duration
+	errors, timeouts int64
+	creates          int64
+	elapsed          time.Duration
+}
+
+func (r loadResult) report(b *testing.B) {
+	slices.Sort(r.latencies)
+	pct := func(p float64) float64 {
+		if len(r.latencies) == 0 {
+			return 0
+		}
+		return float64(r.latencies[int(float64(len(r.latencies)-1)*p)].Microseconds()) / 1000
+	}
+	b.ReportMetric(float64(len(r.latencies))/r.elapsed.Seconds(), "req/s")
+	b.ReportMetric(pct(0.50), "p50_ms")
+	b.ReportMetric(pct(0.99), "p99_ms")
+	b.ReportMetric(float64(r.errors), "errors")
+	b.ReportMetric(float64(r.timeouts), "timeouts")
+	b.ReportMetric(float64(r.creates), "creates")
+	b.ReportMetric(0, "ns/op")
+}
+
+// loadRun signs in clients+writers sessions, then for d has each client
+// GET the pages in turn and each writer create users.
+func loadRun(b *testing.B, base string, clients int, d time.Duration, pages []string, writers int) loadResult {
+	transport := &http.Transport{MaxIdleConnsPerHost: clients + writers, MaxConnsPerHost: clients + writers}
+	var mu sync.Mutex
+	var res loadResult
+	var errs, timeouts, creates atomic.Int64
+	sessions := make([]*http.Client, clients+writers)
+	tokens := make([]string, clients+writers)
+	for i := range sessions {
+		sessions[i], tokens[i] = signInHTTP(b, base, transport)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Go(func() {
+			var mine []time.Duration
+			for n := i; ctx.Err() == nil; n++ {
+				t0 := time.Now()
+				resp, err := sessions[i].Get(base + pages[n%len(pages)])
+				switch {
+				case err != nil && ctx.Err() != nil:
+				case err != nil:
+					timeouts.Add(1)
+				default:
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						errs.Add(1)
+					}
+					mine = append(mine, time.Since(t0))
+				}
+			}
+			mu.Lock()
+			res.latencies = append(res.latencies, mine...)
+			mu.Unlock()
+		})
+	}
+	for w := range writers {
+		i := clients + w
+		wg.Go(func() {
+			for n := 0; ctx.Err() == nil; n++ {
+				name := fmt.Sprintf("load%d-%d-%d", i, n, time.Now().UnixNano())
+				resp, err := sessions[i].PostForm(base+"/t/tenant_t000/users", url.Values{
+					"_csrf": {tokens[i]}, "username": {name}, "email": {name + "@load.test"}, "displayName": {name}, "password": {loadPassword},
+				})
+				if err == nil {
+					resp.Body.Close()
+					if resp.StatusCode == http.StatusSeeOther {
+						creates.Add(1)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	res.errors, res.timeouts, res.creates = errs.Load(), timeouts.Load(), creates.Load()
+	return res
+}
+
+var csrfPattern = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+
+// signInHTTP signs the operator's administrator in and returns the session
+// and its CSRF token.
+func signInHTTP(b *testing.B, base string, t http.RoundTripper) (*http.Client, string) {
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Transport: t, Timeout: 2 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	token := func(path string) string {
+		resp, err := c.Get(base + path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		m := csrfPattern.FindSubmatch(body)
+		if m == nil {
+			b.Fatalf("no CSRF token on %s", path)
+		}
+		return string(m[1])
+	}
+	resp, err := c.PostForm(base+"/login", url.Values{"_csrf": {token("/login")}, "tenant": {"privileged"}, "username": {"admin@example.com"}, "password": {loadPassword}})
+	if err != nil || resp.StatusCode != http.StatusSeeOther {
+		b.Fatalf("sign in: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	return c, token("/account")
+}
+
+// seedHTTP writes the operator, 100 tenants (through the services) and
+// their 1,000 users each (in batches, for speed) into a store in dir.
+func seedHTTP(b *testing.B, dir string) {
+	start := time.Now()
+	ds, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ds.Close()
+	d := app.NewDeps(store.New(ds, nil), nil, nil)
+	ts, roles := tenant.New(d), role.New(d)
+	if _, err := roles.Seed(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	users := user.New(d, ts, roles, auth.Hasher{Cost: bcrypt.MinCost})
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
+	if _, _, err := auth.Bootstrap(ctx, ts, users, roles, "admin@example.com", loadPassword); err != nil {
+		b.Fatal(err)
+	}
+	c := ds.Container(docstore.Auth)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for t := range 100 {
+		ten, err := ts.Create(ctx, kanri.TenantInput{Name: fmt.Sprintf("t%03d", t), DisplayName: fmt.Sprintf("Tenant %d", t), Plan: kanri.PlanStandard, MaxUsers: 10000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for chunk := 0; chunk < usersPerTenant; chunk += 100 {
+			var ops []docstore.Op
+			for i := chunk; i < chunk+100; i++ {
+				u := kanri.User{
+					Doc:      kanri.Doc{ID: fmt.Sprintf("user_%04d", i), TenantID: ten.ID, Type: kanri.TypeUser, SchemaVersion: kanri.UserSchemaVersion},
+					Username: fmt.Sprintf("user%04d", i), Email: fmt.Sprintf("user%04d@t%03d.test", i, t), DisplayName: fmt.Sprintf("User %d", i),
+					PasswordHash: "x", IsActive: statuses[i%len(statuses)], CreatedAt: kanri.NewTime(base.Add(time.Duration(i) * time.Minute)),
+				}
+				body, _ := json.Marshal(u)
+				ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: body})
+			}
+			if _, err := c.Batch(context.Background(), ten.ID, ops); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := ts.SetUserCount(ctx, ten.ID, usersPerTenant); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("seeded 100 tenants × %d users in %v", usersPerTenant, time.Since(start).Round(time.Millisecond))
+}
