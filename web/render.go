@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -52,10 +54,7 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 // switcher lists the first tenants by name (suspended ones too) for the
 // global administrators' tenant switcher, and always the current one.
 func (s *Server) switcher(ctx context.Context, current *kanri.Tenant) []*kanri.TenantListing {
-	list, _, err := s.Tenants.List(ctx, tenant.ListFilter{Limit: 100})
-	if err != nil {
-		s.Logger.Warn("tenant switcher", "err", err)
-	}
+	list := s.switcherList(ctx)
 	if current != nil && !slices.ContainsFunc(list, func(l *kanri.TenantListing) bool { return l.ID == current.ID }) {
 		list = append([]*kanri.TenantListing{{
 			Doc: kanri.Doc{ID: current.ID}, Name: current.Name, DisplayName: current.DisplayName, Status: current.Status,
@@ -103,4 +102,33 @@ func safeNext(next string) string {
 		return next
 	}
 	return "/"
+}
+
+// switcherTTL is how long the switcher's list of tenants is reused: every
+// page of a global administrator shows it, and a tenant created or renamed
+// shows in it this much later at most.
+const switcherTTL = 2 * time.Second
+
+// switcherCache holds the switcher's list between pages.
+type switcherCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	list []*kanri.TenantListing
+}
+
+// switcherList returns the first 100 tenants by name, from the cache when
+// it is fresh. The list is shared: callers must not change it.
+func (s *Server) switcherList(ctx context.Context) []*kanri.TenantListing {
+	c := &s.switcherCache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now := s.Now(); c.list == nil || now.Sub(c.at) > switcherTTL || now.Before(c.at) {
+		list, _, err := s.Tenants.List(ctx, tenant.ListFilter{Limit: 100})
+		if err != nil {
+			s.Logger.Warn("tenant switcher", "err", err)
+			return c.list
+		}
+		c.list, c.at = list, now
+	}
+	return c.list
 }

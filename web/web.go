@@ -46,7 +46,8 @@ type Config struct {
 type Server struct {
 	app.Deps
 	Services
-	sessions *sessions.CookieStore
+	sessions      *sessions.CookieStore
+	switcherCache switcherCache
 }
 
 // New returns the console's HTTP handler.

@@ -90,13 +90,22 @@ func BenchmarkHTTPLoad(b *testing.B) {
 	b.Run("Mixed", func(b *testing.B) {
 		for b.Loop() {
 			pages := []string{users, users + "?q=user05", "/t/tenant_t000/audit", "/t/tenant_t000/roles", "/tenants", users + "?status=active&sort=email"}
-			r := loadRun(b, base, 200, time.Duration(seconds)*time.Second, pages, 4)
+			writers := 4
+			if v, err := strconv.Atoi(os.Getenv("KANRI_LOAD_WRITERS")); err == nil && v >= 0 {
+				writers = v
+			}
+			clients := 200
+			if v, err := strconv.Atoi(os.Getenv("KANRI_LOAD_CLIENTS")); err == nil && v > 0 {
+				clients = v
+			}
+			r := loadRun(b, base, clients, time.Duration(seconds)*time.Second, pages, writers)
 			r.report(b)
 		}
 	})
 }
 
 type loadResult struct {
+	byPage           map[string][]time.Duration
 	latencies        []time.Duration
 	errors, timeouts int64
 	creates          int64
@@ -118,6 +127,10 @@ func (r loadResult) report(b *testing.B) {
 	b.ReportMetric(float64(r.timeouts), "timeouts")
 	b.ReportMetric(float64(r.creates), "creates")
 	b.ReportMetric(0, "ns/op")
+	for page, ls := range r.byPage {
+		slices.Sort(ls)
+		b.Logf("%-45s %6d requests, p50 %v, p99 %v", page, len(ls), ls[len(ls)/2].Round(time.Microsecond*100), ls[(len(ls)-1)*99/100].Round(time.Microsecond*100))
+	}
 }
 
 // loadRun signs in clients+writers sessions, then for d has each client
@@ -139,9 +152,11 @@ func loadRun(b *testing.B, base string, clients int, d time.Duration, pages []st
 	for i := range clients {
 		wg.Go(func() {
 			var mine []time.Duration
+			perPage := map[string][]time.Duration{}
 			for n := i; ctx.Err() == nil; n++ {
 				t0 := time.Now()
-				resp, err := sessions[i].Get(base + pages[n%len(pages)])
+				page := pages[n%len(pages)]
+				resp, err := sessions[i].Get(base + page)
 				switch {
 				case err != nil && ctx.Err() != nil:
 				case err != nil:
@@ -153,10 +168,17 @@ func loadRun(b *testing.B, base string, clients int, d time.Duration, pages []st
 						errs.Add(1)
 					}
 					mine = append(mine, time.Since(t0))
+					perPage[page] = append(perPage[page], time.Since(t0))
 				}
 			}
 			mu.Lock()
 			res.latencies = append(res.latencies, mine...)
+			if res.byPage == nil {
+				res.byPage = map[string][]time.Duration{}
+			}
+			for p, ls := range perPage {
+				res.byPage[p] = append(res.byPage[p], ls...)
+			}
 			mu.Unlock()
 		})
 	}
@@ -213,7 +235,7 @@ func signInHTTP(b *testing.B, base string, t http.RoundTripper) (*http.Client, s
 
 // seedHTTP writes the operator, 100 tenants (through the services) and
 // their 1,000 users each (in batches, for speed) into a store in dir.
-func seedHTTP(b *testing.B, dir string) {
+func seedHTTP(b testing.TB, dir string) {
 	start := time.Now()
 	ds, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
 	if err != nil {

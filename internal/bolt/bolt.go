@@ -57,7 +57,9 @@ func Open(dir string, specs []docstore.Spec, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("bolt: data directory: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: 2 * time.Second})
+	// A large initial mapping (address space, not memory) spares readers the
+	// pauses of remapping while the file grows under writes.
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: 2 * time.Second, InitialMmapSize: 1 << 30})
 	if err != nil {
 		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("bolt: %s is in use by another process", path)

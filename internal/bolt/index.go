@@ -217,19 +217,24 @@ func (c *container) reindex(tx *bbolt.Tx, docKey, oldBody, newBody []byte) error
 	return nil
 }
 
-// plan is how a query walks an index: the index, and the encoded values of
-// its leading fields that the query's equality filters fix.
+// plan is how a query walks an index: the index, the encoded values of its
+// leading fields that the query's equality filters fix, and how many those
+// are.
 type plan struct {
 	ix     index
 	prefix []byte
+	fixed  int
 }
 
-// planFor returns the index that serves q in partition pk, or nil: one of
-// q.Type whose last field is q.OrderBy and whose other fields q's equality
-// filters fix, the one with the most fixed fields.
+// planFor returns the index that serves q in partition pk, or nil. With an
+// OrderBy, it is one of q.Type whose last field is OrderBy and whose other
+// fields q's equality filters fix. Without one, it is any index of q.Type,
+// the one with the most leading fields fixed: even a walk of a whole index
+// reads only documents of the type, not the partition's others. Among
+// candidates, the one with the most fixed fields wins.
 func (c *container) planFor(pk string, q docstore.Query) *plan {
-	if q.OrderBy == "" {
-		return nil
+	if q.OrderBy == "" && idPrefix(q.Where) != "" {
+		return nil // the ids narrow the scan more than an index would
 	}
 	eq := map[string]any{}
 	for _, f := range q.Where {
@@ -243,21 +248,24 @@ func (c *container) planFor(pk string, q docstore.Query) *plan {
 	var best *plan
 	for _, ix := range c.indexes {
 		n := len(ix.fields)
-		if ix.typ != q.Type || ix.fields[n-1] != q.OrderBy || (best != nil && len(best.ix.fields) >= n) {
+		if ix.typ != q.Type || (q.OrderBy != "" && ix.fields[n-1] != q.OrderBy) {
 			continue
 		}
 		k := ix.prefix(pk)
-		covered := true
+		fixed := 0
 		for _, f := range ix.fields[:n-1] {
 			v, ok := eq[f]
 			if !ok {
-				covered = false
 				break
 			}
 			k = encodeValue(k, jsonValue(v), true)
+			fixed++
 		}
-		if covered {
-			best = &plan{ix: ix, prefix: k}
+		if q.OrderBy != "" && fixed < n-1 {
+			continue
+		}
+		if best == nil || fixed > best.fixed {
+			best = &plan{ix: ix, prefix: k, fixed: fixed}
 		}
 	}
 	return best
@@ -275,9 +283,17 @@ func jsonValue(v any) any {
 }
 
 // docID returns the id at the end of an index key of p: after the prefix
-// (the fixed leading fields) come the last field's value and the id.
+// (the fixed leading fields) come the values of the other fields, then the
+// id.
 func (p *plan) docID(k []byte) ([]byte, error) {
-	return skipIndexValue(k[len(p.prefix):])
+	rest := k[len(p.prefix):]
+	for range len(p.ix.fields) - p.fixed {
+		var err error
+		if rest, err = skipIndexValue(rest); err != nil {
+			return nil, err
+		}
+	}
+	return rest, nil
 }
 
 // scanIndex walks p's range of the index in order (backwards for desc),

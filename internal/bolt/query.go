@@ -91,7 +91,7 @@ func (c *container) query(q docstore.Query, pk string, prefix []byte) (docstore.
 	var page docstore.Page
 	err = c.s.db.View(func(tx *bbolt.Tx) error {
 		if p != nil {
-			page, err = c.scanIndex(tx, pk, p, m, after, limit, q.Desc, fp)
+			page, err = c.scanIndex(tx, pk, p, m, after, limit, q.Desc && q.OrderBy != "", fp)
 		} else if q.OrderBy == "" {
 			page, err = c.scanInKeyOrder(tx, prefix, m, after, limit, fp)
 		} else {

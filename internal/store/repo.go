@@ -40,11 +40,7 @@ func (r *Repo[E, P]) Get(ctx context.Context, id string) (P, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, changed, err := r.m.upgrade(r.typ, it.Body)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := r.decode(body, it.ETag)
+	doc, body, changed, err := r.decodeCurrent(it.Body, it.ETag)
 	if err != nil {
 		return nil, err
 	}
@@ -196,14 +192,27 @@ func (r *Repo[E, P]) decode(body []byte, etag string) (P, error) {
 	return doc, nil
 }
 
+// decodeCurrent decodes body, upgraded to the current schema version of
+// the type first if it is older, and returns the body it decoded and
+// whether that changed. A document at the current version, the usual case,
+// is decoded once.
+func (r *Repo[E, P]) decodeCurrent(body []byte, etag string) (P, []byte, bool, error) {
+	doc, err := r.decode(body, etag)
+	if err != nil || doc.Base().SchemaVersion == r.m.Current(r.typ) {
+		return doc, body, false, err
+	}
+	body, changed, err := r.m.upgrade(r.typ, body)
+	if err != nil || !changed {
+		return doc, body, false, err
+	}
+	doc, err = r.decode(body, etag)
+	return doc, body, true, err
+}
+
 func (r *Repo[E, P]) decodeAll(items []docstore.Item) ([]P, error) {
 	out := make([]P, 0, len(items))
 	for _, it := range items {
-		body, _, err := r.m.upgrade(r.typ, it.Body)
-		if err != nil {
-			return nil, err
-		}
-		doc, err := r.decode(body, it.ETag)
+		doc, _, _, err := r.decodeCurrent(it.Body, it.ETag)
 		if err != nil {
 			return nil, err
 		}

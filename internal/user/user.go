@@ -5,6 +5,7 @@ package user
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -497,6 +498,66 @@ func (s *Service) IDByUsername(ctx context.Context, tenantID, username string) (
 	return s.Store.Tenant(tenantID).UserIDByUsername(ctx, username)
 }
 
+// reserveChunk reserves the addresses of up to 100 users in one batch (one
+// at a time when the batch meets a taken address), then gives back those
+// of users who changed address or were deleted meanwhile. It returns how
+// many it reserved.
+func (s *Service) reserveChunk(ctx context.Context, ten store.Tenant, users []*kanri.User) (int, error) {
+	var ops []docstore.Op
+	for _, u := range users {
+		op, err := ten.EmailAddresses().Op(docstore.OpCreate, &kanri.EmailAddress{Doc: kanri.Doc{ID: kanri.EmailAddressID(u.Email)}, UserID: u.ID})
+		if err != nil {
+			return 0, err
+		}
+		ops = append(ops, op)
+	}
+	var mine []*kanri.User
+	if _, err := ten.Batch(ctx, docstore.Auth, ops); err == nil {
+		mine = users
+	} else if kanri.IsCode(err, kanri.ECONFLICT) {
+		for _, u := range users {
+			err := ten.EmailAddresses().Create(ctx, &kanri.EmailAddress{Doc: kanri.Doc{ID: kanri.EmailAddressID(u.Email)}, UserID: u.ID})
+			switch {
+			case err == nil:
+				mine = append(mine, u)
+			case kanri.IsCode(err, kanri.ECONFLICT):
+				if cur, gerr := ten.EmailAddresses().Get(ctx, kanri.EmailAddressID(u.Email)); gerr == nil && cur.UserID != u.ID {
+					s.Logger.Warn("two users share an e-mail address; only the first keeps it reserved", "tenant", ten.ID(), "user", u.ID, "holder", cur.UserID)
+				}
+			default:
+				return 0, err
+			}
+		}
+	} else {
+		return 0, err
+	}
+	// The users may have changed address or been deleted since they were
+	// read: then the reservation is not theirs.
+	ids := make([]string, len(mine))
+	for i, u := range mine {
+		ids[i] = u.ID
+	}
+	now, err := ten.Users().ByIDs(ctx, ids, "")
+	if err != nil {
+		return 0, err
+	}
+	current := map[string]*kanri.User{}
+	for _, u := range now {
+		current[u.ID] = u
+	}
+	n := 0
+	for _, u := range mine {
+		if cur := current[u.ID]; cur != nil && cur.DeletedAt.IsZero() && kanri.EmailAddressID(cur.Email) == kanri.EmailAddressID(u.Email) {
+			n++
+			continue
+		}
+		if err := ten.EmailAddresses().Delete(ctx, kanri.EmailAddressID(u.Email), ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
 // migrationEmails marks a tenant whose users' e-mail addresses are all
 // reserved: the users created before addresses were reserved get theirs
 // once, by ReserveExistingEmails.
@@ -541,26 +602,12 @@ func (s *Service) reserveEmails(ctx context.Context, tenantID string) error {
 		if err != nil {
 			return err
 		}
-		for _, u := range users {
-			err := ten.EmailAddresses().Create(ctx, &kanri.EmailAddress{Doc: kanri.Doc{ID: kanri.EmailAddressID(u.Email)}, UserID: u.ID})
-			switch {
-			case err == nil:
-				reserved++
-				// The user may have changed address or been deleted since
-				// the page was read: then the reservation is not theirs.
-				if cur, gerr := ten.Users().Get(ctx, u.ID); gerr != nil || !cur.DeletedAt.IsZero() || kanri.EmailAddressID(cur.Email) != kanri.EmailAddressID(u.Email) {
-					if derr := ten.EmailAddresses().Delete(ctx, kanri.EmailAddressID(u.Email), ""); derr != nil && !kanri.IsCode(derr, kanri.ENOTFOUND) {
-						return derr
-					}
-					reserved--
-				}
-			case kanri.IsCode(err, kanri.ECONFLICT):
-				if cur, gerr := ten.EmailAddresses().Get(ctx, kanri.EmailAddressID(u.Email)); gerr == nil && cur.UserID != u.ID {
-					s.Logger.Warn("two users share an e-mail address; only the first keeps it reserved", "tenant", tenantID, "user", u.ID, "holder", cur.UserID)
-				}
-			default:
+		for chunk := range slices.Chunk(users, 100) {
+			n, err := s.reserveChunk(ctx, ten, chunk)
+			if err != nil {
 				return err
 			}
+			reserved += n
 		}
 		if next == "" {
 			break
