@@ -295,17 +295,10 @@ func (s *Service) isAdmin(ctx context.Context, t *kanri.Tenant, userID string) (
 // write stale; the loser checks again.
 func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, ops []docstore.Op, removesAdmin, lastAdminConfirmed bool) ([]docstore.Result, error) {
 	ten := s.Store.Tenant(t.ID)
-	guards := store.Of[kanri.AdminGuard](ten, docstore.Auth, kanri.TypeAdminGuard)
+	guards := adminGuards(ten)
 	bypass := audit.ActorFrom(ctx).TenantID == kanri.PrivilegedTenantID && !t.IsPrivileged
 	for attempt := 0; attempt < 50; attempt++ {
-		g, err := guards.Get(ctx, kanri.AdminGuardID)
-		if kanri.IsCode(err, kanri.ENOTFOUND) {
-			g = &kanri.AdminGuard{Doc: kanri.Doc{ID: kanri.AdminGuardID}}
-			if err := guards.Create(ctx, g); err != nil && !kanri.IsCode(err, kanri.ECONFLICT) {
-				return nil, err
-			}
-			continue
-		}
+		g, err := readGuard(ctx, guards)
 		if err != nil {
 			return nil, err
 		}
@@ -345,6 +338,26 @@ func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, o
 	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
 }
 
+func adminGuards(ten store.Tenant) *store.Repo[kanri.AdminGuard, *kanri.AdminGuard] {
+	return store.Of[kanri.AdminGuard](ten, docstore.Auth, kanri.TypeAdminGuard)
+}
+
+// readGuard returns the tenant's admin guard, creating it first if the
+// tenant has none yet.
+func readGuard(ctx context.Context, guards *store.Repo[kanri.AdminGuard, *kanri.AdminGuard]) (*kanri.AdminGuard, error) {
+	for range 3 {
+		g, err := guards.Get(ctx, kanri.AdminGuardID)
+		if !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return g, err
+		}
+		err = guards.Create(ctx, &kanri.AdminGuard{Doc: kanri.Doc{ID: kanri.AdminGuardID}})
+		if err != nil && !kanri.IsCode(err, kanri.ECONFLICT) {
+			return nil, err
+		}
+	}
+	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+}
+
 // keepsAnAdmin reports ECONFLICT unless an active administrator other than
 // userID exists in the tenant.
 func (s *Service) keepsAnAdmin(ctx context.Context, t *kanri.Tenant, userID string) error {
@@ -373,16 +386,9 @@ func (s *Service) keepsAnAdmin(ctx context.Context, t *kanri.Tenant, userID stri
 func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID string) (bool, error) {
 	name := adminRole(t)
 	ten := s.Store.Tenant(t.ID)
-	guards := store.Of[kanri.AdminGuard](ten, docstore.Auth, kanri.TypeAdminGuard)
+	guards := adminGuards(ten)
 	for range 50 {
-		g, err := guards.Get(ctx, kanri.AdminGuardID)
-		if kanri.IsCode(err, kanri.ENOTFOUND) {
-			g = &kanri.AdminGuard{Doc: kanri.Doc{ID: kanri.AdminGuardID}}
-			if err := guards.Create(ctx, g); err != nil && !kanri.IsCode(err, kanri.ECONFLICT) {
-				return false, err
-			}
-			continue
-		}
+		g, err := readGuard(ctx, guards)
 		if err != nil {
 			return false, err
 		}
