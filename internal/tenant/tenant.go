@@ -471,7 +471,8 @@ func changes(ten store.Tenant) *store.Repo[kanri.UserCountChange, *kanri.UserCou
 	return store.Of[kanri.UserCountChange](ten, docstore.Tenant, kanri.TypeUserCountChange)
 }
 
-// SetUserCount stores a recounted userCount (see user.Service.Recount).
+// SetUserCount stores userCount as given: for loading data and for tests.
+// The console keeps the count with ChangeUserCount and its repair.
 func (s *Service) SetUserCount(ctx context.Context, id string, n int) error {
 	for attempt := 0; ; attempt++ {
 		t, err := s.Store.Tenant(id).Profile(ctx)

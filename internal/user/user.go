@@ -152,26 +152,6 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 	return u, nil
 }
 
-// Recount sets the tenant's userCount to the number of its users that are
-// not deleted: the repair for a count left wrong by a crash between the
-// user's write and the count's.
-func (s *Service) Recount(ctx context.Context, tenantID string) (int, error) {
-	n := 0
-	q := docstore.Query{Where: []docstore.Filter{notDeleted()}, Limit: docstore.MaxPageSize}
-	for {
-		users, next, err := s.Store.Tenant(tenantID).Users().Query(ctx, q)
-		if err != nil {
-			return 0, err
-		}
-		n += len(users)
-		if next == "" {
-			break
-		}
-		q.Continuation = next
-	}
-	return n, s.tenants.SetUserCount(ctx, tenantID, n)
-}
-
 // notDeleted matches users that are not deleted (documents written before
 // deletedAt existed lack the field).
 func notDeleted() docstore.Filter {

@@ -639,24 +639,6 @@ func TestOrphanedTenantNameIsTakenOver(t *testing.T) {
 	}
 }
 
-func TestRecountRepairsUserCount(t *testing.T) {
-	f := setup(t)
-	ten := f.tenant(t, "acme", 10)
-	f.users.Create(f.ctx, ten.ID, input("a1"))
-	gone, _ := f.users.Create(f.ctx, ten.ID, input("a2"))
-	f.users.Delete(f.ctx, ten.ID, gone.ID, kanri.Seen{})
-	// A crash left the count wrong.
-	cur, _ := f.tenants.Get(f.ctx, ten.ID)
-	cur.UserCount = 7
-	f.st.Tenant(ten.ID).Tenants().Replace(f.ctx, cur)
-	n, err := f.users.Recount(f.ctx, ten.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := userCount(t, f, ten.ID), 2; n != want || got != want {
-		t.Errorf("after recount: counted %d, stored %d, want %d (owner and a1)", n, got, want)
-	}
-}
 
 func TestSignInsDoNotMakeOpenEditsStale(t *testing.T) {
 	f := setup(t)
