@@ -639,7 +639,6 @@ func TestOrphanedTenantNameIsTakenOver(t *testing.T) {
 	}
 }
 
-
 func TestSignInsDoNotMakeOpenEditsStale(t *testing.T) {
 	f := setup(t)
 	ten := f.tenant(t, "acme", 10)
