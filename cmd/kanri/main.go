@@ -65,8 +65,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 
+	// Requests run in a context that shutdown cancels when draining takes
+	// too long (a long export), so that they stop before the store closes.
+	reqCtx, cancelRequests := context.WithCancel(context.Background())
+	defer cancelRequests()
 	srv := &http.Server{
 		Handler:           handler,
+		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -91,12 +96,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	if err := drain(srv, cancelRequests, 15*time.Second, 5*time.Second); err != nil {
+		return err
 	}
 	log.Info("http server drained")
+	return nil
+}
+
+// drain stops srv: it waits up to grace for the requests in flight to end,
+// then cancels the ones still running (their context ends) and waits up to
+// stop more for them to return.
+func drain(srv *http.Server, cancelRequests context.CancelFunc, grace, stop time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err == nil {
+		return nil
+	}
+	cancelRequests()
+	ctx2, cancel2 := context.WithTimeout(context.Background(), stop)
+	defer cancel2()
+	if err := srv.Shutdown(ctx2); err != nil {
+		return fmt.Errorf("shutdown: requests still running after they were cancelled: %w", err)
+	}
 	return nil
 }
 

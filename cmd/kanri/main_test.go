@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -212,5 +213,37 @@ func TestInstancesStartTogetherOnAnEmptyDatabase(t *testing.T) {
 			t.Errorf("trial %d: got %d operator users (userCount %d), want 1", trial, len(users), p.UserCount)
 		}
 		ds.Close()
+	}
+}
+
+// TestDrainCancelsRequestsThatOutliveTheGrace checks that a request still
+// running when the drain's grace ends sees its context cancelled, and that
+// the drain waits for it to return.
+func TestDrainCancelsRequestsThatOutliveTheGrace(t *testing.T) {
+	reqCtx, cancelRequests := context.WithCancel(context.Background())
+	defer cancelRequests()
+	started, returned := make(chan struct{}), make(chan struct{})
+	srv := &http.Server{
+		BaseContext: func(net.Listener) context.Context { return reqCtx },
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			close(started)
+			<-r.Context().Done() // a long export, until cancelled
+			close(returned)
+		}),
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	go http.Get("http://" + ln.Addr().String())
+	<-started
+	if err := drain(srv, cancelRequests, 50*time.Millisecond, 5*time.Second); err != nil {
+		t.Fatalf("drain: %v", err)
+	}
+	select {
+	case <-returned:
+	default:
+		t.Error("drain returned before the long request did")
 	}
 }

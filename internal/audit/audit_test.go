@@ -2,6 +2,9 @@ package audit
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -66,5 +69,26 @@ func TestARecordThatCannotBeWrittenIsLoggedAndCounted(t *testing.T) {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the log lacks %s:\n%s", want, logs.String())
 		}
+	}
+}
+
+func TestExportStopsWhenItsContextEnds(t *testing.T) {
+	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	l := New(store.New(ds, nil), slog.New(slog.DiscardHandler), nil)
+	for range 3 {
+		l.Record(t.Context(), Entry{TenantID: "tenant_a", Action: "user.update"})
+	}
+	var out bytes.Buffer
+	if err := l.WriteCSV(t.Context(), &out, "tenant_a", Filter{}); err != nil || strings.Count(out.String(), "\n") != 4 {
+		t.Fatalf("export: %v, %d lines", err, strings.Count(out.String(), "\n"))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := l.WriteCSV(ctx, io.Discard, "tenant_a", Filter{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("an export whose context ended: got %v, want context.Canceled", err)
 	}
 }

@@ -22,6 +22,9 @@ func (l *Log) WriteCSV(ctx context.Context, w io.Writer, tenantID string, f Filt
 	}
 	where, continuation := l.where(ctx, tenantID, f), ""
 	for {
+		if err := ctx.Err(); err != nil {
+			return err // the client left, or the server is shutting down
+		}
 		recs, next, err := l.query(ctx, tenantID, where, 1000, continuation)
 		if err != nil {
 			return err
