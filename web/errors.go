@@ -139,8 +139,15 @@ func (s *Server) respondRedirect(c echo.Context, path string) {
 	}
 }
 
-// errorPage renders an error page.
+// errorPage renders an error page. A visitor without a session gets one,
+// so that the page's forms (the language and theme switches) carry a CSRF
+// token the next request knows.
 func (s *Server) errorPage(c echo.Context, status int, title, body string) {
+	if s.session(c).IsNew {
+		if err := s.saveSession(c); err != nil {
+			s.Logger.Warn("save the session of an error page", "err", err, "request_id", reqID(c))
+		}
+	}
 	if err := render(c, status, views.ErrorPage(s.page(c, title, ""), status, i18n.T(c.Request().Context(), title), body)); err != nil {
 		s.Logger.Error("render error page", "err", err, "request_id", reqID(c))
 	}

@@ -84,15 +84,25 @@ func redirect(c echo.Context, path string) error {
 }
 
 // backTo returns the local path the request came from, or fallback. Only
-// same-host paths are used, so a Referer cannot redirect elsewhere.
+// same-host paths that a GET can open are used: a Referer cannot redirect
+// elsewhere, and a form shown again after a failed POST (its URL answers
+// POST only) is not returned to.
 func backTo(c echo.Context, fallback string) string {
 	for _, h := range []string{"HX-Current-URL", "Referer"} {
 		u, err := url.Parse(c.Request().Header.Get(h))
-		if err == nil && u.Host == c.Request().Host && strings.HasPrefix(u.Path, "/") && !strings.HasPrefix(u.Path, "//") {
+		if err == nil && u.Host == c.Request().Host && strings.HasPrefix(u.Path, "/") && !strings.HasPrefix(u.Path, "//") && gettable(c.Echo(), u.Path) {
 			return u.RequestURI()
 		}
 	}
 	return fallback
+}
+
+// gettable reports whether a GET of path reaches a route of e.
+func gettable(e *echo.Echo, path string) bool {
+	ctx := e.NewContext(nil, nil)
+	e.Router().Find(http.MethodGet, path, ctx)
+	p := ctx.Path()
+	return p != "" && !strings.HasSuffix(p, "/*")
 }
 
 // safeNext returns next if it is a local path, else "/".

@@ -1262,3 +1262,43 @@ func TestListsSortPageAndSayWhyTheyAreEmpty(t *testing.T) {
 		t.Errorf("an empty tenant's list does not invite to create the first user")
 	}
 }
+
+// TestRefusalsReturnToPagesAGetCanOpen checks that a refused action whose
+// page was a form shown again after a POST (a URL that only answers POST)
+// returns to the start page with its message, not to a 404.
+func TestRefusalsReturnToPagesAGetCanOpen(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	userPage := e.srv.URL + "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID
+	for _, tt := range []struct{ referer, want string }{
+		{userPage, "/"}, // answers POST only
+		{userPage + "/edit", userPage[len(e.srv.URL):] + "/edit"}, // a page
+	} {
+		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/t/"+e.acme.ID+"/users/"+e.acmeAdmin.ID+"/delete",
+			strings.NewReader(url.Values{"_csrf": {c.csrf}, "etag": {`"old"`}, "state": {"gone"}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Referer", tt.referer)
+		resp, err := c.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || got != tt.want {
+			t.Errorf("refused action from %s: got %d to %q, want 303 to %q", tt.referer, resp.StatusCode, got, tt.want)
+		}
+	}
+}
+
+// TestAnonymousErrorPagesCarryAWorkingToken checks that the language switch
+// of an error page seen without a session works.
+func TestAnonymousErrorPagesCarryAWorkingToken(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t)
+	resp, body := c.get("/static/no-such-file.css")
+	wantStatus(t, "an unknown asset", resp, http.StatusNotFound)
+	if !strings.Contains(body, `action="/lang"`) {
+		t.Fatalf("the error page has no language switch")
+	}
+	resp, _ = c.post("/lang", url.Values{"lang": {"ja"}, "next": {"/login"}})
+	wantStatus(t, "the language switch of the error page", resp, http.StatusSeeOther)
+}
