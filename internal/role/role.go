@@ -476,13 +476,3 @@ func (s *Service) access(ctx context.Context, tenantID, userID string) (Access, 
 			slices.ContainsFunc(ras, func(a *kanri.RoleAssignment) bool { return a.RoleName == GlobalAdmin }),
 	}, nil
 }
-
-// IsGlobalAdmin reports whether a user holds 全体管理者 (of any service) in
-// the operator's tenant.
-func (s *Service) IsGlobalAdmin(ctx context.Context, t *kanri.Tenant, userID string) (bool, error) {
-	if !t.IsPrivileged {
-		return false, nil
-	}
-	a, err := s.access(ctx, t.ID, userID)
-	return a.GlobalAdmin, err
-}

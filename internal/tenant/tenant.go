@@ -164,9 +164,9 @@ func (s *Service) reserve(ctx context.Context, r *kanri.TenantName) error {
 
 // Update changes a tenant's editable fields. The edit is stale (ESTALE)
 // when the tenant is no longer at etag (if one is given) and the fields the
-// form edits changed since it was opened: base holds their values then (nil: any change is a
-// conflict). Other changes, such as userCount moving as users come and go,
-// do not make it stale.
+// form edits changed since it was opened: base holds their values then
+// (nil: any change is a conflict). Other changes, such as userCount moving
+// as users come and go, do not make it stale.
 func (s *Service) Update(ctx context.Context, id, etag string, base *kanri.TenantInput, in kanri.TenantInput) (*kanri.Tenant, error) {
 	if err := in.Validate(false); err != nil {
 		return nil, err
@@ -240,10 +240,10 @@ func (s *Service) Delete(ctx context.Context, id string, seen kanri.Seen) (*kanr
 	return t, nil
 }
 
-// Undeletable returns, for each of the tenants with the given ids that
-// cannot be deleted now, the message key of the reason: the list shows it
-// instead of a Delete that would only fail. It costs one query that stops
-// at the first match per tenant with users, and one per tenant.
+// Undeletable returns, for each of the listed tenants that cannot be
+// deleted now, the message key of the reason: the list shows it instead of
+// a Delete that would only fail. It costs two queries per tenant, each
+// stopping at its first match: O(page), not O(tenants).
 func (s *Service) Undeletable(ctx context.Context, tenants []*kanri.TenantListing) (map[string]string, error) {
 	out := map[string]string{}
 	for _, t := range tenants {

@@ -420,7 +420,7 @@ func TestExactlyOneFirstAdministrator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if global, _ := f.roles.IsGlobalAdmin(f.ctx, p, staff.ID); global {
+	if a, _ := f.roles.AccessOf(f.ctx, p, staff.ID); a.GlobalAdmin {
 		t.Errorf("a user created while the operator's count was 0 became a global administrator")
 	}
 }
