@@ -1,14 +1,17 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/kanri"
@@ -233,5 +236,46 @@ func TestPathsAreRouted(t *testing.T) {
 		if got := c.Path(); got != tt.route || !declared[tt.method+" "+got] {
 			t.Errorf("%s %s: routed to %q, want the declared route %q", tt.method, tt.path, got, tt.route)
 		}
+	}
+}
+
+// TestRenderSendsWholePages checks that a page goes out whole, with its
+// length, and that a component that fails sends an error page instead of
+// the part rendered before the failure.
+func TestRenderSendsWholePages(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		comp       templ.Component
+		wantStatus int
+		wantBody   string
+	}{
+		{"whole", templ.Raw("<p>hello</p>"), http.StatusOK, "<p>hello</p>"},
+		{"failed", templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+			io.WriteString(w, "<p>half")
+			return errors.New("broken")
+		}), http.StatusInternalServerError, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := echo.New()
+			rec := httptest.NewRecorder()
+			c := e.NewContext(httptest.NewRequest(http.MethodGet, "/", nil), rec)
+			if err := render(c, http.StatusOK, tc.comp); err != nil {
+				e.HTTPErrorHandler(err, c)
+			}
+			if got := rec.Code; got != tc.wantStatus {
+				t.Errorf("status: got %d, want %d", got, tc.wantStatus)
+			}
+			if tc.wantBody != "" {
+				if got := rec.Body.String(); got != tc.wantBody {
+					t.Errorf("body: got %q, want %q", got, tc.wantBody)
+				}
+				if got, want := rec.Header().Get("Content-Length"), fmt.Sprint(len(tc.wantBody)); got != want {
+					t.Errorf("Content-Length: got %q, want %q", got, want)
+				}
+			}
+			if strings.Contains(rec.Body.String(), "half") {
+				t.Errorf("the part before the failure was sent: %q", rec.Body.String())
+			}
+		})
 	}
 }

@@ -1,10 +1,12 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,12 +21,34 @@ import (
 	"github.com/kanri/kanri/views"
 )
 
-// render writes a templ component with the given status.
+// render writes a templ component with the given status. The page is
+// rendered into a buffer first and sent in one write with its length, so
+// a failed render becomes an error page instead of half a page, and a
+// page costs one system call instead of one per 4 KB.
 func render(c echo.Context, status int, comp templ.Component) error {
-	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	buf := pages.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledPage {
+			buf.Reset()
+			pages.Put(buf)
+		}
+	}()
+	if err := comp.Render(c.Request().Context(), buf); err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	h.Set(echo.HeaderContentLength, strconv.Itoa(buf.Len()))
 	c.Response().WriteHeader(status)
-	return comp.Render(c.Request().Context(), c.Response())
+	_, err := c.Response().Write(buf.Bytes())
+	return err
 }
+
+// pages holds the buffers pages are rendered into; buffers that grew past
+// maxPooledPage (a rare huge page) are left to the garbage collector.
+var pages = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledPage = 1 << 20
 
 // page returns the layout data of the current request.
 func (s *Server) page(c echo.Context, title, nav string) views.Page {

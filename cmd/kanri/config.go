@@ -34,6 +34,9 @@ type Config struct {
 	// RepairGrace is how old a pending change of a user count must be
 	// before the repair settles it: longer than any create or delete takes.
 	RepairGrace time.Duration
+	// DebugAddr, when set, serves the Go profiler (net/http/pprof) on its
+	// own listener; keep it on a loopback or private address.
+	DebugAddr string
 }
 
 // CosmosConfig is the configuration of the Cosmos DB store.
@@ -76,6 +79,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"bootstrap-admin-email", "KANRI_BOOTSTRAP_ADMIN_EMAIL", "admin@example.com", "username and e-mail of the first administrator of the operator's tenant \"privileged\" (first start only)", &cfg.BootstrapEmail},
 		{"bootstrap-admin-password", "KANRI_BOOTSTRAP_ADMIN_PASSWORD", "", "password of the first administrator; generated and logged once when empty (first start only)", &cfg.BootstrapPassword},
 		{"bcrypt-cost", "KANRI_BCRYPT_COST", "12", "bcrypt cost of password hashes (12 per the spec; lower only in tests)", &bcryptCost},
+		{"debug-addr", "KANRI_DEBUG_ADDR", "", "address of the Go profiler (/debug/pprof/), e.g. 127.0.0.1:6060; off when empty. Never expose it publicly", &cfg.DebugAddr},
 		{"repair-grace", "KANRI_REPAIR_GRACE", "2m", "how old a pending user-count change must be before the repair after a crash settles it", &repairGrace},
 	}
 	fs := flag.NewFlagSet("kanri", flag.ContinueOnError)

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -25,6 +26,13 @@ import (
 )
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		// Kanri's live heap is small (a few MB) and its requests allocate
+		// a page's worth each, so the default GOGC=100 collects hundreds of
+		// times a second under load. Measured with `make bench` (200
+		// clients): 400 raises throughput by a third and cuts the p99.
+		debug.SetGCPercent(gcPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr, nil); err != nil {
@@ -35,6 +43,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// gcPercent is the garbage collector's target unless GOGC is set.
+const gcPercent = 400
 
 // run starts Kanri and serves until ctx is done. ready, if not nil,
 // receives the listening address once the server accepts connections.
@@ -76,6 +87,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
+	}
+	if cfg.DebugAddr != "" {
+		w, err := debugServer(cfg.DebugAddr, log)
+		if err != nil {
+			return err
+		}
+		ws = append(ws, w)
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

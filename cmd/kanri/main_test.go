@@ -247,3 +247,50 @@ func TestDrainCancelsRequestsThatOutliveTheGrace(t *testing.T) {
 		t.Error("drain returned before the long request did")
 	}
 }
+
+func TestProfilerServesOnlyOnItsOwnListener(t *testing.T) {
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	debugAddr := free.Addr().String()
+	free.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir(), "-debug-addr", debugAddr}, env(nil), io.Discard, io.Discard, ready)
+	}()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("run ended early: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not start")
+	}
+	for _, tc := range []struct {
+		addr string
+		want bool
+	}{
+		{debugAddr, true},
+		{addr, false},
+	} {
+		resp, err := http.Get("http://" + tc.addr + "/debug/pprof/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := strings.Contains(string(body), "Types of profiles available"); got != tc.want {
+			t.Errorf("GET %s/debug/pprof/ shows the profiler: got %v, want %v", tc.addr, got, tc.want)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run after shutdown: %v", err)
+	}
+	if _, err := http.Get("http://" + debugAddr + "/debug/pprof/"); err == nil {
+		t.Error("the profiler still answers after shutdown")
+	}
+}

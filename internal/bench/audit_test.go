@@ -1,17 +1,22 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
 )
 
 // BenchmarkEmbeddedAuditPage measures the audit page's query (newest
@@ -63,6 +68,9 @@ func BenchmarkEmbeddedAuditPage(b *testing.B) {
 				}
 			}
 		})
+		b.Run(fmt.Sprintf("Records=%d/ExportCSV", n), func(b *testing.B) {
+			exportCSV(b, st, pk, n)
+		})
 		b.Run(fmt.Sprintf("Records=%d/OneUser", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -72,6 +80,50 @@ func BenchmarkEmbeddedAuditPage(b *testing.B) {
 			}
 		})
 	}
+}
+
+// exportCSV measures the whole CSV export of partition pk (n records):
+// rows a second, and the largest heap seen while it runs, which must not
+// grow with n (the export streams one page at a time).
+func exportCSV(b *testing.B, ds docstore.Store, pk string, n int) {
+	log := audit.New(store.New(ds, nil), nil, nil)
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			peak.Store(max(peak.Load(), ms.HeapInuse))
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	for b.Loop() {
+		w := &countingWriter{}
+		if err := log.WriteCSV(context.Background(), w, pk, audit.Filter{}); err != nil {
+			b.Fatal(err)
+		}
+		if w.lines != n+1 {
+			b.Fatalf("exported %d lines, want %d", w.lines, n+1)
+		}
+	}
+	close(stop)
+	<-sampled
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(peak.Load())/(1<<20), "peak_heap_MB")
+}
+
+// countingWriter counts the lines written to it.
+type countingWriter struct{ lines int }
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.lines += bytes.Count(p, []byte{'\n'})
+	return len(p), nil
 }
 
 // loadAudit writes n audit records in partition pk, a second apart, by

@@ -56,16 +56,24 @@ func BenchmarkHTTPLoad(b *testing.B) {
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	srv := exec.Command(bin, "-addr", "127.0.0.1:0", "-data-dir", dir, "-bcrypt-cost", "4")
+	args := []string{"-addr", "127.0.0.1:0", "-data-dir", dir, "-bcrypt-cost", "4"}
+	profiles := os.Getenv("KANRI_BENCH_PROFILE")
+	if profiles != "" {
+		args = append(args, "-debug-addr", "127.0.0.1:0")
+	}
+	srv := exec.Command(bin, args...)
 	stderr, _ := srv.StderrPipe()
 	if err := srv.Start(); err != nil {
 		b.Fatal(err)
 	}
 	defer func() { srv.Process.Kill(); srv.Wait() }()
-	addr := ""
+	addr, debugAddr := "", ""
 	lines := bufio.NewScanner(stderr)
 	for lines.Scan() {
 		var rec struct{ Msg, Addr string }
+		if json.Unmarshal(lines.Bytes(), &rec) == nil && rec.Msg == "profiler listening" {
+			debugAddr = rec.Addr
+		}
 		if json.Unmarshal(lines.Bytes(), &rec) == nil && rec.Msg == "kanri listening" {
 			addr = rec.Addr
 			break
@@ -83,7 +91,9 @@ func BenchmarkHTTPLoad(b *testing.B) {
 	users := "/t/tenant_t000/users"
 	b.Run("UserList", func(b *testing.B) {
 		for b.Loop() {
+			stop := profile(b, debugAddr, profiles, "userlist", 8)
 			r := loadRun(b, base, 16, 10*time.Second, []string{users}, 0)
+			stop()
 			r.report(b)
 		}
 	})
@@ -98,10 +108,40 @@ func BenchmarkHTTPLoad(b *testing.B) {
 			if v, err := strconv.Atoi(os.Getenv("KANRI_LOAD_CLIENTS")); err == nil && v > 0 {
 				clients = v
 			}
+			stop := profile(b, debugAddr, profiles, "mixed", seconds*3/4)
 			r := loadRun(b, base, clients, time.Duration(seconds)*time.Second, pages, writers)
+			stop()
 			r.report(b)
 		}
 	})
+}
+
+// profile, when KANRI_BENCH_PROFILE names a directory, records a CPU
+// profile of the server for the first seconds of a load run into
+// dir/name.pprof (read it with go tool pprof). The returned function
+// waits for it.
+func profile(b *testing.B, debugAddr, dir, name string, seconds int) (wait func()) {
+	if dir == "" || debugAddr == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", debugAddr, seconds))
+		if err != nil {
+			b.Errorf("profile: %v", err)
+			return
+		}
+		defer resp.Body.Close()
+		f, err := os.Create(filepath.Join(dir, name+".pprof"))
+		if err != nil {
+			b.Errorf("profile: %v", err)
+			return
+		}
+		defer f.Close()
+		io.Copy(f, resp.Body)
+	}()
+	return func() { <-done }
 }
 
 type loadResult struct {
