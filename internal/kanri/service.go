@@ -1,5 +1,12 @@
 package kanri
 
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
 // Service is an entry of the system-wide service catalog (spec §4.1). It
 // lives in the _system partition; its id is the service id.
 type Service struct {
@@ -16,6 +23,34 @@ type Service struct {
 	UpdatedAt      Time              `json:"updatedAt"`
 }
 
+// Health states of a service.
+const (
+	HealthUp      = "up"
+	HealthDown    = "down"
+	HealthUnknown = "unknown" // never checked, or nothing to check (no baseUrl)
+)
+
+// TypeServiceHealth is the type of a service's last health check, kept in
+// the _system partition of the service-setting container apart from the
+// service itself, so that checks never make an operator's edit stale. Its
+// id is "health_" + the service id.
+const TypeServiceHealth = "service_health"
+
+// ServiceHealth is the result of the last health check of a service.
+type ServiceHealth struct {
+	Doc
+	ServiceID string `json:"serviceId"`
+	Status    string `json:"status"`
+	// Detail says why a service is down: the HTTP status or the error.
+	Detail    string `json:"detail,omitempty"`
+	CheckedAt Time   `json:"checkedAt"`
+	// Since is when the service entered its current state.
+	Since Time `json:"since"`
+}
+
+// ServiceHealthID returns the id of a service's health document.
+func ServiceHealthID(serviceID string) string { return "health_" + serviceID }
+
 // Service assignment statuses (spec §4.2.1).
 const (
 	AssignmentActive    = "active"
@@ -24,22 +59,103 @@ const (
 )
 
 // ServiceAssignment makes a service available to a tenant (spec §4.2).
+// There is at most one per tenant and service: its id is AssignmentID.
 type ServiceAssignment struct {
 	Doc
-	ServiceID   string            `json:"serviceId"`
-	Status      string            `json:"status"`
-	Config      map[string]string `json:"config,omitempty"`
-	AssignedBy  string            `json:"assignedBy"`
-	AssignedAt  Time              `json:"assignedAt"`
-	ActivatedAt Time              `json:"activatedAt"`
-	ExpiresAt   Time              `json:"expiresAt"`
+	ServiceID   string         `json:"serviceId"`
+	Status      string         `json:"status"`
+	Config      map[string]any `json:"config,omitempty"`
+	AssignedBy  string         `json:"assignedBy"`
+	AssignedAt  Time           `json:"assignedAt"`
+	ActivatedAt Time           `json:"activatedAt"`
+	ExpiresAt   Time           `json:"expiresAt"`
+	UpdatedAt   Time           `json:"updatedAt"`
 }
 
+// AssignmentID returns the id of a tenant's assignment of a service.
+func AssignmentID(tenantID, serviceID string) string {
+	return "assignment_" + tenantID + "_" + serviceID
+}
+
+// StatusAt returns the assignment's status at now: an assignment past its
+// expiresAt reads as expired whatever is stored, without waiting for a job.
+func (a *ServiceAssignment) StatusAt(now time.Time) string {
+	if a.Status != AssignmentExpired && !a.ExpiresAt.IsZero() && !now.Before(a.ExpiresAt.Time) {
+		return AssignmentExpired
+	}
+	return a.Status
+}
+
+// Service usage metrics (spec §4.3): counts of calls and byte amounts.
+const (
+	MetricAPICalls    = "apiCalls"
+	MetricStorageUsed = "storageUsed"
+	MetricBandwidth   = "bandwidth"
+)
+
 // ServiceUsage is one tenant's use of one service in one month (spec §4.3).
+// Metrics hold numbers: call counts, and byte amounts in bytes (shown as
+// sizes such as 85GB).
 type ServiceUsage struct {
 	Doc
-	ServiceID   string         `json:"serviceId"`
-	Period      string         `json:"period"`
-	Metrics     map[string]any `json:"metrics"`
-	LastUpdated Time           `json:"lastUpdated"`
+	ServiceID   string           `json:"serviceId"`
+	Period      string           `json:"period"`
+	Metrics     map[string]int64 `json:"metrics"`
+	LastUpdated Time             `json:"lastUpdated"`
+}
+
+// UsageID returns the id of a tenant's usage of a service in the month of
+// t (spec §4.3: usage_{YYYYMM}_{tenant}_{service}).
+func UsageID(t time.Time, tenantID, serviceID string) string {
+	return "usage_" + t.UTC().Format("200601") + "_" + tenantID + "_" + serviceID
+}
+
+// Period returns the month of t as the spec writes it: 2026-01.
+func Period(t time.Time) string { return t.UTC().Format("2006-01") }
+
+// sizeUnits are the units of sizes, in bytes (binary multiples, as storage
+// quotas are usually meant).
+var sizeUnits = []struct {
+	suffix string
+	bytes  int64
+}{{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"B", 1}}
+
+// ParseSize reads a size such as "100GB", "10 MB" or "512KB" (units B, KB,
+// MB, GB, TB, binary multiples; case and spaces ignored) into bytes.
+func ParseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
+	for _, u := range sizeUnits {
+		num, ok := strings.CutSuffix(t, u.suffix)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(num, 10, 64)
+		if err != nil || n < 0 || n > (1<<62)/u.bytes {
+			break
+		}
+		return n * u.bytes, nil
+	}
+	return 0, fmt.Errorf("%q is not a size such as 100GB or 10MB", s)
+}
+
+// FormatSize writes bytes in the largest unit that divides them exactly
+// (10MB, 1536KB), the form sizes are stored in.
+func FormatSize(n int64) string {
+	for _, u := range sizeUnits {
+		if n >= u.bytes && n%u.bytes == 0 {
+			return strconv.FormatInt(n/u.bytes, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10) + "B"
+}
+
+// HumanSize writes bytes for reading, rounded to one decimal: 1.5 GB.
+func HumanSize(n int64) string {
+	for _, u := range sizeUnits[:4] {
+		if n >= u.bytes {
+			v := float64(n) / float64(u.bytes)
+			return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0") + " " + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10) + " B"
 }

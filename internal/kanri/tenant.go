@@ -56,7 +56,8 @@ type TenantUser struct {
 	AssignedAt Time   `json:"assignedAt"`
 }
 
-// Domain is an e-mail domain a tenant owns (spec §3.3).
+// Domain is an e-mail domain a tenant owns (spec §3.3). Its id is
+// DomainID of the domain.
 type Domain struct {
 	Doc
 	Domain            string `json:"domain"`
@@ -64,7 +65,34 @@ type Domain struct {
 	VerificationToken string `json:"verificationToken"`
 	VerifiedAt        Time   `json:"verifiedAt"`
 	CreatedAt         Time   `json:"createdAt"`
+	// LastCheckedAt is when the record was last looked up.
+	LastCheckedAt Time `json:"lastCheckedAt"`
+	// RecordMissingSince is set when a scheduled re-check of a verified
+	// domain no longer finds its record: the domain is flagged, not
+	// unverified, until the record is back or the domain is removed.
+	RecordMissingSince Time `json:"recordMissingSince"`
 }
+
+// DomainID returns the id of a domain's document: domain_example_com for
+// example.com (spec §3.3; a domain name holds no underscores, so ids do
+// not collide).
+func DomainID(domain string) string { return "domain_" + strings.ReplaceAll(domain, ".", "_") }
+
+// TypeDomainClaim is the type of the claim, in the _system partition of
+// the tenant container, that gives a verified domain to one tenant.
+const TypeDomainClaim = "domain_claim"
+
+// DomainClaim records which tenant verified a domain. Its id is
+// DomainClaimID.
+type DomainClaim struct {
+	Doc
+	Domain    string `json:"domain"`
+	OwnerID   string `json:"ownerTenantId"`
+	ClaimedAt Time   `json:"claimedAt"`
+}
+
+// DomainClaimID returns the id of a domain's claim.
+func DomainClaimID(domain string) string { return "domain_claim_" + domain }
 
 // TenantListing is the operator's index entry of a tenant: a copy of the
 // fields the tenant list shows, kept in the _system partition of the

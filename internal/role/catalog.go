@@ -3,7 +3,11 @@
 // manages role assignments (spec §2.2).
 package role
 
-import "github.com/kanri/kanri/internal/kanri"
+import (
+	"slices"
+
+	"github.com/kanri/kanri/internal/kanri"
+)
 
 // Role names of the spec.
 const (
@@ -36,8 +40,13 @@ const (
 	RolesRead      = "roles.read"
 	RolesUpdate    = "roles.update"
 	AuditRead      = "audit.read"
-	ServicesRead   = "services.read"
-	ServicesUpdate = "services.update"
+	ServicesRead   = "services.read"   // a tenant's services, their status and usage
+	ServicesUpdate = "services.update" // assign, suspend and configure a tenant's services
+	ServicesManage = "services.manage" // the service catalog
+	DomainsRead    = "domains.read"
+	DomainsCreate  = "domains.create"
+	DomainsUpdate  = "domains.update" // verify
+	DomainsDelete  = "domains.delete"
 	FilesRead      = "files.read"
 	FilesCreate    = "files.create"
 	FilesUpdate    = "files.update"
@@ -84,35 +93,35 @@ type ServiceInfo struct {
 var catalog = buildCatalog()
 
 func buildCatalog() []ServiceInfo {
+	// Each service's permissions come in three tiers: read (viewers and
+	// up), write (a tenant's administrators and up) and operator (the
+	// operator's global administrators only: managing tenants, the
+	// service catalog and which services a tenant gets).
 	type svc struct {
 		id, name, desc, category string
-		read, write              []string
+		read, write, operator    []string
 	}
 	services := []svc{
 		{TenantManagement, "テナント管理サービス", "テナントの追加・編集・停止・削除", "management",
-			[]string{TenantsRead}, []string{TenantsCreate, TenantsUpdate, TenantsDelete}},
+			[]string{TenantsRead, DomainsRead}, []string{DomainsCreate, DomainsUpdate, DomainsDelete},
+			[]string{TenantsCreate, TenantsUpdate, TenantsDelete}},
 		{AuthService, "認証認可サービス", "ユーザー・ロール・監査ログの管理", "security",
-			[]string{UsersRead, RolesRead, AuditRead}, []string{UsersCreate, UsersUpdate, UsersDelete, RolesUpdate}},
+			[]string{UsersRead, RolesRead, AuditRead}, []string{UsersCreate, UsersUpdate, UsersDelete, RolesUpdate}, nil},
 		{ServiceSetting, "サービス設定サービス", "テナントへのサービス割り当てと設定", "management",
-			[]string{ServicesRead}, []string{ServicesUpdate}},
+			[]string{ServicesRead}, nil, []string{ServicesUpdate, ServicesManage}},
 		{FileService, "ファイル管理サービス", "ファイルのアップロード・ダウンロード・管理", "storage",
-			[]string{FilesRead}, []string{FilesCreate, FilesUpdate, FilesDelete}},
+			[]string{FilesRead}, []string{FilesCreate, FilesUpdate, FilesDelete}, nil},
 		{Messaging, "メッセージングサービス", "チャネルとメッセージ", "communication",
-			[]string{ChannelsRead}, []string{ChannelsCreate, ChannelsUpdate, ChannelsDelete}},
+			[]string{ChannelsRead}, []string{ChannelsCreate, ChannelsUpdate, ChannelsDelete}, nil},
 		{APIService, "API利用サービス", "APIキーと利用状況", "integration",
-			[]string{APIKeysRead}, []string{APIKeysCreate, APIKeysDelete}},
+			[]string{APIKeysRead}, []string{APIKeysCreate, APIKeysDelete}, nil},
 		{BackupService, "バックアップサービス", "バックアップジョブと履歴", "operations",
-			[]string{BackupsRead}, []string{BackupsCreate, BackupsExecute, BackupsDelete}},
+			[]string{BackupsRead}, []string{BackupsCreate, BackupsExecute, BackupsDelete}, nil},
 	}
 	var out []ServiceInfo
 	for _, s := range services {
-		all := append(append([]string{}, s.read...), s.write...)
-		admin := all
-		if s.id == TenantManagement {
-			// Managing tenants is the operator's business: a tenant's
-			// administrator may only look at their own tenant record.
-			admin = s.read
-		}
+		admin := slices.Concat(s.read, s.write)
+		all := slices.Concat(admin, s.operator)
 		out = append(out, ServiceInfo{
 			ID: s.id, Name: s.name, Description: s.desc, Category: s.category,
 			Roles: []Definition{

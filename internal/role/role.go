@@ -20,7 +20,8 @@ type Service struct {
 func New(d app.Deps) *Service { return &Service{Deps: d} }
 
 // Seed writes the built-in services and role definitions to the _system
-// partition, creating what is missing and updating in place what changed.
+// partition, creating what is missing; role definitions that changed are
+// updated in place, services are left as the operator edited them.
 // Ids are deterministic, so a definition is never duplicated. It returns
 // how many documents it wrote.
 func (s *Service) Seed(ctx context.Context) (int, error) {
@@ -32,18 +33,14 @@ func (s *Service) Seed(ctx context.Context) (int, error) {
 			Doc: kanri.Doc{ID: svc.ID}, Name: svc.Name, Description: svc.Description, Version: "1.0.0",
 			IsActive: true, Metadata: map[string]string{"category": svc.Category}, CreatedAt: now, UpdatedAt: now,
 		}
-		cur, err := sys.Services().Get(ctx, svc.ID)
-		switch {
-		case kanri.IsCode(err, kanri.ENOTFOUND):
+		// An existing entry is the operator's to edit and deactivate: the
+		// seed leaves it as it is.
+		_, err := sys.Services().Get(ctx, svc.ID)
+		if kanri.IsCode(err, kanri.ENOTFOUND) {
 			err = sys.Services().Create(ctx, want)
 			written++
-		case err != nil:
-		case cur.Name != want.Name || cur.Description != want.Description || !cur.IsActive:
-			cur.Name, cur.Description, cur.IsActive, cur.UpdatedAt = want.Name, want.Description, true, now
-			err = sys.Services().Replace(ctx, cur)
-			written++
 		}
-		if err != nil && !kanri.IsCode(err, kanri.ECONFLICT) && !kanri.IsCode(err, kanri.ESTALE) {
+		if err != nil && !kanri.IsCode(err, kanri.ECONFLICT) {
 			return written, err
 		}
 		for _, d := range svc.Roles {

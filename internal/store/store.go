@@ -184,6 +184,18 @@ func (y System) Services() *Repo[kanri.Service, *kanri.Service] {
 	return newRepo[kanri.Service](y.s, docstore.ServiceSetting, kanri.SystemTenantID, kanri.TypeService)
 }
 
+// ServiceHealth returns the results of the services' health checks, with
+// ids from kanri.ServiceHealthID.
+func (y System) ServiceHealth() *Repo[kanri.ServiceHealth, *kanri.ServiceHealth] {
+	return newRepo[kanri.ServiceHealth](y.s, docstore.ServiceSetting, kanri.SystemTenantID, kanri.TypeServiceHealth)
+}
+
+// DomainClaims returns the claims that keep a verified domain to one
+// tenant, with ids from kanri.DomainClaimID.
+func (y System) DomainClaims() *Repo[kanri.DomainClaim, *kanri.DomainClaim] {
+	return newRepo[kanri.DomainClaim](y.s, docstore.Tenant, kanri.SystemTenantID, kanri.TypeDomainClaim)
+}
+
 // RoleDefinitions returns the roles each service offers.
 func (y System) RoleDefinitions() *Repo[kanri.ServiceRoleDefinition, *kanri.ServiceRoleDefinition] {
 	return newRepo[kanri.ServiceRoleDefinition](y.s, docstore.Auth, kanri.SystemTenantID, kanri.TypeServiceRoleDefinition)
@@ -197,14 +209,43 @@ type Privileged struct{ s *Store }
 // filtered by q.Where (q.Type is set here; ordering is not available across
 // partitions).
 func (p Privileged) ListTenants(ctx context.Context, q docstore.Query) ([]*kanri.Tenant, string, error) {
-	q.Type = kanri.TypeTenant
-	page, err := p.s.ds.Container(docstore.Tenant).QueryAcrossPartitions(ctx, q)
+	return across[kanri.Tenant](ctx, p, docstore.Tenant, kanri.TypeTenant, q)
+}
+
+// across returns one page of the documents of type typ in every partition
+// of a container, filtered by q.Where.
+func across[E any, P Entity[E]](ctx context.Context, p Privileged, container, typ string, q docstore.Query) ([]P, string, error) {
+	q.Type = typ
+	page, err := p.s.ds.Container(container).QueryAcrossPartitions(ctx, q)
 	if err != nil {
 		return nil, "", err
 	}
-	r := newRepo[kanri.Tenant](p.s, docstore.Tenant, "", kanri.TypeTenant)
-	docs, err := r.decodeAll(page.Items)
+	docs, err := newRepo[E, P](p.s, container, "", typ).decodeAll(page.Items)
 	return docs, page.Continuation, err
+}
+
+// ServiceAssignments returns one page of the assignments of a service in
+// every tenant.
+func (p Privileged) ServiceAssignments(ctx context.Context, serviceID string, limit int, continuation string) ([]*kanri.ServiceAssignment, string, error) {
+	return across[kanri.ServiceAssignment](ctx, p, docstore.ServiceSetting, kanri.TypeServiceAssignment, docstore.Query{
+		Where: []docstore.Filter{docstore.Eq("serviceId", serviceID)}, Limit: limit, Continuation: continuation,
+	})
+}
+
+// ServiceUsage returns one page of every tenant's service usage in a
+// month (period as 2026-01).
+func (p Privileged) ServiceUsage(ctx context.Context, period string, limit int, continuation string) ([]*kanri.ServiceUsage, string, error) {
+	return across[kanri.ServiceUsage](ctx, p, docstore.ServiceSetting, kanri.TypeServiceUsage, docstore.Query{
+		Where: []docstore.Filter{docstore.Eq("period", period)}, Limit: limit, Continuation: continuation,
+	})
+}
+
+// VerifiedDomains returns one page of the verified domains of every
+// tenant, for their scheduled re-check.
+func (p Privileged) VerifiedDomains(ctx context.Context, limit int, continuation string) ([]*kanri.Domain, string, error) {
+	return across[kanri.Domain](ctx, p, docstore.Tenant, kanri.TypeDomain, docstore.Query{
+		Where: []docstore.Filter{docstore.Eq("verified", true)}, Limit: limit, Continuation: continuation,
+	})
 }
 
 // FindActiveTenantByName returns the active tenant with the given name
@@ -227,18 +268,11 @@ func (p Privileged) FindActiveTenantByName(ctx context.Context, name string) (*k
 // counts left wrong by a crash; see tenant.Service.RepairUserCounts).
 func (p Privileged) UserCountChanges(ctx context.Context, before kanri.Time, continuation string) ([]*kanri.UserCountChange, string, error) {
 	q := docstore.Query{
-		Type:         kanri.TypeUserCountChange,
 		Where:        []docstore.Filter{docstore.Lt("createdAt", before.String())},
 		Limit:        100,
 		Continuation: continuation,
 	}
-	page, err := p.s.ds.Container(docstore.Tenant).QueryAcrossPartitions(ctx, q)
-	if err != nil {
-		return nil, "", err
-	}
-	r := newRepo[kanri.UserCountChange](p.s, docstore.Tenant, "", kanri.TypeUserCountChange)
-	docs, err := r.decodeAll(page.Items)
-	return docs, page.Continuation, err
+	return across[kanri.UserCountChange](ctx, p, docstore.Tenant, kanri.TypeUserCountChange, q)
 }
 
 // Of returns a repository of documents of type typ in the tenant's

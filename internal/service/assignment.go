@@ -1,0 +1,304 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+)
+
+// A ConfigField is a typed setting a service declares for its
+// assignments; services without any take their config as a JSON object.
+type ConfigField struct {
+	Key  string
+	Kind string // "size": an amount of bytes written as 100GB, 10MB
+}
+
+// configSchemas are the typed settings of the services that have some.
+var configSchemas = map[string][]ConfigField{
+	role.FileService: {{Key: "maxStorage", Kind: "size"}, {Key: "maxFileSize", Kind: "size"}},
+}
+
+// ConfigFields returns the typed settings of a service, or nil when its
+// config is free JSON.
+func ConfigFields(serviceID string) []ConfigField { return configSchemas[serviceID] }
+
+// AssignmentInput is what the assignment form edits. Config holds the
+// typed fields as typed; ConfigJSON the config of a service without any.
+type AssignmentInput struct {
+	ServiceID  string
+	ExpiresAt  string // a date (2026-12-31, the end of that day UTC) or an ISO 8601 instant; "" for none
+	Config     map[string]string
+	ConfigJSON string
+}
+
+// AssignmentInputOf returns the form's view of an assignment.
+func AssignmentInputOf(a *kanri.ServiceAssignment) AssignmentInput {
+	in := AssignmentInput{ServiceID: a.ServiceID}
+	if !a.ExpiresAt.IsZero() {
+		in.ExpiresAt = a.ExpiresAt.UTC().Format("2006-01-02")
+	}
+	if fs := ConfigFields(a.ServiceID); fs != nil {
+		in.Config = map[string]string{}
+		for _, f := range fs {
+			if v, ok := a.Config[f.Key].(string); ok {
+				in.Config[f.Key] = v
+			}
+		}
+	} else if len(a.Config) > 0 {
+		in.ConfigJSON = PrettyJSON(a.Config)
+	}
+	return in
+}
+
+// PrettyJSON writes a config object indented, as the form shows it.
+func PrettyJSON(v map[string]any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// parse validates the input and returns the config to store and the
+// expiry.
+func (in *AssignmentInput) parse() (map[string]any, kanri.Time, error) {
+	f := kanri.Fields{}
+	var expires kanri.Time
+	if e := strings.TrimSpace(in.ExpiresAt); e != "" {
+		if d, err := time.Parse("2006-01-02", e); err == nil {
+			expires = kanri.NewTime(d.Add(24*time.Hour - time.Second))
+		} else if t, err := time.Parse(time.RFC3339, e); err == nil {
+			expires = kanri.NewTime(t)
+		} else {
+			f["expiresAt"] = "validation.date"
+		}
+	}
+	config := map[string]any{}
+	if fs := ConfigFields(in.ServiceID); fs != nil {
+		sizes := map[string]int64{}
+		for _, cf := range fs {
+			v := strings.TrimSpace(in.Config[cf.Key])
+			if v == "" {
+				continue
+			}
+			n, err := kanri.ParseSize(v)
+			if err != nil || n == 0 {
+				f["config."+cf.Key] = "validation.size"
+				continue
+			}
+			sizes[cf.Key] = n
+			config[cf.Key] = kanri.FormatSize(n)
+		}
+		if in.ServiceID == role.FileService && sizes["maxStorage"] > 0 && sizes["maxFileSize"] > sizes["maxStorage"] {
+			f["config.maxFileSize"] = "validation.file_size_over_storage"
+		}
+	} else if j := strings.TrimSpace(in.ConfigJSON); j != "" {
+		dec := json.NewDecoder(bytes.NewReader([]byte(j)))
+		dec.UseNumber()
+		if err := dec.Decode(&config); err != nil || dec.More() {
+			f["configJson"] = "validation.json_object"
+		} else if len(j) > 16<<10 {
+			f["configJson"] = "validation.too_long"
+		}
+	}
+	if len(f) > 0 {
+		return nil, kanri.Time{}, kanri.Invalid(f)
+	}
+	if len(config) == 0 {
+		config = nil
+	}
+	return config, expires, nil
+}
+
+// Assignments returns a tenant's service assignments, by service id.
+func (s *Service) Assignments(ctx context.Context, tenantID string) ([]*kanri.ServiceAssignment, error) {
+	return s.Store.Tenant(tenantID).ServiceAssignments().All(ctx, docstore.Query{OrderBy: "serviceId"})
+}
+
+// Assignment returns a tenant's assignment of a service.
+func (s *Service) Assignment(ctx context.Context, tenantID, serviceID string) (*kanri.ServiceAssignment, error) {
+	id := kanri.AssignmentID(tenantID, serviceID)
+	if docstore.CheckKey(tenantID, id) != nil {
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	return s.Store.Tenant(tenantID).ServiceAssignments().Get(ctx, id)
+}
+
+// Assign makes a service available to a tenant. Assigning a service twice
+// returns the existing assignment unchanged (created is false). An
+// inactive service cannot be assigned.
+func (s *Service) Assign(ctx context.Context, tenantID string, in AssignmentInput) (a *kanri.ServiceAssignment, created bool, err error) {
+	svc, err := s.Get(ctx, in.ServiceID)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, false, kanri.Invalid(kanri.Fields{"serviceId": "validation.service_unknown"})
+	} else if err != nil {
+		return nil, false, err
+	}
+	config, expires, err := in.parse()
+	if err != nil {
+		return nil, false, err
+	}
+	if existing, err := s.Assignment(ctx, tenantID, svc.ID); err == nil {
+		return existing, false, nil
+	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, false, err
+	}
+	if !svc.IsActive {
+		return nil, false, kanri.Invalid(kanri.Fields{"serviceId": "validation.service_inactive"})
+	}
+	if !expires.IsZero() && !expires.After(s.Now()) {
+		return nil, false, kanri.Invalid(kanri.Fields{"expiresAt": "validation.expiry_past"})
+	}
+	now := kanri.NewTime(s.Now())
+	a = &kanri.ServiceAssignment{
+		Doc:       kanri.Doc{ID: kanri.AssignmentID(tenantID, svc.ID)},
+		ServiceID: svc.ID, Status: kanri.AssignmentActive, Config: config,
+		AssignedBy: audit.ActorFrom(ctx).UserID, AssignedAt: now, ActivatedAt: now, ExpiresAt: expires, UpdatedAt: now,
+	}
+	repo := s.Store.Tenant(tenantID).ServiceAssignments()
+	if err := repo.Create(ctx, a); kanri.IsCode(err, kanri.ECONFLICT) {
+		a, err = s.Assignment(ctx, tenantID, svc.ID) // assigned meanwhile
+		return a, false, err
+	} else if err != nil {
+		return nil, false, err
+	}
+	s.recordAssignment(ctx, tenantID, a, "service.assign", nil, assignmentFields(a))
+	return a, true, nil
+}
+
+// UpdateAssignment saves an edit of an assignment's config and expiry made
+// on the version at etag.
+func (s *Service) UpdateAssignment(ctx context.Context, tenantID, serviceID, etag string, in AssignmentInput) (*kanri.ServiceAssignment, error) {
+	in.ServiceID = serviceID
+	config, expires, err := in.parse()
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.Assignment(ctx, tenantID, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	if a.ETag != etag {
+		return nil, kanri.Stale()
+	}
+	before := assignmentFields(a)
+	a.Config, a.ExpiresAt, a.UpdatedAt = config, expires, kanri.NewTime(s.Now())
+	if a.Status == kanri.AssignmentExpired && (expires.IsZero() || expires.After(s.Now())) {
+		// A new expiry ends an expiry that was stored: the assignment
+		// stays what it was made before, suspended for review.
+		a.Status = kanri.AssignmentSuspended
+	}
+	if err := s.Store.Tenant(tenantID).ServiceAssignments().Replace(ctx, a); err != nil {
+		return nil, err
+	}
+	s.recordAssignment(ctx, tenantID, a, "service.assignment_update", before, assignmentFields(a))
+	return a, nil
+}
+
+// Suspend suspends an active assignment as seen: the tenant cannot use
+// the service until it is reactivated.
+func (s *Service) Suspend(ctx context.Context, tenantID, serviceID string, seen kanri.Seen) (*kanri.ServiceAssignment, error) {
+	return s.setStatus(ctx, tenantID, serviceID, seen, kanri.AssignmentSuspended, "service.suspend")
+}
+
+// Reactivate makes a suspended assignment active again. An assignment past
+// its expiry needs a new expiry first.
+func (s *Service) Reactivate(ctx context.Context, tenantID, serviceID string, seen kanri.Seen) (*kanri.ServiceAssignment, error) {
+	return s.setStatus(ctx, tenantID, serviceID, seen, kanri.AssignmentActive, "service.reactivate")
+}
+
+func (s *Service) setStatus(ctx context.Context, tenantID, serviceID string, seen kanri.Seen, status, action string) (*kanri.ServiceAssignment, error) {
+	a, err := s.Assignment(ctx, tenantID, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	if seen.Stale(a.ETag, a.StatusAt(now)) {
+		return nil, kanri.Stale()
+	}
+	if a.StatusAt(now) == kanri.AssignmentExpired {
+		return nil, kanri.E(kanri.ECONFLICT, "services.expired_extend")
+	}
+	if a.Status == status {
+		return a, nil
+	}
+	before := assignmentFields(a)
+	a.Status, a.UpdatedAt = status, kanri.NewTime(now)
+	if status == kanri.AssignmentActive {
+		a.ActivatedAt = a.UpdatedAt
+	}
+	if err := s.Store.Tenant(tenantID).ServiceAssignments().Replace(ctx, a); err != nil {
+		return nil, err
+	}
+	s.recordAssignment(ctx, tenantID, a, action, before, assignmentFields(a))
+	return a, nil
+}
+
+// End removes a tenant's assignment of a service as seen; its usage
+// history stays.
+func (s *Service) End(ctx context.Context, tenantID, serviceID string, seen kanri.Seen) (*kanri.ServiceAssignment, error) {
+	a, err := s.Assignment(ctx, tenantID, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	if seen.Stale(a.ETag, a.StatusAt(s.Now())) {
+		return nil, kanri.Stale()
+	}
+	if err := s.Store.Tenant(tenantID).ServiceAssignments().Delete(ctx, a.ID, a.ETag); err != nil {
+		return nil, err
+	}
+	s.recordAssignment(ctx, tenantID, a, "service.end", assignmentFields(a), nil)
+	return a, nil
+}
+
+// Usable answers whether a tenant may use a service now: it has an
+// assignment that is active and not past its expiry, of a service that is
+// active. Every feature that belongs to a service asks it before serving a
+// tenant; the error (EFORBIDDEN) says why not.
+func (s *Service) Usable(ctx context.Context, tenantID, serviceID string) error {
+	a, err := s.Assignment(ctx, tenantID, serviceID)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return kanri.E(kanri.EFORBIDDEN, "services.not_assigned")
+	} else if err != nil {
+		return err
+	}
+	switch a.StatusAt(s.Now()) {
+	case kanri.AssignmentSuspended:
+		return kanri.E(kanri.EFORBIDDEN, "services.suspended_use")
+	case kanri.AssignmentExpired:
+		return kanri.E(kanri.EFORBIDDEN, "services.expired_use")
+	}
+	svc, err := s.Get(ctx, serviceID)
+	if err != nil {
+		return err
+	}
+	if !svc.IsActive {
+		return kanri.E(kanri.EFORBIDDEN, "services.inactive_use")
+	}
+	return nil
+}
+
+func assignmentFields(a *kanri.ServiceAssignment) map[string]any {
+	config := ""
+	if len(a.Config) > 0 {
+		b, _ := json.Marshal(a.Config)
+		config = string(b)
+	}
+	return map[string]any{"status": a.Status, "expiresAt": a.ExpiresAt.String(), "config": config}
+}
+
+func (s *Service) recordAssignment(ctx context.Context, tenantID string, a *kanri.ServiceAssignment, action string, before, after map[string]any) {
+	s.Audit.Record(ctx, audit.Entry{
+		TenantID: tenantID,
+		Action:   action,
+		Resource: kanri.AuditResource{Type: "ServiceAssignment", ID: a.ID, Name: a.ServiceID},
+		Changes:  audit.Diff(before, after),
+	})
+}

@@ -1,0 +1,257 @@
+// Package service manages the service catalog (spec §4.1) and its health,
+// which services each tenant may use (§4.2) and what they used (§4.3).
+// Features that belong to a service ask Usable before they serve a tenant
+// and report what the tenant used through AddUsage.
+package service
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+)
+
+// Service manages the catalog, the assignments and the usage.
+type Service struct {
+	app.Deps
+	// client checks the services' health.
+	client *http.Client
+}
+
+// healthTimeout is how long a health check may take.
+const healthTimeout = 5 * time.Second
+
+// New returns a service manager.
+func New(d app.Deps) *Service {
+	return &Service{Deps: d, client: &http.Client{Timeout: healthTimeout}}
+}
+
+// Input is what the catalog form edits.
+type Input struct {
+	Name           string
+	Description    string
+	Version        string
+	BaseURL        string
+	RoleEndpoint   string
+	HealthEndpoint string
+	Category       string
+	Icon           string
+}
+
+// InputOf returns the form's view of a service.
+func InputOf(s *kanri.Service) Input {
+	return Input{
+		Name: s.Name, Description: s.Description, Version: s.Version, BaseURL: s.BaseURL,
+		RoleEndpoint: s.RoleEndpoint, HealthEndpoint: s.HealthEndpoint,
+		Category: s.Metadata["category"], Icon: s.Metadata["icon"],
+	}
+}
+
+var (
+	slugPattern     = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$`)
+	endpointPattern = regexp.MustCompile(`^/[A-Za-z0-9._~!$&'()*+,;=:@/%-]*$`)
+)
+
+// Validate checks a catalog entry; id is checked too when not empty (a new
+// service).
+func (in *Input) Validate(id string, creating bool) error {
+	in.Name, in.Description, in.Version = strings.TrimSpace(in.Name), strings.TrimSpace(in.Description), strings.TrimSpace(in.Version)
+	in.BaseURL, in.RoleEndpoint, in.HealthEndpoint = strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.RoleEndpoint), strings.TrimSpace(in.HealthEndpoint)
+	in.Category, in.Icon = strings.TrimSpace(in.Category), strings.TrimSpace(in.Icon)
+	f := kanri.Fields{}
+	if creating && !slugPattern.MatchString(id) {
+		f["id"] = "validation.service_id"
+	}
+	if in.Name == "" || len([]rune(in.Name)) > 100 {
+		f["name"] = "validation.service_name"
+	}
+	if len([]rune(in.Description)) > 500 {
+		f["description"] = "validation.too_long"
+	}
+	if len(in.Version) > 32 {
+		f["version"] = "validation.too_long"
+	}
+	if in.BaseURL != "" {
+		u, err := url.Parse(in.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			f["baseUrl"] = "validation.base_url"
+		} else {
+			in.BaseURL = strings.TrimSuffix(in.BaseURL, "/")
+		}
+	}
+	for field, v := range map[string]string{"roleEndpoint": in.RoleEndpoint, "healthEndpoint": in.HealthEndpoint} {
+		if v != "" && (!endpointPattern.MatchString(v) || len(v) > 200) {
+			f[field] = "validation.endpoint"
+		}
+	}
+	if len(in.Category) > 50 || len(in.Icon) > 200 {
+		f["category"] = "validation.too_long"
+	}
+	if len(f) > 0 {
+		return kanri.Invalid(f)
+	}
+	return nil
+}
+
+// BuiltIn reports whether id is one of the seven services Kanri itself
+// provides, which cannot be removed from the catalog.
+func BuiltIn(id string) bool {
+	return slices.ContainsFunc(role.Catalog(), func(s role.ServiceInfo) bool { return s.ID == id })
+}
+
+// List returns the whole catalog, by id. The catalog is small (tens of
+// services), so it is read whole.
+func (s *Service) List(ctx context.Context) ([]*kanri.Service, error) {
+	return s.Store.System().Services().All(ctx, docstore.Query{})
+}
+
+// Get returns one service of the catalog.
+func (s *Service) Get(ctx context.Context, id string) (*kanri.Service, error) {
+	if docstore.CheckKey(kanri.SystemTenantID, id) != nil {
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	return s.Store.System().Services().Get(ctx, id)
+}
+
+// Create adds an external service to the catalog under id (a slug).
+func (s *Service) Create(ctx context.Context, id string, in Input) (*kanri.Service, error) {
+	id = strings.TrimSpace(id)
+	if err := in.Validate(id, true); err != nil {
+		return nil, err
+	}
+	now := kanri.NewTime(s.Now())
+	svc := &kanri.Service{Doc: kanri.Doc{ID: id}, IsActive: true, CreatedAt: now}
+	apply(svc, in, now)
+	if err := s.Store.System().Services().Create(ctx, svc); kanri.IsCode(err, kanri.ECONFLICT) {
+		return nil, kanri.Invalid(kanri.Fields{"id": "validation.service_id_taken"})
+	} else if err != nil {
+		return nil, err
+	}
+	s.record(ctx, svc, "service.create", nil, fields(svc))
+	return svc, nil
+}
+
+// Update saves an edit of a service made on the version at etag.
+func (s *Service) Update(ctx context.Context, id, etag string, in Input) (*kanri.Service, error) {
+	if err := in.Validate(id, false); err != nil {
+		return nil, err
+	}
+	svc, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if svc.ETag != etag {
+		return nil, kanri.Stale()
+	}
+	before := fields(svc)
+	apply(svc, in, kanri.NewTime(s.Now()))
+	if err := s.Store.System().Services().Replace(ctx, svc); err != nil {
+		return nil, err
+	}
+	s.record(ctx, svc, "service.update", before, fields(svc))
+	return svc, nil
+}
+
+// SetActive deactivates or reactivates a service as seen. A deactivated
+// service cannot be assigned, and the tenants it is assigned to cannot use
+// it (Usable) until it is reactivated; their assignments are kept.
+func (s *Service) SetActive(ctx context.Context, id string, seen kanri.Seen, active bool) (*kanri.Service, error) {
+	svc, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if seen.Stale(svc.ETag, activeState(svc.IsActive)) {
+		return nil, kanri.Stale()
+	}
+	if svc.IsActive == active {
+		return svc, nil
+	}
+	before := fields(svc)
+	svc.IsActive, svc.UpdatedAt = active, kanri.NewTime(s.Now())
+	if err := s.Store.System().Services().Replace(ctx, svc); err != nil {
+		return nil, err
+	}
+	action := "service.deactivate"
+	if active {
+		action = "service.reactivate"
+	}
+	s.record(ctx, svc, action, before, fields(svc))
+	return svc, nil
+}
+
+// Delete removes an external service that no tenant has assigned. The
+// built-in services stay.
+func (s *Service) Delete(ctx context.Context, id string, seen kanri.Seen) (*kanri.Service, error) {
+	svc, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if BuiltIn(id) {
+		return nil, kanri.E(kanri.ECONFLICT, "services.builtin")
+	}
+	if seen.Stale(svc.ETag, activeState(svc.IsActive)) {
+		return nil, kanri.Stale()
+	}
+	used, _, err := s.Store.Privileged().ServiceAssignments(ctx, id, 1, "")
+	if err != nil {
+		return nil, err
+	}
+	if len(used) > 0 {
+		return nil, kanri.E(kanri.ECONFLICT, "services.in_use")
+	}
+	if err := s.Store.System().Services().Delete(ctx, id, svc.ETag); err != nil {
+		return nil, err
+	}
+	if err := s.Store.System().ServiceHealth().Delete(ctx, kanri.ServiceHealthID(id), ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+		s.Logger.Warn("health of a deleted service left", "service", id, "err", err)
+	}
+	s.record(ctx, svc, "service.delete", fields(svc), nil)
+	return svc, nil
+}
+
+// activeState is a service's state as action forms show it.
+func activeState(active bool) string {
+	if active {
+		return "active"
+	}
+	return "inactive"
+}
+
+func apply(svc *kanri.Service, in Input, now kanri.Time) {
+	svc.Name, svc.Description, svc.Version = in.Name, in.Description, in.Version
+	svc.BaseURL, svc.RoleEndpoint, svc.HealthEndpoint = in.BaseURL, in.RoleEndpoint, in.HealthEndpoint
+	svc.Metadata = map[string]string{}
+	if in.Category != "" {
+		svc.Metadata["category"] = in.Category
+	}
+	if in.Icon != "" {
+		svc.Metadata["icon"] = in.Icon
+	}
+	svc.UpdatedAt = now
+}
+
+func fields(svc *kanri.Service) map[string]any {
+	return map[string]any{
+		"name": svc.Name, "description": svc.Description, "version": svc.Version, "baseUrl": svc.BaseURL,
+		"roleEndpoint": svc.RoleEndpoint, "healthEndpoint": svc.HealthEndpoint, "isActive": svc.IsActive,
+		"category": svc.Metadata["category"], "icon": svc.Metadata["icon"],
+	}
+}
+
+func (s *Service) record(ctx context.Context, svc *kanri.Service, action string, before, after map[string]any) {
+	s.Audit.Record(ctx, audit.Entry{
+		TenantID: kanri.PrivilegedTenantID,
+		Action:   action,
+		Resource: kanri.AuditResource{Type: "Service", ID: svc.ID, Name: svc.Name},
+		Changes:  audit.Diff(before, after),
+	})
+}

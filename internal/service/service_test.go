@@ -1,0 +1,378 @@
+package service_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/cosmos"
+	"github.com/kanri/kanri/internal/cosmos/cosmostest"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/service"
+	"github.com/kanri/kanri/internal/store"
+)
+
+type fixture struct {
+	ctx   context.Context
+	svc   *service.Service
+	d     app.Deps
+	clock *clock
+}
+
+// clock is a settable clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
+
+func setupOn(t *testing.T, ds docstore.Store) *fixture {
+	t.Helper()
+	t.Cleanup(func() { ds.Close() })
+	clk := &clock{t: time.Date(2026, 3, 15, 10, 0, 0, 0, time.UTC)}
+	d := app.NewDeps(store.New(ds, nil), nil, clk.now)
+	if _, err := role.New(d).Seed(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin@example.com", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
+	return &fixture{ctx: ctx, svc: service.New(d), d: d, clock: clk}
+}
+
+func setup(t *testing.T) *fixture {
+	t.Helper()
+	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return setupOn(t, ds)
+}
+
+func setupCosmos(t *testing.T) *fixture {
+	t.Helper()
+	srv := cosmostest.Start(t)
+	ds, err := cosmos.Open(t.Context(), cosmos.Config{
+		Endpoint: srv.Endpoint, Key: srv.Key(), Database: "kanri-service-test", InsecureSkipVerify: true,
+	}, docstore.Specs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return setupOn(t, ds)
+}
+
+func TestCatalog(t *testing.T) {
+	f := setup(t)
+	all, err := f.svc.List(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(all), len(role.Catalog()); got != want {
+		t.Fatalf("catalog: got %d services, want the %d built-in ones", got, want)
+	}
+	for _, tc := range []struct {
+		name  string
+		id    string
+		in    service.Input
+		field string
+	}{
+		{"bad slug", "Bad Id", service.Input{Name: "x"}, "id"},
+		{"no name", "crm", service.Input{}, "name"},
+		{"bad url", "crm", service.Input{Name: "CRM", BaseURL: "ftp://x"}, "baseUrl"},
+		{"url with query", "crm", service.Input{Name: "CRM", BaseURL: "https://x.example?a=1"}, "baseUrl"},
+		{"bad endpoint", "crm", service.Input{Name: "CRM", HealthEndpoint: "health"}, "healthEndpoint"},
+		{"taken", role.FileService, service.Input{Name: "Files"}, "id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := f.svc.Create(f.ctx, tc.id, tc.in)
+			if got := kanri.ErrorFields(err)[tc.field]; got == "" {
+				t.Errorf("Create: got %v, want an error on %s", err, tc.field)
+			}
+		})
+	}
+	crm, err := f.svc.Create(f.ctx, "crm", service.Input{Name: "CRM", BaseURL: "https://crm.example.com/", HealthEndpoint: "/health", Category: "sales"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := crm.BaseURL, "https://crm.example.com"; got != want {
+		t.Errorf("baseUrl: got %q, want %q", got, want)
+	}
+	stale := crm.ETag
+	in := service.InputOf(crm)
+	in.Version = "2.0.0"
+	if _, err := f.svc.Update(f.ctx, "crm", crm.ETag, in); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Update(f.ctx, "crm", stale, in); !kanri.IsCode(err, kanri.ESTALE) {
+		t.Errorf("stale update: got %v, want ESTALE", err)
+	}
+	if _, err := f.svc.Delete(f.ctx, role.FileService, kanri.Seen{}); !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Errorf("delete a built-in service: got %v, want ECONFLICT", err)
+	}
+	ten := "tenant_acme"
+	if _, _, err := f.svc.Assign(f.ctx, ten, service.AssignmentInput{ServiceID: "crm"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Delete(f.ctx, "crm", kanri.Seen{}); !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Errorf("delete an assigned service: got %v, want ECONFLICT", err)
+	}
+	if _, err := f.svc.End(f.ctx, ten, "crm", kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Delete(f.ctx, "crm", kanri.Seen{}); err != nil {
+		t.Errorf("delete an unused external service: %v", err)
+	}
+	if _, err := f.svc.Get(f.ctx, "crm"); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Errorf("after delete: got %v, want ENOTFOUND", err)
+	}
+}
+
+// TestHealth checks services against real HTTP servers: one up, one
+// answering 503, one too slow, and one whose baseUrl has nothing behind it.
+func TestHealth(t *testing.T) {
+	f := setup(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/health" {
+			http.NotFound(w, r)
+		}
+	}))
+	defer up.Close()
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer failing.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+	for id, base := range map[string]string{"up": up.URL, "failing": failing.URL, "gone": closedURL} {
+		if _, err := f.svc.Create(f.ctx, id, service.Input{Name: id, BaseURL: base, HealthEndpoint: "/health"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := f.svc.CheckHealth(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := n, 3; got != want {
+		t.Errorf("checked: got %d, want %d (only services with a baseUrl)", got, want)
+	}
+	checks, err := f.svc.Health(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcs, _ := f.svc.List(f.ctx)
+	got := map[string]string{}
+	for _, s := range svcs {
+		got[s.ID] = service.HealthOf(s, checks).Status
+	}
+	for id, want := range map[string]string{"up": kanri.HealthUp, "failing": kanri.HealthDown, "gone": kanri.HealthDown, role.FileService: kanri.HealthUnknown} {
+		if got[id] != want {
+			t.Errorf("%s: got %q, want %q", id, got[id], want)
+		}
+	}
+	if got, want := checks["failing"].Detail, "HTTP 503"; got != want {
+		t.Errorf("detail: got %q, want %q", got, want)
+	}
+	// A deactivated service is no longer checked and reads as unknown.
+	s, _ := f.svc.Get(f.ctx, "up")
+	if _, err := f.svc.SetActive(f.ctx, "up", kanri.Seen{ETag: s.ETag, State: "active"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := f.svc.CheckHealth(f.ctx); n != 2 {
+		t.Errorf("checked after deactivating one: got %d, want 2", n)
+	}
+	s, _ = f.svc.Get(f.ctx, "up")
+	if got := service.HealthOf(s, checks).Status; got != kanri.HealthUnknown {
+		t.Errorf("deactivated: got %q, want unknown", got)
+	}
+}
+
+func TestAssignments(t *testing.T) {
+	f := setup(t)
+	ten := "tenant_acme"
+	a, created, err := f.svc.Assign(f.ctx, ten, service.AssignmentInput{
+		ServiceID: role.FileService, Config: map[string]string{"maxStorage": "100 gb", "maxFileSize": "10MB"},
+	})
+	if err != nil || !created {
+		t.Fatalf("Assign: %v, created %v", err, created)
+	}
+	if got, want := a.ID, "assignment_tenant_acme_file-service"; got != want {
+		t.Errorf("id: got %q, want %q", got, want)
+	}
+	if got, want := a.Config["maxStorage"], "100GB"; got != want {
+		t.Errorf("maxStorage: got %v, want %v", got, want)
+	}
+	again, created, err := f.svc.Assign(f.ctx, ten, service.AssignmentInput{ServiceID: role.FileService})
+	if err != nil || created || again.ETag != a.ETag {
+		t.Errorf("assign twice: got %v created %v %v, want the existing assignment", again, created, err)
+	}
+	if err := f.svc.Usable(f.ctx, ten, role.FileService); err != nil {
+		t.Errorf("Usable after assign: %v", err)
+	}
+	if err := f.svc.Usable(f.ctx, "tenant_other", role.FileService); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+		t.Errorf("Usable in another tenant: got %v, want EFORBIDDEN", err)
+	}
+
+	for _, tc := range []struct {
+		name  string
+		in    service.AssignmentInput
+		field string
+	}{
+		{"bad size", service.AssignmentInput{ServiceID: role.FileService, Config: map[string]string{"maxFileSize": "ten"}}, "config.maxFileSize"},
+		{"file over storage", service.AssignmentInput{ServiceID: role.FileService, Config: map[string]string{"maxStorage": "1GB", "maxFileSize": "2GB"}}, "config.maxFileSize"},
+		{"bad json", service.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: "[1,2]"}, "configJson"},
+		{"two json values", service.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: `{"a":1} {}`}, "configJson"},
+		{"bad date", service.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "tomorrow"}, "expiresAt"},
+		{"past expiry", service.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "2026-01-01"}, "expiresAt"},
+		{"unknown service", service.AssignmentInput{ServiceID: "nope"}, "serviceId"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := f.svc.Assign(f.ctx, "tenant_fresh", tc.in)
+			if kanri.ErrorFields(err)[tc.field] == "" {
+				t.Errorf("got %v, want an error on %s", err, tc.field)
+			}
+		})
+	}
+
+	// Suspended: not usable; a stale suspend does nothing.
+	if _, err := f.svc.Suspend(f.ctx, ten, role.FileService, kanri.Seen{ETag: "old", State: kanri.AssignmentSuspended}); !kanri.IsCode(err, kanri.ESTALE) {
+		t.Errorf("stale suspend: got %v, want ESTALE", err)
+	}
+	if _, err := f.svc.Suspend(f.ctx, ten, role.FileService, kanri.Seen{ETag: a.ETag, State: kanri.AssignmentActive}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Usable(f.ctx, ten, role.FileService); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+		t.Errorf("Usable when suspended: got %v, want EFORBIDDEN", err)
+	}
+	if _, err := f.svc.Reactivate(f.ctx, ten, role.FileService, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Expiry takes effect at its time, without a job.
+	m, _, err := f.svc.Assign(f.ctx, ten, service.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "2026-03-20", ConfigJSON: `{"maxChannels": 20, "retention": "1y"}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := service.AssignmentInputOf(m).ConfigJSON, "{\n  \"maxChannels\": 20,\n  \"retention\": \"1y\"\n}"; got != want {
+		t.Errorf("config shown: got %q, want %q", got, want)
+	}
+	if err := f.svc.Usable(f.ctx, ten, role.Messaging); err != nil {
+		t.Errorf("Usable before expiry: %v", err)
+	}
+	f.clock.set(time.Date(2026, 3, 21, 0, 0, 0, 0, time.UTC))
+	if err := f.svc.Usable(f.ctx, ten, role.Messaging); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+		t.Errorf("Usable after expiry: got %v, want EFORBIDDEN", err)
+	}
+	if _, err := f.svc.Reactivate(f.ctx, ten, role.Messaging, kanri.Seen{}); !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Errorf("reactivate an expired assignment: got %v, want ECONFLICT", err)
+	}
+	m, _ = f.svc.Assignment(f.ctx, ten, role.Messaging)
+	in := service.AssignmentInputOf(m)
+	in.ExpiresAt = "2026-12-31"
+	if _, err := f.svc.UpdateAssignment(f.ctx, ten, role.Messaging, m.ETag, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Usable(f.ctx, ten, role.Messaging); err != nil {
+		t.Errorf("Usable after a new expiry: %v", err)
+	}
+
+	// A deactivated service cannot be assigned nor used.
+	s, _ := f.svc.Get(f.ctx, role.FileService)
+	if _, err := f.svc.SetActive(f.ctx, role.FileService, kanri.Seen{ETag: s.ETag, State: "active"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Usable(f.ctx, ten, role.FileService); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+		t.Errorf("Usable when the service is inactive: got %v, want EFORBIDDEN", err)
+	}
+	if _, _, err := f.svc.Assign(f.ctx, "tenant_fresh", service.AssignmentInput{ServiceID: role.FileService}); kanri.ErrorFields(err)["serviceId"] != "validation.service_inactive" {
+		t.Errorf("assign an inactive service: got %v, want validation.service_inactive", err)
+	}
+}
+
+// TestUsageNeverLosesAnIncrement adds to one month's usage from many
+// goroutines at once, on both stores.
+func TestUsageNeverLosesAnIncrement(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(*testing.T) *fixture
+	}{{"embedded", setup}, {"cosmos", setupCosmos}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.setup(t)
+			const writers, each = 8, 10
+			var wg sync.WaitGroup
+			var failed atomic.Int64
+			for range writers {
+				wg.Go(func() {
+					for range each {
+						if err := f.svc.AddUsage(f.ctx, "tenant_acme", role.APIService, map[string]int64{kanri.MetricAPICalls: 1, kanri.MetricBandwidth: 100}); err != nil {
+							failed.Add(1)
+							t.Error(err)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			if err := f.svc.SetUsage(f.ctx, "tenant_acme", role.APIService, map[string]int64{kanri.MetricStorageUsed: 5 << 30}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := f.svc.Usage(f.ctx, "tenant_acme", role.APIService, f.clock.now().AddDate(0, -2, 0), f.clock.now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 3 {
+				t.Fatalf("months: got %d, want 3", len(got))
+			}
+			last := got[2]
+			want := map[string]int64{kanri.MetricAPICalls: writers * each, kanri.MetricBandwidth: writers * each * 100, kanri.MetricStorageUsed: 5 << 30}
+			for k, w := range want {
+				if last.Metrics[k] != w {
+					t.Errorf("%s: got %d, want %d", k, last.Metrics[k], w)
+				}
+			}
+			if got, want := last.Period, "2026-03"; got != want {
+				t.Errorf("period: got %q, want %q", got, want)
+			}
+			if len(got[0].Metrics) != 0 {
+				t.Errorf("a month without usage: got %v", got[0].Metrics)
+			}
+			across, _, err := f.svc.UsageAcrossTenants(f.ctx, "2026-03", 10, "")
+			if err != nil || len(across) != 1 || across[0].TenantID != "tenant_acme" {
+				t.Errorf("across tenants: got %v, %v", across, err)
+			}
+		})
+	}
+}
+
+func TestSizes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"10MB", 10 << 20, true}, {"100 gb", 100 << 30, true}, {"512kb", 512 << 10, true}, {"7B", 7, true},
+		{"1TB", 1 << 40, true}, {"", 0, false}, {"ten MB", 0, false}, {"-1MB", 0, false}, {"1.5GB", 0, false},
+		{"99999999999TB", 0, false},
+	} {
+		got, err := kanri.ParseSize(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseSize(%q): got %d, %v; want %d (ok %v)", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+	for n, want := range map[int64]string{10 << 20: "10MB", 1536 << 10: "1536KB", 100 << 30: "100GB", 1000: "1000B"} {
+		if got := kanri.FormatSize(n); got != want {
+			t.Errorf("FormatSize(%d): got %q, want %q", n, got, want)
+		}
+	}
+	if got, want := kanri.HumanSize(1536<<20), "1.5 GB"; got != want {
+		t.Errorf("HumanSize: got %q, want %q", got, want)
+	}
+}
