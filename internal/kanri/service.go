@@ -1,7 +1,11 @@
 package kanri
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -158,4 +162,151 @@ func HumanSize(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10) + " B"
+}
+
+// FileServiceID is the id of the built-in file service, whose assignments
+// have typed settings.
+const FileServiceID = "file-service"
+
+// ServiceInput is what the catalog form edits.
+type ServiceInput struct {
+	Name           string
+	Description    string
+	Version        string
+	BaseURL        string
+	RoleEndpoint   string
+	HealthEndpoint string
+	Category       string
+	Icon           string
+}
+
+var (
+	slugPattern     = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$`)
+	endpointPattern = regexp.MustCompile(`^/[A-Za-z0-9._~!$&'()*+,;=:@/%-]*$`)
+)
+
+// Validate checks a catalog entry; id is checked too when not empty (a new
+// service).
+func (in *ServiceInput) Validate(id string, creating bool) error {
+	in.Name, in.Description, in.Version = strings.TrimSpace(in.Name), strings.TrimSpace(in.Description), strings.TrimSpace(in.Version)
+	in.BaseURL, in.RoleEndpoint, in.HealthEndpoint = strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.RoleEndpoint), strings.TrimSpace(in.HealthEndpoint)
+	in.Category, in.Icon = strings.TrimSpace(in.Category), strings.TrimSpace(in.Icon)
+	f := Fields{}
+	if creating && !slugPattern.MatchString(id) {
+		f["id"] = "validation.service_id"
+	}
+	if in.Name == "" || len([]rune(in.Name)) > 100 {
+		f["name"] = "validation.service_name"
+	}
+	if len([]rune(in.Description)) > 500 {
+		f["description"] = "validation.too_long"
+	}
+	if len(in.Version) > 32 {
+		f["version"] = "validation.too_long"
+	}
+	if in.BaseURL != "" {
+		u, err := url.Parse(in.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			f["baseUrl"] = "validation.base_url"
+		} else {
+			in.BaseURL = strings.TrimSuffix(in.BaseURL, "/")
+		}
+	}
+	for field, v := range map[string]string{"roleEndpoint": in.RoleEndpoint, "healthEndpoint": in.HealthEndpoint} {
+		if v != "" && (!endpointPattern.MatchString(v) || len(v) > 200) {
+			f[field] = "validation.endpoint"
+		}
+	}
+	if len(in.Category) > 50 || len(in.Icon) > 200 {
+		f["category"] = "validation.too_long"
+	}
+	if len(f) > 0 {
+		return Invalid(f)
+	}
+	return nil
+}
+
+// A ConfigField is a typed setting a service declares for its
+// assignments; services without any take their config as a JSON object.
+type ConfigField struct {
+	Key  string
+	Kind string // "size": an amount of bytes written as 100GB, 10MB
+}
+
+// configSchemas are the typed settings of the services that have some.
+var configSchemas = map[string][]ConfigField{
+	FileServiceID: {{Key: "maxStorage", Kind: "size"}, {Key: "maxFileSize", Kind: "size"}},
+}
+
+// ConfigFields returns the typed settings of a service, or nil when its
+// config is free JSON.
+func ConfigFields(serviceID string) []ConfigField { return configSchemas[serviceID] }
+
+// AssignmentInput is what the assignment form edits. Config holds the
+// typed fields as typed; ConfigJSON the config of a service without any.
+type AssignmentInput struct {
+	ServiceID  string
+	ExpiresAt  string // a date (2026-12-31, the end of that day UTC) or an ISO 8601 instant; "" for none
+	Config     map[string]string
+	ConfigJSON string
+}
+
+// PrettyJSON writes a config object indented, as the form shows it.
+func PrettyJSON(v map[string]any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// Parse validates the input and returns the config to store and the
+// expiry.
+func (in *AssignmentInput) Parse() (map[string]any, Time, error) {
+	f := Fields{}
+	var expires Time
+	if e := strings.TrimSpace(in.ExpiresAt); e != "" {
+		if d, err := time.Parse("2006-01-02", e); err == nil {
+			expires = NewTime(d.Add(24*time.Hour - time.Second))
+		} else if t, err := time.Parse(time.RFC3339, e); err == nil {
+			expires = NewTime(t)
+		} else {
+			f["expiresAt"] = "validation.date"
+		}
+	}
+	config := map[string]any{}
+	if fs := ConfigFields(in.ServiceID); fs != nil {
+		sizes := map[string]int64{}
+		for _, cf := range fs {
+			v := strings.TrimSpace(in.Config[cf.Key])
+			if v == "" {
+				continue
+			}
+			n, err := ParseSize(v)
+			if err != nil || n == 0 {
+				f["config."+cf.Key] = "validation.size"
+				continue
+			}
+			sizes[cf.Key] = n
+			config[cf.Key] = FormatSize(n)
+		}
+		if in.ServiceID == FileServiceID && sizes["maxStorage"] > 0 && sizes["maxFileSize"] > sizes["maxStorage"] {
+			f["config.maxFileSize"] = "validation.file_size_over_storage"
+		}
+	} else if j := strings.TrimSpace(in.ConfigJSON); j != "" {
+		dec := json.NewDecoder(bytes.NewReader([]byte(j)))
+		dec.UseNumber()
+		if err := dec.Decode(&config); err != nil || dec.More() {
+			f["configJson"] = "validation.json_object"
+		} else if len(j) > 16<<10 {
+			f["configJson"] = "validation.too_long"
+		}
+	}
+	if len(f) > 0 {
+		return nil, Time{}, Invalid(f)
+	}
+	if len(config) == 0 {
+		config = nil
+	}
+	return config, expires, nil
 }

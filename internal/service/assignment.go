@@ -1,50 +1,21 @@
 package service
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"strings"
-	"time"
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/role"
 )
 
-// A ConfigField is a typed setting a service declares for its
-// assignments; services without any take their config as a JSON object.
-type ConfigField struct {
-	Key  string
-	Kind string // "size": an amount of bytes written as 100GB, 10MB
-}
-
-// configSchemas are the typed settings of the services that have some.
-var configSchemas = map[string][]ConfigField{
-	role.FileService: {{Key: "maxStorage", Kind: "size"}, {Key: "maxFileSize", Kind: "size"}},
-}
-
-// ConfigFields returns the typed settings of a service, or nil when its
-// config is free JSON.
-func ConfigFields(serviceID string) []ConfigField { return configSchemas[serviceID] }
-
-// AssignmentInput is what the assignment form edits. Config holds the
-// typed fields as typed; ConfigJSON the config of a service without any.
-type AssignmentInput struct {
-	ServiceID  string
-	ExpiresAt  string // a date (2026-12-31, the end of that day UTC) or an ISO 8601 instant; "" for none
-	Config     map[string]string
-	ConfigJSON string
-}
-
 // AssignmentInputOf returns the form's view of an assignment.
-func AssignmentInputOf(a *kanri.ServiceAssignment) AssignmentInput {
-	in := AssignmentInput{ServiceID: a.ServiceID}
+func AssignmentInputOf(a *kanri.ServiceAssignment) kanri.AssignmentInput {
+	in := kanri.AssignmentInput{ServiceID: a.ServiceID}
 	if !a.ExpiresAt.IsZero() {
 		in.ExpiresAt = a.ExpiresAt.UTC().Format("2006-01-02")
 	}
-	if fs := ConfigFields(a.ServiceID); fs != nil {
+	if fs := kanri.ConfigFields(a.ServiceID); fs != nil {
 		in.Config = map[string]string{}
 		for _, f := range fs {
 			if v, ok := a.Config[f.Key].(string); ok {
@@ -52,69 +23,9 @@ func AssignmentInputOf(a *kanri.ServiceAssignment) AssignmentInput {
 			}
 		}
 	} else if len(a.Config) > 0 {
-		in.ConfigJSON = PrettyJSON(a.Config)
+		in.ConfigJSON = kanri.PrettyJSON(a.Config)
 	}
 	return in
-}
-
-// PrettyJSON writes a config object indented, as the form shows it.
-func PrettyJSON(v map[string]any) string {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
-
-// parse validates the input and returns the config to store and the
-// expiry.
-func (in *AssignmentInput) parse() (map[string]any, kanri.Time, error) {
-	f := kanri.Fields{}
-	var expires kanri.Time
-	if e := strings.TrimSpace(in.ExpiresAt); e != "" {
-		if d, err := time.Parse("2006-01-02", e); err == nil {
-			expires = kanri.NewTime(d.Add(24*time.Hour - time.Second))
-		} else if t, err := time.Parse(time.RFC3339, e); err == nil {
-			expires = kanri.NewTime(t)
-		} else {
-			f["expiresAt"] = "validation.date"
-		}
-	}
-	config := map[string]any{}
-	if fs := ConfigFields(in.ServiceID); fs != nil {
-		sizes := map[string]int64{}
-		for _, cf := range fs {
-			v := strings.TrimSpace(in.Config[cf.Key])
-			if v == "" {
-				continue
-			}
-			n, err := kanri.ParseSize(v)
-			if err != nil || n == 0 {
-				f["config."+cf.Key] = "validation.size"
-				continue
-			}
-			sizes[cf.Key] = n
-			config[cf.Key] = kanri.FormatSize(n)
-		}
-		if in.ServiceID == role.FileService && sizes["maxStorage"] > 0 && sizes["maxFileSize"] > sizes["maxStorage"] {
-			f["config.maxFileSize"] = "validation.file_size_over_storage"
-		}
-	} else if j := strings.TrimSpace(in.ConfigJSON); j != "" {
-		dec := json.NewDecoder(bytes.NewReader([]byte(j)))
-		dec.UseNumber()
-		if err := dec.Decode(&config); err != nil || dec.More() {
-			f["configJson"] = "validation.json_object"
-		} else if len(j) > 16<<10 {
-			f["configJson"] = "validation.too_long"
-		}
-	}
-	if len(f) > 0 {
-		return nil, kanri.Time{}, kanri.Invalid(f)
-	}
-	if len(config) == 0 {
-		config = nil
-	}
-	return config, expires, nil
 }
 
 // Assignments returns a tenant's service assignments, by service id.
@@ -134,14 +45,14 @@ func (s *Service) Assignment(ctx context.Context, tenantID, serviceID string) (*
 // Assign makes a service available to a tenant. Assigning a service twice
 // returns the existing assignment unchanged (created is false). An
 // inactive service cannot be assigned.
-func (s *Service) Assign(ctx context.Context, tenantID string, in AssignmentInput) (a *kanri.ServiceAssignment, created bool, err error) {
+func (s *Service) Assign(ctx context.Context, tenantID string, in kanri.AssignmentInput) (a *kanri.ServiceAssignment, created bool, err error) {
 	svc, err := s.Get(ctx, in.ServiceID)
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
 		return nil, false, kanri.Invalid(kanri.Fields{"serviceId": "validation.service_unknown"})
 	} else if err != nil {
 		return nil, false, err
 	}
-	config, expires, err := in.parse()
+	config, expires, err := in.Parse()
 	if err != nil {
 		return nil, false, err
 	}
@@ -175,9 +86,9 @@ func (s *Service) Assign(ctx context.Context, tenantID string, in AssignmentInpu
 
 // UpdateAssignment saves an edit of an assignment's config and expiry made
 // on the version at etag.
-func (s *Service) UpdateAssignment(ctx context.Context, tenantID, serviceID, etag string, in AssignmentInput) (*kanri.ServiceAssignment, error) {
+func (s *Service) UpdateAssignment(ctx context.Context, tenantID, serviceID, etag string, in kanri.AssignmentInput) (*kanri.ServiceAssignment, error) {
 	in.ServiceID = serviceID
-	config, expires, err := in.parse()
+	config, expires, err := in.Parse()
 	if err != nil {
 		return nil, err
 	}

@@ -7,8 +7,6 @@ package service
 import (
 	"context"
 	"net/http"
-	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -35,71 +33,13 @@ func New(d app.Deps) *Service {
 	return &Service{Deps: d, client: &http.Client{Timeout: healthTimeout}}
 }
 
-// Input is what the catalog form edits.
-type Input struct {
-	Name           string
-	Description    string
-	Version        string
-	BaseURL        string
-	RoleEndpoint   string
-	HealthEndpoint string
-	Category       string
-	Icon           string
-}
-
 // InputOf returns the form's view of a service.
-func InputOf(s *kanri.Service) Input {
-	return Input{
+func InputOf(s *kanri.Service) kanri.ServiceInput {
+	return kanri.ServiceInput{
 		Name: s.Name, Description: s.Description, Version: s.Version, BaseURL: s.BaseURL,
 		RoleEndpoint: s.RoleEndpoint, HealthEndpoint: s.HealthEndpoint,
 		Category: s.Metadata["category"], Icon: s.Metadata["icon"],
 	}
-}
-
-var (
-	slugPattern     = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$`)
-	endpointPattern = regexp.MustCompile(`^/[A-Za-z0-9._~!$&'()*+,;=:@/%-]*$`)
-)
-
-// Validate checks a catalog entry; id is checked too when not empty (a new
-// service).
-func (in *Input) Validate(id string, creating bool) error {
-	in.Name, in.Description, in.Version = strings.TrimSpace(in.Name), strings.TrimSpace(in.Description), strings.TrimSpace(in.Version)
-	in.BaseURL, in.RoleEndpoint, in.HealthEndpoint = strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.RoleEndpoint), strings.TrimSpace(in.HealthEndpoint)
-	in.Category, in.Icon = strings.TrimSpace(in.Category), strings.TrimSpace(in.Icon)
-	f := kanri.Fields{}
-	if creating && !slugPattern.MatchString(id) {
-		f["id"] = "validation.service_id"
-	}
-	if in.Name == "" || len([]rune(in.Name)) > 100 {
-		f["name"] = "validation.service_name"
-	}
-	if len([]rune(in.Description)) > 500 {
-		f["description"] = "validation.too_long"
-	}
-	if len(in.Version) > 32 {
-		f["version"] = "validation.too_long"
-	}
-	if in.BaseURL != "" {
-		u, err := url.Parse(in.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-			f["baseUrl"] = "validation.base_url"
-		} else {
-			in.BaseURL = strings.TrimSuffix(in.BaseURL, "/")
-		}
-	}
-	for field, v := range map[string]string{"roleEndpoint": in.RoleEndpoint, "healthEndpoint": in.HealthEndpoint} {
-		if v != "" && (!endpointPattern.MatchString(v) || len(v) > 200) {
-			f[field] = "validation.endpoint"
-		}
-	}
-	if len(in.Category) > 50 || len(in.Icon) > 200 {
-		f["category"] = "validation.too_long"
-	}
-	if len(f) > 0 {
-		return kanri.Invalid(f)
-	}
-	return nil
 }
 
 // BuiltIn reports whether id is one of the seven services Kanri itself
@@ -123,7 +63,7 @@ func (s *Service) Get(ctx context.Context, id string) (*kanri.Service, error) {
 }
 
 // Create adds an external service to the catalog under id (a slug).
-func (s *Service) Create(ctx context.Context, id string, in Input) (*kanri.Service, error) {
+func (s *Service) Create(ctx context.Context, id string, in kanri.ServiceInput) (*kanri.Service, error) {
 	id = strings.TrimSpace(id)
 	if err := in.Validate(id, true); err != nil {
 		return nil, err
@@ -141,7 +81,7 @@ func (s *Service) Create(ctx context.Context, id string, in Input) (*kanri.Servi
 }
 
 // Update saves an edit of a service made on the version at etag.
-func (s *Service) Update(ctx context.Context, id, etag string, in Input) (*kanri.Service, error) {
+func (s *Service) Update(ctx context.Context, id, etag string, in kanri.ServiceInput) (*kanri.Service, error) {
 	if err := in.Validate(id, false); err != nil {
 		return nil, err
 	}
@@ -226,7 +166,7 @@ func activeState(active bool) string {
 	return "inactive"
 }
 
-func apply(svc *kanri.Service, in Input, now kanri.Time) {
+func apply(svc *kanri.Service, in kanri.ServiceInput, now kanri.Time) {
 	svc.Name, svc.Description, svc.Version = in.Name, in.Description, in.Version
 	svc.BaseURL, svc.RoleEndpoint, svc.HealthEndpoint = in.BaseURL, in.RoleEndpoint, in.HealthEndpoint
 	svc.Metadata = map[string]string{}

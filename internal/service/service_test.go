@@ -82,15 +82,15 @@ func TestCatalog(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		id    string
-		in    service.Input
+		in    kanri.ServiceInput
 		field string
 	}{
-		{"bad slug", "Bad Id", service.Input{Name: "x"}, "id"},
-		{"no name", "crm", service.Input{}, "name"},
-		{"bad url", "crm", service.Input{Name: "CRM", BaseURL: "ftp://x"}, "baseUrl"},
-		{"url with query", "crm", service.Input{Name: "CRM", BaseURL: "https://x.example?a=1"}, "baseUrl"},
-		{"bad endpoint", "crm", service.Input{Name: "CRM", HealthEndpoint: "health"}, "healthEndpoint"},
-		{"taken", role.FileService, service.Input{Name: "Files"}, "id"},
+		{"bad slug", "Bad Id", kanri.ServiceInput{Name: "x"}, "id"},
+		{"no name", "crm", kanri.ServiceInput{}, "name"},
+		{"bad url", "crm", kanri.ServiceInput{Name: "CRM", BaseURL: "ftp://x"}, "baseUrl"},
+		{"url with query", "crm", kanri.ServiceInput{Name: "CRM", BaseURL: "https://x.example?a=1"}, "baseUrl"},
+		{"bad endpoint", "crm", kanri.ServiceInput{Name: "CRM", HealthEndpoint: "health"}, "healthEndpoint"},
+		{"taken", role.FileService, kanri.ServiceInput{Name: "Files"}, "id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := f.svc.Create(f.ctx, tc.id, tc.in)
@@ -99,7 +99,7 @@ func TestCatalog(t *testing.T) {
 			}
 		})
 	}
-	crm, err := f.svc.Create(f.ctx, "crm", service.Input{Name: "CRM", BaseURL: "https://crm.example.com/", HealthEndpoint: "/health", Category: "sales"})
+	crm, err := f.svc.Create(f.ctx, "crm", kanri.ServiceInput{Name: "CRM", BaseURL: "https://crm.example.com/", HealthEndpoint: "/health", Category: "sales"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestCatalog(t *testing.T) {
 		t.Errorf("delete a built-in service: got %v, want ECONFLICT", err)
 	}
 	ten := "tenant_acme"
-	if _, _, err := f.svc.Assign(f.ctx, ten, service.AssignmentInput{ServiceID: "crm"}); err != nil {
+	if _, _, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{ServiceID: "crm"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.svc.Delete(f.ctx, "crm", kanri.Seen{}); !kanri.IsCode(err, kanri.ECONFLICT) {
@@ -154,7 +154,7 @@ func TestHealth(t *testing.T) {
 	closedURL := closed.URL
 	closed.Close()
 	for id, base := range map[string]string{"up": up.URL, "failing": failing.URL, "gone": closedURL} {
-		if _, err := f.svc.Create(f.ctx, id, service.Input{Name: id, BaseURL: base, HealthEndpoint: "/health"}); err != nil {
+		if _, err := f.svc.Create(f.ctx, id, kanri.ServiceInput{Name: id, BaseURL: base, HealthEndpoint: "/health"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -199,7 +199,7 @@ func TestHealth(t *testing.T) {
 func TestAssignments(t *testing.T) {
 	f := setup(t)
 	ten := "tenant_acme"
-	a, created, err := f.svc.Assign(f.ctx, ten, service.AssignmentInput{
+	a, created, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{
 		ServiceID: role.FileService, Config: map[string]string{"maxStorage": "100 gb", "maxFileSize": "10MB"},
 	})
 	if err != nil || !created {
@@ -211,7 +211,7 @@ func TestAssignments(t *testing.T) {
 	if got, want := a.Config["maxStorage"], "100GB"; got != want {
 		t.Errorf("maxStorage: got %v, want %v", got, want)
 	}
-	again, created, err := f.svc.Assign(f.ctx, ten, service.AssignmentInput{ServiceID: role.FileService})
+	again, created, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{ServiceID: role.FileService})
 	if err != nil || created || again.ETag != a.ETag {
 		t.Errorf("assign twice: got %v created %v %v, want the existing assignment", again, created, err)
 	}
@@ -224,16 +224,16 @@ func TestAssignments(t *testing.T) {
 
 	for _, tc := range []struct {
 		name  string
-		in    service.AssignmentInput
+		in    kanri.AssignmentInput
 		field string
 	}{
-		{"bad size", service.AssignmentInput{ServiceID: role.FileService, Config: map[string]string{"maxFileSize": "ten"}}, "config.maxFileSize"},
-		{"file over storage", service.AssignmentInput{ServiceID: role.FileService, Config: map[string]string{"maxStorage": "1GB", "maxFileSize": "2GB"}}, "config.maxFileSize"},
-		{"bad json", service.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: "[1,2]"}, "configJson"},
-		{"two json values", service.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: `{"a":1} {}`}, "configJson"},
-		{"bad date", service.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "tomorrow"}, "expiresAt"},
-		{"past expiry", service.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "2026-01-01"}, "expiresAt"},
-		{"unknown service", service.AssignmentInput{ServiceID: "nope"}, "serviceId"},
+		{"bad size", kanri.AssignmentInput{ServiceID: role.FileService, Config: map[string]string{"maxFileSize": "ten"}}, "config.maxFileSize"},
+		{"file over storage", kanri.AssignmentInput{ServiceID: role.FileService, Config: map[string]string{"maxStorage": "1GB", "maxFileSize": "2GB"}}, "config.maxFileSize"},
+		{"bad json", kanri.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: "[1,2]"}, "configJson"},
+		{"two json values", kanri.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: `{"a":1} {}`}, "configJson"},
+		{"bad date", kanri.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "tomorrow"}, "expiresAt"},
+		{"past expiry", kanri.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "2026-01-01"}, "expiresAt"},
+		{"unknown service", kanri.AssignmentInput{ServiceID: "nope"}, "serviceId"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := f.svc.Assign(f.ctx, "tenant_fresh", tc.in)
@@ -258,7 +258,7 @@ func TestAssignments(t *testing.T) {
 	}
 
 	// Expiry takes effect at its time, without a job.
-	m, _, err := f.svc.Assign(f.ctx, ten, service.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "2026-03-20", ConfigJSON: `{"maxChannels": 20, "retention": "1y"}`})
+	m, _, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "2026-03-20", ConfigJSON: `{"maxChannels": 20, "retention": "1y"}`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestAssignments(t *testing.T) {
 	if err := f.svc.Usable(f.ctx, ten, role.FileService); !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("Usable when the service is inactive: got %v, want EFORBIDDEN", err)
 	}
-	if _, _, err := f.svc.Assign(f.ctx, "tenant_fresh", service.AssignmentInput{ServiceID: role.FileService}); kanri.ErrorFields(err)["serviceId"] != "validation.service_inactive" {
+	if _, _, err := f.svc.Assign(f.ctx, "tenant_fresh", kanri.AssignmentInput{ServiceID: role.FileService}); kanri.ErrorFields(err)["serviceId"] != "validation.service_inactive" {
 		t.Errorf("assign an inactive service: got %v, want validation.service_inactive", err)
 	}
 }
