@@ -31,3 +31,29 @@ func AuditPath(tenantID string) string { return "/t/" + tenantID + "/audit" }
 
 // AccountPath is the signed-in user's own account.
 func AccountPath() string { return "/account" }
+
+// ServicesPath is the operator's service catalog; ServicesPath + "/new"
+// adds a service.
+func ServicesPath() string { return "/services" }
+
+// ServicePath is one service of the catalog; its edit form and actions are
+// below it.
+func ServicePath(id string) string { return "/services/" + id }
+
+// ServicesUsagePath is every tenant's service usage in a month.
+func ServicesUsagePath() string { return "/services/usage" }
+
+// TenantServicesPath is a tenant's services.
+func TenantServicesPath(tenantID string) string { return "/t/" + tenantID + "/services" }
+
+// TenantServicePath is one service of a tenant: its usage; its
+// assignment's form and actions are below it.
+func TenantServicePath(tenantID, serviceID string) string {
+	return TenantServicesPath(tenantID) + "/" + serviceID
+}
+
+// DomainsPath is a tenant's e-mail domains.
+func DomainsPath(tenantID string) string { return "/t/" + tenantID + "/domains" }
+
+// DomainPath is one domain of a tenant; its actions are below it.
+func DomainPath(tenantID, id string) string { return DomainsPath(tenantID) + "/" + id }

@@ -166,10 +166,26 @@ func (e *env) target(t *testing.T, path string) (string, url.Values) {
 		"username": {fmt.Sprintf("m%d", n)}, "password": {"Another-pass-9"}, "name": {fmt.Sprintf("mx%d", n)},
 		"service": {role.FileService}, "role": {"viewer"},
 	}
-	r := strings.NewReplacer(":tenant", e.acme.ID, ":service", role.AuthService, ":role", "admin")
+	svc := role.AuthService
+	if strings.HasPrefix(path, "/t/:tenant/services/:service") || strings.HasPrefix(path, "/services/:id") {
+		// A fresh external service (assigned to acme) for each check.
+		s, err := e.catalog.Create(ctx, fmt.Sprintf("matrix-%d", n), kanri.ServiceInput{Name: "M"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc = s.ID
+		if strings.HasPrefix(path, "/t/") {
+			if _, _, err := e.catalog.Assign(ctx, e.acme.ID, kanri.AssignmentInput{ServiceID: svc}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r := strings.NewReplacer(":tenant", e.acme.ID, ":service", svc, ":role", "admin")
 	if strings.Contains(path, ":id") {
 		id := ""
-		if strings.HasPrefix(path, "/tenants/") {
+		if strings.HasPrefix(path, "/services/") {
+			id = svc
+		} else if strings.HasPrefix(path, "/tenants/") {
 			ten, err := e.tenants.Create(ctx, kanri.TenantInput{Name: fmt.Sprintf("matrix%d", n), DisplayName: "M", Plan: kanri.PlanFree, MaxUsers: 5})
 			if err != nil {
 				t.Fatal(err)

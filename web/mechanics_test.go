@@ -10,11 +10,18 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/service"
+	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/views"
 )
 
@@ -229,6 +236,15 @@ func TestPathsAreRouted(t *testing.T) {
 		{http.MethodGet, views.AuditPath("tenant_a"), "/t/:tenant/audit"},
 		{http.MethodGet, views.AuditPath("tenant_a") + ".csv", "/t/:tenant/audit.csv"},
 		{http.MethodGet, views.AccountPath(), "/account"},
+		{http.MethodGet, views.ServicesPath(), "/services"},
+		{http.MethodGet, views.ServicePath("new"), "/services/new"},
+		{http.MethodGet, views.ServicesUsagePath(), "/services/usage"},
+		{http.MethodGet, views.ServicePath("crm") + "/edit", "/services/:id/edit"},
+		{http.MethodPost, views.ServicePath("crm") + "/deactivate", "/services/:id/deactivate"},
+		{http.MethodGet, views.TenantServicesPath("tenant_a"), "/t/:tenant/services"},
+		{http.MethodGet, views.TenantServicePath("tenant_a", "crm"), "/t/:tenant/services/:service"},
+		{http.MethodGet, views.TenantServicePath("tenant_a", "crm") + "/edit", "/t/:tenant/services/:service/edit"},
+		{http.MethodPost, views.TenantServicePath("tenant_a", "crm") + "/end", "/t/:tenant/services/:service/end"},
 	}
 	for _, tt := range tests {
 		c := e.NewContext(httptest.NewRequest(tt.method, tt.path, nil), httptest.NewRecorder())
@@ -277,5 +293,67 @@ func TestRenderSendsWholePages(t *testing.T) {
 				t.Errorf("the part before the failure was sent: %q", rec.Body.String())
 			}
 		})
+	}
+}
+
+// TestUsableGuardsAServicesRoutes checks the guard later features declare
+// their routes with: a tenant reaches them only while its assignment of
+// the service is active and unexpired, and the service itself active.
+func TestUsableGuardsAServicesRoutes(t *testing.T) {
+	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	d := app.NewDeps(store.New(ds, nil), nil, func() time.Time { return now })
+	if _, err := role.New(d).Seed(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	catalog := service.New(d)
+	s := &Server{Deps: d, Services: Services{Catalog: catalog}}
+	e := echo.New()
+	e.HTTPErrorHandler = func(err error, c echo.Context) { c.NoContent(status(err)) }
+	e.GET("/t/:tenant/files", func(c echo.Context) error { return c.NoContent(http.StatusOK) },
+		func(next echo.HandlerFunc) echo.HandlerFunc {
+			return func(c echo.Context) error {
+				c.Set(ctxTenant, &kanri.Tenant{Doc: kanri.Doc{ID: c.Param("tenant")}})
+				return next(c)
+			}
+		}, s.usable(role.FileService))
+	get := func() int {
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/t/tenant_a/files", nil))
+		return rec.Code
+	}
+	ctx := t.Context()
+	steps := []struct {
+		name string
+		do   func()
+		want int
+	}{
+		{"not assigned", func() {}, http.StatusForbidden},
+		{"assigned", func() {
+			if _, _, err := catalog.Assign(ctx, "tenant_a", kanri.AssignmentInput{ServiceID: role.FileService, ExpiresAt: "2026-05-10"}); err != nil {
+				t.Fatal(err)
+			}
+		}, http.StatusOK},
+		{"suspended", func() {
+			if _, err := catalog.Suspend(ctx, "tenant_a", role.FileService, kanri.Seen{}); err != nil {
+				t.Fatal(err)
+			}
+		}, http.StatusForbidden},
+		{"reactivated", func() {
+			if _, err := catalog.Reactivate(ctx, "tenant_a", role.FileService, kanri.Seen{}); err != nil {
+				t.Fatal(err)
+			}
+		}, http.StatusOK},
+		{"expired", func() { now = now.AddDate(0, 0, 10) }, http.StatusForbidden},
+	}
+	for _, st := range steps {
+		st.do()
+		if got := get(); got != st.want {
+			t.Errorf("%s: got %d, want %d", st.name, got, st.want)
+		}
 	}
 }

@@ -71,6 +71,16 @@ func (s *Server) routes(e *echo.Echo) {
 		{staff, http.MethodPost, "/tenants/:id/reactivate", role.TenantsUpdate, s.reactivateTenant},
 		{staff, http.MethodPost, "/tenants/:id/delete", role.TenantsDelete, s.deleteTenant},
 
+		{staff, http.MethodGet, "/services", role.ServicesManage, s.listServices},
+		{staff, http.MethodGet, "/services/new", role.ServicesManage, s.newService},
+		{staff, http.MethodGet, "/services/usage", role.ServicesManage, s.servicesUsage},
+		{staff, http.MethodPost, "/services", role.ServicesManage, s.createService},
+		{staff, http.MethodGet, "/services/:id/edit", role.ServicesManage, s.editService},
+		{staff, http.MethodPost, "/services/:id", role.ServicesManage, s.updateService},
+		{staff, http.MethodPost, "/services/:id/deactivate", role.ServicesManage, s.deactivateService},
+		{staff, http.MethodPost, "/services/:id/reactivate", role.ServicesManage, s.reactivateService},
+		{staff, http.MethodPost, "/services/:id/delete", role.ServicesManage, s.deleteService},
+
 		{t, http.MethodGet, "/users", role.UsersRead, s.listUsers},
 		{t, http.MethodGet, "/users/new", role.UsersCreate, s.newUser},
 		{t, http.MethodPost, "/users", role.UsersCreate, s.createUser},
@@ -87,6 +97,14 @@ func (s *Server) routes(e *echo.Echo) {
 		{t, http.MethodGet, "/users/:id/roles", role.RolesRead, s.userRoles},
 		{t, http.MethodPost, "/users/:id/roles", role.RolesUpdate, s.assignRole},
 		{t, http.MethodPost, "/users/:id/roles/remove", role.RolesUpdate, s.removeRole},
+
+		{t, http.MethodGet, "/services", role.ServicesRead, s.listTenantServices},
+		{t, http.MethodGet, "/services/:service", role.ServicesRead, s.tenantServiceUsage},
+		{t, http.MethodGet, "/services/:service/edit", role.ServicesUpdate, s.editAssignment},
+		{t, http.MethodPost, "/services/:service", role.ServicesUpdate, s.saveAssignment},
+		{t, http.MethodPost, "/services/:service/suspend", role.ServicesUpdate, s.suspendAssignment},
+		{t, http.MethodPost, "/services/:service/reactivate", role.ServicesUpdate, s.reactivateAssignment},
+		{t, http.MethodPost, "/services/:service/end", role.ServicesUpdate, s.endAssignment},
 
 		{t, http.MethodGet, "/audit", role.AuditRead, s.listAudit},
 		{t, http.MethodGet, "/audit.csv", role.AuditRead, s.streaming(exportTimeout, s.exportAudit)},

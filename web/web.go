@@ -13,6 +13,7 @@ import (
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
 )
@@ -30,6 +31,9 @@ type Services struct {
 	Users   *user.Service
 	Auth    *auth.Service
 	Roles   *role.Service
+	// Catalog is the service catalog, the tenants' service assignments
+	// and their usage.
+	Catalog *service.Service
 }
 
 // Config holds the web layer's dependencies.

@@ -30,6 +30,7 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -59,6 +60,7 @@ type env struct {
 	tenants   *tenant.Service
 	users     *user.Service
 	roles     *role.Service
+	catalog   *service.Service
 	clock     *clock
 	acme      *kanri.Tenant
 	globex    *kanri.Tenant
@@ -82,10 +84,13 @@ func newEnv(t testing.TB) *env {
 	roles := role.New(d)
 	us := user.New(d, ts, roles, h)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
+	if _, err := roles.Seed(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := auth.Bootstrap(ctx, ts, us, roles, adminEmail, password); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{st: st, tenants: ts, users: us, roles: roles, clock: clk}
+	e := &env{st: st, tenants: ts, users: us, roles: roles, catalog: service.New(d), clock: clk}
 	for _, name := range []string{"acme", "globex"} {
 		ten, err := ts.Create(ctx, kanri.TenantInput{Name: name, DisplayName: name, Plan: kanri.PlanStandard, MaxUsers: 1000})
 		if err != nil {
@@ -108,7 +113,7 @@ func newEnv(t testing.TB) *env {
 	e.globUsr, _ = us.Create(ctx, e.globex.ID, kanri.UserInput{Username: "gus", Email: "gus@globex.test", DisplayName: "Gus", Password: password})
 	handler := web.New(web.Config{
 		Deps:          d,
-		Services:      web.Services{Tenants: ts, Users: us, Auth: auth.New(d, h), Roles: roles},
+		Services:      web.Services{Tenants: ts, Users: us, Auth: auth.New(d, h), Roles: roles, Catalog: e.catalog},
 		SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
 	})
 	e.echo = handler.(*echo.Echo)

@@ -34,6 +34,9 @@ type Config struct {
 	// RepairGrace is how old a pending change of a user count must be
 	// before the repair settles it: longer than any create or delete takes.
 	RepairGrace time.Duration
+	// HealthInterval is how often the services of the catalog are checked;
+	// 0 turns the checks off.
+	HealthInterval time.Duration
 	// DebugAddr, when set, serves the Go profiler (net/http/pprof) on its
 	// own listener; keep it on a loopback or private address.
 	DebugAddr string
@@ -64,7 +67,7 @@ type setting struct {
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	var (
 		cfg                                                       Config
-		insecure, logLevel, storeBackend, bcryptCost, repairGrace string
+		insecure, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval string
 	)
 	settings := []setting{
 		{"addr", "KANRI_ADDR", ":8080", "address to listen on", &cfg.Addr},
@@ -79,6 +82,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"bootstrap-admin-email", "KANRI_BOOTSTRAP_ADMIN_EMAIL", "admin@example.com", "username and e-mail of the first administrator of the operator's tenant \"privileged\" (first start only)", &cfg.BootstrapEmail},
 		{"bootstrap-admin-password", "KANRI_BOOTSTRAP_ADMIN_PASSWORD", "", "password of the first administrator; generated and logged once when empty (first start only)", &cfg.BootstrapPassword},
 		{"bcrypt-cost", "KANRI_BCRYPT_COST", "12", "bcrypt cost of password hashes (12 per the spec; lower only in tests)", &bcryptCost},
+		{"health-interval", "KANRI_HEALTH_INTERVAL", "1m", "how often the health endpoints of the catalog's services are called; 0 turns the checks off", &healthInterval},
 		{"debug-addr", "KANRI_DEBUG_ADDR", "", "address of the Go profiler (/debug/pprof/), e.g. 127.0.0.1:6060; off when empty. Never expose it publicly", &cfg.DebugAddr},
 		{"repair-grace", "KANRI_REPAIR_GRACE", "2m", "how old a pending user-count change must be before the repair after a crash settles it", &repairGrace},
 	}
@@ -125,6 +129,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	cfg.BcryptCost = cost
 	if cfg.RepairGrace, err = time.ParseDuration(repairGrace); err != nil || cfg.RepairGrace < 0 {
 		errs = append(errs, fmt.Errorf("KANRI_REPAIR_GRACE: %q is not a duration such as 2m", repairGrace))
+	}
+	if cfg.HealthInterval, err = time.ParseDuration(healthInterval); err != nil || cfg.HealthInterval < 0 {
+		errs = append(errs, fmt.Errorf("KANRI_HEALTH_INTERVAL: %q is not a duration such as 1m (0 for no checks)", healthInterval))
 	}
 	if cfg.BootstrapPassword != "" {
 		if msg := kanri.CheckPassword(cfg.BootstrapPassword); msg != "" {

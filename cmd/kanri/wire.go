@@ -17,6 +17,7 @@ import (
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -40,6 +41,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 		log.Info("seeded the service catalog and role definitions", "written", n)
 	}
 	users := user.New(d, tenants, roles, hasher)
+	catalog := service.New(d)
 
 	generated, created, err := auth.Bootstrap(ctx, tenants, users, roles, cfg.BootstrapEmail, cfg.BootstrapPassword)
 	if err != nil {
@@ -68,13 +70,16 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	repair := worker{"repair user counts", func(ctx context.Context) error {
 		return tenants.RunRepair(ctx, repairInterval, cfg.RepairGrace)
 	}}
+	health := worker{"service health checks", func(ctx context.Context) error {
+		return catalog.RunHealth(ctx, cfg.HealthInterval)
+	}}
 	return web.New(web.Config{
 		Deps: d,
 		Services: web.Services{
-			Tenants: tenants, Users: users, Auth: auth.New(d, hasher), Roles: roles,
+			Tenants: tenants, Users: users, Auth: auth.New(d, hasher), Roles: roles, Catalog: catalog,
 		},
 		SessionSecret: secret,
-	}), []worker{repair}, nil
+	}), []worker{repair, health}, nil
 }
 
 // sessionSecret returns the secret of the session cookie: from

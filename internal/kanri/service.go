@@ -192,8 +192,8 @@ func (in *ServiceInput) Validate(id string, creating bool) error {
 	in.BaseURL, in.RoleEndpoint, in.HealthEndpoint = strings.TrimSpace(in.BaseURL), strings.TrimSpace(in.RoleEndpoint), strings.TrimSpace(in.HealthEndpoint)
 	in.Category, in.Icon = strings.TrimSpace(in.Category), strings.TrimSpace(in.Icon)
 	f := Fields{}
-	if creating && !slugPattern.MatchString(id) {
-		f["id"] = "validation.service_id"
+	if creating && (!slugPattern.MatchString(id) || id == "new" || id == "usage") {
+		f["id"] = "validation.service_id" // new and usage name pages of the catalog
 	}
 	if in.Name == "" || len([]rune(in.Name)) > 100 {
 		f["name"] = "validation.service_name"

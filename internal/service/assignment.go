@@ -176,7 +176,7 @@ func (s *Service) End(ctx context.Context, tenantID, serviceID string, seen kanr
 func (s *Service) Usable(ctx context.Context, tenantID, serviceID string) error {
 	a, err := s.Assignment(ctx, tenantID, serviceID)
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
-		return kanri.E(kanri.EFORBIDDEN, "services.not_assigned")
+		return kanri.E(kanri.EFORBIDDEN, "services.not_assigned_use")
 	} else if err != nil {
 		return err
 	}

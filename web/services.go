@@ -1,0 +1,324 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/service"
+	"github.com/kanri/kanri/views"
+)
+
+// usageMonths is how many months a service's usage page charts.
+const usageMonths = 12
+
+// listServices shows the operator's service catalog with each service's
+// health.
+func (s *Server) listServices(c echo.Context) error {
+	ctx := c.Request().Context()
+	svcs, err := s.Catalog.List(ctx)
+	if err != nil {
+		return err
+	}
+	checks, err := s.Catalog.Health(ctx)
+	if err != nil {
+		return err
+	}
+	rows := make([]views.CatalogRow, len(svcs))
+	for i, svc := range svcs {
+		rows[i] = views.CatalogRow{Service: svc, Health: service.HealthOf(svc, checks), BuiltIn: service.BuiltIn(svc.ID)}
+	}
+	return render(c, http.StatusOK, views.ServicesPage(s.page(c, "services.catalog", "catalog"), rows))
+}
+
+// serviceForm reads the service form.
+func serviceForm(c echo.Context) kanri.ServiceInput {
+	return kanri.ServiceInput{
+		Name: c.FormValue("name"), Description: c.FormValue("description"), Version: c.FormValue("version"),
+		BaseURL: c.FormValue("baseUrl"), RoleEndpoint: c.FormValue("roleEndpoint"), HealthEndpoint: c.FormValue("healthEndpoint"),
+		Category: c.FormValue("category"), Icon: c.FormValue("icon"),
+	}
+}
+
+// newService shows the empty service form.
+func (s *Server) newService(c echo.Context) error {
+	f := views.ServiceForm{}
+	f.Input = kanri.ServiceInput{Version: "1.0.0", HealthEndpoint: "/health"}
+	return render(c, http.StatusOK, views.ServiceFormPage(s.page(c, "services.new", "catalog"), f))
+}
+
+// createService adds an external service to the catalog.
+func (s *Server) createService(c echo.Context) error {
+	in, id := serviceForm(c), strings.TrimSpace(c.FormValue("id"))
+	svc, err := s.Catalog.Create(c.Request().Context(), id, in)
+	if err == nil {
+		return s.done(c, views.ServicesPath(), "services.created", svc.Name)
+	}
+	if !kanri.IsCode(err, kanri.EINVALID) {
+		return err
+	}
+	f := views.ServiceForm{NewID: id}
+	f.Input, f.Errors = in, views.Errors(kanri.ErrorFields(err))
+	return render(c, http.StatusUnprocessableEntity, views.ServiceFormPage(s.page(c, "services.new", "catalog"), f))
+}
+
+// editService shows a service's edit form.
+func (s *Server) editService(c echo.Context) error {
+	svc, err := s.Catalog.Get(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	f := views.ServiceForm{ID: svc.ID}
+	f.ETag, f.Input, f.Base = svc.ETag, service.InputOf(svc), service.InputOf(svc)
+	return render(c, http.StatusOK, views.ServiceFormPage(s.page(c, "services.edit", "catalog"), f))
+}
+
+// updateService saves a service edit; a stale one shows the stored version
+// next to the user's input.
+func (s *Server) updateService(c echo.Context) error {
+	ctx := c.Request().Context()
+	cur, err := s.Catalog.Get(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	in, etag := serviceForm(c), c.FormValue("etag")
+	saved, err := s.Catalog.Update(ctx, cur.ID, etag, in)
+	if err == nil {
+		return s.done(c, views.ServicesPath(), "services.updated", saved.Name)
+	}
+	f := views.ServiceForm{ID: cur.ID}
+	f.ETag, f.Input = etag, in
+	status, err := editFailed(&f.Edit, err, func() (*kanri.Service, error) { return s.Catalog.Get(ctx, cur.ID) }, service.InputOf)
+	if err != nil {
+		return err
+	}
+	return render(c, status, views.ServiceFormPage(s.page(c, "services.edit", "catalog"), f))
+}
+
+// deactivateService takes a service out of use.
+func (s *Server) deactivateService(c echo.Context) error {
+	return s.serviceAction(c, "services.deactivated", func(id string, seen kanri.Seen) (*kanri.Service, error) {
+		return s.Catalog.SetActive(c.Request().Context(), id, seen, false)
+	})
+}
+
+// reactivateService puts a service back in use.
+func (s *Server) reactivateService(c echo.Context) error {
+	return s.serviceAction(c, "services.reactivated", func(id string, seen kanri.Seen) (*kanri.Service, error) {
+		return s.Catalog.SetActive(c.Request().Context(), id, seen, true)
+	})
+}
+
+// deleteService removes an external service no tenant uses.
+func (s *Server) deleteService(c echo.Context) error {
+	return s.serviceAction(c, "services.deleted", func(id string, seen kanri.Seen) (*kanri.Service, error) {
+		return s.Catalog.Delete(c.Request().Context(), id, seen)
+	})
+}
+
+func (s *Server) serviceAction(c echo.Context, doneKey string, do func(id string, seen kanri.Seen) (*kanri.Service, error)) error {
+	return s.action(c, doneKey, views.ServicesPath(), func(seen kanri.Seen) (string, error) {
+		svc, err := do(c.Param("id"), seen)
+		if err != nil {
+			return "", err
+		}
+		return views.ServiceName(c.Request().Context(), svc.ID, svc.Name), nil
+	})
+}
+
+// servicesUsage shows every tenant's usage in one month.
+func (s *Server) servicesUsage(c echo.Context) error {
+	ctx := c.Request().Context()
+	period := c.QueryParam("period")
+	if _, err := time.Parse("2006-01", period); err != nil {
+		period = kanri.Period(s.Now())
+	}
+	usage, pg, err := listPage(c, views.ServicesUsagePath(), 50, func(token string, limit int) ([]*kanri.ServiceUsage, string, error) {
+		return s.Catalog.UsageAcrossTenants(ctx, period, limit, token)
+	})
+	if err != nil {
+		return err
+	}
+	rows := make([]views.UsageRow, len(usage))
+	for i, u := range usage {
+		rows[i] = views.UsageRow{TenantName: u.TenantID, Usage: u}
+		if t, err := s.Tenants.Get(ctx, u.TenantID); err == nil {
+			rows[i].TenantName = t.DisplayName
+		}
+	}
+	return render(c, http.StatusOK, views.ServicesUsagePage(s.page(c, "services.usage_all", "catalog"), period, rows, pg))
+}
+
+// listTenantServices shows a tenant's services: every service of the
+// catalog to the operator, who manages the assignments; the assigned ones
+// to the tenant's own people, read-only.
+func (s *Server) listTenantServices(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	svcs, err := s.Catalog.List(ctx)
+	if err != nil {
+		return err
+	}
+	checks, err := s.Catalog.Health(ctx)
+	if err != nil {
+		return err
+	}
+	assigned, err := s.Catalog.Assignments(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	usage, err := s.Catalog.UsageThisMonth(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	byService := map[string]*kanri.ServiceAssignment{}
+	for _, a := range assigned {
+		byService[a.ServiceID] = a
+	}
+	operator := can(c, role.ServicesUpdate)
+	var rows []views.TenantServiceRow
+	for _, svc := range svcs {
+		a := byService[svc.ID]
+		if a == nil && !operator {
+			continue
+		}
+		r := views.TenantServiceRow{Service: svc, Health: service.HealthOf(svc, checks), Assignment: a, Usage: usage[svc.ID]}
+		if a != nil {
+			r.Status = a.StatusAt(s.Now())
+		}
+		rows = append(rows, r)
+	}
+	return render(c, http.StatusOK, views.TenantServicesPage(s.page(c, "services.title", "services"), rows))
+}
+
+// tenantServiceUsage shows a tenant's use of one assigned service over the
+// last months.
+func (s *Server) tenantServiceUsage(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	a, err := s.Catalog.Assignment(ctx, t.ID, c.Param("service"))
+	if err != nil {
+		return err
+	}
+	svc, err := s.Catalog.Get(ctx, a.ServiceID)
+	if err != nil {
+		return err
+	}
+	now := s.Now()
+	months, err := s.Catalog.Usage(ctx, t.ID, svc.ID, now.AddDate(0, -(usageMonths-1), 0), now)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.ServiceUsagePage(s.page(c, "services.title", "services"), svc, a, a.StatusAt(now), months))
+}
+
+// assignmentForm reads the assignment form for a service.
+func assignmentForm(c echo.Context, serviceID string) kanri.AssignmentInput {
+	in := kanri.AssignmentInput{ServiceID: serviceID, ExpiresAt: c.FormValue("expiresAt"), ConfigJSON: c.FormValue("configJson")}
+	if fs := kanri.ConfigFields(serviceID); fs != nil {
+		in.Config = map[string]string{}
+		for _, f := range fs {
+			in.Config[f.Key] = c.FormValue("config." + f.Key)
+		}
+	}
+	return in
+}
+
+// editAssignment shows the form that assigns a service to the tenant, or
+// edits its assignment.
+func (s *Server) editAssignment(c echo.Context) error {
+	ctx := c.Request().Context()
+	svc, err := s.Catalog.Get(ctx, c.Param("service"))
+	if err != nil {
+		return err
+	}
+	f := views.AssignmentForm{Service: svc, Fields: kanri.ConfigFields(svc.ID)}
+	f.Input = kanri.AssignmentInput{ServiceID: svc.ID}
+	a, err := s.Catalog.Assignment(ctx, routeTenant(c).ID, svc.ID)
+	switch {
+	case err == nil:
+		f.Assigned, f.ETag, f.Input, f.Base = true, a.ETag, service.AssignmentInputOf(a), service.AssignmentInputOf(a)
+	case !kanri.IsCode(err, kanri.ENOTFOUND):
+		return err
+	}
+	return render(c, http.StatusOK, views.AssignmentFormPage(s.page(c, "services.title", "services"), f))
+}
+
+// saveAssignment assigns the service (the form had no ETag) or saves an
+// edit of its assignment.
+func (s *Server) saveAssignment(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	svc, err := s.Catalog.Get(ctx, c.Param("service"))
+	if err != nil {
+		return err
+	}
+	name := views.ServiceName(ctx, svc.ID, svc.Name)
+	in, etag := assignmentForm(c, svc.ID), c.FormValue("etag")
+	if etag == "" {
+		var created bool
+		if _, created, err = s.Catalog.Assign(ctx, t.ID, in); err == nil {
+			key := "services.assigned"
+			if !created {
+				key = "services.already_assigned"
+			}
+			return s.done(c, views.TenantServicesPath(t.ID), key, name)
+		}
+	} else if _, err = s.Catalog.UpdateAssignment(ctx, t.ID, svc.ID, etag, in); err == nil {
+		return s.done(c, views.TenantServicesPath(t.ID), "services.assignment_saved", name)
+	}
+	f := views.AssignmentForm{Service: svc, Fields: kanri.ConfigFields(svc.ID), Assigned: etag != ""}
+	f.ETag, f.Input = etag, in
+	status, err := editFailed(&f.Edit, err, func() (*kanri.ServiceAssignment, error) { return s.Catalog.Assignment(ctx, t.ID, svc.ID) }, service.AssignmentInputOf)
+	if err != nil {
+		return err
+	}
+	return render(c, status, views.AssignmentFormPage(s.page(c, "services.title", "services"), f))
+}
+
+// suspendAssignment suspends the tenant's use of a service.
+func (s *Server) suspendAssignment(c echo.Context) error {
+	return s.assignmentAction(c, "services.suspended", s.Catalog.Suspend)
+}
+
+// reactivateAssignment lets the tenant use a suspended service again.
+func (s *Server) reactivateAssignment(c echo.Context) error {
+	return s.assignmentAction(c, "services.reactivated_assignment", s.Catalog.Reactivate)
+}
+
+// endAssignment removes the service from the tenant.
+func (s *Server) endAssignment(c echo.Context) error {
+	return s.assignmentAction(c, "services.ended", s.Catalog.End)
+}
+
+func (s *Server) assignmentAction(c echo.Context, doneKey string, do func(ctx context.Context, tenantID, serviceID string, seen kanri.Seen) (*kanri.ServiceAssignment, error)) error {
+	t := routeTenant(c)
+	return s.action(c, doneKey, views.TenantServicesPath(t.ID), func(seen kanri.Seen) (string, error) {
+		ctx := c.Request().Context()
+		a, err := do(ctx, t.ID, c.Param("service"), seen)
+		if err != nil {
+			return "", err
+		}
+		return views.ServiceName(ctx, a.ServiceID, a.ServiceID), nil
+	})
+}
+
+// usable lets a request through only while its tenant may use the
+// service: the routes of a service's features (files, messaging, backups,
+// the API) are declared with it, so that a suspended or expired assignment
+// takes their pages away. It answers 403 with the reason.
+func (s *Server) usable(serviceID string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if err := s.Catalog.Usable(c.Request().Context(), routeTenant(c).ID, serviceID); err != nil {
+				return err
+			}
+			return next(c)
+		}
+	}
+}
