@@ -66,7 +66,7 @@ type setting struct {
 // flag.ErrHelp after printing the help for -h or --help.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	var (
-		cfg                                                       Config
+		cfg                                                                       Config
 		insecure, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval string
 	)
 	settings := []setting{
