@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
@@ -184,3 +185,26 @@ func between(s, from, to string) string {
 	v, _, _ := strings.Cut(after, to)
 	return html.UnescapeString(v)
 }
+
+// TestTenantWithActiveServicesIsNotDeleted checks spec §9.2: a tenant
+// with an active (and unexpired) service assignment cannot be deleted.
+func TestTenantWithActiveServicesIsNotDeleted(t *testing.T) {
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
+	ten, err := e.tenants.Create(ctx, kanri.TenantInput{Name: "empty", DisplayName: "Empty", Plan: kanri.PlanFree, MaxUsers: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.catalog.Assign(ctx, ten.ID, kanri.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: kanri.Period(e.clock.Now().AddDate(0, 2, 0)) + "-01"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.tenants.Delete(ctx, ten.ID, kanri.Seen{}); !hasKey(err, "error.tenant_has_assignments") {
+		t.Errorf("delete with an active service: got %v, want error.tenant_has_assignments", err)
+	}
+	e.clock.Advance(100 * 24 * time.Hour) // past the expiry
+	if _, err := e.tenants.Delete(ctx, ten.ID, kanri.Seen{}); err != nil {
+		t.Errorf("delete once the assignment expired: %v", err)
+	}
+}
+
+func hasKey(err error, key string) bool { k, _ := kanri.ErrorMessage(err); return k == key }

@@ -271,12 +271,16 @@ func (s *Service) checkEmpty(ctx context.Context, id string) error {
 	if len(users) > 0 {
 		return kanri.E(kanri.ECONFLICT, "error.tenant_has_users")
 	}
-	assignments, _, err := ten.ServiceAssignments().Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("status", kanri.AssignmentActive)}, Limit: 1})
+	// A tenant has a few assignments at most; one past its expiry no
+	// longer counts, whatever its stored status.
+	assignments, err := ten.ServiceAssignments().All(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("status", kanri.AssignmentActive)}})
 	if err != nil {
 		return err
 	}
-	if len(assignments) > 0 {
-		return kanri.E(kanri.ECONFLICT, "error.tenant_has_assignments")
+	for _, a := range assignments {
+		if a.StatusAt(s.Now()) == kanri.AssignmentActive {
+			return kanri.E(kanri.ECONFLICT, "error.tenant_has_assignments")
+		}
 	}
 	return nil
 }
