@@ -13,6 +13,7 @@ import (
 	"github.com/kanri/kanri/internal/user"
 
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/domain"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 )
@@ -185,6 +186,13 @@ func (e *env) target(t *testing.T, path string) (string, url.Values) {
 		id := ""
 		if strings.HasPrefix(path, "/services/") {
 			id = svc
+		} else if strings.HasPrefix(path, "/t/:tenant/domains/") {
+			d, err := e.domains.Add(ctx, e.acme.ID, fmt.Sprintf("m%d.example.com", n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.dns.Set(domain.RecordName(d.Domain), d.VerificationToken)
+			id = d.ID
 		} else if strings.HasPrefix(path, "/tenants/") {
 			ten, err := e.tenants.Create(ctx, kanri.TenantInput{Name: fmt.Sprintf("matrix%d", n), DisplayName: "M", Plan: kanri.PlanFree, MaxUsers: 5})
 			if err != nil {

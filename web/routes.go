@@ -106,6 +106,11 @@ func (s *Server) routes(e *echo.Echo) {
 		{t, http.MethodPost, "/services/:service/reactivate", role.ServicesUpdate, s.reactivateAssignment},
 		{t, http.MethodPost, "/services/:service/end", role.ServicesUpdate, s.endAssignment},
 
+		{t, http.MethodGet, "/domains", role.DomainsRead, s.listDomains},
+		{t, http.MethodPost, "/domains", role.DomainsCreate, s.addDomain},
+		{t, http.MethodPost, "/domains/:id/verify", role.DomainsUpdate, s.verifyDomain},
+		{t, http.MethodPost, "/domains/:id/delete", role.DomainsDelete, s.deleteDomain},
+
 		{t, http.MethodGet, "/audit", role.AuditRead, s.listAudit},
 		{t, http.MethodGet, "/audit.csv", role.AuditRead, s.streaming(exportTimeout, s.exportAudit)},
 	} {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/domain"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/tenant"
@@ -34,6 +35,8 @@ type Services struct {
 	// Catalog is the service catalog, the tenants' service assignments
 	// and their usage.
 	Catalog *service.Service
+	// Domains are the tenants' e-mail domains.
+	Domains *domain.Service
 }
 
 // Config holds the web layer's dependencies.

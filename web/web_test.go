@@ -27,6 +27,8 @@ import (
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/domain/dnstest"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
@@ -61,6 +63,8 @@ type env struct {
 	users     *user.Service
 	roles     *role.Service
 	catalog   *service.Service
+	domains   *domain.Service
+	dns       *dnstest.Server
 	clock     *clock
 	acme      *kanri.Tenant
 	globex    *kanri.Tenant
@@ -90,7 +94,9 @@ func newEnv(t testing.TB) *env {
 	if _, _, err := auth.Bootstrap(ctx, ts, us, roles, adminEmail, password); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{st: st, tenants: ts, users: us, roles: roles, catalog: service.New(d), clock: clk}
+	e := &env{st: st, tenants: ts, users: us, roles: roles, catalog: service.New(d), clock: clk, dns: dnstest.Start(t)}
+	e.domains = domain.New(d, domain.NewResolver(e.dns.Addr))
+	e.domains.Timeout = 300 * time.Millisecond
 	for _, name := range []string{"acme", "globex"} {
 		ten, err := ts.Create(ctx, kanri.TenantInput{Name: name, DisplayName: name, Plan: kanri.PlanStandard, MaxUsers: 1000})
 		if err != nil {
@@ -113,7 +119,7 @@ func newEnv(t testing.TB) *env {
 	e.globUsr, _ = us.Create(ctx, e.globex.ID, kanri.UserInput{Username: "gus", Email: "gus@globex.test", DisplayName: "Gus", Password: password})
 	handler := web.New(web.Config{
 		Deps:          d,
-		Services:      web.Services{Tenants: ts, Users: us, Auth: auth.New(d, h), Roles: roles, Catalog: e.catalog},
+		Services:      web.Services{Tenants: ts, Users: us, Auth: auth.New(d, h), Roles: roles, Catalog: e.catalog, Domains: e.domains},
 		SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
 	})
 	e.echo = handler.(*echo.Echo)

@@ -37,6 +37,12 @@ type Config struct {
 	// HealthInterval is how often the services of the catalog are checked;
 	// 0 turns the checks off.
 	HealthInterval time.Duration
+	// DNSServer is the DNS server domain verification asks (host:port);
+	// empty for the system's resolver.
+	DNSServer string
+	// DomainRecheck is how often verified domains are looked up again; 0
+	// turns it off.
+	DomainRecheck time.Duration
 	// DebugAddr, when set, serves the Go profiler (net/http/pprof) on its
 	// own listener; keep it on a loopback or private address.
 	DebugAddr string
@@ -66,8 +72,8 @@ type setting struct {
 // flag.ErrHelp after printing the help for -h or --help.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	var (
-		cfg                                                                       Config
-		insecure, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval string
+		cfg                                                                                      Config
+		insecure, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck string
 	)
 	settings := []setting{
 		{"addr", "KANRI_ADDR", ":8080", "address to listen on", &cfg.Addr},
@@ -83,6 +89,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"bootstrap-admin-password", "KANRI_BOOTSTRAP_ADMIN_PASSWORD", "", "password of the first administrator; generated and logged once when empty (first start only)", &cfg.BootstrapPassword},
 		{"bcrypt-cost", "KANRI_BCRYPT_COST", "12", "bcrypt cost of password hashes (12 per the spec; lower only in tests)", &bcryptCost},
 		{"health-interval", "KANRI_HEALTH_INTERVAL", "1m", "how often the health endpoints of the catalog's services are called; 0 turns the checks off", &healthInterval},
+		{"dns-server", "KANRI_DNS_SERVER", "", "DNS server (host or host:port) that domain verification asks; the system's resolver when empty", &cfg.DNSServer},
+		{"domain-recheck-interval", "KANRI_DOMAIN_RECHECK_INTERVAL", "6h", "how often the TXT records of verified domains are looked up again; 0 turns it off", &domainRecheck},
 		{"debug-addr", "KANRI_DEBUG_ADDR", "", "address of the Go profiler (/debug/pprof/), e.g. 127.0.0.1:6060; off when empty. Never expose it publicly", &cfg.DebugAddr},
 		{"repair-grace", "KANRI_REPAIR_GRACE", "2m", "how old a pending user-count change must be before the repair after a crash settles it", &repairGrace},
 	}
@@ -132,6 +140,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	}
 	if cfg.HealthInterval, err = time.ParseDuration(healthInterval); err != nil || cfg.HealthInterval < 0 {
 		errs = append(errs, fmt.Errorf("KANRI_HEALTH_INTERVAL: %q is not a duration such as 1m (0 for no checks)", healthInterval))
+	}
+	if cfg.DomainRecheck, err = time.ParseDuration(domainRecheck); err != nil || cfg.DomainRecheck < 0 {
+		errs = append(errs, fmt.Errorf("KANRI_DOMAIN_RECHECK_INTERVAL: %q is not a duration such as 6h (0 for none)", domainRecheck))
 	}
 	if cfg.BootstrapPassword != "" {
 		if msg := kanri.CheckPassword(cfg.BootstrapPassword); msg != "" {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/domain"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
@@ -42,6 +43,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	}
 	users := user.New(d, tenants, roles, hasher)
 	catalog := service.New(d)
+	domains := domain.New(d, domain.NewResolver(cfg.DNSServer))
 
 	generated, created, err := auth.Bootstrap(ctx, tenants, users, roles, cfg.BootstrapEmail, cfg.BootstrapPassword)
 	if err != nil {
@@ -73,13 +75,16 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	health := worker{"service health checks", func(ctx context.Context) error {
 		return catalog.RunHealth(ctx, cfg.HealthInterval)
 	}}
+	recheck := worker{"domain re-checks", func(ctx context.Context) error {
+		return domains.RunRecheck(ctx, cfg.DomainRecheck)
+	}}
 	return web.New(web.Config{
 		Deps: d,
 		Services: web.Services{
-			Tenants: tenants, Users: users, Auth: auth.New(d, hasher), Roles: roles, Catalog: catalog,
+			Tenants: tenants, Users: users, Auth: auth.New(d, hasher), Roles: roles, Catalog: catalog, Domains: domains,
 		},
 		SessionSecret: secret,
-	}), []worker{repair, health}, nil
+	}), []worker{repair, health, recheck}, nil
 }
 
 // sessionSecret returns the secret of the session cookie: from

@@ -10,6 +10,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/domain/dnstest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -42,7 +43,7 @@ func TestNormalize(t *testing.T) {
 type fixture struct {
 	ctx context.Context
 	svc *domain.Service
-	dns *dnsServer
+	dns *dnstest.Server
 	now time.Time
 }
 
@@ -53,7 +54,7 @@ func setup(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ds.Close() })
-	f := &fixture{dns: startDNS(t), now: time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)}
+	f := &fixture{dns: dnstest.Start(t), now: time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)}
 	d := app.NewDeps(store.New(ds, nil), nil, func() time.Time { return f.now })
 	f.svc = domain.New(d, domain.NewResolver(f.dns.Addr))
 	f.svc.Timeout = 300 * time.Millisecond
@@ -84,8 +85,8 @@ func TestVerify(t *testing.T) {
 		wantKey string
 	}{
 		{"missing", func() {}, "domains.record_missing"},
-		{"wrong", func() { f.dns.set(name, "kanri-verify-someoneelse") }, "domains.record_mismatch"},
-		{"timeout", func() { f.dns.dropQueries(name) }, "domains.lookup_failed"},
+		{"wrong", func() { f.dns.Set(name, "kanri-verify-someoneelse") }, "domains.record_mismatch"},
+		{"timeout", func() { f.dns.Drop(name, true) }, "domains.lookup_failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.prepare()
@@ -98,17 +99,15 @@ func TestVerify(t *testing.T) {
 			}
 		})
 	}
-	f.dns.mu.Lock()
-	delete(f.dns.drop, name+".")
-	f.dns.mu.Unlock()
+	f.dns.Drop(name, false)
 	// The wrong record's message says what was found.
-	f.dns.set(name, "v=spf1 -all", "kanri-verify-old")
+	f.dns.Set(name, "v=spf1 -all", "kanri-verify-old")
 	_, args := kanri.ErrorMessage(verify())
 	if len(args) != 3 || args[1] != `"v=spf1 -all", "kanri-verify-old"` {
 		t.Errorf("mismatch message args: got %v", args)
 	}
 	// Among several records, the right one verifies.
-	f.dns.set(name, "v=spf1 -all", d.VerificationToken)
+	f.dns.Set(name, "v=spf1 -all", d.VerificationToken)
 	if err := verify(); err != nil {
 		t.Fatalf("verify: %v", err)
 	}
@@ -123,7 +122,7 @@ func TestVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.dns.set(name, d.VerificationToken, other.VerificationToken)
+	f.dns.Set(name, d.VerificationToken, other.VerificationToken)
 	_, err = f.svc.Verify(f.ctx, "tenant_globex", other.ID, kanri.Seen{})
 	if key, _ := kanri.ErrorMessage(err); key != "domains.claimed_elsewhere" {
 		t.Errorf("second tenant: got %v, want domains.claimed_elsewhere", err)
@@ -141,7 +140,7 @@ func TestRecheckFlagsAMissingRecord(t *testing.T) {
 	f := setup(t)
 	d, _ := f.svc.Add(f.ctx, "tenant_acme", "example.org")
 	name := domain.RecordName("example.org")
-	f.dns.set(name, d.VerificationToken)
+	f.dns.Set(name, d.VerificationToken)
 	if _, err := f.svc.Verify(f.ctx, "tenant_acme", d.ID, kanri.Seen{}); err != nil {
 		t.Fatal(err)
 	}
@@ -156,14 +155,12 @@ func TestRecheckFlagsAMissingRecord(t *testing.T) {
 		}
 	}
 	check("verified")
-	f.dns.set(name) // the record is removed
+	f.dns.Set(name) // the record is removed
 	f.now = f.now.Add(time.Hour)
 	check("missing")
-	f.dns.dropQueries(name) // a failed lookup changes nothing
+	f.dns.Drop(name, true) // a failed lookup changes nothing
 	check("missing")
-	f.dns.mu.Lock()
-	delete(f.dns.drop, name+".")
-	f.dns.mu.Unlock()
-	f.dns.set(name, d.VerificationToken)
+	f.dns.Drop(name, false)
+	f.dns.Set(name, d.VerificationToken)
 	check("verified")
 }

@@ -1,4 +1,7 @@
-package domain_test
+// Package dnstest runs a real DNS server on 127.0.0.1 for tests, serving
+// the TXT records a test sets, so that domain verification is tested
+// against DNS as it is on the wire.
+package dnstest
 
 import (
 	"net"
@@ -9,22 +12,23 @@ import (
 	"github.com/miekg/dns"
 )
 
-// dnsServer is a real DNS server on 127.0.0.1 serving the TXT records a
+// Server is a real DNS server on 127.0.0.1 serving the TXT records a
 // test sets. Names it was told to drop get no answer at all (a timeout).
-type dnsServer struct {
+type Server struct {
 	Addr string
 	mu   sync.Mutex
 	txt  map[string][]string
 	drop map[string]bool
 }
 
-func startDNS(t *testing.T) *dnsServer {
+// Start starts a server that stops when the test ends.
+func Start(t testing.TB) *Server {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &dnsServer{Addr: pc.LocalAddr().String(), txt: map[string][]string{}, drop: map[string]bool{}}
+	s := &Server{Addr: pc.LocalAddr().String(), txt: map[string][]string{}, drop: map[string]bool{}}
 	srv := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(s.serve)}
 	started := make(chan struct{})
 	srv.NotifyStartedFunc = func() { close(started) }
@@ -34,20 +38,22 @@ func startDNS(t *testing.T) *dnsServer {
 	return s
 }
 
-// set replaces the TXT values of name (nil removes the record).
-func (s *dnsServer) set(name string, values ...string) {
+// Set replaces the TXT values of name (none removes the record).
+func (s *Server) Set(name string, values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.txt[dns.Fqdn(strings.ToLower(name))] = values
 }
 
-func (s *dnsServer) dropQueries(name string) {
+// Drop makes the server leave queries for name unanswered (or answer them
+// again, when drop is false), as a server that times out.
+func (s *Server) Drop(name string, drop bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.drop[dns.Fqdn(strings.ToLower(name))] = true
+	s.drop[dns.Fqdn(strings.ToLower(name))] = drop
 }
 
-func (s *dnsServer) serve(w dns.ResponseWriter, r *dns.Msg) {
+func (s *Server) serve(w dns.ResponseWriter, r *dns.Msg) {
 	q := r.Question[0]
 	name := strings.ToLower(q.Name)
 	s.mu.Lock()

@@ -1,0 +1,70 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/views"
+)
+
+// listDomains shows a tenant's domains.
+func (s *Server) listDomains(c echo.Context) error {
+	return s.showDomains(c, http.StatusOK, "", nil)
+}
+
+// showDomains renders the domains page, with the add form's input and
+// errors after a failed add.
+func (s *Server) showDomains(c echo.Context, status int, input string, errs views.Errors) error {
+	t := routeTenant(c)
+	all, err := s.Domains.List(c.Request().Context(), t.ID)
+	if err != nil {
+		return err
+	}
+	rows := make([]views.DomainRow, len(all))
+	for i, d := range all {
+		rows[i] = views.DomainRow{Domain: d, Display: domain.Display(d.Domain), State: domain.State(d), Record: domain.RecordName(d.Domain)}
+	}
+	return render(c, status, views.DomainsPage(s.page(c, "domains.title", "domains"), rows, input, errs))
+}
+
+// addDomain adds a domain to the tenant, or shows the page again with the
+// input and its error.
+func (s *Server) addDomain(c echo.Context) error {
+	input := c.FormValue("domain")
+	d, err := s.Domains.Add(c.Request().Context(), routeTenant(c).ID, input)
+	if err == nil {
+		return s.done(c, views.DomainsPath(routeTenant(c).ID), "domains.added", d.Domain, domain.RecordName(d.Domain))
+	}
+	if !kanri.IsCode(err, kanri.EINVALID) {
+		return err
+	}
+	return s.showDomains(c, http.StatusUnprocessableEntity, input, views.Errors(kanri.ErrorFields(err)))
+}
+
+// verifyDomain looks the domain's TXT record up; what was found instead is
+// shown on the page when it does not hold the token.
+func (s *Server) verifyDomain(c echo.Context) error {
+	t := routeTenant(c)
+	return s.action(c, "domains.verified", views.DomainsPath(t.ID), func(seen kanri.Seen) (string, error) {
+		d, err := s.Domains.Verify(c.Request().Context(), t.ID, c.Param("id"), seen)
+		if err != nil {
+			return "", err
+		}
+		return d.Domain, nil
+	})
+}
+
+// deleteDomain removes a domain from the tenant.
+func (s *Server) deleteDomain(c echo.Context) error {
+	t := routeTenant(c)
+	return s.action(c, "domains.deleted", views.DomainsPath(t.ID), func(seen kanri.Seen) (string, error) {
+		d, err := s.Domains.Delete(c.Request().Context(), t.ID, c.Param("id"), seen)
+		if err != nil {
+			return "", err
+		}
+		return d.Domain, nil
+	})
+}

@@ -1,0 +1,89 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+func TestDomainPages(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	base := "/t/" + e.acme.ID + "/domains"
+
+	_, body := admin.get(base)
+	if !strings.Contains(body, `data-testid="domains-none"`) {
+		t.Error("no empty state")
+	}
+	// A public suffix is refused; the input is kept.
+	resp, body := admin.post(base, url.Values{"domain": {"co.jp"}})
+	wantStatus(t, "public suffix", resp, http.StatusUnprocessableEntity)
+	if !strings.Contains(body, `data-testid="field-error-domain"`) || !strings.Contains(body, `value="co.jp"`) {
+		t.Error("the refusal is not shown with the input")
+	}
+	resp, _ = admin.post(base, url.Values{"domain": {"https://Acme.Example/about"}})
+	wantStatus(t, "add", resp, http.StatusSeeOther)
+	d, err := e.domains.Get(context.Background(), e.acme.ID, kanri.DomainID("acme.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body = admin.get(base)
+	for _, want := range []string{`data-testid="domain-row-acme.example" data-state="pending"`, `>_kanri-challenge.acme.example<`, ">" + d.VerificationToken + "<"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("domains page: no %s", want)
+		}
+	}
+
+	// A wrong record: the page says what was found.
+	e.dns.Set(domain.RecordName("acme.example"), "something-else")
+	resp, _ = admin.post(base+"/"+d.ID+"/verify", url.Values{"etag": {d.ETag}, "state": {"pending"}})
+	wantStatus(t, "verify with a wrong record", resp, http.StatusSeeOther)
+	_, body = admin.get(base)
+	if !strings.Contains(body, `holds &#34;something-else&#34;, not the expected value `+d.VerificationToken) {
+		t.Error("the wrong record is not reported")
+	}
+	e.dns.Set(domain.RecordName("acme.example"), d.VerificationToken)
+	resp, _ = admin.post(base+"/"+d.ID+"/verify", url.Values{"etag": {d.ETag}, "state": {"pending"}})
+	wantStatus(t, "verify", resp, http.StatusSeeOther)
+	_, body = admin.get(base)
+	if !strings.Contains(body, `data-testid="domain-row-acme.example" data-state="verified"`) {
+		t.Error("the domain is not shown verified")
+	}
+
+	// globex can neither see nor touch acme's domain, and cannot verify
+	// it for itself.
+	gl := e.client(t).signIn("globex", "admin")
+	resp, _ = gl.get(base)
+	wantStatus(t, "globex opens acme's domains", resp, http.StatusNotFound)
+	resp, _ = gl.post("/t/"+e.globex.ID+"/domains/"+d.ID+"/delete", nil)
+	wantStatus(t, "globex deletes acme's domain id", resp, http.StatusNotFound)
+	resp, _ = gl.post("/t/"+e.globex.ID+"/domains", url.Values{"domain": {"acme.example"}})
+	wantStatus(t, "globex adds acme.example", resp, http.StatusSeeOther)
+	g, _ := e.domains.Get(context.Background(), e.globex.ID, kanri.DomainID("acme.example"))
+	e.dns.Set(domain.RecordName("acme.example"), d.VerificationToken, g.VerificationToken)
+	gl.post("/t/"+e.globex.ID+"/domains/"+g.ID+"/verify", nil)
+	_, body = gl.get("/t/" + e.globex.ID + "/domains")
+	if !strings.Contains(body, "already verified by another organisation") {
+		t.Error("globex is not told the domain is taken")
+	}
+	if strings.Contains(body, "acme") && strings.Contains(body, e.acme.ID) {
+		t.Error("globex's page names acme")
+	}
+
+	// Deleting asks first (the form carries a confirmation) and works.
+	_, body = admin.get(base)
+	if !strings.Contains(body, `data-confirm="Remove this domain`) {
+		t.Error("delete does not ask for confirmation")
+	}
+	d, _ = e.domains.Get(context.Background(), e.acme.ID, d.ID)
+	resp, _ = admin.post(base+"/"+d.ID+"/delete", url.Values{"etag": {d.ETag}, "state": {"verified"}})
+	wantStatus(t, "delete", resp, http.StatusSeeOther)
+	if _, err := e.domains.Get(context.Background(), e.acme.ID, d.ID); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Errorf("after delete: %v", err)
+	}
+}
