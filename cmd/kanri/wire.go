@@ -59,8 +59,8 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	}
 	// Before serving: users created meanwhile would not see the addresses
 	// of existing users reserved yet.
-	if err := users.ReserveExistingEmails(ctx); err != nil {
-		return nil, nil, fmt.Errorf("reserve the e-mail addresses of existing users: %w", err)
+	if err := users.UpgradeExistingUsers(ctx); err != nil {
+		return nil, nil, fmt.Errorf("upgrade existing users: %w", err)
 	}
 	secret, err := sessionSecret(cfg)
 	if err != nil {

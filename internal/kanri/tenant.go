@@ -47,6 +47,13 @@ type TenantMetadata struct {
 // (spec §3.1.2: "tenant_" + the name as a slug).
 func TenantIDFromName(name string) string { return "tenant_" + name }
 
+// TenantUserID returns the id of a user's membership record.
+func TenantUserID(userID string) string { return "tenant_user_" + strings.TrimPrefix(userID, "user_") }
+
+// MemberRole is the membership role of a tenant's users (spec §3.2);
+// what a user may do comes from their role assignments.
+const MemberRole = "member"
+
 // TenantUser links a user to a tenant with a membership role (spec §3.2).
 type TenantUser struct {
 	Doc

@@ -332,17 +332,25 @@ func (s *Service) Changeable(ctx context.Context, id string, seen kanri.Seen) (*
 
 // ChangeUserCount adds delta (+1 or -1) to the tenant's userCount for a
 // user about to be created or deleted, refusing to go past maxUsers, and
-// returns the tenant as saved. The count and a pending UserCountChange are
-// written in one transaction: SettleUserCount removes it once the user
-// write is made, UndoUserCount reverses the count if it was not, and
-// RepairUserCounts does either for a change a crash left behind. It is
-// exact under concurrent callers: each retry starts from the stored count.
+// returns the tenant as saved. The user's membership record (TenantUser,
+// spec §3.2) is created or removed with it. The count, the membership and
+// a pending UserCountChange are written in one transaction of the tenant
+// container: SettleUserCount removes the pending change once the user
+// write (in the auth container) is made, UndoUserCount reverses count and
+// membership if it was not, and RepairUserCounts does either for a change
+// a crash left behind, so a user and its membership never disagree for
+// longer than the repair's grace. It is exact under concurrent callers:
+// each retry starts from the stored count.
 func (s *Service) ChangeUserCount(ctx context.Context, id, userID string, delta int) (*kanri.Tenant, error) {
 	ten := s.Store.Tenant(id)
 	change := &kanri.UserCountChange{
 		Doc: kanri.Doc{ID: kanri.UserCountChangeID(userID, delta)}, UserID: userID, Delta: delta, CreatedAt: kanri.NewTime(s.Now()),
 	}
 	changeOp, err := changes(ten).Op(docstore.OpCreate, change)
+	if err != nil {
+		return nil, err
+	}
+	memberOps, err := s.membershipOps(ctx, ten, userID, delta > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +367,7 @@ func (s *Service) ChangeUserCount(ctx context.Context, id, userID string, delta 
 			return nil, kanri.E(kanri.ECONFLICT, "error.user_limit")
 		}
 		t.UserCount = max(0, n)
-		err = s.saveWith(ctx, t, changeOp)
+		err = s.saveWith(ctx, t, append([]docstore.Op{changeOp}, memberOps...)...)
 		if kanri.IsCode(err, kanri.ESTALE) {
 			continue
 		}
@@ -392,8 +400,28 @@ func (s *Service) UndoUserCount(ctx context.Context, id, userID string, delta in
 	}
 }
 
-// undo reverses the pending change c: its count and its record go in one
-// transaction.
+// membershipOps returns the operations that make the user's membership
+// record exist (member) or not: none when it already is so.
+func (s *Service) membershipOps(ctx context.Context, ten store.Tenant, userID string, member bool) ([]docstore.Op, error) {
+	repo := ten.TenantUsers()
+	cur, err := repo.Get(ctx, kanri.TenantUserID(userID))
+	switch {
+	case err != nil && !kanri.IsCode(err, kanri.ENOTFOUND):
+		return nil, err
+	case member && err != nil:
+		op, err := repo.Op(docstore.OpUpsert, &kanri.TenantUser{
+			Doc: kanri.Doc{ID: kanri.TenantUserID(userID)}, UserID: userID, Role: kanri.MemberRole,
+			AssignedBy: audit.ActorFrom(ctx).UserID, AssignedAt: kanri.NewTime(s.Now()),
+		})
+		return []docstore.Op{op}, err
+	case !member && err == nil:
+		return []docstore.Op{{Kind: docstore.OpDelete, ID: cur.ID}}, nil
+	}
+	return nil, nil
+}
+
+// undo reverses the pending change c: its count, the membership and its
+// record go in one transaction.
 func (s *Service) undo(ctx context.Context, c *kanri.UserCountChange) error {
 	ten := s.Store.Tenant(c.TenantID)
 	for range 50 {
@@ -401,8 +429,12 @@ func (s *Service) undo(ctx context.Context, c *kanri.UserCountChange) error {
 		if err != nil {
 			return err
 		}
+		memberOps, err := s.membershipOps(ctx, ten, c.UserID, c.Delta < 0)
+		if err != nil {
+			return err
+		}
 		t.UserCount = max(0, t.UserCount-c.Delta)
-		err = s.saveWith(ctx, t, docstore.Op{Kind: docstore.OpDelete, ID: c.ID, IfMatch: c.ETag})
+		err = s.saveWith(ctx, t, append([]docstore.Op{{Kind: docstore.OpDelete, ID: c.ID, IfMatch: c.ETag}}, memberOps...)...)
 		if !kanri.IsCode(err, kanri.ESTALE) {
 			return err
 		}

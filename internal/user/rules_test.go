@@ -380,7 +380,7 @@ func TestExistingUsersGetTheirEmailsReserved(t *testing.T) {
 		t.Errorf("the owner's address: got %v, want taken", err)
 	}
 	for range 2 {
-		if err := f.users.ReserveExistingEmails(f.ctx); err != nil {
+		if err := f.users.UpgradeExistingUsers(f.ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

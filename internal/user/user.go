@@ -540,12 +540,18 @@ func (s *Service) reserveChunk(ctx context.Context, ten store.Tenant, users []*k
 // once, by ReserveExistingEmails.
 const migrationEmails = "migration_email_addresses"
 
-// ReserveExistingEmails reserves the e-mail addresses of the users created
-// before addresses were reserved, once per tenant. Two such users of one
-// tenant sharing an address cannot both keep it reserved: the second is
-// logged, for an administrator to correct. It is a one-off worker of the
-// server's start, before it serves.
-func (s *Service) ReserveExistingEmails(ctx context.Context) error {
+// migrationMemberships marks a tenant whose users all have their
+// membership record: the users created before memberships were kept get
+// theirs once, by UpgradeExistingUsers.
+const migrationMemberships = "migration_memberships"
+
+// UpgradeExistingUsers brings the users created by earlier versions up to
+// what this one keeps for every user, once per tenant: their e-mail
+// address reserved, and their membership record (TenantUser). Two such
+// users of one tenant sharing an address cannot both keep it reserved: the
+// second is logged, for an administrator to correct. It is a one-off
+// worker of the server's start, before it serves.
+func (s *Service) UpgradeExistingUsers(ctx context.Context) error {
 	token := ""
 	for {
 		tenants, next, err := s.tenants.List(ctx, tenant.ListFilter{Status: "all", Limit: 100, Continuation: token})
@@ -556,12 +562,74 @@ func (s *Service) ReserveExistingEmails(ctx context.Context) error {
 			if err := s.reserveEmails(ctx, t.ID); err != nil {
 				return err
 			}
+			if err := s.addMemberships(ctx, t.ID); err != nil {
+				return err
+			}
 		}
 		if next == "" {
 			return nil
 		}
 		token = next
 	}
+}
+
+// addMemberships gives every counted (not deleted) user of a tenant that
+// has none its membership record.
+func (s *Service) addMemberships(ctx context.Context, tenantID string) error {
+	ten := s.Store.Tenant(tenantID)
+	marks := store.Of[kanri.Migration](ten, docstore.Tenant, kanri.TypeMigration)
+	if _, err := marks.Get(ctx, migrationMemberships); err == nil {
+		return nil
+	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
+		return err
+	}
+	q := docstore.Query{Where: []docstore.Filter{notDeleted()}, Limit: 100}
+	added := 0
+	for {
+		users, next, err := ten.Users().Query(ctx, q)
+		if err != nil {
+			return err
+		}
+		var ops []docstore.Op
+		for _, u := range users {
+			if _, err := ten.TenantUsers().Get(ctx, kanri.TenantUserID(u.ID)); err == nil {
+				continue
+			} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
+				return err
+			}
+			op, err := ten.TenantUsers().Op(docstore.OpUpsert, &kanri.TenantUser{
+				Doc: kanri.Doc{ID: kanri.TenantUserID(u.ID)}, UserID: u.ID, Role: kanri.MemberRole,
+				AssignedBy: u.CreatedBy, AssignedAt: u.CreatedAt,
+			})
+			if err != nil {
+				return err
+			}
+			ops = append(ops, op)
+		}
+		if len(ops) > 0 {
+			if _, err := ten.Batch(ctx, docstore.Tenant, ops); err != nil {
+				return err
+			}
+			added += len(ops)
+		}
+		if next == "" {
+			break
+		}
+		q.Continuation = next
+	}
+	if added > 0 {
+		s.Logger.Info("added the membership records of existing users", "tenant", tenantID, "count", added)
+	}
+	err := marks.Create(ctx, &kanri.Migration{Doc: kanri.Doc{ID: migrationMemberships}, DoneAt: kanri.NewTime(s.Now())})
+	if kanri.IsCode(err, kanri.ECONFLICT) {
+		return nil // another instance finished it
+	}
+	return err
+}
+
+// Members returns one page of a tenant's membership records.
+func (s *Service) Members(ctx context.Context, tenantID string, limit int, continuation string) ([]*kanri.TenantUser, string, error) {
+	return s.Store.Tenant(tenantID).TenantUsers().Query(ctx, docstore.Query{Limit: limit, Continuation: continuation})
 }
 
 func (s *Service) reserveEmails(ctx context.Context, tenantID string) error {
