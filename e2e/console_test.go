@@ -30,7 +30,11 @@ const (
 	bobNewPass    = "Bob-new-pass-5678"
 )
 
-const usersPath = "/t/" + tenantID + "/users"
+const (
+	usersPath    = "/t/" + tenantID + "/users"
+	servicesPath = "/t/" + tenantID + "/services"
+	domainsPath  = "/t/" + tenantID + "/domains"
+)
 
 // TestConsole runs the console's scenarios in order, in one browser against
 // one server, on the store chosen by KANRI_E2E_STORE (embedded or cosmos).
@@ -615,6 +619,73 @@ func TestConsole(t *testing.T) {
 			s.visible(t, alice, "nav-users")
 			s.hasValue(t, alice, "users-search", "bob")
 			s.absent(t, alice, "user-row-carol")
+		})
+
+		s.step(t, "service_assigned_and_suspended", []string{"tenant_admin_sees_only_own_tenant"}, pagesOf(&admin, &alice), func(t *testing.T) {
+			row := func(p *session) playwright.Locator { return p.tid("tenant-service-file-service") }
+			s.open(t, admin, servicesPath, 200)
+			s.click(t, admin, "service-assign-file-service")
+			s.atPath(t, admin, servicesPath+"/file-service/edit")
+			s.fill(t, admin, "assignment-maxStorage", "100GB")
+			s.fill(t, admin, "assignment-maxFileSize", "ten megabytes")
+			s.submitStatus(t, admin, admin.tid("assignment-submit"), servicesPath+"/file-service", 422)
+			s.visible(t, admin, "field-error-config.maxFileSize")
+			s.hasValue(t, admin, "assignment-maxFileSize", "ten megabytes")
+			s.hasValue(t, admin, "assignment-maxStorage", "100GB")
+			s.fill(t, admin, "assignment-maxFileSize", "10mb")
+			s.submitStatus(t, admin, admin.tid("assignment-submit"), servicesPath+"/file-service", 303)
+			s.atPath(t, admin, servicesPath)
+			s.hasAttr(t, admin, row(admin), "file-service row", "data-status", "active")
+			if err := s.expect.Locator(row(admin).GetByTestId("assignment-config")).ToContainText("maxFileSize=10MB"); err != nil {
+				t.Errorf("the stored config is not shown normalised: %v", err)
+			}
+			mark := s.eventMark()
+			s.submitStatus(t, admin, admin.tid("service-suspend-file-service"), servicesPath+"/file-service/suspend", 303)
+			if !slices.ContainsFunc(s.eventsSince(mark), func(e string) bool { return strings.Contains(e, "dialog confirm") }) {
+				t.Errorf("suspending asked for no confirmation; events: %q", s.eventsSince(mark))
+			}
+			s.hasAttr(t, admin, row(admin), "file-service row", "data-status", "suspended")
+			s.visible(t, admin, "service-reactivate-file-service")
+
+			// The tenant's administrator sees it, read-only.
+			s.open(t, alice, usersPath, 200)
+			s.click(t, alice, "nav-services")
+			s.atPath(t, alice, servicesPath)
+			s.hasAttr(t, alice, row(alice), "file-service row", "data-status", "suspended")
+			for _, id := range []string{"service-reactivate-file-service", "service-end-file-service", "service-configure-file-service", "service-assign-messaging-service", "tenant-service-messaging-service"} {
+				s.absent(t, alice, id)
+			}
+			s.open(t, alice, servicesPath+"/file-service/edit", 403)
+			s.open(t, alice, "/services", 404)
+		})
+
+		s.step(t, "domain_verified_by_dns", []string{"tenant_admin_sees_only_own_tenant"}, pagesOf(&alice), func(t *testing.T) {
+			row := alice.tid("domain-row-acme.example")
+			s.open(t, alice, domainsPath, 200)
+			s.visible(t, alice, "domains-none")
+			s.fill(t, alice, "domain-input", "co.jp")
+			s.submitStatus(t, alice, alice.tid("domain-add"), domainsPath, 422)
+			s.visible(t, alice, "field-error-domain")
+			s.fill(t, alice, "domain-input", "https://Acme.Example/")
+			s.submitStatus(t, alice, alice.tid("domain-add"), domainsPath, 303)
+			s.hasAttr(t, alice, row, "domain row", "data-state", "pending")
+			s.hasText(t, alice, "domain-record-name", "_kanri-challenge.acme.example")
+			token, err := alice.tid("domain-token").TextContent()
+			if err != nil || !strings.HasPrefix(token, "kanri-verify-") {
+				t.Fatalf("the verification token: %q, %v", token, err)
+			}
+			// A wrong record: the page says what it found.
+			s.srv.DNS.Set("_kanri-challenge.acme.example", "an-old-token")
+			verify := domainsPath + "/domain_acme_example/verify"
+			s.submitStatus(t, alice, alice.tid("domain-verify-acme.example"), verify, 303)
+			s.containsText(t, alice, "flash", `holds "an-old-token", not the expected value `+token)
+			s.hasAttr(t, alice, row, "domain row", "data-state", "pending")
+			// The right record verifies it.
+			s.srv.DNS.Set("_kanri-challenge.acme.example", "v=spf1 -all", token)
+			s.submitStatus(t, alice, alice.tid("domain-verify-acme.example"), verify, 303)
+			s.containsText(t, alice, "flash", "acme.example verified")
+			s.hasAttr(t, alice, row, "domain row", "data-state", "verified")
+			s.absent(t, alice, "domain-verify-acme.example")
 		})
 
 		s.step(t, "sign_out", []string{"tenant_admin_sees_only_own_tenant"}, pagesOf(&alice), func(t *testing.T) {

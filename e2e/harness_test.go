@@ -22,6 +22,7 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
+	"github.com/kanri/kanri/internal/domain/dnstest"
 )
 
 const (
@@ -64,6 +65,8 @@ type server struct {
 	URL   string // http://127.0.0.1:PORT
 	Store string
 	log   *lineLog // its stdout and stderr, line by line
+	// DNS is the DNS server the console verifies domains against.
+	DNS *dnstest.Server
 }
 
 // lineLog keeps the server's output lines.
@@ -118,6 +121,8 @@ func startServer(t *testing.T, store string) *server {
 		"KANRI_BCRYPT_COST=4",
 		"KANRI_LOG_LEVEL=info",
 	)
+	dns := dnstest.Start(t)
+	env = append(env, "KANRI_DNS_SERVER="+dns.Addr)
 	if store == "cosmos" {
 		cs := cosmostest.Start(t) // stopped after the server: cleanups run last first
 		env = append(env,
@@ -133,7 +138,7 @@ func startServer(t *testing.T, store string) *server {
 		t.Logf("store: embedded")
 	}
 
-	s := &server{Store: store, log: &lineLog{}}
+	s := &server{Store: store, log: &lineLog{}, DNS: dns}
 	cmd := exec.Command(serverBin)
 	cmd.Dir = t.TempDir()
 	cmd.Env = env
