@@ -290,7 +290,7 @@ func TestOtherTenantsRoutesAnswer404(t *testing.T) {
 	}
 	// The operator's pages do not exist for a tenant's user.
 	for _, r := range e.routes() {
-		if !strings.HasPrefix(r.Path, "/tenants") && r.Path != "/switch" {
+		if !strings.HasPrefix(r.Path, "/tenants") && !strings.HasPrefix(r.Path, "/services") && r.Path != "/switch" {
 			continue
 		}
 		path := concrete(r.Path, e, e.acme.ID)
