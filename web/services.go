@@ -209,12 +209,11 @@ func (s *Server) tenantServiceUsage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	now := s.Now()
-	months, err := s.Catalog.Usage(ctx, t.ID, svc.ID, now.AddDate(0, -(usageMonths-1), 0), now)
+	months, err := s.Catalog.RecentUsage(ctx, t.ID, svc.ID, usageMonths)
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ServiceUsagePage(s.page(c, "services.title", "services"), svc, a, a.StatusAt(now), months))
+	return render(c, http.StatusOK, views.ServiceUsagePage(s.page(c, "services.title", "services"), svc, a, a.StatusAt(s.Now()), months))
 }
 
 // assignmentForm reads the assignment form for a service.
@@ -260,6 +259,9 @@ func (s *Server) saveAssignment(c echo.Context) error {
 	}
 	name := views.ServiceName(ctx, svc.ID, svc.Name)
 	in, etag := assignmentForm(c, svc.ID), c.FormValue("etag")
+	if t.Status == kanri.TenantDeleted {
+		return kanri.E(kanri.ECONFLICT, "error.tenant_deleted")
+	}
 	if etag == "" {
 		var created bool
 		if _, created, err = s.Catalog.Assign(ctx, t.ID, in); err == nil {

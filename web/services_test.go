@@ -46,6 +46,21 @@ func TestServiceCatalogPages(t *testing.T) {
 			t.Errorf("catalog: no %s", want)
 		}
 	}
+	if !strings.Contains(body, "HTTP 502") {
+		t.Error("the catalog does not say why billing is down")
+	}
+	// A tenant sees that a service is down, never the operator's hosts.
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
+	if _, _, err := e.catalog.Assign(ctx, e.acme.ID, kanri.AssignmentInput{ServiceID: "billing"}); err != nil {
+		t.Fatal(err)
+	}
+	_, tenantPage := e.client(t).signIn("acme", "admin").get("/t/" + e.acme.ID + "/services")
+	if !strings.Contains(tenantPage, `class="badge health-down"`) {
+		t.Error("the tenant's page does not show billing down")
+	}
+	if strings.Contains(tenantPage, "HTTP 502") || strings.Contains(tenantPage, down.URL) {
+		t.Error("the tenant's page shows the operator's health details")
+	}
 	// Built-in services cannot be deleted: no button, and a forged POST
 	// is refused.
 	if strings.Contains(body, `data-testid="service-delete-file-service"`) {

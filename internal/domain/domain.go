@@ -183,7 +183,7 @@ func (s *Service) Verify(ctx context.Context, tenantID, id string, seen kanri.Se
 		}
 		return nil, kanri.E(kanri.ECONFLICT, "domains.record_mismatch", RecordName(d.Domain), strings.Join(quoted(values), ", "), d.VerificationToken)
 	}
-	if err := s.claim(ctx, tenantID, d.Domain); err != nil {
+	if err := s.claim(ctx, tenantID, d); err != nil {
 		return nil, err
 	}
 	before := fields(d)
@@ -218,34 +218,44 @@ func quoted(vs []string) []string {
 	return out
 }
 
-// claim gives a domain to the tenant. The claim is a document in the
-// _system partition, one per domain: creating it is atomic, so two tenants
-// verifying at once cannot both win. A claim whose tenant no longer has
-// the domain verified (deleted since, say) is taken over.
-func (s *Service) claim(ctx context.Context, tenantID, domain string) error {
+// claimGrace is how long a claim protects a domain whose owner has not
+// marked it verified yet: the time between the claim and that write.
+const claimGrace = 10 * time.Minute
+
+// claim gives a domain to the tenant's domain d. The claim is a document
+// in the _system partition, one per domain: creating it is atomic, so two
+// tenants verifying at once cannot both win. Another tenant's claim is
+// taken over only when it is stale: that tenant no longer has the domain
+// with the claimed token, or has not marked it verified within
+// claimGrace.
+func (s *Service) claim(ctx context.Context, tenantID string, d *kanri.Domain) error {
 	claims := s.Store.System().DomainClaims()
+	mine := &kanri.DomainClaim{Doc: kanri.Doc{ID: kanri.DomainClaimID(d.Domain)}, Domain: d.Domain, OwnerID: tenantID, Token: d.VerificationToken, ClaimedAt: kanri.NewTime(s.Now())}
 	for range 5 {
-		c, err := claims.Get(ctx, kanri.DomainClaimID(domain))
+		c, err := claims.Get(ctx, mine.ID)
 		switch {
 		case kanri.IsCode(err, kanri.ENOTFOUND):
-			err = claims.Create(ctx, &kanri.DomainClaim{Doc: kanri.Doc{ID: kanri.DomainClaimID(domain)}, Domain: domain, OwnerID: tenantID, ClaimedAt: kanri.NewTime(s.Now())})
+			err = claims.Create(ctx, mine)
 			if kanri.IsCode(err, kanri.ECONFLICT) {
 				continue // claimed meanwhile: look again
 			}
 			return err
 		case err != nil:
 			return err
-		case c.OwnerID == tenantID:
+		case c.OwnerID == tenantID && c.Token == d.VerificationToken:
 			return nil
+		case c.OwnerID != tenantID:
+			other, err := s.Store.Tenant(c.OwnerID).Domains().Get(ctx, d.ID)
+			if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+				return err
+			}
+			held := err == nil && other.VerificationToken == c.Token
+			if held && (other.Verified || s.Now().Sub(c.ClaimedAt.Time) < claimGrace) {
+				return kanri.E(kanri.ECONFLICT, "domains.claimed_elsewhere", d.Domain)
+			}
 		}
-		other, err := s.Store.Tenant(c.OwnerID).Domains().Get(ctx, kanri.DomainID(domain))
-		if err == nil && other.Verified {
-			return kanri.E(kanri.ECONFLICT, "domains.claimed_elsewhere", domain)
-		} else if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
-			return err
-		}
-		c.OwnerID, c.ClaimedAt = tenantID, kanri.NewTime(s.Now())
-		if err := claims.Replace(ctx, c); !kanri.IsCode(err, kanri.ESTALE) {
+		mine.ETag = c.ETag
+		if err := claims.Replace(ctx, mine); !kanri.IsCode(err, kanri.ESTALE) {
 			return err
 		}
 	}
@@ -265,7 +275,9 @@ func (s *Service) Delete(ctx context.Context, tenantID, id string, seen kanri.Se
 		return nil, err
 	}
 	claims := s.Store.System().DomainClaims()
-	if c, err := claims.Get(ctx, kanri.DomainClaimID(d.Domain)); err == nil && c.OwnerID == tenantID {
+	// Only this domain's own claim is freed: not one made for the domain
+	// added again since (another token).
+	if c, err := claims.Get(ctx, kanri.DomainClaimID(d.Domain)); err == nil && c.OwnerID == tenantID && c.Token == d.VerificationToken {
 		if err := claims.Delete(ctx, c.ID, c.ETag); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) && !kanri.IsCode(err, kanri.ESTALE) {
 			// A claim left behind is taken over by the next tenant that
 			// verifies the domain, since this one no longer has it.
@@ -320,7 +332,11 @@ func (s *Service) Recheck(ctx context.Context) (int, error) {
 			} else if d.RecordMissingSince.IsZero() {
 				d.RecordMissingSince = now
 			}
-			if err := s.Store.Tenant(d.TenantID).Domains().Replace(ctx, d); err != nil && !kanri.IsCode(err, kanri.ESTALE) && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			// Several instances may re-check at once: only the one whose
+			// write wins reports the change.
+			if err := s.Store.Tenant(d.TenantID).Domains().Replace(ctx, d); kanri.IsCode(err, kanri.ESTALE) || kanri.IsCode(err, kanri.ENOTFOUND) {
+				continue
+			} else if err != nil {
 				return checked, err
 			}
 			if after := state(d); after != before {

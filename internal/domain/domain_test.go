@@ -41,6 +41,7 @@ func TestNormalize(t *testing.T) {
 }
 
 type fixture struct {
+	st  *store.Store
 	ctx context.Context
 	svc *domain.Service
 	dns *dnstest.Server
@@ -56,6 +57,7 @@ func setup(t *testing.T) *fixture {
 	t.Cleanup(func() { ds.Close() })
 	f := &fixture{dns: dnstest.Start(t), now: time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)}
 	d := app.NewDeps(store.New(ds, nil), nil, func() time.Time { return f.now })
+	f.st = d.Store
 	f.svc = domain.New(d, domain.NewResolver(f.dns.Addr))
 	f.svc.Timeout = 300 * time.Millisecond
 	f.ctx = audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin"})
@@ -163,4 +165,51 @@ func TestRecheckFlagsAMissingRecord(t *testing.T) {
 	f.dns.Drop(name, false)
 	f.dns.Set(name, d.VerificationToken)
 	check("verified")
+}
+
+// TestClaimsAreTakenOverOnlyWhenStale builds the states a verification in
+// progress and a deleted domain leave, and checks which claims a second
+// tenant may take over.
+func TestClaimsAreTakenOverOnlyWhenStale(t *testing.T) {
+	f := setup(t)
+	a, _ := f.svc.Add(f.ctx, "tenant_a", "shared.example")
+	b, _ := f.svc.Add(f.ctx, "tenant_b", "shared.example")
+	f.dns.Set(domain.RecordName("shared.example"), a.VerificationToken, b.VerificationToken)
+	claims := f.st.System().DomainClaims()
+	claim := &kanri.DomainClaim{Doc: kanri.Doc{ID: kanri.DomainClaimID("shared.example")}, Domain: "shared.example", OwnerID: "tenant_a", Token: a.VerificationToken, ClaimedAt: kanri.NewTime(f.now)}
+	// A has claimed it and is about to mark its domain verified.
+	if err := claims.Create(f.ctx, claim); err != nil {
+		t.Fatal(err)
+	}
+	verifyB := func() error { _, err := f.svc.Verify(f.ctx, "tenant_b", b.ID, kanri.Seen{}); return err }
+	if key, _ := kanri.ErrorMessage(verifyB()); key != "domains.claimed_elsewhere" {
+		t.Errorf("B while A verifies: got %q, want domains.claimed_elsewhere", key)
+	}
+	// A never finished (a crash): after the grace, B may take it over.
+	f.now = f.now.Add(11 * time.Minute)
+	if err := verifyB(); err != nil {
+		t.Errorf("B after A's claim went stale: %v", err)
+	}
+	if c, _ := claims.Get(f.ctx, claim.ID); c.OwnerID != "tenant_b" || c.Token != b.VerificationToken {
+		t.Errorf("claim: got %+v, want B's", c)
+	}
+	// A claim whose owner re-added the domain (another token) is stale at
+	// once: B's domain is re-added and A verifies.
+	if _, err := f.svc.Delete(f.ctx, "tenant_b", b.ID, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := claims.Get(f.ctx, claim.ID)
+	if c != nil {
+		t.Fatalf("B's delete left its claim: %+v", c)
+	}
+	if _, err := f.svc.Add(f.ctx, "tenant_b", "shared.example"); err != nil {
+		t.Fatal(err)
+	}
+	stale := &kanri.DomainClaim{Doc: kanri.Doc{ID: claim.ID}, Domain: "shared.example", OwnerID: "tenant_b", Token: b.VerificationToken, ClaimedAt: kanri.NewTime(f.now)}
+	if err := claims.Create(f.ctx, stale); err != nil { // left by a delete whose cleanup failed
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Verify(f.ctx, "tenant_a", a.ID, kanri.Seen{}); err != nil {
+		t.Errorf("A over B's claim of a domain B re-added: %v", err)
+	}
 }

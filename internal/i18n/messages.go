@@ -366,4 +366,6 @@ var messages = map[string]message{
 	"validation.domain":                     {"Enter a domain name such as example.com.", "example.com のようなドメイン名を入力してください。"},
 	"validation.domain_public_suffix":       {"This is a public suffix (like com or co.jp) that nobody owns; enter your own domain.", "com や co.jp のような公開サフィックスは登録できません。自組織のドメインを入力してください。"},
 	"validation.domain_added":               {"This domain has already been added.", "このドメインは既に追加されています。"},
+	"validation.json_number":                {"A number in this JSON is too large to keep exactly.", "JSON 内の数値が大きすぎて正確に保存できません。"},
+	"services.deactivate_first":             {"Deactivate the service before deleting it.", "削除する前にサービスを無効化してください。"},
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -102,10 +103,37 @@ const (
 // sizes such as 85GB).
 type ServiceUsage struct {
 	Doc
-	ServiceID   string           `json:"serviceId"`
-	Period      string           `json:"period"`
-	Metrics     map[string]int64 `json:"metrics"`
-	LastUpdated Time             `json:"lastUpdated"`
+	ServiceID   string       `json:"serviceId"`
+	Period      string       `json:"period"`
+	Metrics     UsageMetrics `json:"metrics"`
+	LastUpdated Time         `json:"lastUpdated"`
+}
+
+// UsageMetrics are the figures of a month's usage. Kanri writes numbers;
+// it also reads sizes written as the spec's example shows them ("85GB").
+type UsageMetrics map[string]int64
+
+// UnmarshalJSON reads numbers and size strings; a value that is neither is
+// left out rather than making the whole document unreadable.
+func (m *UsageMetrics) UnmarshalJSON(b []byte) error {
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*m = UsageMetrics{}
+	for k, v := range raw {
+		switch v := v.(type) {
+		case float64:
+			(*m)[k] = int64(v)
+		case string:
+			if n, err := ParseSize(v); err == nil {
+				(*m)[k] = n
+			} else if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				(*m)[k] = n
+			}
+		}
+	}
+	return nil
 }
 
 // UsageID returns the id of a tenant's usage of a service in the month of
@@ -260,6 +288,57 @@ func PrettyJSON(v map[string]any) string {
 	return string(b)
 }
 
+// maxExactInteger is the largest integer a float64 (what a stored JSON
+// number is read back as) holds exactly.
+const maxExactInteger = 1 << 53
+
+// exactNumbers reports whether every number in v (decoded with UseNumber)
+// reads back from the store as written, and turns them into float64s, as
+// they will be read: a number too large for a float64 would make the
+// document unreadable, an integer past 2^53 would change.
+func exactNumbers(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if n, ok := e.(json.Number); ok {
+				f, good := exactNumber(n)
+				if !good {
+					return false
+				}
+				v[k] = f
+			} else if !exactNumbers(e) {
+				return false
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if n, ok := e.(json.Number); ok {
+				f, good := exactNumber(n)
+				if !good {
+					return false
+				}
+				v[i] = f
+			} else if !exactNumbers(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func exactNumber(n json.Number) (float64, bool) {
+	f, err := n.Float64()
+	if err != nil || math.IsInf(f, 0) {
+		return 0, false
+	}
+	if i, err := n.Int64(); err == nil && (i > maxExactInteger || i < -maxExactInteger) {
+		return 0, false
+	} else if err != nil && !strings.ContainsAny(n.String(), ".eE") {
+		return 0, false // an integer past int64
+	}
+	return f, true
+}
+
 // Parse validates the input and returns the config to store and the
 // expiry.
 func (in *AssignmentInput) Parse() (map[string]any, Time, error) {
@@ -300,6 +379,8 @@ func (in *AssignmentInput) Parse() (map[string]any, Time, error) {
 			f["configJson"] = "validation.json_object"
 		} else if len(j) > 16<<10 {
 			f["configJson"] = "validation.too_long"
+		} else if !exactNumbers(config) {
+			f["configJson"] = "validation.json_number"
 		}
 	}
 	if len(f) > 0 {

@@ -93,8 +93,12 @@ const TypeDomainClaim = "domain_claim"
 // DomainClaimID.
 type DomainClaim struct {
 	Doc
-	Domain    string `json:"domain"`
-	OwnerID   string `json:"ownerTenantId"`
+	Domain  string `json:"domain"`
+	OwnerID string `json:"ownerTenantId"`
+	// Token is the verification token of the owner's domain document: a
+	// claim whose owner deleted and re-added the domain (a new token) is
+	// recognised as stale.
+	Token     string `json:"verificationToken"`
 	ClaimedAt Time   `json:"claimedAt"`
 }
 

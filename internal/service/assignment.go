@@ -80,6 +80,14 @@ func (s *Service) Assign(ctx context.Context, tenantID string, in kanri.Assignme
 	} else if err != nil {
 		return nil, false, err
 	}
+	// The service may have been deactivated (and deleted) since it was
+	// read: then the assignment is taken back.
+	if now, err := s.Get(ctx, svc.ID); err != nil || !now.IsActive {
+		if derr := repo.Delete(ctx, a.ID, a.ETag); derr != nil && !kanri.IsCode(derr, kanri.ENOTFOUND) {
+			s.Logger.Error("assignment of a service deactivated meanwhile not taken back", "tenant", tenantID, "service", svc.ID, "err", derr)
+		}
+		return nil, false, kanri.Invalid(kanri.Fields{"serviceId": "validation.service_inactive"})
+	}
 	s.recordAssignment(ctx, tenantID, a, "service.assign", nil, assignmentFields(a))
 	return a, true, nil
 }
@@ -99,13 +107,16 @@ func (s *Service) UpdateAssignment(ctx context.Context, tenantID, serviceID, eta
 	if a.ETag != etag {
 		return nil, kanri.Stale()
 	}
+	switch {
+	case !expires.IsZero() && !a.ExpiresAt.IsZero() && expires.Format("2006-01-02") == a.ExpiresAt.UTC().Format("2006-01-02"):
+		// The form shows the date of the stored instant: the same date
+		// keeps that instant.
+		expires = a.ExpiresAt
+	case !expires.IsZero() && !expires.After(s.Now()):
+		return nil, kanri.Invalid(kanri.Fields{"expiresAt": "validation.expiry_past"})
+	}
 	before := assignmentFields(a)
 	a.Config, a.ExpiresAt, a.UpdatedAt = config, expires, kanri.NewTime(s.Now())
-	if a.Status == kanri.AssignmentExpired && (expires.IsZero() || expires.After(s.Now())) {
-		// A new expiry ends an expiry that was stored: the assignment
-		// stays what it was made before, suspended for review.
-		a.Status = kanri.AssignmentSuspended
-	}
 	if err := s.Store.Tenant(tenantID).ServiceAssignments().Replace(ctx, a); err != nil {
 		return nil, err
 	}

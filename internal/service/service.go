@@ -141,6 +141,12 @@ func (s *Service) Delete(ctx context.Context, id string, seen kanri.Seen) (*kanr
 	if seen.Stale(svc.ETag, activeState(svc.IsActive)) {
 		return nil, kanri.Stale()
 	}
+	// Only an inactive service is deleted: no assignment of it can be
+	// made once the check below has passed (Assign takes back one made
+	// while the service was being deactivated).
+	if svc.IsActive {
+		return nil, kanri.E(kanri.ECONFLICT, "services.deactivate_first")
+	}
 	used, _, err := s.Store.Privileged().ServiceAssignments(ctx, id, 1, "")
 	if err != nil {
 		return nil, err

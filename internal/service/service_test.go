@@ -2,6 +2,8 @@ package service_test
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -128,8 +130,14 @@ func TestCatalog(t *testing.T) {
 	if _, err := f.svc.End(f.ctx, ten, "crm", kanri.Seen{}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := f.svc.Delete(f.ctx, "crm", kanri.Seen{}); !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Errorf("delete an active service: got %v, want ECONFLICT (deactivate first)", err)
+	}
+	if _, err := f.svc.SetActive(f.ctx, "crm", kanri.Seen{}, false); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := f.svc.Delete(f.ctx, "crm", kanri.Seen{}); err != nil {
-		t.Errorf("delete an unused external service: %v", err)
+		t.Errorf("delete an unused, inactive external service: %v", err)
 	}
 	if _, err := f.svc.Get(f.ctx, "crm"); !kanri.IsCode(err, kanri.ENOTFOUND) {
 		t.Errorf("after delete: got %v, want ENOTFOUND", err)
@@ -230,6 +238,8 @@ func TestAssignments(t *testing.T) {
 		{"bad size", kanri.AssignmentInput{ServiceID: role.FileService, Config: map[string]string{"maxFileSize": "ten"}}, "config.maxFileSize"},
 		{"file over storage", kanri.AssignmentInput{ServiceID: role.FileService, Config: map[string]string{"maxStorage": "1GB", "maxFileSize": "2GB"}}, "config.maxFileSize"},
 		{"bad json", kanri.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: "[1,2]"}, "configJson"},
+		{"number too large", kanri.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: `{"x": 1e400}`}, "configJson"},
+		{"inexact integer", kanri.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: `{"x": [12345678901234567891]}`}, "configJson"},
 		{"two json values", kanri.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: `{"a":1} {}`}, "configJson"},
 		{"bad date", kanri.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "tomorrow"}, "expiresAt"},
 		{"past expiry", kanri.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "2026-01-01"}, "expiresAt"},
@@ -277,9 +287,19 @@ func TestAssignments(t *testing.T) {
 	}
 	m, _ = f.svc.Assignment(f.ctx, ten, role.Messaging)
 	in := service.AssignmentInputOf(m)
-	in.ExpiresAt = "2026-12-31"
-	if _, err := f.svc.UpdateAssignment(f.ctx, ten, role.Messaging, m.ETag, in); err != nil {
+	in.ExpiresAt = "2026-03-01"
+	if _, err := f.svc.UpdateAssignment(f.ctx, ten, role.Messaging, m.ETag, in); kanri.ErrorFields(err)["expiresAt"] != "validation.expiry_past" {
+		t.Errorf("update to a past expiry: got %v", err)
+	}
+	in.ExpiresAt = "2026-12-31T12:00:00Z"
+	m, err = f.svc.UpdateAssignment(f.ctx, ten, role.Messaging, m.ETag, in)
+	if err != nil {
 		t.Fatal(err)
+	}
+	// Saved again as the form shows it (a date), the instant stays.
+	again, err2 := f.svc.UpdateAssignment(f.ctx, ten, role.Messaging, m.ETag, service.AssignmentInputOf(m))
+	if err2 != nil || !again.ExpiresAt.Equal(m.ExpiresAt.Time) {
+		t.Errorf("saved unchanged: expiry %v, want %v (%v)", again.ExpiresAt, m.ExpiresAt, err2)
 	}
 	if err := f.svc.Usable(f.ctx, ten, role.Messaging); err != nil {
 		t.Errorf("Usable after a new expiry: %v", err)
@@ -349,6 +369,21 @@ func TestUsageNeverLosesAnIncrement(t *testing.T) {
 				t.Errorf("across tenants: got %v, %v", across, err)
 			}
 		})
+	}
+}
+
+// TestUsageInTheSpecsShape reads a usage document written as spec §4.3
+// shows it, with sizes as strings.
+func TestUsageInTheSpecsShape(t *testing.T) {
+	var u kanri.ServiceUsage
+	doc := `{"id":"usage_202601_tenant123_file","tenantId":"tenant_123","type":"service_usage","serviceId":"file-service","period":"2026-01",
+		"metrics":{"apiCalls":15420,"storageUsed":"85GB","bandwidth":"120GB","odd":"n/a"},"lastUpdated":"2026-01-31T23:59:59Z"}`
+	if err := json.Unmarshal([]byte(doc), &u); err != nil {
+		t.Fatal(err)
+	}
+	want := kanri.UsageMetrics{kanri.MetricAPICalls: 15420, kanri.MetricStorageUsed: 85 << 30, kanri.MetricBandwidth: 120 << 30}
+	if !maps.Equal(u.Metrics, want) {
+		t.Errorf("metrics: got %v, want %v", u.Metrics, want)
 	}
 }
 

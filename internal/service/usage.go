@@ -63,6 +63,13 @@ func (s *Service) updateUsage(ctx context.Context, tenantID, serviceID string, c
 	return kanri.E(kanri.ECONFLICT, "error.busy")
 }
 
+// RecentUsage returns a tenant's usage of a service in the last months
+// (this one included), oldest first.
+func (s *Service) RecentUsage(ctx context.Context, tenantID, serviceID string, months int) ([]*kanri.ServiceUsage, error) {
+	now := s.Now()
+	return s.Usage(ctx, tenantID, serviceID, monthOf(now).AddDate(0, -(months-1), 0), now)
+}
+
 // Usage returns a tenant's usage of a service in the months from the one
 // of from to the one of to, oldest first, one point read each (ids are
 // known); months without usage are empty documents.
