@@ -1,5 +1,34 @@
 package kanri
 
+import (
+	"strings"
+	"time"
+)
+
+// API key scopes: read lets a key call the GET endpoints, write the
+// others.
+const (
+	ScopeRead  = "read"
+	ScopeWrite = "write"
+)
+
+// Rate limit windows of API keys, and the default limit (spec §7.1).
+const (
+	DefaultRateLimit       = 1000
+	DefaultRateLimitWindow = "1h"
+)
+
+// RateLimitWindows are the windows a key's rate limit may count over.
+var RateLimitWindows = map[string]time.Duration{"1m": time.Minute, "1h": time.Hour, "1d": 24 * time.Hour}
+
+// API key statuses, as pages show them.
+const (
+	KeyActive   = "active"
+	KeyInactive = "inactive"
+	KeyRevoked  = "revoked"
+	KeyExpired  = "expired"
+)
+
 // APIKey lets a program call a tenant's APIs (spec §7.1). Only the SHA-256
 // hash of the key and its prefix are stored (spec §13.1).
 type APIKey struct {
@@ -15,6 +44,74 @@ type APIKey struct {
 	CreatedAt       Time     `json:"createdAt"`
 	LastUsedAt      Time     `json:"lastUsedAt"`
 	ExpiresAt       Time     `json:"expiresAt"`
+	// RevokedAt is set when the key is revoked: for good, unlike a
+	// deactivation.
+	RevokedAt Time `json:"revokedAt"`
+	// PreviousKeyHash is the hash of the secret a rotation replaced, which
+	// keeps working until PreviousValidUntil.
+	PreviousKeyHash    string `json:"previousKeyHash,omitempty"`
+	PreviousValidUntil Time   `json:"previousValidUntil"`
+	UpdatedAt          Time   `json:"updatedAt"`
+}
+
+// StatusAt returns the key's status at now.
+func (k *APIKey) StatusAt(now time.Time) string {
+	switch {
+	case !k.RevokedAt.IsZero():
+		return KeyRevoked
+	case !k.ExpiresAt.IsZero() && !now.Before(k.ExpiresAt.Time):
+		return KeyExpired
+	case !k.IsActive:
+		return KeyInactive
+	}
+	return KeyActive
+}
+
+// HasScope reports whether the key holds scope.
+func (k *APIKey) HasScope(scope string) bool {
+	for _, s := range k.Scopes {
+		if s == scope {
+			return true
+		}
+	}
+	return false
+}
+
+// Window returns the key's rate limit window.
+func (k *APIKey) Window() time.Duration {
+	if w, ok := RateLimitWindows[k.RateLimitWindow]; ok {
+		return w
+	}
+	return time.Hour
+}
+
+// TypeAPIKeyLookup is the type of the index entry, in the _system
+// partition of the API container, that finds a key from the hash of its
+// secret: a request carries only the secret, not its tenant.
+const TypeAPIKeyLookup = "api_key_lookup"
+
+// APIKeyLookup points from the hash of a secret to its key.
+type APIKeyLookup struct {
+	Doc
+	KeyTenantID string `json:"keyTenantId"`
+	APIKeyID    string `json:"apiKeyId"`
+}
+
+// APIKeyLookupID returns the id of the lookup entry of a key hash
+// ("sha256:…").
+func APIKeyLookupID(keyHash string) string { return "akl_" + strings.TrimPrefix(keyHash, "sha256:") }
+
+// TypeRateCounter is the type of the shared counter of one key's calls in
+// one rate limit window.
+const TypeRateCounter = "rate_counter"
+
+// RateCounter counts the calls granted to a key's instances in one window.
+type RateCounter struct {
+	Doc
+	APIKeyID    string `json:"apiKeyId"`
+	WindowStart Time   `json:"windowStart"`
+	Granted     int    `json:"granted"`
+	TTL         int    `json:"ttl,omitempty"`
 }
 
 // APIUsage is one API call (spec §7.2). It expires after 90 days.
@@ -34,14 +131,50 @@ type APIUsage struct {
 }
 
 // APIUsageAggregate sums one API key's calls over one month (spec §7.3).
+// Endpoints and TotalResponseTime keep what the figures are derived from,
+// so that the aggregate is kept current by adding to it.
 type APIUsageAggregate struct {
 	Doc
-	APIKeyID        string           `json:"apiKeyId"`
-	Period          string           `json:"period"`
-	TotalCalls      int64            `json:"totalCalls"`
-	SuccessCalls    int64            `json:"successCalls"`
-	ErrorCalls      int64            `json:"errorCalls"`
-	AvgResponseTime int              `json:"avgResponseTime"`
-	TotalBandwidth  int64            `json:"totalBandwidth"`
-	TopEndpoints    []map[string]int `json:"topEndpoints"`
+	APIKeyID          string           `json:"apiKeyId"`
+	Period            string           `json:"period"`
+	TotalCalls        int64            `json:"totalCalls"`
+	SuccessCalls      int64            `json:"successCalls"`
+	ErrorCalls        int64            `json:"errorCalls"`
+	AvgResponseTime   int              `json:"avgResponseTime"`
+	TotalBandwidth    int64            `json:"totalBandwidth"`
+	TopEndpoints      []map[string]int `json:"topEndpoints"`
+	TotalResponseTime int64            `json:"totalResponseTime"`
+	Endpoints         map[string]int64 `json:"endpoints"`
+	LastUpdated       Time             `json:"lastUpdated"`
+}
+
+// AggregateID returns the id of a key's aggregate of the month of t (spec
+// §7.3: aggregate_{YYYYMM}_{apiKeyId}).
+func AggregateID(t time.Time, keyID string) string {
+	return "aggregate_" + t.UTC().Format("200601") + "_" + keyID
+}
+
+// TypeAPIUsageDaily is the type of one key's usage on one day, from which
+// the usage pages chart calls per day and read latency percentiles.
+const TypeAPIUsageDaily = "api_usage_daily"
+
+// LatencyBuckets are the upper bounds, in ms, of the latency histogram of
+// daily usage; a last bucket counts the slower calls.
+var LatencyBuckets = []int{5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000}
+
+// APIUsageDaily sums one key's calls on one day (UTC).
+type APIUsageDaily struct {
+	Doc
+	APIKeyID  string  `json:"apiKeyId"`
+	Date      string  `json:"date"` // 2026-01-20
+	Calls     int64   `json:"calls"`
+	Errors    int64   `json:"errors"`
+	Bandwidth int64   `json:"bandwidth"`
+	Latency   []int64 `json:"latency"` // counts per LatencyBuckets, and one more
+	TTL       int     `json:"ttl,omitempty"`
+}
+
+// DailyID returns the id of a key's usage on the day of t.
+func DailyID(t time.Time, keyID string) string {
+	return "daily_" + t.UTC().Format("20060102") + "_" + keyID
 }

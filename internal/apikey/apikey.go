@@ -1,0 +1,338 @@
+// Package apikey manages tenants' API keys (spec §7.1, §13.1): their
+// creation (the secret is shown once, only its hash is kept), rotation,
+// revocation, the authentication of API requests, per-key rate limits, and
+// the log and aggregates of API usage (§7.2, §7.3).
+package apikey
+
+import (
+	"context"
+	"crypto/subtle"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
+)
+
+// touchEvery is how often a key's lastUsedAt is written at most.
+const touchEvery = time.Minute
+
+// Service manages API keys.
+type Service struct {
+	app.Deps
+	touchMu sync.Mutex
+	touched map[string]time.Time // key id → when lastUsedAt was last written
+}
+
+// New returns an API key service.
+func New(d app.Deps) *Service { return &Service{Deps: d, touched: map[string]time.Time{}} }
+
+// Input is what the key form edits.
+type Input struct {
+	Name            string
+	Scopes          []string
+	RateLimit       string // a number, as typed
+	RateLimitWindow string
+	ExpiresAt       string // a date; "" for none
+}
+
+// parse validates the input.
+func (in *Input) parse(now time.Time) (limit int, expires kanri.Time, err error) {
+	in.Name = strings.TrimSpace(in.Name)
+	f := kanri.Fields{}
+	if in.Name == "" || len([]rune(in.Name)) > 100 {
+		f["name"] = "validation.key_name"
+	}
+	if len(in.Scopes) == 0 {
+		f["scopes"] = "validation.scopes"
+	}
+	for _, s := range in.Scopes {
+		if s != kanri.ScopeRead && s != kanri.ScopeWrite {
+			f["scopes"] = "validation.scopes"
+		}
+	}
+	limit = kanri.DefaultRateLimit
+	if v := strings.TrimSpace(in.RateLimit); v != "" {
+		n, perr := parsePositive(v)
+		if perr != nil || n > 1_000_000 {
+			f["rateLimit"] = "validation.rate_limit"
+		}
+		limit = n
+	}
+	if in.RateLimitWindow == "" {
+		in.RateLimitWindow = kanri.DefaultRateLimitWindow
+	}
+	if _, ok := kanri.RateLimitWindows[in.RateLimitWindow]; !ok {
+		f["rateLimitWindow"] = "validation.rate_limit_window"
+	}
+	if e := strings.TrimSpace(in.ExpiresAt); e != "" {
+		d, perr := time.Parse("2006-01-02", e)
+		if perr != nil {
+			f["expiresAt"] = "validation.date"
+		} else if expires = kanri.NewTime(d.Add(24*time.Hour - time.Second)); !expires.After(now) {
+			f["expiresAt"] = "validation.expiry_past"
+		}
+	}
+	if len(f) > 0 {
+		return 0, kanri.Time{}, kanri.Invalid(f)
+	}
+	return limit, expires, nil
+}
+
+func parsePositive(s string) (int, error) {
+	n := 0
+	for _, r := range s {
+		if r < '0' || r > '9' || n > 1e8 {
+			return 0, kanri.E(kanri.EINVALID, "validation.rate_limit")
+		}
+		n = n*10 + int(r-'0')
+	}
+	if n < 1 {
+		return 0, kanri.E(kanri.EINVALID, "validation.rate_limit")
+	}
+	return n, nil
+}
+
+// List returns a tenant's keys, newest first.
+func (s *Service) List(ctx context.Context, tenantID string) ([]*kanri.APIKey, error) {
+	keys, err := s.Store.Tenant(tenantID).APIKeys().All(ctx, docstore.Query{})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(keys, func(a, b *kanri.APIKey) int { return b.CreatedAt.Compare(a.CreatedAt.Time) })
+	return keys, nil
+}
+
+// Get returns one of a tenant's keys.
+func (s *Service) Get(ctx context.Context, tenantID, id string) (*kanri.APIKey, error) {
+	if !strings.HasPrefix(id, "apikey_") || docstore.CheckKey(tenantID, id) != nil {
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	return s.Store.Tenant(tenantID).APIKeys().Get(ctx, id)
+}
+
+// Create makes a key and returns it with its secret, which is shown once:
+// only its hash is stored. The lookup entry (by hash) is written first, so
+// that a crash between the two writes leaves at worst an entry that points
+// to no key, which authenticates nothing.
+func (s *Service) Create(ctx context.Context, tenantID string, in Input) (*kanri.APIKey, string, error) {
+	limit, expires, err := in.parse(s.Now())
+	if err != nil {
+		return nil, "", err
+	}
+	secret := newSecret()
+	now := kanri.NewTime(s.Now())
+	k := &kanri.APIKey{
+		Doc:  kanri.Doc{ID: "apikey_" + strings.ReplaceAll(uuid.NewString(), "-", "")},
+		Name: in.Name, KeyHash: Hash(secret), KeyPrefix: Prefix(secret),
+		Scopes: normalScopes(in.Scopes), RateLimit: limit, RateLimitWindow: in.RateLimitWindow,
+		IsActive: true, CreatedBy: audit.ActorFrom(ctx).UserID, CreatedAt: now, ExpiresAt: expires, UpdatedAt: now,
+	}
+	if err := s.addLookup(ctx, tenantID, k.ID, k.KeyHash); err != nil {
+		return nil, "", err
+	}
+	if err := s.Store.Tenant(tenantID).APIKeys().Create(ctx, k); err != nil {
+		s.removeLookup(ctx, k.KeyHash)
+		return nil, "", err
+	}
+	s.record(ctx, tenantID, k, "apikey.create", nil, fields(k, s.Now()))
+	return k, secret, nil
+}
+
+func normalScopes(scopes []string) []string {
+	out := []string{}
+	for _, s := range []string{kanri.ScopeRead, kanri.ScopeWrite} {
+		if slices.Contains(scopes, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func lookups(st *store.Store) *store.Repo[kanri.APIKeyLookup, *kanri.APIKeyLookup] {
+	return store.Of[kanri.APIKeyLookup](st.Tenant(kanri.SystemTenantID), docstore.API, kanri.TypeAPIKeyLookup)
+}
+
+func (s *Service) addLookup(ctx context.Context, tenantID, keyID, hash string) error {
+	return lookups(s.Store).Create(ctx, &kanri.APIKeyLookup{Doc: kanri.Doc{ID: kanri.APIKeyLookupID(hash)}, KeyTenantID: tenantID, APIKeyID: keyID})
+}
+
+func (s *Service) removeLookup(ctx context.Context, hash string) {
+	if err := lookups(s.Store).Delete(ctx, kanri.APIKeyLookupID(hash), ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+		s.Logger.Warn("api key lookup not removed; it authenticates nothing", "err", err)
+	}
+}
+
+// SetActive deactivates or reactivates a key as seen. A revoked or expired
+// key cannot be reactivated.
+func (s *Service) SetActive(ctx context.Context, tenantID, id string, seen kanri.Seen, active bool) (*kanri.APIKey, error) {
+	return s.change(ctx, tenantID, id, seen, func(k *kanri.APIKey) (string, error) {
+		if st := k.StatusAt(s.Now()); st == kanri.KeyRevoked || st == kanri.KeyExpired {
+			return "", kanri.E(kanri.ECONFLICT, "apikeys.cannot_reactivate")
+		}
+		k.IsActive = active
+		if active {
+			return "apikey.reactivate", nil
+		}
+		return "apikey.deactivate", nil
+	})
+}
+
+// Revoke ends a key for good, at once: its secrets (and a rotated one
+// still in its grace) stop working.
+func (s *Service) Revoke(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.APIKey, error) {
+	k, err := s.change(ctx, tenantID, id, seen, func(k *kanri.APIKey) (string, error) {
+		if !k.RevokedAt.IsZero() {
+			return "", kanri.E(kanri.ECONFLICT, "apikeys.already_revoked")
+		}
+		k.RevokedAt, k.IsActive = kanri.NewTime(s.Now()), false
+		return "apikey.revoke", nil
+	})
+	if err == nil {
+		s.removeLookup(ctx, k.KeyHash)
+		if k.PreviousKeyHash != "" {
+			s.removeLookup(ctx, k.PreviousKeyHash)
+		}
+	}
+	return k, err
+}
+
+// Rotate gives a key a new secret, returned once. The old secret keeps
+// working for grace (so that clients can switch), then stops.
+func (s *Service) Rotate(ctx context.Context, tenantID, id string, seen kanri.Seen, grace time.Duration) (*kanri.APIKey, string, error) {
+	secret := newSecret()
+	hash := Hash(secret)
+	var old string
+	k, err := s.change(ctx, tenantID, id, seen, func(k *kanri.APIKey) (string, error) {
+		if st := k.StatusAt(s.Now()); st == kanri.KeyRevoked || st == kanri.KeyExpired {
+			return "", kanri.E(kanri.ECONFLICT, "apikeys.cannot_rotate")
+		}
+		if err := s.addLookup(ctx, tenantID, k.ID, hash); err != nil {
+			return "", err
+		}
+		old = k.PreviousKeyHash
+		k.PreviousKeyHash, k.PreviousValidUntil = k.KeyHash, kanri.NewTime(s.Now().Add(grace))
+		k.KeyHash, k.KeyPrefix = hash, Prefix(secret)
+		return "apikey.rotate", nil
+	})
+	if err != nil {
+		s.removeLookup(ctx, hash)
+		return nil, "", err
+	}
+	if old != "" {
+		s.removeLookup(ctx, old) // the secret before the previous one
+	}
+	return k, secret, nil
+}
+
+// change applies fn to a key as seen and saves it; fn returns the audit
+// action.
+func (s *Service) change(ctx context.Context, tenantID, id string, seen kanri.Seen, fn func(*kanri.APIKey) (string, error)) (*kanri.APIKey, error) {
+	k, err := s.Get(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	if seen.Stale(k.ETag, k.StatusAt(s.Now())) {
+		return nil, kanri.Stale()
+	}
+	before := fields(k, s.Now())
+	action, err := fn(k)
+	if err != nil {
+		return nil, err
+	}
+	k.UpdatedAt = kanri.NewTime(s.Now())
+	if err := s.Store.Tenant(tenantID).APIKeys().Replace(ctx, k); err != nil {
+		return nil, err
+	}
+	s.record(ctx, tenantID, k, action, before, fields(k, s.Now()))
+	return k, nil
+}
+
+// Authenticate returns the key a secret belongs to, if it may be used
+// now. A malformed secret is refused before any store read; the error is
+// always EUNAUTHENTICATED, saying no more than that.
+func (s *Service) Authenticate(ctx context.Context, secret string) (*kanri.APIKey, error) {
+	denied := kanri.E(kanri.EUNAUTHENTICATED, "api.key_invalid")
+	if !WellFormed(secret) {
+		return nil, denied
+	}
+	hash := Hash(secret)
+	l, err := lookups(s.Store).Get(ctx, kanri.APIKeyLookupID(hash))
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, denied
+	} else if err != nil {
+		return nil, err
+	}
+	k, err := s.Store.Tenant(l.KeyTenantID).APIKeys().Get(ctx, l.APIKeyID)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, denied
+	} else if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	current := subtle.ConstantTimeCompare([]byte(hash), []byte(k.KeyHash)) == 1
+	previous := k.PreviousKeyHash != "" && subtle.ConstantTimeCompare([]byte(hash), []byte(k.PreviousKeyHash)) == 1 && now.Before(k.PreviousValidUntil.Time)
+	if !current && !previous {
+		return nil, denied
+	}
+	switch k.StatusAt(now) {
+	case kanri.KeyExpired:
+		return nil, kanri.E(kanri.EUNAUTHENTICATED, "api.key_expired")
+	case kanri.KeyRevoked:
+		return nil, kanri.E(kanri.EUNAUTHENTICATED, "api.key_revoked")
+	case kanri.KeyInactive:
+		return nil, kanri.E(kanri.EUNAUTHENTICATED, "api.key_inactive")
+	}
+	return k, nil
+}
+
+// Touch records that a key was used at the given time, writing
+// lastUsedAt at most once a minute per key (not once per request). The
+// usage recorder calls it off the request path.
+func (s *Service) Touch(ctx context.Context, tenantID, keyID string, at time.Time) {
+	s.touchMu.Lock()
+	if last, ok := s.touched[keyID]; ok && at.Sub(last) < touchEvery {
+		s.touchMu.Unlock()
+		return
+	}
+	s.touched[keyID] = at
+	s.touchMu.Unlock()
+	repo := s.Store.Tenant(tenantID).APIKeys()
+	for range 5 {
+		cur, err := repo.Get(ctx, keyID)
+		if err != nil || !at.After(cur.LastUsedAt.Time) {
+			return
+		}
+		cur.LastUsedAt = kanri.NewTime(at)
+		if err := repo.Replace(ctx, cur); !kanri.IsCode(err, kanri.ESTALE) {
+			if err != nil {
+				s.Logger.Warn("lastUsedAt not written", "key", keyID, "err", err)
+			}
+			return
+		}
+	}
+}
+
+func fields(k *kanri.APIKey, now time.Time) map[string]any {
+	return map[string]any{
+		"name": k.Name, "scopes": strings.Join(k.Scopes, " "), "rateLimit": k.RateLimit,
+		"rateLimitWindow": k.RateLimitWindow, "status": k.StatusAt(now), "expiresAt": k.ExpiresAt.String(),
+		"keyPrefix": k.KeyPrefix,
+	}
+}
+
+func (s *Service) record(ctx context.Context, tenantID string, k *kanri.APIKey, action string, before, after map[string]any) {
+	s.Audit.Record(ctx, audit.Entry{
+		TenantID: tenantID,
+		Action:   action,
+		Resource: kanri.AuditResource{Type: "APIKey", ID: k.ID, Name: k.Name},
+		Changes:  audit.Diff(before, after),
+	})
+}

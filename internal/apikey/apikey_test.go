@@ -1,0 +1,310 @@
+package apikey_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kanri/kanri/internal/apikey"
+	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/cosmos"
+	"github.com/kanri/kanri/internal/cosmos/cosmostest"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
+)
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
+
+type fixture struct {
+	ctx   context.Context
+	d     app.Deps
+	keys  *apikey.Service
+	clock *clock
+}
+
+func setupOn(t *testing.T, ds docstore.Store) *fixture {
+	t.Helper()
+	t.Cleanup(func() { ds.Close() })
+	clk := &clock{t: time.Date(2026, 6, 10, 10, 30, 30, 0, time.UTC)}
+	d := app.NewDeps(store.New(ds, nil), slog.New(slog.NewTextHandler(io.Discard, nil)), clk.now)
+	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin", TenantID: "tenant_acme"})
+	return &fixture{ctx: ctx, d: d, keys: apikey.New(d), clock: clk}
+}
+
+func setup(t *testing.T) *fixture {
+	t.Helper()
+	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return setupOn(t, ds)
+}
+
+func setupCosmos(t *testing.T) *fixture {
+	t.Helper()
+	srv := cosmostest.Start(t)
+	ds, err := cosmos.Open(t.Context(), cosmos.Config{Endpoint: srv.Endpoint, Key: srv.Key(), Database: "kanri-apikey-test", InsecureSkipVerify: true}, docstore.Specs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return setupOn(t, ds)
+}
+
+func TestSecretFormat(t *testing.T) {
+	f := setup(t)
+	_, secret, err := f.keys.Create(f.ctx, "tenant_acme", apikey.Input{Name: "CI", Scopes: []string{"read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secret) != apikey.SecretLength || !strings.HasPrefix(secret, "ak_live_") || !apikey.WellFormed(secret) {
+		t.Fatalf("secret %q is not well formed", secret)
+	}
+	// Every single-character change is caught by the checksum (or the
+	// alphabet), and refused without any store read: the service below has
+	// no store at all.
+	blind := apikey.New(app.Deps{Now: time.Now})
+	for i := len(apikey.SecretPrefix); i < len(secret); i++ {
+		for _, c := range []byte{'0', 'a', 'Z', '-'} {
+			if secret[i] == c {
+				continue
+			}
+			typo := secret[:i] + string(c) + secret[i+1:]
+			if apikey.WellFormed(typo) {
+				t.Errorf("typo at %d (%q) passes the checksum", i, c)
+			}
+			if _, err := blind.Authenticate(context.Background(), typo); !kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
+				t.Errorf("typo at %d: got %v, want EUNAUTHENTICATED", i, err)
+			}
+		}
+	}
+	for _, bad := range []string{"", "ak_live_", secret[:len(secret)-1], secret + "0", "ak_test_" + secret[8:], strings.ToUpper(secret)} {
+		if apikey.WellFormed(bad) {
+			t.Errorf("%q is accepted", bad)
+		}
+	}
+}
+
+func TestKeyLifecycle(t *testing.T) {
+	f := setup(t)
+	k, secret, err := f.keys.Create(f.ctx, "tenant_acme", apikey.Input{Name: "Deploy", Scopes: []string{"write", "read"}, RateLimit: "10", RateLimitWindow: "1m", ExpiresAt: "2026-06-20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(k.KeyHash, "sha256:") || strings.Contains(k.KeyHash, secret) || !strings.HasPrefix(secret, k.KeyPrefix) || len(k.KeyPrefix) != 14 {
+		t.Errorf("stored: hash %q prefix %q", k.KeyHash, k.KeyPrefix)
+	}
+	auth := func(s string) error { _, err := f.keys.Authenticate(f.ctx, s); return err }
+	if err := auth(secret); err != nil {
+		t.Fatalf("authenticate: %v", err)
+	}
+	other, otherSecret, _ := f.keys.Create(f.ctx, "tenant_globex", apikey.Input{Name: "G", Scopes: []string{"read"}})
+	if got, _ := f.keys.Authenticate(f.ctx, otherSecret); got == nil || got.TenantID != "tenant_globex" || got.ID != other.ID {
+		t.Errorf("globex's key authenticates as %+v", got)
+	}
+	for _, tc := range []struct {
+		name string
+		in   apikey.Input
+		bad  string
+	}{
+		{"no name", apikey.Input{Scopes: []string{"read"}}, "name"},
+		{"no scope", apikey.Input{Name: "x"}, "scopes"},
+		{"bad scope", apikey.Input{Name: "x", Scopes: []string{"admin"}}, "scopes"},
+		{"bad limit", apikey.Input{Name: "x", Scopes: []string{"read"}, RateLimit: "-5"}, "rateLimit"},
+		{"bad window", apikey.Input{Name: "x", Scopes: []string{"read"}, RateLimitWindow: "1w"}, "rateLimitWindow"},
+		{"past expiry", apikey.Input{Name: "x", Scopes: []string{"read"}, ExpiresAt: "2026-01-01"}, "expiresAt"},
+	} {
+		if _, _, err := f.keys.Create(f.ctx, "tenant_acme", tc.in); kanri.ErrorFields(err)[tc.bad] == "" {
+			t.Errorf("%s: got %v, want an error on %s", tc.name, err, tc.bad)
+		}
+	}
+
+	// Deactivated: refused; reactivated: accepted.
+	if k, err = f.keys.SetActive(f.ctx, "tenant_acme", k.ID, kanri.Seen{}, false); err != nil {
+		t.Fatal(err)
+	}
+	if key, _ := kanri.ErrorMessage(auth(secret)); key != "api.key_inactive" {
+		t.Errorf("inactive: got %q", key)
+	}
+	if _, err = f.keys.SetActive(f.ctx, "tenant_acme", k.ID, kanri.Seen{}, true); err != nil {
+		t.Fatal(err)
+	}
+	// Rotated: both work during the grace, then only the new one.
+	_, fresh, err := f.keys.Rotate(f.ctx, "tenant_acme", k.ID, kanri.Seen{}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth(secret) != nil || auth(fresh) != nil {
+		t.Errorf("during the grace: old %v, new %v", auth(secret), auth(fresh))
+	}
+	f.clock.add(61 * time.Minute)
+	if auth(secret) == nil || auth(fresh) != nil {
+		t.Errorf("after the grace: old %v (want refused), new %v", auth(secret), auth(fresh))
+	}
+	// Expired at the end of its day.
+	f.clock.add(11 * 24 * time.Hour)
+	if key, _ := kanri.ErrorMessage(auth(fresh)); key != "api.key_expired" {
+		t.Errorf("expired: got %q", key)
+	}
+	if _, err := f.keys.SetActive(f.ctx, "tenant_acme", k.ID, kanri.Seen{}, true); !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Errorf("reactivate an expired key: got %v", err)
+	}
+	// Revoked: at once, for good.
+	if _, err := f.keys.Revoke(f.ctx, "tenant_globex", other.ID, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := auth(otherSecret); !kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
+		t.Errorf("revoked: got %v", err)
+	}
+	// Another tenant's key id is not found in this tenant.
+	if _, err := f.keys.Get(f.ctx, "tenant_acme", other.ID); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Errorf("globex's key from acme: got %v", err)
+	}
+}
+
+// TestRateLimit checks the limit on one instance (exact) and on two
+// instances sharing the store (never above it), on both stores.
+func TestRateLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(*testing.T) *fixture
+	}{{"embedded", setup}, {"cosmos", setupCosmos}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.setup(t)
+			k := &kanri.APIKey{Doc: kanri.Doc{ID: "apikey_a", TenantID: "tenant_acme"}, RateLimit: 5, RateLimitWindow: "1m"}
+			one := apikey.NewLimiter(f.d.Store, f.clock.now)
+			for i := range 7 {
+				d, err := one.Allow(f.ctx, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := d.Allowed, i < 5; got != want {
+					t.Errorf("call %d: allowed %v, want %v", i+1, got, want)
+				}
+				if got, want := d.Remaining, max(0, 4-i); got != want {
+					t.Errorf("call %d: remaining %d, want %d", i+1, got, want)
+				}
+				if d.Reset != 30*time.Second {
+					t.Errorf("call %d: reset in %v, want 30s", i+1, d.Reset)
+				}
+			}
+			f.clock.add(30 * time.Second) // the next window
+			if d, _ := one.Allow(f.ctx, k); !d.Allowed {
+				t.Error("the next window is refused")
+			}
+
+			// Two instances, 100 calls a minute, 300 calls from each.
+			k2 := &kanri.APIKey{Doc: kanri.Doc{ID: "apikey_b", TenantID: "tenant_acme"}, RateLimit: 100, RateLimitWindow: "1m"}
+			limiters := []*apikey.Limiter{apikey.NewLimiter(f.d.Store, f.clock.now), apikey.NewLimiter(f.d.Store, f.clock.now)}
+			var mu sync.Mutex
+			allowed := 0
+			var wg sync.WaitGroup
+			for _, l := range limiters {
+				for range 3 {
+					wg.Go(func() {
+						for range 100 {
+							d, err := l.Allow(f.ctx, k2)
+							if err != nil {
+								t.Error(err)
+								return
+							}
+							if d.Allowed {
+								mu.Lock()
+								allowed++
+								mu.Unlock()
+							}
+						}
+					})
+				}
+			}
+			wg.Wait()
+			// Each instance leases blocks of 2: all 100 are leased and spent.
+			if allowed != 100 {
+				t.Errorf("two instances admitted %d calls, want exactly the limit of 100", allowed)
+			}
+			t.Logf("two instances, limit 100/min, 600 calls: %d admitted", allowed)
+		})
+	}
+}
+
+// sink records service usage.
+type sink struct {
+	mu    sync.Mutex
+	calls map[string]int64
+}
+
+func (s *sink) AddUsage(_ context.Context, tenantID, serviceID string, delta map[string]int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[tenantID+"/"+serviceID] += delta[kanri.MetricAPICalls]
+	return nil
+}
+
+func TestRecorderWritesUsageAndAggregates(t *testing.T) {
+	f := setup(t)
+	k, _, err := f.keys.Create(f.ctx, "tenant_acme", apikey.Input{Name: "CI", Scopes: []string{"read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := &sink{calls: map[string]int64{}}
+	rec := apikey.NewRecorder(f.d.Store, f.keys, sk, f.d.Logger, 10)
+	rec.FlushEvery = time.Hour // only the stop flushes
+	statuses := []int{200, 200, 404, 500, 201}
+	latencies := []int{5, 20, 60, 300, 900}
+	for i, st := range statuses {
+		u := apikey.NewUsage(k, f.clock.now().Add(time.Duration(i)*time.Second))
+		u.Endpoint, u.Method, u.StatusCode, u.ResponseTime, u.ResponseSize = "/api/v1/users", "GET", st, latencies[i], 1000
+		rec.Record(u)
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	done := make(chan error)
+	go func() { done <- rec.Run(ctx) }()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.Written(); got != 5 {
+		t.Fatalf("written: got %d, want 5", got)
+	}
+	calls, _, err := f.keys.Calls(f.ctx, "tenant_acme", apikey.CallFilter{KeyID: k.ID, Status: "5xx"})
+	if err != nil || len(calls) != 1 || calls[0].StatusCode != 500 || calls[0].TTL != kanri.TTLAPIUsage {
+		t.Errorf("5xx calls: got %+v, %v", calls, err)
+	}
+	a, _ := f.keys.Aggregate(f.ctx, "tenant_acme", k.ID, f.clock.now())
+	if a.TotalCalls != 5 || a.ErrorCalls != 2 || a.SuccessCalls != 3 || a.AvgResponseTime != 257 || a.TotalBandwidth != 5000 {
+		t.Errorf("aggregate: %+v", a)
+	}
+	if len(a.TopEndpoints) != 1 || a.TopEndpoints[0]["GET /api/v1/users"] != 5 {
+		t.Errorf("top endpoints: %v", a.TopEndpoints)
+	}
+	days, _ := f.keys.Daily(f.ctx, "tenant_acme", apikey.AllKeys, 7)
+	sum := apikey.Summarize(days)
+	if sum.Calls != 5 || sum.Errors != 2 || sum.P50 != "≤ 100 ms" || sum.P95 != "≤ 1000 ms" || len(days) != 7 {
+		t.Errorf("summary: %+v over %d days", sum, len(days))
+	}
+	if got := sk.calls["tenant_acme/api-service"]; got != 5 {
+		t.Errorf("service usage: got %d calls, want 5", got)
+	}
+	if got, _ := f.keys.Get(f.ctx, "tenant_acme", k.ID); got.LastUsedAt.IsZero() {
+		t.Error("lastUsedAt was not written")
+	}
+	// A full queue loses calls, counted.
+	for range 12 {
+		rec.Record(apikey.NewUsage(k, f.clock.now()))
+	}
+	if got := rec.Lost(); got != 2 {
+		t.Errorf("lost: got %d, want 2", got)
+	}
+}

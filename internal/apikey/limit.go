@@ -1,0 +1,121 @@
+package apikey
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
+)
+
+// Limiter enforces keys' rate limits: rateLimit calls per window (1m, 1h
+// or 1d, aligned to UTC). Instances lease blocks of calls from a counter
+// shared in the store (one document per key and window, written with its
+// ETag) and spend them locally, so a store write happens once per block,
+// not per request. What is leased is counted as used: together, however
+// many instances, the calls admitted in a window never exceed the limit.
+// On one instance the limit is exact; with several, calls an instance
+// leased but did not spend are lost to the others, so a busy key may be
+// held at most (instances × block) short of its limit.
+type Limiter struct {
+	st  *store.Store
+	now func() time.Time
+	mu  sync.Mutex
+	by  map[string]*bucket // by key id
+}
+
+// bucket is one key's local state in the current window.
+type bucket struct {
+	mu      sync.Mutex
+	window  time.Time
+	local   int // leased and not yet spent
+	granted int // the shared counter as last written here
+	spent   bool
+}
+
+// NewLimiter returns a limiter whose counters live in st.
+func NewLimiter(st *store.Store, now func() time.Time) *Limiter {
+	return &Limiter{st: st, now: now, by: map[string]*bucket{}}
+}
+
+// Decision is the answer for one call, with what the RateLimit headers
+// tell the client.
+type Decision struct {
+	Allowed   bool
+	Limit     int
+	Remaining int
+	Reset     time.Duration // until the window ends
+}
+
+// block is how many calls an instance leases at once: a fiftieth of the
+// limit, between 1 and 100.
+func block(limit int) int { return min(100, max(1, limit/50)) }
+
+// Allow spends one call of k's limit, or says when calls are possible again.
+func (l *Limiter) Allow(ctx context.Context, k *kanri.APIKey) (Decision, error) {
+	now := l.now()
+	win := k.Window()
+	start := now.UTC().Truncate(win)
+	l.mu.Lock()
+	b := l.by[k.ID]
+	if b == nil {
+		b = &bucket{}
+		l.by[k.ID] = b
+	}
+	l.mu.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.window.Equal(start) {
+		b.window, b.local, b.granted, b.spent = start, 0, 0, false
+	}
+	if b.local == 0 && !b.spent {
+		n, granted, err := l.lease(ctx, k, start, win)
+		if err != nil {
+			return Decision{}, err
+		}
+		b.local, b.granted, b.spent = n, granted, n == 0
+	}
+	d := Decision{Limit: k.RateLimit, Reset: start.Add(win).Sub(now)}
+	if b.local > 0 {
+		b.local--
+		d.Allowed = true
+	}
+	d.Remaining = max(0, k.RateLimit-b.granted+b.local)
+	return d, nil
+}
+
+// lease takes up to a block of calls from the shared counter of k's
+// window; it returns how many it took and the counter's total after.
+func (l *Limiter) lease(ctx context.Context, k *kanri.APIKey, start time.Time, win time.Duration) (int, int, error) {
+	repo := store.Of[kanri.RateCounter](l.st.Tenant(k.TenantID), docstore.API, kanri.TypeRateCounter)
+	id := fmt.Sprintf("rate_%s_%d", k.ID, start.Unix())
+	for range 50 {
+		c, err := repo.Get(ctx, id)
+		switch {
+		case kanri.IsCode(err, kanri.ENOTFOUND):
+			c = &kanri.RateCounter{Doc: kanri.Doc{ID: id}, APIKeyID: k.ID, WindowStart: kanri.NewTime(start), TTL: int((2*win + time.Minute) / time.Second)}
+		case err != nil:
+			return 0, 0, err
+		}
+		n := min(block(k.RateLimit), k.RateLimit-c.Granted)
+		if n <= 0 {
+			return 0, c.Granted, nil
+		}
+		c.Granted += n
+		if c.ETag == "" {
+			err = repo.Create(ctx, c)
+		} else {
+			err = repo.Replace(ctx, c)
+		}
+		if err == nil {
+			return n, c.Granted, nil
+		}
+		if !kanri.IsCode(err, kanri.ECONFLICT) && !kanri.IsCode(err, kanri.ESTALE) {
+			return 0, 0, err
+		}
+	}
+	return 0, 0, kanri.E(kanri.ECONFLICT, "error.busy")
+}

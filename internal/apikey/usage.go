@@ -1,0 +1,318 @@
+package apikey
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
+)
+
+// AllKeys is the key id under which a tenant's daily usage of all its keys
+// is summed.
+const AllKeys = "all"
+
+// UsageSink receives the API usage of a tenant as service usage (the
+// API-calls figure of api-service).
+type UsageSink interface {
+	AddUsage(ctx context.Context, tenantID, serviceID string, delta map[string]int64) error
+}
+
+// Recorder logs every API call (spec §7.2) off the request path: calls are
+// queued and written in batches by Run, which also keeps the monthly
+// aggregates (§7.3), the daily figures of the usage pages, the service
+// usage and the keys' lastUsedAt current. A call that cannot be queued
+// (the queue is full) is counted and logged, never silently dropped.
+type Recorder struct {
+	st      *store.Store
+	keys    *Service
+	sink    UsageSink
+	log     *slog.Logger
+	queue   chan *kanri.APIUsage
+	lost    atomic.Int64
+	written atomic.Int64
+	// FlushEvery is how long a call may wait in the queue.
+	FlushEvery time.Duration
+}
+
+// maxBatch is how many calls one flush writes at most.
+const maxBatch = 1000
+
+// NewRecorder returns a recorder with a queue of size calls.
+func NewRecorder(st *store.Store, keys *Service, sink UsageSink, log *slog.Logger, size int) *Recorder {
+	return &Recorder{st: st, keys: keys, sink: sink, log: log, queue: make(chan *kanri.APIUsage, size), FlushEvery: time.Second}
+}
+
+// Record queues one call. It never blocks.
+func (r *Recorder) Record(u *kanri.APIUsage) {
+	select {
+	case r.queue <- u:
+	default:
+		if n := r.lost.Add(1); n == 1 || n%1000 == 0 {
+			r.log.Error("API usage queue full: calls not logged", "lost", n)
+		}
+	}
+}
+
+// Lost returns how many calls could not be logged.
+func (r *Recorder) Lost() int64 { return r.lost.Load() }
+
+// Written returns how many calls were logged.
+func (r *Recorder) Written() int64 { return r.written.Load() }
+
+// Run writes the queued calls until ctx ends, then writes what is left.
+func (r *Recorder) Run(ctx context.Context) error {
+	t := time.NewTicker(r.FlushEvery)
+	defer t.Stop()
+	var batch []*kanri.APIUsage
+	flush := func(ctx context.Context) {
+		if len(batch) > 0 {
+			r.flush(ctx, batch)
+			batch = batch[:0]
+		}
+	}
+	for {
+		select {
+		case u := <-r.queue:
+			batch = append(batch, u)
+			if len(batch) >= maxBatch {
+				flush(ctx)
+			}
+		case <-t.C:
+			flush(ctx)
+		case <-ctx.Done():
+			// The server is stopping: write what was queued, with a
+			// bounded time of its own.
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			for {
+				select {
+				case u := <-r.queue:
+					batch = append(batch, u)
+					if len(batch) >= maxBatch {
+						flush(dctx)
+					}
+				default:
+					flush(dctx)
+					return nil
+				}
+			}
+		}
+	}
+}
+
+// NewUsage returns a call's record, with its id and 90-day ttl.
+func NewUsage(k *kanri.APIKey, at time.Time) *kanri.APIUsage {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return &kanri.APIUsage{
+		Doc:      kanri.Doc{ID: fmt.Sprintf("usage_%d_%s", at.UnixMilli(), hex.EncodeToString(b)), TenantID: k.TenantID},
+		APIKeyID: k.ID, Timestamp: kanri.NewTime(at),
+	}
+}
+
+// sums are the figures one flush adds to an aggregate or a day.
+type sums struct {
+	calls, errors, bytes, responseTime int64
+	endpoints                          map[string]int64
+	latency                            []int64
+	last                               time.Time
+}
+
+func (s *sums) add(u *kanri.APIUsage) {
+	s.calls++
+	if u.StatusCode >= 400 {
+		s.errors++
+	}
+	s.bytes += u.RequestSize + u.ResponseSize
+	s.responseTime += int64(u.ResponseTime)
+	if s.endpoints == nil {
+		s.endpoints = map[string]int64{}
+	}
+	s.endpoints[u.Method+" "+u.Endpoint]++
+	if s.latency == nil {
+		s.latency = make([]int64, len(kanri.LatencyBuckets)+1)
+	}
+	i, _ := slices.BinarySearch(kanri.LatencyBuckets, u.ResponseTime)
+	s.latency[i]++
+	if u.Timestamp.After(s.last) {
+		s.last = u.Timestamp.Time
+	}
+}
+
+// flush writes one batch of calls and what they add to.
+func (r *Recorder) flush(ctx context.Context, batch []*kanri.APIUsage) {
+	type key struct{ tenant, key, period string }
+	byTenant := map[string][]*kanri.APIUsage{}
+	monthly, daily := map[key]*sums{}, map[key]*sums{}
+	perTenant := map[string]*sums{}
+	at := func(m map[key]*sums, k key) *sums {
+		if m[k] == nil {
+			m[k] = &sums{}
+		}
+		return m[k]
+	}
+	for _, u := range batch {
+		byTenant[u.TenantID] = append(byTenant[u.TenantID], u)
+		ts := u.Timestamp.Time
+		at(monthly, key{u.TenantID, u.APIKeyID, ts.Format("200601")}).add(u)
+		at(daily, key{u.TenantID, u.APIKeyID, ts.Format("20060102")}).add(u)
+		at(daily, key{u.TenantID, AllKeys, ts.Format("20060102")}).add(u)
+		if perTenant[u.TenantID] == nil {
+			perTenant[u.TenantID] = &sums{}
+		}
+		perTenant[u.TenantID].add(u)
+	}
+	for tenantID, calls := range byTenant {
+		ten := r.st.Tenant(tenantID)
+		for chunk := range slices.Chunk(calls, 100) {
+			ops := make([]docstore.Op, 0, len(chunk))
+			for _, u := range chunk {
+				op, err := ten.APIUsage().Op(docstore.OpCreate, u)
+				if err != nil {
+					r.log.Error("API usage not encoded", "err", err)
+					continue
+				}
+				ops = append(ops, op)
+			}
+			if _, err := ten.Batch(ctx, docstore.API, ops); err != nil {
+				n := r.lost.Add(int64(len(ops)))
+				r.log.Error("API usage not written", "tenant", tenantID, "calls", len(ops), "lost", n, "err", err)
+				continue
+			}
+			r.written.Add(int64(len(ops)))
+		}
+	}
+	for k, s := range monthly {
+		r.addAggregate(ctx, k.tenant, k.key, k.period, s)
+	}
+	for k, s := range daily {
+		r.addDaily(ctx, k.tenant, k.key, k.period, s)
+	}
+	for tenantID, s := range perTenant {
+		if r.sink != nil {
+			if err := r.sink.AddUsage(ctx, tenantID, "api-service", map[string]int64{kanri.MetricAPICalls: s.calls, kanri.MetricBandwidth: s.bytes}); err != nil {
+				r.log.Error("service usage of API calls not added", "tenant", tenantID, "err", err)
+			}
+		}
+	}
+	for k, s := range monthly {
+		r.keys.Touch(ctx, k.tenant, k.key, s.last)
+	}
+}
+
+// update reads a document, changes it and writes it at the read's ETag,
+// again on a lost race, so that concurrent flushes (of several instances)
+// never lose an addition.
+func update[E any, P store.Entity[E]](ctx context.Context, repo *store.Repo[E, P], id string, fresh func() P, change func(P)) error {
+	for range 50 {
+		d, err := repo.Get(ctx, id)
+		switch {
+		case kanri.IsCode(err, kanri.ENOTFOUND):
+			d = fresh()
+			d.Base().ID = id
+		case err != nil:
+			return err
+		}
+		change(d)
+		if d.Base().ETag == "" {
+			err = repo.Create(ctx, d)
+		} else {
+			err = repo.Replace(ctx, d)
+		}
+		if !kanri.IsCode(err, kanri.ECONFLICT) && !kanri.IsCode(err, kanri.ESTALE) {
+			return err
+		}
+	}
+	return kanri.E(kanri.ECONFLICT, "error.busy")
+}
+
+// topEndpoints is how many endpoints an aggregate lists.
+const topEndpoints = 10
+
+func (r *Recorder) addAggregate(ctx context.Context, tenantID, keyID, month string, s *sums) {
+	t, _ := time.Parse("200601", month)
+	err := update(ctx, r.st.Tenant(tenantID).APIUsageAggregates(), kanri.AggregateID(t, keyID),
+		func() *kanri.APIUsageAggregate {
+			return &kanri.APIUsageAggregate{APIKeyID: keyID, Period: kanri.Period(t), Endpoints: map[string]int64{}}
+		},
+		func(a *kanri.APIUsageAggregate) {
+			if a.Endpoints == nil {
+				a.Endpoints = map[string]int64{}
+			}
+			a.TotalCalls += s.calls
+			a.ErrorCalls += s.errors
+			a.SuccessCalls = a.TotalCalls - a.ErrorCalls
+			a.TotalBandwidth += s.bytes
+			a.TotalResponseTime += s.responseTime
+			a.AvgResponseTime = int(a.TotalResponseTime / max(1, a.TotalCalls))
+			for e, n := range s.endpoints {
+				a.Endpoints[e] += n
+			}
+			a.TopEndpoints = top(a.Endpoints, topEndpoints)
+			a.LastUpdated = kanri.NewTime(s.last)
+		})
+	if err != nil {
+		r.log.Error("API usage aggregate not updated", "tenant", tenantID, "key", keyID, "err", err)
+	}
+}
+
+// top lists the n most called endpoints, as spec §7.3 writes them.
+func top(endpoints map[string]int64, n int) []map[string]int {
+	names := slices.Collect(maps.Keys(endpoints))
+	slices.SortFunc(names, func(a, b string) int {
+		if endpoints[a] != endpoints[b] {
+			return int(endpoints[b] - endpoints[a])
+		}
+		return compareStrings(a, b)
+	})
+	out := []map[string]int{}
+	for _, e := range names[:min(n, len(names))] {
+		out = append(out, map[string]int{e: int(endpoints[e])})
+	}
+	return out
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func dailies(st *store.Store, tenantID string) *store.Repo[kanri.APIUsageDaily, *kanri.APIUsageDaily] {
+	return store.Of[kanri.APIUsageDaily](st.Tenant(tenantID), docstore.API, kanri.TypeAPIUsageDaily)
+}
+
+func (r *Recorder) addDaily(ctx context.Context, tenantID, keyID, day string, s *sums) {
+	t, _ := time.Parse("20060102", day)
+	err := update(ctx, dailies(r.st, tenantID), kanri.DailyID(t, keyID),
+		func() *kanri.APIUsageDaily {
+			return &kanri.APIUsageDaily{APIKeyID: keyID, Date: t.Format("2006-01-02"), TTL: kanri.TTLAPIUsage}
+		},
+		func(d *kanri.APIUsageDaily) {
+			if len(d.Latency) != len(kanri.LatencyBuckets)+1 {
+				d.Latency = make([]int64, len(kanri.LatencyBuckets)+1)
+			}
+			d.Calls += s.calls
+			d.Errors += s.errors
+			d.Bandwidth += s.bytes
+			for i, n := range s.latency {
+				d.Latency[i] += n
+			}
+		})
+	if err != nil {
+		r.log.Error("API daily usage not updated", "tenant", tenantID, "key", keyID, "err", err)
+	}
+}
