@@ -57,3 +57,9 @@ func DomainsPath(tenantID string) string { return "/t/" + tenantID + "/domains" 
 
 // DomainPath is one domain of a tenant; its actions are below it.
 func DomainPath(tenantID, id string) string { return DomainsPath(tenantID) + "/" + id }
+
+// APIKeysPath is a tenant's API keys; APIKeysPath + "/usage" their usage.
+func APIKeysPath(tenantID string) string { return "/t/" + tenantID + "/api-keys" }
+
+// APIKeyPath is one API key: its usage; its actions are below it.
+func APIKeyPath(tenantID, id string) string { return APIKeysPath(tenantID) + "/" + id }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -86,6 +87,10 @@ var titles = map[string]string{
 // with the status of statusOf.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
+		return
+	}
+	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
+		s.apiError(c, err)
 		return
 	}
 	ctx := c.Request().Context()

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -38,6 +39,14 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/favicon.ico", func(c echo.Context) error {
 		return c.Redirect(http.StatusMovedPermanently, "/static/img/favicon.svg")
 	}).Name = public
+
+	// The JSON API: a key, not a session; no CSRF (no cookies are read).
+	e.GET("/api/v1/openapi.json", s.openAPI).Name = public
+	e.GET("/api/v1/docs", s.apiDocs).Name = public
+	api := e.Group("/api/v1", middleware.BodyLimit(strconv.Itoa(apiBodyLimit/1024)+"K"), s.apiAuth, s.apiUsage, s.apiLimit, s.apiUsable)
+	for _, r := range s.apiRoutes() {
+		api.Add(r.method, r.path, r.h, apiScope(r.scope)).Name = "api:" + r.scope
+	}
 
 	console := e.Group("", middleware.BodyLimit("2M"), s.csrf)
 	console.GET("/login", s.loginForm).Name = public
@@ -110,6 +119,16 @@ func (s *Server) routes(e *echo.Echo) {
 		{t, http.MethodPost, "/domains", role.DomainsCreate, s.addDomain},
 		{t, http.MethodPost, "/domains/:id/verify", role.DomainsUpdate, s.verifyDomain},
 		{t, http.MethodPost, "/domains/:id/delete", role.DomainsDelete, s.deleteDomain},
+
+		{t, http.MethodGet, "/api-keys", role.APIKeysRead, s.listAPIKeys},
+		{t, http.MethodGet, "/api-keys/new", role.APIKeysCreate, s.newAPIKey},
+		{t, http.MethodGet, "/api-keys/usage", role.APIKeysRead, s.tenantAPIUsage},
+		{t, http.MethodPost, "/api-keys", role.APIKeysCreate, s.createAPIKey},
+		{t, http.MethodGet, "/api-keys/:id", role.APIKeysRead, s.apiKeyUsage},
+		{t, http.MethodPost, "/api-keys/:id/deactivate", role.APIKeysUpdate, s.deactivateAPIKey},
+		{t, http.MethodPost, "/api-keys/:id/reactivate", role.APIKeysUpdate, s.reactivateAPIKey},
+		{t, http.MethodPost, "/api-keys/:id/rotate", role.APIKeysUpdate, s.rotateAPIKey},
+		{t, http.MethodPost, "/api-keys/:id/revoke", role.APIKeysDelete, s.revokeAPIKey},
 
 		{t, http.MethodGet, "/audit", role.AuditRead, s.listAudit},
 		{t, http.MethodGet, "/audit.csv", role.AuditRead, s.streaming(exportTimeout, s.exportAudit)},

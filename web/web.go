@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/domain"
@@ -37,6 +38,11 @@ type Services struct {
 	Catalog *service.Service
 	// Domains are the tenants' e-mail domains.
 	Domains *domain.Service
+	// Keys are the tenants' API keys; Limiter holds their rate limits and
+	// Usage logs their calls.
+	Keys    *apikey.Service
+	Limiter *apikey.Limiter
+	Usage   *apikey.Recorder
 }
 
 // Config holds the web layer's dependencies.

@@ -22,6 +22,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
@@ -64,6 +65,8 @@ type env struct {
 	roles     *role.Service
 	catalog   *service.Service
 	domains   *domain.Service
+	keys      *apikey.Service
+	usage     *apikey.Recorder
 	dns       *dnstest.Server
 	clock     *clock
 	acme      *kanri.Tenant
@@ -97,6 +100,8 @@ func newEnv(t testing.TB) *env {
 	e := &env{st: st, tenants: ts, users: us, roles: roles, catalog: service.New(d), clock: clk, dns: dnstest.Start(t)}
 	e.domains = domain.New(d, domain.NewResolver(e.dns.Addr))
 	e.domains.Timeout = 300 * time.Millisecond
+	e.keys = apikey.New(d)
+	e.usage = apikey.NewRecorder(st, e.keys, e.catalog, d.Logger, 1000)
 	for _, name := range []string{"acme", "globex"} {
 		ten, err := ts.Create(ctx, kanri.TenantInput{Name: name, DisplayName: name, Plan: kanri.PlanStandard, MaxUsers: 1000})
 		if err != nil {
@@ -118,8 +123,9 @@ func newEnv(t testing.TB) *env {
 	}
 	e.globUsr, _ = us.Create(ctx, e.globex.ID, kanri.UserInput{Username: "gus", Email: "gus@globex.test", DisplayName: "Gus", Password: password})
 	handler := web.New(web.Config{
-		Deps:          d,
-		Services:      web.Services{Tenants: ts, Users: us, Auth: auth.New(d, h), Roles: roles, Catalog: e.catalog, Domains: e.domains},
+		Deps: d,
+		Services: web.Services{Tenants: ts, Users: us, Auth: auth.New(d, h), Roles: roles, Catalog: e.catalog, Domains: e.domains,
+			Keys: e.keys, Limiter: apikey.NewLimiter(st, clk.Now), Usage: e.usage},
 		SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
 	})
 	e.echo = handler.(*echo.Echo)
@@ -253,6 +259,12 @@ func TestEveryRouteNeedsSignIn(t *testing.T) {
 			resp, _ = c.get(path)
 		} else {
 			resp, _ = c.post(path, url.Values{"displayName": {"x"}})
+		}
+		if strings.HasPrefix(r.Name, "api:") { // a key, not a session: 401
+			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("Content-Type") != "application/problem+json" {
+				t.Errorf("%s without a key: got %d %s, want a 401 problem", key, resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+			continue
 		}
 		if resp.StatusCode != http.StatusSeeOther || mustURL(resp.Header.Get("Location")).Path != "/login" {
 			t.Errorf("%s without sign-in: got %d to %q, want 303 to /login", key, resp.StatusCode, resp.Header.Get("Location"))
@@ -690,6 +702,12 @@ func TestEveryPostNeedsTheCSRFToken(t *testing.T) {
 		n++
 		path := concrete(r.Path, e, e.acme.ID)
 		resp, _ := c.post(path, url.Values{"_csrf": {""}, "tenant": {"acme"}, "username": {"admin"}, "password": {password}, "lang": {"ja"}})
+		if strings.HasPrefix(r.Name, "api:") {
+			// The API reads no cookie: a signed-in browser is nobody there,
+			// so a forged cross-site request cannot act through it.
+			wantStatus(t, r.Method+" "+r.Path+" with a session but no key", resp, http.StatusUnauthorized)
+			continue
+		}
 		wantStatus(t, r.Method+" "+r.Path+" without a CSRF token", resp, http.StatusForbidden)
 	}
 	if n < 15 {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/domain"
@@ -24,6 +25,10 @@ import (
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/web"
 )
+
+// usageQueue is how many API calls may wait to be logged; more are
+// counted as lost.
+const usageQueue = 10_000
 
 // repairInterval is how often pending user-count changes are looked for.
 const repairInterval = time.Minute
@@ -44,6 +49,8 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	users := user.New(d, tenants, roles, hasher)
 	catalog := service.New(d)
 	domains := domain.New(d, domain.NewResolver(cfg.DNSServer))
+	keys := apikey.New(d)
+	usage := apikey.NewRecorder(st, keys, catalog, log, usageQueue)
 
 	generated, created, err := auth.Bootstrap(ctx, tenants, users, roles, cfg.BootstrapEmail, cfg.BootstrapPassword)
 	if err != nil {
@@ -78,13 +85,17 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	recheck := worker{"domain re-checks", func(ctx context.Context) error {
 		return domains.RunRecheck(ctx, cfg.DomainRecheck)
 	}}
+	// The usage log writes what is queued when it stops, after the HTTP
+	// server has drained.
+	usageLog := worker{"API usage log", usage.Run}
 	return web.New(web.Config{
 		Deps: d,
 		Services: web.Services{
 			Tenants: tenants, Users: users, Auth: auth.New(d, hasher), Roles: roles, Catalog: catalog, Domains: domains,
+			Keys: keys, Limiter: apikey.NewLimiter(st, d.Now), Usage: usage,
 		},
 		SessionSecret: secret,
-	}), []worker{repair, health, recheck}, nil
+	}), []worker{repair, health, recheck, usageLog}, nil
 }
 
 // sessionSecret returns the secret of the session cookie: from

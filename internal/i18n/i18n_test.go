@@ -96,9 +96,9 @@ func isMessageKey(key string) bool {
 	if strings.HasSuffix(key, "_") || strings.HasSuffix(key, ".") {
 		return false // the prefix of keys made at run time, e.g. "status." + s
 	}
-	for _, prefix := range []string{"error.", "validation.", "login.", "stale.", "users.", "tenants.", "roles.", "audit.", "account.", "common.", "nav.", "status.", "app.", "services.", "health.", "usage.", "config.", "domains."} {
+	for _, prefix := range []string{"error.", "validation.", "login.", "stale.", "users.", "tenants.", "roles.", "audit.", "account.", "common.", "nav.", "status.", "app.", "services.", "health.", "usage.", "config.", "domains.", "apikeys.", "api.", "apidocs."} {
 		if strings.HasPrefix(key, prefix) {
-			return !slices.Contains([]string{"users.read", "users.create", "users.update", "users.delete", "tenants.read", "tenants.create", "tenants.update", "tenants.delete", "roles.read", "roles.update", "audit.read", "services.read", "services.update", "services.manage", "domains.read", "domains.create", "domains.update", "domains.delete"}, key)
+			return !slices.Contains([]string{"users.read", "users.create", "users.update", "users.delete", "tenants.read", "tenants.create", "tenants.update", "tenants.delete", "roles.read", "roles.update", "audit.read", "services.read", "services.update", "services.manage", "domains.read", "domains.create", "domains.update", "domains.delete", "apikeys.read", "apikeys.create", "apikeys.update", "apikeys.delete"}, key)
 		}
 	}
 	return false

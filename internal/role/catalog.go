@@ -57,7 +57,8 @@ const (
 	ChannelsDelete = "channels.delete"
 	APIKeysRead    = "apikeys.read"
 	APIKeysCreate  = "apikeys.create"
-	APIKeysDelete  = "apikeys.delete"
+	APIKeysUpdate  = "apikeys.update" // deactivate, reactivate, rotate
+	APIKeysDelete  = "apikeys.delete" // revoke
 	BackupsRead    = "backups.read"
 	BackupsCreate  = "backups.create"
 	BackupsExecute = "backups.execute"
@@ -114,7 +115,7 @@ func buildCatalog() []ServiceInfo {
 		{Messaging, "メッセージングサービス", "チャネルとメッセージ", "communication",
 			[]string{ChannelsRead}, []string{ChannelsCreate, ChannelsUpdate, ChannelsDelete}, nil},
 		{APIService, "API利用サービス", "APIキーと利用状況", "integration",
-			[]string{APIKeysRead}, []string{APIKeysCreate, APIKeysDelete}, nil},
+			[]string{APIKeysRead}, []string{APIKeysCreate, APIKeysUpdate, APIKeysDelete}, nil},
 		{BackupService, "バックアップサービス", "バックアップジョブと履歴", "operations",
 			[]string{BackupsRead}, []string{BackupsCreate, BackupsExecute, BackupsDelete}, nil},
 	}

@@ -15,6 +15,17 @@
       if (el.form.requestSubmit) el.form.requestSubmit(); else el.form.submit();
     }
   });
+  // Copy buttons (data-copy="#id") copy that element's text, and say so.
+  document.addEventListener("click", function (e) {
+    var btn = e.target.closest && e.target.closest("[data-copy]");
+    if (!btn) return;
+    var src = document.querySelector(btn.getAttribute("data-copy"));
+    if (!src || !navigator.clipboard) return;
+    navigator.clipboard.writeText(src.textContent.trim()).then(function () {
+      btn.textContent = btn.getAttribute("data-copied") || btn.textContent;
+      btn.setAttribute("data-done", "1");
+    });
+  });
   // Confirm destructive plain forms (those without htmx) before submitting.
   document.addEventListener("submit", function (e) {
     var msg = e.target.getAttribute && e.target.getAttribute("data-confirm");

@@ -1,0 +1,296 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/user"
+)
+
+// apiUser is a user as the API shows it: the spec's field names, never the
+// password hash or the security bookkeeping.
+type apiUser struct {
+	ID          string     `json:"id"`
+	TenantID    string     `json:"tenantId"`
+	Username    string     `json:"username"`
+	Email       string     `json:"email"`
+	DisplayName string     `json:"displayName"`
+	IsActive    bool       `json:"isActive"`
+	Status      string     `json:"status"`
+	CreatedAt   kanri.Time `json:"createdAt"`
+	UpdatedAt   kanri.Time `json:"updatedAt"`
+	LastLoginAt kanri.Time `json:"lastLoginAt"`
+}
+
+func (s *Server) apiUserOf(u *kanri.User) apiUser {
+	return apiUser{
+		ID: u.ID, TenantID: u.TenantID, Username: u.Username, Email: u.Email, DisplayName: u.DisplayName,
+		IsActive: u.IsActive, Status: u.Status(s.Now()), CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt,
+		LastLoginAt: u.Security.LastLoginAt,
+	}
+}
+
+// apiList is one page of a list; next, when set, gets the next page.
+type apiList[T any] struct {
+	Items []T  `json:"items"`
+	Next  string `json:"next,omitempty"`
+}
+
+// apiLimit reads the limit parameter: 1 to 100, default def.
+func apiPageSize(c echo.Context, def int) (int, error) {
+	v := c.QueryParam("limit")
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 100 {
+		return 0, kanri.Invalid(kanri.Fields{"limit": "validation.limit"})
+	}
+	return n, nil
+}
+
+// sendDoc answers with a document and its ETag.
+func sendDoc(c echo.Context, status int, tag string, v any) error {
+	c.Response().Header().Set("ETag", etag(tag))
+	return c.JSON(status, v)
+}
+
+func (s *Server) apiListUsers(c echo.Context) error {
+	limit, err := apiPageSize(c, 50)
+	if err != nil {
+		return err
+	}
+	q := c.QueryParams()
+	users, next, err := s.Users.List(c.Request().Context(), routeTenant(c).ID, user.ListFilter{
+		Search: q.Get("q"), Status: q.Get("status"), Sort: q.Get("sort"), Desc: q.Get("desc") == "true",
+		Limit: limit, Continuation: q.Get("next"),
+	})
+	if err != nil {
+		return err
+	}
+	out := apiList[apiUser]{Items: make([]apiUser, len(users)), Next: next}
+	for i, u := range users {
+		out.Items[i] = s.apiUserOf(u)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) apiGetUser(c echo.Context) error {
+	u, err := s.Users.Get(c.Request().Context(), routeTenant(c).ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
+}
+
+// apiUserCreate is the body of POST /users.
+type apiUserCreate struct {
+	Username    string `json:"username"`
+	Email       string `json:"email"`
+	DisplayName string `json:"displayName"`
+	Password    string `json:"password"`
+}
+
+func (s *Server) apiCreateUser(c echo.Context) error {
+	var in apiUserCreate
+	if err := readJSON(c, &in); err != nil {
+		return err
+	}
+	u, err := s.Users.Create(c.Request().Context(), routeTenant(c).ID, kanri.UserInput(in))
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/users/"+u.ID)
+	return sendDoc(c, http.StatusCreated, u.ETag, s.apiUserOf(u))
+}
+
+// apiUserUpdate is the body of PATCH /users/{id}: the fields to change.
+type apiUserUpdate struct {
+	Email       *string `json:"email"`
+	DisplayName *string `json:"displayName"`
+}
+
+func (s *Server) apiUpdateUser(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	var in apiUserUpdate
+	if err := readJSON(c, &in); err != nil {
+		return err
+	}
+	cur, err := s.Users.Get(ctx, t.ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	edit := kanri.UserInput{Username: cur.Username, Email: cur.Email, DisplayName: cur.DisplayName}
+	if in.Email != nil {
+		edit.Email = *in.Email
+	}
+	if in.DisplayName != nil {
+		edit.DisplayName = *in.DisplayName
+	}
+	tag := ifMatch(c)
+	if tag != "" && tag != trimTag(cur.ETag) {
+		return kanri.Stale() // stale before anything is read from the body
+	}
+	u, err := s.Users.Update(ctx, t.ID, cur.ID, storedETag(cur.ETag, tag), nil, edit)
+	if err != nil {
+		return err
+	}
+	return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
+}
+
+func trimTag(t string) string { return etag(t)[1 : len(etag(t))-1] }
+
+func (s *Server) apiDeactivateUser(c echo.Context) error { return s.apiSetActive(c, false) }
+
+func (s *Server) apiReactivateUser(c echo.Context) error { return s.apiSetActive(c, true) }
+
+func (s *Server) apiSetActive(c echo.Context, active bool) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	seen := kanri.Seen{}
+	if tag := ifMatch(c); tag != "" {
+		cur, err := s.Users.Get(ctx, t.ID, c.Param("id"))
+		if err != nil {
+			return err
+		}
+		seen.ETag = storedETag(cur.ETag, tag)
+	}
+	u, err := s.Users.SetActive(ctx, t.ID, c.Param("id"), seen, active)
+	if err != nil {
+		return err
+	}
+	return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
+}
+
+// apiRoleAssignment is a role assignment as the API shows it.
+type apiRoleAssignment struct {
+	ID         string     `json:"id"`
+	UserID     string     `json:"userId"`
+	ServiceID  string     `json:"serviceId"`
+	RoleName   string     `json:"roleName"`
+	Role       string     `json:"role"` // admin, viewer or global_admin
+	AssignedBy string     `json:"assignedBy"`
+	AssignedAt kanri.Time `json:"assignedAt"`
+}
+
+func apiRoleOf(ra *kanri.RoleAssignment) apiRoleAssignment {
+	key := ""
+	if d, ok := role.Find(ra.ServiceID, ra.RoleName); ok {
+		key = d.Key
+	}
+	return apiRoleAssignment{ID: ra.ID, UserID: ra.UserID, ServiceID: ra.ServiceID, RoleName: ra.RoleName, Role: key, AssignedBy: ra.AssignedBy, AssignedAt: ra.AssignedAt}
+}
+
+// apiUserOfTenant checks that the route's user is one of the tenant's.
+func (s *Server) apiUserOfTenant(c echo.Context) (*kanri.User, error) {
+	return s.Users.Get(c.Request().Context(), routeTenant(c).ID, c.Param("id"))
+}
+
+func (s *Server) apiListRoles(c echo.Context) error {
+	u, err := s.apiUserOfTenant(c)
+	if err != nil {
+		return err
+	}
+	ras, err := s.Roles.ForUser(c.Request().Context(), u.TenantID, u.ID)
+	if err != nil {
+		return err
+	}
+	out := apiList[apiRoleAssignment]{Items: make([]apiRoleAssignment, len(ras))}
+	for i, ra := range ras {
+		out.Items[i] = apiRoleOf(ra)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// apiRoleCreate is the body of POST /users/{id}/roles: a service and its
+// role, by key (admin, viewer) or by the spec's name (管理者).
+type apiRoleCreate struct {
+	ServiceID string `json:"serviceId"`
+	Role      string `json:"role"`
+}
+
+func (s *Server) apiAssignRole(c echo.Context) error {
+	var in apiRoleCreate
+	if err := readJSON(c, &in); err != nil {
+		return err
+	}
+	u, err := s.apiUserOfTenant(c)
+	if err != nil {
+		return err
+	}
+	d, ok := role.FindKey(in.ServiceID, in.Role)
+	if !ok {
+		if d, ok = role.Find(in.ServiceID, in.Role); !ok {
+			return kanri.Invalid(kanri.Fields{"role": "validation.role"})
+		}
+	}
+	ra, created, err := s.Roles.Assign(c.Request().Context(), role.Grant{Tenant: routeTenant(c), UserID: u.ID, ServiceID: d.ServiceID, RoleName: d.RoleName})
+	if err != nil {
+		return err
+	}
+	status := http.StatusCreated
+	if !created {
+		status = http.StatusOK
+	}
+	return c.JSON(status, apiRoleOf(ra))
+}
+
+func (s *Server) apiRemoveRole(c echo.Context) error {
+	u, err := s.apiUserOfTenant(c)
+	if err != nil {
+		return err
+	}
+	d, ok := role.FindKey(c.Param("service"), c.Param("role"))
+	if !ok {
+		return kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	if err := s.Roles.Remove(c.Request().Context(), role.Grant{Tenant: routeTenant(c), UserID: u.ID, ServiceID: d.ServiceID, RoleName: d.RoleName}); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// apiAudit is an audit record as the API shows it.
+type apiAudit struct {
+	ID        string                  `json:"id"`
+	Timestamp kanri.Time              `json:"timestamp"`
+	Action    string                  `json:"action"`
+	Status    string                  `json:"status"`
+	UserID    string                  `json:"userId"`
+	UserName  string                  `json:"userName"`
+	Resource  kanri.AuditResource     `json:"resource"`
+	Changes   map[string]kanri.Change `json:"changes,omitempty"`
+	Reason    string                  `json:"reason,omitempty"`
+	IPAddress string                  `json:"ipAddress,omitempty"`
+	RequestID string                  `json:"requestId,omitempty"`
+}
+
+func (s *Server) apiListAudit(c echo.Context) error {
+	limit, err := apiPageSize(c, 50)
+	if err != nil {
+		return err
+	}
+	f, errs := auditFilter(c.QueryParams())
+	if len(errs) > 0 {
+		return kanri.Invalid(errs)
+	}
+	f.Limit, f.Continuation = limit, c.QueryParam("next")
+	recs, next, err := s.Audit.Query(c.Request().Context(), routeTenant(c).ID, f)
+	if err != nil {
+		return err
+	}
+	out := apiList[apiAudit]{Items: make([]apiAudit, len(recs)), Next: next}
+	for i, r := range recs {
+		out.Items[i] = apiAudit{
+			ID: r.ID, Timestamp: r.Timestamp, Action: r.Action, Status: r.Status, UserID: r.UserID, UserName: r.UserName,
+			Resource: r.Resource, Changes: r.Details.Changes, Reason: r.Details.Reason,
+			IPAddress: r.Metadata.IPAddress, RequestID: r.Metadata.RequestID,
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}

@@ -1,0 +1,180 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/apikey"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/views"
+)
+
+// rotationGrace is how long a rotated key's old secret keeps working.
+const rotationGrace = 24 * time.Hour
+
+// usageDays is how many days the usage pages chart.
+const usageDays = 30
+
+// listAPIKeys shows a tenant's API keys.
+func (s *Server) listAPIKeys(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	keys, err := s.Keys.List(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	rows := make([]views.APIKeyRow, len(keys))
+	for i, k := range keys {
+		rows[i] = views.APIKeyRow{Key: k, Status: k.StatusAt(s.Now())}
+	}
+	usable := s.Catalog.Usable(ctx, t.ID, role.APIService) == nil
+	return render(c, http.StatusOK, views.APIKeysPage(s.page(c, "apikeys.title", "apikeys"), rows, usable))
+}
+
+// newAPIKey shows the empty key form.
+func (s *Server) newAPIKey(c echo.Context) error {
+	f := views.APIKeyForm{Scopes: []string{kanri.ScopeRead}, RateLimit: fmt.Sprint(kanri.DefaultRateLimit), RateLimitWindow: kanri.DefaultRateLimitWindow}
+	return render(c, http.StatusOK, views.APIKeyFormPage(s.page(c, "apikeys.new", "apikeys"), f))
+}
+
+// createAPIKey makes a key and shows its secret, once. The page is the
+// POST's answer, never stored (no-store) nor reachable again.
+func (s *Server) createAPIKey(c echo.Context) error {
+	form, _ := c.FormParams()
+	in := apikey.Input{
+		Name: c.FormValue("name"), Scopes: form["scopes"], RateLimit: c.FormValue("rateLimit"),
+		RateLimitWindow: c.FormValue("rateLimitWindow"), ExpiresAt: c.FormValue("expiresAt"),
+	}
+	k, secret, err := s.Keys.Create(c.Request().Context(), routeTenant(c).ID, in)
+	if err == nil {
+		return s.showSecret(c, k, secret, false)
+	}
+	if !kanri.IsCode(err, kanri.EINVALID) {
+		return err
+	}
+	f := views.APIKeyForm{Name: in.Name, Scopes: in.Scopes, RateLimit: in.RateLimit, RateLimitWindow: in.RateLimitWindow, ExpiresAt: in.ExpiresAt, Errors: views.Errors(kanri.ErrorFields(err))}
+	return render(c, http.StatusUnprocessableEntity, views.APIKeyFormPage(s.page(c, "apikeys.new", "apikeys"), f))
+}
+
+func (s *Server) showSecret(c echo.Context, k *kanri.APIKey, secret string, rotated bool) error {
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	return render(c, http.StatusOK, views.APIKeySecretPage(s.page(c, "apikeys.title", "apikeys"), k, secret, rotated))
+}
+
+// deactivateAPIKey stops a key until it is reactivated.
+func (s *Server) deactivateAPIKey(c echo.Context) error {
+	return s.apiKeyAction(c, "apikeys.deactivated", func(id string, seen kanri.Seen) (*kanri.APIKey, error) {
+		return s.Keys.SetActive(c.Request().Context(), routeTenant(c).ID, id, seen, false)
+	})
+}
+
+// reactivateAPIKey lets a deactivated key work again.
+func (s *Server) reactivateAPIKey(c echo.Context) error {
+	return s.apiKeyAction(c, "apikeys.reactivated", func(id string, seen kanri.Seen) (*kanri.APIKey, error) {
+		return s.Keys.SetActive(c.Request().Context(), routeTenant(c).ID, id, seen, true)
+	})
+}
+
+// revokeAPIKey ends a key for good.
+func (s *Server) revokeAPIKey(c echo.Context) error {
+	return s.apiKeyAction(c, "apikeys.revoked", func(id string, seen kanri.Seen) (*kanri.APIKey, error) {
+		return s.Keys.Revoke(c.Request().Context(), routeTenant(c).ID, id, seen)
+	})
+}
+
+// rotateAPIKey gives a key a new secret and shows it, once; the old one
+// works for rotationGrace more.
+func (s *Server) rotateAPIKey(c echo.Context) error {
+	k, secret, err := s.Keys.Rotate(c.Request().Context(), routeTenant(c).ID, c.Param("id"), seen(c), rotationGrace)
+	if kanri.IsCode(err, kanri.ESTALE) {
+		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
+	}
+	if err != nil {
+		return err
+	}
+	return s.showSecret(c, k, secret, true)
+}
+
+func (s *Server) apiKeyAction(c echo.Context, doneKey string, do func(id string, seen kanri.Seen) (*kanri.APIKey, error)) error {
+	return s.action(c, doneKey, views.APIKeysPath(routeTenant(c).ID), func(seen kanri.Seen) (string, error) {
+		k, err := do(c.Param("id"), seen)
+		if err != nil {
+			return "", err
+		}
+		return k.Name, nil
+	})
+}
+
+// tenantAPIUsage shows the usage of all the tenant's keys.
+func (s *Server) tenantAPIUsage(c echo.Context) error {
+	return s.showAPIUsage(c, nil)
+}
+
+// apiKeyUsage shows the usage of one key.
+func (s *Server) apiKeyUsage(c echo.Context) error {
+	k, err := s.Keys.Get(c.Request().Context(), routeTenant(c).ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return s.showAPIUsage(c, k)
+}
+
+func (s *Server) showAPIUsage(c echo.Context, k *kanri.APIKey) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	keys, err := s.Keys.List(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	v := views.APIUsageView{Key: k, Keys: keys, Status: c.QueryParam("status"), KeyName: map[string]string{}}
+	for _, key := range keys {
+		v.KeyName[key.ID] = key.Name
+	}
+	dailyOf, path, monthly := apikey.AllKeys, views.APIKeysPath(t.ID)+"/usage", keys
+	if k != nil {
+		dailyOf, path, monthly = k.ID, views.APIKeyPath(t.ID, k.ID), []*kanri.APIKey{k}
+	}
+	days, err := s.Keys.Daily(ctx, t.ID, dailyOf, usageDays)
+	if err != nil {
+		return err
+	}
+	for _, d := range days {
+		v.Days = append(v.Days, views.ChartPoint{Label: d.Date[5:], Value: d.Calls})
+	}
+	sum := apikey.Summarize(days)
+	v.Calls, v.Errors, v.P50, v.P95 = sum.Calls, sum.Errors, sum.P50, sum.P95
+	v.ErrorPct = fmt.Sprintf("%.1f%%", sum.ErrorRate())
+	endpoints := map[string]int64{}
+	for _, key := range monthly {
+		a, err := s.Keys.Aggregate(ctx, t.ID, key.ID, s.Now())
+		if err != nil {
+			return err
+		}
+		for e, n := range a.Endpoints {
+			endpoints[e] += n
+		}
+	}
+	for e, n := range endpoints {
+		v.Top = append(v.Top, views.EndpointCount{Endpoint: e, Calls: n})
+	}
+	slices.SortFunc(v.Top, func(a, b views.EndpointCount) int { return int(b.Calls - a.Calls) })
+	v.Top = v.Top[:min(10, len(v.Top))]
+	f := apikey.CallFilter{Status: v.Status}
+	if k != nil {
+		f.KeyID = k.ID
+	}
+	v.Log, v.Paging, err = listPage(c, path, 50, func(token string, limit int) ([]*kanri.APIUsage, string, error) {
+		f.Continuation, f.Limit = token, limit
+		return s.Keys.Calls(ctx, t.ID, f)
+	})
+	if err != nil {
+		return err
+	}
+	title := "apikeys.usage"
+	return render(c, http.StatusOK, views.APIUsagePage(s.page(c, title, "apikeys"), v))
+}
