@@ -222,6 +222,14 @@ func (s *Server) apiError(c echo.Context, err error) {
 		p.Detail = i18n.T(ctx, "api.rate_limited")
 	case http.StatusMethodNotAllowed:
 		p.Detail = i18n.T(ctx, "api.method_not_allowed")
+	case http.StatusBadRequest:
+		detail := "?"
+		if he != nil {
+			detail, _ = he.Message.(string)
+		}
+		p.Detail = i18n.T(ctx, "api.bad_json", detail)
+	case http.StatusUnsupportedMediaType:
+		p.Detail = i18n.T(ctx, "api.json_only")
 	default:
 		p.Detail = message(ctx, err, "error.title")
 		if fields := kanri.ErrorFields(err); len(fields) > 0 {
@@ -255,12 +263,18 @@ func readJSON(c echo.Context, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return kanri.E(kanri.EINVALID, "api.bad_json", jsonProblem(err))
+		return badRequest(jsonProblem(err))
 	}
 	if dec.More() {
-		return kanri.E(kanri.EINVALID, "api.bad_json", "more than one JSON value")
+		return badRequest("more than one JSON value")
 	}
 	return nil
+}
+
+// badRequest is the error of a body that cannot be read as the endpoint's
+// JSON (400); what is wrong goes in the problem's detail.
+func badRequest(detail string) error {
+	return &echo.HTTPError{Code: http.StatusBadRequest, Message: detail}
 }
 
 // jsonProblem says what is wrong with a JSON body, without echoing it.

@@ -36,7 +36,7 @@ func (s *Server) apiUserOf(u *kanri.User) apiUser {
 
 // apiList is one page of a list; next, when set, gets the next page.
 type apiList[T any] struct {
-	Items []T  `json:"items"`
+	Items []T    `json:"items"`
 	Next  string `json:"next,omitempty"`
 }
 

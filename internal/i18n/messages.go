@@ -442,4 +442,5 @@ var messages = map[string]message{
 	"validation.rate_limit_window":          {"Choose per minute, hour or day.", "1分・1時間・1日から選んでください。"},
 	"validation.key_name":                   {"Enter a name of at most 100 characters.", "100文字以内で名前を入力してください。"},
 	"validation.scopes":                     {"Choose read, write or both.", "read・write のいずれか、または両方を選んでください。"},
+	"api.json_only":                         {"Send the body as application/json.", "ボディは application/json で送信してください。"},
 }
