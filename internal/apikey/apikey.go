@@ -195,12 +195,8 @@ func (s *Service) Revoke(ctx context.Context, tenantID, id string, seen kanri.Se
 		k.RevokedAt, k.IsActive = kanri.NewTime(s.Now()), false
 		return "apikey.revoke", nil
 	})
-	if err == nil {
-		s.removeLookup(ctx, k.KeyHash)
-		if k.PreviousKeyHash != "" {
-			s.removeLookup(ctx, k.PreviousKeyHash)
-		}
-	}
+	// The lookup entries stay, so that a call with the revoked secret is
+	// told that it was revoked rather than that it is unknown.
 	return k, err
 }
 

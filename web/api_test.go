@@ -1,0 +1,495 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kanri/kanri/internal/apikey"
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+)
+
+// apiKey makes the API service usable in a tenant and returns a new key's
+// secret with the given scopes.
+func (e *env) apiKey(t *testing.T, tenantID string, scopes ...string) (*kanri.APIKey, string) {
+	t.Helper()
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
+	if _, _, err := e.catalog.Assign(ctx, tenantID, kanri.AssignmentInput{ServiceID: role.APIService}); err != nil {
+		t.Fatal(err)
+	}
+	k, secret, err := e.keys.Create(ctx, tenantID, apikey.Input{Name: "test " + strings.Join(scopes, "+"), Scopes: scopes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, secret
+}
+
+// apiCall is one API request's answer.
+type apiCall struct {
+	t      *testing.T
+	resp   *http.Response
+	body   []byte
+	status int
+}
+
+// problem decodes a problem answer.
+func (a apiCall) problem() map[string]any {
+	a.t.Helper()
+	if ct := a.resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+		a.t.Fatalf("content type %q, want application/problem+json: %s", ct, a.body)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(a.body, &p); err != nil {
+		a.t.Fatal(err)
+	}
+	return p
+}
+
+func (a apiCall) decode(v any) {
+	a.t.Helper()
+	if err := json.Unmarshal(a.body, v); err != nil {
+		a.t.Fatalf("%v: %s", err, a.body)
+	}
+}
+
+// api calls the API with a key (none when empty); body, when not nil, is
+// sent as JSON.
+func (e *env) api(t *testing.T, method, path, secret string, body any, headers ...string) apiCall {
+	t.Helper()
+	var r io.Reader
+	if s, ok := body.(string); ok {
+		r = strings.NewReader(s)
+	} else if body != nil {
+		b, _ := json.Marshal(body)
+		r = strings.NewReader(string(b))
+	}
+	req, _ := http.NewRequest(method, e.srv.URL+path, r)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if secret != "" {
+		req.Header.Set("Authorization", "Bearer "+secret)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return apiCall{t: t, resp: resp, body: b, status: resp.StatusCode}
+}
+
+func wantProblem(t *testing.T, what string, a apiCall, status int, typ string) map[string]any {
+	t.Helper()
+	if a.status != status {
+		t.Errorf("%s: got %d, want %d: %s", what, a.status, status, a.body)
+		return nil
+	}
+	p := a.problem()
+	if p["type"] != "urn:kanri:problem:"+typ || p["status"] != float64(status) || p["title"] == "" {
+		t.Errorf("%s: problem %v, want type %s", what, p, typ)
+	}
+	return p
+}
+
+func TestAPIKeysAuthenticate(t *testing.T) {
+	e := newEnv(t)
+	k, secret := e.apiKey(t, e.acme.ID, "read")
+	typo := secret[:20] + string("01"[strings.IndexByte("01", secret[20])+1&1]) + secret[21:]
+	if secret[20] != '0' && secret[20] != '1' {
+		typo = secret[:20] + "0" + secret[21:]
+	}
+	for _, tc := range []struct{ name, header string }{
+		{"no header", ""},
+		{"not bearer", "Basic " + secret},
+		{"empty bearer", "Bearer "},
+		{"one wrong character", "Bearer " + typo},
+		{"unknown key", "Bearer " + mustNewSecret(t, e)},
+	} {
+		a := e.api(t, http.MethodGet, "/api/v1/users", "", nil, "Authorization", tc.header)
+		wantProblem(t, tc.name, a, http.StatusUnauthorized, "unauthenticated")
+		if !strings.HasPrefix(a.resp.Header.Get("WWW-Authenticate"), "Bearer") {
+			t.Errorf("%s: no WWW-Authenticate", tc.name)
+		}
+		if strings.Contains(string(a.body), secret[8:20]) {
+			t.Errorf("%s: the answer echoes the key", tc.name)
+		}
+	}
+	if a := e.api(t, http.MethodGet, "/api/v1/users", secret, nil); a.status != http.StatusOK {
+		t.Fatalf("a good key: %d %s", a.status, a.body)
+	}
+	// Deactivated, reactivated, expired, revoked.
+	ctx := context.Background()
+	e.keys.SetActive(ctx, e.acme.ID, k.ID, kanri.Seen{}, false)
+	wantProblem(t, "deactivated", e.api(t, http.MethodGet, "/api/v1/users", secret, nil), http.StatusUnauthorized, "unauthenticated")
+	e.keys.SetActive(ctx, e.acme.ID, k.ID, kanri.Seen{}, true)
+	if a := e.api(t, http.MethodGet, "/api/v1/users", secret, nil); a.status != http.StatusOK {
+		t.Errorf("reactivated: %d", a.status)
+	}
+	e.keys.Revoke(ctx, e.acme.ID, k.ID, kanri.Seen{})
+	p := wantProblem(t, "revoked", e.api(t, http.MethodGet, "/api/v1/users", secret, nil), http.StatusUnauthorized, "unauthenticated")
+	if p != nil && !strings.Contains(p["detail"].(string), "revoked") {
+		t.Errorf("revoked: detail %q", p["detail"])
+	}
+	exp, expSecret, _ := e.keys.Create(ctx, e.acme.ID, apikey.Input{Name: "short", Scopes: []string{"read"}, ExpiresAt: e.clock.Now().Format("2006-01-02")})
+	if a := e.api(t, http.MethodGet, "/api/v1/users", expSecret, nil); a.status != http.StatusOK {
+		t.Errorf("before expiry: %d", a.status)
+	}
+	e.clock.Advance(48 * time.Hour)
+	p = wantProblem(t, "expired "+exp.Name, e.api(t, http.MethodGet, "/api/v1/users", expSecret, nil), http.StatusUnauthorized, "unauthenticated")
+	if p != nil && !strings.Contains(p["detail"].(string), "expired") {
+		t.Errorf("expired: detail %q", p["detail"])
+	}
+}
+
+func mustNewSecret(t *testing.T, e *env) string {
+	t.Helper()
+	k, s, err := e.keys.Create(context.Background(), e.globex.ID, apikey.Input{Name: "gone", Scopes: []string{"read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.keys.Revoke(context.Background(), e.globex.ID, k.ID, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestAPIScopesAndService(t *testing.T) {
+	e := newEnv(t)
+	_, read := e.apiKey(t, e.acme.ID, "read")
+	_, write := e.apiKey(t, e.acme.ID, "write")
+	wantProblem(t, "read key creates", e.api(t, http.MethodPost, "/api/v1/users", read, map[string]string{"username": "x"}), http.StatusForbidden, "forbidden")
+	wantProblem(t, "write key lists", e.api(t, http.MethodGet, "/api/v1/users", write, nil), http.StatusForbidden, "forbidden")
+	// A suspended API service takes the API away.
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
+	if _, err := e.catalog.Suspend(ctx, e.acme.ID, role.APIService, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	p := wantProblem(t, "suspended service", e.api(t, http.MethodGet, "/api/v1/users", read, nil), http.StatusForbidden, "forbidden")
+	if p != nil && !strings.Contains(p["detail"].(string), "suspended") {
+		t.Errorf("suspended: detail %q", p["detail"])
+	}
+}
+
+func TestAPIUsers(t *testing.T) {
+	e := newEnv(t)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	_, globex := e.apiKey(t, e.globex.ID, "read", "write")
+
+	// Create, with every kind of bad input first.
+	good := map[string]string{"username": "dave", "email": "dave@acme.test", "displayName": "Dave", "password": "Dave-pass-1234"}
+	wantProblem(t, "bad JSON", e.api(t, http.MethodPost, "/api/v1/users", rw, `{"username":`), http.StatusBadRequest, "bad-request")
+	wantProblem(t, "unknown field", e.api(t, http.MethodPost, "/api/v1/users", rw, `{"username":"x","isAdmin":true}`), http.StatusBadRequest, "bad-request")
+	wantProblem(t, "two values", e.api(t, http.MethodPost, "/api/v1/users", rw, `{} {}`), http.StatusBadRequest, "bad-request")
+	wantProblem(t, "wrong type", e.api(t, http.MethodPost, "/api/v1/users", rw, `{"username": 5}`), http.StatusBadRequest, "bad-request")
+	wantProblem(t, "form body", e.api(t, http.MethodPost, "/api/v1/users", rw, nil, "Content-Type", "application/x-www-form-urlencoded"), http.StatusUnsupportedMediaType, "unsupported-media-type")
+	big := `{"displayName":"` + strings.Repeat("x", 70<<10) + `"}`
+	wantProblem(t, "oversized", e.api(t, http.MethodPost, "/api/v1/users", rw, big), http.StatusRequestEntityTooLarge, "too-large")
+	p := wantProblem(t, "invalid", e.api(t, http.MethodPost, "/api/v1/users", rw, map[string]string{"username": "eve", "email": "nope", "displayName": "Eve", "password": "short"}), http.StatusUnprocessableEntity, "invalid")
+	if errs, _ := p["errors"].(map[string]any); errs["email"] == nil || errs["password"] == nil {
+		t.Errorf("field errors: %v", p["errors"])
+	}
+	created := e.api(t, http.MethodPost, "/api/v1/users", rw, good)
+	if created.status != http.StatusCreated || created.resp.Header.Get("ETag") == "" || !strings.HasPrefix(created.resp.Header.Get("Location"), "/api/v1/users/user_") {
+		t.Fatalf("create: %d %v %s", created.status, created.resp.Header, created.body)
+	}
+	var dave map[string]any
+	created.decode(&dave)
+	if dave["username"] != "dave" || dave["tenantId"] != e.acme.ID || dave["passwordHash"] != nil || strings.Contains(string(created.body), "security") {
+		t.Errorf("created user: %s", created.body)
+	}
+	id := dave["id"].(string)
+	wantProblem(t, "create again", e.api(t, http.MethodPost, "/api/v1/users", rw, good), http.StatusUnprocessableEntity, "invalid")
+
+	// Read and list, paged.
+	got := e.api(t, http.MethodGet, "/api/v1/users/"+id, rw, nil)
+	tag := got.resp.Header.Get("ETag")
+	if got.status != http.StatusOK || tag == "" {
+		t.Fatalf("read: %d %s", got.status, got.body)
+	}
+	var page struct {
+		Items []map[string]any
+		Next  string
+	}
+	e.api(t, http.MethodGet, "/api/v1/users?limit=2", rw, nil).decode(&page)
+	seen := len(page.Items)
+	for page.Next != "" {
+		next := page.Next
+		page.Next = ""
+		e.api(t, http.MethodGet, "/api/v1/users?limit=2&next="+url.QueryEscape(next), rw, nil).decode(&page)
+		seen += len(page.Items)
+	}
+	if seen != 3 { // admin, bob, dave
+		t.Errorf("listed %d users over the pages, want 3", seen)
+	}
+	wantProblem(t, "bad limit", e.api(t, http.MethodGet, "/api/v1/users?limit=1000", rw, nil), http.StatusUnprocessableEntity, "invalid")
+	wantProblem(t, "bad next", e.api(t, http.MethodGet, "/api/v1/users?next=garbage", rw, nil), http.StatusUnprocessableEntity, "invalid")
+
+	// Update with If-Match: the right ETag saves, a stale one is 412.
+	upd := e.api(t, http.MethodPatch, "/api/v1/users/"+id, rw, map[string]string{"displayName": "David"}, "If-Match", tag)
+	if upd.status != http.StatusOK || upd.resp.Header.Get("ETag") == tag {
+		t.Fatalf("update: %d %s", upd.status, upd.body)
+	}
+	wantProblem(t, "stale If-Match", e.api(t, http.MethodPatch, "/api/v1/users/"+id, rw, map[string]string{"displayName": "Dee"}, "If-Match", tag), http.StatusPreconditionFailed, "stale")
+	if u, _ := e.users.Get(context.Background(), e.acme.ID, id); u.DisplayName != "David" {
+		t.Errorf("after the stale update: %q", u.DisplayName)
+	}
+	// Deactivate.
+	if a := e.api(t, http.MethodPost, "/api/v1/users/"+id+"/deactivate", rw, nil); a.status != http.StatusOK || !strings.Contains(string(a.body), `"isActive":false`) {
+		t.Errorf("deactivate: %d %s", a.status, a.body)
+	}
+
+	// Another tenant's key: acme's ids do not exist for it.
+	for _, c := range []struct{ method, path string }{
+		{http.MethodGet, "/api/v1/users/" + id},
+		{http.MethodPatch, "/api/v1/users/" + id},
+		{http.MethodPost, "/api/v1/users/" + id + "/reactivate"},
+		{http.MethodGet, "/api/v1/users/" + id + "/roles"},
+		{http.MethodDelete, "/api/v1/users/" + id + "/roles/auth-service/viewer"},
+	} {
+		var body any
+		if c.method == http.MethodPatch {
+			body = map[string]string{"displayName": "pwned"}
+		}
+		wantProblem(t, "globex "+c.method+" "+c.path, e.api(t, c.method, c.path, globex, body), http.StatusNotFound, "not-found")
+	}
+	var list struct{ Items []map[string]any }
+	e.api(t, http.MethodGet, "/api/v1/users?q=dave", globex, nil).decode(&list)
+	if len(list.Items) != 0 {
+		t.Errorf("globex lists acme's users: %v", list.Items)
+	}
+	if u, _ := e.users.Get(context.Background(), e.acme.ID, id); u.DisplayName != "David" || u.IsActive {
+		t.Errorf("acme's user changed through globex's key: %+v", u)
+	}
+	wantProblem(t, "unknown route", e.api(t, http.MethodGet, "/api/v1/nothing", rw, nil), http.StatusNotFound, "not-found")
+}
+
+func TestAPIRolesAndAudit(t *testing.T) {
+	e := newEnv(t)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	bob := "/api/v1/users/" + e.acmeBob.ID + "/roles"
+	a := e.api(t, http.MethodPost, bob, rw, map[string]string{"serviceId": "auth-service", "role": "viewer"})
+	if a.status != http.StatusCreated || !strings.Contains(string(a.body), `"role":"viewer"`) {
+		t.Fatalf("assign: %d %s", a.status, a.body)
+	}
+	if a := e.api(t, http.MethodPost, bob, rw, map[string]string{"serviceId": "auth-service", "role": "viewer"}); a.status != http.StatusOK {
+		t.Errorf("assign again: %d", a.status)
+	}
+	wantProblem(t, "unknown role", e.api(t, http.MethodPost, bob, rw, map[string]string{"serviceId": "auth-service", "role": "owner"}), http.StatusUnprocessableEntity, "invalid")
+	wantProblem(t, "global admin in a customer tenant", e.api(t, http.MethodPost, bob, rw, map[string]string{"serviceId": "auth-service", "role": "global_admin"}), http.StatusForbidden, "forbidden")
+	var roles struct{ Items []map[string]any }
+	e.api(t, http.MethodGet, bob, rw, nil).decode(&roles)
+	if len(roles.Items) != 1 || roles.Items[0]["serviceId"] != "auth-service" {
+		t.Errorf("roles: %v", roles.Items)
+	}
+	if a := e.api(t, http.MethodDelete, bob+"/auth-service/viewer", rw, nil); a.status != http.StatusNoContent {
+		t.Errorf("remove: %d %s", a.status, a.body)
+	}
+	// The last administrator keeps the role.
+	wantProblem(t, "remove the last admin", e.api(t, http.MethodDelete, "/api/v1/users/"+e.acmeAdmin.ID+"/roles/auth-service/admin", rw, nil), http.StatusConflict, "conflict")
+
+	// The audit log shows what the key did, as the key.
+	var audits struct{ Items []map[string]any }
+	e.api(t, http.MethodGet, "/api/v1/audit?action=role.&limit=10", rw, nil).decode(&audits)
+	byKey := 0
+	for _, r := range audits.Items {
+		if strings.HasPrefix(r["userName"].(string), "API key test read+write (ak_live_") {
+			byKey++
+		}
+	}
+	if byKey != 2 { // the assign and the remove
+		t.Errorf("audit records of the key: %d, want 2", byKey)
+	}
+	wantProblem(t, "bad date", e.api(t, http.MethodGet, "/api/v1/audit?from=yesterday", rw, nil), http.StatusUnprocessableEntity, "invalid")
+}
+
+func TestAPIRateLimit(t *testing.T) {
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
+	e.apiKey(t, e.acme.ID, "read")
+	_, secret, err := e.keys.Create(ctx, e.acme.ID, apikey.Input{Name: "tight", Scopes: []string{"read"}, RateLimit: "3", RateLimitWindow: "1m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		a := e.api(t, http.MethodGet, "/api/v1/users", secret, nil)
+		if a.status != http.StatusOK {
+			t.Fatalf("call %d: %d", i+1, a.status)
+		}
+		if got, want := a.resp.Header.Get("RateLimit-Remaining"), string(rune('2'-i)); got != want {
+			t.Errorf("call %d: RateLimit-Remaining %q, want %q", i+1, got, want)
+		}
+	}
+	a := e.api(t, http.MethodGet, "/api/v1/users", secret, nil)
+	wantProblem(t, "over the limit", a, http.StatusTooManyRequests, "rate-limited")
+	if a.resp.Header.Get("Retry-After") == "" || a.resp.Header.Get("RateLimit-Limit") != "3" || a.resp.Header.Get("RateLimit-Remaining") != "0" {
+		t.Errorf("429 headers: %v", a.resp.Header)
+	}
+	e.clock.Advance(time.Minute)
+	if a := e.api(t, http.MethodGet, "/api/v1/users", secret, nil); a.status != http.StatusOK {
+		t.Errorf("the next window: %d", a.status)
+	}
+}
+
+// TestAPIUsageIsLogged checks that calls reach the usage log (by route
+// pattern, not raw path), the service usage and the console's pages.
+func TestAPIUsageIsLogged(t *testing.T) {
+	e := newEnv(t)
+	k, secret := e.apiKey(t, e.acme.ID, "read")
+	e.api(t, http.MethodGet, "/api/v1/users/"+e.acmeBob.ID, secret, nil)
+	e.api(t, http.MethodGet, "/api/v1/users/user_missing", secret, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := e.usage.Run(ctx); err != nil { // a stopped recorder writes what is queued
+		t.Fatal(err)
+	}
+	calls, _, err := e.keys.Calls(context.Background(), e.acme.ID, apikey.CallFilter{KeyID: k.ID})
+	if err != nil || len(calls) != 2 {
+		t.Fatalf("logged calls: %v, %v", calls, err)
+	}
+	for _, c := range calls {
+		if c.Endpoint != "/api/v1/users/:id" || c.Method != http.MethodGet || c.APIKeyID != k.ID {
+			t.Errorf("logged call %+v", c)
+		}
+	}
+	if calls[0].StatusCode != 404 || calls[1].StatusCode != 200 {
+		t.Errorf("statuses newest first: %d, %d", calls[0].StatusCode, calls[1].StatusCode)
+	}
+	u, err := e.catalog.RecentUsage(context.Background(), e.acme.ID, role.APIService, 1)
+	if err != nil || u[0].Metrics[kanri.MetricAPICalls] != 2 {
+		t.Errorf("service usage: %v, %v", u, err)
+	}
+	admin := e.client(t).signIn("acme", "admin")
+	_, body := admin.get("/t/" + e.acme.ID + "/api-keys/usage")
+	for _, want := range []string{`data-testid="usage-calls">2<`, `50.0%`, `data-endpoint="/api/v1/users/:id"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("usage page: no %s", want)
+		}
+	}
+	_, body = admin.get("/t/" + e.acme.ID + "/api-keys/" + k.ID + "?status=4xx")
+	if n := strings.Count(body, `data-testid="usage-call"`); n != 1 {
+		t.Errorf("4xx calls of the key: %d rows, want 1", n)
+	}
+	gl := e.client(t).signIn("globex", "admin")
+	resp, _ := gl.get("/t/" + e.globex.ID + "/api-keys/" + k.ID)
+	wantStatus(t, "globex opens acme's key", resp, http.StatusNotFound)
+}
+
+// TestOpenAPIDocumentsEveryRoute checks the OpenAPI document against the
+// routes the server really has, both ways, and its references.
+func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
+	e := newEnv(t)
+	a := e.api(t, http.MethodGet, "/api/v1/openapi.json", "", nil)
+	if a.status != http.StatusOK {
+		t.Fatalf("openapi.json: %d", a.status)
+	}
+	var doc struct {
+		OpenAPI    string                               `json:"openapi"`
+		Paths      map[string]map[string]map[string]any `json:"paths"`
+		Components struct {
+			Schemas map[string]any `json:"schemas"`
+		} `json:"components"`
+	}
+	a.decode(&doc)
+	if doc.OpenAPI != "3.1.0" {
+		t.Errorf("openapi: %q", doc.OpenAPI)
+	}
+	param := regexp.MustCompile(`:([A-Za-z]+)`)
+	served := map[string]bool{}
+	for _, r := range e.routes() {
+		if strings.HasPrefix(r.Name, "api:") {
+			p := param.ReplaceAllString(r.Path, "{$1}")
+			served[strings.ToLower(r.Method)+" "+p] = true
+			op := doc.Paths[p][strings.ToLower(r.Method)]
+			if op == nil {
+				t.Errorf("%s %s is served but not documented", r.Method, r.Path)
+				continue
+			}
+			if scope := strings.TrimPrefix(r.Name, "api:"); op["x-kanri-scope"] != scope {
+				t.Errorf("%s %s: documented scope %v, served %s", r.Method, r.Path, op["x-kanri-scope"], scope)
+			}
+		}
+	}
+	for p, ops := range doc.Paths {
+		for m := range ops {
+			if !served[m+" "+p] {
+				t.Errorf("%s %s is documented but not served", m, p)
+			}
+		}
+	}
+	if len(served) < 10 {
+		t.Errorf("only %d API routes", len(served))
+	}
+	for _, ref := range regexp.MustCompile(`"#/components/schemas/([A-Za-z]+)"`).FindAllStringSubmatch(string(a.body), -1) {
+		if doc.Components.Schemas[ref[1]] == nil {
+			t.Errorf("reference to the undefined schema %s", ref[1])
+		}
+	}
+	resp, body := e.client(t).get("/api/v1/docs")
+	wantStatus(t, "docs page", resp, http.StatusOK)
+	if !strings.Contains(body, `href="/api/v1/openapi.json"`) || !strings.Contains(body, "/api/v1/users/{id}/roles") {
+		t.Error("the docs page does not list the endpoints and link the document")
+	}
+}
+
+// TestAPIKeyConsole creates a key in the console: the secret is shown
+// once, never stored or logged, and revoking it in the console stops it.
+func TestAPIKeyConsole(t *testing.T) {
+	e := newEnv(t)
+	e.apiKey(t, e.acme.ID, "read") // makes the API usable
+	admin := e.client(t).signIn("acme", "admin")
+	base := "/t/" + e.acme.ID + "/api-keys"
+	resp, body := admin.post(base, url.Values{"name": {""}, "rateLimit": {"abc"}, "rateLimitWindow": {"1h"}})
+	wantStatus(t, "bad key form", resp, http.StatusUnprocessableEntity)
+	for _, want := range []string{`data-testid="field-error-name"`, `data-testid="field-error-scopes"`, `data-testid="field-error-rateLimit"`, `value="abc"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("bad key form: no %s", want)
+		}
+	}
+	resp, body = admin.post(base, url.Values{"name": {"Nightly"}, "scopes": {"read", "write"}, "rateLimit": {"100"}, "rateLimitWindow": {"1m"}})
+	wantStatus(t, "create", resp, http.StatusOK)
+	if resp.Header.Get("Cache-Control") != "no-store" {
+		t.Error("the secret page may be stored")
+	}
+	secret := regexp.MustCompile(`ak_live_[0-9A-Za-z]{49}`).FindString(body)
+	if secret == "" || !apikey.WellFormed(secret) {
+		t.Fatalf("no secret shown: %s", body)
+	}
+	if a := e.api(t, http.MethodGet, "/api/v1/users", secret, nil); a.status != http.StatusOK {
+		t.Fatalf("the new key: %d", a.status)
+	}
+	// Never again: not on the list, not in the audit log or its export.
+	for _, path := range []string{base, "/t/" + e.acme.ID + "/audit", "/t/" + e.acme.ID + "/audit.csv"} {
+		if _, b := admin.get(path); strings.Contains(b, secret) || strings.Contains(b, secret[len(secret)-20:]) {
+			t.Errorf("%s shows the secret", path)
+		}
+	}
+	keys, _ := e.keys.List(context.Background(), e.acme.ID)
+	var k *kanri.APIKey
+	for _, key := range keys {
+		if key.Name == "Nightly" {
+			k = key
+		}
+	}
+	if k == nil || strings.Contains(k.KeyHash, secret) || k.RateLimit != 100 || k.RateLimitWindow != "1m" {
+		t.Fatalf("stored key: %+v", k)
+	}
+	resp, _ = admin.post(base+"/"+k.ID+"/revoke", url.Values{"etag": {k.ETag}, "state": {kanri.KeyActive}})
+	wantStatus(t, "revoke", resp, http.StatusSeeOther)
+	wantProblem(t, "after revoke", e.api(t, http.MethodGet, "/api/v1/users", secret, nil), http.StatusUnauthorized, "unauthenticated")
+	// A viewer sees keys but cannot create them.
+	gl := e.client(t).signIn("globex", "admin")
+	resp, _ = gl.post("/t/"+e.globex.ID+"/api-keys/"+k.ID+"/reactivate", nil)
+	wantStatus(t, "globex reactivates acme's key", resp, http.StatusNotFound)
+}
