@@ -5,6 +5,8 @@ package e2e
 import (
 	"bytes"
 	"encoding/csv"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -34,6 +36,7 @@ const (
 	usersPath    = "/t/" + tenantID + "/users"
 	servicesPath = "/t/" + tenantID + "/services"
 	domainsPath  = "/t/" + tenantID + "/domains"
+	keysPath     = "/t/" + tenantID + "/api-keys"
 )
 
 // TestConsole runs the console's scenarios in order, in one browser against
@@ -686,6 +689,89 @@ func TestConsole(t *testing.T) {
 			s.containsText(t, alice, "flash", "acme.example verified")
 			s.hasAttr(t, alice, row, "domain row", "data-state", "verified")
 			s.absent(t, alice, "domain-verify-acme.example")
+		})
+
+		s.step(t, "api_key_created_used_and_revoked", []string{"tenant_admin_sees_only_own_tenant"}, pagesOf(&admin, &alice), func(t *testing.T) {
+			callAPI := func(secret string) (int, string) {
+				req, _ := http.NewRequest(http.MethodGet, s.url("/api/v1/users?limit=5"), nil)
+				req.Header.Set("Authorization", "Bearer "+secret)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatalf("calling the API: %v", err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return resp.StatusCode, string(b)
+			}
+			// The operator makes the API available to the tenant.
+			s.open(t, admin, servicesPath+"/api-service/edit", 200)
+			s.submitStatus(t, admin, admin.tid("assignment-submit"), servicesPath+"/api-service", 303)
+
+			s.open(t, alice, usersPath, 200)
+			s.click(t, alice, "nav-apikeys")
+			s.atPath(t, alice, keysPath)
+			s.visible(t, alice, "apikeys-none")
+			s.click(t, alice, "apikeys-new")
+			s.fill(t, alice, "apikey-name", "")
+			s.submitStatus(t, alice, alice.tid("apikey-submit"), keysPath, 422)
+			s.visible(t, alice, "field-error-name")
+			s.fill(t, alice, "apikey-name", "nightly")
+			s.fill(t, alice, "apikey-rate-limit", "100")
+			s.submitStatus(t, alice, alice.tid("apikey-submit"), keysPath, 200)
+			secret, err := alice.tid("apikey-secret").TextContent()
+			if err != nil || !strings.HasPrefix(secret, "ak_live_") || len(secret) != 57 {
+				t.Fatalf("the secret shown: %q, %v", secret, err)
+			}
+			// Copied with the button, once.
+			if err := alice.ctx.GrantPermissions([]string{"clipboard-read", "clipboard-write"}, playwright.BrowserContextGrantPermissionsOptions{Origin: playwright.String(s.srv.URL)}); err != nil {
+				t.Fatalf("clipboard permissions: %v", err)
+			}
+			s.click(t, alice, "apikey-copy")
+			s.hasAttr(t, alice, alice.tid("apikey-copy"), "copy button", "data-done", "1")
+			clip, err := alice.page.Evaluate(`() => navigator.clipboard.readText()`)
+			if err != nil || clip != secret {
+				t.Errorf("the clipboard holds %q (%v), want the secret", clip, err)
+			}
+			s.click(t, alice, "apikey-done")
+			s.atPath(t, alice, keysPath)
+			if html, _ := alice.page.Content(); strings.Contains(html, secret) {
+				t.Error("the key list shows the secret again")
+			}
+			s.hasAttr(t, alice, alice.tid("apikey-row-nightly"), "key row", "data-status", "active")
+
+			// The test calls the API with the key; the call shows in the
+			// usage (written off the request path, within 100 ms).
+			if status, body := callAPI(secret); status != 200 || !strings.Contains(body, `"username":"alice"`) {
+				t.Fatalf("the API with the new key: %d %s", status, body)
+			}
+			s.open(t, alice, keysPath+"/usage", 200)
+			call := alice.page.Locator(`[data-testid="usage-call"][data-endpoint="/api/v1/users"]`)
+			deadline := time.Now().Add(15 * time.Second)
+			for s.expect.Locator(call).ToBeVisible(playwright.LocatorAssertionsToBeVisibleOptions{Timeout: playwright.Float(500)}) != nil {
+				if time.Now().After(deadline) {
+					t.Fatal("the call never showed on the usage page")
+				}
+				if _, err := alice.page.Reload(); err != nil {
+					t.Fatalf("reload: %v", err)
+				}
+			}
+			s.hasText(t, alice, "usage-calls", "1")
+
+			// Revoked in the console: the API refuses the key at once.
+			s.open(t, alice, keysPath, 200)
+			href, err := alice.tid("apikey-open-nightly").GetAttribute("href")
+			if err != nil {
+				t.Fatal(err)
+			}
+			mark := s.eventMark()
+			s.submitStatus(t, alice, alice.tid("apikey-revoke-nightly"), href+"/revoke", 303)
+			if !slices.ContainsFunc(s.eventsSince(mark), func(e string) bool { return strings.Contains(e, "dialog confirm") }) {
+				t.Errorf("revoking asked for no confirmation; events: %q", s.eventsSince(mark))
+			}
+			s.hasAttr(t, alice, alice.tid("apikey-row-nightly"), "key row", "data-status", "revoked")
+			if status, body := callAPI(secret); status != 401 || !strings.Contains(body, "urn:kanri:problem:unauthenticated") {
+				t.Errorf("the API with the revoked key: %d %s", status, body)
+			}
 		})
 
 		s.step(t, "sign_out", []string{"tenant_admin_sees_only_own_tenant"}, pagesOf(&alice), func(t *testing.T) {

@@ -120,6 +120,7 @@ func startServer(t *testing.T, store string) *server {
 		"KANRI_BOOTSTRAP_ADMIN_PASSWORD="+adminPass,
 		"KANRI_BCRYPT_COST=4",
 		"KANRI_LOG_LEVEL=info",
+		"KANRI_API_USAGE_FLUSH=100ms",
 	)
 	dns := dnstest.Start(t)
 	env = append(env, "KANRI_DNS_SERVER="+dns.Addr)

@@ -43,6 +43,9 @@ type Config struct {
 	// DomainRecheck is how often verified domains are looked up again; 0
 	// turns it off.
 	DomainRecheck time.Duration
+	// UsageFlush is how long an API call may wait to be written to the
+	// usage log.
+	UsageFlush time.Duration
 	// DebugAddr, when set, serves the Go profiler (net/http/pprof) on its
 	// own listener; keep it on a loopback or private address.
 	DebugAddr string
@@ -72,8 +75,8 @@ type setting struct {
 // flag.ErrHelp after printing the help for -h or --help.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	var (
-		cfg                                                                                      Config
-		insecure, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck string
+		cfg                                                                                                  Config
+		insecure, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck, usageFlush string
 	)
 	settings := []setting{
 		{"addr", "KANRI_ADDR", ":8080", "address to listen on", &cfg.Addr},
@@ -91,6 +94,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"health-interval", "KANRI_HEALTH_INTERVAL", "1m", "how often the health endpoints of the catalog's services are called; 0 turns the checks off", &healthInterval},
 		{"dns-server", "KANRI_DNS_SERVER", "", "DNS server (host or host:port) that domain verification asks; the system's resolver when empty", &cfg.DNSServer},
 		{"domain-recheck-interval", "KANRI_DOMAIN_RECHECK_INTERVAL", "6h", "how often the TXT records of verified domains are looked up again; 0 turns it off", &domainRecheck},
+		{"api-usage-flush", "KANRI_API_USAGE_FLUSH", "1s", "how long an API call may wait before the usage log writes it (calls are written in batches off the request path)", &usageFlush},
 		{"debug-addr", "KANRI_DEBUG_ADDR", "", "address of the Go profiler (/debug/pprof/), e.g. 127.0.0.1:6060; off when empty. Never expose it publicly", &cfg.DebugAddr},
 		{"repair-grace", "KANRI_REPAIR_GRACE", "2m", "how old a pending user-count change must be before the repair after a crash settles it", &repairGrace},
 	}
@@ -143,6 +147,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	}
 	if cfg.DomainRecheck, err = time.ParseDuration(domainRecheck); err != nil || cfg.DomainRecheck < 0 {
 		errs = append(errs, fmt.Errorf("KANRI_DOMAIN_RECHECK_INTERVAL: %q is not a duration such as 6h (0 for none)", domainRecheck))
+	}
+	if cfg.UsageFlush, err = time.ParseDuration(usageFlush); err != nil || cfg.UsageFlush <= 0 {
+		errs = append(errs, fmt.Errorf("KANRI_API_USAGE_FLUSH: %q is not a positive duration such as 1s", usageFlush))
 	}
 	if cfg.BootstrapPassword != "" {
 		if msg := kanri.CheckPassword(cfg.BootstrapPassword); msg != "" {

@@ -51,6 +51,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	domains := domain.New(d, domain.NewResolver(cfg.DNSServer))
 	keys := apikey.New(d)
 	usage := apikey.NewRecorder(st, keys, catalog, log, usageQueue)
+	usage.FlushEvery = cfg.UsageFlush
 
 	generated, created, err := auth.Bootstrap(ctx, tenants, users, roles, cfg.BootstrapEmail, cfg.BootstrapPassword)
 	if err != nil {
