@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
@@ -29,6 +30,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -50,7 +52,7 @@ const loadPassword = "Load-test-pass-1"
 // `go test ./internal/bench -run '^$' -bench HTTPLoad -benchtime 1x`.
 func BenchmarkHTTPLoad(b *testing.B) {
 	dir := b.TempDir()
-	seedHTTP(b, dir)
+	apiSecret := seedHTTP(b, dir)
 	bin := filepath.Join(b.TempDir(), "kanri")
 	build := exec.Command("go", "build", "-o", bin, "../../cmd/kanri")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -94,6 +96,12 @@ func BenchmarkHTTPLoad(b *testing.B) {
 			stop := profile(b, debugAddr, profiles, "userlist", 8)
 			r := loadRun(b, base, 16, 10*time.Second, []string{users}, 0)
 			stop()
+			r.report(b)
+		}
+	})
+	b.Run("APIList", func(b *testing.B) {
+		for b.Loop() {
+			r := apiLoad(b, base+"/api/v1/users?limit=20", apiSecret, 16, 10*time.Second)
 			r.report(b)
 		}
 	})
@@ -171,6 +179,51 @@ func (r loadResult) report(b *testing.B) {
 		slices.Sort(ls)
 		b.Logf("%-45s %6d requests, p50 %v, p99 %v", page, len(ls), ls[len(ls)/2].Round(time.Microsecond*100), ls[(len(ls)-1)*99/100].Round(time.Microsecond*100))
 	}
+}
+
+// apiLoad has clients call target with an API key for d: each call is
+// authenticated, rate limited and logged by the server.
+func apiLoad(b *testing.B, target, secret string, clients int, d time.Duration) loadResult {
+	transport := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}
+	client := &http.Client{Transport: transport, Timeout: 2 * time.Second}
+	var mu sync.Mutex
+	var res loadResult
+	var errs, timeouts atomic.Int64
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			var mine []time.Duration
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				req, _ := http.NewRequest(http.MethodGet, target, nil)
+				req.Header.Set("Authorization", "Bearer "+secret)
+				resp, err := client.Do(req)
+				switch {
+				case err != nil && ctx.Err() != nil:
+				case err != nil:
+					timeouts.Add(1)
+				default:
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						errs.Add(1)
+					}
+					mine = append(mine, time.Since(t0))
+				}
+			}
+			mu.Lock()
+			res.latencies = append(res.latencies, mine...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	res.errors, res.timeouts = errs.Load(), timeouts.Load()
+	res.byPage = map[string][]time.Duration{target: res.latencies}
+	return res
 }
 
 // loadRun signs in clients+writers sessions, then for d has each client
@@ -275,7 +328,7 @@ func signInHTTP(b *testing.B, base string, t http.RoundTripper) (*http.Client, s
 
 // seedHTTP writes the operator, 100 tenants (through the services) and
 // their 1,000 users each (in batches, for speed) into a store in dir.
-func seedHTTP(b testing.TB, dir string) {
+func seedHTTP(b testing.TB, dir string) (apiSecret string) {
 	start := time.Now()
 	ds, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
 	if err != nil {
@@ -318,5 +371,14 @@ func seedHTTP(b testing.TB, dir string) {
 			b.Fatal(err)
 		}
 	}
+	// An API key of tenant_t000 with a limit the load cannot reach.
+	if _, _, err := service.New(d).Assign(ctx, "tenant_t000", kanri.AssignmentInput{ServiceID: role.APIService}); err != nil {
+		b.Fatal(err)
+	}
+	_, apiSecret, err = apikey.New(d).Create(ctx, "tenant_t000", apikey.Input{Name: "load", Scopes: []string{kanri.ScopeRead}, RateLimit: "1000000", RateLimitWindow: "1h"})
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.Logf("seeded 100 tenants × %d users in %v", usersPerTenant, time.Since(start).Round(time.Millisecond))
+	return apiSecret
 }
