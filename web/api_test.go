@@ -245,9 +245,16 @@ func TestAPIUsers(t *testing.T) {
 	if u, _ := e.users.Get(context.Background(), e.acme.ID, id); u.DisplayName != "David" {
 		t.Errorf("after the stale update: %q", u.DisplayName)
 	}
-	// Deactivate.
+	// Deactivate (a stale If-Match changes nothing), then reactivate.
+	wantProblem(t, "stale deactivate", e.api(t, http.MethodPost, "/api/v1/users/"+id+"/deactivate", rw, nil, "If-Match", tag), http.StatusPreconditionFailed, "stale")
 	if a := e.api(t, http.MethodPost, "/api/v1/users/"+id+"/deactivate", rw, nil); a.status != http.StatusOK || !strings.Contains(string(a.body), `"isActive":false`) {
 		t.Errorf("deactivate: %d %s", a.status, a.body)
+	}
+	if a := e.api(t, http.MethodPost, "/api/v1/users/"+id+"/reactivate", rw, nil); a.status != http.StatusOK || !strings.Contains(string(a.body), `"isActive":true`) {
+		t.Errorf("reactivate: %d %s", a.status, a.body)
+	}
+	if a := e.api(t, http.MethodPost, "/api/v1/users/"+id+"/deactivate", rw, nil); a.status != http.StatusOK {
+		t.Errorf("deactivate again: %d %s", a.status, a.body)
 	}
 
 	// Another tenant's key: acme's ids do not exist for it.

@@ -22,8 +22,12 @@ func (s *Server) readyz(c echo.Context) error {
 		s.Logger.Warn("readiness check failed", "err", err)
 		return c.String(http.StatusServiceUnavailable, "store unreachable")
 	}
+	msg := "ready"
 	if lost := s.Audit.Lost(); lost > 0 {
-		return c.String(http.StatusOK, fmt.Sprintf("ready; %d audit records lost since the start (see the log)", lost))
+		msg += fmt.Sprintf("; %d audit records lost since the start (see the log)", lost)
 	}
-	return c.String(http.StatusOK, "ready")
+	if s.Usage != nil && s.Usage.Lost() > 0 {
+		msg += fmt.Sprintf("; %d API calls not logged since the start (see the log)", s.Usage.Lost())
+	}
+	return c.String(http.StatusOK, msg)
 }
