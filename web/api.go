@@ -8,6 +8,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,34 +31,41 @@ import (
 // apiBodyLimit is the largest request body the API reads.
 const apiBodyLimit = 64 << 10
 
-// ctxKey holds the request's API key.
-const ctxKey = "apikey"
+// Context keys of API requests: the request's API key, and a mark that
+// the call is not to be logged.
+const (
+	ctxKey      = "apikey"
+	ctxUnlogged = "unlogged"
+)
 
 // apiRoute is one endpoint of the API: its route, the scope it needs, and
 // what the OpenAPI document says of it.
 type apiRoute struct {
 	method, path, scope string
-	h                   echo.HandlerFunc
-	summary             string
-	query               []string // query parameters
-	request, response   string   // schema names; "" for none
-	status              int      // the success status
+	// perm is the console permission the call needs: a key does what its
+	// creator may do in the console now, within its scopes.
+	perm              string
+	h                 echo.HandlerFunc
+	summary           string
+	query             []string // query parameters
+	request, response string   // schema names; "" for none
+	status            int      // the success status
 }
 
 // apiRoutes lists the API. routes registers them and openAPI documents
 // them, from this one list.
 func (s *Server) apiRoutes() []apiRoute {
 	return []apiRoute{
-		{http.MethodGet, "/users", kanri.ScopeRead, s.apiListUsers, "List the tenant's users", []string{"q", "status", "sort", "desc", "limit", "next"}, "", "UserList", 200},
-		{http.MethodPost, "/users", kanri.ScopeWrite, s.apiCreateUser, "Create a user", nil, "UserCreate", "User", 201},
-		{http.MethodGet, "/users/:id", kanri.ScopeRead, s.apiGetUser, "Read a user", nil, "", "User", 200},
-		{http.MethodPatch, "/users/:id", kanri.ScopeWrite, s.apiUpdateUser, "Change a user's e-mail or display name (If-Match: the ETag read)", nil, "UserUpdate", "User", 200},
-		{http.MethodPost, "/users/:id/deactivate", kanri.ScopeWrite, s.apiDeactivateUser, "Deactivate a user", nil, "", "User", 200},
-		{http.MethodPost, "/users/:id/reactivate", kanri.ScopeWrite, s.apiReactivateUser, "Reactivate a user", nil, "", "User", 200},
-		{http.MethodGet, "/users/:id/roles", kanri.ScopeRead, s.apiListRoles, "List a user's role assignments", nil, "", "RoleAssignmentList", 200},
-		{http.MethodPost, "/users/:id/roles", kanri.ScopeWrite, s.apiAssignRole, "Give a user a role", nil, "RoleAssignmentCreate", "RoleAssignment", 201},
-		{http.MethodDelete, "/users/:id/roles/:service/:role", kanri.ScopeWrite, s.apiRemoveRole, "Take a role from a user (role: admin, viewer)", nil, "", "", 204},
-		{http.MethodGet, "/audit", kanri.ScopeRead, s.apiListAudit, "List the tenant's audit log, newest first", []string{"action", "user", "resource", "from", "to", "limit", "next"}, "", "AuditList", 200},
+		{http.MethodGet, "/users", kanri.ScopeRead, role.UsersRead, s.apiListUsers, "List the tenant's users", []string{"q", "status", "sort", "desc", "limit", "next"}, "", "UserList", 200},
+		{http.MethodPost, "/users", kanri.ScopeWrite, role.UsersCreate, s.apiCreateUser, "Create a user", nil, "UserCreate", "User", 201},
+		{http.MethodGet, "/users/:id", kanri.ScopeRead, role.UsersRead, s.apiGetUser, "Read a user", nil, "", "User", 200},
+		{http.MethodPatch, "/users/:id", kanri.ScopeWrite, role.UsersUpdate, s.apiUpdateUser, "Change a user's e-mail or display name (If-Match: the ETag read)", nil, "UserUpdate", "User", 200},
+		{http.MethodPost, "/users/:id/deactivate", kanri.ScopeWrite, role.UsersUpdate, s.apiDeactivateUser, "Deactivate a user", nil, "", "User", 200},
+		{http.MethodPost, "/users/:id/reactivate", kanri.ScopeWrite, role.UsersUpdate, s.apiReactivateUser, "Reactivate a user", nil, "", "User", 200},
+		{http.MethodGet, "/users/:id/roles", kanri.ScopeRead, role.RolesRead, s.apiListRoles, "List a user's role assignments", nil, "", "RoleAssignmentList", 200},
+		{http.MethodPost, "/users/:id/roles", kanri.ScopeWrite, role.RolesUpdate, s.apiAssignRole, "Give a user a role", nil, "RoleAssignmentCreate", "RoleAssignment", 201},
+		{http.MethodDelete, "/users/:id/roles/:service/:role", kanri.ScopeWrite, role.RolesUpdate, s.apiRemoveRole, "Take a role from a user (role: admin, viewer)", nil, "", "", 204},
+		{http.MethodGet, "/audit", kanri.ScopeRead, role.AuditRead, s.apiListAudit, "List the tenant's audit log, newest first", []string{"action", "user", "resource", "from", "to", "limit", "next"}, "", "AuditList", 200},
 	}
 }
 
@@ -78,8 +87,10 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		t, err := s.Tenants.Get(ctx, k.TenantID)
-		if err != nil || t.Status != kanri.TenantActive {
+		if kanri.IsCode(err, kanri.ENOTFOUND) || (err == nil && t.Status != kanri.TenantActive) {
 			return kanri.E(kanri.EUNAUTHENTICATED, "api.tenant_inactive")
+		} else if err != nil {
+			return err
 		}
 		actor := audit.ActorFrom(ctx)
 		actor.UserID, actor.UserName, actor.TenantID = k.ID, "API key "+k.Name+" ("+k.KeyPrefix+"…)", k.TenantID
@@ -98,6 +109,9 @@ func (s *Server) apiUsage(next echo.HandlerFunc) echo.HandlerFunc {
 		err := next(c)
 		if err != nil {
 			c.Error(err) // answer now, so that the status is known
+		}
+		if unlogged, _ := c.Get(ctxUnlogged).(bool); unlogged {
+			return nil
 		}
 		k := apiKeyOf(c)
 		u := apikey.NewUsage(k, start)
@@ -122,7 +136,10 @@ func truncate(s string, n int) string {
 func (s *Server) apiLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		d, err := s.Limiter.Allow(c.Request().Context(), apiKeyOf(c))
-		if err != nil {
+		if kanri.IsCode(err, kanri.ECONFLICT) { // the shared counter is too contended
+			c.Response().Header().Set("Retry-After", "1")
+			return echo.NewHTTPError(http.StatusServiceUnavailable)
+		} else if err != nil {
 			return err
 		}
 		reset := strconv.Itoa(int((d.Reset + time.Second - 1) / time.Second))
@@ -132,6 +149,11 @@ func (s *Server) apiLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("RateLimit-Reset", reset)
 		if !d.Allowed {
 			h.Set("Retry-After", reset)
+			if !d.FirstRefused {
+				// A key over its limit costs no more store writes: only
+				// the first refusal of a window goes to the usage log.
+				c.Set(ctxUnlogged, true)
+			}
 			return errRateLimited
 		}
 		return next(c)
@@ -151,6 +173,56 @@ func apiScope(scope string) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// apiPerm lets a call through only if the key's creator may do it in the
+// console now: a key never does more than the person who made it, and
+// stops working when they leave (their account deactivated or deleted).
+// A key the operator's staff made for the tenant has the rights of a
+// global administrator while its creator is one.
+func (s *Server) apiPerm(perm string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			perms, err := s.creatorPerms(c)
+			if err != nil {
+				return err
+			}
+			if !perms.Has(perm) {
+				return kanri.E(kanri.EFORBIDDEN, "api.creator_lacks", perm)
+			}
+			return next(c)
+		}
+	}
+}
+
+// creatorPerms returns what the creator of the request's key may do in
+// its tenant.
+func (s *Server) creatorPerms(c echo.Context) (role.Set, error) {
+	ctx := c.Request().Context()
+	k, t := apiKeyOf(c), routeTenant(c)
+	home := t
+	u, err := s.Users.Get(ctx, t.ID, k.CreatedBy)
+	if kanri.IsCode(err, kanri.ENOTFOUND) && !t.IsPrivileged {
+		if home, err = s.Tenants.Get(ctx, kanri.PrivilegedTenantID); err == nil {
+			u, err = s.Users.Get(ctx, home.ID, k.CreatedBy)
+		}
+	}
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, kanri.E(kanri.EUNAUTHENTICATED, "api.creator_gone")
+	} else if err != nil {
+		return nil, err
+	}
+	if !u.IsActive || !u.DeletedAt.IsZero() {
+		return nil, kanri.E(kanri.EUNAUTHENTICATED, "api.creator_gone")
+	}
+	access, err := s.Roles.AccessOf(ctx, home, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	if home != t && !access.GlobalAdmin {
+		return role.Set{}, nil // the operator's staff reach other tenants only as global administrators
+	}
+	return access.Perms, nil
 }
 
 // apiUsable lets a call through only while the tenant may use the API
@@ -184,6 +256,7 @@ var problemTypes = map[int]string{
 	http.StatusUnprocessableEntity:   "invalid",
 	http.StatusTooManyRequests:       "rate-limited",
 	http.StatusInternalServerError:   "internal",
+	http.StatusServiceUnavailable:    "unavailable",
 }
 
 // ProblemType returns the type URI of the API's problems of a status.
@@ -205,6 +278,12 @@ func (s *Server) apiError(c echo.Context, err error) {
 		code = he.Code
 		if code == http.StatusForbidden {
 			code = http.StatusNotFound // Echo's 403 is a route we hide
+		}
+		if code == http.StatusNotFound {
+			if allow := s.apiMethods(c); allow != "" {
+				code = http.StatusMethodNotAllowed
+				c.Response().Header().Set("Allow", allow)
+			}
 		}
 	case kanri.ErrorCode(err) != "":
 		code = status(err)
@@ -247,6 +326,22 @@ func (s *Server) apiError(c echo.Context, err error) {
 	if err := c.Blob(code, "application/problem+json", b); err != nil {
 		s.Logger.Warn("problem not sent", "err", err, "request_id", reqID(c))
 	}
+}
+
+// apiMethods returns the methods the API serves at the request's path
+// ("GET, POST"), or "" when it serves none: a path that exists with
+// another method is 405, not 404.
+func (s *Server) apiMethods(c echo.Context) string {
+	path := strings.TrimPrefix(c.Request().URL.Path, "/api/v1")
+	var allow []string
+	for _, r := range s.apiRoutes() {
+		if pathParam.ReplaceAllString(r.path, "[^/]+") != r.path || r.path == path {
+			if re := regexp.MustCompile("^" + pathParam.ReplaceAllString(r.path, "[^/]+") + "$"); re.MatchString(path) && !slices.Contains(allow, r.method) {
+				allow = append(allow, r.method)
+			}
+		}
+	}
+	return strings.Join(allow, ", ")
 }
 
 // readJSON reads a request's JSON body into v: it must be declared as
@@ -297,16 +392,22 @@ func jsonProblem(err error) string {
 // etag returns a document's ETag as an HTTP header value.
 func etag(v string) string { return `"` + strings.Trim(v, `"`) + `"` }
 
-// ifMatch returns the ETag of the request's If-Match header, or "".
-func ifMatch(c echo.Context) string {
-	v := strings.TrimSpace(c.Request().Header.Get("If-Match"))
-	return strings.Trim(strings.TrimPrefix(v, "W/"), `"`)
-}
-
-// storedETag returns the stored form of an ETag the client sent back.
-func storedETag(doc, sent string) string {
-	if strings.Trim(doc, `"`) == sent {
-		return doc
+// precondition checks the request's If-Match header (RFC 9110 §13.1.1)
+// against a document's ETag: it returns the ETag to save at, which is the
+// document's when the header matches or is "*", and "" when there is no
+// header (the caller then guards its write itself). A header that matches
+// none is ESTALE (412). Weak tags never match.
+func precondition(c echo.Context, docETag string) (string, error) {
+	h := strings.TrimSpace(c.Request().Header.Get("If-Match"))
+	if h == "" {
+		return "", nil
 	}
-	return sent
+	want := strings.Trim(docETag, `"`)
+	for _, tag := range strings.Split(h, ",") {
+		tag = strings.TrimSpace(tag)
+		if tag == "*" || (!strings.HasPrefix(tag, "W/") && strings.Trim(tag, `"`) == want) {
+			return docETag, nil
+		}
+	}
+	return "", kanri.Stale()
 }

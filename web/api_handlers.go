@@ -121,29 +121,42 @@ func (s *Server) apiUpdateUser(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	cur, err := s.Users.Get(ctx, t.ID, c.Param("id"))
-	if err != nil {
-		return err
+	// The fields not sent keep their values: the change is made on the
+	// version read, guarded by its ETag, and made again on a newer one
+	// when another write came first (unless the client's If-Match named
+	// the version it read: then that is a 412).
+	for range 5 {
+		cur, err := s.Users.Get(ctx, t.ID, c.Param("id"))
+		if err != nil {
+			return err
+		}
+		tag, err := precondition(c, cur.ETag)
+		if err != nil {
+			return err
+		}
+		base := kanri.UserInput{Username: cur.Username, Email: cur.Email, DisplayName: cur.DisplayName}
+		edit := base
+		if in.Email != nil {
+			edit.Email = *in.Email
+		}
+		if in.DisplayName != nil {
+			edit.DisplayName = *in.DisplayName
+		}
+		guard := tag
+		if guard == "" {
+			guard = cur.ETag
+		}
+		u, err := s.Users.Update(ctx, t.ID, cur.ID, guard, &base, edit)
+		if kanri.IsCode(err, kanri.ESTALE) && tag == "" {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
 	}
-	edit := kanri.UserInput{Username: cur.Username, Email: cur.Email, DisplayName: cur.DisplayName}
-	if in.Email != nil {
-		edit.Email = *in.Email
-	}
-	if in.DisplayName != nil {
-		edit.DisplayName = *in.DisplayName
-	}
-	tag := ifMatch(c)
-	if tag != "" && tag != trimTag(cur.ETag) {
-		return kanri.Stale() // stale before anything is read from the body
-	}
-	u, err := s.Users.Update(ctx, t.ID, cur.ID, storedETag(cur.ETag, tag), nil, edit)
-	if err != nil {
-		return err
-	}
-	return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
+	return kanri.E(kanri.ECONFLICT, "error.busy")
 }
-
-func trimTag(t string) string { return etag(t)[1 : len(etag(t))-1] }
 
 func (s *Server) apiDeactivateUser(c echo.Context) error { return s.apiSetActive(c, false) }
 
@@ -152,15 +165,15 @@ func (s *Server) apiReactivateUser(c echo.Context) error { return s.apiSetActive
 func (s *Server) apiSetActive(c echo.Context, active bool) error {
 	ctx := c.Request().Context()
 	t := routeTenant(c)
-	seen := kanri.Seen{}
-	if tag := ifMatch(c); tag != "" {
-		cur, err := s.Users.Get(ctx, t.ID, c.Param("id"))
-		if err != nil {
-			return err
-		}
-		seen.ETag = storedETag(cur.ETag, tag)
+	cur, err := s.Users.Get(ctx, t.ID, c.Param("id"))
+	if err != nil {
+		return err
 	}
-	u, err := s.Users.SetActive(ctx, t.ID, c.Param("id"), seen, active)
+	tag, err := precondition(c, cur.ETag)
+	if err != nil {
+		return err
+	}
+	u, err := s.Users.SetActive(ctx, t.ID, cur.ID, kanri.Seen{ETag: tag}, active)
 	if err != nil {
 		return err
 	}

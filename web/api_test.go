@@ -25,11 +25,21 @@ func (e *env) apiKey(t *testing.T, tenantID string, scopes ...string) (*kanri.AP
 	if _, _, err := e.catalog.Assign(ctx, tenantID, kanri.AssignmentInput{ServiceID: role.APIService}); err != nil {
 		t.Fatal(err)
 	}
-	k, secret, err := e.keys.Create(ctx, tenantID, apikey.Input{Name: "test " + strings.Join(scopes, "+"), Scopes: scopes})
+	k, secret, err := e.keys.Create(e.asAdmin(tenantID), tenantID, apikey.Input{Name: "test " + strings.Join(scopes, "+"), Scopes: scopes})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return k, secret
+}
+
+// asAdmin is a context acting as the administrator of acme or globex: a
+// key does what its creator may.
+func (e *env) asAdmin(tenantID string) context.Context {
+	admin := e.acmeAdmin
+	if tenantID == e.globex.ID {
+		admin = e.globAdmin
+	}
+	return audit.WithActor(context.Background(), audit.Actor{UserID: admin.ID, UserName: admin.Username, TenantID: tenantID})
 }
 
 // apiCall is one API request's answer.
@@ -142,7 +152,7 @@ func TestAPIKeysAuthenticate(t *testing.T) {
 	if p != nil && !strings.Contains(p["detail"].(string), "revoked") {
 		t.Errorf("revoked: detail %q", p["detail"])
 	}
-	exp, expSecret, _ := e.keys.Create(ctx, e.acme.ID, apikey.Input{Name: "short", Scopes: []string{"read"}, ExpiresAt: e.clock.Now().Format("2006-01-02")})
+	exp, expSecret, _ := e.keys.Create(e.asAdmin(e.acme.ID), e.acme.ID, apikey.Input{Name: "short", Scopes: []string{"read"}, ExpiresAt: e.clock.Now().Format("2006-01-02")})
 	if a := e.api(t, http.MethodGet, "/api/v1/users", expSecret, nil); a.status != http.StatusOK {
 		t.Errorf("before expiry: %d", a.status)
 	}
@@ -323,9 +333,8 @@ func TestAPIRolesAndAudit(t *testing.T) {
 
 func TestAPIRateLimit(t *testing.T) {
 	e := newEnv(t)
-	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
 	e.apiKey(t, e.acme.ID, "read")
-	_, secret, err := e.keys.Create(ctx, e.acme.ID, apikey.Input{Name: "tight", Scopes: []string{"read"}, RateLimit: "3", RateLimitWindow: "1m"})
+	_, secret, err := e.keys.Create(e.asAdmin(e.acme.ID), e.acme.ID, apikey.Input{Name: "tight", Scopes: []string{"read"}, RateLimit: "3", RateLimitWindow: "1m"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -500,4 +509,90 @@ func TestAPIKeyConsole(t *testing.T) {
 	gl := e.client(t).signIn("globex", "admin")
 	resp, _ = gl.post("/t/"+e.globex.ID+"/api-keys/"+k.ID+"/reactivate", nil)
 	wantStatus(t, "globex reactivates acme's key", resp, http.StatusNotFound)
+}
+
+// TestAKeyDoesNoMoreThanItsCreator gives a user nothing but the right to
+// manage API keys: their write key cannot do what they cannot, and stops
+// when their account does.
+func TestAKeyDoesNoMoreThanItsCreator(t *testing.T) {
+	e := newEnv(t)
+	e.apiKey(t, e.acme.ID, "read") // makes the API usable
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
+	dev, err := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: "dev", Email: "dev@acme.test", DisplayName: "Dev", Password: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.roles.Assign(ctx, role.Grant{Tenant: e.acme, UserID: dev.ID, ServiceID: role.APIService, RoleName: role.Admin}); err != nil {
+		t.Fatal(err)
+	}
+	devCtx := audit.WithActor(context.Background(), audit.Actor{UserID: dev.ID, UserName: "dev", TenantID: e.acme.ID})
+	_, secret, err := e.keys.Create(devCtx, e.acme.ID, apikey.Input{Name: "dev's", Scopes: []string{"read", "write"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := wantProblem(t, "make oneself admin", e.api(t, http.MethodPost, "/api/v1/users/"+dev.ID+"/roles", secret, map[string]string{"serviceId": "auth-service", "role": "admin"}), http.StatusForbidden, "forbidden")
+	if p != nil && !strings.Contains(p["detail"].(string), "roles.update") {
+		t.Errorf("detail: %q", p["detail"])
+	}
+	wantProblem(t, "list users", e.api(t, http.MethodGet, "/api/v1/users", secret, nil), http.StatusForbidden, "forbidden")
+	if ras, _ := e.roles.ForUser(context.Background(), e.acme.ID, dev.ID); len(ras) != 1 {
+		t.Errorf("dev's roles: %d, want the one given", len(ras))
+	}
+	// The admin's key works until the admin is deactivated.
+	_, adminKey := e.apiKey(t, e.acme.ID, "read")
+	if a := e.api(t, http.MethodGet, "/api/v1/users", adminKey, nil); a.status != http.StatusOK {
+		t.Fatalf("the admin's key: %d", a.status)
+	}
+	if _, err := e.users.SetActive(ctx, e.acme.ID, e.acmeAdmin.ID, kanri.Seen{LastAdmin: true}, false); err != nil {
+		t.Fatal(err)
+	}
+	wantProblem(t, "the creator deactivated", e.api(t, http.MethodGet, "/api/v1/users", adminKey, nil), http.StatusUnauthorized, "unauthenticated")
+}
+
+func TestAPIPreconditionsAndMethods(t *testing.T) {
+	e := newEnv(t)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	path := "/api/v1/users/" + e.acmeBob.ID
+	tag := e.api(t, http.MethodGet, path, rw, nil).resp.Header.Get("ETag")
+	for _, tc := range []struct {
+		name, ifMatch string
+		want          int
+	}{
+		{"weak tag", "W/" + tag, http.StatusPreconditionFailed},
+		{"other tags", `"a", "b"`, http.StatusPreconditionFailed},
+		{"list with the tag", `"a", ` + tag, http.StatusOK},
+		{"any", "*", http.StatusOK},
+	} {
+		a := e.api(t, http.MethodPatch, path, rw, map[string]string{"displayName": "Bob " + tc.name}, "If-Match", tc.ifMatch)
+		if a.status != tc.want {
+			t.Errorf("If-Match %s: got %d, want %d", tc.ifMatch, a.status, tc.want)
+		}
+	}
+	a := e.api(t, http.MethodPut, "/api/v1/users", rw, map[string]string{})
+	wantProblem(t, "PUT /users", a, http.StatusMethodNotAllowed, "method-not-allowed")
+	if got := a.resp.Header.Get("Allow"); got != "GET, POST" {
+		t.Errorf("Allow: %q", got)
+	}
+	wantProblem(t, "GET /users/{id}/deactivate", e.api(t, http.MethodGet, path+"/deactivate", rw, nil), http.StatusMethodNotAllowed, "method-not-allowed")
+}
+
+// TestRefusedCallsCostNoWrites checks that a key over its limit adds one
+// logged call per window, not one per refused call.
+func TestRefusedCallsCostNoWrites(t *testing.T) {
+	e := newEnv(t)
+	e.apiKey(t, e.acme.ID, "read")
+	k, secret, err := e.keys.Create(e.asAdmin(e.acme.ID), e.acme.ID, apikey.Input{Name: "tight", Scopes: []string{"read"}, RateLimit: "2", RateLimitWindow: "1h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 6 {
+		e.api(t, http.MethodGet, "/api/v1/users", secret, nil)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	e.usage.Run(ctx)
+	calls, _, _ := e.keys.Calls(context.Background(), e.acme.ID, apikey.CallFilter{KeyID: k.ID})
+	if len(calls) != 3 {
+		t.Errorf("logged %d calls, want the 2 answered and the first refused", len(calls))
+	}
 }

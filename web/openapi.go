@@ -46,7 +46,7 @@ func (s *Server) openAPIDoc() map[string]any {
 		responses := map[string]any{
 			strconv.Itoa(r.status): ok,
 			"401":                  problem("The API key is missing, malformed, unknown, inactive, expired or revoked."),
-			"403":                  problem("The key lacks the scope " + r.scope + ", or the tenant's API service is suspended or expired."),
+			"403":                  problem("The key lacks the scope " + r.scope + ", its creator the permission " + r.perm + ", or the tenant's API service is suspended or expired."),
 			"429":                  problem("The key's rate limit is spent; Retry-After says when to try again."),
 		}
 		if strings.Contains(r.path, ":") {

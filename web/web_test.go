@@ -74,6 +74,7 @@ type env struct {
 	acmeBob   *kanri.User // a second acme user to act on
 	acmeAdmin *kanri.User // acme's first user, so its administrator
 	globUsr   *kanri.User
+	globAdmin *kanri.User // globex's administrator
 }
 
 func newEnv(t testing.TB) *env {
@@ -114,7 +115,7 @@ func newEnv(t testing.TB) *env {
 		if name == "acme" {
 			e.acme, e.acmeAdmin = ten, admin
 		} else {
-			e.globex = ten
+			e.globex, e.globAdmin = ten, admin
 		}
 	}
 	e.acmeBob, err = us.Create(ctx, e.acme.ID, kanri.UserInput{Username: "bob", Email: "bob@acme.test", DisplayName: "Bob", Password: password})

@@ -160,8 +160,16 @@ func lookups(st *store.Store) *store.Repo[kanri.APIKeyLookup, *kanri.APIKeyLooku
 	return store.Of[kanri.APIKeyLookup](st.Tenant(kanri.SystemTenantID), docstore.API, kanri.TypeAPIKeyLookup)
 }
 
+// addLookup writes the lookup entry of a hash; writing it again for the
+// same key (a retried rotation) is no error.
 func (s *Service) addLookup(ctx context.Context, tenantID, keyID, hash string) error {
-	return lookups(s.Store).Create(ctx, &kanri.APIKeyLookup{Doc: kanri.Doc{ID: kanri.APIKeyLookupID(hash)}, KeyTenantID: tenantID, APIKeyID: keyID})
+	err := lookups(s.Store).Create(ctx, &kanri.APIKeyLookup{Doc: kanri.Doc{ID: kanri.APIKeyLookupID(hash)}, KeyTenantID: tenantID, APIKeyID: keyID})
+	if kanri.IsCode(err, kanri.ECONFLICT) {
+		if l, gerr := lookups(s.Store).Get(ctx, kanri.APIKeyLookupID(hash)); gerr == nil && l.APIKeyID == keyID && l.KeyTenantID == tenantID {
+			return nil
+		}
+	}
+	return err
 }
 
 func (s *Service) removeLookup(ctx context.Context, hash string) {
@@ -230,25 +238,35 @@ func (s *Service) Rotate(ctx context.Context, tenantID, id string, seen kanri.Se
 
 // change applies fn to a key as seen and saves it; fn returns the audit
 // action.
+//
+// A write that loses a race (with the recording of lastUsedAt, say) is
+// made again on the newer version, while that is still as seen.
 func (s *Service) change(ctx context.Context, tenantID, id string, seen kanri.Seen, fn func(*kanri.APIKey) (string, error)) (*kanri.APIKey, error) {
-	k, err := s.Get(ctx, tenantID, id)
-	if err != nil {
-		return nil, err
+	for range 5 {
+		k, err := s.Get(ctx, tenantID, id)
+		if err != nil {
+			return nil, err
+		}
+		if seen.Stale(k.ETag, k.StatusAt(s.Now())) {
+			return nil, kanri.Stale()
+		}
+		before := fields(k, s.Now())
+		action, err := fn(k)
+		if err != nil {
+			return nil, err
+		}
+		k.UpdatedAt = kanri.NewTime(s.Now())
+		err = s.Store.Tenant(tenantID).APIKeys().Replace(ctx, k)
+		if kanri.IsCode(err, kanri.ESTALE) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.record(ctx, tenantID, k, action, before, fields(k, s.Now()))
+		return k, nil
 	}
-	if seen.Stale(k.ETag, k.StatusAt(s.Now())) {
-		return nil, kanri.Stale()
-	}
-	before := fields(k, s.Now())
-	action, err := fn(k)
-	if err != nil {
-		return nil, err
-	}
-	k.UpdatedAt = kanri.NewTime(s.Now())
-	if err := s.Store.Tenant(tenantID).APIKeys().Replace(ctx, k); err != nil {
-		return nil, err
-	}
-	s.record(ctx, tenantID, k, action, before, fields(k, s.Now()))
-	return k, nil
+	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
 }
 
 // Authenticate returns the key a secret belongs to, if it may be used

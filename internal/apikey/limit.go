@@ -34,6 +34,7 @@ type bucket struct {
 	local   int // leased and not yet spent
 	granted int // the shared counter as last written here
 	spent   bool
+	refused bool // a call was refused in this window
 }
 
 // NewLimiter returns a limiter whose counters live in st.
@@ -48,6 +49,9 @@ type Decision struct {
 	Limit     int
 	Remaining int
 	Reset     time.Duration // until the window ends
+	// FirstRefused marks the first refusal of the window on this
+	// instance, the one worth logging.
+	FirstRefused bool
 }
 
 // block is how many calls an instance leases at once: a fiftieth of the
@@ -56,9 +60,6 @@ func block(limit int) int { return min(100, max(1, limit/50)) }
 
 // Allow spends one call of k's limit, or says when calls are possible again.
 func (l *Limiter) Allow(ctx context.Context, k *kanri.APIKey) (Decision, error) {
-	now := l.now()
-	win := k.Window()
-	start := now.UTC().Truncate(win)
 	l.mu.Lock()
 	b := l.by[k.ID]
 	if b == nil {
@@ -68,8 +69,13 @@ func (l *Limiter) Allow(ctx context.Context, k *kanri.APIKey) (Decision, error) 
 	l.mu.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.window.Equal(start) {
-		b.window, b.local, b.granted, b.spent = start, 0, 0, false
+	// The clock is read under the bucket's lock, so that a call that
+	// waited for it cannot take the bucket back to a window that ended.
+	now := l.now()
+	win := k.Window()
+	start := now.UTC().Truncate(win)
+	if start.After(b.window) {
+		b.window, b.local, b.granted, b.spent, b.refused = start, 0, 0, false, false
 	}
 	if b.local == 0 && !b.spent {
 		n, granted, err := l.lease(ctx, k, start, win)
@@ -82,6 +88,8 @@ func (l *Limiter) Allow(ctx context.Context, k *kanri.APIKey) (Decision, error) 
 	if b.local > 0 {
 		b.local--
 		d.Allowed = true
+	} else {
+		d.FirstRefused, b.refused = !b.refused, true
 	}
 	d.Remaining = max(0, k.RateLimit-b.granted+b.local)
 	return d, nil

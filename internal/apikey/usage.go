@@ -37,7 +37,8 @@ type Recorder struct {
 	sink    UsageSink
 	log     *slog.Logger
 	queue   chan *kanri.APIUsage
-	lost    atomic.Int64
+	lost    atomic.Int64 // calls not logged, for any reason
+	full    atomic.Int64 // of which dropped because the queue was full
 	written atomic.Int64
 	// FlushEvery is how long a call may wait in the queue.
 	FlushEvery time.Duration
@@ -56,8 +57,9 @@ func (r *Recorder) Record(u *kanri.APIUsage) {
 	select {
 	case r.queue <- u:
 	default:
-		if n := r.lost.Add(1); n == 1 || n%1000 == 0 {
-			r.log.Error("API usage queue full: calls not logged", "lost", n)
+		r.lost.Add(1)
+		if n := r.full.Add(1); n == 1 || n%1000 == 0 {
+			r.log.Error("API usage queue full: calls not logged", "dropped", n)
 		}
 	}
 }
@@ -73,9 +75,13 @@ func (r *Recorder) Run(ctx context.Context) error {
 	t := time.NewTicker(r.FlushEvery)
 	defer t.Stop()
 	var batch []*kanri.APIUsage
+	// A batch being written is finished even when the server stops
+	// meanwhile: its writes get a context of their own.
 	flush := func(ctx context.Context) {
 		if len(batch) > 0 {
-			r.flush(ctx, batch)
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			r.flush(fctx, batch)
+			cancel()
 			batch = batch[:0]
 		}
 	}
@@ -152,6 +158,34 @@ func (s *sums) add(u *kanri.APIUsage) {
 func (r *Recorder) flush(ctx context.Context, batch []*kanri.APIUsage) {
 	type key struct{ tenant, key, period string }
 	byTenant := map[string][]*kanri.APIUsage{}
+	for _, u := range batch {
+		byTenant[u.TenantID] = append(byTenant[u.TenantID], u)
+	}
+	// The calls are written first; the figures count the calls written.
+	var written []*kanri.APIUsage
+	for tenantID, calls := range byTenant {
+		ten := r.st.Tenant(tenantID)
+		for chunk := range slices.Chunk(calls, 100) {
+			ops := make([]docstore.Op, 0, len(chunk))
+			var encoded []*kanri.APIUsage
+			for _, u := range chunk {
+				op, err := ten.APIUsage().Op(docstore.OpCreate, u)
+				if err != nil {
+					r.lost.Add(1)
+					r.log.Error("API usage not encoded", "err", err)
+					continue
+				}
+				ops, encoded = append(ops, op), append(encoded, u)
+			}
+			if _, err := ten.Batch(ctx, docstore.API, ops); err != nil {
+				n := r.lost.Add(int64(len(ops)))
+				r.log.Error("API usage not written", "tenant", tenantID, "calls", len(ops), "lost", n, "err", err)
+				continue
+			}
+			r.written.Add(int64(len(ops)))
+			written = append(written, encoded...)
+		}
+	}
 	monthly, daily := map[key]*sums{}, map[key]*sums{}
 	perTenant := map[string]*sums{}
 	at := func(m map[key]*sums, k key) *sums {
@@ -160,8 +194,7 @@ func (r *Recorder) flush(ctx context.Context, batch []*kanri.APIUsage) {
 		}
 		return m[k]
 	}
-	for _, u := range batch {
-		byTenant[u.TenantID] = append(byTenant[u.TenantID], u)
+	for _, u := range written {
 		ts := u.Timestamp.Time
 		at(monthly, key{u.TenantID, u.APIKeyID, ts.Format("200601")}).add(u)
 		at(daily, key{u.TenantID, u.APIKeyID, ts.Format("20060102")}).add(u)
@@ -170,26 +203,6 @@ func (r *Recorder) flush(ctx context.Context, batch []*kanri.APIUsage) {
 			perTenant[u.TenantID] = &sums{}
 		}
 		perTenant[u.TenantID].add(u)
-	}
-	for tenantID, calls := range byTenant {
-		ten := r.st.Tenant(tenantID)
-		for chunk := range slices.Chunk(calls, 100) {
-			ops := make([]docstore.Op, 0, len(chunk))
-			for _, u := range chunk {
-				op, err := ten.APIUsage().Op(docstore.OpCreate, u)
-				if err != nil {
-					r.log.Error("API usage not encoded", "err", err)
-					continue
-				}
-				ops = append(ops, op)
-			}
-			if _, err := ten.Batch(ctx, docstore.API, ops); err != nil {
-				n := r.lost.Add(int64(len(ops)))
-				r.log.Error("API usage not written", "tenant", tenantID, "calls", len(ops), "lost", n, "err", err)
-				continue
-			}
-			r.written.Add(int64(len(ops)))
-		}
 	}
 	for k, s := range monthly {
 		r.addAggregate(ctx, k.tenant, k.key, k.period, s)

@@ -375,7 +375,12 @@ func seedHTTP(b testing.TB, dir string) (apiSecret string) {
 	if _, _, err := service.New(d).Assign(ctx, "tenant_t000", kanri.AssignmentInput{ServiceID: role.APIService}); err != nil {
 		b.Fatal(err)
 	}
-	_, apiSecret, err = apikey.New(d).Create(ctx, "tenant_t000", apikey.Input{Name: "load", Scopes: []string{kanri.ScopeRead}, RateLimit: "1000000", RateLimitWindow: "1h"})
+	// Made by the operator's global administrator, whose rights it has.
+	adminID, err := users.IDByUsername(ctx, kanri.PrivilegedTenantID, "admin@example.com")
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, apiSecret, err = apikey.New(d).Create(audit.WithActor(ctx, audit.Actor{UserID: adminID}), "tenant_t000", apikey.Input{Name: "load", Scopes: []string{kanri.ScopeRead}, RateLimit: "1000000", RateLimitWindow: "1h"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -443,4 +443,6 @@ var messages = map[string]message{
 	"validation.key_name":                   {"Enter a name of at most 100 characters.", "100文字以内で名前を入力してください。"},
 	"validation.scopes":                     {"Choose read, write or both.", "read・write のいずれか、または両方を選んでください。"},
 	"api.json_only":                         {"Send the body as application/json.", "ボディは application/json で送信してください。"},
+	"api.creator_lacks":                     {"The person who made this API key may not do this (%s); a key does no more than its maker.", "この API キーの作成者にはこの操作の権限（%s）がありません。キーは作成者の権限を超えられません。"},
+	"api.creator_gone":                      {"The person who made this API key no longer has an active account; ask an administrator for a new key.", "この API キーの作成者のアカウントは有効ではありません。管理者に新しいキーを依頼してください。"},
 }
