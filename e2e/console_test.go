@@ -5,6 +5,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -716,6 +717,9 @@ func TestConsole(t *testing.T) {
 			s.submitStatus(t, alice, alice.tid("apikey-submit"), keysPath, 422)
 			s.visible(t, alice, "field-error-name")
 			s.fill(t, alice, "apikey-name", "nightly")
+			if err := alice.tid("apikey-scope-write").Check(); err != nil {
+				t.Fatalf("checking the write scope: %v", err)
+			}
 			s.fill(t, alice, "apikey-rate-limit", "100")
 			s.submitStatus(t, alice, alice.tid("apikey-submit"), keysPath, 200)
 			secret, err := alice.tid("apikey-secret").TextContent()
@@ -744,18 +748,23 @@ func TestConsole(t *testing.T) {
 			if status, body := callAPI(secret); status != 200 || !strings.Contains(body, `"username":"alice"`) {
 				t.Fatalf("the API with the new key: %d %s", status, body)
 			}
+			apiEveryEndpoint(t, s.url(""), secret)
+			// All 11 calls are on the page once the usage log has written
+			// them (in batches, off the request path): reload until then.
 			s.open(t, alice, keysPath+"/usage", 200)
-			call := alice.page.Locator(`[data-testid="usage-call"][data-endpoint="/api/v1/users"]`)
 			deadline := time.Now().Add(15 * time.Second)
-			for s.expect.Locator(call).ToBeVisible(playwright.LocatorAssertionsToBeVisibleOptions{Timeout: playwright.Float(500)}) != nil {
+			for s.expect.Locator(alice.tid("usage-calls")).ToHaveText("11", playwright.LocatorAssertionsToHaveTextOptions{Timeout: playwright.Float(500)}) != nil {
 				if time.Now().After(deadline) {
-					t.Fatal("the call never showed on the usage page")
+					t.Fatal("the calls never all showed on the usage page")
 				}
 				if _, err := alice.page.Reload(); err != nil {
 					t.Fatalf("reload: %v", err)
 				}
 			}
-			s.hasText(t, alice, "usage-calls", "1")
+			s.visible(t, alice, "usage-log")
+			if n, _ := alice.page.Locator(`[data-testid="usage-call"][data-endpoint="/api/v1/users/:id"]`).Count(); n != 3 {
+				t.Errorf("the log shows %d calls of /api/v1/users/:id (by route pattern), want 3: GET and two PATCHes", n)
+			}
 
 			// Revoked in the console: the API refuses the key at once.
 			s.open(t, alice, keysPath, 200)
@@ -882,5 +891,60 @@ func removeOldScreenshots(t *testing.T, store string) {
 		if err := os.Remove(f); err != nil {
 			t.Logf("removing an old screenshot: %v", err)
 		}
+	}
+}
+
+// apiEveryEndpoint calls every endpoint of the API with a read and write
+// key, as a client program would, and checks each answer.
+func apiEveryEndpoint(t *testing.T, base, secret string) {
+	t.Helper()
+	call := func(method, path, ifMatch string, body any, want int) (map[string]any, http.Header) {
+		t.Helper()
+		var r io.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			r = bytes.NewReader(b)
+		}
+		req, _ := http.NewRequest(method, base+path, r)
+		req.Header.Set("Authorization", "Bearer "+secret)
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if ifMatch != "" {
+			req.Header.Set("If-Match", ifMatch)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != want {
+			t.Fatalf("%s %s: %d, want %d: %s", method, path, resp.StatusCode, want, out)
+		}
+		var m map[string]any
+		json.Unmarshal(out, &m)
+		return m, resp.Header
+	}
+	// The GET /users of the step before is the first call.
+	u, _ := call(http.MethodPost, "/api/v1/users", "", map[string]string{"username": "robot", "email": "robot@acme.test", "displayName": "Robot", "password": "Robot-pass-1234"}, 201)
+	id, _ := u["id"].(string)
+	_, h := call(http.MethodGet, "/api/v1/users/"+id, "", nil, 200)
+	call(http.MethodPatch, "/api/v1/users/"+id, `"stale"`, map[string]string{"displayName": "R2"}, 412)
+	u, _ = call(http.MethodPatch, "/api/v1/users/"+id, h.Get("ETag"), map[string]string{"displayName": "Robot Two"}, 200)
+	if u["displayName"] != "Robot Two" {
+		t.Errorf("after PATCH: %v", u)
+	}
+	call(http.MethodPost, "/api/v1/users/"+id+"/roles", "", map[string]string{"serviceId": "auth-service", "role": "viewer"}, 201)
+	roles, _ := call(http.MethodGet, "/api/v1/users/"+id+"/roles", "", nil, 200)
+	if items, _ := roles["items"].([]any); len(items) != 1 {
+		t.Errorf("roles: %v", roles)
+	}
+	call(http.MethodDelete, "/api/v1/users/"+id+"/roles/auth-service/viewer", "", nil, 204)
+	call(http.MethodPost, "/api/v1/users/"+id+"/deactivate", "", nil, 200)
+	call(http.MethodPost, "/api/v1/users/"+id+"/reactivate", "", nil, 200)
+	audit, _ := call(http.MethodGet, "/api/v1/audit?action=user.&limit=5", "", nil, 200)
+	if items, _ := audit["items"].([]any); len(items) == 0 {
+		t.Errorf("audit: %v", audit)
 	}
 }
