@@ -335,10 +335,9 @@ func (s *Server) apiMethods(c echo.Context) string {
 	path := strings.TrimPrefix(c.Request().URL.Path, "/api/v1")
 	var allow []string
 	for _, r := range s.apiRoutes() {
-		if pathParam.ReplaceAllString(r.path, "[^/]+") != r.path || r.path == path {
-			if re := regexp.MustCompile("^" + pathParam.ReplaceAllString(r.path, "[^/]+") + "$"); re.MatchString(path) && !slices.Contains(allow, r.method) {
-				allow = append(allow, r.method)
-			}
+		re := regexp.MustCompile("^" + pathParam.ReplaceAllString(r.path, "[^/]+") + "$")
+		if re.MatchString(path) && !slices.Contains(allow, r.method) {
+			allow = append(allow, r.method)
 		}
 	}
 	return strings.Join(allow, ", ")

@@ -40,7 +40,7 @@ type apiList[T any] struct {
 	Next  string `json:"next,omitempty"`
 }
 
-// apiLimit reads the limit parameter: 1 to 100, default def.
+// apiPageSize reads the limit parameter: 1 to 100, default def.
 func apiPageSize(c echo.Context, def int) (int, error) {
 	v := c.QueryParam("limit")
 	if v == "" {
