@@ -101,6 +101,23 @@ func run(b *testing.B, st docstore.Store, tenants int) {
 			i++
 		}
 	})
+	// A search as the user list makes it: users whose username, e-mail or
+	// display name contains "user09", by username (users 900–999: the
+	// walk passes 900 users that cannot match first).
+	b.Run("Search", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			p, err := c.Query(ctx, fmt.Sprintf("tenant_%03d", i%tenants), docstore.Query{
+				Type: kanri.TypeUser, OrderBy: "username", Limit: pageSize,
+				Where: []docstore.Filter{docstore.Or(docstore.Contains("username", "user09"), docstore.Contains("email", "user09"), docstore.Contains("displayName", "user09"))},
+			})
+			if err != nil || len(p.Items) != pageSize {
+				b.Fatalf("got %d items, %v", len(p.Items), err)
+			}
+			i++
+		}
+	})
 	// The token of page deepPage, found once per tenant by paging there.
 	tokens := make([]string, tenants)
 	for t := range tenants {

@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -12,6 +13,10 @@ import (
 type matcher struct {
 	match  func(doc *lazyDoc) bool
 	fields map[string]bool
+	// needles are lower-case ASCII strings the query's text searches
+	// (Contains) require: a document whose raw JSON holds one of them in
+	// no case cannot match, and is passed over without being decoded.
+	needles [][]byte
 }
 
 // predicate is one compiled filter.
@@ -31,7 +36,88 @@ func compile(q docstore.Query) (matcher, error) {
 	if q.OrderBy != "" {
 		fields[topField(q.OrderBy)] = true
 	}
-	return matcher{match: func(doc *lazyDoc) bool { return all(fs, doc) }, fields: fields}, nil
+	return matcher{match: func(doc *lazyDoc) bool { return all(fs, doc) }, fields: fields, needles: needles(q.Where)}, nil
+}
+
+// needles returns, for each filter that is a text search (Contains, or an
+// OR of Contains of one string), the string it needs, when a raw-bytes
+// check can decide it: printable ASCII that JSON writes as is.
+func needles(fs []docstore.Filter) [][]byte {
+	var out [][]byte
+	for _, f := range fs {
+		subs := []docstore.Filter{f}
+		if f.Op == docstore.OpOr {
+			subs = f.Any
+		}
+		needle := ""
+		for i, sub := range subs {
+			v, ok := sub.Value.(string)
+			if sub.Op != docstore.OpContains || !ok || !plainASCII(v) || (i > 0 && strings.ToLower(v) != needle) {
+				needle = ""
+				break
+			}
+			needle = strings.ToLower(v)
+		}
+		if needle != "" {
+			out = append(out, []byte(needle))
+		}
+	}
+	return out
+}
+
+// plainASCII reports whether s is printable ASCII that JSON encoding
+// leaves unchanged.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// The only runes strings.ToLower turns into ASCII (İ into i, the Kelvin
+// sign into k), and the escape that can hide any character: a body with
+// one of them is decoded, not judged by its bytes.
+var (
+	dottedI    = []byte("\xc4\xb0")
+	kelvin     = []byte("\xe2\x84\xaa")
+	unicodeEsc = []byte(`\u`)
+)
+
+// mayMatch reports whether a document's raw JSON can match the query's
+// text searches: false only when one of the needles is certainly absent.
+func (m matcher) mayMatch(body []byte) bool {
+	if len(m.needles) == 0 || bytes.Contains(body, unicodeEsc) || bytes.Contains(body, dottedI) || bytes.Contains(body, kelvin) {
+		return true
+	}
+	for _, n := range m.needles {
+		if !containsFold(body, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFold reports whether b holds the lower-case ASCII needle n in
+// any ASCII case.
+func containsFold(b, n []byte) bool {
+	for i := 0; i+len(n) <= len(b); i++ {
+		j := 0
+		for ; j < len(n); j++ {
+			c := b[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != n[j] {
+				break
+			}
+		}
+		if j == len(n) {
+			return true
+		}
+	}
+	return false
 }
 
 func collectFields(fs []docstore.Filter, into map[string]bool) {

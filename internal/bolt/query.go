@@ -179,7 +179,7 @@ func (c *container) evaluate(k, v []byte, m matcher, now int64, orderBy string) 
 	if err != nil {
 		return match{}, false, err
 	}
-	if !r.live(now) {
+	if !r.live(now) || !m.mayMatch(r.body) {
 		return match{}, false, nil
 	}
 	doc, err := newLazyDoc(r.body, m.fields)
