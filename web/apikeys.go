@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -162,7 +163,9 @@ func (s *Server) showAPIUsage(c echo.Context, k *kanri.APIKey) error {
 	for e, n := range endpoints {
 		v.Top = append(v.Top, views.EndpointCount{Endpoint: e, Calls: n})
 	}
-	slices.SortFunc(v.Top, func(a, b views.EndpointCount) int { return int(b.Calls - a.Calls) })
+	slices.SortFunc(v.Top, func(a, b views.EndpointCount) int {
+		return cmp.Or(cmp.Compare(b.Calls, a.Calls), cmp.Compare(a.Endpoint, b.Endpoint))
+	})
 	v.Top = v.Top[:min(10, len(v.Top))]
 	f := apikey.CallFilter{Status: v.Status}
 	if k != nil {
@@ -175,6 +178,5 @@ func (s *Server) showAPIUsage(c echo.Context, k *kanri.APIKey) error {
 	if err != nil {
 		return err
 	}
-	title := "apikeys.usage"
-	return render(c, http.StatusOK, views.APIUsagePage(s.page(c, title, "apikeys"), v))
+	return render(c, http.StatusOK, views.APIUsagePage(s.page(c, "apikeys.usage", "apikeys"), v))
 }

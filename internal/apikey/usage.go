@@ -1,6 +1,7 @@
 package apikey
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -282,26 +283,13 @@ func (r *Recorder) addAggregate(ctx context.Context, tenantID, keyID, month stri
 func top(endpoints map[string]int64, n int) []map[string]int {
 	names := slices.Collect(maps.Keys(endpoints))
 	slices.SortFunc(names, func(a, b string) int {
-		if endpoints[a] != endpoints[b] {
-			return int(endpoints[b] - endpoints[a])
-		}
-		return compareStrings(a, b)
+		return cmp.Or(cmp.Compare(endpoints[b], endpoints[a]), cmp.Compare(a, b))
 	})
 	out := []map[string]int{}
 	for _, e := range names[:min(n, len(names))] {
 		out = append(out, map[string]int{e: int(endpoints[e])})
 	}
 	return out
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func dailies(st *store.Store, tenantID string) *store.Repo[kanri.APIUsageDaily, *kanri.APIUsageDaily] {
