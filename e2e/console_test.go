@@ -650,6 +650,7 @@ func TestConsole(t *testing.T) {
 			}
 			s.hasAttr(t, admin, row(admin), "file-service row", "data-status", "suspended")
 			s.visible(t, admin, "service-reactivate-file-service")
+			s.screenshot(t, admin.page, "desktop-tenant-services.png") // for humans, also on success
 
 			// The tenant's administrator sees it, read-only.
 			s.open(t, alice, usersPath, 200)
@@ -690,6 +691,7 @@ func TestConsole(t *testing.T) {
 			s.containsText(t, alice, "flash", "acme.example verified")
 			s.hasAttr(t, alice, row, "domain row", "data-state", "verified")
 			s.absent(t, alice, "domain-verify-acme.example")
+			s.screenshot(t, alice.page, "desktop-domains.png")
 		})
 
 		s.step(t, "api_key_created_used_and_revoked", []string{"tenant_admin_sees_only_own_tenant"}, pagesOf(&admin, &alice), func(t *testing.T) {
@@ -762,6 +764,7 @@ func TestConsole(t *testing.T) {
 				}
 			}
 			s.visible(t, alice, "usage-log")
+			s.screenshot(t, alice.page, "desktop-api-usage.png")
 			if n, _ := alice.page.Locator(`[data-testid="usage-call"][data-endpoint="/api/v1/users/:id"]`).Count(); n != 3 {
 				t.Errorf("the log shows %d calls of /api/v1/users/:id (by route pattern), want 3: GET and two PATCHes", n)
 			}
