@@ -21,8 +21,12 @@ import (
 	"github.com/kanri/kanri/internal/store"
 )
 
-// touchEvery is how often a key's lastUsedAt is written at most.
-const touchEvery = time.Minute
+// touchEvery is how often a key's lastUsedAt is written at most; the
+// service remembers the last write of up to maxTouched keys.
+const (
+	touchEvery = time.Minute
+	maxTouched = 10_000
+)
 
 // Service manages API keys.
 type Service struct {
@@ -311,13 +315,9 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (*kanri.APIKe
 // lastUsedAt at most once a minute per key (not once per request). The
 // usage recorder calls it off the request path.
 func (s *Service) Touch(ctx context.Context, tenantID, keyID string, at time.Time) {
-	s.touchMu.Lock()
-	if last, ok := s.touched[keyID]; ok && at.Sub(last) < touchEvery {
-		s.touchMu.Unlock()
+	if !s.due(keyID, at) {
 		return
 	}
-	s.touched[keyID] = at
-	s.touchMu.Unlock()
 	repo := s.Store.Tenant(tenantID).APIKeys()
 	for range 5 {
 		cur, err := repo.Get(ctx, keyID)
@@ -332,6 +332,26 @@ func (s *Service) Touch(ctx context.Context, tenantID, keyID string, at time.Tim
 			return
 		}
 	}
+}
+
+// due reports whether a key's lastUsedAt is to be written for a use at
+// at, and notes it. Keys not used for touchEvery are forgotten once
+// maxTouched are remembered.
+func (s *Service) due(keyID string, at time.Time) bool {
+	s.touchMu.Lock()
+	defer s.touchMu.Unlock()
+	if last, ok := s.touched[keyID]; ok && at.Sub(last) < touchEvery {
+		return false
+	}
+	if len(s.touched) >= maxTouched {
+		for id, last := range s.touched {
+			if at.Sub(last) >= touchEvery {
+				delete(s.touched, id)
+			}
+		}
+	}
+	s.touched[keyID] = at
+	return true
 }
 
 func fields(k *kanri.APIKey, now time.Time) map[string]any {

@@ -54,6 +54,24 @@ type Decision struct {
 	FirstRefused bool
 }
 
+// maxBuckets is how many keys' buckets a limiter keeps before it drops
+// those of windows that ended a day ago or more.
+const maxBuckets = 10_000
+
+// prune drops the buckets of keys not used for a day (their window ended
+// long ago): a key seen again starts a new window anyway. l.mu is held.
+func (l *Limiter) prune() {
+	cutoff := l.now().Add(-24 * time.Hour)
+	for id, b := range l.by {
+		if b.mu.TryLock() {
+			if b.window.Before(cutoff) {
+				delete(l.by, id)
+			}
+			b.mu.Unlock()
+		}
+	}
+}
+
 // block is how many calls an instance leases at once: a fiftieth of the
 // limit, between 1 and 100.
 func block(limit int) int { return min(100, max(1, limit/50)) }
@@ -63,6 +81,9 @@ func (l *Limiter) Allow(ctx context.Context, k *kanri.APIKey) (Decision, error) 
 	l.mu.Lock()
 	b := l.by[k.ID]
 	if b == nil {
+		if len(l.by) >= maxBuckets {
+			l.prune()
+		}
 		b = &bucket{}
 		l.by[k.ID] = b
 	}
