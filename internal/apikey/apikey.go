@@ -7,6 +7,7 @@ package apikey
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -318,21 +319,20 @@ func (s *Service) Touch(ctx context.Context, tenantID, keyID string, at time.Tim
 	if !s.due(keyID, at) {
 		return
 	}
-	repo := s.Store.Tenant(tenantID).APIKeys()
-	for range 5 {
-		cur, err := repo.Get(ctx, keyID)
-		if err != nil || !at.After(cur.LastUsedAt.Time) {
-			return
+	_, err := s.Store.Tenant(tenantID).APIKeys().Modify(ctx, keyID, nil, func(k *kanri.APIKey) error {
+		if !at.After(k.LastUsedAt.Time) {
+			return errUnchanged
 		}
-		cur.LastUsedAt = kanri.NewTime(at)
-		if err := repo.Replace(ctx, cur); !kanri.IsCode(err, kanri.ESTALE) {
-			if err != nil {
-				s.Logger.Warn("lastUsedAt not written", "key", keyID, "err", err)
-			}
-			return
-		}
+		k.LastUsedAt = kanri.NewTime(at)
+		return nil
+	})
+	if err != nil && err != errUnchanged && !kanri.IsCode(err, kanri.ENOTFOUND) {
+		s.Logger.Warn("lastUsedAt not written", "key", keyID, "err", err)
 	}
 }
+
+// errUnchanged stops a store.Repo.Modify that finds nothing to change.
+var errUnchanged = errors.New("apikey: nothing to change")
 
 // due reports whether a key's lastUsedAt is to be written for a use at
 // at, and notes it. Keys not used for touchEvery are forgotten once

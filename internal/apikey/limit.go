@@ -120,31 +120,23 @@ func (l *Limiter) Allow(ctx context.Context, k *kanri.APIKey) (Decision, error) 
 // window; it returns how many it took and the counter's total after.
 func (l *Limiter) lease(ctx context.Context, k *kanri.APIKey, start time.Time, win time.Duration) (int, int, error) {
 	repo := store.Of[kanri.RateCounter](l.st.Tenant(k.TenantID), docstore.API, kanri.TypeRateCounter)
-	id := fmt.Sprintf("rate_%s_%d", k.ID, start.Unix())
-	for range 50 {
-		c, err := repo.Get(ctx, id)
-		switch {
-		case kanri.IsCode(err, kanri.ENOTFOUND):
-			c = &kanri.RateCounter{Doc: kanri.Doc{ID: id}, APIKeyID: k.ID, WindowStart: kanri.NewTime(start), TTL: int((2*win + time.Minute) / time.Second)}
-		case err != nil:
-			return 0, 0, err
-		}
-		n := min(block(k.RateLimit), k.RateLimit-c.Granted)
-		if n <= 0 {
-			return 0, c.Granted, nil
-		}
-		c.Granted += n
-		if c.ETag == "" {
-			err = repo.Create(ctx, c)
-		} else {
-			err = repo.Replace(ctx, c)
-		}
-		if err == nil {
-			return n, c.Granted, nil
-		}
-		if !kanri.IsCode(err, kanri.ECONFLICT) && !kanri.IsCode(err, kanri.ESTALE) {
-			return 0, 0, err
-		}
+	n, granted := 0, 0
+	_, err := repo.Modify(ctx, fmt.Sprintf("rate_%s_%d", k.ID, start.Unix()),
+		func() *kanri.RateCounter {
+			return &kanri.RateCounter{APIKeyID: k.ID, WindowStart: kanri.NewTime(start), TTL: int((2*win + time.Minute) / time.Second)}
+		},
+		func(c *kanri.RateCounter) error {
+			n, granted = min(block(k.RateLimit), k.RateLimit-c.Granted), c.Granted
+			if n <= 0 {
+				n = 0
+				return errUnchanged // the window's calls are all granted
+			}
+			c.Granted += n
+			granted = c.Granted
+			return nil
+		})
+	if err == errUnchanged {
+		err = nil
 	}
-	return 0, 0, kanri.E(kanri.ECONFLICT, "error.busy")
+	return n, granted, err
 }

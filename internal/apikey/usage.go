@@ -223,42 +223,16 @@ func (r *Recorder) flush(ctx context.Context, batch []*kanri.APIUsage) {
 	}
 }
 
-// update reads a document, changes it and writes it at the read's ETag,
-// again on a lost race, so that concurrent flushes (of several instances)
-// never lose an addition.
-func update[E any, P store.Entity[E]](ctx context.Context, repo *store.Repo[E, P], id string, fresh func() P, change func(P)) error {
-	for range 50 {
-		d, err := repo.Get(ctx, id)
-		switch {
-		case kanri.IsCode(err, kanri.ENOTFOUND):
-			d = fresh()
-			d.Base().ID = id
-		case err != nil:
-			return err
-		}
-		change(d)
-		if d.Base().ETag == "" {
-			err = repo.Create(ctx, d)
-		} else {
-			err = repo.Replace(ctx, d)
-		}
-		if !kanri.IsCode(err, kanri.ECONFLICT) && !kanri.IsCode(err, kanri.ESTALE) {
-			return err
-		}
-	}
-	return kanri.E(kanri.ECONFLICT, "error.busy")
-}
-
 // topEndpoints is how many endpoints an aggregate lists.
 const topEndpoints = 10
 
 func (r *Recorder) addAggregate(ctx context.Context, tenantID, keyID, month string, s *sums) {
 	t, _ := time.Parse("200601", month)
-	err := update(ctx, r.st.Tenant(tenantID).APIUsageAggregates(), kanri.AggregateID(t, keyID),
+	_, err := r.st.Tenant(tenantID).APIUsageAggregates().Modify(ctx, kanri.AggregateID(t, keyID),
 		func() *kanri.APIUsageAggregate {
 			return &kanri.APIUsageAggregate{APIKeyID: keyID, Period: kanri.Period(t), Endpoints: map[string]int64{}}
 		},
-		func(a *kanri.APIUsageAggregate) {
+		func(a *kanri.APIUsageAggregate) error {
 			if a.Endpoints == nil {
 				a.Endpoints = map[string]int64{}
 			}
@@ -273,6 +247,7 @@ func (r *Recorder) addAggregate(ctx context.Context, tenantID, keyID, month stri
 			}
 			a.TopEndpoints = top(a.Endpoints, topEndpoints)
 			a.LastUpdated = kanri.NewTime(s.last)
+			return nil
 		})
 	if err != nil {
 		r.log.Error("API usage aggregate not updated", "tenant", tenantID, "key", keyID, "err", err)
@@ -298,11 +273,11 @@ func dailies(st *store.Store, tenantID string) *store.Repo[kanri.APIUsageDaily, 
 
 func (r *Recorder) addDaily(ctx context.Context, tenantID, keyID, day string, s *sums) {
 	t, _ := time.Parse("20060102", day)
-	err := update(ctx, dailies(r.st, tenantID), kanri.DailyID(t, keyID),
+	_, err := dailies(r.st, tenantID).Modify(ctx, kanri.DailyID(t, keyID),
 		func() *kanri.APIUsageDaily {
 			return &kanri.APIUsageDaily{APIKeyID: keyID, Date: t.Format("2006-01-02"), TTL: kanri.TTLAPIUsage}
 		},
-		func(d *kanri.APIUsageDaily) {
+		func(d *kanri.APIUsageDaily) error {
 			if len(d.Latency) != len(kanri.LatencyBuckets)+1 {
 				d.Latency = make([]int64, len(kanri.LatencyBuckets)+1)
 			}
@@ -312,6 +287,7 @@ func (r *Recorder) addDaily(ctx context.Context, tenantID, keyID, day string, s 
 			for i, n := range s.latency {
 				d.Latency[i] += n
 			}
+			return nil
 		})
 	if err != nil {
 		r.log.Error("API daily usage not updated", "tenant", tenantID, "key", keyID, "err", err)

@@ -8,10 +8,6 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 )
 
-// maxUsageRetries bounds the retries of a usage update that keeps losing
-// races with other writers of the same month.
-const maxUsageRetries = 50
-
 // AddUsage adds to a tenant's usage of a service in the current month:
 // counts (apiCalls, bandwidth) by delta. It is the one usage recorder the
 // features call. Concurrent updates never lose an increment: each is a
@@ -35,32 +31,20 @@ func (s *Service) SetUsage(ctx context.Context, tenantID, serviceID string, valu
 }
 
 func (s *Service) updateUsage(ctx context.Context, tenantID, serviceID string, change func(map[string]int64)) error {
-	repo := s.Store.Tenant(tenantID).ServiceUsage()
-	for range maxUsageRetries {
-		now := s.Now()
-		id := kanri.UsageID(now, tenantID, serviceID)
-		u, err := repo.Get(ctx, id)
-		switch {
-		case kanri.IsCode(err, kanri.ENOTFOUND):
-			u = &kanri.ServiceUsage{Doc: kanri.Doc{ID: id}, ServiceID: serviceID, Period: kanri.Period(now), Metrics: map[string]int64{}}
-		case err != nil:
-			return err
-		}
-		if u.Metrics == nil {
-			u.Metrics = map[string]int64{}
-		}
-		change(u.Metrics)
-		u.LastUpdated = kanri.NewTime(now)
-		if u.ETag == "" {
-			err = repo.Create(ctx, u)
-		} else {
-			err = repo.Replace(ctx, u)
-		}
-		if !kanri.IsCode(err, kanri.ECONFLICT) && !kanri.IsCode(err, kanri.ESTALE) {
-			return err
-		}
-	}
-	return kanri.E(kanri.ECONFLICT, "error.busy")
+	now := s.Now()
+	_, err := s.Store.Tenant(tenantID).ServiceUsage().Modify(ctx, kanri.UsageID(now, tenantID, serviceID),
+		func() *kanri.ServiceUsage {
+			return &kanri.ServiceUsage{ServiceID: serviceID, Period: kanri.Period(now)}
+		},
+		func(u *kanri.ServiceUsage) error {
+			if u.Metrics == nil {
+				u.Metrics = kanri.UsageMetrics{}
+			}
+			change(u.Metrics)
+			u.LastUpdated = kanri.NewTime(now)
+			return nil
+		})
+	return err
 }
 
 // RecentUsage returns a tenant's usage of a service in the last months

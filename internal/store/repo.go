@@ -151,6 +151,40 @@ func (r *Repo[E, P]) ByIDs(ctx context.Context, ids []string, orderBy string) ([
 	return out, nil
 }
 
+// Modify reads the document id, applies change and writes it at the read's
+// ETag; when another write came first it starts again from a new read, so
+// that concurrent modifications (counters, say) never undo one another.
+// A missing document is made by fresh (the id is set), or is ENOTFOUND
+// when fresh is nil. change may refuse with an error, which Modify
+// returns without writing.
+func (r *Repo[E, P]) Modify(ctx context.Context, id string, fresh func() P, change func(P) error) (P, error) {
+	for range maxModifyRetries {
+		d, err := r.Get(ctx, id)
+		switch {
+		case kanri.IsCode(err, kanri.ENOTFOUND) && fresh != nil:
+			d = fresh()
+			d.Base().ID = id
+		case err != nil:
+			return nil, err
+		}
+		if err := change(d); err != nil {
+			return nil, err
+		}
+		if d.Base().ETag == "" {
+			err = r.Create(ctx, d)
+		} else {
+			err = r.Replace(ctx, d)
+		}
+		if !kanri.IsCode(err, kanri.ECONFLICT) && !kanri.IsCode(err, kanri.ESTALE) {
+			return d, err
+		}
+	}
+	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+}
+
+// maxModifyRetries bounds the retries of a Modify that keeps losing races.
+const maxModifyRetries = 50
+
 // Op returns a batch operation that writes doc, for Batch.
 func (r *Repo[E, P]) Op(kind docstore.OpKind, doc P) (docstore.Op, error) {
 	body, err := r.encode(doc)

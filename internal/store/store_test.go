@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -230,5 +232,39 @@ func TestNewerDocumentsAreReadAsTheyAre(t *testing.T) {
 	it, _ = ds.Container(docstore.Auth).Read(ctx, "tenant_a", "user_new")
 	if !strings.Contains(string(it.Body), "futureField") || !strings.Contains(string(it.Body), `"1.9"`) {
 		t.Errorf("the newer document was downgraded: %s", it.Body)
+	}
+}
+
+// TestModifyNeverLosesAChange counts from concurrent goroutines through
+// Modify, and checks its refusals.
+func TestModifyNeverLosesAChange(t *testing.T) {
+	s, _ := openStore(t)
+	ctx := t.Context()
+	repo := s.Tenant("tenant_a").ServiceUsage()
+	fresh := func() *kanri.ServiceUsage { return &kanri.ServiceUsage{Metrics: kanri.UsageMetrics{}} }
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				if _, err := repo.Modify(ctx, "usage_x", fresh, func(u *kanri.ServiceUsage) error { u.Metrics["n"]++; return nil }); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got, err := repo.Get(ctx, "usage_x")
+	if err != nil || got.Metrics["n"] != 80 {
+		t.Errorf("counted %v (%v), want 80", got, err)
+	}
+	if _, err := repo.Modify(ctx, "usage_missing", nil, func(*kanri.ServiceUsage) error { return nil }); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Errorf("missing without fresh: got %v, want ENOTFOUND", err)
+	}
+	refused := errors.New("no")
+	if _, err := repo.Modify(ctx, "usage_x", fresh, func(u *kanri.ServiceUsage) error { u.Metrics["n"] = 0; return refused }); err != refused {
+		t.Errorf("refused: got %v", err)
+	}
+	if got, _ := repo.Get(ctx, "usage_x"); got.Metrics["n"] != 80 {
+		t.Errorf("a refused change was written: %v", got.Metrics)
 	}
 }
