@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"strings"
@@ -144,12 +145,17 @@ func (s *Server) servicesUsage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	ids := make([]string, len(usage))
+	for i, u := range usage {
+		ids[i] = u.TenantID
+	}
+	names, err := s.Tenants.DisplayNames(ctx, ids)
+	if err != nil {
+		return err
+	}
 	rows := make([]views.UsageRow, len(usage))
 	for i, u := range usage {
-		rows[i] = views.UsageRow{TenantName: u.TenantID, Usage: u}
-		if t, err := s.Tenants.Get(ctx, u.TenantID); err == nil {
-			rows[i].TenantName = t.DisplayName
-		}
+		rows[i] = views.UsageRow{TenantName: cmp.Or(names[u.TenantID], u.TenantID), Usage: u}
 	}
 	return render(c, http.StatusOK, views.ServicesUsagePage(s.page(c, "services.usage_all", "catalog"), period, rows, pg))
 }

@@ -178,6 +178,9 @@ func TestTenantServicePages(t *testing.T) {
 	if !strings.Contains(body, `data-testid="usage-row-`+e.acme.ID+`-file-service"`) {
 		t.Error("the operator's usage page does not show acme's usage")
 	}
+	if !strings.Contains(body, "<td>"+e.acme.DisplayName+"</td>") {
+		t.Error("the operator's usage page does not name the tenant")
+	}
 	// Every change is in the tenant's audit log.
 	recs, _, _ := e.st.Tenant(e.acme.ID).AuditLogs().Query(context.Background(), docstore.Query{Where: []docstore.Filter{docstore.Prefix("action", "service.")}})
 	var actions []string

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,6 +76,20 @@ func (s *Service) List(ctx context.Context, f ListFilter) ([]*kanri.TenantListin
 
 func listings(sys store.Tenant) *store.Repo[kanri.TenantListing, *kanri.TenantListing] {
 	return store.Of[kanri.TenantListing](sys, docstore.Tenant, kanri.TypeTenantListing)
+}
+
+// DisplayNames returns the display names of the tenants with the given
+// ids, by id, from the operator's index: one query for a page of them.
+func (s *Service) DisplayNames(ctx context.Context, ids []string) (map[string]string, error) {
+	ls, err := listings(s.system()).ByIDs(ctx, slices.Compact(slices.Sorted(slices.Values(ids))), "")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(ls))
+	for _, l := range ls {
+		out[l.ID] = l.DisplayName
+	}
+	return out, nil
 }
 
 func names(sys store.Tenant) *store.Repo[kanri.TenantName, *kanri.TenantName] {
