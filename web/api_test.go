@@ -390,7 +390,7 @@ func TestAPIUsageIsLogged(t *testing.T) {
 	}
 	admin := e.client(t).signIn("acme", "admin")
 	_, body := admin.get("/t/" + e.acme.ID + "/api-keys/usage")
-	for _, want := range []string{`data-testid="usage-calls">2<`, `50.0%`, `data-endpoint="/api/v1/users/:id"`} {
+	for _, want := range []string{`data-testid="usage-calls">2<`, `50.0%`, `data-endpoint="/api/v1/users/:id"`, `<td class="mono">GET /api/v1/users/:id</td><td>2</td>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("usage page: no %s", want)
 		}

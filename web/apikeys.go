@@ -132,15 +132,15 @@ func (s *Server) showAPIUsage(c echo.Context, k *kanri.APIKey) error {
 	if err != nil {
 		return err
 	}
-	v := views.APIUsageView{Key: k, Keys: keys, Status: c.QueryParam("status"), KeyName: map[string]string{}}
+	v := views.APIUsageView{Key: k, Status: c.QueryParam("status"), KeyName: map[string]string{}}
 	for _, key := range keys {
 		v.KeyName[key.ID] = key.Name
 	}
-	dailyOf, path, monthly := apikey.AllKeys, views.APIKeysPath(t.ID)+"/usage", keys
+	of, path := apikey.AllKeys, views.APIKeysPath(t.ID)+"/usage"
 	if k != nil {
-		dailyOf, path, monthly = k.ID, views.APIKeyPath(t.ID, k.ID), []*kanri.APIKey{k}
+		of, path = k.ID, views.APIKeyPath(t.ID, k.ID)
 	}
-	days, err := s.Keys.Daily(ctx, t.ID, dailyOf, usageDays)
+	days, err := s.Keys.Daily(ctx, t.ID, of, usageDays)
 	if err != nil {
 		return err
 	}
@@ -150,17 +150,11 @@ func (s *Server) showAPIUsage(c echo.Context, k *kanri.APIKey) error {
 	sum := apikey.Summarize(days)
 	v.Calls, v.Errors, v.P50, v.P95 = sum.Calls, sum.Errors, sum.P50, sum.P95
 	v.ErrorPct = fmt.Sprintf("%.1f%%", sum.ErrorRate())
-	endpoints := map[string]int64{}
-	for _, key := range monthly {
-		a, err := s.Keys.Aggregate(ctx, t.ID, key.ID, s.Now())
-		if err != nil {
-			return err
-		}
-		for e, n := range a.Endpoints {
-			endpoints[e] += n
-		}
+	month, err := s.Keys.Aggregate(ctx, t.ID, of, s.Now())
+	if err != nil {
+		return err
 	}
-	for e, n := range endpoints {
+	for e, n := range month.Endpoints {
 		v.Top = append(v.Top, views.EndpointCount{Endpoint: e, Calls: n})
 	}
 	slices.SortFunc(v.Top, func(a, b views.EndpointCount) int {

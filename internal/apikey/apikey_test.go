@@ -289,6 +289,9 @@ func TestRecorderWritesUsageAndAggregates(t *testing.T) {
 	if len(a.TopEndpoints) != 1 || a.TopEndpoints[0]["GET /api/v1/users"] != 5 {
 		t.Errorf("top endpoints: %v", a.TopEndpoints)
 	}
+	if all, _ := f.keys.Aggregate(f.ctx, "tenant_acme", apikey.AllKeys, f.clock.now()); all.TotalCalls != 5 || all.Endpoints["GET /api/v1/users"] != 5 {
+		t.Errorf("the tenant's aggregate: %+v", all)
+	}
 	days, _ := f.keys.Daily(f.ctx, "tenant_acme", apikey.AllKeys, 7)
 	sum := apikey.Summarize(days)
 	if sum.Calls != 5 || sum.Errors != 2 || sum.P50 != "≤ 100 ms" || sum.P95 != "≤ 1000 ms" || len(days) != 7 {

@@ -17,8 +17,9 @@ import (
 	"github.com/kanri/kanri/internal/store"
 )
 
-// AllKeys is the key id under which a tenant's daily usage of all its keys
-// is summed.
+// AllKeys is the key id under which a tenant's usage of all its keys is
+// summed, daily and monthly, so that its usage page reads one document a
+// day and one for the month however many keys it has.
 const AllKeys = "all"
 
 // UsageSink receives the API usage of a tenant as service usage (the
@@ -198,6 +199,7 @@ func (r *Recorder) flush(ctx context.Context, batch []*kanri.APIUsage) {
 	for _, u := range written {
 		ts := u.Timestamp.Time
 		at(monthly, key{u.TenantID, u.APIKeyID, ts.Format("200601")}).add(u)
+		at(monthly, key{u.TenantID, AllKeys, ts.Format("200601")}).add(u)
 		at(daily, key{u.TenantID, u.APIKeyID, ts.Format("20060102")}).add(u)
 		at(daily, key{u.TenantID, AllKeys, ts.Format("20060102")}).add(u)
 		if perTenant[u.TenantID] == nil {
@@ -219,7 +221,9 @@ func (r *Recorder) flush(ctx context.Context, batch []*kanri.APIUsage) {
 		}
 	}
 	for k, s := range monthly {
-		r.keys.Touch(ctx, k.tenant, k.key, s.last)
+		if k.key != AllKeys {
+			r.keys.Touch(ctx, k.tenant, k.key, s.last)
+		}
 	}
 }
 
