@@ -225,12 +225,6 @@ func (s *Server) creatorPerms(c echo.Context) (role.Set, error) {
 	return access.Perms, nil
 }
 
-// apiUsable lets a call through only while the tenant may use the API
-// service (its assignment of api-service is active).
-func (s *Server) apiUsable(next echo.HandlerFunc) echo.HandlerFunc {
-	return s.usable(role.APIService)(next)
-}
-
 // problem is an RFC 9457 problem document.
 type problem struct {
 	Type      string            `json:"type"`

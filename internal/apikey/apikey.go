@@ -9,6 +9,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -65,8 +66,8 @@ func (in *Input) parse(now time.Time) (limit int, expires kanri.Time, err error)
 	}
 	limit = kanri.DefaultRateLimit
 	if v := strings.TrimSpace(in.RateLimit); v != "" {
-		n, perr := parsePositive(v)
-		if perr != nil || n > 1_000_000 {
+		n, perr := strconv.Atoi(v)
+		if perr != nil || n < 1 || n > 1_000_000 {
 			f["rateLimit"] = "validation.rate_limit"
 		}
 		limit = n
@@ -89,20 +90,6 @@ func (in *Input) parse(now time.Time) (limit int, expires kanri.Time, err error)
 		return 0, kanri.Time{}, kanri.Invalid(f)
 	}
 	return limit, expires, nil
-}
-
-func parsePositive(s string) (int, error) {
-	n := 0
-	for _, r := range s {
-		if r < '0' || r > '9' || n > 1e8 {
-			return 0, kanri.E(kanri.EINVALID, "validation.rate_limit")
-		}
-		n = n*10 + int(r-'0')
-	}
-	if n < 1 {
-		return 0, kanri.E(kanri.EINVALID, "validation.rate_limit")
-	}
-	return n, nil
 }
 
 // List returns a tenant's keys, newest first.

@@ -188,10 +188,10 @@ func (s *Service) Verify(ctx context.Context, tenantID, id string, seen kanri.Se
 	}
 	before := fields(d)
 	now := kanri.NewTime(s.Now())
-	d.Verified, d.LastCheckedAt, d.RecordMissingSince = true, now, kanri.Time{}
-	if d.VerifiedAt.IsZero() || !before["verified"].(bool) {
+	if !d.Verified {
 		d.VerifiedAt = now
 	}
+	d.Verified, d.LastCheckedAt, d.RecordMissingSince = true, now, kanri.Time{}
 	if err := s.Store.Tenant(tenantID).Domains().Replace(ctx, d); err != nil {
 		return nil, err
 	}

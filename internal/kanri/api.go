@@ -1,6 +1,7 @@
 package kanri
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -68,14 +69,7 @@ func (k *APIKey) StatusAt(now time.Time) string {
 }
 
 // HasScope reports whether the key holds scope.
-func (k *APIKey) HasScope(scope string) bool {
-	for _, s := range k.Scopes {
-		if s == scope {
-			return true
-		}
-	}
-	return false
-}
+func (k *APIKey) HasScope(scope string) bool { return slices.Contains(k.Scopes, scope) }
 
 // Window returns the key's rate limit window.
 func (k *APIKey) Window() time.Duration {

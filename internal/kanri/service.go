@@ -292,38 +292,30 @@ func PrettyJSON(v map[string]any) string {
 // number is read back as) holds exactly.
 const maxExactInteger = 1 << 53
 
-// exactNumbers reports whether every number in v (decoded with UseNumber)
-// reads back from the store as written, and turns them into float64s, as
-// they will be read: a number too large for a float64 would make the
-// document unreadable, an integer past 2^53 would change.
-func exactNumbers(v any) bool {
+// exactNumbers returns v (decoded with UseNumber) with its numbers as the
+// float64s they will be read back as, and whether every one reads back as
+// written: a number too large for a float64 would make the document
+// unreadable, an integer past 2^53 would change.
+func exactNumbers(v any) (any, bool) {
 	switch v := v.(type) {
+	case json.Number:
+		return exactNumber(v)
 	case map[string]any:
 		for k, e := range v {
-			if n, ok := e.(json.Number); ok {
-				f, good := exactNumber(n)
-				if !good {
-					return false
-				}
-				v[k] = f
-			} else if !exactNumbers(e) {
-				return false
+			var ok bool
+			if v[k], ok = exactNumbers(e); !ok {
+				return nil, false
 			}
 		}
 	case []any:
 		for i, e := range v {
-			if n, ok := e.(json.Number); ok {
-				f, good := exactNumber(n)
-				if !good {
-					return false
-				}
-				v[i] = f
-			} else if !exactNumbers(e) {
-				return false
+			var ok bool
+			if v[i], ok = exactNumbers(e); !ok {
+				return nil, false
 			}
 		}
 	}
-	return true
+	return v, true
 }
 
 func exactNumber(n json.Number) (float64, bool) {
@@ -379,7 +371,7 @@ func (in *AssignmentInput) Parse() (map[string]any, Time, error) {
 			f["configJson"] = "validation.json_object"
 		} else if len(j) > 16<<10 {
 			f["configJson"] = "validation.too_long"
-		} else if !exactNumbers(config) {
+		} else if _, ok := exactNumbers(config); !ok {
 			f["configJson"] = "validation.json_number"
 		}
 	}
