@@ -137,6 +137,16 @@ func TestEarlierUsersGetTheirMembership(t *testing.T) {
 			t.Fatalf("%s has memberships before the upgrade: %d", id, len(got))
 		}
 	}
+	// One user already has a membership (as one created by the new code
+	// while another instance upgrades): it is kept as it is.
+	alpha, _, err := f.st.Tenant("tenant_alpha").Users().Query(f.ctx, docstore.Query{Limit: 1})
+	if err != nil || len(alpha) != 1 {
+		t.Fatalf("a user of alpha: %v", err)
+	}
+	kept := &kanri.TenantUser{Doc: kanri.Doc{ID: kanri.TenantUserID(alpha[0].ID)}, UserID: alpha[0].ID, Role: kanri.MemberRole, AssignedBy: "already"}
+	if err := f.st.Tenant("tenant_alpha").TenantUsers().Create(f.ctx, kept); err != nil {
+		t.Fatal(err)
+	}
 	for range 2 { // the second run finds the work done
 		if err := f.users.UpgradeExistingUsers(f.ctx); err != nil {
 			t.Fatal(err)
@@ -160,5 +170,8 @@ func TestEarlierUsersGetTheirMembership(t *testing.T) {
 		if len(got) != want || want == 0 {
 			t.Errorf("%s: %d memberships, want %d", id, len(got), want)
 		}
+	}
+	if m, _ := f.st.Tenant("tenant_alpha").TenantUsers().Get(f.ctx, kept.ID); m == nil || m.AssignedBy != "already" {
+		t.Errorf("the existing membership was rewritten: %+v", m)
 	}
 }

@@ -590,12 +590,23 @@ func (s *Service) addMemberships(ctx context.Context, tenantID string) error {
 		if err != nil {
 			return err
 		}
+		// The page's existing memberships, in one query.
+		ids := make([]string, len(users))
+		for i, u := range users {
+			ids[i] = kanri.TenantUserID(u.ID)
+		}
+		existing, err := ten.TenantUsers().ByIDs(ctx, ids, "")
+		if err != nil {
+			return err
+		}
+		has := map[string]bool{}
+		for _, m := range existing {
+			has[m.UserID] = true
+		}
 		var ops []docstore.Op
 		for _, u := range users {
-			if _, err := ten.TenantUsers().Get(ctx, kanri.TenantUserID(u.ID)); err == nil {
+			if has[u.ID] {
 				continue
-			} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
-				return err
 			}
 			op, err := ten.TenantUsers().Op(docstore.OpUpsert, &kanri.TenantUser{
 				Doc: kanri.Doc{ID: kanri.TenantUserID(u.ID)}, UserID: u.ID, Role: kanri.MemberRole,
