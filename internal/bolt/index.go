@@ -113,16 +113,22 @@ type index struct {
 	typ    string
 	fields []string
 	need   map[string]bool // the top-level members the fields read
+	// multi says a field indexes an array's elements ("tags[]"): the
+	// document has one entry per distinct element, and none for an empty
+	// or missing array, so only a query that fixes that field walks it.
+	multi bool
 }
 
 func newIndexes(sp docstore.Spec) []index {
 	var out []index
 	for _, ix := range sp.Indexes {
 		need := map[string]bool{"type": true}
+		multi := false
 		for _, f := range ix.Fields {
-			need[topField(f)] = true
+			need[topField(strings.TrimSuffix(f, "[]"))] = true
+			multi = multi || strings.HasSuffix(f, "[]")
 		}
-		out = append(out, index{name: ix.Name, typ: ix.Type, fields: ix.Fields, need: need})
+		out = append(out, index{name: ix.Name, typ: ix.Type, fields: ix.Fields, need: need, multi: multi})
 	}
 	return out
 }
@@ -171,12 +177,34 @@ func (c *container) indexKeys(docKey, body []byte) ([][]byte, error) {
 		if typ != ix.typ {
 			continue
 		}
-		k := ix.prefix(string(pk))
+		keys := [][]byte{ix.prefix(string(pk))}
 		for _, f := range ix.fields {
-			v, ok := doc.get(f)
-			k = encodeValue(k, v, ok)
+			elems, multi := strings.CutSuffix(f, "[]")
+			v, ok := doc.get(elems)
+			if !multi {
+				for i := range keys {
+					keys[i] = encodeValue(keys[i], v, ok)
+				}
+				continue
+			}
+			arr, _ := v.([]any)
+			var next [][]byte
+			seen := map[string]bool{}
+			for _, e := range arr {
+				enc := encodeValue(nil, e, true)
+				if seen[string(enc)] {
+					continue
+				}
+				seen[string(enc)] = true
+				for _, k := range keys {
+					next = append(next, append(bytes.Clone(k), enc...))
+				}
+			}
+			keys = next
 		}
-		out = append(out, append(k, id...))
+		for _, k := range keys {
+			out = append(out, append(k, id...))
+		}
 	}
 	return out, nil
 }
@@ -248,7 +276,7 @@ func (c *container) planFor(pk string, q docstore.Query) *plan {
 	var best *plan
 	for _, ix := range c.indexes {
 		n := len(ix.fields)
-		if ix.typ != q.Type || (q.OrderBy != "" && ix.fields[n-1] != q.OrderBy) {
+		if ix.typ != q.Type || ix.multi || (q.OrderBy != "" && ix.fields[n-1] != q.OrderBy) {
 			continue
 		}
 		k := ix.prefix(pk)
@@ -299,7 +327,8 @@ func (p *plan) docID(k []byte) ([]byte, error) {
 // scanIndex walks p's range of the index in order (backwards for desc),
 // from after the token's key, and returns the documents that are live and
 // match, stopping as soon as it knows whether a page follows.
-func (c *container) scanIndex(tx *bbolt.Tx, pk string, p *plan, m matcher, after *cursorToken, limit int, desc bool, fp uint64) (docstore.Page, error) {
+func (c *container) scanIndex(tx *bbolt.Tx, pk string, p *plan, m matcher, after *cursorToken, limit int, fp uint64) (docstore.Page, error) {
+	const desc = false
 	var page docstore.Page
 	now := c.s.now().Unix()
 	docs := tx.Bucket(c.name)
@@ -338,7 +367,8 @@ func (c *container) scanIndex(tx *bbolt.Tx, pk string, p *plan, m matcher, after
 		key := itemKey(pk, string(id))
 		v := docs.Get(key)
 		if v == nil {
-			return docstore.Page{}, fmt.Errorf("bolt: index %s has an entry without its document %q", p.ix.name, id)
+			c.orphan(p.ix.name, id)
+			continue
 		}
 		mt, ok, err := c.evaluate(key, v, m, now, "")
 		if err != nil {

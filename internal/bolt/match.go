@@ -248,6 +248,18 @@ func compileFilter(f docstore.Filter) (predicate, error) {
 			}
 			return false
 		}, nil
+	case docstore.OpArrayPrefix:
+		pre := want.(string)
+		return func(doc *lazyDoc) bool {
+			v, _ := get(doc)
+			arr, _ := v.([]any)
+			for _, e := range arr {
+				if s, ok := e.(string); ok && strings.HasPrefix(s, pre) {
+					return true
+				}
+			}
+			return false
+		}, nil
 	case docstore.OpDefined:
 		present, _ := want.(bool)
 		return func(doc *lazyDoc) bool { _, ok := get(doc); return ok == present }, nil

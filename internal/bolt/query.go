@@ -6,7 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"sort"
+	"slices"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -18,16 +18,20 @@ import (
 type cursorToken struct {
 	Query uint64 `json:"q"`
 	Key   []byte `json:"k"`           // the last item's store key, or index key
-	Sort  any    `json:"s,omitempty"` // the last item's sort value, when sorted in memory
 	Index string `json:"i,omitempty"` // the index walked, if any
+	// After is, for an ordered query, the last item's position in the
+	// query's order: its encoded sort value and id. Every plan of the
+	// query resumes from it.
+	After []byte `json:"a,omitempty"`
 }
 
 // match is a document that matched a query, with its sort value. key and
 // rec alias the transaction's memory; item copies them out.
 type match struct {
-	key  []byte
-	rec  record
-	sort any
+	key     []byte
+	rec     record
+	sort    any
+	hasSort bool
 }
 
 // item returns the match as an Item that owns its memory.
@@ -64,7 +68,8 @@ func (c *container) QueryAcrossPartitions(ctx context.Context, q docstore.Query)
 }
 
 // query runs q in partition pk ("" across partitions) over the keys that
-// start with prefix: by walking an index that serves it, else by scanning.
+// start with prefix: an ordered query by its plans (planOrdered), an
+// unordered one by walking an index that serves it, else by scanning.
 func (c *container) query(q docstore.Query, pk string, prefix []byte) (docstore.Page, error) {
 	if err := q.Validate(); err != nil {
 		return docstore.Page{}, err
@@ -74,32 +79,122 @@ func (c *container) query(q docstore.Query, pk string, prefix []byte) (docstore.
 		return docstore.Page{}, err
 	}
 	fp := docstore.Fingerprint(q, string(prefix))
-	var p *plan
-	if pk != "" {
-		p = c.planFor(pk, q)
-	}
 	var after *cursorToken
 	if q.Continuation != "" {
 		if after, err = decodeToken(q.Continuation, fp); err != nil {
 			return docstore.Page{}, err
 		}
-		if (p == nil) != (after.Index == "") || (p != nil && (p.ix.name != after.Index || !bytes.HasPrefix(after.Key, p.prefix))) {
-			return docstore.Page{}, docstore.ErrContinuation() // made by another plan (an upgrade)
+		if (q.OrderBy != "") != (after.After != nil) {
+			return docstore.Page{}, docstore.ErrContinuation()
 		}
 	}
-	limit := q.PageSize()
 	var page docstore.Page
+	if ids := idsOf(q.Where); ids != nil && pk != "" {
+		err = c.s.db.View(func(tx *bbolt.Tx) error {
+			page, err = c.lookupIDs(tx, pk, ids, m, q, after, fp)
+			return err
+		})
+		return page, err
+	}
+	if q.OrderBy != "" {
+		p := c.planOrdered(pk, q)
+		var from []byte
+		if after != nil {
+			from = after.After
+		}
+		err = c.s.db.View(func(tx *bbolt.Tx) error {
+			page, err = c.runOrdered(tx, pk, p, m, q, prefix, from, fp)
+			return err
+		})
+		return page, err
+	}
+	var p *plan
+	if pk != "" {
+		p = c.planFor(pk, q)
+	}
+	if after != nil && ((p == nil) != (after.Index == "") || (p != nil && (p.ix.name != after.Index || !bytes.HasPrefix(after.Key, p.prefix)))) {
+		return docstore.Page{}, docstore.ErrContinuation() // made by another plan (an upgrade)
+	}
+	limit := q.PageSize()
 	err = c.s.db.View(func(tx *bbolt.Tx) error {
 		if p != nil {
-			page, err = c.scanIndex(tx, pk, p, m, after, limit, q.Desc && q.OrderBy != "", fp)
-		} else if q.OrderBy == "" {
-			page, err = c.scanInKeyOrder(tx, prefix, m, after, limit, fp)
+			page, err = c.scanIndex(tx, pk, p, m, after, limit, fp)
 		} else {
-			page, err = c.scanSorted(tx, prefix, m, q, after, limit, fp)
+			page, err = c.scanInKeyOrder(tx, prefix, m, after, limit, fp)
 		}
 		return err
 	})
 	return page, err
+}
+
+// idsOf returns the ids a query's top-level Eq or In filter on "id" names,
+// sorted and without repeats, or nil.
+func idsOf(where []docstore.Filter) []string {
+	for _, f := range where {
+		if f.Field != "id" || (f.Op != docstore.OpEq && f.Op != docstore.OpIn) {
+			continue
+		}
+		vals := f.Values
+		if f.Op == docstore.OpEq {
+			vals = []any{f.Value}
+		}
+		ids := make([]string, 0, len(vals))
+		for _, v := range vals {
+			if s, ok := v.(string); ok {
+				ids = append(ids, s)
+			}
+		}
+		slices.Sort(ids)
+		return slices.Compact(ids)
+	}
+	return nil
+}
+
+// lookupIDs answers a query that names its ids by reading those documents:
+// in key order, or in the query's order when it has one.
+func (c *container) lookupIDs(tx *bbolt.Tx, pk string, ids []string, m matcher, q docstore.Query, after *cursorToken, fp uint64) (docstore.Page, error) {
+	now := c.s.now().Unix()
+	docs := tx.Bucket(c.name)
+	var all []sorted
+	for _, id := range ids {
+		if docstore.CheckKey(pk, id) != nil {
+			continue
+		}
+		key := itemKey(pk, id)
+		v := docs.Get(key)
+		if v == nil {
+			continue
+		}
+		mt, ok, err := c.evaluate(key, v, m, now, q.OrderBy)
+		if err != nil {
+			return docstore.Page{}, err
+		}
+		if !ok {
+			continue
+		}
+		if q.OrderBy != "" {
+			all = append(all, sorted{match: mt, pos: position(mt, []byte(id))})
+		} else if after == nil || bytes.Compare(key, after.Key) > 0 {
+			all = append(all, sorted{match: mt, pos: key})
+		}
+	}
+	if q.OrderBy != "" {
+		var from []byte
+		if after != nil {
+			from = after.After
+		}
+		return pageOf(all, q, from, fp), nil
+	}
+	var page docstore.Page
+	limit := q.PageSize()
+	for i, s := range all {
+		if i == limit {
+			page.Continuation = encodeToken(cursorToken{Query: fp, Key: bytes.Clone(all[i-1].key)})
+			break
+		}
+		page.Items = append(page.Items, s.item())
+	}
+	return page, nil
 }
 
 // scanInKeyOrder streams matches in key order, stopping as soon as it knows
@@ -134,11 +229,11 @@ func (c *container) scanInKeyOrder(tx *bbolt.Tx, prefix []byte, m matcher, after
 	return page, nil
 }
 
-// scanSorted collects every match, sorts them and cuts the page after the
-// token's position.
-func (c *container) scanSorted(tx *bbolt.Tx, prefix []byte, m matcher, q docstore.Query, after *cursorToken, limit int, fp uint64) (docstore.Page, error) {
+// scanSorted collects every match of the partition's keys that start with
+// prefix, sorts them and cuts the page after the position after.
+func (c *container) scanSorted(tx *bbolt.Tx, prefix []byte, m matcher, q docstore.Query, after []byte, fp uint64) (docstore.Page, error) {
 	now := c.s.now().Unix()
-	var all []match
+	var all []sorted
 	cur := tx.Bucket(c.name).Cursor()
 	for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
 		mt, ok, err := c.evaluate(k, v, m, now, q.OrderBy)
@@ -146,30 +241,11 @@ func (c *container) scanSorted(tx *bbolt.Tx, prefix []byte, m matcher, q docstor
 			return docstore.Page{}, err
 		}
 		if ok {
-			all = append(all, mt)
+			_, id, _ := bytes.Cut(k, []byte{0})
+			all = append(all, sorted{match: mt, pos: position(mt, id)})
 		}
 	}
-	less := func(as any, ak []byte, bs any, bk []byte) bool {
-		if c := compareOrder(as, bs); c != 0 {
-			return (c < 0) != q.Desc
-		}
-		return bytes.Compare(ak, bk) < 0
-	}
-	sort.Slice(all, func(i, j int) bool { return less(all[i].sort, all[i].key, all[j].sort, all[j].key) })
-	start := 0
-	if after != nil {
-		start = sort.Search(len(all), func(i int) bool { return less(after.Sort, after.Key, all[i].sort, all[i].key) })
-	}
-	end := min(start+limit, len(all))
-	var page docstore.Page
-	for _, mt := range all[start:end] {
-		page.Items = append(page.Items, mt.item())
-	}
-	if end < len(all) {
-		lastM := all[end-1]
-		page.Continuation = encodeToken(cursorToken{Query: fp, Key: bytes.Clone(lastM.key), Sort: lastM.sort})
-	}
-	return page, nil
+	return pageOf(all, q, after, fp), nil
 }
 
 // evaluate decodes the record at k and reports whether it is live and
@@ -191,7 +267,7 @@ func (c *container) evaluate(k, v []byte, m matcher, now int64, orderBy string) 
 	}
 	mt := match{key: k, rec: r}
 	if orderBy != "" {
-		mt.sort, _ = doc.get(orderBy)
+		mt.sort, mt.hasSort = doc.get(orderBy)
 	}
 	return mt, true, nil
 }
@@ -208,7 +284,7 @@ func decodeToken(s string, fp uint64) (*cursorToken, error) {
 		return nil, bad
 	}
 	var t cursorToken
-	if err := json.Unmarshal(b, &t); err != nil || t.Query != fp || len(t.Key) == 0 {
+	if err := json.Unmarshal(b, &t); err != nil || t.Query != fp || (len(t.Key) == 0) == (len(t.After) == 0) {
 		return nil, bad
 	}
 	return &t, nil

@@ -209,6 +209,8 @@ func (b *sqlBuilder) filter(f docstore.Filter) (string, error) {
 		return "STARTSWITH(" + p + ", " + b.param(v) + ")", nil
 	case docstore.OpArrayContains:
 		return "ARRAY_CONTAINS(" + p + ", " + b.param(v) + ")", nil
+	case docstore.OpArrayPrefix:
+		return "EXISTS(SELECT VALUE e FROM e IN " + p + " WHERE STARTSWITH(e, " + b.param(v) + "))", nil
 	case docstore.OpDefined:
 		if present, _ := v.(bool); present {
 			return "IS_DEFINED(" + p + ")", nil

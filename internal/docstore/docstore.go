@@ -11,6 +11,7 @@ package docstore
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 )
@@ -121,7 +122,9 @@ type Spec struct {
 }
 
 // Index declares an ordering of one type of document: by the values of
-// Fields in turn (dotted JSON paths), ties broken by id. A query on Type
+// Fields in turn (dotted JSON paths), ties broken by id. A field ending in
+// "[]" indexes the elements of an array: a document has an entry per
+// element. A query on Type
 // whose equality filters cover all fields but the last and whose OrderBy
 // is the last walks the index in order and stops at its page size; other
 // filters are checked on the way.
@@ -141,8 +144,8 @@ func (s Spec) CompositeIndexes() [][]string {
 		seen[strings.Join(c, ",")] = true
 	}
 	for _, ix := range s.Indexes {
-		if len(ix.Fields) < 2 {
-			continue
+		if len(ix.Fields) < 2 || slices.ContainsFunc(ix.Fields, func(f string) bool { return strings.HasSuffix(f, "[]") }) {
+			continue // Cosmos DB serves array elements from its range indexes, never composites
 		}
 		for _, desc := range []bool{false, true} {
 			c := []string{"/tenantId"}

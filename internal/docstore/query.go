@@ -42,6 +42,7 @@ const (
 	OpArrayContains                     // array field has value as an element
 	OpOr                                // any of Any matches
 	OpDefined                           // field is present (Value true) or absent (false)
+	OpArrayPrefix                       // array field has an element that starts with value
 )
 
 // Filter is one condition of a query. Field is a dotted path of JSON names
@@ -91,6 +92,12 @@ func Defined(field string, present bool) Filter {
 	return Filter{Field: field, Op: OpDefined, Value: present}
 }
 
+// ArrayPrefix matches array fields that have an element starting with s.
+// An index declared on the field's elements ("field[]") serves it.
+func ArrayPrefix(field, s string) Filter {
+	return Filter{Field: field, Op: OpArrayPrefix, Value: s}
+}
+
 // Or matches documents that match any of fs.
 func Or(fs ...Filter) Filter { return Filter{Op: OpOr, Any: fs} }
 
@@ -131,7 +138,7 @@ func validateFilters(fs []Filter) error {
 			}
 			continue
 		}
-		if f.Op < OpEq || f.Op > OpDefined {
+		if f.Op < OpEq || f.Op > OpArrayPrefix {
 			return invalid("bad filter operator %d", f.Op)
 		}
 		if !fieldPattern.MatchString(f.Field) {
@@ -140,7 +147,7 @@ func validateFilters(fs []Filter) error {
 		if f.Op == OpIn && len(f.Values) == 0 {
 			return invalid("empty IN filter on %q", f.Field)
 		}
-		if (f.Op == OpContains || f.Op == OpPrefix) && !isString(f.Value) {
+		if (f.Op == OpContains || f.Op == OpPrefix || f.Op == OpArrayPrefix) && !isString(f.Value) {
 			return invalid("%q filter needs a string", f.Field)
 		}
 	}
