@@ -59,7 +59,7 @@ type span struct {
 
 // orderedPlan is how an ordered query runs.
 type orderedPlan struct {
-	kind  planKind
+	kind   planKind
 	spans  []span
 	fixed  int      // how many conditions narrow each range, at least
 	served []string // descriptions of the conditions the ranges serve
