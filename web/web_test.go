@@ -79,13 +79,20 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
+	return newEnvOver(t, func(ds docstore.Store) docstore.Store { return ds })
+}
+
+// newEnvOver is newEnv with the embedded store wrapped by wrap (a test's
+// recorder or counter).
+func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
+	t.Helper()
 	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ds.Close() })
 	clk := &clock{t: time.Now()}
-	d := app.NewDeps(store.New(ds, nil), slog.New(slog.DiscardHandler), clk.Now)
+	d := app.NewDeps(store.New(wrap(ds), nil), slog.New(slog.DiscardHandler), clk.Now)
 	st := d.Store
 	h := auth.Hasher{Cost: bcrypt.MinCost}
 	ts := tenant.New(d)

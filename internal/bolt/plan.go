@@ -157,6 +157,12 @@ func (c conditions) add(field string, b bound) {
 	switch {
 	case !ok || (b.isEq() && !old.isEq()):
 		c[field] = b
+	case strings.HasSuffix(field, "[]"):
+		// Two conditions on an array's elements may hold for different
+		// elements: keep the narrower, the longer prefix.
+		if !old.isEq() && len(b.lo) > len(old.lo) {
+			c[field] = b
+		}
 	case !old.isEq() && !b.isEq():
 		if bytes.Compare(b.lo, old.lo) > 0 {
 			old.lo = b.lo
@@ -430,6 +436,9 @@ func (c *container) Explain(pk string, q docstore.Query) (docstore.Plan, error) 
 	var checked []string
 	for _, f := range q.Where {
 		checked = append(checked, describe(f))
+	}
+	if ids := idsOf(q.Where); ids != nil {
+		return docstore.Plan{Access: docstore.AccessIDs, Ranges: ids, Narrowed: true, Checked: checked}, nil
 	}
 	if q.OrderBy == "" {
 		p := c.planFor(pk, q)

@@ -42,6 +42,9 @@ func Specs() []Spec {
 			{"user_created", kanri.TypeUser, []string{"createdAt"}},
 			{"user_last_login", kanri.TypeUser, []string{"security.lastLoginAt"}},
 			{"user_active", kanri.TypeUser, []string{"isActive", "username"}},
+			{"user_search", kanri.TypeUser, []string{"searchTerms[]", "username"}},
+			{"user_locked", kanri.TypeUser, []string{"security.lockedUntil"}},
+			{"user_deleted", kanri.TypeUser, []string{"deletedAt"}},
 			{"ra_user", kanri.TypeRoleAssignment, []string{"userId", "serviceId"}},
 			{"ra_role", kanri.TypeRoleAssignment, []string{"serviceId", "roleName", "assignedAt"}},
 		}},
@@ -55,9 +58,15 @@ func Specs() []Spec {
 			{"listing_users", kanri.TypeTenantListing, []string{"userCount"}},
 			{"listing_status", kanri.TypeTenantListing, []string{"status"}},
 			{"listing_plan", kanri.TypeTenantListing, []string{"plan"}},
+			{"listing_search", kanri.TypeTenantListing, []string{"searchTerms[]", "nameLower"}},
+			{"domain_name", kanri.TypeDomain, []string{"domain"}},
 		}},
 		{Name: ServiceSetting, Indexing: defaultIndexing(), Indexes: []Index{
 			{"assignment_service_status", kanri.TypeServiceAssignment, []string{"serviceId", "status"}},
+			{"assignment_service", kanri.TypeServiceAssignment, []string{"serviceId"}},
+			{"usage_period_service", kanri.TypeServiceUsage, []string{"period", "serviceId"}},
+			{"service_name", kanri.TypeService, []string{"name"}},
+			{"health_service", kanri.TypeServiceHealth, []string{"serviceId"}},
 		}},
 		{Name: Files, Indexing: defaultIndexing(), Indexes: []Index{
 			{"file_folder_name", kanri.TypeFile, []string{"folderId", "name"}},
@@ -75,6 +84,8 @@ func Specs() []Spec {
 		}, Indexes: []Index{
 			{"usage_key_time", kanri.TypeAPIUsage, []string{"apiKeyId", "timestamp"}},
 			{"usage_time", kanri.TypeAPIUsage, []string{"timestamp"}},
+			{"usage_status_time", kanri.TypeAPIUsage, []string{"statusCode", "timestamp"}},
+			{"usage_key_status_time", kanri.TypeAPIUsage, []string{"apiKeyId", "statusCode", "timestamp"}},
 			{"key_prefix", kanri.TypeAPIKey, []string{"keyPrefix"}},
 		}},
 		{Name: Backup, Indexing: defaultIndexing(), Indexes: []Index{
@@ -90,6 +101,8 @@ func Specs() []Spec {
 		}, Indexes: []Index{
 			{"audit_time", kanri.TypeAuditLog, []string{"timestamp"}},
 			{"audit_user_time", kanri.TypeAuditLog, []string{"userId", "timestamp"}},
+			{"audit_username_time", kanri.TypeAuditLog, []string{"userName", "timestamp"}},
+			{"audit_type_time", kanri.TypeAuditLog, []string{"resource.type", "timestamp"}},
 			{"audit_action_time", kanri.TypeAuditLog, []string{"action", "timestamp"}},
 			{"audit_resource_time", kanri.TypeAuditLog, []string{"resource.id", "timestamp"}},
 		}},

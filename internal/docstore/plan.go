@@ -5,8 +5,8 @@ package docstore
 // prove that no list page reads a whole partition; people use it to see
 // why a query is slow.
 type Plan struct {
-	// Access is how the documents are found: AccessIndex, AccessIndexSort
-	// or AccessPartition.
+	// Access is how the documents are found: AccessIndex, AccessIndexSort,
+	// AccessIDs or AccessPartition.
 	Access string
 	// Ranges describes each index range read, such as
 	// `audit_user_time[userId = "u1"]`.
@@ -34,6 +34,8 @@ const (
 	// AccessIndexSort reads narrowed index ranges whole (up to a bound)
 	// and sorts their documents.
 	AccessIndexSort = "index-sort"
+	// AccessIDs reads the documents the query names by id.
+	AccessIDs = "ids"
 	// AccessPartition reads every document of the partition.
 	AccessPartition = "partition"
 )

@@ -82,6 +82,26 @@ func (m *Message) TTLField() (*int, int) { return &m.TTL, TTLMessage }
 // TTLField implements Expiring.
 func (h *BackupHistory) TTLField() (*int, int) { return &h.TTL, TTLBackupHistory }
 
+// Searchable is implemented by documents that a search box finds:
+// SearchFields returns the field that keeps the document's search terms
+// and the texts they are made of. The repository fills the field on every
+// write (see package search), so the terms never lag the texts.
+type Searchable interface {
+	SearchFields() (terms *[]string, texts []string)
+}
+
+// SearchFields implements Searchable: a user is found by username, e-mail
+// and display name.
+func (u *User) SearchFields() (*[]string, []string) {
+	return &u.SearchTerms, []string{u.Username, u.Email, u.DisplayName}
+}
+
+// SearchFields implements Searchable: a tenant is found by name and
+// display name.
+func (l *TenantListing) SearchFields() (*[]string, []string) {
+	return &l.SearchTerms, []string{l.Name, l.DisplayName}
+}
+
 // Seen is what a person saw of a document when they asked for a change: its
 // ETag, and its state as far as the change depends on it. The change is
 // stale when the document moved past the ETag and that state changed too;

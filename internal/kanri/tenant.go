@@ -125,6 +125,9 @@ type TenantListing struct {
 	// TenantETag is the ETag of the tenant document this entry was made
 	// from, so that actions on the list are checked against what it shows.
 	TenantETag string `json:"tenantEtag,omitempty"`
+	// SearchTerms are the words a search finds the tenant by (Searchable),
+	// kept by the repository.
+	SearchTerms []string `json:"searchTerms,omitempty"`
 }
 
 // TenantName reserves a tenant name among the tenants that are not

@@ -29,6 +29,9 @@ type User struct {
 	// is also inactive and keeps no role assignments).
 	DeletedAt Time   `json:"deletedAt"`
 	DeletedBy string `json:"deletedBy,omitempty"`
+	// SearchTerms are the words a search finds the user by (Searchable),
+	// kept by the repository.
+	SearchTerms []string `json:"searchTerms,omitempty"`
 }
 
 // User statuses as the console shows and filters them.

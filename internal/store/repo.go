@@ -9,6 +9,7 @@ import (
 
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/search"
 )
 
 // Entity is the constraint of Repo: a pointer to a domain document type.
@@ -206,6 +207,10 @@ func (r *Repo[E, P]) encode(doc P) ([]byte, error) {
 		return nil, kanri.Wrap(kanri.ECONFLICT, "error.newer_version", fmt.Errorf("store: %s %s is at schema version %s, newer than this release's %s", r.typ, b.ID, b.SchemaVersion, cur))
 	}
 	b.TenantID, b.Type, b.SchemaVersion = r.pk, r.typ, cur
+	if s, ok := any(doc).(kanri.Searchable); ok {
+		terms, texts := s.SearchFields()
+		*terms = search.Terms(texts...)
+	}
 	if e, ok := any(doc).(kanri.Expiring); ok {
 		if ttl, def := e.TTLField(); *ttl == 0 {
 			*ttl = def

@@ -15,6 +15,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/search"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -39,7 +40,7 @@ func (s *Service) Get(ctx context.Context, id string) (*kanri.Tenant, error) {
 
 // ListFilter selects tenants for the operator's list.
 type ListFilter struct {
-	Search       string // in name or display name, case-insensitive
+	Search       string // words that begin words of the name or display name (package search)
 	Status       string // "" for all but deleted, or a status
 	Sort         string // "name", "createdAt", "userCount"
 	Desc         bool
@@ -50,9 +51,7 @@ type ListFilter struct {
 // List returns one page of the operator's tenant index.
 func (s *Service) List(ctx context.Context, f ListFilter) ([]*kanri.TenantListing, string, error) {
 	var where []docstore.Filter
-	if q := strings.TrimSpace(f.Search); q != "" {
-		where = append(where, docstore.Or(docstore.Contains("name", q), docstore.Contains("displayName", q)))
-	}
+	where = append(where, search.Filters(f.Search)...)
 	switch f.Status {
 	case "":
 		where = append(where, docstore.Ne("status", kanri.TenantDeleted))

@@ -15,6 +15,7 @@ import (
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/search"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 )
@@ -52,7 +53,7 @@ func New(d app.Deps, tenants *tenant.Service, roles Roles, h auth.Hasher) *Servi
 
 // ListFilter selects users for the list page.
 type ListFilter struct {
-	Search       string // in username, e-mail or display name
+	Search       string // words that begin words of the username, e-mail or display name (package search)
 	Status       string // "", active, inactive, locked or deleted
 	Sort         string // username (the default), displayName, email, createdAt or lastLogin
 	Desc         bool
@@ -64,9 +65,7 @@ type ListFilter struct {
 func (s *Service) List(ctx context.Context, tenantID string, f ListFilter) ([]*kanri.User, string, error) {
 	notDeleted := notDeleted()
 	var where []docstore.Filter
-	if q := strings.TrimSpace(f.Search); q != "" {
-		where = append(where, docstore.Or(docstore.Contains("username", q), docstore.Contains("email", q), docstore.Contains("displayName", q)))
-	}
+	where = append(where, search.Filters(f.Search)...)
 	switch f.Status {
 	case kanri.UserActive:
 		where = append(where, notDeleted, docstore.Eq("isActive", true))

@@ -386,9 +386,9 @@ func testBadContinuation(t *testing.T, h *harness) {
 func testFilters(t *testing.T, h *harness) {
 	c, pk := h.c(docstore.Auth), partition(t)
 	docs := []map[string]any{
-		{"id": "u1", "name": "Alice Smith", "status": "active", "n": 1, "active": true, "tags": []string{"x", "y"}, "at": "2026-01-01T00:00:00.0000000Z", "metadata": map[string]any{"country": "JP"}},
-		{"id": "u2", "name": "bob SMITHERS", "status": "suspended", "n": 2, "active": false, "tags": []string{"y"}, "at": "2026-01-02T00:00:00.0000000Z", "metadata": map[string]any{"country": "US"}},
-		{"id": "u3", "name": "山田 太郎", "status": "active", "n": 3, "active": true, "tags": []string{}, "at": "2026-01-03T00:00:00.0000000Z"},
+		{"id": "u1", "name": "Alice Smith", "status": "active", "n": 1, "active": true, "tags": []string{"x", "y"}, "words": []string{"alice", "smith"}, "at": "2026-01-01T00:00:00.0000000Z", "metadata": map[string]any{"country": "JP"}},
+		{"id": "u2", "name": "bob SMITHERS", "status": "suspended", "n": 2, "active": false, "tags": []string{"y"}, "words": []string{"bob", "smithers"}, "at": "2026-01-02T00:00:00.0000000Z", "metadata": map[string]any{"country": "US"}},
+		{"id": "u3", "name": "山田 太郎", "status": "active", "n": 3, "active": true, "tags": []string{}, "words": []string{"山田", "太郎"}, "at": "2026-01-03T00:00:00.0000000Z"},
 		{"id": "u4", "name": "Carol", "status": "deleted", "n": 4, "active": false, "at": "2026-01-04T00:00:00.0000000Z", "extra": "here"},
 	}
 	for _, d := range docs {
@@ -420,6 +420,10 @@ func testFilters(t *testing.T, h *harness) {
 		{"time range with kanri.Time", []docstore.Filter{docstore.Gt("at", kanri.NewTime(time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC)))}, []string{"u4"}},
 		{"number range", []docstore.Filter{docstore.Gt("n", 1), docstore.Lte("n", 3)}, []string{"u2", "u3"}},
 		{"array contains", []docstore.Filter{docstore.ArrayContains("tags", "y")}, []string{"u1", "u2"}},
+		{"array prefix", []docstore.Filter{docstore.ArrayPrefix("words", "smi")}, []string{"u1", "u2"}},
+		{"array prefix japanese", []docstore.Filter{docstore.ArrayPrefix("words", "太")}, []string{"u3"}},
+		{"array prefix of no element", []docstore.Filter{docstore.ArrayPrefix("words", "lice")}, nil},
+		{"ids in", []docstore.Filter{docstore.In("id", "u4", "u1", "nope", "o1")}, []string{"u1", "u4"}},
 		{"nested field", []docstore.Filter{docstore.Eq("metadata.country", "JP")}, []string{"u1"}},
 		{"defined", []docstore.Filter{docstore.Defined("extra", true)}, []string{"u4"}},
 		{"not defined", []docstore.Filter{docstore.Defined("metadata", false)}, []string{"u3", "u4"}},
