@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func TestNegotiate(t *testing.T) {
@@ -28,11 +29,53 @@ func TestNegotiate(t *testing.T) {
 	}
 }
 
-func TestEveryMessageHasBothLanguages(t *testing.T) {
-	for k, m := range messages {
+// TestCatalogLoads checks the embedded catalog: every file reads, no key is
+// in two files, and every key has a text in both languages.
+func TestCatalogLoads(t *testing.T) {
+	c, err := load(catalogFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(c), len(catalog); got != want || got == 0 {
+		t.Errorf("got %d keys, want %d (and more than none)", got, want)
+	}
+	for k, m := range c {
 		if m.en == "" || m.ja == "" {
 			t.Errorf("%s: en %q ja %q", k, m.en, m.ja)
 		}
+	}
+}
+
+// TestLoadRejects checks that load refuses a catalog a translator broke.
+func TestLoadRejects(t *testing.T) {
+	good := `{"a.b": "text"}`
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string // in the error; "" for none
+	}{
+		{"good", map[string]string{"en/x.json": good, "ja/x.json": good}, ""},
+		{"key in two files", map[string]string{"en/x.json": good, "en/y.json": good, "ja/x.json": good}, `key "a.b" is also in`},
+		{"key in English only", map[string]string{"en/x.json": `{"a.b": "t", "a.c": "t"}`, "ja/x.json": good}, `key "a.c" has no ja text`},
+		{"key in Japanese only", map[string]string{"en/x.json": good, "ja/x.json": `{"a.b": "t", "a.c": "t"}`}, `key "a.c" has no en text`},
+		{"empty text", map[string]string{"en/x.json": `{"a.b": ""}`, "ja/x.json": good}, `key "a.b" has no text`},
+		{"not an object of strings", map[string]string{"en/x.json": `{"a.b": 1}`, "ja/x.json": good}, "en/x.json"},
+		{"no files of a language", map[string]string{"en/x.json": good}, `no catalog files for "ja"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{}
+			for name, text := range tt.files {
+				fsys["catalog/"+name] = &fstest.MapFile{Data: []byte(text)}
+			}
+			_, err := load(fsys)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("got %v, want no error", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("got %v, want an error with %q", err, tt.want)
+			}
+		})
 	}
 }
 
