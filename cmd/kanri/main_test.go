@@ -21,9 +21,20 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
+	"golang.org/x/crypto/bcrypt"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// hangTimeout bounds a wait that only guards against a hang: a start or a
+// shutdown of run. It is generous so that a busy machine, -race and the
+// bootstrap's password hash never make a correct run fail.
+const hangTimeout = 2 * time.Minute
+
+// lowCost is the bcrypt cost of the tests that start run: they test start-up
+// and shutdown, not bcrypt, and a cost-12 hash under -race on a busy
+// machine takes seconds.
+var lowCost = []string{"-bcrypt-cost", fmt.Sprint(bcrypt.MinCost)}
 
 func TestParseConfig(t *testing.T) {
 	tests := []struct {
@@ -88,14 +99,14 @@ func TestRunServesHealthAndShutsDown(t *testing.T) {
 	dir := t.TempDir()
 	var logs bytes.Buffer // read only after run returns
 	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", dir}, env(nil), io.Discard, &logs, ready)
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0", "-data-dir", dir}, lowCost...), env(nil), io.Discard, &logs, ready)
 	}()
 	var addr string
 	select {
 	case addr = <-ready:
 	case err := <-done:
 		t.Fatalf("run ended early: %v", err)
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangTimeout):
 		t.Fatal("server did not start")
 	}
 	for _, path := range []string{"/healthz", "/readyz"} {
@@ -117,7 +128,7 @@ func TestRunServesHealthAndShutsDown(t *testing.T) {
 		if err != nil {
 			t.Errorf("run after shutdown: %v", err)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(hangTimeout):
 		t.Fatal("server did not shut down")
 	}
 	// The parts stop in order: requests drain, then the workers, then the
@@ -138,7 +149,7 @@ func TestRunFailsOnUnwritableDataDir(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err := run(t.Context(), []string{"-addr", "127.0.0.1:0", "-data-dir", filepath.Join(file, "data")}, env(nil), io.Discard, io.Discard, nil)
+	err := run(t.Context(), append([]string{"-addr", "127.0.0.1:0", "-data-dir", filepath.Join(file, "data")}, lowCost...), env(nil), io.Discard, io.Discard, nil)
 	if err == nil || !strings.Contains(err.Error(), "data directory") {
 		t.Fatalf("got %v, want a data directory error", err)
 	}
@@ -147,7 +158,7 @@ func TestRunFailsOnUnwritableDataDir(t *testing.T) {
 func TestRunFailsOnUnreachableCosmos(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 45*time.Second)
 	defer cancel()
-	err := run(ctx, []string{"-store", "cosmos", "-cosmos-endpoint", "https://127.0.0.1:1/", "-cosmos-key", "a2V5"}, env(nil), io.Discard, io.Discard, nil)
+	err := run(ctx, append([]string{"-store", "cosmos", "-cosmos-endpoint", "https://127.0.0.1:1/", "-cosmos-key", "a2V5"}, lowCost...), env(nil), io.Discard, io.Discard, nil)
 	if err == nil || !strings.Contains(err.Error(), "cosmos store unreachable") {
 		t.Fatalf("got %v, want an unreachable error", err)
 	}
@@ -169,7 +180,7 @@ func TestInstancesStartTogetherOnAnEmptyDatabase(t *testing.T) {
 				<-start
 				done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir(), "-store", "cosmos",
 					"-cosmos-endpoint", cs.Endpoint, "-cosmos-key", cs.Key(), "-cosmos-database", db,
-					"-cosmos-insecure-skip-verify=true", "-bcrypt-cost", "4", "-session-secret", strings.Repeat("ab", 32)},
+					"-cosmos-insecure-skip-verify=true", "-bcrypt-cost", fmt.Sprint(bcrypt.MinCost), "-session-secret", strings.Repeat("ab", 32)},
 					env(nil), io.Discard, io.Discard, ready)
 			}()
 		}
@@ -187,7 +198,7 @@ func TestInstancesStartTogetherOnAnEmptyDatabase(t *testing.T) {
 				}
 			case err := <-done:
 				t.Fatalf("trial %d: an instance exited: %v", trial, err)
-			case <-time.After(60 * time.Second):
+			case <-time.After(hangTimeout):
 				t.Fatalf("trial %d: an instance did not start", trial)
 			}
 		}
@@ -259,14 +270,14 @@ func TestProfilerServesOnlyOnItsOwnListener(t *testing.T) {
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir(), "-debug-addr", debugAddr}, env(nil), io.Discard, io.Discard, ready)
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir(), "-debug-addr", debugAddr}, lowCost...), env(nil), io.Discard, io.Discard, ready)
 	}()
 	var addr string
 	select {
 	case addr = <-ready:
 	case err := <-done:
 		t.Fatalf("run ended early: %v", err)
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangTimeout):
 		t.Fatal("server did not start")
 	}
 	for _, tc := range []struct {

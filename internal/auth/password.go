@@ -20,6 +20,11 @@ const DefaultCost = 12
 type Hasher struct {
 	// Cost is the bcrypt cost; tests lower it.
 	Cost int
+	// AfterCheck, when not nil, is called by Check once it has compared a
+	// password, before Check returns. It is nil in production; tests block
+	// in it to act while a sign-in is between its password check and what
+	// it writes next, instead of hoping that a sleep lands there.
+	AfterCheck func()
 }
 
 // Hash returns the bcrypt hash of a password that meets the policy.
@@ -37,7 +42,11 @@ func (h Hasher) Hash(password string) (string, error) {
 
 // Check reports whether password matches hash.
 func (h Hasher) Check(hash, password string) bool {
-	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
+	ok := bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
+	if h.AfterCheck != nil {
+		h.AfterCheck()
+	}
+	return ok
 }
 
 // dummyHashes holds, per cost, a hash that sign-ins for a missing user are

@@ -64,7 +64,7 @@ func T(ctx context.Context, key string, args ...any) string {
 
 // Translate returns the message for key in lang.
 func Translate(lang, key string, args ...any) string {
-	m, ok := messages[key]
+	m, ok := catalog[key]
 	if !ok {
 		return key
 	}
@@ -79,4 +79,4 @@ func Translate(lang, key string, args ...any) string {
 }
 
 // Has reports whether key is in the catalog.
-func Has(key string) bool { _, ok := messages[key]; return ok }
+func Has(key string) bool { _, ok := catalog[key]; return ok }

@@ -667,22 +667,28 @@ func TestSignInsDoNotMakeOpenEditsStale(t *testing.T) {
 }
 
 // TestResetDuringSignInWins resets a password while a sign-in with the old
-// one is in its (slow, cost 12) password check: the sign-in must fail.
+// one is between its password check and its write: the sign-in must fail.
+// The sign-in's hasher blocks after the check until the reset is done.
 func TestResetDuringSignInWins(t *testing.T) {
 	f := setup(t)
 	ten := f.tenant(t, "acme", 10)
-	slow := user.New(f.d, f.tenants, f.roles, auth.Hasher{Cost: auth.DefaultCost})
-	u, err := slow.Create(f.ctx, ten.ID, input("gwen"))
+	u, err := f.users.Create(f.ctx, ten.ID, input("gwen"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	checked, release := make(chan struct{}), make(chan struct{})
+	signIn := auth.New(f.d, auth.Hasher{Cost: bcrypt.MinCost, AfterCheck: func() {
+		checked <- struct{}{}
+		<-release
+	}})
 	done := make(chan error, 1)
-	go func() { _, _, err := f.auth.SignIn(f.ctx, "acme", "gwen", password); done <- err }()
-	time.Sleep(60 * time.Millisecond) // inside the ~250 ms check
+	go func() { _, _, err := signIn.SignIn(f.ctx, "acme", "gwen", password); done <- err }()
+	<-checked // the old password matched; the sign-in has not written yet
 	if _, err := f.users.ResetPassword(f.ctx, ten.ID, u.ID, kanri.Seen{}, "Reset-by-admin-1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; err != auth.ErrSignIn {
-		t.Errorf("sign-in with the old password across a reset: got %v, want refused", err)
+	close(release)
+	if got, want := <-done, auth.ErrSignIn; got != want {
+		t.Errorf("sign-in with the old password across a reset: got %v, want %v", got, want)
 	}
 }
