@@ -80,7 +80,13 @@ func Open(dir string, specs []docstore.Spec, opts Options) (*Store, error) {
 			}
 		}
 		for _, sp := range specs {
-			c := &container{s: s, name: []byte(sp.Name), defaultTTL: int64(sp.DefaultTTL / time.Second), indexes: newIndexes(sp)}
+			c := &container{s: s, spec: sp, name: []byte(sp.Name), defaultTTL: int64(sp.DefaultTTL / time.Second), indexes: newIndexes(sp)}
+			c.indexed = map[string]bool{}
+			for _, ix := range c.indexes {
+				for f := range ix.need {
+					c.indexed[f] = true
+				}
+			}
 			s.containers[sp.Name] = c
 			for _, b := range [][]byte{c.name, indexBucket(c.name)} {
 				if _, err := tx.CreateBucketIfNotExists(b); err != nil {

@@ -3,7 +3,6 @@ package bolt
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -15,9 +14,11 @@ import (
 
 type container struct {
 	s          *Store
+	spec       docstore.Spec
 	name       []byte
 	defaultTTL int64 // seconds; 0 = documents without a ttl live forever
 	indexes    []index
+	indexed    map[string]bool // the top-level members the indexes read
 }
 
 func (c *container) Read(ctx context.Context, pk, id string) (docstore.Item, error) {
@@ -126,7 +127,7 @@ func (c *container) lookup(tx *bbolt.Tx, key []byte) (record, bool, error) {
 }
 
 func (c *container) create(tx *bbolt.Tx, pk string, body []byte) (string, error) {
-	h, err := docstore.ParseHeader(pk, body)
+	h, err := c.spec.Parse(pk, body)
 	if err != nil {
 		return "", err
 	}
@@ -140,7 +141,7 @@ func (c *container) create(tx *bbolt.Tx, pk string, body []byte) (string, error)
 }
 
 func (c *container) replace(tx *bbolt.Tx, pk, id string, body []byte, ifMatch string) (string, error) {
-	h, err := docstore.ParseHeader(pk, body)
+	h, err := c.spec.Parse(pk, body)
 	if err != nil {
 		return "", err
 	}
@@ -159,7 +160,7 @@ func (c *container) replace(tx *bbolt.Tx, pk, id string, body []byte, ifMatch st
 }
 
 func (c *container) upsert(tx *bbolt.Tx, pk string, body []byte, ifMatch string) (string, error) {
-	h, err := docstore.ParseHeader(pk, body)
+	h, err := c.spec.Parse(pk, body)
 	if err != nil {
 		return "", err
 	}
@@ -199,12 +200,10 @@ func (c *container) delete(tx *bbolt.Tx, pk, id, ifMatch string) error {
 	return tx.Bucket(c.name).Delete(key)
 }
 
-// put writes body at key with a fresh ETag, keeping the expiry index in
-// step with the old and new versions.
-func (c *container) put(tx *bbolt.Tx, key []byte, h docstore.Header, body []byte) (string, error) {
-	if !json.Valid(body) {
-		return "", docstore.ErrInvalid(errors.New("bolt: document is not valid JSON"))
-	}
+// put writes the parsed document d (whose JSON is body) at key with a
+// fresh ETag, keeping the expiry index and the secondary indexes in step
+// with the old and new versions.
+func (c *container) put(tx *bbolt.Tx, key []byte, d docstore.Document, body []byte) (string, error) {
 	b := tx.Bucket(c.name)
 	idx := tx.Bucket(expiryBucket)
 	var oldBody []byte
@@ -220,7 +219,7 @@ func (c *container) put(tx *bbolt.Tx, key []byte, h docstore.Header, body []byte
 		}
 		oldBody = old.body
 	}
-	if err := c.reindex(tx, key, oldBody, body); err != nil {
+	if err := c.reindex(tx, key, oldBody, lazyDocOf(d.Members, c.indexed)); err != nil {
 		return "", err
 	}
 	seq, err := b.NextSequence()
@@ -230,8 +229,8 @@ func (c *container) put(tx *bbolt.Tx, key []byte, h docstore.Header, body []byte
 	now := c.s.now().Unix()
 	r := record{ts: now, etag: fmt.Sprintf(`"%016x"`, seq), body: body}
 	ttl := c.defaultTTL
-	if h.TTL != nil {
-		ttl = int64(*h.TTL)
+	if d.TTL != nil {
+		ttl = int64(*d.TTL)
 	}
 	if ttl > 0 {
 		r.expiry = now + ttl

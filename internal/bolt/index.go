@@ -133,13 +133,22 @@ func newIndexes(sp docstore.Spec) []index {
 	return out
 }
 
-// signature identifies a container's index declarations.
+// indexFormat is the version of the index keys' layout and of
+// encodeValue. Change it with them (TestIndexEncodingIsPinned fails until
+// then): a store whose indexes were built in another format rebuilds them
+// on open.
+//
+// Format 2 added indexes of an array's elements.
+const indexFormat = 2
+
+// signature identifies a container's index declarations and the format
+// they were built in.
 func signature(ixs []index) []byte {
 	var parts []string
 	for _, ix := range ixs {
 		parts = append(parts, ix.name+"="+ix.typ+":"+strings.Join(ix.fields, ","))
 	}
-	return []byte("v1|" + strings.Join(parts, "|"))
+	return []byte(fmt.Sprintf("v%d|%s", indexFormat, strings.Join(parts, "|")))
 }
 
 // prefix returns the start of the keys of index ix in partition pk.
@@ -151,26 +160,23 @@ func (ix index) prefix(pk string) []byte {
 	return append(k, 0)
 }
 
-// keys returns the index keys of the document with key docKey and the
-// given body, one per index of its type.
+// indexKeys returns the index keys of the document with key docKey and
+// the given body, one per index of its type (one per distinct element for
+// an index of an array's elements).
 func (c *container) indexKeys(docKey, body []byte) ([][]byte, error) {
-	if len(c.indexes) == 0 {
+	if len(c.indexes) == 0 || body == nil {
 		return nil, nil
 	}
-	pk, id, _ := bytes.Cut(docKey, []byte{0})
-	var need map[string]bool
-	for _, ix := range c.indexes {
-		if need == nil {
-			need = map[string]bool{}
-		}
-		for f := range ix.need {
-			need[f] = true
-		}
-	}
-	doc, err := newLazyDoc(body, need)
+	doc, err := newLazyDoc(body, c.indexed)
 	if err != nil {
 		return nil, err
 	}
+	return c.keysOf(docKey, doc), nil
+}
+
+// keysOf returns the index keys of doc, stored at docKey.
+func (c *container) keysOf(docKey []byte, doc *lazyDoc) [][]byte {
+	pk, id, _ := bytes.Cut(docKey, []byte{0})
 	typ, _ := doc.get("type")
 	var out [][]byte
 	for _, ix := range c.indexes {
@@ -206,27 +212,23 @@ func (c *container) indexKeys(docKey, body []byte) ([][]byte, error) {
 			out = append(out, append(k, id...))
 		}
 	}
-	return out, nil
+	return out
 }
 
 // reindex replaces the index keys of the document at docKey: those of its
-// old body (nil: none) by those of its new body (nil: deleted).
-func (c *container) reindex(tx *bbolt.Tx, docKey, oldBody, newBody []byte) error {
+// old body (nil: none) by those of its new version (nil: deleted).
+func (c *container) reindex(tx *bbolt.Tx, docKey, oldBody []byte, newDoc *lazyDoc) error {
 	if len(c.indexes) == 0 {
 		return nil
 	}
 	b := tx.Bucket(indexBucket(c.name))
-	var oldKeys, newKeys [][]byte
-	var err error
-	if oldBody != nil {
-		if oldKeys, err = c.indexKeys(docKey, oldBody); err != nil {
-			return err
-		}
+	oldKeys, err := c.indexKeys(docKey, oldBody)
+	if err != nil {
+		return err
 	}
-	if newBody != nil {
-		if newKeys, err = c.indexKeys(docKey, newBody); err != nil {
-			return err
-		}
+	var newKeys [][]byte
+	if newDoc != nil {
+		newKeys = c.keysOf(docKey, newDoc)
 	}
 	for _, k := range oldKeys {
 		if !slices.ContainsFunc(newKeys, func(n []byte) bool { return bytes.Equal(n, k) }) {
@@ -454,7 +456,11 @@ func (s *Store) rebuild(c *container, sig []byte, log *slog.Logger) error {
 				if err != nil {
 					return err
 				}
-				if err := c.reindex(tx, k, nil, r.body); err != nil {
+				doc, err := newLazyDoc(r.body, c.indexed)
+				if err != nil {
+					return err
+				}
+				if err := c.reindex(tx, k, nil, doc); err != nil {
 					return err
 				}
 				from = bytes.Clone(k)

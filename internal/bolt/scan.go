@@ -38,6 +38,18 @@ func newLazyDoc(body []byte, need map[string]bool) (*lazyDoc, error) {
 	return d, err
 }
 
+// lazyDocOf makes a lazyDoc of members already split out of a document
+// (docstore.Document.Members), keeping those named in need.
+func lazyDocOf(members map[string]json.RawMessage, need map[string]bool) *lazyDoc {
+	d := &lazyDoc{raw: make(map[string][]byte, len(need))}
+	for k := range need {
+		if v, ok := members[k]; ok {
+			d.raw[k] = v
+		}
+	}
+	return d
+}
+
 // get returns the value at a dotted path.
 func (d *lazyDoc) get(path string) (any, bool) {
 	top, rest, nested := cut(path)

@@ -14,7 +14,8 @@ import (
 )
 
 type container struct {
-	c *azcosmos.ContainerClient
+	c    *azcosmos.ContainerClient
+	spec docstore.Spec
 }
 
 func itemOptions(ifMatch string) *azcosmos.ItemOptions {
@@ -38,7 +39,7 @@ func (c *container) Read(ctx context.Context, pk, id string) (docstore.Item, err
 }
 
 func (c *container) Create(ctx context.Context, pk string, body []byte) (string, error) {
-	if _, err := docstore.ParseHeader(pk, body); err != nil {
+	if _, err := c.spec.Parse(pk, body); err != nil {
 		return "", err
 	}
 	resp, err := c.c.CreateItem(ctx, azcosmos.NewPartitionKeyString(pk), body, nil)
@@ -49,7 +50,7 @@ func (c *container) Create(ctx context.Context, pk string, body []byte) (string,
 }
 
 func (c *container) Replace(ctx context.Context, pk, id string, body []byte, ifMatch string) (string, error) {
-	h, err := docstore.ParseHeader(pk, body)
+	h, err := c.spec.Parse(pk, body)
 	if err != nil {
 		return "", err
 	}
@@ -64,7 +65,7 @@ func (c *container) Replace(ctx context.Context, pk, id string, body []byte, ifM
 }
 
 func (c *container) Upsert(ctx context.Context, pk string, body []byte, ifMatch string) (string, error) {
-	if _, err := docstore.ParseHeader(pk, body); err != nil {
+	if _, err := c.spec.Parse(pk, body); err != nil {
 		return "", err
 	}
 	resp, err := c.c.UpsertItem(ctx, azcosmos.NewPartitionKeyString(pk), body, itemOptions(ifMatch))
@@ -94,7 +95,7 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 	for i, op := range ops {
 		switch op.Kind {
 		case docstore.OpCreate, docstore.OpUpsert, docstore.OpReplace:
-			h, err := docstore.ParseHeader(pk, op.Body)
+			h, err := c.spec.Parse(pk, op.Body)
 			if err != nil {
 				return nil, docstore.BatchError(i, err)
 			}

@@ -43,6 +43,7 @@ type Config struct {
 type Store struct {
 	db         *azcosmos.DatabaseClient
 	containers map[string]*azcosmos.ContainerClient
+	specs      map[string]docstore.Spec
 }
 
 // Open connects to the account, creates the database and the containers
@@ -84,7 +85,7 @@ func Open(ctx context.Context, cfg Config, specs []docstore.Spec) (*Store, error
 	if err != nil {
 		return nil, fmt.Errorf("cosmos: database: %w", err)
 	}
-	s := &Store{db: db, containers: map[string]*azcosmos.ContainerClient{}}
+	s := &Store{db: db, containers: map[string]*azcosmos.ContainerClient{}, specs: map[string]docstore.Spec{}}
 	for _, sp := range specs {
 		if _, err := db.CreateContainer(ctx, containerProperties(sp), nil); err != nil && status(err) != http.StatusConflict {
 			return nil, fmt.Errorf("cosmos: create container %s: %w", sp.Name, err)
@@ -94,6 +95,7 @@ func Open(ctx context.Context, cfg Config, specs []docstore.Spec) (*Store, error
 			return nil, fmt.Errorf("cosmos: container %s: %w", sp.Name, err)
 		}
 		s.containers[sp.Name] = c
+		s.specs[sp.Name] = sp
 	}
 	return s, nil
 }
@@ -139,7 +141,7 @@ func (s *Store) Container(name string) docstore.Container {
 	if !ok {
 		panic("cosmos: unknown container " + name)
 	}
-	return &container{c: c}
+	return &container{c: c, spec: s.specs[name]}
 }
 
 // Ping reads the database's properties.

@@ -297,6 +297,15 @@ func testBadDocuments(t *testing.T, h *harness) {
 		{"hash in id", pk, doc(pk, "a#b", nil)},
 		{"long id", pk, doc(pk, strings.Repeat("x", docstore.MaxIDLength+1), nil)},
 		{"zero ttl", pk, doc(pk, "z", map[string]any{"ttl": 0})},
+		{"ttl past the limit", pk, doc(pk, "z", map[string]any{"ttl": docstore.MaxTTL + 1})},
+		{"huge ttl", pk, []byte(`{"id":"z","tenantId":"` + pk + `","type":"thing","ttl":1e300}`)},
+		{"fractional ttl", pk, doc(pk, "z", map[string]any{"ttl": 1.5})},
+		{"ttl as text", pk, doc(pk, "z", map[string]any{"ttl": "60"})},
+		{"id not a string", pk, []byte(`{"id":7,"tenantId":"` + pk + `","type":"thing"}`)},
+		{"an array", pk, []byte(`[]`)},
+		{"null", pk, []byte(`null`)},
+		{"indexed value too long", pk, []byte(`{"id":"long","tenantId":"` + pk + `","type":"user","username":"` + strings.Repeat("x", docstore.MaxIndexedBytes+1) + `"}`)},
+		{"indexed element too long", pk, []byte(`{"id":"long","tenantId":"` + pk + `","type":"user","searchTerms":["a","` + strings.Repeat("x", docstore.MaxIndexedBytes+1) + `"]}`)},
 		{"empty partition", "", doc("", "x", nil)},
 	}
 	for _, tt := range tests {
