@@ -54,6 +54,9 @@ const gcPercent = 400
 // requests in flight, then the workers are cancelled and waited for, then
 // the store is closed, so that nothing still running writes to it.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- string) error {
+	if len(args) > 0 && args[0] == "check" {
+		return runCheck(args[1:], getenv, stdout, stderr)
+	}
 	cfg, err := parseConfig(args, getenv, stdout)
 	if err != nil {
 		return err

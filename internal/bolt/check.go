@@ -1,0 +1,217 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	bbolt "go.etcd.io/bbolt"
+)
+
+// Report is what Check found in a data file.
+type Report struct {
+	Documents    int
+	IndexEntries int
+	ExpiryKeys   int
+	// Problems describes each inconsistency (at most maxProblems); Count
+	// is how many there were.
+	Problems []string
+	Count    int
+	// Repaired lists the containers whose indexes were rebuilt and
+	// expiry entries mended.
+	Repaired []string
+}
+
+const maxProblems = 50
+
+func (r *Report) problem(format string, args ...any) {
+	r.Count++
+	if len(r.Problems) < maxProblems {
+		r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+	}
+}
+
+// Check verifies the store offline: every index entry has its document
+// and is one the document makes, every document has all of its index
+// entries, and the expiry index holds exactly the expiring documents. With
+// repair, it rebuilds the indexes of each container found wrong and mends
+// its expiry entries, then checks again.
+func (s *Store) Check(repair bool) (Report, error) {
+	var rep Report
+	bad := map[string]bool{}
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		for name, c := range s.containers {
+			n := rep.Count
+			if err := c.check(tx, &rep); err != nil {
+				return err
+			}
+			if rep.Count > n {
+				bad[name] = true
+			}
+		}
+		return s.checkExpiry(tx, &rep, bad)
+	})
+	if err != nil || !repair || rep.Count == 0 {
+		return rep, err
+	}
+	for name := range bad {
+		c := s.containers[name]
+		if err := s.rebuild(c, signature(c.indexes), s.log); err != nil {
+			return rep, err
+		}
+		if err := s.rebuildExpiry(c); err != nil {
+			return rep, err
+		}
+		rep.Repaired = append(rep.Repaired, name)
+	}
+	again, err := s.Check(false)
+	again.Repaired = rep.Repaired
+	return again, err
+}
+
+// check verifies one container's documents against its indexes, both ways.
+func (c *container) check(tx *bbolt.Tx, rep *Report) error {
+	docs, idx := tx.Bucket(c.name), tx.Bucket(indexBucket(c.name))
+	err := docs.ForEach(func(k, v []byte) error {
+		rep.Documents++
+		r, err := decodeRecord(v)
+		if err != nil {
+			rep.problem("%s: document %q is not a record: %v", c.name, k, err)
+			return nil
+		}
+		keys, err := c.indexKeys(k, r.body)
+		if err != nil {
+			rep.problem("%s: document %q is not JSON: %v", c.name, k, err)
+			return nil
+		}
+		for _, ik := range keys {
+			if idx.Get(ik) == nil {
+				rep.problem("%s: document %q lacks its index entry %q", c.name, k, ik)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	byName := map[string]*index{}
+	for i := range c.indexes {
+		byName[c.indexes[i].name] = &c.indexes[i]
+	}
+	return idx.ForEach(func(ik, _ []byte) error {
+		rep.IndexEntries++
+		pk, rest, ok1 := bytes.Cut(ik, []byte{0})
+		name, values, ok2 := bytes.Cut(rest, []byte{0})
+		ix := byName[string(name)]
+		if !ok1 || !ok2 || ix == nil {
+			rep.problem("%s: index entry %q names no index", c.name, ik)
+			return nil
+		}
+		id := values
+		for range ix.fields {
+			var err error
+			if id, err = skipIndexValue(id); err != nil {
+				rep.problem("%s: index entry %q is malformed", c.name, ik)
+				return nil
+			}
+		}
+		key := itemKey(string(pk), string(id))
+		v := tx.Bucket(c.name).Get(key)
+		if v == nil {
+			rep.problem("%s: index entry %q has no document %q", c.name, ik, id)
+			return nil
+		}
+		r, err := decodeRecord(v)
+		if err != nil {
+			return nil // reported with the documents
+		}
+		keys, _ := c.indexKeys(key, r.body)
+		for _, k := range keys {
+			if bytes.Equal(k, ik) {
+				return nil
+			}
+		}
+		rep.problem("%s: index entry %q does not match its document %q", c.name, ik, id)
+		return nil
+	})
+}
+
+// checkExpiry verifies the expiry index against the documents' expiry
+// times, both ways, marking the containers it finds wrong in bad.
+func (s *Store) checkExpiry(tx *bbolt.Tx, rep *Report, bad map[string]bool) error {
+	err := tx.Bucket(expiryBucket).ForEach(func(k, _ []byte) error {
+		rep.ExpiryKeys++
+		if len(k) < 9 {
+			rep.problem("expiry entry %q is malformed", k)
+			return nil
+		}
+		name, key, _ := bytes.Cut(k[8:], []byte{0})
+		b := tx.Bucket(name)
+		if s.containers[string(name)] == nil || b == nil {
+			rep.problem("expiry entry %q names no container", k)
+			return nil
+		}
+		v := b.Get(key)
+		r, err := decodeRecord(v)
+		if v == nil || err != nil || r.expiry != int64(binary.BigEndian.Uint64(k[:8])) {
+			rep.problem("%s: expiry entry of %q does not match its document", name, key)
+			bad[string(name)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for name, c := range s.containers {
+		err := tx.Bucket(c.name).ForEach(func(k, v []byte) error {
+			r, err := decodeRecord(v)
+			if err == nil && r.expiry != 0 && tx.Bucket(expiryBucket).Get(expiryKey(r.expiry, c.name, k)) == nil {
+				rep.problem("%s: document %q expires but has no expiry entry", name, k)
+				bad[name] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rebuildExpiry makes the expiry entries of c those of its documents.
+func (s *Store) rebuildExpiry(c *container) error {
+	return s.db.Update(func(tx *bbolt.Tx) error {
+		exp := tx.Bucket(expiryBucket)
+		var stale [][]byte
+		err := exp.ForEach(func(k, _ []byte) error {
+			if len(k) < 9 {
+				stale = append(stale, bytes.Clone(k))
+				return nil
+			}
+			name, key, _ := bytes.Cut(k[8:], []byte{0})
+			if !bytes.Equal(name, c.name) {
+				return nil
+			}
+			v := tx.Bucket(c.name).Get(key)
+			if r, err := decodeRecord(v); v == nil || err != nil || r.expiry != int64(binary.BigEndian.Uint64(k[:8])) {
+				stale = append(stale, bytes.Clone(k))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range stale {
+			if err := exp.Delete(k); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(c.name).ForEach(func(k, v []byte) error {
+			if r, err := decodeRecord(v); err == nil && r.expiry != 0 {
+				return exp.Put(expiryKey(r.expiry, c.name, k), nil)
+			}
+			return nil
+		})
+	})
+}
+
