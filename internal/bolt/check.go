@@ -214,4 +214,3 @@ func (s *Store) rebuildExpiry(c *container) error {
 		})
 	})
 }
-
