@@ -285,6 +285,24 @@ type suite struct {
 	// stop rendering pages behind it, which stalls navigations and
 	// screenshots there; every helper that acts on a page brings it forward.
 	front playwright.Page
+
+	// The sessions the steps share: the operator's administrator, acme's
+	// administrator alice, alice on a narrow screen, and the viewer vera.
+	admin, alice, narrow, vera *session
+}
+
+// pagesOf returns the sessions ps point to that are open, for a step's
+// failure screenshots.
+func (s *suite) pagesOf(ps ...**session) func() []*session {
+	return func() []*session {
+		var out []*session
+		for _, p := range ps {
+			if *p != nil {
+				out = append(out, *p)
+			}
+		}
+		return out
+	}
 }
 
 // focus brings page to the front unless it is already there.
