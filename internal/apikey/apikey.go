@@ -343,7 +343,7 @@ func (s *Service) due(keyID string, at time.Time) bool {
 
 func fields(k *kanri.APIKey, now time.Time) map[string]any {
 	return map[string]any{
-		"name": k.Name, "scopes": strings.Join(k.Scopes, " "), "rateLimit": k.RateLimit,
+		"name": k.Name, "scopes": k.Scopes, "rateLimit": k.RateLimit,
 		"rateLimitWindow": k.RateLimitWindow, "status": k.StatusAt(now), "expiresAt": k.ExpiresAt.String(),
 		"keyPrefix": k.KeyPrefix,
 	}

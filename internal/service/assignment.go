@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
@@ -208,12 +207,7 @@ func (s *Service) Usable(ctx context.Context, tenantID, serviceID string) error 
 }
 
 func assignmentFields(a *kanri.ServiceAssignment) map[string]any {
-	config := ""
-	if len(a.Config) > 0 {
-		b, _ := json.Marshal(a.Config)
-		config = string(b)
-	}
-	return map[string]any{"status": a.Status, "expiresAt": a.ExpiresAt.String(), "config": config}
+	return map[string]any{"status": a.Status, "expiresAt": a.ExpiresAt.String(), "config": a.Config}
 }
 
 func (s *Service) recordAssignment(ctx context.Context, tenantID string, a *kanri.ServiceAssignment, action string, before, after map[string]any) {
