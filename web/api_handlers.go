@@ -8,6 +8,7 @@ import (
 
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/user"
 )
 
@@ -125,14 +126,14 @@ func (s *Server) apiUpdateUser(c echo.Context) error {
 	// version read, guarded by its ETag, and made again on a newer one
 	// when another write came first (unless the client's If-Match named
 	// the version it read: then that is a 412).
-	for range 5 {
+	u, err := store.Retry(ctx, func() (*kanri.User, error) {
 		cur, err := s.Users.Get(ctx, t.ID, c.Param("id"))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		tag, err := precondition(c, cur.ETag)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		base := kanri.UserInput{Username: cur.Username, Email: cur.Email, DisplayName: cur.DisplayName}
 		edit := base
@@ -148,14 +149,14 @@ func (s *Server) apiUpdateUser(c echo.Context) error {
 		}
 		u, err := s.Users.Update(ctx, t.ID, cur.ID, guard, &base, edit)
 		if kanri.IsCode(err, kanri.ESTALE) && tag == "" {
-			continue
+			return nil, store.LostRace(err)
 		}
-		if err != nil {
-			return err
-		}
-		return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
+		return u, err
+	})
+	if err != nil {
+		return err
 	}
-	return kanri.E(kanri.ECONFLICT, "error.busy")
+	return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
 }
 
 func (s *Server) apiDeactivateUser(c echo.Context) error { return s.apiSetActive(c, false) }

@@ -234,7 +234,7 @@ func (s *Service) Rotate(ctx context.Context, tenantID, id string, seen kanri.Se
 // A write that loses a race (with the recording of lastUsedAt, say) is
 // made again on the newer version, while that is still as seen.
 func (s *Service) change(ctx context.Context, tenantID, id string, seen kanri.Seen, fn func(*kanri.APIKey) (string, error)) (*kanri.APIKey, error) {
-	for range 5 {
+	return store.Retry(ctx, func() (*kanri.APIKey, error) {
 		k, err := s.Get(ctx, tenantID, id)
 		if err != nil {
 			return nil, err
@@ -248,17 +248,12 @@ func (s *Service) change(ctx context.Context, tenantID, id string, seen kanri.Se
 			return nil, err
 		}
 		k.UpdatedAt = kanri.NewTime(s.Now())
-		err = s.Store.Tenant(tenantID).APIKeys().Replace(ctx, k)
-		if kanri.IsCode(err, kanri.ESTALE) {
-			continue
-		}
-		if err != nil {
-			return nil, err
+		if err := s.Store.Tenant(tenantID).APIKeys().Replace(ctx, k); err != nil {
+			return nil, store.Raced(err)
 		}
 		s.record(ctx, tenantID, k, action, before, fields(k, s.Now()))
 		return k, nil
-	}
-	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+	})
 }
 
 // Authenticate returns the key a secret belongs to, if it may be used

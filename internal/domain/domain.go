@@ -22,6 +22,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
 )
 
 // ChallengeLabel is the label under the domain where its TXT record goes.
@@ -231,13 +232,13 @@ const claimGrace = 10 * time.Minute
 func (s *Service) claim(ctx context.Context, tenantID string, d *kanri.Domain) error {
 	claims := s.Store.System().DomainClaims()
 	mine := &kanri.DomainClaim{Doc: kanri.Doc{ID: kanri.DomainClaimID(d.Domain)}, Domain: d.Domain, OwnerID: tenantID, Token: d.VerificationToken, ClaimedAt: kanri.NewTime(s.Now())}
-	for range 5 {
+	return store.RetryErr(ctx, func() error {
 		c, err := claims.Get(ctx, mine.ID)
 		switch {
 		case kanri.IsCode(err, kanri.ENOTFOUND):
 			err = claims.Create(ctx, mine)
 			if kanri.IsCode(err, kanri.ECONFLICT) {
-				continue // claimed meanwhile: look again
+				return store.LostRace(err) // claimed meanwhile: look again
 			}
 			return err
 		case err != nil:
@@ -255,11 +256,8 @@ func (s *Service) claim(ctx context.Context, tenantID string, d *kanri.Domain) e
 			}
 		}
 		mine.ETag = c.ETag
-		if err := claims.Replace(ctx, mine); !kanri.IsCode(err, kanri.ESTALE) {
-			return err
-		}
-	}
-	return kanri.E(kanri.ECONFLICT, "error.busy")
+		return store.Raced(claims.Replace(ctx, mine))
+	})
 }
 
 // Delete removes a tenant's domain as seen, and frees its claim.

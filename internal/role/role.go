@@ -294,7 +294,7 @@ func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, o
 	ten := s.Store.Tenant(t.ID)
 	guards := adminGuards(ten)
 	bypass := audit.ActorFrom(ctx).TenantID == kanri.PrivilegedTenantID && !t.IsPrivileged
-	for attempt := 0; attempt < 50; attempt++ {
+	return store.Retry(ctx, func() ([]docstore.Result, error) {
 		g, err := readGuard(ctx, guards)
 		if err != nil {
 			return nil, err
@@ -331,8 +331,8 @@ func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, o
 		if cur, gerr := guards.Get(ctx, kanri.AdminGuardID); gerr != nil || cur.ETag == read {
 			return nil, err // the change itself was stale, not the guard
 		}
-	}
-	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+		return nil, store.LostRace(err) // another guarded change came first: check again
+	})
 }
 
 func adminGuards(ten store.Tenant) *store.Repo[kanri.AdminGuard, *kanri.AdminGuard] {
@@ -342,17 +342,18 @@ func adminGuards(ten store.Tenant) *store.Repo[kanri.AdminGuard, *kanri.AdminGua
 // readGuard returns the tenant's admin guard, creating it first if the
 // tenant has none yet.
 func readGuard(ctx context.Context, guards *store.Repo[kanri.AdminGuard, *kanri.AdminGuard]) (*kanri.AdminGuard, error) {
-	for range 3 {
+	return store.Retry(ctx, func() (*kanri.AdminGuard, error) {
 		g, err := guards.Get(ctx, kanri.AdminGuardID)
 		if !kanri.IsCode(err, kanri.ENOTFOUND) {
 			return g, err
 		}
-		err = guards.Create(ctx, &kanri.AdminGuard{Doc: kanri.Doc{ID: kanri.AdminGuardID}})
-		if err != nil && !kanri.IsCode(err, kanri.ECONFLICT) {
-			return nil, err
+		g = &kanri.AdminGuard{Doc: kanri.Doc{ID: kanri.AdminGuardID}}
+		err = guards.Create(ctx, g)
+		if kanri.IsCode(err, kanri.ECONFLICT) {
+			return nil, store.LostRace(err) // created by another meanwhile: read it
 		}
-	}
-	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+		return g, err
+	})
 }
 
 // keepsAnAdmin reports ECONFLICT unless an active administrator other than
@@ -384,7 +385,7 @@ func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID stri
 	name := adminRole(t)
 	ten := s.Store.Tenant(t.ID)
 	guards := adminGuards(ten)
-	for range 50 {
+	return store.Retry(ctx, func() (bool, error) {
 		g, err := readGuard(ctx, guards)
 		if err != nil {
 			return false, err
@@ -416,7 +417,7 @@ func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID stri
 		}
 		_, err = ten.Batch(ctx, docstore.Auth, ops)
 		if kanri.IsCode(err, kanri.ESTALE) {
-			continue // another change of the administrators came first
+			return false, store.LostRace(err) // another change of the administrators came first
 		}
 		if err != nil {
 			return false, err
@@ -425,8 +426,7 @@ func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID stri
 			s.record(ctx, gr, "role.assign", nil, map[string]any{"serviceId": gr.ServiceID, "roleName": gr.RoleName})
 		}
 		return true, nil
-	}
-	return false, kanri.E(kanri.ECONFLICT, "error.busy")
+	})
 }
 
 func (s *Service) record(ctx context.Context, g Grant, action string, before, after map[string]any) {

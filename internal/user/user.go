@@ -4,7 +4,6 @@ package user
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 
@@ -284,7 +283,7 @@ func (s *Service) Delete(ctx context.Context, tenantID, id string, seen kanri.Se
 	if _, err := s.tenants.ChangeUserCount(ctx, tenantID, id, -1); err != nil {
 		return nil, err
 	}
-	u, err := retry(func() (*kanri.User, error) { return s.deleteOnce(ctx, tenantID, id, seen) })
+	u, err := store.Retry(ctx, func() (*kanri.User, error) { return s.deleteOnce(ctx, tenantID, id, seen) })
 	if err != nil {
 		s.tenants.UndoUserCount(ctx, tenantID, id, -1)
 		return nil, err
@@ -292,24 +291,6 @@ func (s *Service) Delete(ctx context.Context, tenantID, id string, seen kanri.Se
 	s.tenants.SettleUserCount(ctx, tenantID, id, -1)
 	return u, nil
 }
-
-// retry runs one attempt of a change again while it loses races with other
-// writes (a sign-in, say): each attempt reads the newer version and checks
-// again what the change depends on.
-func retry(attempt func() (*kanri.User, error)) (*kanri.User, error) {
-	for range 10 {
-		u, err := attempt()
-		if !errors.Is(err, errLostRace) {
-			return u, err
-		}
-	}
-	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
-}
-
-// errLostRace is an attempt's report of a write that another write beat,
-// as opposed to a stale change (kanri.ESTALE), which is the person's to
-// resolve.
-var errLostRace = errors.New("user: lost a race with another write")
 
 // deleteOnce is one attempt of Delete.
 func (s *Service) deleteOnce(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
@@ -335,7 +316,7 @@ func (s *Service) deleteOnce(ctx context.Context, tenantID, id string, seen kanr
 	}
 	results, err := s.roles.Demote(ctx, tenantID, u.ID, ops, seen.LastAdmin)
 	if kanri.IsCode(err, kanri.ESTALE) {
-		return nil, errLostRace
+		return nil, store.LostRace(err)
 	}
 	if err != nil {
 		return nil, err
@@ -393,7 +374,7 @@ func (s *Service) change(ctx context.Context, tenantID, id string, seen kanri.Se
 // changeWith is change for a change that may take away the user's
 // administration (demotes), which goes through the role service's guard.
 func (s *Service) changeWith(ctx context.Context, tenantID, id string, seen kanri.Seen, action string, demotes bool, fn func(*kanri.User) error) (*kanri.User, error) {
-	return retry(func() (*kanri.User, error) { return s.changeOnce(ctx, tenantID, id, seen, action, demotes, fn) })
+	return store.Retry(ctx, func() (*kanri.User, error) { return s.changeOnce(ctx, tenantID, id, seen, action, demotes, fn) })
 }
 
 // changeOnce is one attempt of changeWith.
@@ -436,7 +417,10 @@ func (s *Service) changeOnce(ctx context.Context, tenantID, id string, seen kanr
 		err = s.Store.Tenant(tenantID).Users().Replace(ctx, u)
 	}
 	if kanri.IsCode(err, kanri.ESTALE) {
-		return nil, errLostRace
+		// Another write (a sign-in, say) came first: store.Retry runs the
+		// attempt again on the newer version. A stale change as the person
+		// saw it is reported by changeable instead.
+		return nil, store.LostRace(err)
 	}
 	if err != nil {
 		return nil, err
