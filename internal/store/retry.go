@@ -9,16 +9,19 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 )
 
-// The bound and backoff of Retry. Ten attempts with waits doubling from
-// 2 ms (full jitter, each capped at 100 ms) wait at most about 0.4 s in
-// all, 0.2 s on average: a write that loses a race to another request's
-// write almost always wins the next attempt, and a document that ten
-// attempts in a row could not write is hot enough that the caller is
-// better told to come back (EBUSY) than kept waiting.
+// The bound and backoff of Retry. Twelve attempts with waits doubling from
+// 2 ms, each a uniformly random time up to its step ("full jitter") and
+// capped at 250 ms, wait at most about 1.25 s in all and 0.6 s on average.
+// A write that loses a race to another request's write almost always wins
+// one of the next attempts, even with a handful of writers on one counter
+// on a busy machine; a document that twelve attempts spread over a second
+// could not write is hot enough that the caller is better told to come
+// back (EBUSY, a 503 with Retry-After) than kept waiting. The small base
+// keeps the usual single retry (and the tests) fast.
 const (
-	retryAttempts = 10
+	retryAttempts = 12
 	retryBase     = 2 * time.Millisecond
-	retryCap      = 100 * time.Millisecond
+	retryCap      = 250 * time.Millisecond
 )
 
 // lostRace marks the error of an attempt whose write another write beat.
