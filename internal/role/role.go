@@ -278,7 +278,7 @@ func (s *Service) IsLastAdmin(ctx context.Context, t *kanri.Tenant, userID strin
 
 // isAdmin reports whether the user holds the tenant's administrator role.
 func (s *Service) isAdmin(ctx context.Context, t *kanri.Tenant, userID string) (bool, error) {
-	_, err := s.Store.Tenant(t.ID).RoleAssignments().Get(ctx, kanri.RoleAssignmentID(userID, AuthService, adminRole(t)))
+	_, err := s.Store.Tenant(t.ID).RoleAssignments().Get(ctx, kanri.RoleAssignmentID(userID, kanri.AuthServiceID, adminRole(t)))
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
 		return false, nil
 	}
@@ -359,7 +359,7 @@ func readGuard(ctx context.Context, guards *store.Repo[kanri.AdminGuard, *kanri.
 // keepsAnAdmin reports ECONFLICT unless an active administrator other than
 // userID exists in the tenant.
 func (s *Service) keepsAnAdmin(ctx context.Context, t *kanri.Tenant, userID string) error {
-	holders, err := s.Holders(ctx, t.ID, AuthService, adminRole(t))
+	holders, err := s.Holders(ctx, t.ID, kanri.AuthServiceID, adminRole(t))
 	if err != nil {
 		return err
 	}
@@ -444,7 +444,7 @@ func (s *Service) record(ctx context.Context, g Grant, action string, before, af
 // HasGlobalAdmin reports whether anyone holds 全体管理者 of the auth
 // service in the operator's tenant.
 func (s *Service) HasGlobalAdmin(ctx context.Context) (bool, error) {
-	hs, err := s.Holders(ctx, kanri.PrivilegedTenantID, AuthService, GlobalAdmin)
+	hs, err := s.Holders(ctx, kanri.PrivilegedTenantID, kanri.AuthServiceID, GlobalAdmin)
 	return len(hs) > 0, err
 }
 
