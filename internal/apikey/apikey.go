@@ -115,6 +115,9 @@ func (s *Service) Get(ctx context.Context, tenantID, id string) (*kanri.APIKey, 
 // that a crash between the two writes leaves at worst an entry that points
 // to no key, which authenticates nothing.
 func (s *Service) Create(ctx context.Context, tenantID string, in Input) (*kanri.APIKey, string, error) {
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, "", err
+	}
 	limit, expires, err := in.parse(s.Now())
 	if err != nil {
 		return nil, "", err
@@ -173,6 +176,11 @@ func (s *Service) removeLookup(ctx context.Context, hash string) {
 // SetActive deactivates or reactivates a key as seen. A revoked or expired
 // key cannot be reactivated.
 func (s *Service) SetActive(ctx context.Context, tenantID, id string, seen kanri.Seen, active bool) (*kanri.APIKey, error) {
+	if active {
+		if err := s.TenantOpen(ctx, tenantID); err != nil {
+			return nil, err
+		}
+	}
 	return s.change(ctx, tenantID, id, seen, func(k *kanri.APIKey) (string, error) {
 		if st := k.StatusAt(s.Now()); st == kanri.KeyRevoked || st == kanri.KeyExpired {
 			return "", kanri.E(kanri.ECONFLICT, "apikeys.cannot_reactivate")
@@ -203,6 +211,9 @@ func (s *Service) Revoke(ctx context.Context, tenantID, id string, seen kanri.Se
 // Rotate gives a key a new secret, returned once. The old secret keeps
 // working for grace (so that clients can switch), then stops.
 func (s *Service) Rotate(ctx context.Context, tenantID, id string, seen kanri.Seen, grace time.Duration) (*kanri.APIKey, string, error) {
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, "", err
+	}
 	secret := newSecret()
 	hash := Hash(secret)
 	var old string

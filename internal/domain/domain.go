@@ -125,6 +125,9 @@ func (s *Service) Add(ctx context.Context, tenantID, input string) (*kanri.Domai
 	if err != nil {
 		return nil, err
 	}
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
 	d := &kanri.Domain{
 		Doc:    kanri.Doc{ID: kanri.DomainID(name)},
 		Domain: name, VerificationToken: newToken(), CreatedAt: kanri.NewTime(s.Now()),
@@ -167,6 +170,9 @@ func (s *Service) lookup(ctx context.Context, domain string) (values []string, e
 // missing or holds something else, the error (ECONFLICT) says what was
 // found; a domain another tenant verified cannot be verified.
 func (s *Service) Verify(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.Domain, error) {
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
 	d, err := s.Get(ctx, tenantID, id)
 	if err != nil {
 		return nil, err

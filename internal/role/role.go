@@ -143,6 +143,9 @@ func (s *Service) Assign(ctx context.Context, g Grant) (ra *kanri.RoleAssignment
 // assign is Assign; trusted skips the rules about who may grant
 // 全体管理者, for the grants Kanri makes itself (GrantInitial).
 func (s *Service) assign(ctx context.Context, g Grant, trusted bool) (ra *kanri.RoleAssignment, created bool, err error) {
+	if err := s.TenantOpen(ctx, g.Tenant.ID); err != nil {
+		return nil, false, err
+	}
 	d, err := s.check(ctx, g, trusted)
 	if err != nil {
 		return nil, false, err

@@ -218,6 +218,9 @@ func (s *Service) Update(ctx context.Context, tenantID, id, etag string, base *k
 	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
 	return s.change(ctx, tenantID, id, kanri.Seen{}, "user.update", func(u *kanri.User) error {
 		if etag != "" && etag != u.ETag && (base == nil || u.Email != base.Email || u.DisplayName != base.DisplayName) {
 			return kanri.Stale()
@@ -233,6 +236,9 @@ func (s *Service) SetActive(ctx context.Context, tenantID, id string, seen kanri
 	action := "user.deactivate"
 	if active {
 		action = "user.reactivate"
+		if err := s.TenantOpen(ctx, tenantID); err != nil {
+			return nil, err
+		}
 	}
 	return s.changeWith(ctx, tenantID, id, seen, action, !active, func(u *kanri.User) error {
 		if !active && u.ID == audit.ActorFrom(ctx).UserID {
@@ -245,6 +251,9 @@ func (s *Service) SetActive(ctx context.Context, tenantID, id string, seen kanri
 
 // Unlock clears a user's lockout and failed sign-ins.
 func (s *Service) Unlock(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
 	return s.change(ctx, tenantID, id, seen, "user.unlock", func(u *kanri.User) error {
 		u.Security.FailedLoginAttempts, u.Security.LockedUntil = 0, kanri.Time{}
 		return nil
@@ -254,6 +263,9 @@ func (s *Service) Unlock(ctx context.Context, tenantID, id string, seen kanri.Se
 // ResetPassword sets a new password chosen by an administrator, and clears
 // the lockout.
 func (s *Service) ResetPassword(ctx context.Context, tenantID, id string, seen kanri.Seen, password string) (*kanri.User, error) {
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
 	hash, err := s.hasher.Hash(password)
 	if err != nil {
 		return nil, err
