@@ -230,6 +230,35 @@ func (s *Service) Update(ctx context.Context, tenantID, id, etag string, base *k
 	})
 }
 
+// Patch applies a partial update onto the user as stored. match is the
+// caller's precondition on the version read (an HTTP If-Match, say): it
+// returns the ETag the change must be made at, or "" when the caller named
+// none; then the change is guarded by the version read and, when another
+// write came first, made again on the newer version. A version the caller
+// named that is no longer current is ESTALE.
+func (s *Service) Patch(ctx context.Context, tenantID, id string, r kanri.UserModificationRequest, match func(etag string) (string, error)) (*kanri.User, error) {
+	return store.Retry(ctx, func() (*kanri.User, error) {
+		cur, err := s.Get(ctx, tenantID, id)
+		if err != nil {
+			return nil, err
+		}
+		named, err := match(cur.ETag)
+		if err != nil {
+			return nil, err
+		}
+		base := kanri.UserInput{Username: cur.Username, Email: cur.Email, DisplayName: cur.DisplayName}
+		guard := named
+		if guard == "" {
+			guard = cur.ETag
+		}
+		u, err := s.Update(ctx, tenantID, cur.ID, guard, &base, r.Patch(base))
+		if kanri.IsCode(err, kanri.ESTALE) && named == "" {
+			return nil, store.LostRace(err)
+		}
+		return u, err
+	})
+}
+
 // SetActive deactivates or reactivates a user as seen. Nobody can
 // deactivate themselves.
 func (s *Service) SetActive(ctx context.Context, tenantID, id string, seen kanri.Seen, active bool) (*kanri.User, error) {
