@@ -136,11 +136,8 @@ func truncate(s string, n int) string {
 func (s *Server) apiLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		d, err := s.Limiter.Allow(c.Request().Context(), apiKeyOf(c))
-		if kanri.IsCode(err, kanri.ECONFLICT) { // the shared counter is too contended
-			c.Response().Header().Set("Retry-After", "1")
-			return echo.NewHTTPError(http.StatusServiceUnavailable)
-		} else if err != nil {
-			return err
+		if err != nil {
+			return err // EBUSY when the shared counter is too contended: 503
 		}
 		reset := strconv.Itoa(int((d.Reset + time.Second - 1) / time.Second))
 		h := c.Response().Header()
@@ -312,8 +309,11 @@ func (s *Server) apiError(c echo.Context, err error) {
 			}
 		}
 	}
-	if code == http.StatusUnauthorized {
+	switch code {
+	case http.StatusUnauthorized:
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="kanri"`)
+	case http.StatusServiceUnavailable:
+		c.Response().Header().Set("Retry-After", retryAfter)
 	}
 	b, _ := json.Marshal(p)
 	c.Response().Header().Set(echo.HeaderContentType, "application/problem+json")

@@ -108,54 +108,17 @@ func (s *Server) apiCreateUser(c echo.Context) error {
 	return sendDoc(c, http.StatusCreated, u.ETag, s.apiUserOf(u))
 }
 
-// apiUserUpdate is the body of PATCH /users/{id}: the fields to change.
-type apiUserUpdate struct {
-	Email       *string `json:"email"`
-	DisplayName *string `json:"displayName"`
-}
-
 func (s *Server) apiUpdateUser(c echo.Context) error {
-	ctx := c.Request().Context()
-	t := routeTenant(c)
-	var in apiUserUpdate
+	var in kanri.UserModificationRequest
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	// The fields not sent keep their values: the change is made on the
-	// version read, guarded by its ETag, and made again on a newer one
-	// when another write came first (unless the client's If-Match named
-	// the version it read: then that is a 412).
-	for range 5 {
-		cur, err := s.Users.Get(ctx, t.ID, c.Param("id"))
-		if err != nil {
-			return err
-		}
-		tag, err := precondition(c, cur.ETag)
-		if err != nil {
-			return err
-		}
-		base := kanri.UserInput{Username: cur.Username, Email: cur.Email, DisplayName: cur.DisplayName}
-		edit := base
-		if in.Email != nil {
-			edit.Email = *in.Email
-		}
-		if in.DisplayName != nil {
-			edit.DisplayName = *in.DisplayName
-		}
-		guard := tag
-		if guard == "" {
-			guard = cur.ETag
-		}
-		u, err := s.Users.Update(ctx, t.ID, cur.ID, guard, &base, edit)
-		if kanri.IsCode(err, kanri.ESTALE) && tag == "" {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
+	u, err := s.Users.Patch(c.Request().Context(), routeTenant(c).ID, c.Param("id"), in,
+		func(etag string) (string, error) { return precondition(c, etag) })
+	if err != nil {
+		return err
 	}
-	return kanri.E(kanri.ECONFLICT, "error.busy")
+	return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
 }
 
 func (s *Server) apiDeactivateUser(c echo.Context) error { return s.apiSetActive(c, false) }

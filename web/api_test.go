@@ -22,7 +22,7 @@ import (
 func (e *env) apiKey(t *testing.T, tenantID string, scopes ...string) (*kanri.APIKey, string) {
 	t.Helper()
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
-	if _, _, err := e.catalog.Assign(ctx, tenantID, kanri.AssignmentInput{ServiceID: role.APIService}); err != nil {
+	if _, _, err := e.catalog.Assign(ctx, tenantID, kanri.AssignmentInput{ServiceID: kanri.APIServiceID}); err != nil {
 		t.Fatal(err)
 	}
 	k, secret, err := e.keys.Create(e.asAdmin(tenantID), tenantID, apikey.Input{Name: "test " + strings.Join(scopes, "+"), Scopes: scopes})
@@ -184,7 +184,7 @@ func TestAPIScopesAndService(t *testing.T) {
 	wantProblem(t, "write key lists", e.api(t, http.MethodGet, "/api/v1/users", write, nil), http.StatusForbidden, "forbidden")
 	// A suspended API service takes the API away.
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
-	if _, err := e.catalog.Suspend(ctx, e.acme.ID, role.APIService, kanri.Seen{}); err != nil {
+	if _, err := e.catalog.Suspend(ctx, e.acme.ID, kanri.APIServiceID, kanri.Seen{}); err != nil {
 		t.Fatal(err)
 	}
 	p := wantProblem(t, "suspended service", e.api(t, http.MethodGet, "/api/v1/users", read, nil), http.StatusForbidden, "forbidden")
@@ -384,7 +384,7 @@ func TestAPIUsageIsLogged(t *testing.T) {
 	if calls[0].StatusCode != 404 || calls[1].StatusCode != 200 {
 		t.Errorf("statuses newest first: %d, %d", calls[0].StatusCode, calls[1].StatusCode)
 	}
-	u, err := e.catalog.RecentUsage(context.Background(), e.acme.ID, role.APIService, 1)
+	u, err := e.catalog.RecentUsage(context.Background(), e.acme.ID, kanri.APIServiceID, 1)
 	if err != nil || u[0].Metrics[kanri.MetricAPICalls] != 2 {
 		t.Errorf("service usage: %v, %v", u, err)
 	}
@@ -523,7 +523,7 @@ func TestAKeyDoesNoMoreThanItsCreator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.roles.Assign(ctx, role.Grant{Tenant: e.acme, UserID: dev.ID, ServiceID: role.APIService, RoleName: role.Admin}); err != nil {
+	if _, _, err := e.roles.Assign(ctx, role.Grant{Tenant: e.acme, UserID: dev.ID, ServiceID: kanri.APIServiceID, RoleName: role.Admin}); err != nil {
 		t.Fatal(err)
 	}
 	devCtx := audit.WithActor(context.Background(), audit.Actor{UserID: dev.ID, UserName: "dev", TenantID: e.acme.ID})

@@ -11,7 +11,6 @@ import (
 
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
 )
 
@@ -33,7 +32,7 @@ func (s *Server) listAPIKeys(c echo.Context) error {
 	for i, k := range keys {
 		rows[i] = views.APIKeyRow{Key: k, Status: k.StatusAt(s.Now())}
 	}
-	usable := s.Catalog.Usable(ctx, t.ID, role.APIService) == nil
+	usable := s.Catalog.Usable(ctx, t.ID, kanri.APIServiceID) == nil
 	return render(c, http.StatusOK, views.APIKeysPage(s.page(c, "apikeys.title", "apikeys"), rows, usable))
 }
 

@@ -34,9 +34,6 @@ func (s *Server) showDomains(c echo.Context, status int, input string, errs view
 // input and its error.
 func (s *Server) addDomain(c echo.Context) error {
 	input := c.FormValue("domain")
-	if routeTenant(c).Status == kanri.TenantDeleted {
-		return kanri.E(kanri.ECONFLICT, "error.tenant_deleted")
-	}
 	d, err := s.Domains.Add(c.Request().Context(), routeTenant(c).ID, input)
 	if err == nil {
 		return s.done(c, views.DomainsPath(routeTenant(c).ID), "domains.added", d.Domain, domain.RecordName(d.Domain))

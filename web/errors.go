@@ -24,7 +24,13 @@ var statusOf = map[string]int{
 	kanri.EFORBIDDEN:       http.StatusForbidden,
 	kanri.EUNAUTHENTICATED: http.StatusUnauthorized,
 	kanri.EINTERNAL:        http.StatusInternalServerError,
+	kanri.EBUSY:            http.StatusServiceUnavailable,
 }
+
+// retryAfter is the Retry-After (seconds) of a 503: other writes kept
+// winning the race for what the request changes (EBUSY), which a second
+// later they have most likely stopped doing.
+const retryAfter = "1"
 
 // status returns the HTTP status of err.
 func status(err error) int {
@@ -115,7 +121,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	case code == kanri.EINTERNAL:
 		s.Logger.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
 		s.errorPage(c, http.StatusInternalServerError, "error.internal", i18n.T(ctx, "error.internal_body", reqID(c)))
-	case c.Request().Method != http.MethodGet && (code == kanri.ECONFLICT || code == kanri.ESTALE || code == kanri.EINVALID):
+	case c.Request().Method != http.MethodGet && (code == kanri.ECONFLICT || code == kanri.ESTALE || code == kanri.EINVALID || code == kanri.EBUSY):
 		// An action that could not be done: say why on the page it came from.
 		s.flash(c, "error", message(ctx, err, "error.title"))
 		s.respondRedirect(c, backTo(c, "/"))

@@ -169,9 +169,9 @@ func (e *env) target(t *testing.T, path string) (string, url.Values) {
 	form := url.Values{
 		"displayName": {"Changed"}, "email": {fmt.Sprintf("m%d@acme.test", n)}, "plan": {"free"}, "maxUsers": {"50"},
 		"username": {fmt.Sprintf("m%d", n)}, "password": {"Another-pass-9"}, "name": {fmt.Sprintf("mx%d", n)},
-		"service": {role.FileService}, "role": {"viewer"},
+		"service": {kanri.FileServiceID}, "role": {"viewer"},
 	}
-	svc := role.AuthService
+	svc := kanri.AuthServiceID
 	if strings.HasPrefix(path, "/t/:tenant/services/:service") || strings.HasPrefix(path, "/services/:id") {
 		// A fresh external service (assigned to acme) for each check.
 		s, err := e.catalog.Create(ctx, fmt.Sprintf("matrix-%d", n), kanri.ServiceInput{Name: "M"})
@@ -248,7 +248,7 @@ func TestViewerSeesListsButNoActions(t *testing.T) {
 	}
 	resp, _ = c.post("/t/"+e.acme.ID+"/users/"+e.acmeBob.ID+"/deactivate", nil)
 	wantStatus(t, "forged deactivate", resp, http.StatusForbidden)
-	resp, _ = c.post("/t/"+e.acme.ID+"/users/"+vera.ID+"/roles", url.Values{"service": {role.AuthService}, "role": {"admin"}})
+	resp, _ = c.post("/t/"+e.acme.ID+"/users/"+vera.ID+"/roles", url.Values{"service": {kanri.AuthServiceID}, "role": {"admin"}})
 	wantStatus(t, "viewer grants herself admin", resp, http.StatusForbidden)
 	bob, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
 	ras, _ := e.roles.ForUser(context.Background(), e.acme.ID, vera.ID)
@@ -266,7 +266,7 @@ func TestGrantTakesEffectOnTheNextRequest(t *testing.T) {
 
 	path := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/roles"
 	admin.get(path)
-	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+path, strings.NewReader(url.Values{"service": {role.AuthService}, "role": {"viewer"}, "_csrf": {admin.csrf}}.Encode()))
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+path, strings.NewReader(url.Values{"service": {kanri.AuthServiceID}, "role": {"viewer"}, "_csrf": {admin.csrf}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("HX-Request", "true")
 	hx, err := admin.http.Do(req)
@@ -280,13 +280,13 @@ func TestGrantTakesEffectOnTheNextRequest(t *testing.T) {
 	if strings.Contains(body, `data-testid="users-new"`) {
 		t.Error("a viewer sees the new user button")
 	}
-	resp, _ = admin.post(path+"/remove", url.Values{"service": {role.AuthService}, "role": {"viewer"}})
+	resp, _ = admin.post(path+"/remove", url.Values{"service": {kanri.AuthServiceID}, "role": {"viewer"}})
 	wantStatus(t, "remove", resp, http.StatusSeeOther)
 	resp, _ = bob.get("/t/" + e.acme.ID + "/users")
 	wantStatus(t, "bob after the removal", resp, http.StatusForbidden)
 
 	// The last admin cannot lose the role; the page says why.
-	resp, body = admin.post("/t/"+e.acme.ID+"/users/"+e.acmeAdmin.ID+"/roles/remove", url.Values{"service": {role.AuthService}, "role": {"admin"}})
+	resp, body = admin.post("/t/"+e.acme.ID+"/users/"+e.acmeAdmin.ID+"/roles/remove", url.Values{"service": {kanri.AuthServiceID}, "role": {"admin"}})
 	wantStatus(t, "remove the last admin", resp, http.StatusConflict)
 	if !strings.Contains(body, "last administrator") {
 		t.Error("the refusal does not say why")
@@ -315,7 +315,7 @@ func TestOnlyGlobalAdminsChangeGlobalAdmins(t *testing.T) {
 		resp, _ := c.post(base+path, url.Values{"password": {"Taken-over-123"}, "email": {"x@example.com"}, "displayName": {"x"}})
 		wantStatus(t, "operator admin: POST "+path+" on the global admin", resp, http.StatusForbidden)
 	}
-	resp, _ = c.post(base+"/roles/remove", url.Values{"service": {role.AuthService}, "role": {"global_admin"}})
+	resp, _ = c.post(base+"/roles/remove", url.Values{"service": {kanri.AuthServiceID}, "role": {"global_admin"}})
 	wantStatus(t, "operator admin removes global admin", resp, http.StatusForbidden)
 	// Their own tenant's ordinary users they do manage; other tenants do not exist for them.
 	resp, _ = c.get("/t/" + priv.ID + "/users")

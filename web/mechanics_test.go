@@ -320,7 +320,7 @@ func TestUsableGuardsAServicesRoutes(t *testing.T) {
 				c.Set(ctxTenant, &kanri.Tenant{Doc: kanri.Doc{ID: c.Param("tenant")}})
 				return next(c)
 			}
-		}, s.usable(role.FileService))
+		}, s.usable(kanri.FileServiceID))
 	get := func() int {
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/t/tenant_a/files", nil))
@@ -334,17 +334,17 @@ func TestUsableGuardsAServicesRoutes(t *testing.T) {
 	}{
 		{"not assigned", func() {}, http.StatusForbidden},
 		{"assigned", func() {
-			if _, _, err := catalog.Assign(ctx, "tenant_a", kanri.AssignmentInput{ServiceID: role.FileService, ExpiresAt: "2026-05-10"}); err != nil {
+			if _, _, err := catalog.Assign(ctx, "tenant_a", kanri.AssignmentInput{ServiceID: kanri.FileServiceID, ExpiresAt: "2026-05-10"}); err != nil {
 				t.Fatal(err)
 			}
 		}, http.StatusOK},
 		{"suspended", func() {
-			if _, err := catalog.Suspend(ctx, "tenant_a", role.FileService, kanri.Seen{}); err != nil {
+			if _, err := catalog.Suspend(ctx, "tenant_a", kanri.FileServiceID, kanri.Seen{}); err != nil {
 				t.Fatal(err)
 			}
 		}, http.StatusForbidden},
 		{"reactivated", func() {
-			if _, err := catalog.Reactivate(ctx, "tenant_a", role.FileService, kanri.Seen{}); err != nil {
+			if _, err := catalog.Reactivate(ctx, "tenant_a", kanri.FileServiceID, kanri.Seen{}); err != nil {
 				t.Fatal(err)
 			}
 		}, http.StatusOK},

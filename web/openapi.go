@@ -48,6 +48,7 @@ func (s *Server) openAPIDoc() map[string]any {
 			"401":                  problem("The API key is missing, malformed, unknown, inactive, expired or revoked."),
 			"403":                  problem("The key lacks the scope " + r.scope + ", its creator the permission " + r.perm + ", or the tenant's API service is suspended or expired."),
 			"429":                  problem("The key's rate limit is spent; Retry-After says when to try again."),
+			"503":                  problem("Other writes kept winning the race for what the request reads or changes; Retry-After says when to try again."),
 		}
 		if strings.Contains(r.path, ":") {
 			responses["404"] = problem("No such resource in the key's tenant.")

@@ -265,9 +265,6 @@ func (s *Server) saveAssignment(c echo.Context) error {
 	}
 	name := views.ServiceName(ctx, svc.ID, svc.Name)
 	in, etag := assignmentForm(c, svc.ID), c.FormValue("etag")
-	if t.Status == kanri.TenantDeleted {
-		return kanri.E(kanri.ECONFLICT, "error.tenant_deleted")
-	}
 	if etag == "" {
 		var created bool
 		if _, created, err = s.Catalog.Assign(ctx, t.ID, in); err == nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/role"
 )
 
 func TestServiceCatalogPages(t *testing.T) {
@@ -71,7 +70,7 @@ func TestServiceCatalogPages(t *testing.T) {
 	if _, body = op.get("/services"); !strings.Contains(body, "Built-in services cannot be deleted") {
 		t.Error("the refusal does not say why")
 	}
-	if _, err := e.catalog.Get(context.Background(), role.FileService); err != nil {
+	if _, err := e.catalog.Get(context.Background(), kanri.FileServiceID); err != nil {
 		t.Errorf("the built-in service is gone: %v", err)
 	}
 
@@ -109,7 +108,7 @@ func TestTenantServicePages(t *testing.T) {
 	}
 	resp, _ = op.post(base+"/file-service", url.Values{"config.maxFileSize": {"10mb"}, "config.maxStorage": {"100GB"}})
 	wantStatus(t, "assign", resp, http.StatusSeeOther)
-	a, err := e.catalog.Assignment(context.Background(), e.acme.ID, role.FileService)
+	a, err := e.catalog.Assignment(context.Background(), e.acme.ID, kanri.FileServiceID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,12 +118,12 @@ func TestTenantServicePages(t *testing.T) {
 	// Assigning again changes nothing.
 	resp, _ = op.post(base+"/file-service", url.Values{"config.maxFileSize": {"1MB"}})
 	wantStatus(t, "assign twice", resp, http.StatusSeeOther)
-	if again, _ := e.catalog.Assignment(context.Background(), e.acme.ID, role.FileService); again.ETag != a.ETag {
+	if again, _ := e.catalog.Assignment(context.Background(), e.acme.ID, kanri.FileServiceID); again.ETag != a.ETag {
 		t.Error("assigning twice changed the assignment")
 	}
 	resp, _ = op.post(base+"/file-service/suspend", url.Values{"etag": {a.ETag}, "state": {kanri.AssignmentActive}})
 	wantStatus(t, "suspend", resp, http.StatusSeeOther)
-	if err := e.catalog.Usable(context.Background(), e.acme.ID, role.FileService); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+	if err := e.catalog.Usable(context.Background(), e.acme.ID, kanri.FileServiceID); !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("Usable after suspend: got %v, want EFORBIDDEN", err)
 	}
 
@@ -145,7 +144,7 @@ func TestTenantServicePages(t *testing.T) {
 
 	// Usage shows on the service's page, month by month.
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
-	if err := e.catalog.AddUsage(ctx, e.acme.ID, role.FileService, map[string]int64{kanri.MetricAPICalls: 42, kanri.MetricBandwidth: 3 << 20}); err != nil {
+	if err := e.catalog.AddUsage(ctx, e.acme.ID, kanri.FileServiceID, map[string]int64{kanri.MetricAPICalls: 42, kanri.MetricBandwidth: 3 << 20}); err != nil {
 		t.Fatal(err)
 	}
 	_, body = admin.get(base + "/file-service")
@@ -168,10 +167,10 @@ func TestTenantServicePages(t *testing.T) {
 	}
 
 	// The operator ends the assignment; the usage stays.
-	a, _ = e.catalog.Assignment(context.Background(), e.acme.ID, role.FileService)
+	a, _ = e.catalog.Assignment(context.Background(), e.acme.ID, kanri.FileServiceID)
 	resp, _ = op.post(base+"/file-service/end", url.Values{"etag": {a.ETag}, "state": {kanri.AssignmentSuspended}})
 	wantStatus(t, "end", resp, http.StatusSeeOther)
-	if _, err := e.catalog.Assignment(context.Background(), e.acme.ID, role.FileService); !kanri.IsCode(err, kanri.ENOTFOUND) {
+	if _, err := e.catalog.Assignment(context.Background(), e.acme.ID, kanri.FileServiceID); !kanri.IsCode(err, kanri.ENOTFOUND) {
 		t.Errorf("after end: got %v, want ENOTFOUND", err)
 	}
 	_, body = op.get("/services/usage?period=" + period)
@@ -213,7 +212,7 @@ func TestTenantWithActiveServicesIsNotDeleted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.catalog.Assign(ctx, ten.ID, kanri.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: kanri.Period(e.clock.Now().AddDate(0, 2, 0)) + "-01"}); err != nil {
+	if _, _, err := e.catalog.Assign(ctx, ten.ID, kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ExpiresAt: kanri.Period(e.clock.Now().AddDate(0, 2, 0)) + "-01"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.tenants.Delete(ctx, ten.ID, kanri.Seen{}); !hasKey(err, "error.tenant_has_assignments") {

@@ -10,14 +10,8 @@ import (
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
-	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/app"
-	"github.com/kanri/kanri/internal/auth"
-	"github.com/kanri/kanri/internal/domain"
-	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/service"
-	"github.com/kanri/kanri/internal/tenant"
-	"github.com/kanri/kanri/internal/user"
+	"github.com/kanri/kanri/internal/services"
 )
 
 // Session lifetimes.
@@ -26,24 +20,9 @@ const (
 	AbsoluteTimeout = 12 * time.Hour
 )
 
-// Services are the application services the handlers call. A new
-// service is a field here and a line in the composition root.
-type Services struct {
-	Tenants *tenant.Service
-	Users   *user.Service
-	Auth    *auth.Service
-	Roles   *role.Service
-	// Catalog is the service catalog, the tenants' service assignments
-	// and their usage.
-	Catalog *service.Service
-	// Domains are the tenants' e-mail domains.
-	Domains *domain.Service
-	// Keys are the tenants' API keys; Limiter holds their rate limits and
-	// Usage logs their calls.
-	Keys    *apikey.Service
-	Limiter *apikey.Limiter
-	Usage   *apikey.Recorder
-}
+// Services are the application services the handlers call, built by
+// services.New.
+type Services = services.Set
 
 // Config holds the web layer's dependencies.
 type Config struct {

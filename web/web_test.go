@@ -23,7 +23,6 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/kanri/kanri/internal/apikey"
-	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt"
@@ -34,6 +33,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/service"
+	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -60,6 +60,7 @@ type env struct {
 	srv       *httptest.Server
 	echo      *echo.Echo
 	st        *store.Store
+	faults    *faultStore // makes chosen writes lose their races
 	tenants   *tenant.Service
 	users     *user.Service
 	roles     *role.Service
@@ -91,13 +92,13 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ds.Close() })
+	faults := &faultStore{Store: wrap(ds)}
 	clk := &clock{t: time.Now()}
-	d := app.NewDeps(store.New(wrap(ds), nil), slog.New(slog.DiscardHandler), clk.Now)
-	st := d.Store
-	h := auth.Hasher{Cost: bcrypt.MinCost}
-	ts := tenant.New(d)
-	roles := role.New(d)
-	us := user.New(d, ts, roles, h)
+	dns := dnstest.Start(t)
+	svcs := services.New(store.New(faults, nil), slog.New(slog.DiscardHandler), clk.Now, services.Options{
+		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, DNSServer: dns.Addr, UsageQueue: 1000,
+	})
+	st, ts, roles, us := svcs.Deps.Store, svcs.Tenants, svcs.Roles, svcs.Users
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
 	if _, err := roles.Seed(ctx); err != nil {
 		t.Fatal(err)
@@ -105,11 +106,9 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 	if _, _, err := auth.Bootstrap(ctx, ts, us, roles, adminEmail, password); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{st: st, tenants: ts, users: us, roles: roles, catalog: service.New(d), clock: clk, dns: dnstest.Start(t)}
-	e.domains = domain.New(d, domain.NewResolver(e.dns.Addr))
+	e := &env{st: st, faults: faults, tenants: ts, users: us, roles: roles, catalog: svcs.Catalog, clock: clk, dns: dns,
+		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage}
 	e.domains.Timeout = 300 * time.Millisecond
-	e.keys = apikey.New(d)
-	e.usage = apikey.NewRecorder(st, e.keys, e.catalog, d.Logger, 1000)
 	for _, name := range []string{"acme", "globex"} {
 		ten, err := ts.Create(ctx, kanri.TenantInput{Name: name, DisplayName: name, Plan: kanri.PlanStandard, MaxUsers: 1000})
 		if err != nil {
@@ -131,10 +130,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 	}
 	e.globUsr, _ = us.Create(ctx, e.globex.ID, kanri.UserInput{Username: "gus", Email: "gus@globex.test", DisplayName: "Gus", Password: password})
 	handler := web.New(web.Config{
-		Deps: d,
-		Services: web.Services{Tenants: ts, Users: us, Auth: auth.New(d, h), Roles: roles, Catalog: e.catalog, Domains: e.domains,
-			Keys: e.keys, Limiter: apikey.NewLimiter(st, clk.Now), Usage: e.usage},
-		SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
+		Deps: svcs.Deps, Services: *svcs, SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
 	})
 	e.echo = handler.(*echo.Echo)
 	e.srv = httptest.NewServer(handler)

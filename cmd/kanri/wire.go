@@ -14,15 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kanri/kanri/internal/apikey"
-	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
-	"github.com/kanri/kanri/internal/domain"
-	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/service"
+	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
-	"github.com/kanri/kanri/internal/tenant"
-	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/web"
 )
 
@@ -37,21 +31,15 @@ const repairInterval = time.Minute
 // the operator's tenant on the first start, and returns the workers the
 // services need.
 func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (http.Handler, []worker, error) {
-	d := app.NewDeps(st, log, nil)
-	hasher := auth.Hasher{Cost: cfg.BcryptCost}
-	tenants := tenant.New(d)
-	roles := role.New(d)
+	svcs := services.New(st, log, nil, services.Options{
+		Hasher: auth.Hasher{Cost: cfg.BcryptCost}, DNSServer: cfg.DNSServer, UsageQueue: usageQueue, UsageFlush: cfg.UsageFlush,
+	})
+	tenants, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if n, err := roles.Seed(ctx); err != nil {
 		return nil, nil, fmt.Errorf("seed the service catalog: %w", err)
 	} else if n > 0 {
 		log.Info("seeded the service catalog and role definitions", "written", n)
 	}
-	users := user.New(d, tenants, roles, hasher)
-	catalog := service.New(d)
-	domains := domain.New(d, domain.NewResolver(cfg.DNSServer))
-	keys := apikey.New(d)
-	usage := apikey.NewRecorder(st, keys, catalog, log, usageQueue)
-	usage.FlushEvery = cfg.UsageFlush
 
 	generated, created, err := auth.Bootstrap(ctx, tenants, users, roles, cfg.BootstrapEmail, cfg.BootstrapPassword)
 	if err != nil {
@@ -81,21 +69,16 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 		return tenants.RunRepair(ctx, repairInterval, cfg.RepairGrace)
 	}}
 	health := worker{"service health checks", func(ctx context.Context) error {
-		return catalog.RunHealth(ctx, cfg.HealthInterval)
+		return svcs.Catalog.RunHealth(ctx, cfg.HealthInterval)
 	}}
 	recheck := worker{"domain re-checks", func(ctx context.Context) error {
-		return domains.RunRecheck(ctx, cfg.DomainRecheck)
+		return svcs.Domains.RunRecheck(ctx, cfg.DomainRecheck)
 	}}
 	// The usage log writes what is queued when it stops, after the HTTP
 	// server has drained.
-	usageLog := worker{"API usage log", usage.Run}
+	usageLog := worker{"API usage log", svcs.Usage.Run}
 	return web.New(web.Config{
-		Deps: d,
-		Services: web.Services{
-			Tenants: tenants, Users: users, Auth: auth.New(d, hasher), Roles: roles, Catalog: catalog, Domains: domains,
-			Keys: keys, Limiter: apikey.NewLimiter(st, d.Now), Usage: usage,
-		},
-		SessionSecret: secret,
+		Deps: svcs.Deps, Services: *svcs, SessionSecret: secret,
 	}), []worker{repair, health, recheck, usageLog}, nil
 }
 

@@ -115,6 +115,9 @@ func (s *Service) Get(ctx context.Context, tenantID, id string) (*kanri.APIKey, 
 // that a crash between the two writes leaves at worst an entry that points
 // to no key, which authenticates nothing.
 func (s *Service) Create(ctx context.Context, tenantID string, in Input) (*kanri.APIKey, string, error) {
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, "", err
+	}
 	limit, expires, err := in.parse(s.Now())
 	if err != nil {
 		return nil, "", err
@@ -173,6 +176,11 @@ func (s *Service) removeLookup(ctx context.Context, hash string) {
 // SetActive deactivates or reactivates a key as seen. A revoked or expired
 // key cannot be reactivated.
 func (s *Service) SetActive(ctx context.Context, tenantID, id string, seen kanri.Seen, active bool) (*kanri.APIKey, error) {
+	if active {
+		if err := s.TenantOpen(ctx, tenantID); err != nil {
+			return nil, err
+		}
+	}
 	return s.change(ctx, tenantID, id, seen, func(k *kanri.APIKey) (string, error) {
 		if st := k.StatusAt(s.Now()); st == kanri.KeyRevoked || st == kanri.KeyExpired {
 			return "", kanri.E(kanri.ECONFLICT, "apikeys.cannot_reactivate")
@@ -203,6 +211,9 @@ func (s *Service) Revoke(ctx context.Context, tenantID, id string, seen kanri.Se
 // Rotate gives a key a new secret, returned once. The old secret keeps
 // working for grace (so that clients can switch), then stops.
 func (s *Service) Rotate(ctx context.Context, tenantID, id string, seen kanri.Seen, grace time.Duration) (*kanri.APIKey, string, error) {
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, "", err
+	}
 	secret := newSecret()
 	hash := Hash(secret)
 	var old string
@@ -234,7 +245,7 @@ func (s *Service) Rotate(ctx context.Context, tenantID, id string, seen kanri.Se
 // A write that loses a race (with the recording of lastUsedAt, say) is
 // made again on the newer version, while that is still as seen.
 func (s *Service) change(ctx context.Context, tenantID, id string, seen kanri.Seen, fn func(*kanri.APIKey) (string, error)) (*kanri.APIKey, error) {
-	for range 5 {
+	return store.Retry(ctx, func() (*kanri.APIKey, error) {
 		k, err := s.Get(ctx, tenantID, id)
 		if err != nil {
 			return nil, err
@@ -248,17 +259,12 @@ func (s *Service) change(ctx context.Context, tenantID, id string, seen kanri.Se
 			return nil, err
 		}
 		k.UpdatedAt = kanri.NewTime(s.Now())
-		err = s.Store.Tenant(tenantID).APIKeys().Replace(ctx, k)
-		if kanri.IsCode(err, kanri.ESTALE) {
-			continue
-		}
-		if err != nil {
-			return nil, err
+		if err := s.Store.Tenant(tenantID).APIKeys().Replace(ctx, k); err != nil {
+			return nil, store.Raced(err)
 		}
 		s.record(ctx, tenantID, k, action, before, fields(k, s.Now()))
 		return k, nil
-	}
-	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+	})
 }
 
 // Authenticate returns the key a secret belongs to, if it may be used
@@ -343,7 +349,7 @@ func (s *Service) due(keyID string, at time.Time) bool {
 
 func fields(k *kanri.APIKey, now time.Time) map[string]any {
 	return map[string]any{
-		"name": k.Name, "scopes": strings.Join(k.Scopes, " "), "rateLimit": k.RateLimit,
+		"name": k.Name, "scopes": k.Scopes, "rateLimit": k.RateLimit,
 		"rateLimitWindow": k.RateLimitWindow, "status": k.StatusAt(now), "expiresAt": k.ExpiresAt.String(),
 		"keyPrefix": k.KeyPrefix,
 	}

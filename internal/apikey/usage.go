@@ -215,7 +215,7 @@ func (r *Recorder) flush(ctx context.Context, batch []*kanri.APIUsage) {
 	}
 	for tenantID, s := range perTenant {
 		if r.sink != nil {
-			if err := r.sink.AddUsage(ctx, tenantID, "api-service", map[string]int64{kanri.MetricAPICalls: s.calls, kanri.MetricBandwidth: s.bytes}); err != nil {
+			if err := r.sink.AddUsage(ctx, tenantID, kanri.APIServiceID, map[string]int64{kanri.MetricAPICalls: s.calls, kanri.MetricBandwidth: s.bytes}); err != nil {
 				r.log.Error("service usage of API calls not added", "tenant", tenantID, "err", err)
 			}
 		}

@@ -5,10 +5,12 @@
 package app
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -34,4 +36,21 @@ func NewDeps(st *store.Store, log *slog.Logger, now func() time.Time) Deps {
 		now = time.Now
 	}
 	return Deps{Store: st, Audit: audit.New(st, log, now), Logger: log, Now: now}
+}
+
+// TenantOpen reads the tenant and returns its CheckOpen: the services call
+// it before a change that adds to a tenant's data, so that the console and
+// the API share the rule that a deleted tenant gains nothing. A partition
+// without a tenant document (data of a tenant Kanri no longer knows, or a
+// test's) is not deleted; whether the caller may reach the tenant at all is
+// the web layer's decision.
+func (d Deps) TenantOpen(ctx context.Context, tenantID string) error {
+	t, err := d.Store.Tenant(tenantID).Profile(ctx)
+	switch {
+	case kanri.IsCode(err, kanri.ENOTFOUND):
+		return nil
+	case err != nil:
+		return err
+	}
+	return t.CheckOpen()
 }

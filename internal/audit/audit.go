@@ -6,7 +6,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -117,17 +119,19 @@ func newID(t time.Time) string {
 }
 
 // Diff returns the changes between two field maps, leaving out fields that
-// did not change. Callers never put secrets in either map.
+// did not change. Values of any type compare by what a record stores (see
+// same), so a slice or a map can be recorded as it is. A field missing from
+// one map is the same as a nil one. Callers never put secrets in either
+// map.
 func Diff(before, after map[string]any) map[string]kanri.Change {
 	out := map[string]kanri.Change{}
 	for k, a := range after {
-		b, ok := before[k]
-		if !ok || b != a {
+		if b := before[k]; !same(b, a) {
 			out[k] = kanri.Change{Before: b, After: a}
 		}
 	}
 	for k, b := range before {
-		if _, ok := after[k]; !ok {
+		if _, ok := after[k]; !ok && !same(b, nil) {
 			out[k] = kanri.Change{Before: b, After: nil}
 		}
 	}
@@ -135,6 +139,44 @@ func Diff(before, after map[string]any) map[string]kanri.Change {
 		return nil
 	}
 	return out
+}
+
+// same reports whether a and b are equal as stored: as the values their
+// JSON encodings decode to, so that []string{"a"} equals the []any{"a"} of
+// a record read back, 1 equals 1.0, and maps compare by content. An empty
+// slice or map is the same as nil (none either way). A value that cannot be
+// encoded is equal only to itself.
+func same(a, b any) bool {
+	na, errA := stored(a)
+	nb, errB := stored(b)
+	if errA != nil || errB != nil {
+		return reflect.DeepEqual(a, b)
+	}
+	return reflect.DeepEqual(na, nb)
+}
+
+// stored returns v as a record stores it: its JSON encoding decoded, with
+// an empty slice or map as nil.
+func stored(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	switch o := out.(type) {
+	case []any:
+		if len(o) == 0 {
+			return nil, nil
+		}
+	case map[string]any:
+		if len(o) == 0 {
+			return nil, nil
+		}
+	}
+	return out, nil
 }
 
 // Filter selects audit records for the audit page.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -16,18 +17,41 @@ import (
 )
 
 func TestDiff(t *testing.T) {
-	got := Diff(map[string]any{"a": 1, "b": "x", "gone": true}, map[string]any{"a": 1, "b": "y", "new": 2})
-	want := map[string]kanri.Change{"b": {Before: "x", After: "y"}, "gone": {Before: true}, "new": {After: 2}}
-	if len(got) != len(want) {
-		t.Fatalf("got %v, want %v", got, want)
+	tests := []struct {
+		name          string
+		before, after map[string]any
+		want          map[string]kanri.Change
+	}{
+		{"equal scalars", map[string]any{"a": 1, "b": "x"}, map[string]any{"a": 1, "b": "x"}, nil},
+		{"changed, added and removed scalars",
+			map[string]any{"a": 1, "b": "x", "gone": true}, map[string]any{"a": 1, "b": "y", "new": 2},
+			map[string]kanri.Change{"b": {Before: "x", After: "y"}, "gone": {Before: true}, "new": {After: 2}}},
+		{"int and float of one number", map[string]any{"n": 3}, map[string]any{"n": 3.0}, nil},
+		{"equal slices", map[string]any{"s": []string{"a", "b"}}, map[string]any{"s": []string{"a", "b"}}, nil},
+		{"[]string and []any read back", map[string]any{"s": []any{"a", "b"}}, map[string]any{"s": []string{"a", "b"}}, nil},
+		{"different slices", map[string]any{"s": []string{"a"}}, map[string]any{"s": []string{"a", "b"}},
+			map[string]kanri.Change{"s": {Before: []string{"a"}, After: []string{"a", "b"}}}},
+		{"reordered slice", map[string]any{"s": []string{"a", "b"}}, map[string]any{"s": []string{"b", "a"}},
+			map[string]kanri.Change{"s": {Before: []string{"a", "b"}, After: []string{"b", "a"}}}},
+		{"a number and its text in a map", map[string]any{"m": map[string]any{"k": "v", "n": 1}}, map[string]any{"m": map[string]string{"k": "v", "n": "1"}},
+			map[string]kanri.Change{"m": {Before: map[string]any{"k": "v", "n": 1}, After: map[string]string{"k": "v", "n": "1"}}}},
+		{"same map content", map[string]any{"m": map[string]any{"k": "v"}}, map[string]any{"m": map[string]string{"k": "v"}}, nil},
+		{"different maps", map[string]any{"m": map[string]string{"k": "v"}}, map[string]any{"m": map[string]string{"k": "w"}},
+			map[string]kanri.Change{"m": {Before: map[string]string{"k": "v"}, After: map[string]string{"k": "w"}}}},
+		{"nil and missing", map[string]any{"a": nil}, map[string]any{"b": nil}, nil},
+		{"nil and empty slice", map[string]any{"s": []string(nil)}, map[string]any{"s": []string{}}, nil},
+		{"missing and a value", nil, map[string]any{"s": []string{"a"}},
+			map[string]kanri.Change{"s": {After: []string{"a"}}}},
+		{"a value and missing", map[string]any{"m": map[string]int{"a": 1}}, nil,
+			map[string]kanri.Change{"m": {Before: map[string]int{"a": 1}}}},
 	}
-	for k, w := range want {
-		if g := got[k]; g != w {
-			t.Errorf("%s: got %v, want %v", k, g, w)
-		}
-	}
-	if Diff(map[string]any{"a": 1}, map[string]any{"a": 1}) != nil {
-		t.Error("no change: got changes")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Diff(tt.before, tt.after)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %#v, want %#v", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -147,7 +147,7 @@ func (s *Service) lookup(ctx context.Context, tenantName, username string) (*kan
 // retrying on concurrent changes so that no attempt is lost.
 func (s *Service) update(ctx context.Context, tenantID, userID string, fn func(*kanri.User) bool) (*kanri.User, error) {
 	users := s.Store.Tenant(tenantID).Users()
-	for attempt := 0; ; attempt++ {
+	return store.Retry(ctx, func() (*kanri.User, error) {
 		u, err := users.Get(ctx, userID)
 		if err != nil {
 			return nil, err
@@ -155,14 +155,11 @@ func (s *Service) update(ctx context.Context, tenantID, userID string, fn func(*
 		if !fn(u) {
 			return u, nil
 		}
-		err = users.Replace(ctx, u)
-		if err == nil {
-			return u, nil
+		if err := users.Replace(ctx, u); err != nil {
+			return nil, store.Raced(err)
 		}
-		if !kanri.IsCode(err, kanri.ESTALE) || attempt >= 100 {
-			return nil, err
-		}
-	}
+		return u, nil
+	})
 }
 
 func (s *Service) record(ctx context.Context, tenantID, action string, res kanri.AuditResource, reason string) {

@@ -372,7 +372,7 @@ func seedHTTP(b testing.TB, dir string) (apiSecret string) {
 		}
 	}
 	// An API key of tenant_t000 with a limit the load cannot reach.
-	if _, _, err := service.New(d).Assign(ctx, "tenant_t000", kanri.AssignmentInput{ServiceID: role.APIService}); err != nil {
+	if _, _, err := service.New(d).Assign(ctx, "tenant_t000", kanri.AssignmentInput{ServiceID: kanri.APIServiceID}); err != nil {
 		b.Fatal(err)
 	}
 	// Made by the operator's global administrator, whose rights it has.

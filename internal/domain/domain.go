@@ -22,6 +22,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
 )
 
 // ChallengeLabel is the label under the domain where its TXT record goes.
@@ -124,6 +125,9 @@ func (s *Service) Add(ctx context.Context, tenantID, input string) (*kanri.Domai
 	if err != nil {
 		return nil, err
 	}
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
 	d := &kanri.Domain{
 		Doc:    kanri.Doc{ID: kanri.DomainID(name)},
 		Domain: name, VerificationToken: newToken(), CreatedAt: kanri.NewTime(s.Now()),
@@ -166,6 +170,9 @@ func (s *Service) lookup(ctx context.Context, domain string) (values []string, e
 // missing or holds something else, the error (ECONFLICT) says what was
 // found; a domain another tenant verified cannot be verified.
 func (s *Service) Verify(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.Domain, error) {
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
 	d, err := s.Get(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
@@ -231,13 +238,13 @@ const claimGrace = 10 * time.Minute
 func (s *Service) claim(ctx context.Context, tenantID string, d *kanri.Domain) error {
 	claims := s.Store.System().DomainClaims()
 	mine := &kanri.DomainClaim{Doc: kanri.Doc{ID: kanri.DomainClaimID(d.Domain)}, Domain: d.Domain, OwnerID: tenantID, Token: d.VerificationToken, ClaimedAt: kanri.NewTime(s.Now())}
-	for range 5 {
+	return store.RetryErr(ctx, func() error {
 		c, err := claims.Get(ctx, mine.ID)
 		switch {
 		case kanri.IsCode(err, kanri.ENOTFOUND):
 			err = claims.Create(ctx, mine)
 			if kanri.IsCode(err, kanri.ECONFLICT) {
-				continue // claimed meanwhile: look again
+				return store.LostRace(err) // claimed meanwhile: look again
 			}
 			return err
 		case err != nil:
@@ -255,11 +262,8 @@ func (s *Service) claim(ctx context.Context, tenantID string, d *kanri.Domain) e
 			}
 		}
 		mine.ETag = c.ETag
-		if err := claims.Replace(ctx, mine); !kanri.IsCode(err, kanri.ESTALE) {
-			return err
-		}
-	}
-	return kanri.E(kanri.ECONFLICT, "error.busy")
+		return store.Raced(claims.Replace(ctx, mine))
+	})
 }
 
 // Delete removes a tenant's domain as seen, and frees its claim.

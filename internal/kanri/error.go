@@ -17,6 +17,7 @@ const (
 	ESTALE           = "stale"           // The thing changed since it was read (ETag mismatch).
 	EFORBIDDEN       = "forbidden"       // The caller may not do this.
 	EUNAUTHENTICATED = "unauthenticated" // The caller is not signed in.
+	EBUSY            = "busy"            // Other writes kept winning the race for the thing; try again later.
 )
 
 // Error is the application's error type.

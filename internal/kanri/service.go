@@ -192,9 +192,18 @@ func HumanSize(n int64) string {
 	return strconv.FormatInt(n, 10) + " B"
 }
 
-// FileServiceID is the id of the built-in file service, whose assignments
-// have typed settings.
-const FileServiceID = "file-service"
+// The ids of the built-in services of the catalog (spec §4.1), defined
+// here once for the role catalog, the features and the tests. The file
+// service's assignments have typed settings.
+const (
+	TenantManagementID = "tenant-management"
+	AuthServiceID      = "auth-service"
+	ServiceSettingID   = "service-setting"
+	FileServiceID      = "file-service"
+	MessagingServiceID = "messaging-service"
+	APIServiceID       = "api-service"
+	BackupServiceID    = "backup-service"
+)
 
 // ServiceInput is what the catalog form edits.
 type ServiceInput struct {

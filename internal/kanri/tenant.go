@@ -177,3 +177,15 @@ func UserCountChangeID(userID string, delta int) string {
 	}
 	return "ucc_remove_" + userID
 }
+
+// CheckOpen returns nil while t may gain data, and the ECONFLICT error
+// "error.tenant_deleted" once it is deleted (spec §10.2): in a deleted
+// tenant nothing is added, granted, verified, edited or reactivated;
+// things are only taken away (a user deactivated or deleted, a key
+// deactivated or revoked, an assignment suspended or ended).
+func (t *Tenant) CheckOpen() error {
+	if t.Status == TenantDeleted {
+		return E(ECONFLICT, "error.tenant_deleted")
+	}
+	return nil
+}

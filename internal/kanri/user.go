@@ -163,3 +163,21 @@ type AdminGuard struct {
 	Doc
 	Version int `json:"version"`
 }
+
+// UserModificationRequest is a partial update of a user (the API's PATCH):
+// a field sent (not nil) is changed, a field left out keeps its value.
+type UserModificationRequest struct {
+	Email       *string `json:"email"`
+	DisplayName *string `json:"displayName"`
+}
+
+// Patch returns in with the fields of r applied.
+func (r UserModificationRequest) Patch(in UserInput) UserInput {
+	if r.Email != nil {
+		in.Email = *r.Email
+	}
+	if r.DisplayName != nil {
+		in.DisplayName = *r.DisplayName
+	}
+	return in
+}

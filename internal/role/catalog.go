@@ -16,17 +16,6 @@ const (
 	Viewer      = "閲覧者"   // read-only
 )
 
-// Service ids of the catalog (spec §4.1).
-const (
-	TenantManagement = "tenant-management"
-	AuthService      = "auth-service"
-	ServiceSetting   = "service-setting"
-	FileService      = "file-service"
-	Messaging        = "messaging-service"
-	APIService       = "api-service"
-	BackupService    = "backup-service"
-)
-
 // Permissions, in dot notation: resource.action.
 const (
 	TenantsRead    = "tenants.read"
@@ -103,20 +92,20 @@ func buildCatalog() []ServiceInfo {
 		read, write, operator    []string
 	}
 	services := []svc{
-		{TenantManagement, "テナント管理サービス", "テナントの追加・編集・停止・削除", "management",
+		{kanri.TenantManagementID, "テナント管理サービス", "テナントの追加・編集・停止・削除", "management",
 			[]string{TenantsRead, DomainsRead}, []string{DomainsCreate, DomainsUpdate, DomainsDelete},
 			[]string{TenantsCreate, TenantsUpdate, TenantsDelete}},
-		{AuthService, "認証認可サービス", "ユーザー・ロール・監査ログの管理", "security",
+		{kanri.AuthServiceID, "認証認可サービス", "ユーザー・ロール・監査ログの管理", "security",
 			[]string{UsersRead, RolesRead, AuditRead}, []string{UsersCreate, UsersUpdate, UsersDelete, RolesUpdate}, nil},
-		{ServiceSetting, "サービス設定サービス", "テナントへのサービス割り当てと設定", "management",
+		{kanri.ServiceSettingID, "サービス設定サービス", "テナントへのサービス割り当てと設定", "management",
 			[]string{ServicesRead}, nil, []string{ServicesUpdate, ServicesManage}},
-		{FileService, "ファイル管理サービス", "ファイルのアップロード・ダウンロード・管理", "storage",
+		{kanri.FileServiceID, "ファイル管理サービス", "ファイルのアップロード・ダウンロード・管理", "storage",
 			[]string{FilesRead}, []string{FilesCreate, FilesUpdate, FilesDelete}, nil},
-		{Messaging, "メッセージングサービス", "チャネルとメッセージ", "communication",
+		{kanri.MessagingServiceID, "メッセージングサービス", "チャネルとメッセージ", "communication",
 			[]string{ChannelsRead}, []string{ChannelsCreate, ChannelsUpdate, ChannelsDelete}, nil},
-		{APIService, "API利用サービス", "APIキーと利用状況", "integration",
+		{kanri.APIServiceID, "API利用サービス", "APIキーと利用状況", "integration",
 			[]string{APIKeysRead}, []string{APIKeysCreate, APIKeysUpdate, APIKeysDelete}, nil},
-		{BackupService, "バックアップサービス", "バックアップジョブと履歴", "operations",
+		{kanri.BackupServiceID, "バックアップサービス", "バックアップジョブと履歴", "operations",
 			[]string{BackupsRead}, []string{BackupsCreate, BackupsExecute, BackupsDelete}, nil},
 	}
 	var out []ServiceInfo
@@ -205,7 +194,7 @@ func adminRole(t *kanri.Tenant) string {
 // IsAdminRole reports whether holding the role makes a user an
 // administrator of t, the role the last-administrator rule protects.
 func IsAdminRole(t *kanri.Tenant, serviceID, roleName string) bool {
-	return serviceID == AuthService && roleName == adminRole(t)
+	return serviceID == kanri.AuthServiceID && roleName == adminRole(t)
 }
 
 // FindKey returns the definition of a service's role by its key

@@ -143,6 +143,9 @@ func (s *Service) Assign(ctx context.Context, g Grant) (ra *kanri.RoleAssignment
 // assign is Assign; trusted skips the rules about who may grant
 // 全体管理者, for the grants Kanri makes itself (GrantInitial).
 func (s *Service) assign(ctx context.Context, g Grant, trusted bool) (ra *kanri.RoleAssignment, created bool, err error) {
+	if err := s.TenantOpen(ctx, g.Tenant.ID); err != nil {
+		return nil, false, err
+	}
 	d, err := s.check(ctx, g, trusted)
 	if err != nil {
 		return nil, false, err
@@ -278,7 +281,7 @@ func (s *Service) IsLastAdmin(ctx context.Context, t *kanri.Tenant, userID strin
 
 // isAdmin reports whether the user holds the tenant's administrator role.
 func (s *Service) isAdmin(ctx context.Context, t *kanri.Tenant, userID string) (bool, error) {
-	_, err := s.Store.Tenant(t.ID).RoleAssignments().Get(ctx, kanri.RoleAssignmentID(userID, AuthService, adminRole(t)))
+	_, err := s.Store.Tenant(t.ID).RoleAssignments().Get(ctx, kanri.RoleAssignmentID(userID, kanri.AuthServiceID, adminRole(t)))
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
 		return false, nil
 	}
@@ -294,7 +297,7 @@ func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, o
 	ten := s.Store.Tenant(t.ID)
 	guards := adminGuards(ten)
 	bypass := audit.ActorFrom(ctx).TenantID == kanri.PrivilegedTenantID && !t.IsPrivileged
-	for attempt := 0; attempt < 50; attempt++ {
+	return store.Retry(ctx, func() ([]docstore.Result, error) {
 		g, err := readGuard(ctx, guards)
 		if err != nil {
 			return nil, err
@@ -331,8 +334,8 @@ func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, o
 		if cur, gerr := guards.Get(ctx, kanri.AdminGuardID); gerr != nil || cur.ETag == read {
 			return nil, err // the change itself was stale, not the guard
 		}
-	}
-	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+		return nil, store.LostRace(err) // another guarded change came first: check again
+	})
 }
 
 func adminGuards(ten store.Tenant) *store.Repo[kanri.AdminGuard, *kanri.AdminGuard] {
@@ -342,23 +345,24 @@ func adminGuards(ten store.Tenant) *store.Repo[kanri.AdminGuard, *kanri.AdminGua
 // readGuard returns the tenant's admin guard, creating it first if the
 // tenant has none yet.
 func readGuard(ctx context.Context, guards *store.Repo[kanri.AdminGuard, *kanri.AdminGuard]) (*kanri.AdminGuard, error) {
-	for range 3 {
+	return store.Retry(ctx, func() (*kanri.AdminGuard, error) {
 		g, err := guards.Get(ctx, kanri.AdminGuardID)
 		if !kanri.IsCode(err, kanri.ENOTFOUND) {
 			return g, err
 		}
-		err = guards.Create(ctx, &kanri.AdminGuard{Doc: kanri.Doc{ID: kanri.AdminGuardID}})
-		if err != nil && !kanri.IsCode(err, kanri.ECONFLICT) {
-			return nil, err
+		g = &kanri.AdminGuard{Doc: kanri.Doc{ID: kanri.AdminGuardID}}
+		err = guards.Create(ctx, g)
+		if kanri.IsCode(err, kanri.ECONFLICT) {
+			return nil, store.LostRace(err) // created by another meanwhile: read it
 		}
-	}
-	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+		return g, err
+	})
 }
 
 // keepsAnAdmin reports ECONFLICT unless an active administrator other than
 // userID exists in the tenant.
 func (s *Service) keepsAnAdmin(ctx context.Context, t *kanri.Tenant, userID string) error {
-	holders, err := s.Holders(ctx, t.ID, AuthService, adminRole(t))
+	holders, err := s.Holders(ctx, t.ID, kanri.AuthServiceID, adminRole(t))
 	if err != nil {
 		return err
 	}
@@ -384,7 +388,7 @@ func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID stri
 	name := adminRole(t)
 	ten := s.Store.Tenant(t.ID)
 	guards := adminGuards(ten)
-	for range 50 {
+	return store.Retry(ctx, func() (bool, error) {
 		g, err := readGuard(ctx, guards)
 		if err != nil {
 			return false, err
@@ -416,7 +420,7 @@ func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID stri
 		}
 		_, err = ten.Batch(ctx, docstore.Auth, ops)
 		if kanri.IsCode(err, kanri.ESTALE) {
-			continue // another change of the administrators came first
+			return false, store.LostRace(err) // another change of the administrators came first
 		}
 		if err != nil {
 			return false, err
@@ -425,8 +429,7 @@ func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID stri
 			s.record(ctx, gr, "role.assign", nil, map[string]any{"serviceId": gr.ServiceID, "roleName": gr.RoleName})
 		}
 		return true, nil
-	}
-	return false, kanri.E(kanri.ECONFLICT, "error.busy")
+	})
 }
 
 func (s *Service) record(ctx context.Context, g Grant, action string, before, after map[string]any) {
@@ -444,7 +447,7 @@ func (s *Service) record(ctx context.Context, g Grant, action string, before, af
 // HasGlobalAdmin reports whether anyone holds 全体管理者 of the auth
 // service in the operator's tenant.
 func (s *Service) HasGlobalAdmin(ctx context.Context) (bool, error) {
-	hs, err := s.Holders(ctx, kanri.PrivilegedTenantID, AuthService, GlobalAdmin)
+	hs, err := s.Holders(ctx, kanri.PrivilegedTenantID, kanri.AuthServiceID, GlobalAdmin)
 	return len(hs) > 0, err
 }
 

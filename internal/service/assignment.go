@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
@@ -46,6 +45,9 @@ func (s *Service) Assignment(ctx context.Context, tenantID, serviceID string) (*
 // returns the existing assignment unchanged (created is false). An
 // inactive service cannot be assigned.
 func (s *Service) Assign(ctx context.Context, tenantID string, in kanri.AssignmentInput) (a *kanri.ServiceAssignment, created bool, err error) {
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, false, err
+	}
 	svc, err := s.Get(ctx, in.ServiceID)
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
 		return nil, false, kanri.Invalid(kanri.Fields{"serviceId": "validation.service_unknown"})
@@ -100,6 +102,9 @@ func (s *Service) UpdateAssignment(ctx context.Context, tenantID, serviceID, eta
 	if err != nil {
 		return nil, err
 	}
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
 	a, err := s.Assignment(ctx, tenantID, serviceID)
 	if err != nil {
 		return nil, err
@@ -133,6 +138,9 @@ func (s *Service) Suspend(ctx context.Context, tenantID, serviceID string, seen 
 // Reactivate makes a suspended assignment active again. An assignment past
 // its expiry needs a new expiry first.
 func (s *Service) Reactivate(ctx context.Context, tenantID, serviceID string, seen kanri.Seen) (*kanri.ServiceAssignment, error) {
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
 	return s.setStatus(ctx, tenantID, serviceID, seen, kanri.AssignmentActive, "service.reactivate")
 }
 
@@ -208,12 +216,7 @@ func (s *Service) Usable(ctx context.Context, tenantID, serviceID string) error 
 }
 
 func assignmentFields(a *kanri.ServiceAssignment) map[string]any {
-	config := ""
-	if len(a.Config) > 0 {
-		b, _ := json.Marshal(a.Config)
-		config = string(b)
-	}
-	return map[string]any{"status": a.Status, "expiresAt": a.ExpiresAt.String(), "config": config}
+	return map[string]any{"status": a.Status, "expiresAt": a.ExpiresAt.String(), "config": a.Config}
 }
 
 func (s *Service) recordAssignment(ctx context.Context, tenantID string, a *kanri.ServiceAssignment, action string, before, after map[string]any) {

@@ -92,7 +92,7 @@ func TestCatalog(t *testing.T) {
 		{"bad url", "crm", kanri.ServiceInput{Name: "CRM", BaseURL: "ftp://x"}, "baseUrl"},
 		{"url with query", "crm", kanri.ServiceInput{Name: "CRM", BaseURL: "https://x.example?a=1"}, "baseUrl"},
 		{"bad endpoint", "crm", kanri.ServiceInput{Name: "CRM", HealthEndpoint: "health"}, "healthEndpoint"},
-		{"taken", role.FileService, kanri.ServiceInput{Name: "Files"}, "id"},
+		{"taken", kanri.FileServiceID, kanri.ServiceInput{Name: "Files"}, "id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := f.svc.Create(f.ctx, tc.id, tc.in)
@@ -117,7 +117,7 @@ func TestCatalog(t *testing.T) {
 	if _, err := f.svc.Update(f.ctx, "crm", stale, in); !kanri.IsCode(err, kanri.ESTALE) {
 		t.Errorf("stale update: got %v, want ESTALE", err)
 	}
-	if _, err := f.svc.Delete(f.ctx, role.FileService, kanri.Seen{}); !kanri.IsCode(err, kanri.ECONFLICT) {
+	if _, err := f.svc.Delete(f.ctx, kanri.FileServiceID, kanri.Seen{}); !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Errorf("delete a built-in service: got %v, want ECONFLICT", err)
 	}
 	ten := "tenant_acme"
@@ -182,7 +182,7 @@ func TestHealth(t *testing.T) {
 	for _, s := range svcs {
 		got[s.ID] = service.HealthOf(s, checks).Status
 	}
-	for id, want := range map[string]string{"up": kanri.HealthUp, "failing": kanri.HealthDown, "gone": kanri.HealthDown, role.FileService: kanri.HealthUnknown} {
+	for id, want := range map[string]string{"up": kanri.HealthUp, "failing": kanri.HealthDown, "gone": kanri.HealthDown, kanri.FileServiceID: kanri.HealthUnknown} {
 		if got[id] != want {
 			t.Errorf("%s: got %q, want %q", id, got[id], want)
 		}
@@ -208,7 +208,7 @@ func TestAssignments(t *testing.T) {
 	f := setup(t)
 	ten := "tenant_acme"
 	a, created, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{
-		ServiceID: role.FileService, Config: map[string]string{"maxStorage": "100 gb", "maxFileSize": "10MB"},
+		ServiceID: kanri.FileServiceID, Config: map[string]string{"maxStorage": "100 gb", "maxFileSize": "10MB"},
 	})
 	if err != nil || !created {
 		t.Fatalf("Assign: %v, created %v", err, created)
@@ -219,14 +219,14 @@ func TestAssignments(t *testing.T) {
 	if got, want := a.Config["maxStorage"], "100GB"; got != want {
 		t.Errorf("maxStorage: got %v, want %v", got, want)
 	}
-	again, created, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{ServiceID: role.FileService})
+	again, created, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{ServiceID: kanri.FileServiceID})
 	if err != nil || created || again.ETag != a.ETag {
 		t.Errorf("assign twice: got %v created %v %v, want the existing assignment", again, created, err)
 	}
-	if err := f.svc.Usable(f.ctx, ten, role.FileService); err != nil {
+	if err := f.svc.Usable(f.ctx, ten, kanri.FileServiceID); err != nil {
 		t.Errorf("Usable after assign: %v", err)
 	}
-	if err := f.svc.Usable(f.ctx, "tenant_other", role.FileService); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+	if err := f.svc.Usable(f.ctx, "tenant_other", kanri.FileServiceID); !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("Usable in another tenant: got %v, want EFORBIDDEN", err)
 	}
 
@@ -235,14 +235,14 @@ func TestAssignments(t *testing.T) {
 		in    kanri.AssignmentInput
 		field string
 	}{
-		{"bad size", kanri.AssignmentInput{ServiceID: role.FileService, Config: map[string]string{"maxFileSize": "ten"}}, "config.maxFileSize"},
-		{"file over storage", kanri.AssignmentInput{ServiceID: role.FileService, Config: map[string]string{"maxStorage": "1GB", "maxFileSize": "2GB"}}, "config.maxFileSize"},
-		{"bad json", kanri.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: "[1,2]"}, "configJson"},
-		{"number too large", kanri.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: `{"x": 1e400}`}, "configJson"},
-		{"inexact integer", kanri.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: `{"x": [12345678901234567891]}`}, "configJson"},
-		{"two json values", kanri.AssignmentInput{ServiceID: role.Messaging, ConfigJSON: `{"a":1} {}`}, "configJson"},
-		{"bad date", kanri.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "tomorrow"}, "expiresAt"},
-		{"past expiry", kanri.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "2026-01-01"}, "expiresAt"},
+		{"bad size", kanri.AssignmentInput{ServiceID: kanri.FileServiceID, Config: map[string]string{"maxFileSize": "ten"}}, "config.maxFileSize"},
+		{"file over storage", kanri.AssignmentInput{ServiceID: kanri.FileServiceID, Config: map[string]string{"maxStorage": "1GB", "maxFileSize": "2GB"}}, "config.maxFileSize"},
+		{"bad json", kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ConfigJSON: "[1,2]"}, "configJson"},
+		{"number too large", kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ConfigJSON: `{"x": 1e400}`}, "configJson"},
+		{"inexact integer", kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ConfigJSON: `{"x": [12345678901234567891]}`}, "configJson"},
+		{"two json values", kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ConfigJSON: `{"a":1} {}`}, "configJson"},
+		{"bad date", kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ExpiresAt: "tomorrow"}, "expiresAt"},
+		{"past expiry", kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ExpiresAt: "2026-01-01"}, "expiresAt"},
 		{"unknown service", kanri.AssignmentInput{ServiceID: "nope"}, "serviceId"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -254,66 +254,66 @@ func TestAssignments(t *testing.T) {
 	}
 
 	// Suspended: not usable; a stale suspend does nothing.
-	if _, err := f.svc.Suspend(f.ctx, ten, role.FileService, kanri.Seen{ETag: "old", State: kanri.AssignmentSuspended}); !kanri.IsCode(err, kanri.ESTALE) {
+	if _, err := f.svc.Suspend(f.ctx, ten, kanri.FileServiceID, kanri.Seen{ETag: "old", State: kanri.AssignmentSuspended}); !kanri.IsCode(err, kanri.ESTALE) {
 		t.Errorf("stale suspend: got %v, want ESTALE", err)
 	}
-	if _, err := f.svc.Suspend(f.ctx, ten, role.FileService, kanri.Seen{ETag: a.ETag, State: kanri.AssignmentActive}); err != nil {
+	if _, err := f.svc.Suspend(f.ctx, ten, kanri.FileServiceID, kanri.Seen{ETag: a.ETag, State: kanri.AssignmentActive}); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.svc.Usable(f.ctx, ten, role.FileService); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+	if err := f.svc.Usable(f.ctx, ten, kanri.FileServiceID); !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("Usable when suspended: got %v, want EFORBIDDEN", err)
 	}
-	if _, err := f.svc.Reactivate(f.ctx, ten, role.FileService, kanri.Seen{}); err != nil {
+	if _, err := f.svc.Reactivate(f.ctx, ten, kanri.FileServiceID, kanri.Seen{}); err != nil {
 		t.Fatal(err)
 	}
 
 	// Expiry takes effect at its time, without a job.
-	m, _, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{ServiceID: role.Messaging, ExpiresAt: "2026-03-20", ConfigJSON: `{"maxChannels": 20, "retention": "1y"}`})
+	m, _, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ExpiresAt: "2026-03-20", ConfigJSON: `{"maxChannels": 20, "retention": "1y"}`})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := service.AssignmentInputOf(m).ConfigJSON, "{\n  \"maxChannels\": 20,\n  \"retention\": \"1y\"\n}"; got != want {
 		t.Errorf("config shown: got %q, want %q", got, want)
 	}
-	if err := f.svc.Usable(f.ctx, ten, role.Messaging); err != nil {
+	if err := f.svc.Usable(f.ctx, ten, kanri.MessagingServiceID); err != nil {
 		t.Errorf("Usable before expiry: %v", err)
 	}
 	f.clock.set(time.Date(2026, 3, 21, 0, 0, 0, 0, time.UTC))
-	if err := f.svc.Usable(f.ctx, ten, role.Messaging); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+	if err := f.svc.Usable(f.ctx, ten, kanri.MessagingServiceID); !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("Usable after expiry: got %v, want EFORBIDDEN", err)
 	}
-	if _, err := f.svc.Reactivate(f.ctx, ten, role.Messaging, kanri.Seen{}); !kanri.IsCode(err, kanri.ECONFLICT) {
+	if _, err := f.svc.Reactivate(f.ctx, ten, kanri.MessagingServiceID, kanri.Seen{}); !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Errorf("reactivate an expired assignment: got %v, want ECONFLICT", err)
 	}
-	m, _ = f.svc.Assignment(f.ctx, ten, role.Messaging)
+	m, _ = f.svc.Assignment(f.ctx, ten, kanri.MessagingServiceID)
 	in := service.AssignmentInputOf(m)
 	in.ExpiresAt = "2026-03-01"
-	if _, err := f.svc.UpdateAssignment(f.ctx, ten, role.Messaging, m.ETag, in); kanri.ErrorFields(err)["expiresAt"] != "validation.expiry_past" {
+	if _, err := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, m.ETag, in); kanri.ErrorFields(err)["expiresAt"] != "validation.expiry_past" {
 		t.Errorf("update to a past expiry: got %v", err)
 	}
 	in.ExpiresAt = "2026-12-31T12:00:00Z"
-	m, err = f.svc.UpdateAssignment(f.ctx, ten, role.Messaging, m.ETag, in)
+	m, err = f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, m.ETag, in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Saved again as the form shows it (a date), the instant stays.
-	again, err2 := f.svc.UpdateAssignment(f.ctx, ten, role.Messaging, m.ETag, service.AssignmentInputOf(m))
+	again, err2 := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, m.ETag, service.AssignmentInputOf(m))
 	if err2 != nil || !again.ExpiresAt.Equal(m.ExpiresAt.Time) {
 		t.Errorf("saved unchanged: expiry %v, want %v (%v)", again.ExpiresAt, m.ExpiresAt, err2)
 	}
-	if err := f.svc.Usable(f.ctx, ten, role.Messaging); err != nil {
+	if err := f.svc.Usable(f.ctx, ten, kanri.MessagingServiceID); err != nil {
 		t.Errorf("Usable after a new expiry: %v", err)
 	}
 
 	// A deactivated service cannot be assigned nor used.
-	s, _ := f.svc.Get(f.ctx, role.FileService)
-	if _, err := f.svc.SetActive(f.ctx, role.FileService, kanri.Seen{ETag: s.ETag, State: "active"}, false); err != nil {
+	s, _ := f.svc.Get(f.ctx, kanri.FileServiceID)
+	if _, err := f.svc.SetActive(f.ctx, kanri.FileServiceID, kanri.Seen{ETag: s.ETag, State: "active"}, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.svc.Usable(f.ctx, ten, role.FileService); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+	if err := f.svc.Usable(f.ctx, ten, kanri.FileServiceID); !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("Usable when the service is inactive: got %v, want EFORBIDDEN", err)
 	}
-	if _, _, err := f.svc.Assign(f.ctx, "tenant_fresh", kanri.AssignmentInput{ServiceID: role.FileService}); kanri.ErrorFields(err)["serviceId"] != "validation.service_inactive" {
+	if _, _, err := f.svc.Assign(f.ctx, "tenant_fresh", kanri.AssignmentInput{ServiceID: kanri.FileServiceID}); kanri.ErrorFields(err)["serviceId"] != "validation.service_inactive" {
 		t.Errorf("assign an inactive service: got %v, want validation.service_inactive", err)
 	}
 }
@@ -333,7 +333,7 @@ func TestUsageNeverLosesAnIncrement(t *testing.T) {
 			for range writers {
 				wg.Go(func() {
 					for range each {
-						if err := f.svc.AddUsage(f.ctx, "tenant_acme", role.APIService, map[string]int64{kanri.MetricAPICalls: 1, kanri.MetricBandwidth: 100}); err != nil {
+						if err := f.svc.AddUsage(f.ctx, "tenant_acme", kanri.APIServiceID, map[string]int64{kanri.MetricAPICalls: 1, kanri.MetricBandwidth: 100}); err != nil {
 							failed.Add(1)
 							t.Error(err)
 						}
@@ -341,10 +341,10 @@ func TestUsageNeverLosesAnIncrement(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			if err := f.svc.SetUsage(f.ctx, "tenant_acme", role.APIService, map[string]int64{kanri.MetricStorageUsed: 5 << 30}); err != nil {
+			if err := f.svc.SetUsage(f.ctx, "tenant_acme", kanri.APIServiceID, map[string]int64{kanri.MetricStorageUsed: 5 << 30}); err != nil {
 				t.Fatal(err)
 			}
-			got, err := f.svc.Usage(f.ctx, "tenant_acme", role.APIService, f.clock.now().AddDate(0, -2, 0), f.clock.now())
+			got, err := f.svc.Usage(f.ctx, "tenant_acme", kanri.APIServiceID, f.clock.now().AddDate(0, -2, 0), f.clock.now())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -159,7 +159,7 @@ func (r *Repo[E, P]) ByIDs(ctx context.Context, ids []string, orderBy string) ([
 // when fresh is nil. change may refuse with an error, which Modify
 // returns without writing.
 func (r *Repo[E, P]) Modify(ctx context.Context, id string, fresh func() P, change func(P) error) (P, error) {
-	for range maxModifyRetries {
+	return Retry(ctx, func() (P, error) {
 		d, err := r.Get(ctx, id)
 		switch {
 		case kanri.IsCode(err, kanri.ENOTFOUND) && fresh != nil:
@@ -172,19 +172,17 @@ func (r *Repo[E, P]) Modify(ctx context.Context, id string, fresh func() P, chan
 			return nil, err
 		}
 		if d.Base().ETag == "" {
-			err = r.Create(ctx, d)
-		} else {
-			err = r.Replace(ctx, d)
+			if err := r.Create(ctx, d); err != nil {
+				if kanri.IsCode(err, kanri.ECONFLICT) {
+					return nil, LostRace(err) // made by another meanwhile
+				}
+				return nil, err
+			}
+			return d, nil
 		}
-		if !kanri.IsCode(err, kanri.ECONFLICT) && !kanri.IsCode(err, kanri.ESTALE) {
-			return d, err
-		}
-	}
-	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+		return d, Raced(r.Replace(ctx, d))
+	})
 }
-
-// maxModifyRetries bounds the retries of a Modify that keeps losing races.
-const maxModifyRetries = 50
 
 // Op returns a batch operation that writes doc, for Batch.
 func (r *Repo[E, P]) Op(kind docstore.OpKind, doc P) (docstore.Op, error) {

@@ -185,7 +185,7 @@ func (s *Service) Update(ctx context.Context, id, etag string, base *kanri.Tenan
 	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
-	for attempt := 0; ; attempt++ {
+	return store.Retry(ctx, func() (*kanri.Tenant, error) {
 		t, err := s.Changeable(ctx, id, kanri.Seen{})
 		if err != nil {
 			return nil, err
@@ -199,16 +199,12 @@ func (s *Service) Update(ctx context.Context, id, etag string, base *kanri.Tenan
 		before := tenantFields(t)
 		t.DisplayName, t.Plan, t.MaxUsers = in.DisplayName, in.Plan, in.MaxUsers
 		t.Metadata = kanri.TenantMetadata{Industry: in.Industry, Country: in.Country}
-		err = s.save(ctx, t)
-		if kanri.IsCode(err, kanri.ESTALE) && attempt < 10 {
-			continue // lost a race with another write; check again
-		}
-		if err != nil {
-			return nil, err
+		if err := s.save(ctx, t); err != nil {
+			return nil, store.Raced(err) // a race with another write: check again
 		}
 		s.record(ctx, t, "tenant.update", before, tenantFields(t))
 		return t, nil
-	}
+	})
 }
 
 // InputOf returns the fields of t that the edit form changes, as the form
@@ -304,7 +300,7 @@ func (s *Service) checkEmpty(ctx context.Context, id string) error {
 // (a user count moving, say) is made again on the newer version, whose
 // status fn checks again.
 func (s *Service) act(ctx context.Context, id string, seen kanri.Seen, fn func(*kanri.Tenant) (string, error)) (*kanri.Tenant, error) {
-	for range 10 {
+	return store.Retry(ctx, func() (*kanri.Tenant, error) {
 		t, err := s.Changeable(ctx, id, seen)
 		if err != nil {
 			return nil, err
@@ -314,17 +310,12 @@ func (s *Service) act(ctx context.Context, id string, seen kanri.Seen, fn func(*
 		if err != nil {
 			return nil, err
 		}
-		err = s.save(ctx, t)
-		if kanri.IsCode(err, kanri.ESTALE) {
-			continue
-		}
-		if err != nil {
-			return nil, err
+		if err := s.save(ctx, t); err != nil {
+			return nil, store.Raced(err)
 		}
 		s.record(ctx, t, action, before, map[string]any{"status": t.Status})
 		return t, nil
-	}
-	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+	})
 }
 
 // Changeable returns the tenant if the operator may change it: not the
@@ -368,7 +359,7 @@ func (s *Service) ChangeUserCount(ctx context.Context, id, userID string, delta 
 	if err != nil {
 		return nil, err
 	}
-	for range 50 {
+	return store.Retry(ctx, func() (*kanri.Tenant, error) {
 		t, err := ten.Profile(ctx)
 		if err != nil {
 			return nil, err
@@ -382,15 +373,14 @@ func (s *Service) ChangeUserCount(ctx context.Context, id, userID string, delta 
 		}
 		t.UserCount = max(0, n)
 		err = s.saveWith(ctx, t, append([]docstore.Op{changeOp}, memberOps...)...)
-		if kanri.IsCode(err, kanri.ESTALE) {
-			continue
-		}
 		if kanri.IsCode(err, kanri.ECONFLICT) {
-			return nil, kanri.E(kanri.ECONFLICT, "error.busy") // a change of this user is pending
+			return nil, kanri.Wrap(kanri.ECONFLICT, "error.busy", err) // a change of this user is pending
 		}
-		return t, err
-	}
-	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
+		if err != nil {
+			return nil, store.Raced(err)
+		}
+		return t, nil
+	})
 }
 
 // SettleUserCount records that the user write counted by ChangeUserCount
@@ -438,7 +428,7 @@ func (s *Service) membershipOps(ctx context.Context, ten store.Tenant, userID st
 // record go in one transaction.
 func (s *Service) undo(ctx context.Context, c *kanri.UserCountChange) error {
 	ten := s.Store.Tenant(c.TenantID)
-	for range 50 {
+	return store.RetryErr(ctx, func() error {
 		t, err := ten.Profile(ctx)
 		if err != nil {
 			return err
@@ -455,8 +445,8 @@ func (s *Service) undo(ctx context.Context, c *kanri.UserCountChange) error {
 		if _, gerr := changes(ten).Get(ctx, c.ID); kanri.IsCode(gerr, kanri.ENOTFOUND) {
 			return nil // settled or undone meanwhile
 		}
-	}
-	return kanri.E(kanri.ECONFLICT, "error.busy")
+		return store.LostRace(err)
+	})
 }
 
 // RepairUserCounts settles the changes of userCount left pending for longer
@@ -524,7 +514,7 @@ func changes(ten store.Tenant) *store.Repo[kanri.UserCountChange, *kanri.UserCou
 // SetUserCount stores userCount as given: for loading data and for tests.
 // The console keeps the count with ChangeUserCount and its repair.
 func (s *Service) SetUserCount(ctx context.Context, id string, n int) error {
-	for attempt := 0; ; attempt++ {
+	return store.RetryErr(ctx, func() error {
 		t, err := s.Store.Tenant(id).Profile(ctx)
 		if err != nil {
 			return err
@@ -534,11 +524,8 @@ func (s *Service) SetUserCount(ctx context.Context, id string, n int) error {
 		}
 		s.Logger.Warn("userCount repaired", "tenant", id, "was", t.UserCount, "now", n)
 		t.UserCount = n
-		err = s.save(ctx, t)
-		if err == nil || !kanri.IsCode(err, kanri.ESTALE) || attempt >= 50 {
-			return err
-		}
-	}
+		return store.Raced(s.save(ctx, t))
+	})
 }
 
 // save replaces the tenant (checking its ETag) and refreshes its listing.
@@ -581,30 +568,28 @@ func (s *Service) saveWith(ctx context.Context, t *kanri.Tenant, ops ...docstore
 // tenant repairs it.
 func (s *Service) syncListing(ctx context.Context, t *kanri.Tenant) {
 	repo := listings(s.system())
-	for range 10 {
+	err := store.RetryErr(ctx, func() error {
 		cur, err := repo.Get(ctx, t.ID)
 		etag := ""
 		switch {
 		case err == nil:
 			etag = cur.ETag
 		case !kanri.IsCode(err, kanri.ENOTFOUND):
-			s.Logger.Error("tenant index out of date", "tenant", t.ID, "err", err)
-			return
+			return err
 		}
 		latest, err := s.Store.Tenant(t.ID).Profile(ctx)
 		if err != nil {
-			s.Logger.Error("tenant index out of date", "tenant", t.ID, "err", err)
-			return
+			return err
 		}
 		err = s.writeListing(ctx, latest, etag)
-		if err == nil || !kanri.IsCode(err, kanri.ESTALE) && !kanri.IsCode(err, kanri.ECONFLICT) {
-			if err != nil {
-				s.Logger.Error("tenant index out of date", "tenant", t.ID, "err", err)
-			}
-			return
+		if kanri.IsCode(err, kanri.ECONFLICT) {
+			return store.LostRace(err) // an entry made meanwhile
 		}
+		return store.Raced(err)
+	})
+	if err != nil {
+		s.Logger.Error("tenant index out of date", "tenant", t.ID, "err", err)
 	}
-	s.Logger.Error("tenant index out of date: too many concurrent saves", "tenant", t.ID)
 }
 
 // writeListing writes the index entry of t, at the entry's etag ("": a new

@@ -63,11 +63,11 @@ func TestOnlyGlobalAdminsChangeGlobalAdmins(t *testing.T) {
 			return err
 		}},
 		{"assign a role", func(ctx context.Context, id string) error {
-			_, _, err := f.roles.Assign(ctx, role.Grant{Tenant: p, UserID: id, ServiceID: role.FileService, RoleName: role.Viewer})
+			_, _, err := f.roles.Assign(ctx, role.Grant{Tenant: p, UserID: id, ServiceID: kanri.FileServiceID, RoleName: role.Viewer})
 			return err
 		}},
 		{"remove a role", func(ctx context.Context, id string) error {
-			return f.roles.Remove(ctx, role.Grant{Tenant: p, UserID: id, ServiceID: role.AuthService, RoleName: role.GlobalAdmin})
+			return f.roles.Remove(ctx, role.Grant{Tenant: p, UserID: id, ServiceID: kanri.AuthServiceID, RoleName: role.GlobalAdmin})
 		}},
 		{"deactivate", func(ctx context.Context, id string) error {
 			_, err := f.users.SetActive(ctx, p.ID, id, kanri.Seen{}, false)
@@ -209,7 +209,7 @@ func TestRoleHoldersAndAccess(t *testing.T) {
 	f := setup(t)
 	p, root, op, _ := operator(t, f)
 	ten := f.tenant(t, "acme", 10)
-	holders, err := f.roles.HolderUsers(f.ctx, p.ID, role.AuthService, role.Admin)
+	holders, err := f.roles.HolderUsers(f.ctx, p.ID, kanri.AuthServiceID, role.Admin)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ package user
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 
@@ -218,6 +217,9 @@ func (s *Service) Update(ctx context.Context, tenantID, id, etag string, base *k
 	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
 	return s.change(ctx, tenantID, id, kanri.Seen{}, "user.update", func(u *kanri.User) error {
 		if etag != "" && etag != u.ETag && (base == nil || u.Email != base.Email || u.DisplayName != base.DisplayName) {
 			return kanri.Stale()
@@ -227,12 +229,44 @@ func (s *Service) Update(ctx context.Context, tenantID, id, etag string, base *k
 	})
 }
 
+// Patch applies a partial update onto the user as stored. match is the
+// caller's precondition on the version read (an HTTP If-Match, say): it
+// returns the ETag the change must be made at, or "" when the caller named
+// none; then the change is guarded by the version read and, when another
+// write came first, made again on the newer version. A version the caller
+// named that is no longer current is ESTALE.
+func (s *Service) Patch(ctx context.Context, tenantID, id string, r kanri.UserModificationRequest, match func(etag string) (string, error)) (*kanri.User, error) {
+	return store.Retry(ctx, func() (*kanri.User, error) {
+		cur, err := s.Get(ctx, tenantID, id)
+		if err != nil {
+			return nil, err
+		}
+		named, err := match(cur.ETag)
+		if err != nil {
+			return nil, err
+		}
+		base := kanri.UserInput{Username: cur.Username, Email: cur.Email, DisplayName: cur.DisplayName}
+		guard := named
+		if guard == "" {
+			guard = cur.ETag
+		}
+		u, err := s.Update(ctx, tenantID, cur.ID, guard, &base, r.Patch(base))
+		if kanri.IsCode(err, kanri.ESTALE) && named == "" {
+			return nil, store.LostRace(err)
+		}
+		return u, err
+	})
+}
+
 // SetActive deactivates or reactivates a user as seen. Nobody can
 // deactivate themselves.
 func (s *Service) SetActive(ctx context.Context, tenantID, id string, seen kanri.Seen, active bool) (*kanri.User, error) {
 	action := "user.deactivate"
 	if active {
 		action = "user.reactivate"
+		if err := s.TenantOpen(ctx, tenantID); err != nil {
+			return nil, err
+		}
 	}
 	return s.changeWith(ctx, tenantID, id, seen, action, !active, func(u *kanri.User) error {
 		if !active && u.ID == audit.ActorFrom(ctx).UserID {
@@ -245,6 +279,9 @@ func (s *Service) SetActive(ctx context.Context, tenantID, id string, seen kanri
 
 // Unlock clears a user's lockout and failed sign-ins.
 func (s *Service) Unlock(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
 	return s.change(ctx, tenantID, id, seen, "user.unlock", func(u *kanri.User) error {
 		u.Security.FailedLoginAttempts, u.Security.LockedUntil = 0, kanri.Time{}
 		return nil
@@ -254,6 +291,9 @@ func (s *Service) Unlock(ctx context.Context, tenantID, id string, seen kanri.Se
 // ResetPassword sets a new password chosen by an administrator, and clears
 // the lockout.
 func (s *Service) ResetPassword(ctx context.Context, tenantID, id string, seen kanri.Seen, password string) (*kanri.User, error) {
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
 	hash, err := s.hasher.Hash(password)
 	if err != nil {
 		return nil, err
@@ -283,7 +323,7 @@ func (s *Service) Delete(ctx context.Context, tenantID, id string, seen kanri.Se
 	if _, err := s.tenants.ChangeUserCount(ctx, tenantID, id, -1); err != nil {
 		return nil, err
 	}
-	u, err := retry(func() (*kanri.User, error) { return s.deleteOnce(ctx, tenantID, id, seen) })
+	u, err := store.Retry(ctx, func() (*kanri.User, error) { return s.deleteOnce(ctx, tenantID, id, seen) })
 	if err != nil {
 		s.tenants.UndoUserCount(ctx, tenantID, id, -1)
 		return nil, err
@@ -291,24 +331,6 @@ func (s *Service) Delete(ctx context.Context, tenantID, id string, seen kanri.Se
 	s.tenants.SettleUserCount(ctx, tenantID, id, -1)
 	return u, nil
 }
-
-// retry runs one attempt of a change again while it loses races with other
-// writes (a sign-in, say): each attempt reads the newer version and checks
-// again what the change depends on.
-func retry(attempt func() (*kanri.User, error)) (*kanri.User, error) {
-	for range 10 {
-		u, err := attempt()
-		if !errors.Is(err, errLostRace) {
-			return u, err
-		}
-	}
-	return nil, kanri.E(kanri.ECONFLICT, "error.busy")
-}
-
-// errLostRace is an attempt's report of a write that another write beat,
-// as opposed to a stale change (kanri.ESTALE), which is the person's to
-// resolve.
-var errLostRace = errors.New("user: lost a race with another write")
 
 // deleteOnce is one attempt of Delete.
 func (s *Service) deleteOnce(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
@@ -334,7 +356,7 @@ func (s *Service) deleteOnce(ctx context.Context, tenantID, id string, seen kanr
 	}
 	results, err := s.roles.Demote(ctx, tenantID, u.ID, ops, seen.LastAdmin)
 	if kanri.IsCode(err, kanri.ESTALE) {
-		return nil, errLostRace
+		return nil, store.LostRace(err)
 	}
 	if err != nil {
 		return nil, err
@@ -392,7 +414,7 @@ func (s *Service) change(ctx context.Context, tenantID, id string, seen kanri.Se
 // changeWith is change for a change that may take away the user's
 // administration (demotes), which goes through the role service's guard.
 func (s *Service) changeWith(ctx context.Context, tenantID, id string, seen kanri.Seen, action string, demotes bool, fn func(*kanri.User) error) (*kanri.User, error) {
-	return retry(func() (*kanri.User, error) { return s.changeOnce(ctx, tenantID, id, seen, action, demotes, fn) })
+	return store.Retry(ctx, func() (*kanri.User, error) { return s.changeOnce(ctx, tenantID, id, seen, action, demotes, fn) })
 }
 
 // changeOnce is one attempt of changeWith.
@@ -435,7 +457,10 @@ func (s *Service) changeOnce(ctx context.Context, tenantID, id string, seen kanr
 		err = s.Store.Tenant(tenantID).Users().Replace(ctx, u)
 	}
 	if kanri.IsCode(err, kanri.ESTALE) {
-		return nil, errLostRace
+		// Another write (a sign-in, say) came first: store.Retry runs the
+		// attempt again on the newer version. A stale change as the person
+		// saw it is reported by changeable instead.
+		return nil, store.LostRace(err)
 	}
 	if err != nil {
 		return nil, err

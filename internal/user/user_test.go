@@ -181,9 +181,9 @@ func TestDeleteRemovesRoleAssignments(t *testing.T) {
 	keep, _ := f.users.Create(f.ctx, ten.ID, input("carol"))
 	ras := f.st.Tenant(ten.ID).RoleAssignments()
 	for _, ra := range []*kanri.RoleAssignment{
-		{Doc: kanri.Doc{ID: kanri.RoleAssignmentID(u.ID, "auth-service", "管理者")}, UserID: u.ID, ServiceID: "auth-service", RoleName: "管理者"},
-		{Doc: kanri.Doc{ID: kanri.RoleAssignmentID(u.ID, "file-service", "閲覧者")}, UserID: u.ID, ServiceID: "file-service", RoleName: "閲覧者"},
-		{Doc: kanri.Doc{ID: kanri.RoleAssignmentID(keep.ID, "auth-service", "閲覧者")}, UserID: keep.ID, ServiceID: "auth-service", RoleName: "閲覧者"},
+		{Doc: kanri.Doc{ID: kanri.RoleAssignmentID(u.ID, kanri.AuthServiceID, "管理者")}, UserID: u.ID, ServiceID: kanri.AuthServiceID, RoleName: "管理者"},
+		{Doc: kanri.Doc{ID: kanri.RoleAssignmentID(u.ID, kanri.FileServiceID, "閲覧者")}, UserID: u.ID, ServiceID: kanri.FileServiceID, RoleName: "閲覧者"},
+		{Doc: kanri.Doc{ID: kanri.RoleAssignmentID(keep.ID, kanri.AuthServiceID, "閲覧者")}, UserID: keep.ID, ServiceID: kanri.AuthServiceID, RoleName: "閲覧者"},
 	} {
 		if err := ras.Create(f.ctx, ra); err != nil {
 			t.Fatal(err)
@@ -405,7 +405,7 @@ func TestNobodyRemovesTheLastAdmin(t *testing.T) {
 	second, _ := f.users.Create(f.ctx, ten.ID, input("second"))
 	// The tenant's own admin acts from here on.
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: second.ID, UserName: "second", TenantID: ten.ID})
-	g := role.Grant{Tenant: ten, UserID: owner.ID, ServiceID: role.AuthService, RoleName: role.Admin}
+	g := role.Grant{Tenant: ten, UserID: owner.ID, ServiceID: kanri.AuthServiceID, RoleName: role.Admin}
 	if err := f.roles.Remove(ctx, g); !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Fatalf("remove the only admin role: got %v, want conflict", err)
 	}
@@ -416,19 +416,19 @@ func TestNobodyRemovesTheLastAdmin(t *testing.T) {
 		t.Fatalf("delete the only admin: got %v, want conflict", err)
 	}
 	// With a second admin, the first can go.
-	ra, created, err := f.roles.Assign(ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: role.AuthService, RoleName: role.Admin})
+	ra, created, err := f.roles.Assign(ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: kanri.AuthServiceID, RoleName: role.Admin})
 	if err != nil || !created {
 		t.Fatalf("assign: %v %v", created, err)
 	}
-	again, created, err := f.roles.Assign(ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: role.AuthService, RoleName: role.Admin})
-	if err != nil || created || again.ID != ra.ID || ra.ID != kanri.RoleAssignmentID(second.ID, role.AuthService, role.Admin) {
+	again, created, err := f.roles.Assign(ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: kanri.AuthServiceID, RoleName: role.Admin})
+	if err != nil || created || again.ID != ra.ID || ra.ID != kanri.RoleAssignmentID(second.ID, kanri.AuthServiceID, role.Admin) {
 		t.Fatalf("assign twice: got %v created=%v %v, want the existing assignment", again, created, err)
 	}
 	if err := f.roles.Remove(ctx, g); err != nil {
 		t.Fatalf("remove the first admin's role with another admin: %v", err)
 	}
 	// 全体管理者 is only for the operator's tenant, and only from a global admin.
-	_, _, err = f.roles.Assign(ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: role.AuthService, RoleName: role.GlobalAdmin})
+	_, _, err = f.roles.Assign(ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: kanri.AuthServiceID, RoleName: role.GlobalAdmin})
 	if !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("grant global admin in a customer tenant: got %v, want forbidden", err)
 	}
@@ -529,14 +529,14 @@ func TestConcurrentDemotionsLeaveAnAdmin(t *testing.T) {
 		ten := f.tenant(t, fmt.Sprintf("race%d", run), 10)
 		owners, _, _ := f.users.List(f.ctx, ten.ID, user.ListFilter{Search: "owner"})
 		second, _ := f.users.Create(f.ctx, ten.ID, input("second"))
-		f.roles.Assign(f.ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: role.AuthService, RoleName: role.Admin})
+		f.roles.Assign(f.ctx, role.Grant{Tenant: ten, UserID: second.ID, ServiceID: kanri.AuthServiceID, RoleName: role.Admin})
 		a, b := owners[0].ID, second.ID
 		// Each admin, at once, takes the other's role or deactivates them.
 		actA := audit.WithActor(t.Context(), audit.Actor{UserID: a, TenantID: ten.ID})
 		actB := audit.WithActor(t.Context(), audit.Actor{UserID: b, TenantID: ten.ID})
 		var wg sync.WaitGroup
 		wg.Go(func() {
-			f.roles.Remove(actA, role.Grant{Tenant: ten, UserID: b, ServiceID: role.AuthService, RoleName: role.Admin})
+			f.roles.Remove(actA, role.Grant{Tenant: ten, UserID: b, ServiceID: kanri.AuthServiceID, RoleName: role.Admin})
 		})
 		wg.Go(func() { f.users.SetActive(actB, ten.ID, a, kanri.Seen{}, false) })
 		wg.Wait()
@@ -554,7 +554,7 @@ func TestConcurrentDemotionsLeaveAnAdmin(t *testing.T) {
 
 func mustHolders(t *testing.T, f *fixture, tenantID string) []string {
 	t.Helper()
-	hs, err := f.roles.Holders(f.ctx, tenantID, role.AuthService, role.Admin)
+	hs, err := f.roles.Holders(f.ctx, tenantID, kanri.AuthServiceID, role.Admin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -571,9 +571,9 @@ func TestTheLastGlobalAdminStays(t *testing.T) {
 	p, _ := f.tenants.Get(f.ctx, kanri.PrivilegedTenantID)
 	root, _, _ := f.users.List(f.ctx, p.ID, user.ListFilter{Search: "root"})
 	op, _ := f.users.Create(f.ctx, p.ID, input("opadmin"))
-	f.roles.Assign(f.ctx, role.Grant{Tenant: p, UserID: op.ID, ServiceID: role.AuthService, RoleName: role.Admin})
+	f.roles.Assign(f.ctx, role.Grant{Tenant: p, UserID: op.ID, ServiceID: kanri.AuthServiceID, RoleName: role.Admin})
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: op.ID, TenantID: p.ID, GlobalAdmin: true})
-	err := f.roles.Remove(ctx, role.Grant{Tenant: p, UserID: root[0].ID, ServiceID: role.AuthService, RoleName: role.GlobalAdmin})
+	err := f.roles.Remove(ctx, role.Grant{Tenant: p, UserID: root[0].ID, ServiceID: kanri.AuthServiceID, RoleName: role.GlobalAdmin})
 	if !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Errorf("remove the last global admin while a 管理者 exists: got %v, want conflict", err)
 	}
@@ -586,7 +586,7 @@ func TestBootstrapCompletesAHalfDoneStart(t *testing.T) {
 	// user exists (as the tenant's second, so no roles were granted).
 	f.users.Create(f.ctx, p.ID, input("placeholder"))
 	root, _ := f.users.Create(f.ctx, p.ID, kanri.UserInput{Username: "root@example.com", Email: "root@example.com", DisplayName: "Root", Password: password})
-	f.roles.Remove(f.ctx, role.Grant{Tenant: p, UserID: mustID(t, f, p.ID, "placeholder"), ServiceID: role.AuthService, RoleName: role.GlobalAdmin})
+	f.roles.Remove(f.ctx, role.Grant{Tenant: p, UserID: mustID(t, f, p.ID, "placeholder"), ServiceID: kanri.AuthServiceID, RoleName: role.GlobalAdmin})
 	for _, s := range role.Catalog() {
 		f.roles.Remove(f.ctx, role.Grant{Tenant: p, UserID: mustID(t, f, p.ID, "placeholder"), ServiceID: s.ID, RoleName: role.GlobalAdmin})
 	}

@@ -1,0 +1,72 @@
+// Package services builds every application service of Kanri over one
+// store: the one constructor that cmd/kanri and the tests share, so that a
+// new service is wired in one place.
+package services
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/kanri/kanri/internal/apikey"
+	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/service"
+	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/tenant"
+	"github.com/kanri/kanri/internal/user"
+)
+
+// Set is every application service, as the handlers and workers call them.
+type Set struct {
+	// Deps are the store, audit log, logger and clock the services share.
+	Deps    app.Deps
+	Tenants *tenant.Service
+	Users   *user.Service
+	Auth    *auth.Service
+	Roles   *role.Service
+	// Catalog is the service catalog, the tenants' service assignments
+	// and their usage.
+	Catalog *service.Service
+	// Domains are the tenants' e-mail domains.
+	Domains *domain.Service
+	// Keys are the tenants' API keys; Limiter holds their rate limits and
+	// Usage logs their calls.
+	Keys    *apikey.Service
+	Limiter *apikey.Limiter
+	Usage   *apikey.Recorder
+}
+
+// Options are the settings of the services.
+type Options struct {
+	// Hasher hashes passwords (bcrypt cost 12 in production; lower in
+	// tests that do not test bcrypt).
+	Hasher auth.Hasher
+	// DNSServer is the server domain verification asks ("" for the
+	// system's).
+	DNSServer string
+	// UsageQueue is how many API calls may wait to be logged; more are
+	// counted as lost.
+	UsageQueue int
+	// UsageFlush is how long a logged API call may wait to be written (0:
+	// the recorder's default).
+	UsageFlush time.Duration
+}
+
+// New builds every service over st. A nil log is slog.Default and a nil
+// now is time.Now. It reads and writes nothing: seeding the catalog and
+// bootstrapping are the caller's steps.
+func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Set {
+	d := app.NewDeps(st, log, now)
+	s := &Set{Deps: d, Tenants: tenant.New(d), Roles: role.New(d), Catalog: service.New(d), Keys: apikey.New(d)}
+	s.Users = user.New(d, s.Tenants, s.Roles, o.Hasher)
+	s.Auth = auth.New(d, o.Hasher)
+	s.Domains = domain.New(d, domain.NewResolver(o.DNSServer))
+	s.Limiter = apikey.NewLimiter(st, d.Now)
+	s.Usage = apikey.NewRecorder(st, s.Keys, s.Catalog, d.Logger, o.UsageQueue)
+	if o.UsageFlush > 0 {
+		s.Usage.FlushEvery = o.UsageFlush
+	}
+	return s
+}

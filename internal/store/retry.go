@@ -1,0 +1,103 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// The bound and backoff of Retry. Twelve attempts with waits doubling from
+// 2 ms, each a uniformly random time up to its step ("full jitter") and
+// capped at 250 ms, wait at most about 1.25 s in all and 0.6 s on average.
+// A write that loses a race to another request's write almost always wins
+// one of the next attempts, even with a handful of writers on one counter
+// on a busy machine; a document that twelve attempts spread over a second
+// could not write is hot enough that the caller is better told to come
+// back (EBUSY, a 503 with Retry-After) than kept waiting. The small base
+// keeps the usual single retry (and the tests) fast.
+const (
+	retryAttempts = 12
+	retryBase     = 2 * time.Millisecond
+	retryCap      = 250 * time.Millisecond
+)
+
+// lostRace marks the error of an attempt whose write another write beat.
+type lostRace struct{ err error }
+
+func (e *lostRace) Error() string { return "lost a race with another write: " + e.err.Error() }
+func (e *lostRace) Unwrap() error { return e.err }
+
+// LostRace returns err marked as a lost race, which Retry runs again.
+// err is the store's error (an ETag that no longer matches, or a create
+// beaten by another); nil stays nil.
+func LostRace(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &lostRace{err: err}
+}
+
+// Raced returns err marked as a lost race (LostRace) when it is ESTALE,
+// the store's report of a write at an ETag that no longer matches, and err
+// as it is otherwise. (A create beaten by another is ECONFLICT: where
+// that is a lost race, the caller says so with LostRace.)
+func Raced(err error) error {
+	if kanri.IsCode(err, kanri.ESTALE) {
+		return LostRace(err)
+	}
+	return err
+}
+
+// Retry runs attempt, a read-modify-write, until it returns an error that
+// is not a lost race (see LostRace), nil included. Between attempts it
+// waits a jittered, exponentially growing time, so that writers racing for
+// one document spread out. After a bounded number of lost races it gives
+// up with EBUSY ("error.busy"), whose cause is the last race; when ctx ends
+// first, it returns ctx's error.
+func Retry[T any](ctx context.Context, attempt func() (T, error)) (T, error) {
+	var zero T
+	var lost *lostRace
+	for n := range retryAttempts {
+		if n > 0 {
+			if err := sleep(ctx, backoff(n)); err != nil {
+				return zero, err
+			}
+		}
+		v, err := attempt()
+		if !errors.As(err, &lost) {
+			return v, err
+		}
+	}
+	return zero, kanri.Wrap(kanri.EBUSY, "error.busy", lost)
+}
+
+// RetryErr is Retry for an attempt that returns only an error.
+func RetryErr(ctx context.Context, attempt func() error) error {
+	_, err := Retry(ctx, func() (struct{}, error) { return struct{}{}, attempt() })
+	return err
+}
+
+// backoff returns the wait before attempt n (n ≥ 1): a uniformly random
+// time up to retryBase·2ⁿ⁻¹, capped at retryCap ("full jitter").
+func backoff(n int) time.Duration {
+	d := retryBase << (n - 1)
+	if d <= 0 || d > retryCap {
+		d = retryCap
+	}
+	return rand.N(d) + 1
+}
+
+// sleep waits d, or until ctx ends (its error).
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
