@@ -60,6 +60,7 @@ type env struct {
 	srv       *httptest.Server
 	echo      *echo.Echo
 	st        *store.Store
+	calls     *docstore.CountingStore // counts the store calls of everything above
 	tenants   *tenant.Service
 	users     *user.Service
 	roles     *role.Service
@@ -85,7 +86,8 @@ func newEnv(t testing.TB) *env {
 	}
 	t.Cleanup(func() { ds.Close() })
 	clk := &clock{t: time.Now()}
-	d := app.NewDeps(store.New(ds, nil), slog.New(slog.DiscardHandler), clk.Now)
+	calls := docstore.NewCounting(ds)
+	d := app.NewDeps(store.New(calls, nil), slog.New(slog.DiscardHandler), clk.Now)
 	st := d.Store
 	h := auth.Hasher{Cost: bcrypt.MinCost}
 	ts := tenant.New(d)
@@ -98,7 +100,7 @@ func newEnv(t testing.TB) *env {
 	if _, _, err := auth.Bootstrap(ctx, ts, us, roles, adminEmail, password); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{st: st, tenants: ts, users: us, roles: roles, catalog: service.New(d), clock: clk, dns: dnstest.Start(t)}
+	e := &env{st: st, calls: calls, tenants: ts, users: us, roles: roles, catalog: service.New(d), clock: clk, dns: dnstest.Start(t)}
 	e.domains = domain.New(d, domain.NewResolver(e.dns.Addr))
 	e.domains.Timeout = 300 * time.Millisecond
 	e.keys = apikey.New(d)
