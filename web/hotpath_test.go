@@ -1,10 +1,14 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 
+	"github.com/kanri/kanri/internal/apikey"
+	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
 )
 
 // TestAPIUsagePageRoundTrips counts the calls the API usage pages make
@@ -31,6 +35,50 @@ func TestAPIUsagePageRoundTrips(t *testing.T) {
 			want.Read++ // the key itself
 		}
 		if got != want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, want)
+		}
+	}
+}
+
+// operatorKey returns the secret of a read key of tenantID made by the
+// operator's global administrator, whose rights it has.
+func (e *env) operatorKey(t *testing.T, tenantID string) string {
+	t.Helper()
+	e.apiKey(t, tenantID, "read") // makes the API usable
+	adminID, err := e.users.IDByUsername(context.Background(), kanri.PrivilegedTenantID, adminEmail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: adminID, TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
+	_, secret, err := e.keys.Create(ctx, tenantID, apikey.Input{Name: "operator's", Scopes: []string{"read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return secret
+}
+
+// TestAPIUserReadRoundTrips counts the store calls of GET
+// /api/v1/users/{id} in steady state (after a first call): the user's
+// point read, nothing else.
+func TestAPIUserReadRoundTrips(t *testing.T) {
+	e := newEnv(t)
+	_, tenantAdmin := e.apiKey(t, e.acme.ID, "read")
+	for _, tc := range []struct {
+		name, secret string
+	}{
+		{"a key of the tenant's administrator", tenantAdmin},
+		{"a key of the operator's global administrator", e.operatorKey(t, e.acme.ID)},
+	} {
+		path := "/api/v1/users/" + e.acmeBob.ID
+		if a := e.api(t, http.MethodGet, path, tc.secret, nil); a.status != http.StatusOK {
+			t.Fatalf("%s: first call: %d %s", tc.name, a.status, a.body)
+		}
+		var a apiCall
+		got := e.calls.Count(func() { a = e.api(t, http.MethodGet, path, tc.secret, nil) })
+		if a.status != http.StatusOK {
+			t.Fatalf("%s: %d %s", tc.name, a.status, a.body)
+		}
+		if want := (docstore.Calls{Read: 1}); got != want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, want)
 		}
 	}
