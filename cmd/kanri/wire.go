@@ -22,6 +22,7 @@ import (
 	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
+	"github.com/kanri/kanri/internal/upgrade"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/web"
 )
@@ -67,8 +68,8 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	}
 	// Before serving: users created meanwhile would not see the addresses
 	// of existing users reserved yet.
-	if err := users.UpgradeExistingUsers(ctx); err != nil {
-		return nil, nil, fmt.Errorf("upgrade existing users: %w", err)
+	if err := upgrade.New(d, tenants).Run(ctx, users.Upgrades()); err != nil {
+		return nil, nil, err
 	}
 	secret, err := sessionSecret(cfg)
 	if err != nil {
