@@ -104,7 +104,7 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 		} else {
 			var err error
 			gen := s.grants.generation()
-			if g, err = s.readGrant(c, secret); err != nil {
+			if g, err = s.readGrant(ctx, secret); err != nil {
 				return err
 			}
 			s.grants.put(hash, g, gen)
@@ -124,8 +124,7 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // readGrant authenticates a secret and reads what its calls need.
-func (s *Server) readGrant(c echo.Context, secret string) (*apiGrant, error) {
-	ctx := c.Request().Context()
+func (s *Server) readGrant(ctx context.Context, secret string) (*apiGrant, error) {
 	at := s.Now()
 	k, err := s.Keys.Authenticate(ctx, secret)
 	if err != nil {
