@@ -373,3 +373,44 @@ func testDaily(t *testing.T, ds docstore.Store) {
 		}
 	}
 }
+
+// TestLeaseWritesWithoutReading counts the store calls of the rate limit:
+// an instance that wrote the counter last leases its next block with one
+// write at the ETag it got, and reads first only when another instance
+// wrote since.
+func TestLeaseWritesWithoutReading(t *testing.T) {
+	counted := docstore.NewCounting(openEmbedded(t))
+	f := setupOn(t, counted)
+	k := &kanri.APIKey{Doc: kanri.Doc{ID: "apikey_a", TenantID: "tenant_acme"}, RateLimit: 1000, RateLimitWindow: "1h"} // blocks of 20
+	one, two := apikey.NewLimiter(f.d.Store, f.clock.now), apikey.NewLimiter(f.d.Store, f.clock.now)
+	allow := func(l *apikey.Limiter, n int) {
+		t.Helper()
+		for range n {
+			if d, err := l.Allow(f.ctx, k); err != nil || !d.Allowed {
+				t.Fatalf("allow: %+v, %v", d, err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		run  func()
+		want docstore.Calls
+	}{
+		{"the first block", func() { allow(one, 20) }, docstore.Calls{Read: 1, Create: 1}},
+		{"four more blocks", func() { allow(one, 80) }, docstore.Calls{Replace: 4}},
+		{"another instance's first block", func() { allow(two, 20) }, docstore.Calls{Read: 1, Replace: 1}},
+		{"a block after the other instance wrote", func() { allow(one, 1) }, docstore.Calls{Replace: 2, Read: 1}},
+	} {
+		if got := counted.Count(tc.run); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	c, _, err := store.Of[kanri.RateCounter](f.d.Store.Tenant("tenant_acme"), docstore.API, kanri.TypeRateCounter).
+		Query(f.ctx, docstore.Query{})
+	if err != nil || len(c) != 1 {
+		t.Fatalf("counters: %v, %v", c, err)
+	}
+	if got, want := c[0].Granted, 20*7; got != want {
+		t.Errorf("granted: got %d, want %d", got, want)
+	}
+}
