@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/service"
 )
 
 // The tenant JSON API, /api/v1: programs authenticate with an API key
@@ -31,10 +33,11 @@ import (
 // apiBodyLimit is the largest request body the API reads.
 const apiBodyLimit = 64 << 10
 
-// Context keys of API requests: the request's API key, and a mark that
-// the call is not to be logged.
+// Context keys of API requests: the request's API key, what it may do,
+// and a mark that the call is not to be logged.
 const (
 	ctxKey      = "apikey"
+	ctxGrant    = "apigrant"
 	ctxUnlogged = "unlogged"
 )
 
@@ -72,8 +75,14 @@ func (s *Server) apiRoutes() []apiRoute {
 // apiKeyOf returns the request's API key.
 func apiKeyOf(c echo.Context) *kanri.APIKey { return c.Get(ctxKey).(*kanri.APIKey) }
 
+// apiGrantOf returns what the request's key may do.
+func apiGrantOf(c echo.Context) *apiGrant { return c.Get(ctxGrant).(*apiGrant) }
+
 // apiAuth authenticates the request's API key and makes its tenant the
-// request's tenant and the key the actor of its changes.
+// request's tenant and the key the actor of its changes. What it reads
+// (the key, its tenant, its creator's rights and the api-service
+// assignment) is kept for APIGrantTTL; the key and the assignment are
+// checked again against the clock at every call.
 func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Request().Header.Get(echo.HeaderAuthorization)
@@ -81,24 +90,61 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "" {
 			return kanri.E(kanri.EUNAUTHENTICATED, "api.key_missing")
 		}
+		secret = strings.TrimSpace(secret)
+		if !apikey.WellFormed(secret) {
+			return kanri.E(kanri.EUNAUTHENTICATED, "api.key_invalid")
+		}
 		ctx := c.Request().Context()
-		k, err := s.Keys.Authenticate(ctx, strings.TrimSpace(secret))
-		if err != nil {
-			return err
+		hash, now := apikey.Hash(secret), s.Now()
+		g, ok := s.grants.get(hash, now)
+		if ok {
+			if err := apikey.Verify(g.key, hash, now); err != nil {
+				return err
+			}
+		} else {
+			var err error
+			gen := s.grants.generation()
+			if g, err = s.readGrant(ctx, secret); err != nil {
+				return err
+			}
+			s.grants.put(hash, g, gen)
 		}
-		t, err := s.Tenants.Get(ctx, k.TenantID)
-		if kanri.IsCode(err, kanri.ENOTFOUND) || (err == nil && t.Status != kanri.TenantActive) {
+		if g.tenant.Status != kanri.TenantActive {
 			return kanri.E(kanri.EUNAUTHENTICATED, "api.tenant_inactive")
-		} else if err != nil {
-			return err
 		}
+		k, t := *g.key, *g.tenant // the request's own copies
 		actor := audit.ActorFrom(ctx)
 		actor.UserID, actor.UserName, actor.TenantID = k.ID, "API key "+k.Name+" ("+k.KeyPrefix+"…)", k.TenantID
 		c.SetRequest(c.Request().WithContext(audit.WithActor(ctx, actor)))
-		c.Set(ctxKey, k)
-		c.Set(ctxTenant, t)
+		c.Set(ctxKey, &k)
+		c.Set(ctxTenant, &t)
+		c.Set(ctxGrant, g)
 		return next(c)
 	}
+}
+
+// readGrant authenticates a secret and reads what its calls need.
+func (s *Server) readGrant(ctx context.Context, secret string) (*apiGrant, error) {
+	at := s.Now()
+	k, err := s.Keys.Authenticate(ctx, secret)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.Tenants.Get(ctx, k.TenantID)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, kanri.E(kanri.EUNAUTHENTICATED, "api.tenant_inactive")
+	} else if err != nil {
+		return nil, err
+	}
+	g := &apiGrant{key: k, tenant: t, home: t.ID, at: at}
+	if g.assignment, g.service, err = s.Catalog.Usability(ctx, t.ID, kanri.APIServiceID); err != nil {
+		return nil, err
+	}
+	g.perms, g.home, err = s.creatorPerms(ctx, k, t)
+	if kanri.ErrorCode(err) == kanri.EUNAUTHENTICATED {
+		g.permsErr, err = err, nil
+	}
+	return g, err
 }
 
 // apiUsage logs the call (after it is answered) for the usage pages,
@@ -172,6 +218,18 @@ func apiScope(scope string) echo.MiddlewareFunc {
 	}
 }
 
+// apiUsable lets a call through only if the tenant may use the API
+// service now.
+func (s *Server) apiUsable(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		g := apiGrantOf(c)
+		if err := service.UsableAt(g.assignment, g.service, s.Now()); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}
+
 // apiPerm lets a call through only if the key's creator may do it in the
 // console now: a key never does more than the person who made it, and
 // stops working when they leave (their account deactivated or deleted).
@@ -180,11 +238,11 @@ func apiScope(scope string) echo.MiddlewareFunc {
 func (s *Server) apiPerm(perm string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			perms, err := s.creatorPerms(c)
-			if err != nil {
-				return err
+			g := apiGrantOf(c)
+			if g.permsErr != nil {
+				return g.permsErr
 			}
-			if !perms.Has(perm) {
+			if !g.perms.Has(perm) {
 				return kanri.E(kanri.EFORBIDDEN, "api.creator_lacks", perm)
 			}
 			return next(c)
@@ -192,34 +250,34 @@ func (s *Server) apiPerm(perm string) echo.MiddlewareFunc {
 	}
 }
 
-// creatorPerms returns what the creator of the request's key may do in
-// its tenant.
-func (s *Server) creatorPerms(c echo.Context) (role.Set, error) {
-	ctx := c.Request().Context()
-	k, t := apiKeyOf(c), routeTenant(c)
+// creatorPerms returns what the creator of key k may do in its tenant t,
+// and the creator's own tenant.
+func (s *Server) creatorPerms(ctx context.Context, k *kanri.APIKey, t *kanri.Tenant) (role.Set, string, error) {
 	home := t
 	u, err := s.Users.Get(ctx, t.ID, k.CreatedBy)
 	if kanri.IsCode(err, kanri.ENOTFOUND) && !t.IsPrivileged {
-		if home, err = s.Tenants.Get(ctx, kanri.PrivilegedTenantID); err == nil {
+		var op *kanri.Tenant
+		if op, err = s.Tenants.Get(ctx, kanri.PrivilegedTenantID); err == nil {
+			home = op
 			u, err = s.Users.Get(ctx, home.ID, k.CreatedBy)
 		}
 	}
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
-		return nil, kanri.E(kanri.EUNAUTHENTICATED, "api.creator_gone")
+		return nil, home.ID, kanri.E(kanri.EUNAUTHENTICATED, "api.creator_gone")
 	} else if err != nil {
-		return nil, err
+		return nil, home.ID, err
 	}
 	if !u.IsActive || !u.DeletedAt.IsZero() {
-		return nil, kanri.E(kanri.EUNAUTHENTICATED, "api.creator_gone")
+		return nil, home.ID, kanri.E(kanri.EUNAUTHENTICATED, "api.creator_gone")
 	}
 	access, err := s.Roles.AccessOf(ctx, home, u.ID)
 	if err != nil {
-		return nil, err
+		return nil, home.ID, err
 	}
 	if home != t && !access.GlobalAdmin {
-		return role.Set{}, nil // the operator's staff reach other tenants only as global administrators
+		return role.Set{}, home.ID, nil // the operator's staff reach other tenants only as global administrators
 	}
-	return access.Perms, nil
+	return access.Perms, home.ID, nil
 }
 
 // problem is an RFC 9457 problem document.

@@ -8,7 +8,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/static"
 )
@@ -44,7 +43,7 @@ func (s *Server) routes(e *echo.Echo) {
 	// The JSON API: a key, not a session; no CSRF (no cookies are read).
 	e.GET("/api/v1/openapi.json", s.openAPI).Name = public
 	e.GET("/api/v1/docs", s.apiDocs).Name = public
-	api := e.Group("/api/v1", middleware.BodyLimit(strconv.Itoa(apiBodyLimit/1024)+"K"), s.apiAuth, s.apiUsage, s.apiLimit, s.usable(kanri.APIServiceID))
+	api := e.Group("/api/v1", middleware.BodyLimit(strconv.Itoa(apiBodyLimit/1024)+"K"), s.apiAuth, s.apiUsage, s.apiLimit, s.apiUsable)
 	for _, r := range s.apiRoutes() {
 		api.Add(r.method, r.path, r.h, apiScope(r.scope), s.apiPerm(r.perm)).Name = "api:" + r.scope
 	}

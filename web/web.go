@@ -40,6 +40,7 @@ type Server struct {
 	Services
 	sessions      *sessions.CookieStore
 	switcherCache switcherCache
+	grants        grantCache // what API keys may do, by the hash of their secret
 }
 
 // New returns the console's HTTP handler.
@@ -50,6 +51,9 @@ func New(cfg Config) http.Handler {
 		Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, MaxAge: int(AbsoluteTimeout / time.Second),
 	}
 	s.sessions.MaxAge(int(AbsoluteTimeout / time.Second))
+	if s.Audit != nil {
+		s.Audit.Observe(s.grants.heard) // every change is audited: forget what it touched
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError

@@ -61,6 +61,7 @@ type env struct {
 	echo      *echo.Echo
 	st        *store.Store
 	faults    *faultStore // makes chosen writes lose their races
+	calls     *docstore.CountingStore // counts the store calls of everything above
 	tenants   *tenant.Service
 	users     *user.Service
 	roles     *role.Service
@@ -92,7 +93,8 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ds.Close() })
-	faults := &faultStore{Store: wrap(ds)}
+	calls := docstore.NewCounting(wrap(ds))
+	faults := &faultStore{Store: calls}
 	clk := &clock{t: time.Now()}
 	dns := dnstest.Start(t)
 	svcs := services.New(store.New(faults, nil), slog.New(slog.DiscardHandler), clk.Now, services.Options{
@@ -106,7 +108,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 	if _, _, err := auth.Bootstrap(ctx, ts, us, roles, adminEmail, password); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{st: st, faults: faults, tenants: ts, users: us, roles: roles, catalog: svcs.Catalog, clock: clk, dns: dns,
+	e := &env{st: st, faults: faults, calls: calls, tenants: ts, users: us, roles: roles, catalog: svcs.Catalog, clock: clk, dns: dns,
 		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage}
 	e.domains.Timeout = 300 * time.Millisecond
 	for _, name := range []string{"acme", "globex"} {

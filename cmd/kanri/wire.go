@@ -17,6 +17,7 @@ import (
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/upgrade"
 	"github.com/kanri/kanri/web"
 )
 
@@ -55,8 +56,8 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	}
 	// Before serving: users created meanwhile would not see the addresses
 	// of existing users reserved yet.
-	if err := users.UpgradeExistingUsers(ctx); err != nil {
-		return nil, nil, fmt.Errorf("upgrade existing users: %w", err)
+	if err := upgrade.New(svcs.Deps, tenants).Run(ctx, users.Upgrades()); err != nil {
+		return nil, nil, err
 	}
 	secret, err := sessionSecret(cfg)
 	if err != nil {

@@ -271,38 +271,51 @@ func (s *Service) change(ctx context.Context, tenantID, id string, seen kanri.Se
 // now. A malformed secret is refused before any store read; the error is
 // always EUNAUTHENTICATED, saying no more than that.
 func (s *Service) Authenticate(ctx context.Context, secret string) (*kanri.APIKey, error) {
-	denied := kanri.E(kanri.EUNAUTHENTICATED, "api.key_invalid")
 	if !WellFormed(secret) {
-		return nil, denied
+		return nil, errDenied
 	}
 	hash := Hash(secret)
 	l, err := lookups(s.Store).Get(ctx, kanri.APIKeyLookupID(hash))
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
-		return nil, denied
+		return nil, errDenied
 	} else if err != nil {
 		return nil, err
 	}
 	k, err := s.Store.Tenant(l.KeyTenantID).APIKeys().Get(ctx, l.APIKeyID)
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
-		return nil, denied
+		return nil, errDenied
 	} else if err != nil {
 		return nil, err
 	}
-	now := s.Now()
+	if err := Verify(k, hash, s.Now()); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// errDenied is the answer to a secret that is no key's.
+var errDenied = kanri.E(kanri.EUNAUTHENTICATED, "api.key_invalid")
+
+// Verify says whether the secret whose hash is given may use key k at
+// now: it must be k's current secret, or its previous one within the
+// grace of a rotation, and k must be active, unexpired and unrevoked.
+// It reads nothing, so that a key kept in memory is checked again at
+// every call.
+func Verify(k *kanri.APIKey, hash string, now time.Time) error {
 	current := subtle.ConstantTimeCompare([]byte(hash), []byte(k.KeyHash)) == 1
 	previous := k.PreviousKeyHash != "" && subtle.ConstantTimeCompare([]byte(hash), []byte(k.PreviousKeyHash)) == 1 && now.Before(k.PreviousValidUntil.Time)
 	if !current && !previous {
-		return nil, denied
+		return errDenied
 	}
 	switch k.StatusAt(now) {
 	case kanri.KeyExpired:
-		return nil, kanri.E(kanri.EUNAUTHENTICATED, "api.key_expired")
+		return kanri.E(kanri.EUNAUTHENTICATED, "api.key_expired")
 	case kanri.KeyRevoked:
-		return nil, kanri.E(kanri.EUNAUTHENTICATED, "api.key_revoked")
+		return kanri.E(kanri.EUNAUTHENTICATED, "api.key_revoked")
 	case kanri.KeyInactive:
-		return nil, kanri.E(kanri.EUNAUTHENTICATED, "api.key_inactive")
+		return kanri.E(kanri.EUNAUTHENTICATED, "api.key_inactive")
 	}
-	return k, nil
+	return nil
 }
 
 // Touch records that a key was used at the given time, writing

@@ -44,23 +44,29 @@ func setupOn(t *testing.T, ds docstore.Store) *fixture {
 	return &fixture{ctx: ctx, d: d, keys: apikey.New(d), clock: clk}
 }
 
-func setup(t *testing.T) *fixture {
+func setup(t *testing.T) *fixture { return setupOn(t, openEmbedded(t)) }
+
+func setupCosmos(t *testing.T) *fixture { return setupOn(t, openCosmos(t)) }
+
+// openEmbedded opens an embedded store in a temporary directory.
+func openEmbedded(t *testing.T) docstore.Store {
 	t.Helper()
 	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return setupOn(t, ds)
+	return ds
 }
 
-func setupCosmos(t *testing.T) *fixture {
+// openCosmos opens a store on a local Cosmos DB test server.
+func openCosmos(t *testing.T) docstore.Store {
 	t.Helper()
 	srv := cosmostest.Start(t)
 	ds, err := cosmos.Open(t.Context(), cosmos.Config{Endpoint: srv.Endpoint, Key: srv.Key(), Database: "kanri-apikey-test", InsecureSkipVerify: true}, docstore.Specs())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return setupOn(t, ds)
+	return ds
 }
 
 func TestSecretFormat(t *testing.T) {
@@ -309,5 +315,102 @@ func TestRecorderWritesUsageAndAggregates(t *testing.T) {
 	}
 	if got := rec.Lost(); got != 2 {
 		t.Errorf("lost: got %d, want 2", got)
+	}
+}
+
+// TestDailyReadsTheDaysInOneQuery checks that the usage of the last 30
+// days comes from one query, oldest first, with the days without
+// documents as zeros and nothing of another key or an earlier day, on
+// both stores.
+func TestDailyReadsTheDaysInOneQuery(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		open func(*testing.T) docstore.Store
+	}{{"embedded", openEmbedded}, {"cosmos", openCosmos}} {
+		t.Run(tc.name, func(t *testing.T) { testDaily(t, tc.open(t)) })
+	}
+}
+
+func testDaily(t *testing.T, ds docstore.Store) {
+	counted := docstore.NewCounting(ds)
+	f := setupOn(t, counted)
+	repo := store.Of[kanri.APIUsageDaily](f.d.Store.Tenant("tenant_acme"), docstore.API, kanri.TypeAPIUsageDaily)
+	for _, d := range []struct {
+		key, date string
+		calls     int64
+	}{
+		{"apikey_a", "2026-06-10", 1},
+		{"apikey_a", "2026-06-08", 2},
+		{"apikey_a", "2026-05-12", 3},
+		{"apikey_a", "2026-05-11", 100}, // 31 days ago
+		{"apikey_b", "2026-06-10", 1000},
+	} {
+		day, _ := time.Parse("2006-01-02", d.date)
+		if err := repo.Create(f.ctx, &kanri.APIUsageDaily{Doc: kanri.Doc{ID: kanri.DailyID(day, d.key)}, APIKeyID: d.key, Date: d.date, Calls: d.calls}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var days []*kanri.APIUsageDaily
+	var err error
+	calls := counted.Count(func() { days, err = f.keys.Daily(f.ctx, "tenant_acme", "apikey_a", 30) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (docstore.Calls{Query: 1}); calls != want {
+		t.Errorf("store calls: got %v, want %v", calls, want)
+	}
+	if got, want := len(days), 30; got != want {
+		t.Fatalf("days: got %d, want %d", got, want)
+	}
+	want := map[string]int64{"2026-06-10": 1, "2026-06-08": 2, "2026-05-12": 3}
+	first, _ := time.Parse("2006-01-02", "2026-05-12")
+	for i, d := range days {
+		if got, want := d.Date, first.AddDate(0, 0, i).Format("2006-01-02"); got != want {
+			t.Errorf("day %d: got %s, want %s", i, got, want)
+		}
+		if got, want := d.Calls, want[d.Date]; got != want {
+			t.Errorf("%s: got %d calls, want %d", d.Date, got, want)
+		}
+	}
+}
+
+// TestLeaseWritesWithoutReading counts the store calls of the rate limit:
+// an instance that wrote the counter last leases its next block with one
+// write at the ETag it got, and reads first only when another instance
+// wrote since.
+func TestLeaseWritesWithoutReading(t *testing.T) {
+	counted := docstore.NewCounting(openEmbedded(t))
+	f := setupOn(t, counted)
+	k := &kanri.APIKey{Doc: kanri.Doc{ID: "apikey_a", TenantID: "tenant_acme"}, RateLimit: 1000, RateLimitWindow: "1h"} // blocks of 20
+	one, two := apikey.NewLimiter(f.d.Store, f.clock.now), apikey.NewLimiter(f.d.Store, f.clock.now)
+	allow := func(l *apikey.Limiter, n int) {
+		t.Helper()
+		for range n {
+			if d, err := l.Allow(f.ctx, k); err != nil || !d.Allowed {
+				t.Fatalf("allow: %+v, %v", d, err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		run  func()
+		want docstore.Calls
+	}{
+		{"the first block", func() { allow(one, 20) }, docstore.Calls{Read: 1, Create: 1}},
+		{"four more blocks", func() { allow(one, 80) }, docstore.Calls{Replace: 4}},
+		{"another instance's first block", func() { allow(two, 20) }, docstore.Calls{Read: 1, Replace: 1}},
+		{"a block after the other instance wrote", func() { allow(one, 1) }, docstore.Calls{Replace: 2, Read: 1}},
+	} {
+		if got := counted.Count(tc.run); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	c, _, err := store.Of[kanri.RateCounter](f.d.Store.Tenant("tenant_acme"), docstore.API, kanri.TypeRateCounter).
+		Query(f.ctx, docstore.Query{})
+	if err != nil || len(c) != 1 {
+		t.Fatalf("counters: %v, %v", c, err)
+	}
+	if got, want := c[0].Granted, 20*7; got != want {
+		t.Errorf("granted: got %d, want %d", got, want)
 	}
 }

@@ -35,6 +35,10 @@ type bucket struct {
 	granted int // the shared counter as last written here
 	spent   bool
 	refused bool // a call was refused in this window
+	// last is the shared counter as this instance last wrote it, with its
+	// ETag: the next lease writes at that ETag without reading first,
+	// and reads only when another instance wrote since.
+	last *kanri.RateCounter
 }
 
 // NewLimiter returns a limiter whose counters live in st.
@@ -96,10 +100,10 @@ func (l *Limiter) Allow(ctx context.Context, k *kanri.APIKey) (Decision, error) 
 	win := k.Window()
 	start := now.UTC().Truncate(win)
 	if start.After(b.window) {
-		b.window, b.local, b.granted, b.spent, b.refused = start, 0, 0, false, false
+		b.window, b.local, b.granted, b.spent, b.refused, b.last = start, 0, 0, false, false, nil
 	}
 	if b.local == 0 && !b.spent {
-		n, granted, err := l.lease(ctx, k, start, win)
+		n, granted, err := l.lease(ctx, k, b, start, win)
 		if err != nil {
 			return Decision{}, err
 		}
@@ -117,11 +121,30 @@ func (l *Limiter) Allow(ctx context.Context, k *kanri.APIKey) (Decision, error) 
 }
 
 // lease takes up to a block of calls from the shared counter of k's
-// window; it returns how many it took and the counter's total after.
-func (l *Limiter) lease(ctx context.Context, k *kanri.APIKey, start time.Time, win time.Duration) (int, int, error) {
+// window; it returns how many it took and the counter's total after. When
+// this instance wrote the counter last, that is one write at the ETag it
+// got; otherwise (or when that write finds the counter changed) one read
+// and one write, retried on a lost race.
+func (l *Limiter) lease(ctx context.Context, k *kanri.APIKey, b *bucket, start time.Time, win time.Duration) (int, int, error) {
 	repo := store.Of[kanri.RateCounter](l.st.Tenant(k.TenantID), docstore.API, kanri.TypeRateCounter)
+	if c := b.last; c != nil {
+		n := min(block(k.RateLimit), k.RateLimit-c.Granted)
+		if n <= 0 {
+			return 0, c.Granted, nil // granted only grows: the window's calls are all granted
+		}
+		next := *c
+		next.Granted += n
+		err := repo.Replace(ctx, &next)
+		if err == nil {
+			b.last = &next
+			return n, next.Granted, nil
+		}
+		if !kanri.IsCode(err, kanri.ESTALE) && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return 0, 0, err
+		}
+	}
 	n, granted := 0, 0
-	_, err := repo.Modify(ctx, fmt.Sprintf("rate_%s_%d", k.ID, start.Unix()),
+	c, err := repo.Modify(ctx, fmt.Sprintf("rate_%s_%d", k.ID, start.Unix()),
 		func() *kanri.RateCounter {
 			return &kanri.RateCounter{APIKeyID: k.ID, WindowStart: kanri.NewTime(start), TTL: int((2*win + time.Minute) / time.Second)}
 		},
@@ -136,7 +159,8 @@ func (l *Limiter) lease(ctx context.Context, k *kanri.APIKey, start time.Time, w
 			return nil
 		})
 	if err == errUnchanged {
-		err = nil
+		return 0, granted, nil
 	}
+	b.last = c
 	return n, granted, err
 }

@@ -10,21 +10,27 @@ import (
 )
 
 // Daily returns a key's usage (or, for AllKeys, the tenant's) on each of
-// the last days (today included), oldest first: one point read a day.
+// the last days (today included), oldest first, from one query: a day
+// without a document is a day without calls.
 func (s *Service) Daily(ctx context.Context, tenantID, keyID string, days int) ([]*kanri.APIUsageDaily, error) {
-	repo := dailies(s.Store, tenantID)
 	today := s.Now().UTC().Truncate(24 * time.Hour)
-	out := make([]*kanri.APIUsageDaily, 0, days)
-	for i := days - 1; i >= 0; i-- {
-		day := today.AddDate(0, 0, -i)
-		d, err := repo.Get(ctx, kanri.DailyID(day, keyID))
-		if kanri.IsCode(err, kanri.ENOTFOUND) {
-			d, err = &kanri.APIUsageDaily{APIKeyID: keyID, Date: day.Format("2006-01-02")}, nil
+	ids := make([]string, days)
+	for i := range ids {
+		ids[i] = kanri.DailyID(today.AddDate(0, 0, i-days+1), keyID)
+	}
+	found, err := dailies(s.Store, tenantID).ByIDs(ctx, ids, "")
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*kanri.APIUsageDaily, len(found))
+	for _, d := range found {
+		byID[d.ID] = d
+	}
+	out := make([]*kanri.APIUsageDaily, days)
+	for i, id := range ids {
+		if out[i] = byID[id]; out[i] == nil {
+			out[i] = &kanri.APIUsageDaily{APIKeyID: keyID, Date: today.AddDate(0, 0, i-days+1).Format("2006-01-02")}
 		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -64,6 +65,21 @@ type Log struct {
 	log   *slog.Logger
 	now   func() time.Time
 	lost  atomic.Int64
+
+	obsMu     sync.RWMutex
+	observers []func(Entry)
+}
+
+// Observe has f called with every entry recorded from now on, once it is
+// written (or counted as lost), before Record returns. Every change Kanri
+// makes is recorded after it is committed, so an observer hears of every
+// change this process makes, whichever service made it: the API's cache of
+// keys and rights forgets what a change may have made stale. f must be
+// quick and must not record.
+func (l *Log) Observe(f func(Entry)) {
+	l.obsMu.Lock()
+	defer l.obsMu.Unlock()
+	l.observers = append(l.observers, f)
 }
 
 // New returns a Log over st.
@@ -105,6 +121,11 @@ func (l *Log) Record(ctx context.Context, e Entry) {
 		n := l.lost.Add(1)
 		l.log.Error("audit record lost", "action", e.Action, "tenant", e.TenantID, "resource", e.Resource.ID,
 			"user", a.UserID, "request_id", a.RequestID, "lost_total", n, "err", err)
+	}
+	l.obsMu.RLock()
+	defer l.obsMu.RUnlock()
+	for _, f := range l.observers {
+		f(e)
 	}
 }
 

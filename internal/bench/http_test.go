@@ -43,6 +43,8 @@ const loadPassword = "Load-test-pass-1"
 // administrator:
 //
 //   - UserList: 16 clients read one tenant's user list for 10 s;
+//   - APIList, APIUser: 16 programs list users, or read one user, through
+//     the API for 10 s with a key the operator's administrator made;
 //   - Mixed: 200 clients read the users (with and without a search),
 //     audit, roles and tenant pages for KANRI_LOAD_SECONDS (60 unless set)
 //     while 4 others create users.
@@ -50,13 +52,19 @@ const loadPassword = "Load-test-pass-1"
 // It reports requests per second, p50 and p99 latency, and the requests
 // that failed or took over 2 s. Run it with `make bench` or
 // `go test ./internal/bench -run '^$' -bench HTTPLoad -benchtime 1x`.
+// KANRI_SHORT_LOAD_SECONDS shortens the 10 s runs, and KANRI_BENCH_BIN
+// names a binary to load instead of building cmd/kanri (to compare two
+// versions on the same seed).
 func BenchmarkHTTPLoad(b *testing.B) {
 	dir := b.TempDir()
 	apiSecret := seedHTTP(b, dir)
-	bin := filepath.Join(b.TempDir(), "kanri")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/kanri")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+	bin := os.Getenv("KANRI_BENCH_BIN")
+	if bin == "" {
+		bin = filepath.Join(b.TempDir(), "kanri")
+		build := exec.Command("go", "build", "-o", bin, "../../cmd/kanri")
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
 	}
 	args := []string{"-addr", "127.0.0.1:0", "-data-dir", dir, "-bcrypt-cost", "4"}
 	profiles := os.Getenv("KANRI_BENCH_PROFILE")
@@ -90,18 +98,28 @@ func BenchmarkHTTPLoad(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("KANRI_LOAD_SECONDS")); err == nil && v > 0 {
 		seconds = v
 	}
+	short := 10 * time.Second
+	if v, err := strconv.Atoi(os.Getenv("KANRI_SHORT_LOAD_SECONDS")); err == nil && v > 0 {
+		short = time.Duration(v) * time.Second
+	}
 	users := "/t/tenant_t000/users"
 	b.Run("UserList", func(b *testing.B) {
 		for b.Loop() {
 			stop := profile(b, debugAddr, profiles, "userlist", 8)
-			r := loadRun(b, base, 16, 10*time.Second, []string{users}, 0)
+			r := loadRun(b, base, 16, short, []string{users}, 0)
 			stop()
 			r.report(b)
 		}
 	})
 	b.Run("APIList", func(b *testing.B) {
 		for b.Loop() {
-			r := apiLoad(b, base+"/api/v1/users?limit=20", apiSecret, 16, 10*time.Second)
+			r := apiLoad(b, base+"/api/v1/users?limit=20", apiSecret, 16, short)
+			r.report(b)
+		}
+	})
+	b.Run("APIUser", func(b *testing.B) {
+		for b.Loop() {
+			r := apiLoad(b, base+"/api/v1/users/user_0001", apiSecret, 16, short)
 			r.report(b)
 		}
 	})

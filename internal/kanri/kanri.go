@@ -133,3 +133,18 @@ type Migration struct {
 	Doc
 	DoneAt Time `json:"doneAt"`
 }
+
+// TypeUpgrades is the type of the record of the upgrades done over every
+// tenant.
+const TypeUpgrades = "upgrades"
+
+// UpgradesID is the id of the one Upgrades document, in the _system
+// partition of the tenant container.
+const UpgradesID = "upgrades"
+
+// Upgrades records which one-time upgrades of every tenant's data are
+// done, by name, and when they finished.
+type Upgrades struct {
+	Doc
+	Done map[string]Time `json:"done"`
+}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
@@ -191,23 +192,44 @@ func (s *Service) End(ctx context.Context, tenantID, serviceID string, seen kanr
 // Usable answers whether a tenant may use a service now: it has an
 // assignment that is active and not past its expiry, of a service that is
 // active. Every feature that belongs to a service asks it before serving a
-// tenant; the error (EFORBIDDEN) says why not.
+// Usable says whether a tenant may use a service now: its assignment must
+// be active (not suspended or expired) and the service itself active.
 func (s *Service) Usable(ctx context.Context, tenantID, serviceID string) error {
-	a, err := s.Assignment(ctx, tenantID, serviceID)
-	if kanri.IsCode(err, kanri.ENOTFOUND) {
-		return kanri.E(kanri.EFORBIDDEN, "services.not_assigned_use")
-	} else if err != nil {
+	a, svc, err := s.Usability(ctx, tenantID, serviceID)
+	if err != nil {
 		return err
 	}
-	switch a.StatusAt(s.Now()) {
+	return UsableAt(a, svc, s.Now())
+}
+
+// Usability returns what decides whether a tenant may use a service: its
+// assignment (nil when there is none) and, when there is one, the service.
+// UsableAt decides from them, without reading, at any time.
+func (s *Service) Usability(ctx context.Context, tenantID, serviceID string) (*kanri.ServiceAssignment, *kanri.Service, error) {
+	a, err := s.Assignment(ctx, tenantID, serviceID)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, nil, nil
+	} else if err != nil {
+		return nil, nil, err
+	}
+	svc, err := s.Get(ctx, serviceID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, svc, nil
+}
+
+// UsableAt says whether a tenant may use a service at now, given its
+// assignment of it (nil when there is none) and the service.
+func UsableAt(a *kanri.ServiceAssignment, svc *kanri.Service, now time.Time) error {
+	if a == nil {
+		return kanri.E(kanri.EFORBIDDEN, "services.not_assigned_use")
+	}
+	switch a.StatusAt(now) {
 	case kanri.AssignmentSuspended:
 		return kanri.E(kanri.EFORBIDDEN, "services.suspended_use")
 	case kanri.AssignmentExpired:
 		return kanri.E(kanri.EFORBIDDEN, "services.expired_use")
-	}
-	svc, err := s.Get(ctx, serviceID)
-	if err != nil {
-		return err
 	}
 	if !svc.IsActive {
 		return kanri.E(kanri.EFORBIDDEN, "services.inactive_use")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
@@ -135,7 +136,10 @@ func (r *Repo[E, P]) All(ctx context.Context, q docstore.Query) ([]P, error) {
 }
 
 // ByIDs returns the documents with the given ids that exist, ordered by
-// orderBy: one query per 100 ids rather than one read per document.
+// orderBy: one query per 100 ids rather than one read per document. The
+// query also says what the chunk's ids have in common at their start, so
+// that a store walking ids in order (the embedded one) reads only that
+// range of the partition, not all of it.
 func (r *Repo[E, P]) ByIDs(ctx context.Context, ids []string, orderBy string) ([]P, error) {
 	var out []P
 	for chunk := range slices.Chunk(ids, 100) {
@@ -143,13 +147,36 @@ func (r *Repo[E, P]) ByIDs(ctx context.Context, ids []string, orderBy string) ([
 		for i, id := range chunk {
 			vals[i] = id
 		}
-		docs, err := r.All(ctx, docstore.Query{Where: []docstore.Filter{docstore.In("id", vals...)}, OrderBy: orderBy})
+		where := []docstore.Filter{docstore.In("id", vals...)}
+		if p := commonPrefix(chunk); p != "" {
+			where = append([]docstore.Filter{docstore.Prefix("id", p)}, where...)
+		}
+		docs, err := r.All(ctx, docstore.Query{Where: where, OrderBy: orderBy})
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, docs...)
 	}
 	return out, nil
+}
+
+// commonPrefix returns the longest string every id starts with.
+func commonPrefix(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	p := ids[0]
+	for _, id := range ids[1:] {
+		n := 0
+		for n < len(p) && n < len(id) && p[n] == id[n] {
+			n++
+		}
+		p = p[:n]
+	}
+	for !utf8.ValidString(p) { // not cut inside a character
+		p = p[:len(p)-1]
+	}
+	return p
 }
 
 // Modify reads the document id, applies change and writes it at the read's

@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/upgrade"
 )
 
 // members returns the user ids of a tenant's membership records.
@@ -148,7 +149,7 @@ func TestEarlierUsersGetTheirMembership(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 { // the second run finds the work done
-		if err := f.users.UpgradeExistingUsers(f.ctx); err != nil {
+		if err := upgrade.New(f.d, f.tenants).Run(f.ctx, f.users.Upgrades()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
+	"github.com/kanri/kanri/internal/upgrade"
 )
 
 // operator returns the operator's tenant with its global administrator
@@ -380,7 +381,7 @@ func TestExistingUsersGetTheirEmailsReserved(t *testing.T) {
 		t.Errorf("the owner's address: got %v, want taken", err)
 	}
 	for range 2 {
-		if err := f.users.UpgradeExistingUsers(f.ctx); err != nil {
+		if err := upgrade.New(f.d, f.tenants).Run(f.ctx, f.users.Upgrades()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/kanri/kanri/internal/search"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
+	"github.com/kanri/kanri/internal/upgrade"
 )
 
 // Roles is what user management needs of role management.
@@ -560,40 +561,30 @@ func (s *Service) reserveChunk(ctx context.Context, ten store.Tenant, users []*k
 }
 
 // migrationEmails marks a tenant whose users' e-mail addresses are all
-// reserved: the users created before addresses were reserved get theirs
-// once, by ReserveExistingEmails.
+// reserved, by the upgrade UpgradeEmails.
 const migrationEmails = "migration_email_addresses"
 
 // migrationMemberships marks a tenant whose users all have their
-// membership record: the users created before memberships were kept get
-// theirs once, by UpgradeExistingUsers.
+// membership record, by the upgrade UpgradeMemberships.
 const migrationMemberships = "migration_memberships"
 
-// UpgradeExistingUsers brings the users created by earlier versions up to
-// what this one keeps for every user, once per tenant: their e-mail
-// address reserved, and their membership record (TenantUser). Two such
-// users of one tenant sharing an address cannot both keep it reserved: the
-// second is logged, for an administrator to correct. It is a one-off
-// worker of the server's start, before it serves.
-func (s *Service) UpgradeExistingUsers(ctx context.Context) error {
-	token := ""
-	for {
-		tenants, next, err := s.tenants.List(ctx, tenant.ListFilter{Status: "all", Limit: 100, Continuation: token})
-		if err != nil {
-			return err
-		}
-		for _, t := range tenants {
-			if err := s.reserveEmails(ctx, t.ID); err != nil {
-				return err
-			}
-			if err := s.addMemberships(ctx, t.ID); err != nil {
-				return err
-			}
-		}
-		if next == "" {
-			return nil
-		}
-		token = next
+// Names of the upgrades of users written by earlier versions.
+const (
+	UpgradeEmails      = "user-email-addresses"
+	UpgradeMemberships = "user-memberships"
+)
+
+// Upgrades returns the one-time upgrades that bring the users created by
+// earlier versions up to what this one keeps for every user, for the
+// upgrade runner: their e-mail address reserved (two such users of one
+// tenant sharing an address cannot both keep it reserved: the second is
+// logged, for an administrator to correct), and their membership record
+// (TenantUser). Each also marks a tenant it finished, so that an upgrade
+// cut short resumes where it stopped.
+func (s *Service) Upgrades() []upgrade.Upgrade {
+	return []upgrade.Upgrade{
+		{Name: UpgradeEmails, Tenant: s.reserveEmails},
+		{Name: UpgradeMemberships, Tenant: s.addMemberships},
 	}
 }
 
