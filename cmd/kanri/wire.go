@@ -17,6 +17,7 @@ import (
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/upgrade"
 	"github.com/kanri/kanri/web"
 )
@@ -56,8 +57,21 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	}
 	// Before serving: users created meanwhile would not see the addresses
 	// of existing users reserved yet.
-	if err := upgrade.New(svcs.Deps, tenants).Run(ctx, users.Upgrades()); err != nil {
+	if err := upgrade.New(svcs.Deps, tenants).Run(ctx, append(users.Upgrades(),
+		upgrade.Upgrade{Name: tenant.UpgradeSearchTerms, Tenant: tenants.AddSearchTerms})); err != nil {
 		return nil, nil, err
+	}
+	if cfg.Store != StoreCosmos {
+		// The embedded store's file has one owner, this process, and it
+		// serves nothing yet: every pending change of a user count was left
+		// by a crash, and is settled now rather than after the grace.
+		n, err := tenants.RepairUserCounts(ctx, 0)
+		if err != nil {
+			return nil, nil, fmt.Errorf("settle user counts: %w", err)
+		}
+		if n > 0 {
+			log.Info("settled the user counts a crash left pending", "reversed", n)
+		}
 	}
 	secret, err := sessionSecret(cfg)
 	if err != nil {

@@ -609,6 +609,29 @@ func (s *Service) writeListing(ctx context.Context, t *kanri.Tenant, etag string
 	return listings(s.system()).Replace(ctx, l)
 }
 
+// UpgradeSearchTerms names the upgrade AddSearchTerms.
+const UpgradeSearchTerms = "tenant-search-terms"
+
+// AddSearchTerms writes again the operator's index entry of a tenant
+// written before entries kept search terms (the repository adds them on
+// write), so that a search of the tenant list finds it: a one-time upgrade
+// for the upgrade runner. An entry changed meanwhile has its terms.
+func (s *Service) AddSearchTerms(ctx context.Context, tenantID string) error {
+	l, err := listings(s.system()).Get(ctx, tenantID)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if len(l.SearchTerms) > 0 {
+		return nil
+	}
+	if err := listings(s.system()).Replace(ctx, l); err != nil && !kanri.IsCode(err, kanri.ESTALE) {
+		return err
+	}
+	return nil
+}
+
 // release frees a tenant name reserved for tenantRef, and only then: a
 // reservation taken over meanwhile belongs to someone else.
 func (s *Service) release(ctx context.Context, nameID, tenantRef string) {

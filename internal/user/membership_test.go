@@ -12,6 +12,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/upgrade"
+	"github.com/kanri/kanri/internal/user"
 )
 
 // members returns the user ids of a tenant's membership records.
@@ -110,28 +111,7 @@ func TestMembershipAfterACrash(t *testing.T) {
 // TestEarlierUsersGetTheirMembership opens a data file written before
 // memberships were kept (testdata of the bolt package) and upgrades it.
 func TestEarlierUsersGetTheirMembership(t *testing.T) {
-	dir := t.TempDir()
-	in, err := os.Open(filepath.Join("..", "bolt", "testdata", "v1-kanri.db.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	zr, err := gzip.NewReader(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.Create(filepath.Join(dir, bolt.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, zr); err != nil {
-		t.Fatal(err)
-	}
-	out.Close()
-	ds, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := openV1(t)
 	f := setupOn(t, ds)
 	for _, id := range []string{"tenant_alpha", "tenant_beta"} {
 		if got := members(t, f, id); len(got) != 0 {
@@ -174,5 +154,62 @@ func TestEarlierUsersGetTheirMembership(t *testing.T) {
 	}
 	if m, _ := f.st.Tenant("tenant_alpha").TenantUsers().Get(f.ctx, kept.ID); m == nil || m.AssignedBy != "already" {
 		t.Errorf("the existing membership was rewritten: %+v", m)
+	}
+}
+
+// openV1 opens a copy of the data file of an earlier version (two tenants
+// whose users have no e-mail reservations, memberships or search terms).
+func openV1(t *testing.T) docstore.Store {
+	t.Helper()
+	dir := t.TempDir()
+	in, err := os.Open(filepath.Join("..", "bolt", "testdata", "v1-kanri.db.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	zr, err := gzip.NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(dir, bolt.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, zr); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	ds, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// TestEarlierUsersAreFoundBySearch checks the search-terms upgrade: the
+// users of an earlier version's data file are not found by a search
+// before it, and are after.
+func TestEarlierUsersAreFoundBySearch(t *testing.T) {
+	f := setupOn(t, openV1(t))
+	all, err := f.st.Tenant("tenant_alpha").Users().All(f.ctx, docstore.Query{})
+	if err != nil || len(all) == 0 {
+		t.Fatalf("alpha's users: %d, %v", len(all), err)
+	}
+	name := all[0].Username
+	find := func() int {
+		got, _, err := f.users.List(f.ctx, "tenant_alpha", user.ListFilter{Search: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(got)
+	}
+	if got := find(); got != 0 {
+		t.Fatalf("before the upgrade a search for %q found %d users: the file has terms already?", name, got)
+	}
+	if err := upgrade.New(f.d, f.tenants).Run(f.ctx, f.users.Upgrades()); err != nil {
+		t.Fatal(err)
+	}
+	if got := find(); got != 1 {
+		t.Errorf("after the upgrade a search for %q found %d users, want 1", name, got)
 	}
 }

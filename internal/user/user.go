@@ -572,6 +572,7 @@ const migrationMemberships = "migration_memberships"
 const (
 	UpgradeEmails      = "user-email-addresses"
 	UpgradeMemberships = "user-memberships"
+	UpgradeSearchTerms = "user-search-terms"
 )
 
 // Upgrades returns the one-time upgrades that bring the users created by
@@ -585,6 +586,31 @@ func (s *Service) Upgrades() []upgrade.Upgrade {
 	return []upgrade.Upgrade{
 		{Name: UpgradeEmails, Tenant: s.reserveEmails},
 		{Name: UpgradeMemberships, Tenant: s.addMemberships},
+		{Name: UpgradeSearchTerms, Tenant: s.addSearchTerms},
+	}
+}
+
+// addSearchTerms writes again, a page at a time, every user of a tenant
+// written before users kept search terms: the repository adds them on
+// write, and the search index finds the user from then on. A user changed
+// meanwhile got its terms with that change.
+func (s *Service) addSearchTerms(ctx context.Context, tenantID string) error {
+	users := s.Store.Tenant(tenantID).Users()
+	q := docstore.Query{Where: []docstore.Filter{docstore.Defined(search.Field, false)}, Limit: 100}
+	for {
+		page, next, err := users.Query(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, u := range page {
+			if err := users.Replace(ctx, u); err != nil && !kanri.IsCode(err, kanri.ESTALE) && !kanri.IsCode(err, kanri.ENOTFOUND) {
+				return err
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		q.Continuation = next
 	}
 }
 
