@@ -60,7 +60,7 @@ type env struct {
 	srv       *httptest.Server
 	echo      *echo.Echo
 	st        *store.Store
-	faults    *faultStore // makes chosen writes lose their races
+	faults    *faultStore             // makes chosen writes lose their races
 	calls     *docstore.CountingStore // counts the store calls of everything above
 	tenants   *tenant.Service
 	users     *user.Service
