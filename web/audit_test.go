@@ -1,0 +1,70 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestAuditPageAndCSV(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	c.post("/t/"+e.acme.ID+"/users/"+e.acmeBob.ID+"/deactivate", url.Values{"etag": {""}})
+	resp, body := c.get("/t/" + e.acme.ID + "/audit?action=user.")
+	wantStatus(t, "audit page", resp, http.StatusOK)
+	for _, want := range []string{`data-action="user.create"`, `data-action="user.deactivate"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("audit page lacks %s", want)
+		}
+	}
+	if strings.Contains(body, `data-action="auth.login"`) {
+		t.Error("the action filter let auth.login through")
+	}
+	resp, body = c.get("/t/" + e.acme.ID + "/audit.csv")
+	wantStatus(t, "csv", resp, http.StatusOK)
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/csv") {
+		t.Errorf("csv content type: %q", ct)
+	}
+	if !strings.HasPrefix(body, "\xEF\xBB\xBFtimestamp,action,status") || !strings.Contains(body, "user.deactivate") || !strings.Contains(body, "auth.login") {
+		t.Errorf("csv body: %.300s", body)
+	}
+	if strings.Contains(body, "$2a$") {
+		t.Error("the CSV contains a password hash")
+	}
+	_, body = c.get("/t/" + e.acme.ID + "/audit?user=admin")
+	if !strings.Contains(body, `data-action="user.deactivate"`) {
+		t.Error("filter by username: admin's deactivation is missing")
+	}
+	_, body = c.get("/t/" + e.acme.ID + "/audit?user=nobody")
+	if !strings.Contains(body, `data-testid="audit-empty"`) {
+		t.Error("filter by an unknown username: records shown")
+	}
+	resp, _ = c.get("/t/" + e.acme.ID + "/audit?from=yesterday")
+	wantStatus(t, "bad date", resp, http.StatusUnprocessableEntity)
+}
+
+// TestAuditChangesReadAsText checks that the audit page shows recorded
+// values as text (escaped by the template, not as JSON), creations as "set
+// to", and the username a failed sign-in tried.
+func TestAuditChangesReadAsText(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	resp, _ := c.post("/t/"+e.acme.ID+"/users", url.Values{"username": {"xss"}, "email": {"xss@acme.test"}, "displayName": {`<img src=x onerror="alert(1)">`}, "password": {password}})
+	wantStatus(t, "create", resp, http.StatusSeeOther)
+	e.client(t).signInErr("acme", "mallory", "Wrong-pass-99")
+	_, page := c.get("/t/" + e.acme.ID + "/audit")
+	for _, want := range []string{
+		`displayName: set to &lt;img src=x onerror=&#34;alert(1)&#34;&gt;`,
+		`mallory (tried)`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the audit page lacks %s", want)
+		}
+	}
+	for _, unwanted := range []string{`\u003c`, "null →", `<img src=x`} {
+		if strings.Contains(page, unwanted) {
+			t.Errorf("the audit page shows %s", unwanted)
+		}
+	}
+}
