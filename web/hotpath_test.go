@@ -8,6 +8,7 @@ import (
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -30,7 +31,7 @@ func TestAPIUsagePageRoundTrips(t *testing.T) {
 			t.Fatalf("%s: %d %s", tc.name, resp.StatusCode, body)
 		}
 		got := e.calls.CallsTo(docstore.API).Sub(before)
-		want := docstore.Calls{Query: 3, Read: 1}
+		want := docstoretest.Calls{Query: 3, Read: 1}
 		if tc.name == "a key's usage" {
 			want.Read++ // the key itself
 		}
@@ -81,7 +82,7 @@ func TestAPIUserReadRoundTrips(t *testing.T) {
 			if a.status != http.StatusOK {
 				t.Fatalf("%s: %d %s", tc.name, a.status, a.body)
 			}
-			read, lease := docstore.Calls{Read: 1}, docstore.Calls{Read: 1, Replace: 1}
+			read, lease := docstoretest.Calls{Read: 1}, docstoretest.Calls{Read: 1, Replace: 1}
 			switch got {
 			case read:
 			case lease:

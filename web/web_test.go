@@ -24,6 +24,7 @@ import (
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/domain"
 	"github.com/kanri/kanri/internal/domain/dnstest"
 	"github.com/kanri/kanri/internal/kanri"
@@ -56,8 +57,8 @@ type env struct {
 	srv       *httptest.Server
 	echo      *echo.Echo
 	st        *store.Store
-	faults    *faultStore             // makes chosen writes lose their races
-	calls     *docstore.CountingStore // counts the store calls of everything above
+	faults    *faultStore                 // makes chosen writes lose their races
+	calls     *docstoretest.CountingStore // counts the store calls of everything above
 	tenants   *tenant.Service
 	users     *user.Service
 	roles     *role.Service
@@ -89,7 +90,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ds.Close() })
-	calls := docstore.NewCounting(wrap(ds))
+	calls := docstoretest.NewCounting(wrap(ds))
 	faults := &faultStore{Store: calls}
 	clk := &clock{t: time.Now()}
 	dns := dnstest.Start(t)

@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
@@ -21,7 +22,7 @@ import (
 // done: with 3 tenants and with 30, the same calls, none per tenant.
 func TestStartReadsTheSameWhateverTheTenants(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
-	var got []docstore.Calls
+	var got []docstoretest.Calls
 	for _, n := range []int{3, 30} {
 		dir := t.TempDir()
 		cfg, err := parseConfig([]string{"-data-dir", dir, "-bcrypt-cost", "4"}, env(nil), io.Discard)
@@ -33,7 +34,7 @@ func TestStartReadsTheSameWhateverTheTenants(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { ds.Close() })
-		calls := docstore.NewCounting(ds)
+		calls := docstoretest.NewCounting(ds)
 		st := store.New(calls, log)
 		ts := tenant.New(app.NewDeps(st, log, nil))
 		ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})

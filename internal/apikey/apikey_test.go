@@ -16,6 +16,7 @@ import (
 	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -332,7 +333,7 @@ func TestDailyReadsTheDaysInOneQuery(t *testing.T) {
 }
 
 func testDaily(t *testing.T, ds docstore.Store) {
-	counted := docstore.NewCounting(ds)
+	counted := docstoretest.NewCounting(ds)
 	f := setupOn(t, counted)
 	repo := store.Of[kanri.APIUsageDaily](f.d.Store.Tenant("tenant_acme"), docstore.API, kanri.TypeAPIUsageDaily)
 	for _, d := range []struct {
@@ -356,7 +357,7 @@ func testDaily(t *testing.T, ds docstore.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (docstore.Calls{Query: 1}); calls != want {
+	if want := (docstoretest.Calls{Query: 1}); calls != want {
 		t.Errorf("store calls: got %v, want %v", calls, want)
 	}
 	if got, want := len(days), 30; got != want {
@@ -379,7 +380,7 @@ func testDaily(t *testing.T, ds docstore.Store) {
 // write at the ETag it got, and reads first only when another instance
 // wrote since.
 func TestLeaseWritesWithoutReading(t *testing.T) {
-	counted := docstore.NewCounting(openEmbedded(t))
+	counted := docstoretest.NewCounting(openEmbedded(t))
 	f := setupOn(t, counted)
 	k := &kanri.APIKey{Doc: kanri.Doc{ID: "apikey_a", TenantID: "tenant_acme"}, RateLimit: 1000, RateLimitWindow: "1h"} // blocks of 20
 	one, two := apikey.NewLimiter(f.d.Store, f.clock.now), apikey.NewLimiter(f.d.Store, f.clock.now)
@@ -394,12 +395,12 @@ func TestLeaseWritesWithoutReading(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		run  func()
-		want docstore.Calls
+		want docstoretest.Calls
 	}{
-		{"the first block", func() { allow(one, 20) }, docstore.Calls{Read: 1, Create: 1}},
-		{"four more blocks", func() { allow(one, 80) }, docstore.Calls{Replace: 4}},
-		{"another instance's first block", func() { allow(two, 20) }, docstore.Calls{Read: 1, Replace: 1}},
-		{"a block after the other instance wrote", func() { allow(one, 1) }, docstore.Calls{Replace: 2, Read: 1}},
+		{"the first block", func() { allow(one, 20) }, docstoretest.Calls{Read: 1, Create: 1}},
+		{"four more blocks", func() { allow(one, 80) }, docstoretest.Calls{Replace: 4}},
+		{"another instance's first block", func() { allow(two, 20) }, docstoretest.Calls{Read: 1, Replace: 1}},
+		{"a block after the other instance wrote", func() { allow(one, 1) }, docstoretest.Calls{Replace: 2, Read: 1}},
 	} {
 		if got := counted.Count(tc.run); got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)

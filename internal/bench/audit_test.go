@@ -129,16 +129,22 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 // loadAudit writes n audit records in partition pk, a second apart, by
 // ten users in turn, 1,000 to a batch.
 func loadAudit(b *testing.B, c docstore.Container, pk string, n int) {
+	loadAuditBy(b, c, pk, n, func(i int) (string, string) { return fmt.Sprintf("user_%02d", i%10), fmt.Sprintf("u%02d", i%10) })
+}
+
+// loadAuditBy writes n audit records in partition pk, a second apart, the
+// i-th by the user (id and name) who says, 1,000 to a batch.
+func loadAuditBy(b *testing.B, c docstore.Container, pk string, n int, who func(i int) (id, name string)) {
 	b.Helper()
 	start := time.Now()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for chunk := 0; chunk < n; chunk += 1000 {
 		var ops []docstore.Op
 		for i := chunk; i < min(chunk+1000, n); i++ {
-			ts := base.Add(time.Duration(i) * time.Second)
+			id, name := who(i)
 			rec := kanri.AuditLog{
 				Doc:       kanri.Doc{ID: fmt.Sprintf("audit_%09d", i), TenantID: pk, Type: kanri.TypeAuditLog, SchemaVersion: "1.0"},
-				Timestamp: kanri.NewTime(ts), UserID: fmt.Sprintf("user_%02d", i%10), UserName: fmt.Sprintf("u%02d", i%10),
+				Timestamp: kanri.NewTime(base.Add(time.Duration(i) * time.Second)), UserID: id, UserName: name,
 				Action: "user.update", Resource: kanri.AuditResource{Type: "User", ID: fmt.Sprintf("user_%d", i%500), Name: "x"},
 				Status: kanri.AuditSuccess,
 			}

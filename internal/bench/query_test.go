@@ -51,7 +51,12 @@ func BenchmarkEmbeddedAuditQueries(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{1000, big} {
 		pk := fmt.Sprintf("tenant_q%d", n)
-		loadAuditRare(b, ds.Container(docstore.Audit), pk, n)
+		loadAuditBy(b, ds.Container(docstore.Audit), pk, n, func(i int) (string, string) {
+			if i%1000 == 500 { // 1 record in 1,000
+				return "user_rare", "rare"
+			}
+			return fmt.Sprintf("user_%02d", i%10), fmt.Sprintf("u%02d", i%10)
+		})
 		if err := st.Tenant(pk).Usernames().Create(ctx, &kanri.Username{Doc: kanri.Doc{ID: kanri.UsernameID("rare")}, UserID: "user_rare"}); err != nil {
 			b.Fatal(err)
 		}
@@ -90,38 +95,6 @@ func replay(b *testing.B, ds docstore.Store, r docstoretest.Recorded, want int) 
 			b.Fatalf("got %d items, want %d: %v", len(p.Items), want, err)
 		}
 	}
-}
-
-// loadAuditRare writes n audit records in partition pk, a second apart, by
-// ten users in turn, but every thousandth by the user "rare".
-func loadAuditRare(b *testing.B, c docstore.Container, pk string, n int) {
-	b.Helper()
-	start := time.Now()
-	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for chunk := 0; chunk < n; chunk += 1000 {
-		var ops []docstore.Op
-		for i := chunk; i < min(chunk+1000, n); i++ {
-			id, name := fmt.Sprintf("user_%02d", i%10), fmt.Sprintf("u%02d", i%10)
-			if i%1000 == 500 {
-				id, name = "user_rare", "rare"
-			}
-			rec := kanri.AuditLog{
-				Doc:       kanri.Doc{ID: fmt.Sprintf("audit_%09d", i), TenantID: pk, Type: kanri.TypeAuditLog, SchemaVersion: "1.0"},
-				Timestamp: kanri.NewTime(base.Add(time.Duration(i) * time.Second)), UserID: id, UserName: name,
-				Action: "user.update", Resource: kanri.AuditResource{Type: "User", ID: fmt.Sprintf("user_%d", i%500), Name: "x"},
-				Status: kanri.AuditSuccess,
-			}
-			body, err := json.Marshal(rec)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: body})
-		}
-		if _, err := c.Batch(context.Background(), pk, ops); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.Logf("loaded %d audit records in %v", n, time.Since(start).Round(time.Millisecond))
 }
 
 // BenchmarkEmbeddedUserSearch measures the users page's search for a word

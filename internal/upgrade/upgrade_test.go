@@ -13,6 +13,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
@@ -22,7 +23,7 @@ import (
 // fixture is a store of n tenants, counting its calls.
 type fixture struct {
 	ctx    context.Context
-	calls  *docstore.CountingStore
+	calls  *docstoretest.CountingStore
 	runner *upgrade.Runner
 	ids    []string // the tenants, sorted
 }
@@ -34,7 +35,7 @@ func setup(t *testing.T, n int) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ds.Close() })
-	calls := docstore.NewCounting(ds)
+	calls := docstoretest.NewCounting(ds)
 	d := app.NewDeps(store.New(calls, nil), slog.New(slog.DiscardHandler), nil)
 	ts := tenant.New(d)
 	f := &fixture{ctx: audit.WithActor(t.Context(), audit.Actor{UserID: "system", GlobalAdmin: true}), calls: calls, runner: upgrade.New(d, ts)}
@@ -94,7 +95,7 @@ func TestRunUpgradesEveryTenantOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if got, want := calls, (docstore.Calls{Read: 1}); got != want {
+	if got, want := calls, (docstoretest.Calls{Read: 1}); got != want {
 		t.Errorf("a run with every upgrade done: got %v, want %v", got, want)
 	}
 	if len(a2.tenants)+len(b2.tenants) != 0 {

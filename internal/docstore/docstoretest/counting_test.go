@@ -1,4 +1,4 @@
-package docstore_test
+package docstoretest_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/docstore/docstoretest"
 )
 
 // TestCountingStoreCountsEachMethod makes one call of each method and
@@ -16,27 +17,27 @@ func TestCountingStoreCountsEachMethod(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ds.Close() })
-	s := docstore.NewCounting(ds)
+	s := docstoretest.NewCounting(ds)
 	ctx := context.Background()
 	c := s.Container(docstore.Auth)
 	doc := func(id string) []byte { return []byte(`{"id":"` + id + `","tenantId":"t1","type":"thing"}`) }
 	for _, tc := range []struct {
 		name string
 		call func() error
-		want docstore.Calls
+		want docstoretest.Calls
 	}{
-		{"create", func() error { _, err := c.Create(ctx, "t1", doc("a")); return err }, docstore.Calls{Create: 1}},
-		{"read", func() error { _, err := c.Read(ctx, "t1", "a"); return err }, docstore.Calls{Read: 1}},
-		{"read of a missing document", func() error { c.Read(ctx, "t1", "nope"); return nil }, docstore.Calls{Read: 1}},
-		{"replace", func() error { _, err := c.Replace(ctx, "t1", "a", doc("a"), ""); return err }, docstore.Calls{Replace: 1}},
-		{"upsert", func() error { _, err := c.Upsert(ctx, "t1", doc("b"), ""); return err }, docstore.Calls{Upsert: 1}},
-		{"query", func() error { _, err := c.Query(ctx, "t1", docstore.Query{Type: "thing"}); return err }, docstore.Calls{Query: 1}},
-		{"cross-partition query", func() error { _, err := c.QueryAcrossPartitions(ctx, docstore.Query{Type: "thing"}); return err }, docstore.Calls{QueryAcrossPartitions: 1}},
+		{"create", func() error { _, err := c.Create(ctx, "t1", doc("a")); return err }, docstoretest.Calls{Create: 1}},
+		{"read", func() error { _, err := c.Read(ctx, "t1", "a"); return err }, docstoretest.Calls{Read: 1}},
+		{"read of a missing document", func() error { c.Read(ctx, "t1", "nope"); return nil }, docstoretest.Calls{Read: 1}},
+		{"replace", func() error { _, err := c.Replace(ctx, "t1", "a", doc("a"), ""); return err }, docstoretest.Calls{Replace: 1}},
+		{"upsert", func() error { _, err := c.Upsert(ctx, "t1", doc("b"), ""); return err }, docstoretest.Calls{Upsert: 1}},
+		{"query", func() error { _, err := c.Query(ctx, "t1", docstore.Query{Type: "thing"}); return err }, docstoretest.Calls{Query: 1}},
+		{"cross-partition query", func() error { _, err := c.QueryAcrossPartitions(ctx, docstore.Query{Type: "thing"}); return err }, docstoretest.Calls{QueryAcrossPartitions: 1}},
 		{"batch of two", func() error {
 			_, err := c.Batch(ctx, "t1", []docstore.Op{{Kind: docstore.OpCreate, Body: doc("c")}, {Kind: docstore.OpRead, ID: "a"}})
 			return err
-		}, docstore.Calls{Batch: 1}},
-		{"delete", func() error { return c.Delete(ctx, "t1", "a", "") }, docstore.Calls{Delete: 1}},
+		}, docstoretest.Calls{Batch: 1}},
+		{"delete", func() error { return c.Delete(ctx, "t1", "a", "") }, docstoretest.Calls{Delete: 1}},
 	} {
 		before := s.CallsTo(docstore.Auth)
 		var err error
@@ -51,7 +52,7 @@ func TestCountingStoreCountsEachMethod(t *testing.T) {
 			t.Errorf("%s: container %s got %v, want %v", tc.name, docstore.Auth, got, want)
 		}
 	}
-	if got, want := s.CallsTo(docstore.API), (docstore.Calls{}); got != want {
+	if got, want := s.CallsTo(docstore.API), (docstoretest.Calls{}); got != want {
 		t.Errorf("calls to an unused container: got %v, want %v", got, want)
 	}
 	if got, want := s.Calls().Total(), 9; got != want {

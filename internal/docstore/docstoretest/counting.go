@@ -1,9 +1,11 @@
-package docstore
+package docstoretest
 
 import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/kanri/kanri/internal/docstore"
 )
 
 // Calls counts the calls made to a store's containers, by method. Each
@@ -54,18 +56,20 @@ func (c Calls) String() string {
 	return s
 }
 
-// CountingStore is a Store that counts the calls made to its containers
-// before passing them on, so that a test can assert how many round trips
-// a request or a start-up costs. It is safe for concurrent use.
+// CountingStore is a docstore.Store that counts the calls made to its
+// containers before passing them on, so that a test can assert how many
+// round trips a request or a start-up costs. It is safe for concurrent use.
 type CountingStore struct {
-	Store
+	docstore.Store
 	mu    sync.Mutex
 	calls Calls
 	by    map[string]Calls // by container
 }
 
 // NewCounting returns a store that counts the calls made through it to s.
-func NewCounting(s Store) *CountingStore { return &CountingStore{Store: s, by: map[string]Calls{}} }
+func NewCounting(s docstore.Store) *CountingStore {
+	return &CountingStore{Store: s, by: map[string]Calls{}}
+}
 
 // Calls returns the calls made so far.
 func (s *CountingStore) Calls() Calls {
@@ -90,7 +94,7 @@ func (s *CountingStore) Count(f func()) Calls {
 }
 
 // Container returns the named container, counting its calls.
-func (s *CountingStore) Container(name string) Container {
+func (s *CountingStore) Container(name string) docstore.Container {
 	return countingContainer{Container: s.Store.Container(name), s: s, name: name}
 }
 
@@ -106,12 +110,12 @@ func (s *CountingStore) add(container string, f func(*Calls)) {
 // countingContainer counts the calls of the port's methods; methods it
 // does not know of pass through the embedded Container uncounted.
 type countingContainer struct {
-	Container
+	docstore.Container
 	s    *CountingStore
 	name string
 }
 
-func (c countingContainer) Read(ctx context.Context, pk, id string) (Item, error) {
+func (c countingContainer) Read(ctx context.Context, pk, id string) (docstore.Item, error) {
 	c.s.add(c.name, func(n *Calls) { n.Read++ })
 	return c.Container.Read(ctx, pk, id)
 }
@@ -136,17 +140,17 @@ func (c countingContainer) Delete(ctx context.Context, pk, id, ifMatch string) e
 	return c.Container.Delete(ctx, pk, id, ifMatch)
 }
 
-func (c countingContainer) Query(ctx context.Context, pk string, q Query) (Page, error) {
+func (c countingContainer) Query(ctx context.Context, pk string, q docstore.Query) (docstore.Page, error) {
 	c.s.add(c.name, func(n *Calls) { n.Query++ })
 	return c.Container.Query(ctx, pk, q)
 }
 
-func (c countingContainer) QueryAcrossPartitions(ctx context.Context, q Query) (Page, error) {
+func (c countingContainer) QueryAcrossPartitions(ctx context.Context, q docstore.Query) (docstore.Page, error) {
 	c.s.add(c.name, func(n *Calls) { n.QueryAcrossPartitions++ })
 	return c.Container.QueryAcrossPartitions(ctx, q)
 }
 
-func (c countingContainer) Batch(ctx context.Context, pk string, ops []Op) ([]Result, error) {
+func (c countingContainer) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]docstore.Result, error) {
 	c.s.add(c.name, func(n *Calls) { n.Batch++ })
 	return c.Container.Batch(ctx, pk, ops)
 }
