@@ -27,10 +27,9 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
-	"github.com/kanri/kanri/internal/user"
 )
 
 // TestMain lets a test start this test binary as the real server: with
@@ -171,12 +170,11 @@ func seedCrashTenants(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	d := app.NewDeps(store.New(ds, nil), nil, nil)
-	ts, roles := tenant.New(d), role.New(d)
+	svcs := services.New(store.New(ds, nil), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
+	ts, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if _, err := roles.Seed(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	users := user.New(d, ts, roles, auth.Hasher{Cost: bcrypt.MinCost})
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "system", GlobalAdmin: true})
 	if _, _, err := auth.Bootstrap(ctx, ts, users, roles, "admin@example.com", crashPassword); err != nil {
 		t.Fatal(err)

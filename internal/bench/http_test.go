@@ -23,17 +23,13 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/kanri/kanri/internal/apikey"
-	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/service"
+	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
-	"github.com/kanri/kanri/internal/tenant"
-	"github.com/kanri/kanri/internal/user"
 )
 
 const loadPassword = "Load-test-pass-1"
@@ -353,12 +349,11 @@ func seedHTTP(b testing.TB, dir string) (apiSecret string) {
 		b.Fatal(err)
 	}
 	defer ds.Close()
-	d := app.NewDeps(store.New(ds, nil), nil, nil)
-	ts, roles := tenant.New(d), role.New(d)
+	svcs := services.New(store.New(ds, nil), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
+	ts, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if _, err := roles.Seed(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	users := user.New(d, ts, roles, auth.Hasher{Cost: bcrypt.MinCost})
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
 	if _, _, err := auth.Bootstrap(ctx, ts, users, roles, "admin@example.com", loadPassword); err != nil {
 		b.Fatal(err)
@@ -390,7 +385,7 @@ func seedHTTP(b testing.TB, dir string) (apiSecret string) {
 		}
 	}
 	// An API key of tenant_t000 with a limit the load cannot reach.
-	if _, _, err := service.New(d).Assign(ctx, "tenant_t000", kanri.AssignmentInput{ServiceID: kanri.APIServiceID}); err != nil {
+	if _, _, err := svcs.Catalog.Assign(ctx, "tenant_t000", kanri.AssignmentInput{ServiceID: kanri.APIServiceID}); err != nil {
 		b.Fatal(err)
 	}
 	// Made by the operator's global administrator, whose rights it has.
@@ -398,7 +393,7 @@ func seedHTTP(b testing.TB, dir string) (apiSecret string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	_, apiSecret, err = apikey.New(d).Create(audit.WithActor(ctx, audit.Actor{UserID: adminID}), "tenant_t000", apikey.Input{Name: "load", Scopes: []string{kanri.ScopeRead}, RateLimit: "1000000", RateLimitWindow: "1h"})
+	_, apiSecret, err = svcs.Keys.Create(audit.WithActor(ctx, audit.Actor{UserID: adminID}), "tenant_t000", apikey.Input{Name: "load", Scopes: []string{kanri.ScopeRead}, RateLimit: "1000000", RateLimitWindow: "1h"})
 	if err != nil {
 		b.Fatal(err)
 	}
