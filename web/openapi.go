@@ -174,7 +174,7 @@ func apiResponses(r apiRoute) map[string]any {
 	if r.request != "" {
 		out["400"] = problem("The body is not one JSON object of the documented fields.", rateLimit, nil)
 		out["415"] = problem("The body is not application/json.", rateLimit, nil)
-		out["422"] = problem("The input is invalid; errors names the fields.", rateLimit, nil)
+		out["422"] = problem("The input is invalid, a username or e-mail already taken included; errors names the fields.", rateLimit, nil)
 	}
 	for _, q := range r.query {
 		if q.refusable() {
@@ -195,6 +195,9 @@ func operationID(r apiRoute) string {
 
 func apiSchemas() map[string]any {
 	str := map[string]any{"type": "string"}
+	// An address as net/mail reads it, UTF-8 included (RFC 6532): the
+	// API takes and returns internationalised addresses.
+	email := map[string]any{"type": "string", "format": "idn-email"}
 	when := map[string]any{"type": []string{"string", "null"}, "format": "date-time"}
 	obj := func(required []string, props map[string]any) map[string]any {
 		o := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
@@ -211,16 +214,16 @@ func apiSchemas() map[string]any {
 	}
 	return map[string]any{
 		"User": obj([]string{"id", "tenantId", "username", "email", "displayName", "isActive", "status"}, map[string]any{
-			"id": str, "tenantId": str, "username": str, "email": map[string]any{"type": "string", "format": "email"}, "displayName": str,
+			"id": str, "tenantId": str, "username": str, "email": email, "displayName": str,
 			"isActive": map[string]any{"type": "boolean"}, "status": map[string]any{"enum": []string{"active", "inactive", "locked", "deleted"}},
 			"createdAt": when, "updatedAt": when, "lastLoginAt": when,
 		}),
 		"UserList": list("User"),
 		"UserCreate": obj([]string{"username", "email", "displayName", "password"}, map[string]any{
-			"username": str, "email": str, "displayName": str,
+			"username": str, "email": email, "displayName": str,
 			"password": map[string]any{"type": "string", "description": i18n.Translate(i18n.English, "validation.password_policy")},
 		}),
-		"UserUpdate": obj(nil, map[string]any{"email": str, "displayName": str}),
+		"UserUpdate": obj(nil, map[string]any{"email": email, "displayName": str}),
 		"RoleAssignment": obj([]string{"id", "userId", "serviceId", "roleName"}, map[string]any{
 			"id": str, "userId": str, "serviceId": str, "roleName": str, "role": map[string]any{"enum": []string{"global_admin", "admin", "viewer"}},
 			"assignedBy": str, "assignedAt": when,
