@@ -261,3 +261,58 @@ func TestOpenAPIValidatorCatchesMismatches(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIAnswersAsDocumented makes each operation give the statuses its
+// document lists, so that e.api validates a real answer of each: the
+// validation is what this test checks, beside the statuses.
+func TestAPIAnswersAsDocumented(t *testing.T) {
+	e := newEnv(t)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	_, read := e.apiKey(t, e.acme.ID, "read")
+	bob := "/api/v1/users/" + e.acmeBob.ID
+	big := `{"displayName":"` + strings.Repeat("x", 70<<10) + `"}`
+	created := e.api(t, http.MethodPost, "/api/v1/users", rw, map[string]string{"username": "ゆき", "email": "ゆき@例え.jp", "displayName": "雪", "password": password})
+	if created.status != http.StatusCreated {
+		t.Fatalf("create a user with an internationalised address: %d %s", created.status, created.body)
+	}
+	for _, tc := range []struct {
+		method, path, secret string
+		body                 any
+		headers              []string
+		want                 int
+	}{
+		{http.MethodGet, "/api/v1/users?status=inactive&sort=lastLogin&desc=true&limit=1", rw, nil, nil, http.StatusOK},
+		{http.MethodGet, "/api/v1/users?status=deleted&sort=email&desc=false&q=bo", rw, nil, nil, http.StatusOK},
+		{http.MethodGet, "/api/v1/users?limit=0", rw, nil, nil, http.StatusUnprocessableEntity},
+		{http.MethodGet, "/api/v1/users", "", nil, nil, http.StatusUnauthorized},
+		{http.MethodGet, "/api/v1/users", rw, big, nil, http.StatusRequestEntityTooLarge},
+		{http.MethodPost, "/api/v1/users", read, map[string]string{}, nil, http.StatusForbidden},
+		{http.MethodPost, "/api/v1/users", rw, map[string]string{"username": "bob", "email": "bob2@acme.test", "displayName": "Bob", "password": password}, nil, http.StatusUnprocessableEntity},
+		{http.MethodPost, "/api/v1/users", rw, "[]", nil, http.StatusBadRequest},
+		{http.MethodPost, "/api/v1/users", rw, "{}", []string{"Content-Type", "text/plain"}, http.StatusUnsupportedMediaType},
+		{http.MethodGet, bob, rw, nil, nil, http.StatusOK},
+		{http.MethodGet, "/api/v1/users/user_missing", rw, nil, nil, http.StatusNotFound},
+		{http.MethodPatch, bob, rw, map[string]string{"email": "not an address"}, nil, http.StatusUnprocessableEntity},
+		{http.MethodPatch, bob, rw, map[string]string{"displayName": "Robert"}, []string{"If-Match", `"nope"`}, http.StatusPreconditionFailed},
+		{http.MethodPatch, bob, rw, map[string]string{"displayName": "Robert"}, []string{"If-Match", "*"}, http.StatusOK},
+		{http.MethodPost, bob + "/deactivate", rw, nil, []string{"If-Match", `"nope"`}, http.StatusPreconditionFailed},
+		{http.MethodPost, bob + "/deactivate", rw, nil, nil, http.StatusOK},
+		{http.MethodPost, bob + "/reactivate", rw, nil, []string{"If-Match", "*"}, http.StatusOK},
+		{http.MethodPost, "/api/v1/users/" + e.acmeAdmin.ID + "/deactivate", rw, nil, nil, http.StatusConflict},
+		{http.MethodGet, bob + "/roles", rw, nil, nil, http.StatusOK},
+		{http.MethodPost, bob + "/roles", rw, map[string]string{"serviceId": "auth-service", "role": "admin"}, nil, http.StatusCreated},
+		{http.MethodPost, bob + "/roles", rw, map[string]string{"serviceId": "auth-service", "role": "管理者"}, nil, http.StatusOK},
+		{http.MethodPost, bob + "/roles", rw, map[string]string{"serviceId": "auth-service"}, nil, http.StatusUnprocessableEntity},
+		{http.MethodDelete, bob + "/roles/auth-service/admin", rw, nil, nil, http.StatusNoContent},
+		{http.MethodDelete, bob + "/roles/auth-service/owner", rw, nil, nil, http.StatusNotFound},
+		{http.MethodGet, "/api/v1/audit?action=user.&user=bob&resource=User&from=2000-01-01&to=2100-01-01&limit=100", rw, nil, nil, http.StatusOK},
+		{http.MethodGet, "/api/v1/audit?from=2026-02-01&to=2026-01-01", rw, nil, nil, http.StatusUnprocessableEntity},
+		{http.MethodGet, "/api/v1/audit?next=garbage", rw, nil, nil, http.StatusUnprocessableEntity},
+		{http.MethodDelete, "/api/v1/audit", rw, nil, nil, http.StatusMethodNotAllowed},
+	} {
+		a := e.api(t, tc.method, tc.path, tc.secret, tc.body, tc.headers...)
+		if a.status != tc.want {
+			t.Errorf("%s %s: got %d, want %d: %s", tc.method, tc.path, a.status, tc.want, a.body)
+		}
+	}
+}
