@@ -65,8 +65,17 @@ func (d *apiDocument) parse(doc []byte) error {
 	if err != nil {
 		return fmt.Errorf("parse the OpenAPI document: %w", err)
 	}
-	// Formats (date-time, email, uri) are asserted, not just annotations.
-	v, errs := validator.NewValidator(parsed, config.WithFormatAssertions())
+	// Formats (date-time, idn-email, uri) are asserted, not just
+	// annotations. Strict mode also reports what the document does not
+	// declare (a query parameter, a response header such as an ETag on an
+	// operation that does not document it), except the security headers
+	// the server sets on every response, pages and API alike, and the keys
+	// of the two maps of the API, a problem's field errors and an audit
+	// record's changes (strict mode reports them although the schemas say
+	// additionalProperties).
+	v, errs := validator.NewValidator(parsed, config.WithFormatAssertions(), config.WithStrictMode(),
+		config.WithStrictIgnoredHeaders(ignoredHeaders...),
+		config.WithStrictIgnorePaths("$.body.errors.*", "$.body.items[*].changes.**"))
 	if len(errs) > 0 {
 		return fmt.Errorf("build the validator: %v", errs)
 	}
@@ -83,6 +92,18 @@ func (d *apiDocument) parse(doc []byte) error {
 	}
 	d.v, d.problem, d.schemas = v, p.Schema(), schema_validation.NewSchemaValidator(config.WithFormatAssertions())
 	return nil
+}
+
+// ignoredHeaders are the headers strict validation lets through
+// undeclared: those of HTTP itself (the validator's defaults, less ETag and
+// If-Match, which the document declares where the API uses them) and the
+// security headers the server sets on every response, pages and API alike.
+var ignoredHeaders = []string{
+	"Content-Type", "Content-Length", "Accept", "Authorization", "User-Agent", "Host", "Connection", "Accept-Encoding",
+	"Accept-Language", "Cache-Control", "Pragma", "Origin", "Referer", "Cookie", "Date", "Expires",
+	"If-None-Match", "If-Modified-Since", "Last-Modified", "Transfer-Encoding", "Vary", "X-Forwarded-For",
+	"X-Forwarded-Proto", "X-Real-Ip", "X-Request-Id",
+	"Content-Security-Policy", "X-Frame-Options", "X-Content-Type-Options", "Referrer-Policy", "Cross-Origin-Opener-Policy",
 }
 
 // outsideAPI are the paths under /api/v1 that are not operations of the
@@ -187,6 +208,7 @@ func TestOpenAPIValidatorCatchesMismatches(t *testing.T) {
 		name, method, path, reqBody string
 		status                      int
 		headers                     []string // name, value, …; Content-Type is application/json unless given
+		reqHeaders                  []string // the request's, beside Authorization and Content-Type
 		body                        string
 		want                        []string // in the mismatches, each; none for a true answer
 	}{
@@ -210,6 +232,13 @@ func TestOpenAPIValidatorCatchesMismatches(t *testing.T) {
 			headers: []string{"ETag", `"1"`}, body: user, want: []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"}},
 		{name: "a RateLimit header not an integer", method: "GET", path: "/api/v1/users/user_1", status: 200,
 			headers: []string{"ETag", `"1"`, "RateLimit-Limit", "many", "RateLimit-Remaining", "99", "RateLimit-Reset", "60"}, body: user, want: []string{"RateLimit-Limit"}},
+		{name: "an undocumented header", method: "GET", path: "/api/v1/users", status: 200,
+			headers: append([]string{"ETag", `"1"`}, rateLimit...), body: `{"items":[]}`, want: []string{"ETag"}},
+		{name: "If-Match where it is not honoured", method: "POST", path: "/api/v1/users/user_1/roles", status: 201, reqBody: `{"serviceId":"auth-service","role":"viewer"}`,
+			headers: rateLimit, body: `{"id":"ra_1","userId":"user_1","serviceId":"auth-service","roleName":"閲覧者","role":"viewer","assignedBy":"ak_1","assignedAt":null}`,
+			reqHeaders: []string{"If-Match", `"1"`}, want: []string{"If-Match"}},
+		{name: "an undocumented query parameter accepted", method: "GET", path: "/api/v1/users?colour=red", status: 200,
+			headers: rateLimit, body: `{"items":[]}`, want: []string{"colour"}},
 		{name: "a creation without Location", method: "POST", path: "/api/v1/users", status: 201,
 			reqBody: `{"username":"bob","email":"bob@acme.test","displayName":"Bob","password":"Bob-pass-12345"}`,
 			headers: append([]string{"ETag", `"1"`}, rateLimit...), body: user, want: []string{"Location"}},
@@ -240,6 +269,9 @@ func TestOpenAPIValidatorCatchesMismatches(t *testing.T) {
 			req.Header.Set("Authorization", "Bearer ak_live_x")
 			if tc.reqBody != "" {
 				req.Header.Set("Content-Type", "application/json")
+			}
+			for i := 0; i+1 < len(tc.reqHeaders); i += 2 {
+				req.Header.Set(tc.reqHeaders[i], tc.reqHeaders[i+1])
 			}
 			resp := &http.Response{StatusCode: tc.status, Header: http.Header{"Content-Type": {"application/json"}}}
 			for i := 0; i+1 < len(tc.headers); i += 2 {
