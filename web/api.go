@@ -50,25 +50,41 @@ type apiRoute struct {
 	perm              string
 	h                 echo.HandlerFunc
 	summary           string
-	query             []string // query parameters
-	request, response string   // schema names; "" for none
-	status            int      // the success status
+	query             []apiParam // query parameters, read by h through these declarations
+	request, response string     // schema names; "" for none
+	status            int        // the success status
+	// unchanged is the status of a request whose change was already made
+	// (0 when there is none): the answer is then the existing resource.
+	unchanged int
+	ifMatch   bool // h honours If-Match: a tag that matches none is 412
+	etag      bool // the success answer carries the resource's ETag
+	location  bool // the success answer carries the new resource's Location
 }
 
 // apiRoutes lists the API. routes registers them and openAPI documents
 // them, from this one list.
 func (s *Server) apiRoutes() []apiRoute {
 	return []apiRoute{
-		{http.MethodGet, "/users", kanri.ScopeRead, role.UsersRead, s.apiListUsers, "List the tenant's users", []string{"q", "status", "sort", "desc", "limit", "next"}, "", "UserList", 200},
-		{http.MethodPost, "/users", kanri.ScopeWrite, role.UsersCreate, s.apiCreateUser, "Create a user", nil, "UserCreate", "User", 201},
-		{http.MethodGet, "/users/:id", kanri.ScopeRead, role.UsersRead, s.apiGetUser, "Read a user", nil, "", "User", 200},
-		{http.MethodPatch, "/users/:id", kanri.ScopeWrite, role.UsersUpdate, s.apiUpdateUser, "Change a user's e-mail or display name (If-Match: the ETag read)", nil, "UserUpdate", "User", 200},
-		{http.MethodPost, "/users/:id/deactivate", kanri.ScopeWrite, role.UsersUpdate, s.apiDeactivateUser, "Deactivate a user", nil, "", "User", 200},
-		{http.MethodPost, "/users/:id/reactivate", kanri.ScopeWrite, role.UsersUpdate, s.apiReactivateUser, "Reactivate a user", nil, "", "User", 200},
-		{http.MethodGet, "/users/:id/roles", kanri.ScopeRead, role.RolesRead, s.apiListRoles, "List a user's role assignments", nil, "", "RoleAssignmentList", 200},
-		{http.MethodPost, "/users/:id/roles", kanri.ScopeWrite, role.RolesUpdate, s.apiAssignRole, "Give a user a role", nil, "RoleAssignmentCreate", "RoleAssignment", 201},
-		{http.MethodDelete, "/users/:id/roles/:service/:role", kanri.ScopeWrite, role.RolesUpdate, s.apiRemoveRole, "Take a role from a user (role: admin, viewer)", nil, "", "", 204},
-		{http.MethodGet, "/audit", kanri.ScopeRead, role.AuditRead, s.apiListAudit, "List the tenant's audit log, newest first", []string{"action", "user", "resource", "from", "to", "limit", "next"}, "", "AuditList", 200},
+		{method: http.MethodGet, path: "/users", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiListUsers, summary: "List the tenant's users",
+			query: []apiParam{paramUserSearch, paramUserStatus, paramUserSort, paramDesc, paramLimit, paramNext}, response: "UserList", status: 200},
+		{method: http.MethodPost, path: "/users", scope: kanri.ScopeWrite, perm: role.UsersCreate, h: s.apiCreateUser, summary: "Create a user",
+			request: "UserCreate", response: "User", status: 201, etag: true, location: true},
+		{method: http.MethodGet, path: "/users/:id", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiGetUser, summary: "Read a user",
+			response: "User", status: 200, etag: true},
+		{method: http.MethodPatch, path: "/users/:id", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiUpdateUser, summary: "Change a user's e-mail or display name (If-Match: the ETag read)",
+			request: "UserUpdate", response: "User", status: 200, ifMatch: true, etag: true},
+		{method: http.MethodPost, path: "/users/:id/deactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiDeactivateUser, summary: "Deactivate a user",
+			response: "User", status: 200, ifMatch: true, etag: true},
+		{method: http.MethodPost, path: "/users/:id/reactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiReactivateUser, summary: "Reactivate a user",
+			response: "User", status: 200, ifMatch: true, etag: true},
+		{method: http.MethodGet, path: "/users/:id/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiListRoles, summary: "List a user's role assignments",
+			response: "RoleAssignmentList", status: 200},
+		{method: http.MethodPost, path: "/users/:id/roles", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiAssignRole, summary: "Give a user a role",
+			request: "RoleAssignmentCreate", response: "RoleAssignment", status: 201, unchanged: 200},
+		{method: http.MethodDelete, path: "/users/:id/roles/:service/:role", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiRemoveRole, summary: "Take a role from a user (role: admin, viewer)",
+			status: 204},
+		{method: http.MethodGet, path: "/audit", scope: kanri.ScopeRead, perm: role.AuditRead, h: s.apiListAudit, summary: "List the tenant's audit log, newest first",
+			query: []apiParam{paramAuditAction, paramAuditUser, paramAuditResource, paramAuditFrom, paramAuditTo, paramLimit, paramNext}, response: "AuditList", status: 200},
 	}
 }
 

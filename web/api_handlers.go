@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -40,19 +39,6 @@ type apiList[T any] struct {
 	Next  string `json:"next,omitempty"`
 }
 
-// apiPageSize reads the limit parameter: 1 to 100, default def.
-func apiPageSize(c echo.Context, def int) (int, error) {
-	v := c.QueryParam("limit")
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > 100 {
-		return 0, kanri.Invalid(kanri.Fields{"limit": "validation.limit"})
-	}
-	return n, nil
-}
-
 // sendDoc answers with a document and its ETag.
 func sendDoc(c echo.Context, status int, tag string, v any) error {
 	c.Response().Header().Set("ETag", etag(tag))
@@ -60,14 +46,13 @@ func sendDoc(c echo.Context, status int, tag string, v any) error {
 }
 
 func (s *Server) apiListUsers(c echo.Context) error {
-	limit, err := apiPageSize(c, 50)
+	limit, err := paramLimit.integer(c)
 	if err != nil {
 		return err
 	}
-	q := c.QueryParams()
 	users, next, err := s.Users.List(c.Request().Context(), routeTenant(c).ID, user.ListFilter{
-		Search: q.Get("q"), Status: q.Get("status"), Sort: q.Get("sort"), Desc: q.Get("desc") == "true",
-		Limit: limit, Continuation: q.Get("next"),
+		Search: paramUserSearch.str(c), Status: paramUserStatus.str(c), Sort: paramUserSort.str(c), Desc: paramDesc.boolean(c),
+		Limit: limit, Continuation: paramNext.str(c),
 	})
 	if err != nil {
 		return err
@@ -247,15 +232,15 @@ type apiAudit struct {
 }
 
 func (s *Server) apiListAudit(c echo.Context) error {
-	limit, err := apiPageSize(c, 50)
+	limit, err := paramLimit.integer(c)
 	if err != nil {
 		return err
 	}
-	f, errs := auditFilter(c.QueryParams())
+	f, errs := auditFilter(c.QueryParams()) // the console's filter: action, user, resource, from and to
 	if len(errs) > 0 {
 		return kanri.Invalid(errs)
 	}
-	f.Limit, f.Continuation = limit, c.QueryParam("next")
+	f.Limit, f.Continuation = limit, paramNext.str(c)
 	recs, next, err := s.Audit.Query(c.Request().Context(), routeTenant(c).ID, f)
 	if err != nil {
 		return err

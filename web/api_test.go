@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -71,15 +72,19 @@ func (a apiCall) decode(v any) {
 }
 
 // api calls the API with a key (none when empty); body, when not nil, is
-// sent as JSON.
+// sent as JSON. The call is checked against the OpenAPI document: each
+// way the request or its answer differs from it is an error of t.
 func (e *env) api(t *testing.T, method, path, secret string, body any, headers ...string) apiCall {
 	t.Helper()
-	var r io.Reader
+	var sent []byte
 	if s, ok := body.(string); ok {
-		r = strings.NewReader(s)
+		sent = []byte(s)
 	} else if body != nil {
-		b, _ := json.Marshal(body)
-		r = strings.NewReader(string(b))
+		sent, _ = json.Marshal(body)
+	}
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(sent)
 	}
 	req, _ := http.NewRequest(method, e.srv.URL+path, r)
 	if body != nil {
@@ -97,6 +102,7 @@ func (e *env) api(t *testing.T, method, path, secret string, body any, headers .
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	servedDocument.check(t, e.srv.URL, req, sent, resp, b)
 	return apiCall{t: t, resp: resp, body: b, status: resp.StatusCode}
 }
 

@@ -1,0 +1,113 @@
+package web
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// paramKind is the type of a query parameter's value.
+type paramKind int
+
+// The kinds of query parameters.
+const (
+	stringParam paramKind = iota
+	integerParam
+	booleanParam // "true" is true; any other value is false
+	dateParam    // YYYY-MM-DD
+)
+
+// apiParam declares a query parameter of an API operation. The handlers
+// read the parameter through its declaration and the OpenAPI document
+// describes it from the same one, so that the two cannot differ.
+type apiParam struct {
+	name string
+	kind paramKind
+	doc  string
+	// enum lists the values an operation honours; the handler passes any
+	// other value on as "" (the parameter's default).
+	enum []string
+	// min, max and def are an integer parameter's bounds and default;
+	// invalid is the message key of a value out of bounds (422).
+	min, max, def int
+	invalid       string
+	// def is a string parameter's default, for the document.
+	defString string
+}
+
+// The query parameters of the API's operations.
+var (
+	paramLimit = apiParam{name: "limit", kind: integerParam, min: 1, max: 100, def: 50, invalid: "validation.limit",
+		doc: "Page size. A value that is not an integer from 1 to 100 is refused (422)."}
+	paramNext = apiParam{name: "next", doc: "The next token of the previous page. A token that cannot be read is refused (422)."}
+	paramDesc = apiParam{name: "desc", kind: booleanParam, doc: "true for descending order; any other value is ascending."}
+
+	paramUserSearch = apiParam{name: "q", doc: "Words that begin words of the username, e-mail or display name."}
+	paramUserStatus = apiParam{name: "status", enum: []string{kanri.UserActive, kanri.UserInactive, kanri.UserLocked, kanri.UserDeleted},
+		doc: "Only the users of this status; without it, every user not deleted."}
+	paramUserSort = apiParam{name: "sort", enum: []string{"username", "displayName", "email", "createdAt", "lastLogin"}, defString: "username",
+		doc: "The order of the list."}
+
+	paramAuditAction   = apiParam{name: "action", doc: "An action (user.update) or a prefix ending in a dot (user.)."}
+	paramAuditUser     = apiParam{name: "user", doc: "A user id or username."}
+	paramAuditResource = apiParam{name: "resource", doc: "A resource type, such as User."}
+	paramAuditFrom     = apiParam{name: "from", kind: dateParam, doc: "First day, inclusive. A value that is not a date is refused (422)."}
+	paramAuditTo       = apiParam{name: "to", kind: dateParam, doc: "Last day, inclusive. A value that is not a date, or before from, is refused (422)."}
+)
+
+// refusable reports whether a value of the parameter can make the
+// operation answer 422.
+func (p apiParam) refusable() bool {
+	return p.invalid != "" || p.kind == dateParam || p.name == paramNext.name
+}
+
+// str returns the parameter's value: for an enumerated parameter, "" unless
+// the value is one of the enum.
+func (p apiParam) str(c echo.Context) string {
+	v := c.QueryParam(p.name)
+	if p.enum != nil && !slices.Contains(p.enum, v) {
+		return ""
+	}
+	return v
+}
+
+// boolean returns a boolean parameter's value.
+func (p apiParam) boolean(c echo.Context) bool { return c.QueryParam(p.name) == "true" }
+
+// integer returns an integer parameter's value, its default when it is
+// absent, and EINVALID naming the parameter when it is not an integer
+// within the bounds.
+func (p apiParam) integer(c echo.Context) (int, error) {
+	v := c.QueryParam(p.name)
+	if v == "" {
+		return p.def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < p.min || n > p.max {
+		return 0, kanri.Invalid(kanri.Fields{p.name: p.invalid})
+	}
+	return n, nil
+}
+
+// schema returns the parameter's JSON schema in the OpenAPI document.
+func (p apiParam) schema() map[string]any {
+	s := map[string]any{"type": "string"}
+	switch p.kind {
+	case integerParam:
+		s = map[string]any{"type": "integer", "minimum": p.min, "maximum": p.max, "default": p.def}
+	case booleanParam:
+		s = map[string]any{"type": "boolean", "default": false}
+	case dateParam:
+		s["format"] = "date"
+	}
+	if p.enum != nil {
+		s["enum"] = p.enum
+	}
+	if p.defString != "" {
+		s["default"] = p.defString
+	}
+	return s
+}
