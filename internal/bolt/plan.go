@@ -301,7 +301,7 @@ func (c *container) mergePlan(pk string, q docstore.Query, set []conditions, exp
 		for i := range c.indexes {
 			ix := &c.indexes[i]
 			n := len(ix.fields)
-			if ix.typ != q.Type || ix.fields[n-1] != q.OrderBy {
+			if ix.typ != q.Type || ix.fields[n-1] != q.OrderBy || !fixesElements(ix, cs) {
 				continue
 			}
 			sp, fixed, served, ok := fixLeading(ix, pk, cs, n-1)
@@ -349,7 +349,7 @@ func (c *container) collectPlan(pk string, q docstore.Query, set []conditions) *
 		var bestServed []string
 		for i := range c.indexes {
 			ix := &c.indexes[i]
-			if ix.typ != q.Type {
+			if ix.typ != q.Type || !fixesElements(ix, cs) {
 				continue
 			}
 			sp, fixed, served, _ := fixLeading(ix, pk, cs, len(ix.fields))
@@ -367,6 +367,18 @@ func (c *container) collectPlan(pk string, q docstore.Query, set []conditions) *
 		p.served = append(p.served, bestServed...)
 	}
 	return p
+}
+
+// fixesElements reports whether cs bounds every array-element field of
+// ix: an index of elements has no entry for a document whose array is
+// empty, so only a query that asks for some element may read it.
+func fixesElements(ix *index, cs conditions) bool {
+	for _, f := range ix.fields {
+		if _, ok := cs[f]; !ok && strings.HasSuffix(f, "[]") {
+			return false
+		}
+	}
+	return true
 }
 
 // fixLeading returns the range of ix in partition pk that the conditions

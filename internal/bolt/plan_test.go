@@ -24,6 +24,7 @@ var planSpec = docstore.Spec{Name: "c", Indexes: []docstore.Index{
 	{Name: "by_code_time", Type: "ev", Fields: []string{"code", "time"}},
 	{Name: "by_user_code_time", Type: "ev", Fields: []string{"user", "code", "time"}},
 	{Name: "by_terms_time", Type: "ev", Fields: []string{"terms[]", "time"}},
+	{Name: "by_flag_terms", Type: "ev", Fields: []string{"flag", "terms[]"}}, // holds no document without terms
 	{Name: "by_flag", Type: "ev", Fields: []string{"flag"}},
 }}
 
@@ -53,6 +54,9 @@ func plannedPair(t *testing.T, n int) (planned, reference docstore.Container) {
 			"action": []string{"user.create", "user.update", "user.delete", "tenant.update", "role.assign"}[r.IntN(5)],
 			"code":   float64([]int{200, 201, 204, 400, 404, 409, 500}[r.IntN(7)]),
 			"terms":  []string{words[r.IntN(len(words))], words[r.IntN(len(words))]},
+		}
+		if r.IntN(8) == 0 {
+			doc["terms"] = []string{}
 		}
 		if r.IntN(10) == 0 {
 			doc["flag"] = true
