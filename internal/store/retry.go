@@ -10,8 +10,10 @@ import (
 )
 
 // The bound and backoff of Retry. Twelve attempts with waits doubling from
-// 2 ms, each a uniformly random time up to its step ("full jitter") and
-// capped at 250 ms, wait at most about 1.25 s in all and 0.6 s on average.
+// 2 ms (or from the longest attempt's time, when the store is slower), each
+// a uniformly random time up to its step ("full jitter") and capped at
+// 250 ms (or 8 attempts' time), wait at most about 1.25 s in all and 0.6 s
+// on average on a fast store.
 // A write that loses a race to another request's write almost always wins
 // one of the next attempts, even with a handful of writers on one counter
 // on a busy machine; a document that twelve attempts spread over a second
@@ -60,16 +62,19 @@ func Raced(err error) error {
 func Retry[T any](ctx context.Context, attempt func() (T, error)) (T, error) {
 	var zero T
 	var lost *lostRace
+	unit := retryBase
 	for n := range retryAttempts {
 		if n > 0 {
-			if err := sleep(ctx, backoff(n)); err != nil {
+			if err := sleep(ctx, backoff(n, unit)); err != nil {
 				return zero, err
 			}
 		}
+		start := time.Now()
 		v, err := attempt()
 		if !errors.As(err, &lost) {
 			return v, err
 		}
+		unit = max(unit, time.Since(start))
 	}
 	return zero, kanri.Wrap(kanri.EBUSY, "error.busy", lost)
 }
@@ -81,11 +86,16 @@ func RetryErr(ctx context.Context, attempt func() error) error {
 }
 
 // backoff returns the wait before attempt n (n ≥ 1): a uniformly random
-// time up to retryBase·2ⁿ⁻¹, capped at retryCap ("full jitter").
-func backoff(n int) time.Duration {
-	d := retryBase << (n - 1)
-	if d <= 0 || d > retryCap {
-		d = retryCap
+// time up to unit·2ⁿ⁻¹ ("full jitter"), capped at retryCap or 8 units if
+// that is longer. unit is retryBase, or the longest attempt so far when
+// that is longer: when the store (or the machine) is slow, the writers
+// racing for one document spread over windows wider than an attempt
+// takes, so that they stop meeting, whatever the machine's speed.
+func backoff(n int, unit time.Duration) time.Duration {
+	limit := max(retryCap, 8*unit)
+	d := unit << (n - 1)
+	if d <= 0 || d > limit || n > 30 {
+		d = limit
 	}
 	return rand.N(d) + 1
 }

@@ -85,14 +85,17 @@ func TestRetryStopsWhenTheContextEnds(t *testing.T) {
 }
 
 func TestBackoffGrowsWithinItsCap(t *testing.T) {
-	for n := 1; n < 40; n++ {
-		limit := min(retryBase<<(n-1), retryCap)
-		if n > 30 {
-			limit = retryCap // the shift overflows
-		}
-		for range 100 {
-			if d := backoff(n); d <= 0 || d > limit+1 {
-				t.Fatalf("backoff(%d): got %v, want in (0, %v]", n, d, limit)
+	for _, unit := range []time.Duration{retryBase, 100 * time.Millisecond} {
+		limit := max(retryCap, 8*unit)
+		for n := 1; n < 40; n++ {
+			want := min(unit<<(n-1), limit)
+			if n > 30 {
+				want = limit // the shift overflows
+			}
+			for range 100 {
+				if d := backoff(n, unit); d <= 0 || d > want+1 {
+					t.Fatalf("backoff(%d, %v): got %v, want in (0, %v]", n, unit, d, want)
+				}
 			}
 		}
 	}
