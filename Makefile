@@ -38,7 +38,7 @@ vet:
 ## Then the browser tests (e2e), once per store.
 test: deps vet e2e-setup
 	@mkdir -p $(dir $(TEST_LOG))
-	$(GO) test -race -count=1 -v ./... 2>&1 | tee $(TEST_LOG) | grep -E '^(ok|FAIL|---|panic|\s+--- FAIL|.*_test\.go:[0-9]+:)' || true
+	$(GO) test -race -count=1 -timeout 30m -v ./... 2>&1 | tee $(TEST_LOG) | grep -E '^(ok|FAIL|---|panic|\s+--- FAIL|.*_test\.go:[0-9]+:)' || true
 	@if grep -qE '^(FAIL|--- FAIL|panic:)' $(TEST_LOG) || ! grep -q '^ok' $(TEST_LOG); then \
 	  echo "go test failed; full log in $(TEST_LOG)"; grep -E -B2 -A20 -- '--- FAIL|^panic:' $(TEST_LOG) | head -200; exit 1; fi
 	@./.ci/count-tests $(TEST_LOG)
@@ -63,7 +63,7 @@ define E2E_RUN
 $(GO) vet -tags e2e ./e2e/
 @for store in $(E2E_STORES); do \
   echo "e2e: KANRI_E2E_STORE=$$store"; \
-  KANRI_E2E_STORE=$$store $(GO) test -tags e2e -count=1 -v -timeout 10m ./e2e/ 2>&1 | tee -a $(E2E_LOG) \
+  KANRI_E2E_STORE=$$store $(GO) test -tags e2e -count=1 -v -timeout 20m ./e2e/ 2>&1 | tee -a $(E2E_LOG) \
     | grep -E '^(ok|FAIL|panic|\s*--- (PASS|FAIL|SKIP)|\s+\S+_test\.go:[0-9]+:)' || true; \
 done
 @if grep -qE '^(FAIL|\s*--- FAIL|panic:)' $(E2E_LOG); then \

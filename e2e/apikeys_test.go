@@ -75,7 +75,7 @@ func (s *suite) apiKeySteps(t *testing.T) {
 		// All 11 calls are on the page once the usage log has written
 		// them (in batches, off the request path): reload until then.
 		s.open(t, s.alice, keysPath+"/usage", 200)
-		deadline := time.Now().Add(15 * time.Second)
+		deadline := time.Now().Add(expectTimeout)
 		for s.expect.Locator(s.alice.tid("usage-calls")).ToHaveText("11", playwright.LocatorAssertionsToHaveTextOptions{Timeout: playwright.Float(500)}) != nil {
 			if time.Now().After(deadline) {
 				t.Fatal("the calls never all showed on the usage page")

@@ -35,10 +35,14 @@ const (
 	// debugEnv, when set, logs the server output of every step.
 	debugEnv = "KANRI_E2E_DEBUG"
 
-	startTimeout  = 30 * time.Second
-	stopTimeout   = 20 * time.Second
-	actionTimeout = 15 * time.Second // clicks, fills, navigations
-	expectTimeout = 10 * time.Second // assertions (they pass as soon as they hold)
+	// The timeouts only guard against hangs: every wait ends as soon as
+	// its condition holds, so a slow machine makes a step slower, never
+	// failed. (A POST's page once took more than 15 s to fire its load
+	// event beside a second suite and stress-ng --cpu 4.)
+	startTimeout  = 2 * time.Minute
+	stopTimeout   = time.Minute
+	actionTimeout = time.Minute // clicks, fills, navigations
+	expectTimeout = time.Minute // assertions (they pass as soon as they hold)
 )
 
 // storeUnderTest returns the store chosen by KANRI_E2E_STORE.
