@@ -326,53 +326,28 @@ func (p *plan) docID(k []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// scanIndex walks p's range of the index in order (backwards for desc),
-// from after the token's key, and returns the documents that are live and
-// match, stopping as soon as it knows whether a page follows.
+// scanIndex walks p's range of the index in order, from after the
+// token's key, and returns the documents that are live and match, stopping
+// as soon as it knows whether a page follows. (Only unordered queries come
+// here: ordered ones run their plans, see runOrdered.)
 func (c *container) scanIndex(tx *bbolt.Tx, pk string, p *plan, m matcher, after *cursorToken, limit int, fp uint64) (docstore.Page, error) {
-	const desc = false
 	var page docstore.Page
 	now := c.s.now().Unix()
 	docs := tx.Bucket(c.name)
 	cur := tx.Bucket(indexBucket(c.name)).Cursor()
-	var k []byte
-	switch {
-	case after == nil && !desc:
-		k, _ = cur.Seek(p.prefix)
-	case after == nil:
-		if k, _ = cur.Seek(upperBound(p.prefix)); k == nil {
-			k, _ = cur.Last()
-		} else {
-			k, _ = cur.Prev()
-		}
-	case !desc:
+	k, _ := cur.Seek(p.prefix)
+	if after != nil {
 		if k, _ = cur.Seek(after.Key); k != nil && bytes.Equal(k, after.Key) {
 			k, _ = cur.Next()
 		}
-	default:
-		if k, _ = cur.Seek(after.Key); k == nil {
-			k, _ = cur.Last()
-		} else {
-			k, _ = cur.Prev()
-		}
-	}
-	step := cur.Next
-	if desc {
-		step = cur.Prev
 	}
 	var last []byte
-	for ; k != nil && bytes.HasPrefix(k, p.prefix); k, _ = step() {
+	for ; k != nil && bytes.HasPrefix(k, p.prefix); k, _ = cur.Next() {
 		id, err := p.docID(k)
 		if err != nil {
 			return docstore.Page{}, err
 		}
-		key := itemKey(pk, string(id))
-		v := docs.Get(key)
-		if v == nil {
-			c.orphan(p.ix.name, id)
-			continue
-		}
-		mt, ok, err := c.evaluate(key, v, m, now, "")
+		mt, ok, err := c.fetch(docs, pk, p.ix.name, id, m, now, "")
 		if err != nil {
 			return docstore.Page{}, err
 		}

@@ -182,17 +182,11 @@ func (c *container) runMerge(tx *bbolt.Tx, pk string, p *orderedPlan, m matcher,
 				b.step(desc)
 			}
 		}
-		id, err := lastIndexValue(best)
+		id, err := skipIndexValue(best) // the sort value, then the id
 		if err != nil {
 			return docstore.Page{}, err
 		}
-		key := itemKey(pk, string(id))
-		v := docs.Get(key)
-		if v == nil {
-			c.orphan(p.spans[0].ix.name, id)
-			continue
-		}
-		mt, ok, err := c.evaluate(key, v, m, now, "")
+		mt, ok, err := c.fetch(docs, pk, p.spans[0].ix.name, id, m, now, "")
 		if err != nil {
 			return docstore.Page{}, err
 		}
@@ -206,12 +200,6 @@ func (c *container) runMerge(tx *bbolt.Tx, pk string, p *orderedPlan, m matcher,
 		page.Items = append(page.Items, mt.item())
 		last = best
 	}
-}
-
-// lastIndexValue returns the id at the end of rest: one encoded value (the
-// sort value) and the id.
-func lastIndexValue(rest []byte) ([]byte, error) {
-	return skipIndexValue(rest)
 }
 
 // runCollect reads the ranges of a collect plan whole (errTooWide past
@@ -247,13 +235,7 @@ func (c *container) runCollect(tx *bbolt.Tx, pk string, p *orderedPlan, m matche
 				continue
 			}
 			seen[string(id)] = true
-			key := itemKey(pk, string(id))
-			v := docs.Get(key)
-			if v == nil {
-				c.orphan(sp.ix.name, id)
-				continue
-			}
-			mt, ok, err := c.evaluate(key, v, m, now, q.OrderBy)
+			mt, ok, err := c.fetch(docs, pk, sp.ix.name, id, m, now, q.OrderBy)
 			if err != nil {
 				return docstore.Page{}, err
 			}
@@ -308,6 +290,19 @@ func pageOf(all []sorted, q docstore.Query, after []byte, fp uint64) docstore.Pa
 		page.Continuation = encodeToken(cursorToken{Query: fp, After: bytes.Clone(all[end-1].pos)})
 	}
 	return page
+}
+
+// fetch reads the document of partition pk with the given id, found
+// through the named index, and reports whether it is live and matches. An
+// index entry without its document is logged (orphan) and passed over.
+func (c *container) fetch(docs *bbolt.Bucket, pk, index string, id []byte, m matcher, now int64, orderBy string) (match, bool, error) {
+	key := itemKey(pk, string(id))
+	v := docs.Get(key)
+	if v == nil {
+		c.orphan(index, id)
+		return match{}, false, nil
+	}
+	return c.evaluate(key, v, m, now, orderBy)
 }
 
 // orphan logs an index entry without its document: a bug or a damaged

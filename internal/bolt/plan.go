@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/kanri/kanri/internal/docstore"
@@ -175,14 +176,6 @@ func (c conditions) add(field string, b bound) {
 	}
 }
 
-func (c conditions) clone() conditions {
-	out := make(conditions, len(c))
-	for k, v := range c {
-		out[k] = v
-	}
-	return out
-}
-
 // alternatives returns, for an Or or In filter, one set of bounds per
 // member, or nil if some member is not one an index can serve.
 func alternatives(f docstore.Filter) []conditions {
@@ -233,7 +226,7 @@ func (c *container) planOrdered(pk string, q docstore.Query) *orderedPlan {
 		}
 		var set []conditions
 		for _, a := range alts {
-			cs := common.clone()
+			cs := maps.Clone(common)
 			for field, b := range a {
 				cs.add(field, b)
 			}
@@ -472,14 +465,11 @@ func (c *container) Explain(pk string, q docstore.Query) (docstore.Plan, error) 
 	default:
 		out.Access = docstore.AccessPartition
 	}
-	for n := p.next; n != nil; n = n.next {
-		switch n.kind {
-		case planMerge:
+	if n := p.next; n != nil {
+		out.Fallback = "partition"
+		if n.kind != planPartition {
 			out.Fallback = "index " + n.spans[0].about
-		default:
-			out.Fallback = "partition"
 		}
-		break
 	}
 	return out, nil
 }
