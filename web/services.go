@@ -190,7 +190,9 @@ func (s *Server) listTenantServices(c echo.Context) error {
 	var rows []views.TenantServiceRow
 	for _, svc := range svcs {
 		a := byService[svc.ID]
-		if a == nil && !operator {
+		// The tenant's own people see what they have: the services
+		// assigned to them and those every organisation has.
+		if a == nil && !operator && kanri.ServiceAccess(svc.ID) != kanri.AccessIncluded {
 			continue
 		}
 		r := views.TenantServiceRow{Service: svc, Health: service.HealthOf(svc, checks), Assignment: a, Usage: usage[svc.ID]}
@@ -200,6 +202,17 @@ func (s *Server) listTenantServices(c echo.Context) error {
 		rows = append(rows, r)
 	}
 	return render(c, http.StatusOK, views.TenantServicesPage(s.page(c, "services.title", "services"), rows))
+}
+
+// usageFrom returns the first month a service's usage page shows: the
+// month of the assignment, or usageMonths back from now if that is later.
+func usageFrom(now, assigned time.Time) time.Time {
+	now = now.UTC()
+	first := time.Date(now.Year(), now.Month()-(usageMonths-1), 1, 0, 0, 0, 0, time.UTC)
+	if assigned.After(first) && !assigned.After(now) {
+		return assigned.UTC()
+	}
+	return first
 }
 
 // tenantServiceUsage shows a tenant's use of one assigned service over the
@@ -215,7 +228,7 @@ func (s *Server) tenantServiceUsage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	months, err := s.Catalog.RecentUsage(ctx, t.ID, svc.ID, usageMonths)
+	months, err := s.Catalog.Usage(ctx, t.ID, svc.ID, usageFrom(s.Now(), a.AssignedAt.Time), s.Now())
 	if err != nil {
 		return err
 	}

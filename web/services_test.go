@@ -142,17 +142,16 @@ func TestTenantServicePages(t *testing.T) {
 	resp, _ = admin.post(base+"/file-service/reactivate", nil)
 	wantStatus(t, "tenant admin reactivates", resp, http.StatusForbidden)
 
-	// Usage shows on the service's page, month by month.
+	// The file service's features do not exist yet: its page says so
+	// rather than charting usage (recorded usage stays for the operator).
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
 	if err := e.catalog.AddUsage(ctx, e.acme.ID, kanri.FileServiceID, map[string]int64{kanri.MetricAPICalls: 42, kanri.MetricBandwidth: 3 << 20}); err != nil {
 		t.Fatal(err)
 	}
-	_, body = admin.get(base + "/file-service")
 	period := kanri.Period(e.clock.Now())
-	for _, want := range []string{`data-testid="bar-` + period + `" data-value="42"`, `<td>42</td>`, `3 MB`} {
-		if !strings.Contains(body, want) {
-			t.Errorf("usage page: no %s", want)
-		}
+	_, body = admin.get(base + "/file-service")
+	if !strings.Contains(body, `data-testid="service-not-available"`) || strings.Contains(body, `data-testid="chart"`) {
+		t.Error("the file service's page does not say that it is not available yet, or charts it")
 	}
 
 	// globex sees nothing of acme's: not the page, not the usage.
@@ -162,8 +161,8 @@ func TestTenantServicePages(t *testing.T) {
 	resp, _ = gl.get("/t/" + e.globex.ID + "/services/file-service")
 	wantStatus(t, "globex's unassigned file service", resp, http.StatusNotFound)
 	_, body = gl.get("/t/" + e.globex.ID + "/services")
-	if !strings.Contains(body, `data-testid="tenant-services-none"`) {
-		t.Error("globex's services page does not say that nothing is assigned")
+	if strings.Contains(body, `data-testid="tenant-service-file-service"`) || !strings.Contains(body, `data-testid="tenant-service-auth-service"`) {
+		t.Error("globex's services page lists acme's file service, or not the services every organisation has")
 	}
 
 	// The operator ends the assignment; the usage stays.
@@ -225,3 +224,115 @@ func TestTenantWithActiveServicesIsNotDeleted(t *testing.T) {
 }
 
 func hasKey(err error, key string) bool { k, _ := kanri.ErrorMessage(err); return k == key }
+
+// TestServicesSayWhatIsTrue checks the services pages: the built-in
+// services every organisation has read "Included", not "Not assigned", to
+// the operator and to the tenant's people; every service says what it
+// gives and whether that needs an assignment; a service whose features do
+// not exist yet says so.
+func TestServicesSayWhatIsTrue(t *testing.T) {
+	e := newEnv(t)
+	base := "/t/" + e.acme.ID + "/services"
+	for _, who := range []struct {
+		name string
+		c    *client
+	}{
+		{"operator", e.client(t).signIn("privileged", adminEmail)},
+		{"tenant admin", e.client(t).signIn("acme", "admin")},
+	} {
+		_, body := who.c.get(base)
+		for _, c := range []struct {
+			id, access, status string
+		}{
+			{kanri.TenantManagementID, kanri.AccessIncluded, "Included"},
+			{kanri.AuthServiceID, kanri.AccessIncluded, "Included"},
+			{kanri.ServiceSettingID, kanri.AccessIncluded, "Included"},
+		} {
+			row := rowOf(body, `data-testid="tenant-service-`+c.id+`"`)
+			if row == "" {
+				t.Errorf("%s: %s is not listed", who.name, c.id)
+				continue
+			}
+			if !strings.Contains(row, `data-access="`+c.access+`"`) || !strings.Contains(row, `data-testid="assignment-status">`+c.status+`<`) || strings.Contains(row, "Not assigned") {
+				t.Errorf("%s: the row of %s does not read %s:\n%s", who.name, c.id, c.status, row)
+			}
+		}
+		if !strings.Contains(body, "API keys and the API need the API usage service assigned") {
+			t.Errorf("%s: the page does not say which service gates the API", who.name)
+		}
+	}
+	_, body := e.client(t).signIn("privileged", adminEmail).get(base)
+	for id, want := range map[string]string{
+		kanri.FileServiceID:      "not available yet",
+		kanri.MessagingServiceID: "not available yet",
+		kanri.BackupServiceID:    "not available yet",
+		kanri.APIServiceID:       "available while assigned",
+		kanri.AuthServiceID:      "included, no assignment needed",
+	} {
+		if row := rowOf(body, `data-testid="tenant-service-`+id+`"`); !strings.Contains(row, want) {
+			t.Errorf("the row of %s does not say %q:\n%s", id, want, row)
+		}
+	}
+}
+
+// rowOf returns the table row of body that starts with the attribute attr.
+func rowOf(body, attr string) string {
+	i := strings.Index(body, attr)
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(body[i:], "</tr>")
+	if j < 0 {
+		return body[i:]
+	}
+	return body[i : i+j]
+}
+
+// TestServiceUsageChart checks a service's usage page: months only from
+// the assignment on, an axis with round values, the values over the bars,
+// and "no data yet" for a chart with nothing to show.
+func TestServiceUsageChart(t *testing.T) {
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
+	assigned := e.clock.Now()
+	if _, _, err := e.catalog.Assign(ctx, e.acme.ID, kanri.AssignmentInput{ServiceID: kanri.APIServiceID}); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(62 * 24 * time.Hour)
+	if err := e.catalog.AddUsage(ctx, e.acme.ID, kanri.APIServiceID, map[string]int64{kanri.MetricAPICalls: 42}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := e.client(t).signIn("acme", "admin").get("/t/" + e.acme.ID + "/services/" + kanri.APIServiceID)
+
+	var want []string
+	for m := time.Date(assigned.Year(), assigned.Month(), 1, 0, 0, 0, 0, time.UTC); !m.After(e.clock.Now()); m = m.AddDate(0, 1, 0) {
+		want = append(want, kanri.Period(m))
+	}
+	var got []string
+	for _, part := range strings.Split(body, `<tr data-testid="usage-`)[1:] {
+		got = append(got, part[:strings.IndexByte(part, '"')])
+	}
+	if strings.Join(got, ",") != strings.Join(reversed(want), ",") {
+		t.Errorf("the usage table's months: got %v, want %v (from the assignment's month on, newest first)", got, reversed(want))
+	}
+	for _, c := range []struct{ what, want string }{
+		{"the bar of this month", `data-testid="bar-` + kanri.Period(e.clock.Now()) + `" data-value="42"`},
+		{"the axis's top (42 rounds up to 60 in steps of 20)", `data-testid="chart-tick">60<`},
+		{"a step of the axis", `data-testid="chart-tick">20<`},
+		{"the value over the bar", `data-testid="chart-value">42<`},
+		{"the bandwidth chart's empty state", `data-testid="chart-empty">Bandwidth: no data yet.<`},
+		{"the chart's accessible name", `role="img" aria-label="API calls:`},
+	} {
+		if !strings.Contains(body, c.want) {
+			t.Errorf("usage page: no %s (%s)", c.what, c.want)
+		}
+	}
+}
+
+func reversed(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[len(s)-1-i] = v
+	}
+	return out
+}

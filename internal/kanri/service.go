@@ -205,6 +205,33 @@ const (
 	BackupServiceID    = "backup-service"
 )
 
+// How a service of the catalog is reached by a tenant.
+const (
+	// AccessIncluded is a built-in service every tenant has without an
+	// assignment (tenant management, authentication, service settings).
+	AccessIncluded = "included"
+	// AccessAssigned is a service whose features a tenant uses only while
+	// it is assigned (the API and its keys; services the operator adds).
+	AccessAssigned = "assigned"
+	// AccessUnavailable is a built-in service whose features this version
+	// does not have yet (files, messaging, backups): it can be assigned,
+	// but nothing uses it.
+	AccessUnavailable = "unavailable"
+)
+
+// ServiceAccess says how a tenant reaches the service with the given id:
+// AccessIncluded, AccessAssigned or AccessUnavailable.
+func ServiceAccess(serviceID string) string {
+	switch serviceID {
+	case TenantManagementID, AuthServiceID, ServiceSettingID:
+		return AccessIncluded
+	case FileServiceID, MessagingServiceID, BackupServiceID:
+		return AccessUnavailable
+	default:
+		return AccessAssigned
+	}
+}
+
 // ServiceInput is what the catalog form edits.
 type ServiceInput struct {
 	Name           string
