@@ -65,12 +65,14 @@ func TestConsole(t *testing.T) {
 			s.serviceSteps,
 			s.domainSteps,
 			s.apiKeySteps,
+			s.listPagesSteps,
 			s.signOutSteps,
 		} {
 			steps(t)
 		}
 
 		t.Logf("%s store: scenarios took %s", store, time.Since(start).Round(time.Millisecond))
+		t.Log(s.axe.String())
 	})
 }
 

@@ -290,6 +290,9 @@ type suite struct {
 	// screenshots there; every helper that acts on a page brings it forward.
 	front playwright.Page
 
+	// axe counts what the accessibility check found (see checkA11y).
+	axe axeTally
+
 	// The sessions the steps share: the operator's administrator, acme's
 	// administrator alice, alice on a narrow screen, and the viewer vera.
 	admin, alice, narrow, vera *session
@@ -501,6 +504,7 @@ func (s *suite) open(t *testing.T, p *session, path string, status int) {
 	if resp.Status() != status {
 		t.Fatalf("%s: GET %s answered %d (final URL %s), want %d", p.label, path, resp.Status(), p.page.URL(), status)
 	}
+	s.checkA11y(t, p)
 }
 
 // submit clicks a submit button and returns the response to the POST it
@@ -519,6 +523,7 @@ func (s *suite) submit(t *testing.T, p *session, button playwright.Locator, path
 	if err := p.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad}); err != nil {
 		t.Fatalf("%s: after POST %s: %v", p.label, path, err)
 	}
+	s.checkA11y(t, p)
 	return resp
 }
 
@@ -595,6 +600,7 @@ func (s *suite) atPath(t *testing.T, p *session, path string) {
 	if err := s.expect.Page(p.page).ToHaveURL(re); err != nil {
 		t.Fatalf("%s: want to be at %s: %v", p.label, path, err)
 	}
+	s.checkA11y(t, p)
 }
 
 // atURL waits until the page is at path with exactly the query parameters
@@ -622,6 +628,7 @@ func (s *suite) atURL(t *testing.T, p *session, path string, params ...string) {
 	if err := p.page.WaitForURL(matches); err != nil {
 		t.Fatalf("%s: want to be at %s?%s, not %s: %v", p.label, path, want.Encode(), p.page.URL(), err)
 	}
+	s.checkA11y(t, p)
 }
 
 // route intercepts the page's requests to path with handler.

@@ -45,6 +45,12 @@ func (s *suite) roleSteps(t *testing.T) {
 		s.absent(t, s.vera, "user-edit-alice")
 		s.visible(t, s.vera, "nav-audit")
 
+		// vera sees the roles she holds said in words, not only by colour.
+		s.open(t, s.vera, roles, 200)
+		s.containsText(t, s.vera, "role-held-auth-service-viewer", "Assigned")
+		s.absent(t, s.vera, "role-held-auth-service-admin")
+		s.absent(t, s.vera, "role-assign-auth-service-admin") // read-only
+
 		// A forged POST, with vera's own valid CSRF token, is refused.
 		status, err := s.vera.page.Evaluate(`async (url) => {
 			const token = document.querySelector('meta[name="csrf-token"]').content;

@@ -98,9 +98,37 @@
     if (el) el.focus();
   });
 
-  // The mobile menu toggle.
+  // The mobile menu toggle says whether the menu is open (aria-expanded).
   document.addEventListener("click", function (e) {
     var t = e.target.closest && e.target.closest("[data-toggle-nav]");
-    if (t) document.body.classList.toggle("nav-open");
+    if (!t) return;
+    var open = document.body.classList.toggle("nav-open");
+    t.setAttribute("aria-expanded", String(open));
   });
+
+  // On a narrow screen a list's rows are cards (static/css/app.css): each
+  // cell shows its column's heading from data-label. The labels come from
+  // the table's own headings, so that no view repeats them; a cell that has
+  // one already keeps it.
+  function labelCells(root) {
+    var tables = root.querySelectorAll ? root.querySelectorAll(".table-wrap table") : [];
+    Array.prototype.forEach.call(tables, function (table) {
+      var heads = table.querySelectorAll("thead th");
+      if (!heads.length) return;
+      var labels = Array.prototype.map.call(heads, function (th) {
+        var c = th.cloneNode(true);
+        Array.prototype.forEach.call(c.querySelectorAll("[aria-hidden]"), function (n) { n.remove(); });
+        return c.textContent.replace(/\s+/g, " ").trim();
+      });
+      Array.prototype.forEach.call(table.querySelectorAll("tbody tr"), function (tr) {
+        var col = 0;
+        Array.prototype.forEach.call(tr.children, function (cell) {
+          if (labels[col] && !cell.hasAttribute("data-label")) cell.setAttribute("data-label", labels[col]);
+          col += cell.colSpan || 1;
+        });
+      });
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { labelCells(document); });
+  document.addEventListener("htmx:afterSwap", function (e) { labelCells(document); });
 })();
