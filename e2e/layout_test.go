@@ -141,7 +141,7 @@ func (s *suite) listsFit(t *testing.T, p *session, path string, charts bool) {
 		t.Fatalf("%s: measuring the lists of %s: %v", p.label, path, err)
 	}
 	var got struct {
-		Problems        []string
+		Problems               []string
 		Tables, Actions, Texts int
 	}
 	if err := json.Unmarshal([]byte(res.(string)), &got); err != nil {
