@@ -71,7 +71,7 @@ func (s *suite) layoutSteps(t *testing.T) {
 // listFit measures every list (table) of the page: the table's scrollWidth
 // against its container's clientWidth, the page's own scrollWidth against
 // the viewport, and each row's actions, scrolled into view: inside the
-// viewport from left to right, not overlapping each other, and the element
+// viewport from left to right, at least 2 px apart from each other, and the element
 // under their centre is themselves (nothing covers them). It answers the
 // problems found and how many tables and actions it checked.
 const listFit = `() => {
@@ -102,8 +102,8 @@ const listFit = `() => {
         if (!hit || !(hit === el || el.contains(hit)))
           problems.push(what + " is covered by " + (hit ? hit.outerHTML.slice(0, 80) : "nothing"));
         for (const [other, o] of boxes) {
-          if (r.left < o.right - 0.5 && o.left < r.right - 0.5 && r.top < o.bottom - 0.5 && o.top < r.bottom - 0.5)
-            problems.push(what + " overlaps " + other);
+          if (r.left < o.right + 2 && o.left < r.right + 2 && r.top < o.bottom + 2 && o.top < r.bottom + 2)
+            problems.push(what + " touches or overlaps " + other + " (less than 2 px apart)");
         }
         boxes.push([what, r]);
       }
