@@ -102,7 +102,7 @@ func (s *suite) apiKeySteps(t *testing.T) {
 			t.Errorf("revoking asked for no confirmation; events: %q", s.eventsSince(mark))
 		}
 		s.hasAttr(t, s.alice, s.alice.tid("apikey-row-nightly"), "key row", "data-status", "revoked")
-		if status, body := callAPI(secret); status != 401 || !strings.Contains(body, "urn:kanri:problem:unauthenticated") {
+		if status, body := callAPI(secret); status != 401 || !strings.Contains(body, `"type":"`+s.url("/api/v1/docs#problem-unauthenticated")+`"`) {
 			t.Errorf("the API with the revoked key: %d %s", status, body)
 		}
 	})

@@ -47,12 +47,15 @@ type apiRoute struct {
 	method, path, scope string
 	// perm is the console permission the call needs: a key does what its
 	// creator may do in the console now, within its scopes.
-	perm              string
-	h                 echo.HandlerFunc
-	summary           string
-	query             []apiParam // query parameters, read by h through these declarations
-	request, response string     // schema names; "" for none
-	status            int        // the success status
+	perm string
+	h    echo.HandlerFunc
+	// op is the operationId (listUsers); tag groups the operation, for a
+	// route whose path does not say it (see tagOf); summary says what the
+	// operation does in a line, and doc more when there is more to say.
+	op, tag, summary, doc string
+	query                 []apiParam // query parameters, read by h through these declarations
+	request, response     string     // schema names; "" for none
+	status                int        // the success status
 	// unchanged is the status of a request whose change was already made
 	// (0 when there is none): the answer is then the existing resource.
 	unchanged int
@@ -65,25 +68,25 @@ type apiRoute struct {
 // them, from this one list.
 func (s *Server) apiRoutes() []apiRoute {
 	return []apiRoute{
-		{method: http.MethodGet, path: "/users", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiListUsers, summary: "List the tenant's users",
+		{method: http.MethodGet, path: "/users", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiListUsers, op: "listUsers", summary: "List the tenant's users",
 			query: []apiParam{paramUserSearch, paramUserStatus, paramUserSort, paramDesc, paramLimit, paramNext}, response: "UserList", status: 200},
-		{method: http.MethodPost, path: "/users", scope: kanri.ScopeWrite, perm: role.UsersCreate, h: s.apiCreateUser, summary: "Create a user",
+		{method: http.MethodPost, path: "/users", scope: kanri.ScopeWrite, perm: role.UsersCreate, h: s.apiCreateUser, op: "createUser", summary: "Create a user",
 			request: "UserCreate", response: "User", status: 201, etag: true, location: true},
-		{method: http.MethodGet, path: "/users/:id", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiGetUser, summary: "Read a user",
+		{method: http.MethodGet, path: "/users/:id", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiGetUser, op: "getUser", summary: "Read a user",
 			response: "User", status: 200, etag: true},
-		{method: http.MethodPatch, path: "/users/:id", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiUpdateUser, summary: "Change a user's e-mail or display name (If-Match: the ETag read)",
-			request: "UserUpdate", response: "User", status: 200, ifMatch: true, etag: true},
-		{method: http.MethodPost, path: "/users/:id/deactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiDeactivateUser, summary: "Deactivate a user",
+		{method: http.MethodPatch, path: "/users/:id", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiUpdateUser, op: "updateUser", summary: "Change a user's e-mail or display name",
+			doc: "Only the fields sent change. Send the ETag read in If-Match so that a change made since is not overwritten (412).", request: "UserUpdate", response: "User", status: 200, ifMatch: true, etag: true},
+		{method: http.MethodPost, path: "/users/:id/deactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiDeactivateUser, op: "deactivateUser", summary: "Deactivate a user",
 			response: "User", status: 200, ifMatch: true, etag: true},
-		{method: http.MethodPost, path: "/users/:id/reactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiReactivateUser, summary: "Reactivate a user",
+		{method: http.MethodPost, path: "/users/:id/reactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiReactivateUser, op: "reactivateUser", summary: "Reactivate a user",
 			response: "User", status: 200, ifMatch: true, etag: true},
-		{method: http.MethodGet, path: "/users/:id/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiListRoles, summary: "List a user's role assignments",
+		{method: http.MethodGet, path: "/users/:id/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiListRoles, op: "listUserRoles", summary: "List a user's role assignments",
 			response: "RoleAssignmentList", status: 200},
-		{method: http.MethodPost, path: "/users/:id/roles", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiAssignRole, summary: "Give a user a role",
-			request: "RoleAssignmentCreate", response: "RoleAssignment", status: 201, unchanged: 200},
-		{method: http.MethodDelete, path: "/users/:id/roles/:service/:role", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiRemoveRole, summary: "Take a role from a user (role: admin, viewer)",
+		{method: http.MethodPost, path: "/users/:id/roles", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiAssignRole, op: "assignUserRole", summary: "Give a user a role",
+			doc: "A role the user holds already is answered 200 with the existing assignment. Location is the path that takes the role back (DELETE).", request: "RoleAssignmentCreate", response: "RoleAssignment", status: 201, unchanged: 200, location: true},
+		{method: http.MethodDelete, path: "/users/:id/roles/:service/:role", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiRemoveRole, op: "removeUserRole", summary: "Take a role from a user",
 			status: 204},
-		{method: http.MethodGet, path: "/audit", scope: kanri.ScopeRead, perm: role.AuditRead, h: s.apiListAudit, summary: "List the tenant's audit log, newest first",
+		{method: http.MethodGet, path: "/audit", scope: kanri.ScopeRead, perm: role.AuditRead, h: s.apiListAudit, op: "listAudit", summary: "List the tenant's audit log, newest first",
 			query: []apiParam{paramAuditAction, paramAuditUser, paramAuditResource, paramAuditFrom, paramAuditTo, paramLimit, paramNext}, response: "AuditList", status: 200},
 	}
 }
@@ -298,10 +301,15 @@ func (s *Server) creatorPerms(ctx context.Context, k *kanri.APIKey, t *kanri.Ten
 
 // problem is an RFC 9457 problem document.
 type problem struct {
-	Type      string            `json:"type"`
-	Title     string            `json:"title"`
-	Status    int               `json:"status"`
-	Detail    string            `json:"detail,omitempty"`
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail,omitempty"`
+	// Instance is the occurrence: urn:kanri:request:<request id>. Not the
+	// request's path, which names the resource and is the same for every
+	// problem with it; the request id names this one, and is what the
+	// server's log and the X-Request-Id header carry.
+	Instance  string            `json:"instance,omitempty"`
 	Errors    map[string]string `json:"errors,omitempty"`
 	RequestID string            `json:"requestId,omitempty"`
 }
@@ -324,12 +332,27 @@ var problemTypes = map[int]string{
 	http.StatusServiceUnavailable:    "unavailable",
 }
 
-// ProblemType returns the type URI of the API's problems of a status.
-func ProblemType(status int) string {
+// problemAnchor returns the anchor of a problem type's description on the
+// docs page (problem-not-found).
+func problemAnchor(kind string) string { return "problem-" + kind }
+
+// ProblemType returns the type of the API's problems of a status: the
+// absolute address of its description on the docs page of the server at
+// base (https://kanri.example.jp/api/v1/docs#problem-not-found), or
+// about:blank for a status without one.
+func ProblemType(base string, status int) string {
 	if t, ok := problemTypes[status]; ok {
-		return "urn:kanri:problem:" + t
+		return base + apiPrefix + "/docs#" + problemAnchor(t)
 	}
 	return "about:blank"
+}
+
+// problemInstance returns the instance of a request's problem.
+func problemInstance(requestID string) string {
+	if requestID == "" {
+		return ""
+	}
+	return "urn:kanri:request:" + requestID
 }
 
 // apiError answers an API request's error as problem+json. Another
@@ -353,7 +376,7 @@ func (s *Server) apiError(c echo.Context, err error) {
 	case kanri.ErrorCode(err) != "":
 		code = status(err)
 	}
-	p := problem{Type: ProblemType(code), Title: http.StatusText(code), Status: code, RequestID: reqID(c)}
+	p := problem{Type: ProblemType(baseURL(c), code), Title: http.StatusText(code), Status: code, Instance: problemInstance(reqID(c)), RequestID: reqID(c)}
 	switch code {
 	case http.StatusInternalServerError:
 		s.Logger.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -89,7 +90,7 @@ func (s *Server) apiCreateUser(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderLocation, "/api/v1/users/"+u.ID)
+	c.Response().Header().Set(echo.HeaderLocation, apiPrefix+"/users/"+url.PathEscape(u.ID))
 	return sendDoc(c, http.StatusCreated, u.ETag, s.apiUserOf(u))
 }
 
@@ -194,11 +195,12 @@ func (s *Server) apiAssignRole(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	status := http.StatusCreated
 	if !created {
-		status = http.StatusOK
+		return c.JSON(http.StatusOK, apiRoleOf(ra))
 	}
-	return c.JSON(status, apiRoleOf(ra))
+	out := apiRoleOf(ra)
+	c.Response().Header().Set(echo.HeaderLocation, apiPrefix+"/users/"+url.PathEscape(u.ID)+"/roles/"+url.PathEscape(out.ServiceID)+"/"+url.PathEscape(out.Role))
+	return c.JSON(http.StatusCreated, out)
 }
 
 func (s *Server) apiRemoveRole(c echo.Context) error {

@@ -113,8 +113,14 @@ func wantProblem(t *testing.T, what string, a apiCall, status int, typ string) m
 		return nil
 	}
 	p := a.problem()
-	if p["type"] != "urn:kanri:problem:"+typ || p["status"] != float64(status) || p["title"] == "" {
-		t.Errorf("%s: problem %v, want type %s", what, p, typ)
+	// The type is the address of its description on the docs page of the
+	// server called; the instance is the request's id, as a URN.
+	wantType := a.resp.Request.URL.Scheme + "://" + a.resp.Request.URL.Host + "/api/v1/docs#problem-" + typ
+	if p["type"] != wantType || p["status"] != float64(status) || p["title"] == "" {
+		t.Errorf("%s: problem %v, want type %s", what, p, wantType)
+	}
+	if got, want := p["instance"], "urn:kanri:request:"+a.resp.Header.Get("X-Request-Id"); got != want || want == "urn:kanri:request:" {
+		t.Errorf("%s: problem instance %v, want %s", what, got, want)
 	}
 	return p
 }
@@ -317,7 +323,11 @@ func TestAPIRolesAndAudit(t *testing.T) {
 	if len(roles.Items) != 1 || roles.Items[0]["serviceId"] != "auth-service" {
 		t.Errorf("roles: %v", roles.Items)
 	}
-	if a := e.api(t, http.MethodDelete, bob+"/auth-service/viewer", rw, nil); a.status != http.StatusNoContent {
+	// The new assignment's Location is the path that takes it back.
+	if got, want := a.resp.Header.Get("Location"), bob+"/auth-service/viewer"; got != want {
+		t.Errorf("assign: Location %q, want %q", got, want)
+	}
+	if a := e.api(t, http.MethodDelete, a.resp.Header.Get("Location"), rw, nil); a.status != http.StatusNoContent {
 		t.Errorf("remove: %d %s", a.status, a.body)
 	}
 	// The last administrator keeps the role.
@@ -420,6 +430,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	}
 	var doc struct {
 		OpenAPI    string                               `json:"openapi"`
+		Servers    []struct{ URL string }               `json:"servers"`
 		Paths      map[string]map[string]map[string]any `json:"paths"`
 		Components struct {
 			Schemas map[string]any `json:"schemas"`
@@ -429,11 +440,16 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	if doc.OpenAPI != "3.1.0" {
 		t.Errorf("openapi: %q", doc.OpenAPI)
 	}
+	// The server is the absolute address of the API as it was reached;
+	// the paths are under it.
+	if want := e.srv.URL + "/api/v1"; len(doc.Servers) != 1 || doc.Servers[0].URL != want {
+		t.Errorf("servers %+v, want one: %s", doc.Servers, want)
+	}
 	param := regexp.MustCompile(`:([A-Za-z]+)`)
 	served := map[string]bool{}
 	for _, r := range e.routes() {
 		if strings.HasPrefix(r.Name, "api:") {
-			p := param.ReplaceAllString(r.Path, "{$1}")
+			p := strings.TrimPrefix(param.ReplaceAllString(r.Path, "{$1}"), "/api/v1")
 			served[strings.ToLower(r.Method)+" "+p] = true
 			op := doc.Paths[p][strings.ToLower(r.Method)]
 			if op == nil {
@@ -462,7 +478,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	}
 	resp, body := e.client(t).get("/api/v1/docs")
 	wantStatus(t, "docs page", resp, http.StatusOK)
-	if !strings.Contains(body, `href="/api/v1/openapi.json"`) || !strings.Contains(body, "/api/v1/users/{id}/roles") {
+	if !strings.Contains(body, `href="`+e.srv.URL+`/api/v1/openapi.json"`) || !strings.Contains(body, "/api/v1/users/{id}/roles") {
 		t.Error("the docs page does not list the endpoints and link the document")
 	}
 }

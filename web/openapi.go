@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
@@ -10,64 +11,169 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/i18n"
-	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/internal/kanri"
 )
 
 // pathParam matches an Echo path parameter (:id), which OpenAPI writes
 // {id}.
 var pathParam = regexp.MustCompile(`:([A-Za-z]+)`)
 
-// openAPIPath returns the OpenAPI form of an API route's path.
-func openAPIPath(p string) string { return "/api/v1" + pathParam.ReplaceAllString(p, "{$1}") }
+// openAPIPath returns the OpenAPI form of an API route's path, relative
+// to the document's server (…/api/v1).
+func openAPIPath(p string) string { return pathParam.ReplaceAllString(p, "{$1}") }
+
+// apiPrefix is the path of the API under the server's address.
+const apiPrefix = "/api/v1"
+
+// baseURL returns the absolute address of the running server as the
+// request reached it ("https://kanri.acme.co.jp"): the scheme Echo reads
+// (TLS, or X-Forwarded-Proto behind a proxy, as the cookies' Secure flag
+// does) and the request's Host.
+func baseURL(c echo.Context) string { return c.Scheme() + "://" + c.Request().Host }
+
+// apiTags group the operations of the document and of the docs page, in
+// this order; an operation's tag is its route's, or else the tag named by
+// the last segment of its path that names one (/users/:id/roles: Roles),
+// or else its first segment's (/things: Things).
+var apiTags = []struct{ name, doc string }{
+	{"Users", "The tenant's users: list, read, create, change, deactivate and reactivate them."},
+	{"Roles", "The roles users hold in the tenant's services: list, give and take them."},
+	{"Audit", "The tenant's audit log: every change, who made it, when and from where."},
+}
+
+// tagOf returns the tag of an API route.
+func tagOf(r apiRoute) string {
+	if r.tag != "" {
+		return r.tag
+	}
+	var segments []string
+	for _, s := range strings.Split(strings.Trim(r.path, "/"), "/") {
+		if s != "" && !strings.HasPrefix(s, ":") {
+			segments = append(segments, s)
+		}
+	}
+	for i := len(segments) - 1; i >= 0; i-- {
+		for _, t := range apiTags {
+			if strings.EqualFold(segments[i], t.name) {
+				return t.name
+			}
+		}
+	}
+	if len(segments) == 0 {
+		return "API"
+	}
+	return strings.ToUpper(segments[0][:1]) + segments[0][1:]
+}
+
+// tagsOf returns the document's tags: those of apiTags that operations
+// use, then any other tag an operation has.
+func tagsOf(routes []apiRoute) []map[string]any {
+	used := map[string]bool{}
+	var order []string
+	for _, r := range routes {
+		if t := tagOf(r); !used[t] {
+			used[t] = true
+			order = append(order, t)
+		}
+	}
+	var out []map[string]any
+	for _, t := range apiTags {
+		if used[t.name] {
+			out = append(out, map[string]any{"name": t.name, "description": t.doc})
+			delete(used, t.name)
+		}
+	}
+	for _, t := range order {
+		if used[t] {
+			out = append(out, map[string]any{"name": t, "description": "The operations on /" + strings.ToLower(t) + "."})
+		}
+	}
+	return out
+}
+
+// pathParamDocs describe the path parameters of the API, by name, with an
+// example value; a name not listed is described as the resource's id.
+var pathParamDocs = map[string]struct{ doc, example string }{
+	"id":      {"The user's id.", exampleUserID},
+	"service": {"A service's id, such as auth-service.", kanri.AuthServiceID},
+	"role":    {"A role's key: admin or viewer (global_admin in the operator's tenant).", "viewer"},
+}
+
+// pathParameter returns the OpenAPI parameter of a path parameter.
+func pathParameter(name string) map[string]any {
+	d, ok := pathParamDocs[name]
+	if !ok {
+		d.doc, d.example = "The resource's id.", "id_1"
+	}
+	return map[string]any{"name": name, "in": "path", "required": true, "description": d.doc,
+		"schema": map[string]any{"type": "string"}, "example": d.example}
+}
 
 // openAPIDoc builds the OpenAPI 3.1 document of the API from apiRoutes,
 // the list routes registers: an endpoint cannot be served undocumented,
 // and what the document says of an endpoint's parameters, statuses and
 // headers comes from the declarations its handler and middleware use.
-func (s *Server) openAPIDoc() map[string]any {
+// base is the server's address (baseURL), from which the document's
+// server and its problem types are absolute.
+func (s *Server) openAPIDoc(base string) map[string]any {
 	paths := map[string]map[string]any{}
-	for _, r := range s.apiRoutes() {
+	routes := s.apiRoutes()
+	examples := apiExamples()
+	for _, r := range routes {
 		p := openAPIPath(r.path)
 		if paths[p] == nil {
 			paths[p] = map[string]any{}
 		}
 		var params []map[string]any
 		for _, m := range pathParam.FindAllStringSubmatch(r.path, -1) {
-			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+			params = append(params, pathParameter(m[1]))
 		}
 		for _, q := range r.query {
 			params = append(params, map[string]any{"name": q.name, "in": "query", "required": false, "schema": q.schema(), "description": q.doc})
 		}
 		if r.ifMatch {
 			params = append(params, map[string]any{"name": "If-Match", "in": "header", "required": false, "schema": map[string]any{"type": "string"},
-				"description": "The ETag of the version read (or *): the change is made to that version only, else 412. Weak tags never match. Without it, the change is made to the current version."})
+				"description": "The ETag of the version read (or *): the change is made to that version only, else 412. Weak tags never match. Without it, the change is made to the current version.",
+				"example":     `"` + exampleETag + `"`})
+		}
+		description := "Needs the scope `" + r.scope + "` on the key, and its creator the console permission `" + r.perm + "`."
+		if r.doc != "" {
+			description = r.doc + "\n\n" + description
 		}
 		op := map[string]any{
 			"operationId":   operationID(r),
+			"tags":          []string{tagOf(r)},
 			"summary":       r.summary,
-			"description":   "Needs the scope `" + r.scope + "`.",
+			"description":   description,
 			"x-kanri-scope": r.scope,
-			"responses":     apiResponses(r),
+			"responses":     apiResponses(r, examples),
 		}
 		if len(params) > 0 {
 			op["parameters"] = params
 		}
 		if r.request != "" {
-			op["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": schemaRef(r.request)}}}
+			media := map[string]any{"schema": schemaRef(r.request)}
+			if ex, ok := examples[r.request]; ok {
+				media["example"] = ex
+			}
+			op["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": media}}
 		}
 		paths[p][strings.ToLower(r.method)] = op
 	}
 	return map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
-			"title":       "Kanri tenant API",
-			"version":     "1.0.0",
-			"description": "The API of one tenant, reached with one of its API keys (Authorization: Bearer ak_live_…). Lists page with the next token; errors are RFC 9457 problem documents; the answers of the calls counted against a key's rate limit carry RateLimit headers.",
+			"title":   "Kanri tenant API",
+			"version": "1.0.0",
+			"description": "The API of one tenant, reached with one of its API keys (Authorization: Bearer ak_live_…). Lists page with the next token; " +
+				"errors are RFC 9457 problem documents whose type is the address of its description on the docs page (" + base + apiPrefix + "/docs#problems); " +
+				"the answers of the calls counted against a key's rate limit carry RateLimit headers.",
 		},
-		"servers":    []map[string]any{{"url": "/"}},
+		"servers":    []map[string]any{{"url": base + apiPrefix, "description": "This Kanri server."}},
 		"security":   []map[string]any{{"apiKey": []string{}}},
+		"tags":       tagsOf(routes),
 		"paths":      paths,
-		"components": map[string]any{"securitySchemes": map[string]any{"apiKey": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "ak_live_ + 43 base62 characters + 6 of checksum"}}, "schemas": apiSchemas()},
+		"components": map[string]any{"securitySchemes": map[string]any{"apiKey": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "ak_live_ + 43 base62 characters + 6 of checksum"}}, "schemas": apiSchemas(base)},
 	}
 }
 
@@ -127,12 +233,19 @@ func responseHeaders(required, optional []string) map[string]any {
 // is gone). Every answer after the rate limit carries its RateLimit
 // headers; the handler's body limit answers 413 after it too when the
 // request did not say its length.
-func apiResponses(r apiRoute) map[string]any {
+//
+// examples are the example values of the schemas (apiExamples): a
+// success answer's content has its schema's.
+func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 	rateLimit := []string{hdrRateLimitLimit, hdrRateLimitRemaining, hdrRateLimitReset}
 	response := func(desc, schema, mediaType string, required, optional []string) map[string]any {
 		out := map[string]any{"description": desc}
 		if schema != "" {
-			out["content"] = map[string]any{mediaType: map[string]any{"schema": schemaRef(schema)}}
+			media := map[string]any{"schema": schemaRef(schema)}
+			if ex, ok := examples[schema]; ok && mediaType == "application/json" {
+				media["example"] = ex
+			}
+			out["content"] = map[string]any{mediaType: media}
 		}
 		if h := responseHeaders(required, optional); len(h) > 0 {
 			out["headers"] = h
@@ -146,11 +259,12 @@ func apiResponses(r apiRoute) map[string]any {
 	if r.etag {
 		success = append(success, hdrETag)
 	}
+	created := success
 	if r.location {
-		success = append(success, hdrLocation)
+		created = append(slices.Clone(success), hdrLocation)
 	}
 	out := map[string]any{
-		strconv.Itoa(r.status): response(http.StatusText(r.status), r.response, "application/json", success, nil),
+		strconv.Itoa(r.status): response(http.StatusText(r.status), r.response, "application/json", created, nil),
 		"401": problem("The API key is missing, malformed, unknown, inactive, expired or revoked, or its creator's account is no longer active.",
 			[]string{hdrWWWAuthenticate}, rateLimit),
 		"403": problem("The key lacks the scope "+r.scope+", its creator the permission "+r.perm+", or the tenant's API service is suspended or expired.", rateLimit, nil),
@@ -184,7 +298,12 @@ func apiResponses(r apiRoute) map[string]any {
 	return out
 }
 
+// operationID returns the operationId of an API route: its own, or else
+// one made of its method and path (postUsersIdRoles).
 func operationID(r apiRoute) string {
+	if r.op != "" {
+		return r.op
+	}
 	id := strings.ToLower(r.method)
 	for _, part := range strings.Split(strings.Trim(r.path, "/"), "/") {
 		part = strings.TrimPrefix(part, ":")
@@ -193,11 +312,27 @@ func operationID(r apiRoute) string {
 	return id
 }
 
-func apiSchemas() map[string]any {
+// Example values of the document and the docs page.
+const (
+	exampleUserID = "user_0b7c6f0e-3f4a-4c1e-9d55-2a8e6b1f4c10"
+	exampleETag   = "00000a1b-0000-0d00-0000-65f1c2d30000"
+	exampleReqID  = "Yk3v9QeL2pXz7RtA0mNc"
+)
+
+// apiSchemas returns the document's schemas. The limits of the fields a
+// request sends are the constants kanri.UserInput.Validate checks them
+// with; base is the server's address (baseURL).
+func apiSchemas(base string) map[string]any {
 	str := map[string]any{"type": "string"}
-	// An address as net/mail reads it, UTF-8 included (RFC 6532): the
-	// API takes and returns internationalised addresses.
-	email := map[string]any{"type": "string", "format": "idn-email"}
+	// An e-mail address as kanri.UserInput.Validate takes it: one
+	// address as net/mail reads it (RFC 5322, UTF-8 included as RFC 6532
+	// allows: the API takes and returns internationalised addresses,
+	// hence idn-email), alone (no name, no angle brackets), of at most
+	// 254 bytes; spaces around it are trimmed.
+	email := map[string]any{"type": "string", "format": "idn-email", "maxLength": kanri.UsernameMax,
+		"description": fmt.Sprintf("One address as RFC 5322 writes it, UTF-8 allowed (RFC 6532), without a name or angle brackets; at most %d bytes.", kanri.UsernameMax)}
+	displayName := map[string]any{"type": "string", "minLength": 1, "maxLength": kanri.DisplayNameMax,
+		"description": fmt.Sprintf("The name shown for the user: 1 to %d characters, spaces around it trimmed.", kanri.DisplayNameMax)}
 	when := map[string]any{"type": []string{"string", "null"}, "format": "date-time"}
 	obj := func(required []string, props map[string]any) map[string]any {
 		o := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
@@ -212,26 +347,33 @@ func apiSchemas() map[string]any {
 			"next":  map[string]any{"type": "string", "description": "Pass as next to get the following page; absent on the last page."},
 		})
 	}
+	roleKey := map[string]any{"type": "string", "enum": []string{"global_admin", "admin", "viewer"}, "description": "The role's key."}
 	return map[string]any{
 		"User": obj([]string{"id", "tenantId", "username", "email", "displayName", "isActive", "status"}, map[string]any{
 			"id": str, "tenantId": str, "username": str, "email": email, "displayName": str,
-			"isActive": map[string]any{"type": "boolean"}, "status": map[string]any{"enum": []string{"active", "inactive", "locked", "deleted"}},
+			"isActive": map[string]any{"type": "boolean"}, "status": map[string]any{"type": "string", "enum": []string{"active", "inactive", "locked", "deleted"}},
 			"createdAt": when, "updatedAt": when, "lastLoginAt": when,
 		}),
 		"UserList": list("User"),
 		"UserCreate": obj([]string{"username", "email", "displayName", "password"}, map[string]any{
-			"username": str, "email": email, "displayName": str,
-			"password": map[string]any{"type": "string", "description": i18n.Translate(i18n.English, "validation.password_policy")},
+			"username": map[string]any{"type": "string", "minLength": 1, "maxLength": kanri.UsernameMax,
+				"description": fmt.Sprintf("The sign-in name, unique in the tenant: no spaces or control characters, at most %d bytes.", kanri.UsernameMax)},
+			"email": email, "displayName": displayName,
+			"password": map[string]any{"type": "string", "maxLength": kanri.PasswordMax, "format": "password",
+				"description": i18n.Translate(i18n.English, "validation.password_policy")},
 		}),
-		"UserUpdate": obj(nil, map[string]any{"email": email, "displayName": str}),
+		"UserUpdate": obj(nil, map[string]any{"email": email, "displayName": displayName}),
 		"RoleAssignment": obj([]string{"id", "userId", "serviceId", "roleName"}, map[string]any{
-			"id": str, "userId": str, "serviceId": str, "roleName": str, "role": map[string]any{"enum": []string{"global_admin", "admin", "viewer"}},
-			"assignedBy": str, "assignedAt": when,
+			"id": str, "userId": str, "serviceId": str, "roleName": map[string]any{"type": "string", "description": "The role's name in the service's catalogue."},
+			"role": roleKey, "assignedBy": str, "assignedAt": when,
 		}),
-		"RoleAssignmentList":   list("RoleAssignment"),
-		"RoleAssignmentCreate": obj([]string{"serviceId", "role"}, map[string]any{"serviceId": str, "role": map[string]any{"type": "string", "description": "admin or viewer (or the role's name)"}}),
+		"RoleAssignmentList": list("RoleAssignment"),
+		"RoleAssignmentCreate": obj([]string{"serviceId", "role"}, map[string]any{
+			"serviceId": map[string]any{"type": "string", "minLength": 1, "description": "The service's id, such as auth-service."},
+			"role":      map[string]any{"type": "string", "minLength": 1, "description": "The role's key (admin or viewer) or its name in the service's catalogue."},
+		}),
 		"AuditRecord": obj([]string{"id", "timestamp", "action", "status"}, map[string]any{
-			"id": str, "timestamp": when, "action": str, "status": map[string]any{"enum": []string{"success", "failure"}},
+			"id": str, "timestamp": when, "action": str, "status": map[string]any{"type": "string", "enum": []string{"success", "failure"}},
 			"userId": str, "userName": str,
 			"resource": obj(nil, map[string]any{"type": str, "id": str, "name": str}),
 			"changes":  map[string]any{"type": "object", "additionalProperties": obj(nil, map[string]any{"before": map[string]any{}, "after": map[string]any{}})},
@@ -239,25 +381,44 @@ func apiSchemas() map[string]any {
 		}),
 		"AuditList": list("AuditRecord"),
 		"Problem": map[string]any{"type": "object", "required": []string{"type", "title", "status"}, "properties": map[string]any{
-			"type": map[string]any{"type": "string", "format": "uri", "description": "Stable: urn:kanri:problem:<kind>."}, "title": str,
-			"status": map[string]any{"type": "integer"}, "detail": str, "requestId": str,
-			"errors": map[string]any{"type": "object", "additionalProperties": str, "description": "The invalid fields and why."},
+			"type": map[string]any{"type": "string", "format": "uri",
+				"description": "The problem's type: the address of its description on the docs page, " + base + apiPrefix + "/docs#problem-<kind> (about:blank for a status without one)."},
+			"title":     str,
+			"status":    map[string]any{"type": "integer", "minimum": 400, "maximum": 599},
+			"detail":    str,
+			"instance":  map[string]any{"type": "string", "format": "uri", "description": "This occurrence of the problem: urn:kanri:request:<requestId>, the request's id, which the server's log and the X-Request-Id header carry."},
+			"requestId": str,
+			"errors":    map[string]any{"type": "object", "additionalProperties": str, "description": "The invalid fields and why."},
 		}},
+	}
+}
+
+// apiExamples returns an example of each schema a request sends or a
+// success answers with. The linters check each against its schema, and the
+// docs page shows them.
+func apiExamples() map[string]any {
+	at := "2026-04-01T09:30:00Z"
+	user := map[string]any{"id": exampleUserID, "tenantId": "tenant_acme", "username": "hanako", "email": "hanako@acme.example.jp",
+		"displayName": "Hanako Yamada", "isActive": true, "status": "active", "createdAt": at, "updatedAt": at, "lastLoginAt": nil}
+	ra := map[string]any{"id": kanri.RoleAssignmentID(exampleUserID, kanri.AuthServiceID, "閲覧者"), "userId": exampleUserID, "serviceId": kanri.AuthServiceID,
+		"roleName": "閲覧者", "role": "viewer", "assignedBy": "ak_1f2e3d4c", "assignedAt": at}
+	audit := map[string]any{"id": "audit_20260401T093000.000000000_9f86d081", "timestamp": at, "action": "user.create", "status": "success",
+		"userId": "ak_1f2e3d4c", "userName": "API key Nightly sync (ak_live_3x…)", "resource": map[string]any{"type": "User", "id": exampleUserID, "name": "hanako"},
+		"ipAddress": "203.0.113.7", "requestId": exampleReqID}
+	return map[string]any{
+		"User":                 user,
+		"UserList":             map[string]any{"items": []any{user}, "next": "eyJrIjoiaGFuYWtvIn0"},
+		"UserCreate":           map[string]any{"username": "hanako", "email": "hanako@acme.example.jp", "displayName": "Hanako Yamada", "password": "Correct-horse-42"},
+		"UserUpdate":           map[string]any{"displayName": "Hanako Suzuki"},
+		"RoleAssignment":       ra,
+		"RoleAssignmentList":   map[string]any{"items": []any{ra}},
+		"RoleAssignmentCreate": map[string]any{"serviceId": kanri.AuthServiceID, "role": "viewer"},
+		"AuditRecord":          audit,
+		"AuditList":            map[string]any{"items": []any{audit}},
 	}
 }
 
 // openAPI serves the OpenAPI document.
 func (s *Server) openAPI(c echo.Context) error {
-	return c.JSON(http.StatusOK, s.openAPIDoc())
-}
-
-// apiDocs is the human page of the API: its endpoints and a link to the
-// OpenAPI document.
-func (s *Server) apiDocs(c echo.Context) error {
-	var eps []views.APIEndpoint
-	for _, r := range s.apiRoutes() {
-		eps = append(eps, views.APIEndpoint{Method: r.method, Path: openAPIPath(r.path), Scope: r.scope, Summary: r.summary})
-	}
-	p := views.Page{Title: "API", Lang: i18n.Lang(c.Request().Context()), Theme: theme(c)}
-	return render(c, http.StatusOK, views.APIDocsPage(p, eps))
+	return c.JSON(http.StatusOK, s.openAPIDoc(baseURL(c)))
 }

@@ -202,7 +202,7 @@ func TestOpenAPIValidatorCatchesMismatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	user := `{"id":"user_1","tenantId":"acme","username":"bob","email":"bob@acme.test","displayName":"Bob","isActive":true,"status":"active","createdAt":"2026-01-02T03:04:05Z","updatedAt":null,"lastLoginAt":null}`
-	problem := `{"type":"urn:kanri:problem:not-found","title":"Not Found","status":404,"detail":"No such resource."}`
+	problem := `{"type":"` + e.srv.URL + `/api/v1/docs#problem-not-found","title":"Not Found","status":404,"detail":"No such resource.","instance":"urn:kanri:request:abc"}`
 	rateLimit := []string{"RateLimit-Limit", "100", "RateLimit-Remaining", "99", "RateLimit-Reset", "60"}
 	for _, tc := range []struct {
 		name, method, path, reqBody string

@@ -1,0 +1,272 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/views"
+)
+
+// The docs page is read from the OpenAPI document itself, as a client
+// would read it (the JSON served at /api/v1/openapi.json, decoded into the
+// part of OpenAPI it shows), so that the page says what the document says
+// and nothing else.
+
+// oaDoc is the part of an OpenAPI document the docs page shows.
+type oaDoc struct {
+	Info struct {
+		Title, Description string
+	}
+	Servers []struct{ URL string }
+	Tags    []struct{ Name, Description string }
+	Paths   map[string]map[string]oaOperation
+	// Components' schemas, by name.
+	Components struct{ Schemas map[string]*oaSchema }
+}
+
+type oaOperation struct {
+	OperationID, Summary, Description string
+	Tags                              []string
+	Scope                             string `json:"x-kanri-scope"`
+	Parameters                        []struct {
+		Name, In, Description string
+		Required              bool
+		Schema                *oaSchema
+		Example               any
+	}
+	RequestBody *struct{ Content map[string]oaMedia }
+	Responses   map[string]struct {
+		Description string
+		Content     map[string]oaMedia
+	}
+}
+
+type oaMedia struct {
+	Schema  *oaSchema
+	Example any
+}
+
+type oaSchema struct {
+	Ref                  string `json:"$ref"`
+	Type                 any    // a name, or a list of names
+	Format, Description  string
+	Enum                 []any
+	Default              any
+	Minimum, Maximum     *float64
+	MinLength, MaxLength *int
+	Required             []string
+	Properties           map[string]*oaSchema
+	Items                *oaSchema
+}
+
+// resolve returns the schema a reference names, or s itself.
+func (d *oaDoc) resolve(s *oaSchema) *oaSchema {
+	if s != nil && s.Ref != "" {
+		if r, ok := d.Components.Schemas[strings.TrimPrefix(s.Ref, "#/components/schemas/")]; ok {
+			return r
+		}
+	}
+	return s
+}
+
+// typeName says a schema's type as the page shows it: string (date),
+// integer, User[], string | null.
+func (d *oaDoc) typeName(s *oaSchema) string {
+	if s == nil {
+		return ""
+	}
+	if s.Ref != "" {
+		return strings.TrimPrefix(s.Ref, "#/components/schemas/")
+	}
+	var names []string
+	switch t := s.Type.(type) {
+	case string:
+		names = []string{t}
+	case []any:
+		for _, n := range t {
+			names = append(names, fmt.Sprint(n))
+		}
+	}
+	for i, n := range names {
+		switch {
+		case n == "array" && s.Items != nil:
+			names[i] = d.typeName(s.Items) + "[]"
+		case n != "null" && s.Format != "":
+			names[i] = n + " (" + s.Format + ")"
+		}
+	}
+	return strings.Join(names, " | ")
+}
+
+// limits says the bounds a schema puts on a value, in the page's language.
+func (d *oaDoc) limits(c echo.Context, s *oaSchema) string {
+	ctx := c.Request().Context()
+	if s == nil {
+		return ""
+	}
+	var out []string
+	if len(s.Enum) > 0 {
+		vals := make([]string, len(s.Enum))
+		for i, v := range s.Enum {
+			vals[i] = fmt.Sprint(v)
+		}
+		out = append(out, i18n.T(ctx, "apidocs.limit_enum", strings.Join(vals, ", ")))
+	}
+	if s.Minimum != nil && s.Maximum != nil {
+		out = append(out, i18n.T(ctx, "apidocs.limit_range", *s.Minimum, *s.Maximum))
+	}
+	if s.MinLength != nil && *s.MinLength > 0 {
+		out = append(out, i18n.T(ctx, "apidocs.limit_min_length", *s.MinLength))
+	}
+	if s.MaxLength != nil {
+		out = append(out, i18n.T(ctx, "apidocs.limit_max_length", *s.MaxLength))
+	}
+	if s.Default != nil {
+		out = append(out, i18n.T(ctx, "apidocs.limit_default", fmt.Sprint(s.Default)))
+	}
+	return strings.Join(out, "; ")
+}
+
+// apiDocs is the API's reference page: every operation of the OpenAPI
+// document the server serves, grouped by tag, with its parameters, body
+// fields, an example request against this server and its answer, its
+// statuses, and the problem types that problems' type addresses point to.
+func (s *Server) apiDocs(c echo.Context) error {
+	base := baseURL(c)
+	b, err := json.Marshal(s.openAPIDoc(base))
+	if err != nil {
+		return err
+	}
+	var doc oaDoc
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	m := views.APIDocs{Title: doc.Info.Title, Description: doc.Info.Description, OpenAPI: base + apiPrefix + "/openapi.json"}
+	if len(doc.Servers) > 0 {
+		m.Server = doc.Servers[0].URL
+	}
+	for _, t := range doc.Tags {
+		m.Tags = append(m.Tags, views.APITag{Name: t.Name, Description: t.Description, Anchor: "tag-" + strings.ToLower(t.Name)})
+	}
+	paths := make([]string, 0, len(doc.Paths))
+	for p := range doc.Paths {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	methodOrder := []string{"get", "post", "put", "patch", "delete"}
+	for _, p := range paths {
+		for _, method := range methodOrder {
+			o, ok := doc.Paths[p][method]
+			if !ok {
+				continue
+			}
+			op := s.docOperation(c, &doc, m.Server, p, strings.ToUpper(method), o)
+			tag := "API"
+			if len(o.Tags) > 0 {
+				tag = o.Tags[0]
+			}
+			i := slices.IndexFunc(m.Tags, func(t views.APITag) bool { return t.Name == tag })
+			if i < 0 {
+				m.Tags = append(m.Tags, views.APITag{Name: tag, Anchor: "tag-" + strings.ToLower(tag)})
+				i = len(m.Tags) - 1
+			}
+			m.Tags[i].Ops = append(m.Tags[i].Ops, op)
+		}
+	}
+	m.Tags = slices.DeleteFunc(m.Tags, func(t views.APITag) bool { return len(t.Ops) == 0 })
+	codes := make([]int, 0, len(problemTypes))
+	for code := range problemTypes {
+		codes = append(codes, code)
+	}
+	slices.Sort(codes)
+	for _, code := range codes {
+		kind := problemTypes[code]
+		m.Problems = append(m.Problems, views.APIProblem{
+			Anchor: problemAnchor(kind), Type: ProblemType(base, code), Status: code, Title: http.StatusText(code),
+			Description: i18n.T(ctx, "apidocs.problem."+kind),
+		})
+	}
+	p := views.Page{Title: i18n.T(ctx, "apidocs.title"), Lang: i18n.Lang(ctx), Theme: theme(c)}
+	return render(c, http.StatusOK, views.APIDocsPage(p, m))
+}
+
+// docOperation returns an operation of the document as the docs page
+// shows it.
+func (s *Server) docOperation(c echo.Context, doc *oaDoc, server, path, method string, o oaOperation) views.APIOperation {
+	op := views.APIOperation{
+		ID: o.OperationID, Method: method, Path: apiPrefix + path, Summary: o.Summary, Description: o.Description, Scope: o.Scope,
+	}
+	example := path
+	for _, p := range o.Parameters {
+		op.Params = append(op.Params, views.APIField{
+			Name: p.Name, In: p.In, Type: doc.typeName(p.Schema), Required: p.Required, Limits: doc.limits(c, p.Schema), Description: p.Description,
+		})
+		if p.In == "path" && p.Example != nil {
+			example = strings.ReplaceAll(example, "{"+p.Name+"}", fmt.Sprint(p.Example))
+		}
+	}
+	curl := []string{"curl"}
+	if method != http.MethodGet {
+		curl[0] += " -X " + method
+	}
+	curl[0] += " " + shellQuote(server+example)
+	curl = append(curl, `-H "Authorization: Bearer $KANRI_API_KEY"`)
+	if o.RequestBody != nil {
+		media := o.RequestBody.Content["application/json"]
+		schema := doc.resolve(media.Schema)
+		if schema != nil {
+			names := make([]string, 0, len(schema.Properties))
+			for n := range schema.Properties {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			for _, n := range names {
+				f := schema.Properties[n]
+				op.Body = append(op.Body, views.APIField{
+					Name: n, Type: doc.typeName(f), Required: slices.Contains(schema.Required, n), Limits: doc.limits(c, f), Description: f.Description,
+				})
+			}
+		}
+		curl = append(curl, `-H "Content-Type: application/json"`)
+		if media.Example != nil {
+			b, _ := json.Marshal(media.Example)
+			curl = append(curl, "-d "+shellQuote(string(b)))
+		}
+	}
+	op.Curl = strings.Join(curl, " \\\n  ")
+	codes := make([]string, 0, len(o.Responses))
+	for code := range o.Responses {
+		codes = append(codes, code)
+	}
+	slices.Sort(codes)
+	for _, code := range codes {
+		r := o.Responses[code]
+		st := views.APIStatus{Code: code, Description: r.Description}
+		if n, err := strconv.Atoi(code); err == nil {
+			if kind, ok := problemTypes[n]; ok && n >= 400 {
+				st.Problem = problemAnchor(kind)
+			}
+			if n < 300 && op.ExampleStatus == "" {
+				op.ExampleStatus = code + " " + http.StatusText(n)
+				if media, ok := r.Content["application/json"]; ok && media.Example != nil {
+					b, _ := json.MarshalIndent(media.Example, "", "  ")
+					op.ExampleResponse = string(b)
+				}
+			}
+		}
+		op.Statuses = append(op.Statuses, st)
+	}
+	return op
+}
+
+// shellQuote quotes s for a POSIX shell: in single quotes, a single quote
+// written as '\”.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
