@@ -66,6 +66,7 @@ func TestConsole(t *testing.T) {
 			s.domainSteps,
 			s.apiKeySteps,
 			s.listPagesSteps,
+			s.apiDocsSteps,
 			s.signOutSteps,
 		} {
 			steps(t)
