@@ -115,9 +115,11 @@ func pathParameter(name string) map[string]any {
 // headers comes from the declarations its handler and middleware use.
 // base is the server's address (baseURL), from which the document's
 // server and its problem types are absolute.
-func (s *Server) openAPIDoc(base string) map[string]any {
+func (s *Server) openAPIDoc(base string) map[string]any { return openAPIDocOf(base, s.apiRoutes()) }
+
+// openAPIDocOf builds the OpenAPI document of routes.
+func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 	paths := map[string]map[string]any{}
-	routes := s.apiRoutes()
 	examples := apiExamples()
 	for _, r := range routes {
 		p := openAPIPath(r.path)
@@ -136,7 +138,11 @@ func (s *Server) openAPIDoc(base string) map[string]any {
 				"description": "The ETag of the version read (or *): the change is made to that version only, else 412. Weak tags never match. Without it, the change is made to the current version.",
 				"example":     `"` + exampleETag + `"`})
 		}
-		description := "Needs the scope `" + r.scope + "` on the key, and its creator the console permission `" + r.perm + "`."
+		description := "Needs the scope `" + r.scope + "` on the key"
+		if r.perm != "" {
+			description += ", and its creator the console permission `" + r.perm + "`"
+		}
+		description += "."
 		if r.doc != "" {
 			description = r.doc + "\n\n" + description
 		}
