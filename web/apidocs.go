@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -156,13 +157,8 @@ func (s *Server) apiDocs(c echo.Context) error {
 	for _, t := range doc.Tags {
 		m.Tags = append(m.Tags, views.APITag{Name: t.Name, Description: t.Description, Anchor: "tag-" + strings.ToLower(t.Name)})
 	}
-	paths := make([]string, 0, len(doc.Paths))
-	for p := range doc.Paths {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
 	methodOrder := []string{"get", "post", "put", "patch", "delete"}
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(doc.Paths)) {
 		for _, method := range methodOrder {
 			o, ok := doc.Paths[p][method]
 			if !ok {
@@ -182,12 +178,7 @@ func (s *Server) apiDocs(c echo.Context) error {
 		}
 	}
 	m.Tags = slices.DeleteFunc(m.Tags, func(t views.APITag) bool { return len(t.Ops) == 0 })
-	codes := make([]int, 0, len(problemTypes))
-	for code := range problemTypes {
-		codes = append(codes, code)
-	}
-	slices.Sort(codes)
-	for _, code := range codes {
+	for _, code := range slices.Sorted(maps.Keys(problemTypes)) {
 		kind := problemTypes[code]
 		m.Problems = append(m.Problems, views.APIProblem{
 			Anchor: problemAnchor(kind), Type: ProblemType(base, code), Status: code, Title: http.StatusText(code),
@@ -223,12 +214,7 @@ func (s *Server) docOperation(c echo.Context, doc *oaDoc, server, path, method s
 		media := o.RequestBody.Content["application/json"]
 		schema := doc.resolve(media.Schema)
 		if schema != nil {
-			names := make([]string, 0, len(schema.Properties))
-			for n := range schema.Properties {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			for _, n := range names {
+			for _, n := range slices.Sorted(maps.Keys(schema.Properties)) {
 				f := schema.Properties[n]
 				op.Body = append(op.Body, views.APIField{
 					Name: n, Type: doc.typeName(f), Required: slices.Contains(schema.Required, n), Limits: doc.limits(c, f), Description: f.Description,
@@ -242,12 +228,7 @@ func (s *Server) docOperation(c echo.Context, doc *oaDoc, server, path, method s
 		}
 	}
 	op.Curl = strings.Join(curl, " \\\n  ")
-	codes := make([]string, 0, len(o.Responses))
-	for code := range o.Responses {
-		codes = append(codes, code)
-	}
-	slices.Sort(codes)
-	for _, code := range codes {
+	for _, code := range slices.Sorted(maps.Keys(o.Responses)) {
 		r := o.Responses[code]
 		st := views.APIStatus{Code: code, Description: r.Description}
 		if n, err := strconv.Atoi(code); err == nil {
