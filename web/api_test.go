@@ -497,14 +497,36 @@ func TestAPIKeyConsole(t *testing.T) {
 			t.Errorf("bad key form: no %s", want)
 		}
 	}
-	resp, body = admin.post(base, url.Values{"name": {"Nightly"}, "scopes": {"read", "write"}, "rateLimit": {"100"}, "rateLimitWindow": {"1m"}})
-	wantStatus(t, "create", resp, http.StatusOK)
+	resp, _ = admin.post(base, url.Values{"name": {"Nightly"}, "scopes": {"read", "write"}, "rateLimit": {"100"}, "rateLimitWindow": {"1m"}})
+	wantStatus(t, "create", resp, http.StatusSeeOther)
+	secretPage := resp.Header.Get("Location")
+	if !strings.HasPrefix(secretPage, base+"/apikey_") || !strings.HasSuffix(secretPage, "/secret") {
+		t.Fatalf("create redirects to %q, want the key's secret page", secretPage)
+	}
+	for _, ck := range resp.Cookies() {
+		if strings.Contains(ck.Value, "ak_live_") {
+			t.Errorf("cookie %s holds the secret in clear", ck.Name)
+		}
+	}
+	resp, body = admin.get(secretPage)
+	wantStatus(t, "the secret page", resp, http.StatusOK)
 	if resp.Header.Get("Cache-Control") != "no-store" {
 		t.Error("the secret page may be stored")
 	}
 	secret := regexp.MustCompile(`ak_live_[0-9A-Za-z]{49}`).FindString(body)
 	if secret == "" || !apikey.WellFormed(secret) {
 		t.Fatalf("no secret shown: %s", body)
+	}
+	// A reload shows no secret and makes no key.
+	resp, body = admin.get(secretPage)
+	if got, want := resp.Header.Get("Location"), base; resp.StatusCode != http.StatusSeeOther || got != want {
+		t.Errorf("reload of the secret page: %d to %q, want 303 to %q", resp.StatusCode, got, want)
+	}
+	if strings.Contains(body, "ak_live_") {
+		t.Error("a reload shows a secret")
+	}
+	if keys, _ := e.keys.List(context.Background(), e.acme.ID); len(keys) != 2 {
+		t.Errorf("keys after create and reload: got %d, want 2", len(keys))
 	}
 	if a := e.api(t, http.MethodGet, "/api/v1/users", secret, nil); a.status != http.StatusOK {
 		t.Fatalf("the new key: %d", a.status)
@@ -524,6 +546,33 @@ func TestAPIKeyConsole(t *testing.T) {
 	}
 	if k == nil || strings.Contains(k.KeyHash, secret) || k.RateLimit != 100 || k.RateLimitWindow != "1m" {
 		t.Fatalf("stored key: %+v", k)
+	}
+	_, body = admin.get(base)
+	if want := `data-testid="apikey-created-Nightly">` + k.CreatedAt.UTC().Format("2006-01-02") + "<"; !strings.Contains(body, want) {
+		t.Errorf("the list does not show the creation date %s", want)
+	}
+	// Rotated: redirected to the new secret, once; a reload rotates
+	// nothing and the secret in use keeps working.
+	resp, _ = admin.post(base+"/"+k.ID+"/rotate", url.Values{"etag": {k.ETag}, "state": {kanri.KeyActive}})
+	wantStatus(t, "rotate", resp, http.StatusSeeOther)
+	if got, want := resp.Header.Get("Location"), base+"/"+k.ID+"/secret"; got != want {
+		t.Fatalf("rotate redirects to %q, want %q", got, want)
+	}
+	_, body = admin.get(base + "/" + k.ID + "/secret")
+	rotated := regexp.MustCompile(`ak_live_[0-9A-Za-z]{49}`).FindString(body)
+	if rotated == "" || rotated == secret || !strings.Contains(body, `data-testid="apikey-rotated-grace"`) {
+		t.Fatalf("rotated secret page: %s", body)
+	}
+	rotatedOnce, _ := e.keys.Get(context.Background(), e.acme.ID, k.ID)
+	resp, _ = admin.get(base + "/" + k.ID + "/secret")
+	wantStatus(t, "reload after rotate", resp, http.StatusSeeOther)
+	if k, _ = e.keys.Get(context.Background(), e.acme.ID, k.ID); k.KeyHash != rotatedOnce.KeyHash {
+		t.Error("a reload after rotate rotated again")
+	}
+	for _, s := range []string{secret, rotated} {
+		if a := e.api(t, http.MethodGet, "/api/v1/users", s, nil); a.status != http.StatusOK {
+			t.Errorf("after rotate, %s…: %d", s[:14], a.status)
+		}
 	}
 	resp, _ = admin.post(base+"/"+k.ID+"/revoke", url.Values{"etag": {k.ETag}, "state": {kanri.KeyActive}})
 	wantStatus(t, "revoke", resp, http.StatusSeeOther)

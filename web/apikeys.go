@@ -42,8 +42,8 @@ func (s *Server) newAPIKey(c echo.Context) error {
 	return render(c, http.StatusOK, views.APIKeyFormPage(s.page(c, "apikeys.new", "apikeys"), f))
 }
 
-// createAPIKey makes a key and shows its secret, once. The page is the
-// POST's answer, never stored (no-store) nor reachable again.
+// createAPIKey makes a key and redirects to the page that shows its
+// secret, once (Post/Redirect/Get: reloading that page makes no key).
 func (s *Server) createAPIKey(c echo.Context) error {
 	form, _ := c.FormParams()
 	in := apikey.Input{
@@ -52,7 +52,7 @@ func (s *Server) createAPIKey(c echo.Context) error {
 	}
 	k, secret, err := s.Keys.Create(c.Request().Context(), routeTenant(c).ID, in)
 	if err == nil {
-		return s.showSecret(c, k, secret, false)
+		return s.holdSecret(c, k, secret, false)
 	}
 	if !kanri.IsCode(err, kanri.EINVALID) {
 		return err
@@ -61,7 +61,49 @@ func (s *Server) createAPIKey(c echo.Context) error {
 	return render(c, http.StatusUnprocessableEntity, views.APIKeyFormPage(s.page(c, "apikeys.new", "apikeys"), f))
 }
 
-func (s *Server) showSecret(c echo.Context, k *kanri.APIKey, secret string, rotated bool) error {
+// holdSecret keeps a new secret, sealed, in the store for the next page
+// only: the session gets the ticket that opens it (never the secret, nor
+// the URL), and the browser is sent to the page that shows it.
+func (s *Server) holdSecret(c echo.Context, k *kanri.APIKey, secret string, rotated bool) error {
+	ticket, err := s.Keys.Hold(c.Request().Context(), k.TenantID, k.ID, secret, rotated)
+	if err != nil {
+		return err
+	}
+	sess := s.session(c)
+	sess.Values[keySecretTicket] = ticket
+	if err := s.saveSession(c); err != nil {
+		return err
+	}
+	return redirect(c, views.APIKeyPath(k.TenantID, k.ID)+"/secret")
+}
+
+// showAPIKeySecret shows the secret that the last creation or rotation of
+// the key held for this session, once: the ticket leaves the session and
+// the held secret leaves the store. Shown once already (a reload), or
+// never held, it sends the browser to the key list, which repeats nothing.
+func (s *Server) showAPIKeySecret(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	sess := s.session(c)
+	ticket, _ := sess.Values[keySecretTicket].(string)
+	if ticket == "" {
+		return c.Redirect(http.StatusSeeOther, views.APIKeysPath(t.ID))
+	}
+	delete(sess.Values, keySecretTicket)
+	if err := s.saveSession(c); err != nil {
+		return err
+	}
+	keyID, secret, rotated, err := s.Keys.Claim(ctx, t.ID, ticket)
+	if kanri.IsCode(err, kanri.ENOTFOUND) || (err == nil && keyID != c.Param("id")) {
+		return c.Redirect(http.StatusSeeOther, views.APIKeysPath(t.ID))
+	}
+	if err != nil {
+		return err
+	}
+	k, err := s.Keys.Get(ctx, t.ID, keyID)
+	if err != nil {
+		return err
+	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return render(c, http.StatusOK, views.APIKeySecretPage(s.page(c, "apikeys.title", "apikeys"), k, secret, rotated))
 }
@@ -87,8 +129,8 @@ func (s *Server) revokeAPIKey(c echo.Context) error {
 	})
 }
 
-// rotateAPIKey gives a key a new secret and shows it, once; the old one
-// works for rotationGrace more.
+// rotateAPIKey gives a key a new secret and redirects to the page that
+// shows it, once; the old one works for rotationGrace more.
 func (s *Server) rotateAPIKey(c echo.Context) error {
 	k, secret, err := s.Keys.Rotate(c.Request().Context(), routeTenant(c).ID, c.Param("id"), seen(c), rotationGrace)
 	if kanri.IsCode(err, kanri.ESTALE) {
@@ -97,7 +139,7 @@ func (s *Server) rotateAPIKey(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.showSecret(c, k, secret, true)
+	return s.holdSecret(c, k, secret, true)
 }
 
 func (s *Server) apiKeyAction(c echo.Context, doneKey string, do func(id string, seen kanri.Seen) (*kanri.APIKey, error)) error {

@@ -125,6 +125,7 @@ func (s *Server) routes(e *echo.Echo) {
 		{t, http.MethodGet, "/api-keys/usage", role.APIKeysRead, s.tenantAPIUsage},
 		{t, http.MethodPost, "/api-keys", role.APIKeysCreate, s.createAPIKey},
 		{t, http.MethodGet, "/api-keys/:id", role.APIKeysRead, s.apiKeyUsage},
+		{t, http.MethodGet, "/api-keys/:id/secret", role.APIKeysRead, s.showAPIKeySecret},
 		{t, http.MethodPost, "/api-keys/:id/deactivate", role.APIKeysUpdate, s.deactivateAPIKey},
 		{t, http.MethodPost, "/api-keys/:id/reactivate", role.APIKeysUpdate, s.reactivateAPIKey},
 		{t, http.MethodPost, "/api-keys/:id/rotate", role.APIKeysUpdate, s.rotateAPIKey},

@@ -28,6 +28,9 @@ const (
 	keyCSRF      = "csrf"
 	keyFlash     = "flash"
 	keyFlashKind = "flash_kind"
+	// keySecretTicket opens the new API key secret held for the next page
+	// (apikey.Service.Hold); the secret itself is never in the cookie.
+	keySecretTicket = "secret_ticket"
 )
 
 // sessionKeys derives the session cookie's keys from the secret with HKDF

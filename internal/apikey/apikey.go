@@ -208,15 +208,22 @@ func (s *Service) Revoke(ctx context.Context, tenantID, id string, seen kanri.Se
 	return k, err
 }
 
-// Rotate gives a key a new secret, returned once. The old secret keeps
-// working for grace (so that clients can switch), then stops.
+// maxEarlier is how many earlier secrets, each still in its grace, a key
+// keeps beside its previous one; a rotation beyond that stops the oldest.
+const maxEarlier = 8
+
+// Rotate gives a key a new secret, returned once. The secret it replaces
+// keeps working for grace (so that clients can switch), then stops. A
+// rotation within the grace of an earlier one stops nothing that is still
+// in its grace: the secrets replaced before keep working until their own
+// grace ends (up to maxEarlier of them).
 func (s *Service) Rotate(ctx context.Context, tenantID, id string, seen kanri.Seen, grace time.Duration) (*kanri.APIKey, string, error) {
 	if err := s.TenantOpen(ctx, tenantID); err != nil {
 		return nil, "", err
 	}
 	secret := newSecret()
 	hash := Hash(secret)
-	var old string
+	var ended []string
 	k, err := s.change(ctx, tenantID, id, seen, func(k *kanri.APIKey) (string, error) {
 		if st := k.StatusAt(s.Now()); st == kanri.KeyRevoked || st == kanri.KeyExpired {
 			return "", kanri.E(kanri.ECONFLICT, "apikeys.cannot_rotate")
@@ -224,7 +231,7 @@ func (s *Service) Rotate(ctx context.Context, tenantID, id string, seen kanri.Se
 		if err := s.addLookup(ctx, tenantID, k.ID, hash); err != nil {
 			return "", err
 		}
-		old = k.PreviousKeyHash
+		ended = retire(k, s.Now())
 		k.PreviousKeyHash, k.PreviousValidUntil = k.KeyHash, kanri.NewTime(s.Now().Add(grace))
 		k.KeyHash, k.KeyPrefix = hash, Prefix(secret)
 		return "apikey.rotate", nil
@@ -233,10 +240,42 @@ func (s *Service) Rotate(ctx context.Context, tenantID, id string, seen kanri.Se
 		s.removeLookup(ctx, hash)
 		return nil, "", err
 	}
-	if old != "" {
-		s.removeLookup(ctx, old) // the secret before the previous one
+	for _, h := range ended {
+		s.removeLookup(ctx, h) // secrets whose grace is over
 	}
 	return k, secret, nil
+}
+
+// retire moves k's previous secret, if it is still in its grace at now,
+// among its earlier ones, and drops the earlier secrets whose grace has
+// ended (and the oldest beyond maxEarlier). It returns the hashes that
+// no longer work.
+func retire(k *kanri.APIKey, now time.Time) (ended []string) {
+	live := make([]kanri.RetiredSecret, 0, len(k.EarlierSecrets)+1)
+	add := func(r kanri.RetiredSecret) {
+		if now.Before(r.ValidUntil.Time) {
+			live = append(live, r)
+		} else {
+			ended = append(ended, r.KeyHash)
+		}
+	}
+	for _, r := range k.EarlierSecrets {
+		add(r)
+	}
+	if k.PreviousKeyHash != "" {
+		add(kanri.RetiredSecret{KeyHash: k.PreviousKeyHash, ValidUntil: k.PreviousValidUntil})
+	}
+	if n := len(live) - maxEarlier; n > 0 {
+		for _, r := range live[:n] {
+			ended = append(ended, r.KeyHash)
+		}
+		live = live[n:]
+	}
+	k.EarlierSecrets = nil
+	if len(live) > 0 {
+		k.EarlierSecrets = live
+	}
+	return ended
 }
 
 // change applies fn to a key as seen and saves it; fn returns the audit
@@ -297,13 +336,18 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (*kanri.APIKe
 var errDenied = kanri.E(kanri.EUNAUTHENTICATED, "api.key_invalid")
 
 // Verify says whether the secret whose hash is given may use key k at
-// now: it must be k's current secret, or its previous one within the
-// grace of a rotation, and k must be active, unexpired and unrevoked.
+// now: it must be k's current secret, or one a rotation replaced whose
+// grace has not ended, and k must be active, unexpired and unrevoked.
 // It reads nothing, so that a key kept in memory is checked again at
 // every call.
 func Verify(k *kanri.APIKey, hash string, now time.Time) error {
 	current := subtle.ConstantTimeCompare([]byte(hash), []byte(k.KeyHash)) == 1
 	previous := k.PreviousKeyHash != "" && subtle.ConstantTimeCompare([]byte(hash), []byte(k.PreviousKeyHash)) == 1 && now.Before(k.PreviousValidUntil.Time)
+	for _, r := range k.EarlierSecrets {
+		if subtle.ConstantTimeCompare([]byte(hash), []byte(r.KeyHash)) == 1 && now.Before(r.ValidUntil.Time) {
+			previous = true
+		}
+	}
 	if !current && !previous {
 		return errDenied
 	}

@@ -415,3 +415,93 @@ func TestLeaseWritesWithoutReading(t *testing.T) {
 		t.Errorf("granted: got %d, want %d", got, want)
 	}
 }
+
+// TestSecondRotationKeepsTheSecretInUse rotates a key twice within the
+// grace: the secret clients still use keeps working until its own grace
+// ends, as do the others replaced, and each stops after its grace.
+func TestSecondRotationKeepsTheSecretInUse(t *testing.T) {
+	f := setup(t)
+	k, first, err := f.keys.Create(f.ctx, "tenant_acme", apikey.Input{Name: "Sync", Scopes: []string{"read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := func(s string) bool { _, err := f.keys.Authenticate(f.ctx, s); return err == nil }
+	_, second, err := f.keys.Rotate(f.ctx, "tenant_acme", k.ID, kanri.Seen{}, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.clock.add(time.Hour)
+	_, third, err := f.keys.Rotate(f.ctx, "tenant_acme", k.ID, kanri.Seen{}, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var since time.Duration // since the second rotation
+	for _, tc := range []struct {
+		name                 string
+		after                time.Duration // since the second rotation, in order
+		first, second, third bool
+	}{
+		{"just after", 0, true, true, true},
+		{"before the first grace ends", 22*time.Hour + 59*time.Minute, true, true, true},
+		{"after the first grace", 23 * time.Hour, false, true, true},
+		{"after the second grace", 24 * time.Hour, false, false, true},
+	} {
+		f.clock.add(tc.after - since)
+		since = tc.after
+		got := [3]bool{auth(first), auth(second), auth(third)}
+		if want := [3]bool{tc.first, tc.second, tc.third}; got != want {
+			t.Errorf("%s: first, second, third secret work: got %v, want %v", tc.name, got, want)
+		}
+	}
+	// A third rotation forgets what has ended and keeps what has not.
+	f.clock.add(time.Hour)
+	k, _, err = f.keys.Rotate(f.ctx, "tenant_acme", k.ID, kanri.Seen{}, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(k.EarlierSecrets), 0; got != want {
+		t.Errorf("earlier secrets kept after their grace: got %d, want %d", got, want)
+	}
+	if !auth(third) {
+		t.Error("the secret just replaced does not work during its grace")
+	}
+}
+
+// TestHeldSecretIsClaimedOnce holds a secret and claims it: once with the
+// ticket, never twice, never from another tenant, never with a forged
+// key; the store keeps only ciphertext.
+func TestHeldSecretIsClaimedOnce(t *testing.T) {
+	f := setup(t)
+	ticket, err := f.keys.Hold(f.ctx, "tenant_acme", "apikey_1", "ak_live_secret", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _, _ := strings.Cut(ticket, ".")
+	held, err := store.Of[kanri.SecretFlash](f.d.Store.Tenant("tenant_acme"), docstore.API, kanri.TypeSecretFlash).Get(f.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(held.Sealed, "secret") || held.TTL != kanri.SecretFlashTTL {
+		t.Errorf("held: %+v", held)
+	}
+	forged := id + ".AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+	for _, tc := range []struct{ name, tenant, ticket string }{
+		{"another tenant", "tenant_globex", ticket},
+		{"a forged key", "tenant_acme", forged},
+		{"no key", "tenant_acme", id},
+		{"garbage", "tenant_acme", "x/y"},
+	} {
+		if _, _, _, err := f.keys.Claim(f.ctx, tc.tenant, tc.ticket); !kanri.IsCode(err, kanri.ENOTFOUND) {
+			t.Errorf("%s: got %v, want not found", tc.name, err)
+		}
+	}
+	// The forged claim deleted it: a claim that cannot open it still uses it up.
+	ticket, _ = f.keys.Hold(f.ctx, "tenant_acme", "apikey_1", "ak_live_secret", true)
+	keyID, secret, rotated, err := f.keys.Claim(f.ctx, "tenant_acme", ticket)
+	if err != nil || keyID != "apikey_1" || secret != "ak_live_secret" || !rotated {
+		t.Errorf("claim: got %q %q %v %v", keyID, secret, rotated, err)
+	}
+	if _, _, _, err := f.keys.Claim(f.ctx, "tenant_acme", ticket); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Errorf("second claim: got %v, want not found", err)
+	}
+}

@@ -52,7 +52,18 @@ type APIKey struct {
 	// keeps working until PreviousValidUntil.
 	PreviousKeyHash    string `json:"previousKeyHash,omitempty"`
 	PreviousValidUntil Time   `json:"previousValidUntil"`
+	// EarlierSecrets are the secrets that rotations before the last one
+	// replaced and whose grace has not ended: a second rotation within the
+	// grace of the first does not stop the secret that clients still use.
+	EarlierSecrets []RetiredSecret `json:"earlierSecrets,omitempty"`
 	UpdatedAt          Time   `json:"updatedAt"`
+}
+
+// RetiredSecret is the hash of a secret that a rotation replaced and
+// until when it keeps working.
+type RetiredSecret struct {
+	KeyHash    string `json:"keyHash"`
+	ValidUntil Time   `json:"validUntil"`
 }
 
 // StatusAt returns the key's status at now.
