@@ -71,6 +71,7 @@ func (s *Server) holdSecret(c echo.Context, k *kanri.APIKey, secret string, rota
 	}
 	sess := s.session(c)
 	sess.Values[keySecretTicket] = ticket
+	delete(sess.Values, keySecretOnSwitch)
 	if err := s.saveSession(c); err != nil {
 		return err
 	}
@@ -90,6 +91,7 @@ func (s *Server) showAPIKeySecret(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, views.APIKeysPath(t.ID))
 	}
 	delete(sess.Values, keySecretTicket)
+	delete(sess.Values, keySecretOnSwitch)
 	if err := s.saveSession(c); err != nil {
 		return err
 	}
@@ -103,6 +105,16 @@ func (s *Server) showAPIKeySecret(c echo.Context) error {
 	k, err := s.Keys.Get(ctx, t.ID, keyID)
 	if err != nil {
 		return err
+	}
+	// Held again for a change of language or theme on this page, which
+	// shows it again; a reload finds no ticket.
+	if again, err := s.Keys.Hold(ctx, t.ID, keyID, secret, rotated); err == nil {
+		sess.Values[keySecretOnSwitch] = again
+		if err := s.saveSession(c); err != nil {
+			return err
+		}
+	} else {
+		s.Logger.Warn("hold the secret for a language or theme change", "err", err)
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return render(c, http.StatusOK, views.APIKeySecretPage(s.page(c, "apikeys.title", "apikeys"), k, secret, rotated))

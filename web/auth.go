@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -104,13 +106,44 @@ func (s *Server) setTheme(c echo.Context) error {
 	default:
 		return kanri.Invalid(kanri.Fields{"theme": "validation.theme"})
 	}
-	return c.Redirect(http.StatusSeeOther, safeNext(c.FormValue("next")))
+	return s.switched(c)
 }
 
 // setLang remembers the chosen language and returns to the page.
 func (s *Server) setLang(c echo.Context) error {
 	setLangCookie(c, i18n.Normalize(c.FormValue("lang")))
-	return c.Redirect(http.StatusSeeOther, safeNext(c.FormValue("next")))
+	return s.switched(c)
+}
+
+// switched returns the visitor, after a change of language or theme, to
+// the page they were on (its form field next), as a GET opens it: a URL
+// that only a POST answers goes to the nearest page a GET opens instead,
+// never to "Page not found". A page showing a new API key secret shows it
+// again (the ticket it kept for this); a reload of it does not.
+func (s *Server) switched(c echo.Context) error {
+	next := safeNext(c.FormValue("next"))
+	u, err := url.Parse(next)
+	if err != nil {
+		return c.Redirect(http.StatusSeeOther, "/")
+	}
+	if !gettable(c.Echo(), u.Path) {
+		next = "/"
+		for p := u.Path; p != "" && p != "/"; p = path.Dir(p) {
+			if gettable(c.Echo(), p) {
+				next = p
+				break
+			}
+		}
+	}
+	sess := s.session(c)
+	if t, ok := sess.Values[keySecretOnSwitch].(string); ok && strings.HasSuffix(u.Path, "/secret") {
+		sess.Values[keySecretTicket] = t
+		delete(sess.Values, keySecretOnSwitch)
+		if err := s.saveSession(c); err != nil {
+			return err
+		}
+	}
+	return c.Redirect(http.StatusSeeOther, next)
 }
 
 // switchTenant takes the operator's staff to another tenant's users.

@@ -1,9 +1,11 @@
 package web_test
 
 import (
+	"html"
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -71,5 +73,76 @@ func TestLabelsAreInThePagesLanguage(t *testing.T) {
 	_, page = c.get("/t/" + e.acme.ID + "/audit")
 	if !strings.Contains(page, "ユーザー: <span") {
 		t.Errorf("the Japanese audit page does not name resource types in Japanese")
+	}
+}
+
+// TestSwitchingOnAPageAnsweringAPost switches language and theme on pages
+// that answered a POST (forms shown again with their errors, a stale
+// action): the switch returns to the page's form or nearest page, never
+// to "Page not found".
+func TestSwitchingOnAPageAnsweringAPost(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("privileged", adminEmail)
+	acme := "/t/" + e.acme.ID
+	nextOf := regexp.MustCompile(`(?s)action="/lang">.*?name="next" value="([^"]*)"`)
+	for _, tc := range []struct {
+		name, path string
+		form       url.Values
+		want       string // where the switch returns
+	}{
+		{"new tenant with errors", "/tenants", url.Values{"name": {""}}, "/tenants/new"},
+		{"tenant edit with errors", "/tenants/" + e.acme.ID, url.Values{"displayName": {""}}, "/tenants/" + e.acme.ID + "/edit"},
+		{"new user with errors", acme + "/users", url.Values{"username": {""}}, acme + "/users/new"},
+		{"user edit with errors", acme + "/users/" + e.acmeBob.ID, url.Values{"email": {"not an address"}}, acme + "/users/" + e.acmeBob.ID + "/edit"},
+		{"new key with errors", acme + "/api-keys", url.Values{"name": {""}}, acme + "/api-keys/new"},
+	} {
+		resp, body := admin.post(tc.path, tc.form)
+		if resp.StatusCode < 400 {
+			t.Errorf("%s: POST %s answered %d, want an error page", tc.name, tc.path, resp.StatusCode)
+			continue
+		}
+		m := nextOf.FindStringSubmatch(body)
+		if m == nil {
+			t.Errorf("%s: no language switch on the page", tc.name)
+			continue
+		}
+		for _, sw := range []struct{ path, field, value string }{{"/lang", "lang", "ja"}, {"/theme", "theme", "dark"}, {"/lang", "lang", "en"}} {
+			resp, _ := admin.post(sw.path, url.Values{sw.field: {sw.value}, "next": {html.UnescapeString(m[1])}})
+			if got := resp.Header.Get("Location"); got != tc.want {
+				t.Errorf("%s: %s returns to %q, want %q", tc.name, sw.path, got, tc.want)
+			}
+			if resp, _ := admin.get(resp.Header.Get("Location")); resp.StatusCode != http.StatusOK {
+				t.Errorf("%s: after %s: %d", tc.name, sw.path, resp.StatusCode)
+			}
+		}
+	}
+	// A switch to a URL only a POST answers goes to the nearest page.
+	resp, _ := admin.post("/lang", url.Values{"lang": {"en"}, "next": {acme + "/api-keys/apikey_x/rotate"}})
+	if got, want := resp.Header.Get("Location"), acme+"/api-keys/apikey_x"; got != want {
+		t.Errorf("switch on a POST-only URL returns to %q, want %q", got, want)
+	}
+
+	// The page of a new secret shows it again after a switch, in the new
+	// language; a reload after that shows nothing.
+	resp, _ = admin.post(acme+"/api-keys", url.Values{"name": {"Switch"}, "scopes": {"read"}})
+	secretPage := resp.Header.Get("Location")
+	_, body := admin.get(secretPage)
+	secret := regexp.MustCompile(`ak_live_[0-9A-Za-z]{49}`).FindString(body)
+	if secret == "" {
+		t.Fatal("no secret shown")
+	}
+	for _, lang := range []string{"ja", "en"} {
+		resp, _ = admin.post("/lang", url.Values{"lang": {lang}, "next": {secretPage}})
+		if got := resp.Header.Get("Location"); got != secretPage {
+			t.Fatalf("switch to %s on the secret page returns to %q", lang, got)
+		}
+		resp, body = admin.get(secretPage)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, secret) || !strings.Contains(body, `<html lang="`+lang+`"`) {
+			t.Errorf("after the switch to %s: %d, secret shown %v", lang, resp.StatusCode, strings.Contains(body, secret))
+		}
+	}
+	resp, body = admin.get(secretPage)
+	if resp.StatusCode != http.StatusSeeOther || strings.Contains(body, secret) {
+		t.Errorf("a reload after the switches: %d, secret shown %v", resp.StatusCode, strings.Contains(body, secret))
 	}
 }

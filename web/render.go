@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,7 +58,7 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 		Title: i18n.T(ctx, title),
 		CSRF:  s.csrfToken(c),
 		Lang:  i18n.Lang(ctx),
-		Path:  c.Request().URL.RequestURI(),
+		Path:  shownAt(c),
 		Nav:   nav,
 		Staff: isGlobalAdmin(c),
 		Now:   s.Now(),
@@ -119,6 +120,30 @@ func backTo(c echo.Context, fallback string) string {
 		}
 	}
 	return fallback
+}
+
+// shownAt returns the URL a GET opens to show what the request's page
+// shows, for the language and theme switches to return to. A page that
+// answers a POST (a form shown again with its errors, say) is at its
+// form's page: the path with /new or /edit, the path itself if a GET
+// opens it, or else the nearest parent path a GET opens.
+func shownAt(c echo.Context) string {
+	u := c.Request().URL
+	if c.Request().Method == http.MethodGet || c.Request().Method == http.MethodHead {
+		return u.RequestURI()
+	}
+	e := c.Echo()
+	for _, p := range []string{u.Path + "/new", u.Path + "/edit"} {
+		if gettable(e, p) {
+			return p
+		}
+	}
+	for p := u.Path; p != "" && p != "/"; p = path.Dir(p) {
+		if gettable(e, p) {
+			return p
+		}
+	}
+	return "/"
 }
 
 // gettable reports whether a GET of path reaches a route of e.

@@ -31,6 +31,9 @@ const (
 	// keySecretTicket opens the new API key secret held for the next page
 	// (apikey.Service.Hold); the secret itself is never in the cookie.
 	keySecretTicket = "secret_ticket"
+	// keySecretOnSwitch opens the secret just shown again, for a change
+	// of language or theme on its page only (see Server.switched).
+	keySecretOnSwitch = "secret_on_switch"
 )
 
 // sessionKeys derives the session cookie's keys from the secret with HKDF
