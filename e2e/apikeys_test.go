@@ -44,7 +44,11 @@ func (s *suite) apiKeySteps(t *testing.T) {
 			t.Fatalf("checking the write scope: %v", err)
 		}
 		s.fill(t, s.alice, "apikey-rate-limit", "100")
-		s.submitStatus(t, s.alice, s.alice.tid("apikey-submit"), keysPath, 200)
+		s.submitStatus(t, s.alice, s.alice.tid("apikey-submit"), keysPath, 303)
+		secretURL := s.alice.page.URL()
+		if !strings.HasSuffix(secretURL, "/secret") {
+			t.Fatalf("after creating a key the page is %s, want its secret page", secretURL)
+		}
 		secret, err := s.alice.tid("apikey-secret").TextContent()
 		if err != nil || !strings.HasPrefix(secret, "ak_live_") || len(secret) != 57 {
 			t.Fatalf("the secret shown: %q, %v", secret, err)
@@ -59,7 +63,26 @@ func (s *suite) apiKeySteps(t *testing.T) {
 		if err != nil || clip != secret {
 			t.Errorf("the clipboard holds %q (%v), want the secret", clip, err)
 		}
-		s.click(t, s.alice, "apikey-done")
+		// Switching language on the secret page keeps it shown.
+		s.click(t, s.alice, "lang-ja")
+		s.hasAttr(t, s.alice, s.alice.page.Locator("html"), "page", "lang", "ja")
+		s.hasText(t, s.alice, "apikey-secret", secret)
+		s.click(t, s.alice, "lang-en")
+		s.hasAttr(t, s.alice, s.alice.page.Locator("html"), "page", "lang", "en")
+		s.hasText(t, s.alice, "apikey-secret", secret)
+		// A reload makes no second key and shows no secret.
+		if _, err := s.alice.page.Reload(); err != nil {
+			t.Fatalf("reload: %v", err)
+		}
+		s.atPath(t, s.alice, keysPath)
+		if html, _ := s.alice.page.Content(); strings.Contains(html, "ak_live_") {
+			t.Error("a reload of the secret page shows a secret")
+		}
+		if n, _ := s.alice.page.Locator(`[data-testid="apikey-row-nightly"]`).Count(); n != 1 {
+			t.Errorf("after a reload there are %d keys named nightly, want 1", n)
+		}
+		s.visible(t, s.alice, "apikey-created-nightly")
+		s.open(t, s.alice, secretURL, 200) // answered after its redirect to the list
 		s.atPath(t, s.alice, keysPath)
 		if html, _ := s.alice.page.Content(); strings.Contains(html, secret) {
 			t.Error("the key list shows the secret again")
@@ -90,12 +113,31 @@ func (s *suite) apiKeySteps(t *testing.T) {
 			t.Errorf("the log shows %d calls of /api/v1/users/:id (by route pattern), want 3: GET and two PATCHes", n)
 		}
 
-		// Revoked in the console: the API refuses the key at once.
+		// Rotated: the new secret shows once; a reload rotates nothing and
+		// both secrets keep working.
 		s.open(t, s.alice, keysPath, 200)
 		href, err := s.alice.tid("apikey-open-nightly").GetAttribute("href")
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.submitStatus(t, s.alice, s.alice.tid("apikey-rotate-nightly"), href+"/rotate", 303)
+		s.atPath(t, s.alice, href+"/secret")
+		s.visible(t, s.alice, "apikey-rotated-grace")
+		rotated, err := s.alice.tid("apikey-secret").TextContent()
+		if err != nil || !strings.HasPrefix(rotated, "ak_live_") || rotated == secret {
+			t.Fatalf("the rotated secret shown: %q, %v", rotated, err)
+		}
+		if _, err := s.alice.page.Reload(); err != nil {
+			t.Fatalf("reload: %v", err)
+		}
+		s.atPath(t, s.alice, keysPath)
+		for _, sec := range []string{secret, rotated} {
+			if status, body := callAPI(sec); status != 200 {
+				t.Errorf("after a rotation and a reload, a secret is refused: %d %s", status, body)
+			}
+		}
+
+		// Revoked in the console: the API refuses the key at once.
 		mark := s.eventMark()
 		s.submitStatus(t, s.alice, s.alice.tid("apikey-revoke-nightly"), href+"/revoke", 303)
 		if !slices.ContainsFunc(s.eventsSince(mark), func(e string) bool { return strings.Contains(e, "dialog confirm") }) {

@@ -56,7 +56,7 @@ type APIKey struct {
 	// replaced and whose grace has not ended: a second rotation within the
 	// grace of the first does not stop the secret that clients still use.
 	EarlierSecrets []RetiredSecret `json:"earlierSecrets,omitempty"`
-	UpdatedAt          Time   `json:"updatedAt"`
+	UpdatedAt      Time            `json:"updatedAt"`
 }
 
 // RetiredSecret is the hash of a secret that a rotation replaced and
