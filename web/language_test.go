@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 )
 
@@ -144,5 +145,24 @@ func TestSwitchingOnAPageAnsweringAPost(t *testing.T) {
 	resp, body = admin.get(secretPage)
 	if resp.StatusCode != http.StatusSeeOther || strings.Contains(body, secret) {
 		t.Errorf("a reload after the switches: %d, secret shown %v", resp.StatusCode, strings.Contains(body, secret))
+	}
+}
+
+// TestOperatorsRolesPageFormatsEveryMessage shows the operator's roles
+// page, with the global administrator's role, in both languages: no
+// message is formatted with the wrong number of arguments.
+func TestOperatorsRolesPageFormatsEveryMessage(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("privileged", adminEmail)
+	for _, tc := range []struct{ lang, want string }{
+		{"en", "Every permission of Tenant management in every tenant (operator only)"},
+		{"ja", "全テナントでのテナント管理サービスの全権限（管理会社のみ）"},
+	} {
+		admin.post("/lang", url.Values{"lang": {tc.lang}, "next": {"/"}})
+		resp, body := admin.get("/t/" + kanri.PrivilegedTenantID + "/roles")
+		wantStatus(t, "the operator's roles page", resp, http.StatusOK)
+		if strings.Contains(body, "%!") || !strings.Contains(body, tc.want) {
+			t.Errorf("%s: the roles page lacks %q or shows a formatting error (%%!)", tc.lang, tc.want)
+		}
 	}
 }
