@@ -75,8 +75,8 @@ func (s *suite) apiKeySteps(t *testing.T) {
 			t.Fatalf("reload: %v", err)
 		}
 		s.atPath(t, s.alice, keysPath)
-		if html, _ := s.alice.page.Content(); strings.Contains(html, "ak_live_") {
-			t.Error("a reload of the secret page shows a secret")
+		if html, _ := s.alice.page.Content(); strings.Contains(html, secret) {
+			t.Error("a reload of the secret page shows the secret")
 		}
 		if n, _ := s.alice.page.Locator(`[data-testid="apikey-row-nightly"]`).Count(); n != 1 {
 			t.Errorf("after a reload there are %d keys named nightly, want 1", n)
