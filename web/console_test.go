@@ -226,3 +226,40 @@ func TestRefusalsReturnToPagesAGetCanOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestFilteringAListClearsTheMessage filters lists in place (htmx) after
+// an action whose message the page shows: the answer empties the message
+// (out of band), and a full page still shows its own.
+func TestFilteringAListClearsTheMessage(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	users := "/t/" + e.acme.ID + "/users"
+	admin.get(users)
+	resp, _ := admin.post(users+"/"+e.acmeBob.ID+"/deactivate", nil)
+	wantStatus(t, "deactivate", resp, http.StatusSeeOther)
+	_, page := admin.get(users)
+	if !strings.Contains(page, `data-testid="flash"`) || strings.Count(page, ` id="flash"`) != 1 {
+		t.Fatalf("the page after the action (redirected to %q) shows no message, or more than one place for it", resp.Header.Get("Location"))
+	}
+	const cleared = `<div id="flash" hx-swap-oob="true"></div>`
+	for _, path := range []string{users + "?q=bob", "/t/" + e.acme.ID + "/audit?action=user.deactivate", "/tenants?q=acme"} {
+		c := admin
+		if strings.HasPrefix(path, "/tenants") {
+			c = e.client(t).signIn("privileged", adminEmail)
+		}
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
+		req.Header.Set("HX-Request", "true")
+		resp, err := c.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := string(b); resp.StatusCode != http.StatusOK || !strings.Contains(got, cleared) {
+			t.Errorf("%s filtered in place: %d, the message cleared %v", path, resp.StatusCode, strings.Contains(got, cleared))
+		}
+	}
+	if _, page := admin.get(users + "?q=bob"); strings.Contains(page, "hx-swap-oob") {
+		t.Error("a full page clears its own message")
+	}
+}

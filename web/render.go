@@ -15,6 +15,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
@@ -36,6 +37,13 @@ func render(c echo.Context, status int, comp templ.Component) error {
 	}()
 	if err := comp.Render(c.Request().Context(), buf); err != nil {
 		return err
+	}
+	if isHTMX(c) && c.Request().Method == http.MethodGet && status < 300 {
+		// A part of a page replaced in place: the message of the action
+		// before goes.
+		if err := views.FlashCleared().Render(c.Request().Context(), buf); err != nil {
+			return err
+		}
 	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
@@ -164,8 +172,9 @@ func safeNext(next string) string {
 }
 
 // switcherTTL is how long the switcher's list of tenants is reused: every
-// page of a global administrator shows it, and a tenant created or renamed
-// shows in it this much later at most.
+// page of a global administrator shows it, and a tenant created, renamed,
+// suspended, reactivated or deleted on another instance shows so in it
+// this much later at most (on this instance, at once: see heard).
 const switcherTTL = 2 * time.Second
 
 // switcherCache holds the switcher's list between pages.
@@ -173,6 +182,17 @@ type switcherCache struct {
 	mu   sync.Mutex
 	at   time.Time
 	list []*kanri.TenantListing
+}
+
+// heard forgets the list when this instance changes a tenant (every
+// change is audited), so that its next page shows the change.
+func (c *switcherCache) heard(e audit.Entry) {
+	if e.Resource.Type != "Tenant" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.list = nil
 }
 
 // switcherList returns the first 100 tenants by name, from the cache when

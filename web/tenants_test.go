@@ -53,3 +53,44 @@ func TestSuspendedTenantIsMarked(t *testing.T) {
 		t.Errorf("the switcher navigates on change (arrow keys): it must wait for Go")
 	}
 }
+
+// TestSwitcherShowsThisInstancesChangesAtOnce changes tenants while the
+// switcher's list is cached (the test's clock stands still, so it never
+// expires): the next page shows each change.
+func TestSwitcherShowsThisInstancesChangesAtOnce(t *testing.T) {
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
+	gone, err := e.tenants.Create(ctx, kanri.TenantInput{Name: "goneco", DisplayName: "Gone Co", Plan: kanri.PlanFree, MaxUsers: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	staff := e.client(t).signIn("privileged", adminEmail)
+	page := "/t/" + e.globex.ID + "/users"
+	option := func(id string) string {
+		_, body := staff.get(page)
+		m := regexp.MustCompile(`(?s)<option value="` + regexp.QuoteMeta(id) + `"[^>]*>(.*?)</option>`).FindStringSubmatch(body)
+		if m == nil {
+			return ""
+		}
+		return strings.Join(strings.Fields(m[1]), " ")
+	}
+	if got, want := option(gone.ID), "Gone Co (goneco)"; got != want {
+		t.Fatalf("before any change: got %q, want %q", got, want)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func() error
+		want   string
+	}{
+		{"suspended", func() error { _, err := e.tenants.SetStatus(ctx, gone.ID, kanri.Seen{}, kanri.TenantSuspended); return err }, "Gone Co (goneco) · Suspended"},
+		{"reactivated", func() error { _, err := e.tenants.SetStatus(ctx, gone.ID, kanri.Seen{}, kanri.TenantActive); return err }, "Gone Co (goneco)"},
+		{"deleted", func() error { _, err := e.tenants.Delete(ctx, gone.ID, kanri.Seen{}); return err }, ""},
+	} {
+		if err := tc.change(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := option(gone.ID); got != tc.want {
+			t.Errorf("%s: the switcher shows %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -52,7 +52,9 @@ func New(cfg Config) http.Handler {
 	}
 	s.sessions.MaxAge(int(AbsoluteTimeout / time.Second))
 	if s.Audit != nil {
-		s.Audit.Observe(s.grants.heard) // every change is audited: forget what it touched
+		// Every change is audited: forget what it touched.
+		s.Audit.Observe(s.grants.heard)
+		s.Audit.Observe(s.switcherCache.heard)
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
