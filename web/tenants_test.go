@@ -82,8 +82,14 @@ func TestSwitcherShowsThisInstancesChangesAtOnce(t *testing.T) {
 		change func() error
 		want   string
 	}{
-		{"suspended", func() error { _, err := e.tenants.SetStatus(ctx, gone.ID, kanri.Seen{}, kanri.TenantSuspended); return err }, "Gone Co (goneco) · Suspended"},
-		{"reactivated", func() error { _, err := e.tenants.SetStatus(ctx, gone.ID, kanri.Seen{}, kanri.TenantActive); return err }, "Gone Co (goneco)"},
+		{"suspended", func() error {
+			_, err := e.tenants.SetStatus(ctx, gone.ID, kanri.Seen{}, kanri.TenantSuspended)
+			return err
+		}, "Gone Co (goneco) · Suspended"},
+		{"reactivated", func() error {
+			_, err := e.tenants.SetStatus(ctx, gone.ID, kanri.Seen{}, kanri.TenantActive)
+			return err
+		}, "Gone Co (goneco)"},
 		{"deleted", func() error { _, err := e.tenants.Delete(ctx, gone.ID, kanri.Seen{}); return err }, ""},
 	} {
 		if err := tc.change(); err != nil {
