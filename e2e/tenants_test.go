@@ -30,6 +30,10 @@ func (s *suite) tenantSteps(t *testing.T) {
 		s.visible(t, s.admin, "flash")
 		s.hasAttr(t, s.admin, s.admin.tid("tenant-row-"+tenantName), "tenant-row-"+tenantName, "data-status", "active")
 		s.containsText(t, s.admin, "tenant-row-"+tenantName, tenantDisplay)
+		// Filtering the list in place clears the creation's message.
+		s.fill(t, s.admin, "tenants-search", tenantName)
+		s.atURL(t, s.admin, "/tenants", "q="+tenantName)
+		s.absent(t, s.admin, "flash")
 
 		// The name is taken now: the form comes back with the input.
 		s.click(t, s.admin, "tenants-new")
