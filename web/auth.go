@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 	"net/url"
-	"path"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -127,13 +126,7 @@ func (s *Server) switched(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, "/")
 	}
 	if !gettable(c.Echo(), u.Path) {
-		next = "/"
-		for p := u.Path; p != "" && p != "/"; p = path.Dir(p) {
-			if gettable(c.Echo(), p) {
-				next = p
-				break
-			}
-		}
+		next = nearestGettable(c.Echo(), u.Path)
 	}
 	sess := s.session(c)
 	if t, ok := sess.Values[keySecretOnSwitch].(string); ok && strings.HasSuffix(u.Path, "/secret") {

@@ -146,7 +146,13 @@ func shownAt(c echo.Context) string {
 			return p
 		}
 	}
-	for p := u.Path; p != "" && p != "/"; p = path.Dir(p) {
+	return nearestGettable(e, u.Path)
+}
+
+// nearestGettable returns p, or the nearest parent of p, that a GET
+// opens; "/" when none does.
+func nearestGettable(e *echo.Echo, p string) string {
+	for ; p != "" && p != "/"; p = path.Dir(p) {
 		if gettable(e, p) {
 			return p
 		}
