@@ -416,7 +416,7 @@ func (s *Service) record(ctx context.Context, tenantID string, k *kanri.APIKey, 
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: tenantID,
 		Action:   action,
-		Resource: kanri.AuditResource{Type: "APIKey", ID: k.ID, Name: k.Name},
+		Resource: kanri.AuditResource{Type: kanri.AuditAPIKey, ID: k.ID, Name: k.Name},
 		Changes:  audit.Diff(before, after),
 	})
 }

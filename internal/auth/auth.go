@@ -43,11 +43,11 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 		if t != nil {
 			target = t.ID
 		}
-		s.record(ctx, target, "auth.login_failed", kanri.AuditResource{Type: "User", Name: username}, "unknown user or organisation")
+		s.record(ctx, target, "auth.login_failed", kanri.AuditResource{Type: kanri.AuditUser, Name: username}, kanri.ReasonUnknownUser)
 		return nil, nil, ErrSignIn
 	}
 	now := s.Now()
-	res := kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username}
+	res := kanri.AuditResource{Type: kanri.AuditUser, ID: u.ID, Name: u.Username}
 	// Count the attempt before checking the password, in an ETag-guarded
 	// write: parallel guesses each take one of the five attempts, so none
 	// can outrun the lockout.
@@ -70,23 +70,23 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 	}
 	if refused {
 		s.hasher.waste(password) // as long as any other answer
-		s.record(ctx, t.ID, "auth.login_failed", res, "account locked")
+		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonAccountLocked)
 		return nil, nil, ErrSignIn
 	}
 	checked := u.PasswordHash
 	ok := s.hasher.Check(checked, password)
 	switch {
 	case !ok:
-		s.record(ctx, t.ID, "auth.login_failed", res, "wrong password")
+		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonWrongPassword)
 		if locked {
-			s.record(ctx, t.ID, "auth.lockout", res, "too many failed sign-ins")
+			s.record(ctx, t.ID, "auth.lockout", res, kanri.ReasonTooManyFailed)
 		}
 		return nil, nil, ErrSignIn
 	case !u.IsActive || !u.DeletedAt.IsZero():
-		s.record(ctx, t.ID, "auth.login_failed", res, "user inactive")
+		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonUserInactive)
 		return nil, nil, ErrSignIn
 	case t.Status != kanri.TenantActive:
-		s.record(ctx, t.ID, "auth.login_failed", res, "organisation "+t.Status)
+		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonTenantInactive+":"+t.Status)
 		return nil, nil, ErrSignIn
 	}
 	// The right password: the attempts, and a lock this attempt's count
@@ -105,7 +105,7 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 		return nil, nil, err
 	}
 	if changed {
-		s.record(ctx, t.ID, "auth.login_failed", res, "password reset or user deactivated during sign-in")
+		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonChangedDuring)
 		return nil, nil, ErrSignIn
 	}
 	ctx = audit.WithActor(ctx, withUser(audit.ActorFrom(ctx), u, t.ID))
@@ -185,7 +185,7 @@ func (s *Service) SignOut(ctx context.Context, tenantID, userID string) error {
 	if err != nil {
 		return err
 	}
-	s.record(ctx, tenantID, "auth.logout", kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username}, "")
+	s.record(ctx, tenantID, "auth.logout", kanri.AuditResource{Type: kanri.AuditUser, ID: u.ID, Name: u.Username}, "")
 	return nil
 }
 
@@ -226,7 +226,7 @@ func (s *Service) ChangePassword(ctx context.Context, tenantID, userID, current,
 	}
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: tenantID, Action: "user.password_change",
-		Resource: kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username},
+		Resource: kanri.AuditResource{Type: kanri.AuditUser, ID: u.ID, Name: u.Username},
 		Changes:  map[string]kanri.Change{"passwordChangedAt": {After: u.Security.LastPasswordChangeAt.String()}},
 	})
 	return nil

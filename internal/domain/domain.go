@@ -382,7 +382,7 @@ func (s *Service) record(ctx context.Context, tenantID string, d *kanri.Domain, 
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: tenantID,
 		Action:   action,
-		Resource: kanri.AuditResource{Type: "Domain", ID: d.ID, Name: d.Domain},
+		Resource: kanri.AuditResource{Type: kanri.AuditDomain, ID: d.ID, Name: d.Domain},
 		Changes:  audit.Diff(before, after),
 	})
 }

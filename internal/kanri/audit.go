@@ -7,6 +7,36 @@ const (
 	AuditWarning = "warning"
 )
 
+// The types of audited resources: every AuditResource.Type a record
+// holds is one of these, and the audit page offers them as its filter.
+const (
+	AuditTenant            = "Tenant"
+	AuditUser              = "User"
+	AuditRoleAssignment    = "RoleAssignment"
+	AuditService           = "Service"
+	AuditServiceAssignment = "ServiceAssignment"
+	AuditAPIKey            = "APIKey"
+	AuditDomain            = "Domain"
+)
+
+// AuditResourceTypes returns every type of audited resource, in the order
+// the audit page offers them.
+func AuditResourceTypes() []string {
+	return []string{AuditTenant, AuditUser, AuditRoleAssignment, AuditService, AuditServiceAssignment, AuditAPIKey, AuditDomain}
+}
+
+// Reasons of the sign-in records (auth.login_failed, auth.lockout). A
+// record stores the code; pages show it in the reader's language.
+const (
+	ReasonUnknownUser    = "unknown_user"
+	ReasonAccountLocked  = "account_locked"
+	ReasonWrongPassword  = "wrong_password"
+	ReasonTooManyFailed  = "too_many_failed"
+	ReasonUserInactive   = "user_inactive"
+	ReasonTenantInactive = "tenant_inactive" // followed by ":" and the tenant's status
+	ReasonChangedDuring  = "changed_during_sign_in"
+)
+
 // AuditLog records one change or security event (ADR 003, spec §13.3). It
 // lives in the audit container and expires after 90 days unless its TTL is
 // -1.

@@ -439,7 +439,7 @@ func (s *Service) record(ctx context.Context, g Grant, action string, before, af
 	}
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: g.Tenant.ID, Action: action,
-		Resource: kanri.AuditResource{Type: "RoleAssignment", ID: kanri.RoleAssignmentID(g.UserID, g.ServiceID, g.RoleName), Name: name},
+		Resource: kanri.AuditResource{Type: kanri.AuditRoleAssignment, ID: kanri.RoleAssignmentID(g.UserID, g.ServiceID, g.RoleName), Name: name},
 		Changes:  audit.Diff(before, after),
 	})
 }

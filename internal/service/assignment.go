@@ -245,7 +245,7 @@ func (s *Service) recordAssignment(ctx context.Context, tenantID string, a *kanr
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: tenantID,
 		Action:   action,
-		Resource: kanri.AuditResource{Type: "ServiceAssignment", ID: a.ID, Name: a.ServiceID},
+		Resource: kanri.AuditResource{Type: kanri.AuditServiceAssignment, ID: a.ID, Name: a.ServiceID},
 		Changes:  audit.Diff(before, after),
 	})
 }

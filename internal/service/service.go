@@ -197,7 +197,7 @@ func (s *Service) record(ctx context.Context, svc *kanri.Service, action string,
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: kanri.PrivilegedTenantID,
 		Action:   action,
-		Resource: kanri.AuditResource{Type: "Service", ID: svc.ID, Name: svc.Name},
+		Resource: kanri.AuditResource{Type: kanri.AuditService, ID: svc.ID, Name: svc.Name},
 		Changes:  audit.Diff(before, after),
 	})
 }

@@ -655,7 +655,7 @@ func (s *Service) record(ctx context.Context, t *kanri.Tenant, action string, be
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: t.ID,
 		Action:   action,
-		Resource: kanri.AuditResource{Type: "Tenant", ID: t.ID, Name: t.Name},
+		Resource: kanri.AuditResource{Type: kanri.AuditTenant, ID: t.ID, Name: t.Name},
 		Changes:  audit.Diff(before, after),
 	})
 }

@@ -474,7 +474,7 @@ func (s *Service) record(ctx context.Context, tenantID string, u *kanri.User, ac
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: tenantID,
 		Action:   action,
-		Resource: kanri.AuditResource{Type: "User", ID: u.ID, Name: u.Username},
+		Resource: kanri.AuditResource{Type: kanri.AuditUser, ID: u.ID, Name: u.Username},
 		Changes:  audit.Diff(before, after),
 	})
 }

@@ -492,7 +492,7 @@ func TestParallelGuessesCannotOutrunTheLockout(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range recs {
-		if r.Details.Reason == "wrong password" {
+		if r.Details.Reason == kanri.ReasonWrongPassword {
 			checked++
 		}
 	}
