@@ -27,7 +27,7 @@ func (s *suite) serviceSteps(t *testing.T) {
 		s.submitStatus(t, s.admin, s.admin.tid("assignment-submit"), servicesPath+"/file-service", 303)
 		s.atPath(t, s.admin, servicesPath)
 		s.hasAttr(t, s.admin, row(s.admin), "file-service row", "data-status", "active")
-		if err := s.expect.Locator(row(s.admin).GetByTestId("assignment-config")).ToContainText("maxFileSize=10MB"); err != nil {
+		if err := s.expect.Locator(row(s.admin).GetByTestId("assignment-config")).ToContainText("Maximum file size: 10MB"); err != nil {
 			t.Errorf("the stored config is not shown normalised: %v", err)
 		}
 		mark := s.eventMark()

@@ -1,9 +1,16 @@
 package views
 
-import "testing"
+import (
+	"context"
+	"testing"
 
-func TestAuditValue(t *testing.T) {
+	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+func TestFormatValue(t *testing.T) {
 	// Values as a record read back from the store holds them.
+	en := i18n.WithLang(context.Background(), "en")
 	tests := []struct {
 		name string
 		in   any
@@ -13,16 +20,81 @@ func TestAuditValue(t *testing.T) {
 		{"empty text", "", `""`},
 		{"number", 1.5, "1.5"},
 		{"whole number", 100.0, "100"},
-		{"boolean", true, "true"},
+		{"flag", true, "Yes"},
 		{"nothing", nil, "—"},
 		{"list", []any{"read", "write"}, "read, write"},
 		{"empty list", []any{}, "—"},
 		{"list of numbers", []any{1.0, 2.0}, "1, 2"},
-		{"object", map[string]any{"quota": 10.0, "bucket": "b"}, `{"bucket":"b","quota":10}`},
+		{"object", map[string]any{"quota": 10.0, "bucket": "b"}, "bucket: b; quota: 10"},
+		{"nested object", map[string]any{"features": map[string]any{"forecast": false, "pipeline": true}, "seats": 5.0},
+			"features.forecast: No; features.pipeline: Yes; seats: 5"},
+		{"declared setting", map[string]any{"maxFileSize": "10MB"}, "Maximum file size: 10MB"},
+		{"Go map", map[string]map[string]bool{"features": {"pipeline": true}}, "features.pipeline: Yes"},
 	}
 	for _, tt := range tests {
-		if got := auditValue(tt.in); got != tt.want {
+		if got := formatValue(en, tt.in); got != tt.want {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestChanges(t *testing.T) {
+	en := i18n.WithLang(context.Background(), "en")
+	ja := i18n.WithLang(context.Background(), "ja")
+	c := func(before, after any) kanri.Change { return kanri.Change{Before: before, After: after} }
+	rec := func(reason string, ch map[string]kanri.Change) *kanri.AuditLog {
+		return &kanri.AuditLog{Details: kanri.AuditDetails{Changes: ch, Reason: reason}}
+	}
+	tests := []struct {
+		name string
+		ctx  context.Context
+		r    *kanri.AuditLog
+		want string
+	}{
+		{"user created: bookkeeping left out", en, rec("", map[string]kanri.Change{
+			"username": c(nil, "gina"), "email": c(nil, "g@acme.example"), "displayName": c(nil, ""),
+			"isActive": c(nil, true), "locked": c(nil, false), "deleted": c(nil, false),
+			"passwordChangedAt": c(nil, "2026-11-23T10:00:00Z"),
+		}), "Email: set to g@acme.example; Username: set to gina"},
+		{"deactivated", en, rec("", map[string]kanri.Change{"isActive": c(true, false)}), "Deactivated"},
+		{"deactivated, in Japanese", ja, rec("", map[string]kanri.Change{"isActive": c(true, false)}), "無効化"},
+		{"password changed", en, rec("", map[string]kanri.Change{
+			"passwordChangedAt": c("2026-11-01T10:00:00Z", "2026-11-23T10:00:00Z"),
+		}), "Password changed"},
+		{"renamed", en, rec("", map[string]kanri.Change{"displayName": c("A", "B")}), "Display name: A → B"},
+		{"deleted", en, rec("", map[string]kanri.Change{"deleted": c(false, true), "isActive": c(true, false)}), "Deleted; Deactivated"},
+		{"role by its label", en, rec("", map[string]kanri.Change{
+			"serviceId": c(nil, "auth-service"), "roleName": c(nil, "閲覧者"),
+		}), "Role: set to Viewer; Service: set to " + ServiceName(en, "auth-service", "auth-service")},
+		{"role in Japanese", ja, rec("", map[string]kanri.Change{"roleName": c(nil, "閲覧者")}), "ロール: 閲覧者 に設定"},
+		{"assignment without settings", en, rec("", map[string]kanri.Change{
+			"status": c(nil, "active"), "config": c(nil, ""), "expiresAt": c(nil, ""),
+		}), "Status: set to Active"},
+		{"nested settings, setting by setting", en, rec("", map[string]kanri.Change{"config": c(
+			map[string]any{"features": map[string]any{"forecast": false, "pipeline": true}},
+			map[string]any{"features": map[string]any{"forecast": true, "pipeline": true}, "seats": 5.0},
+		)}), "Settings: features.forecast: No → Yes; Settings: seats: set to 5"},
+		{"suspended, in Japanese", ja, rec("", map[string]kanri.Change{"status": c("active", "suspended")}), "状態: 有効 → 一時停止中"},
+		{"reason code", ja, rec(kanri.ReasonWrongPassword, nil), "パスワードの誤り"},
+		{"reason of an older record", ja, rec("wrong password", nil), "パスワードの誤り"},
+		{"tenant status reason of an older record", en, rec("organisation suspended", nil), "Organisation Suspended"},
+		{"tenant status reason", ja, rec(kanri.ReasonTenantInactive+":suspended", nil), "組織が一時停止中"},
+		{"other reason as it is", en, rec("imported by hand", nil), "imported by hand"},
+	}
+	for _, tt := range tests {
+		if got := changes(tt.ctx, tt.r); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestEveryAuditResourceTypeHasALabel(t *testing.T) {
+	for _, typ := range kanri.AuditResourceTypes() {
+		for _, lang := range []string{"en", "ja"} {
+			ctx := i18n.WithLang(context.Background(), lang)
+			if got := ResourceType(ctx, typ); got == typ && lang == "ja" || !i18n.Has("resource."+typ) {
+				t.Errorf("%s in %s: got %q, want a label from the catalog", typ, lang, got)
+			}
 		}
 	}
 }

@@ -55,7 +55,7 @@ func TestAuditChangesReadAsText(t *testing.T) {
 	e.client(t).signInErr("acme", "mallory", "Wrong-pass-99")
 	_, page := c.get("/t/" + e.acme.ID + "/audit")
 	for _, want := range []string{
-		`displayName: set to &lt;img src=x onerror=&#34;alert(1)&#34;&gt;`,
+		`Display name: set to &lt;img src=x onerror=&#34;alert(1)&#34;&gt;`,
 		`mallory (tried)`,
 	} {
 		if !strings.Contains(page, want) {
@@ -66,5 +66,54 @@ func TestAuditChangesReadAsText(t *testing.T) {
 		if strings.Contains(page, unwanted) {
 			t.Errorf("the audit page shows %s", unwanted)
 		}
+	}
+}
+
+// TestAuditPageSaysWhatChanged checks that the Changes column says what a
+// person changed, in words and in the reader's language, without the
+// bookkeeping; that the resource filter offers every recorded type; and
+// that From after To shows the date error, not "No records match".
+func TestAuditPageSaysWhatChanged(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	c.post("/t/"+e.acme.ID+"/users/"+e.acmeBob.ID+"/deactivate", url.Values{"etag": {""}})
+	resp, _ := c.post("/t/"+e.acme.ID+"/users/"+e.acmeBob.ID+"/roles", url.Values{"service": {"auth-service"}, "role": {"viewer"}})
+	if resp.StatusCode >= 400 {
+		t.Fatalf("assign a role: got %d", resp.StatusCode)
+	}
+	e.client(t).signInErr("acme", "admin", "Wrong-pass-99")
+	_, page := c.get("/t/" + e.acme.ID + "/audit")
+	for _, want := range []string{">Deactivated<", "Role: set to Viewer", "Wrong password"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the English audit page lacks %q", want)
+		}
+	}
+	for _, unwanted := range []string{"isActive", "passwordChangedAt", "deleted:", "locked:", "閲覧者", "wrong password"} {
+		if strings.Contains(page, unwanted) {
+			t.Errorf("the English audit page shows %q", unwanted)
+		}
+	}
+	for _, typ := range []string{"Tenant", "User", "RoleAssignment", "Service", "ServiceAssignment", "APIKey", "Domain"} {
+		if !strings.Contains(page, `<option value="`+typ+`"`) {
+			t.Errorf("the resource filter does not offer %s", typ)
+		}
+	}
+	c.post("/lang", url.Values{"lang": {"ja"}, "next": {"/"}})
+	_, page = c.get("/t/" + e.acme.ID + "/audit")
+	for _, want := range []string{">無効化<", "ロール: 閲覧者 に設定", "パスワードの誤り"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the Japanese audit page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "Wrong password") || strings.Contains(page, "set to") {
+		t.Error("the Japanese audit page shows English")
+	}
+	resp, page = c.get("/t/" + e.acme.ID + "/audit?from=2026-11-20&to=2026-11-10")
+	wantStatus(t, "From after To", resp, http.StatusUnprocessableEntity)
+	if !strings.Contains(page, `data-testid="field-error-to"`) {
+		t.Error("From after To: no date error")
+	}
+	if strings.Contains(page, `data-testid="audit-empty"`) {
+		t.Error("From after To: says no records match")
 	}
 }

@@ -212,3 +212,16 @@ func FindKey(serviceID, key string) (Definition, bool) {
 	}
 	return Definition{}, false
 }
+
+// KeyOf returns the key (global_admin, admin, viewer) of a role by its
+// stored name, for showing a recorded role name in the reader's language.
+func KeyOf(roleName string) (string, bool) {
+	for _, s := range catalog {
+		for _, d := range s.Roles {
+			if d.RoleName == roleName {
+				return d.Key, true
+			}
+		}
+	}
+	return "", false
+}
