@@ -336,3 +336,37 @@ func reversed(s []string) []string {
 	}
 	return out
 }
+
+// TestNestedSettingsReadable checks that a service's nested settings are
+// shown as a list of dotted keys with values by type, on the services page
+// and the service's page, not as Go map text or JSON.
+func TestNestedSettingsReadable(t *testing.T) {
+	e := newEnv(t)
+	op := e.client(t).signIn("privileged", adminEmail)
+	op.post("/lang", url.Values{"lang": {"en"}, "next": {"/"}})
+	base := "/t/" + e.acme.ID + "/services"
+	op.get(base + "/messaging-service/edit")
+	resp, _ := op.post(base+"/messaging-service", url.Values{"configJson": {`{"features":{"forecast":false,"pipeline":true},"seats":5}`}})
+	wantStatus(t, "assign", resp, http.StatusSeeOther)
+	_, list := op.get(base)
+	_, page := op.get(base + "/messaging-service")
+	tests := []struct {
+		name, body string
+		want       []string
+	}{
+		{"services page", list, []string{"features.forecast: No; features.pipeline: Yes; seats: 5"}},
+		{"service page", page, []string{`data-path="features.forecast"><span>features.forecast</span>: <span class="mono">No</span>`, `data-path="seats"`}},
+	}
+	for _, tt := range tests {
+		for _, want := range tt.want {
+			if !strings.Contains(tt.body, want) {
+				t.Errorf("%s lacks %q", tt.name, want)
+			}
+		}
+		for _, unwanted := range []string{"map[", "{&#34;", `{"forecast`} {
+			if strings.Contains(tt.body, unwanted) {
+				t.Errorf("%s shows %q", tt.name, unwanted)
+			}
+		}
+	}
+}
