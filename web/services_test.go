@@ -370,3 +370,32 @@ func TestNestedSettingsReadable(t *testing.T) {
 		}
 	}
 }
+
+// TestNameMessages checks that an empty required name asks for a name and
+// only a long one speaks of the length, in the catalog's and the API
+// keys' forms.
+func TestNameMessages(t *testing.T) {
+	e := newEnv(t)
+	op := e.client(t).signIn("privileged", adminEmail)
+	op.post("/lang", url.Values{"lang": {"en"}, "next": {"/"}})
+	op.get("/services/new")
+	tests := []struct {
+		name, value, want, unwanted string
+	}{
+		{"empty", "", "Enter a name.", "at most 100"},
+		{"blank", "   ", "Enter a name.", "at most 100"},
+		{"too long", strings.Repeat("n", 101), "Use at most 100 characters for the name.", "Enter a name."},
+	}
+	for _, tt := range tests {
+		resp, body := op.post("/services", url.Values{"id": {"crm"}, "name": {tt.value}})
+		wantStatus(t, tt.name, resp, http.StatusUnprocessableEntity)
+		if !strings.Contains(body, tt.want) || strings.Contains(body, tt.unwanted) {
+			t.Errorf("service, %s name: got no %q or %q too", tt.name, tt.want, tt.unwanted)
+		}
+		resp, body = op.post("/t/"+e.acme.ID+"/api-keys", url.Values{"name": {tt.value}, "scopes": {"read"}})
+		wantStatus(t, tt.name, resp, http.StatusUnprocessableEntity)
+		if !strings.Contains(body, tt.want) || strings.Contains(body, tt.unwanted) {
+			t.Errorf("API key, %s name: got no %q or %q too", tt.name, tt.want, tt.unwanted)
+		}
+	}
+}

@@ -53,8 +53,8 @@ type Input struct {
 func (in *Input) parse(now time.Time) (limit int, expires kanri.Time, err error) {
 	in.Name = strings.TrimSpace(in.Name)
 	f := kanri.Fields{}
-	if in.Name == "" || len([]rune(in.Name)) > 100 {
-		f["name"] = "validation.key_name"
+	if msg := kanri.CheckName(in.Name); msg != "" {
+		f["name"] = msg
 	}
 	if len(in.Scopes) == 0 {
 		f["scopes"] = "validation.scopes"

@@ -259,8 +259,8 @@ func (in *ServiceInput) Validate(id string, creating bool) error {
 	if creating && (!slugPattern.MatchString(id) || id == "new" || id == "usage") {
 		f["id"] = "validation.service_id" // new and usage name pages of the catalog
 	}
-	if in.Name == "" || len([]rune(in.Name)) > 100 {
-		f["name"] = "validation.service_name"
+	if msg := CheckName(in.Name); msg != "" {
+		f["name"] = msg
 	}
 	if len([]rune(in.Description)) > 500 {
 		f["description"] = "validation.too_long"
@@ -418,4 +418,21 @@ func (in *AssignmentInput) Parse() (map[string]any, Time, error) {
 		config = nil
 	}
 	return config, expires, nil
+}
+
+// MaxNameLength is the most characters the name of a service or an API key
+// holds.
+const MaxNameLength = 100
+
+// CheckName returns the catalog key of what is wrong with a required name
+// of at most MaxNameLength characters, or "" when it is fine: an empty
+// name asks for a name, a long one for a shorter one.
+func CheckName(name string) string {
+	switch {
+	case name == "":
+		return "validation.name_required"
+	case len([]rune(name)) > MaxNameLength:
+		return "validation.name_length"
+	}
+	return ""
 }
