@@ -227,3 +227,38 @@ func TestActionFormsSendWhatTheyShow(t *testing.T) {
 		t.Errorf("the tenant list's actions lack %s", want)
 	}
 }
+
+// TestOwnAccountNotOffered checks that the user page offers no Deactivate
+// or Delete on one's own account, while another user's page does, and that
+// the server still refuses them.
+func TestOwnAccountNotOffered(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t).signIn("acme", "admin")
+	base := "/t/" + e.acme.ID + "/users/"
+	tests := []struct {
+		name    string
+		id      string
+		offered bool
+	}{
+		{"own account", e.acmeAdmin.ID, false},
+		{"another user", e.acmeBob.ID, true},
+	}
+	for _, tt := range tests {
+		resp, page := c.get(base + tt.id + "/edit")
+		wantStatus(t, tt.name, resp, http.StatusOK)
+		for _, action := range []string{"deactivate", "delete"} {
+			if got := strings.Contains(page, `data-testid="user-`+action+`"`); got != tt.offered {
+				t.Errorf("%s: %s offered: got %v, want %v", tt.name, action, got, tt.offered)
+			}
+		}
+	}
+	for _, action := range []string{"deactivate", "delete"} {
+		resp, _ := c.post(base+e.acmeAdmin.ID+"/"+action, url.Values{"etag": {""}})
+		if resp.StatusCode < 400 {
+			t.Errorf("%s of one's own account: got %d, want a refusal", action, resp.StatusCode)
+		}
+	}
+	if u, err := e.users.Get(context.Background(), e.acme.ID, e.acmeAdmin.ID); err != nil || !u.IsActive || !u.DeletedAt.IsZero() {
+		t.Errorf("own account after the refusals: %+v, %v", u, err)
+	}
+}
