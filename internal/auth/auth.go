@@ -57,10 +57,14 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 		if refused {
 			return false
 		}
+		if !u.Security.LockedUntil.IsZero() {
+			// A lock that has run out: the count that led to it (kept for
+			// the user's page to show beside the lock) starts again.
+			u.Security.FailedLoginAttempts, u.Security.LockedUntil = 0, kanri.Time{}
+		}
 		u.Security.FailedLoginAttempts++
 		if u.Security.FailedLoginAttempts >= MaxFailedAttempts {
 			u.Security.LockedUntil = kanri.NewTime(now.Add(LockoutDuration))
-			u.Security.FailedLoginAttempts = 0
 			locked = true
 		}
 		return true

@@ -259,6 +259,20 @@ func TestSignInLocksAfterFiveFailures(t *testing.T) {
 	if time.Until(locked.Security.LockedUntil.Time) < 14*time.Minute {
 		t.Errorf("lockout: until %v, want about 15 minutes", locked.Security.LockedUntil)
 	}
+	if got, want := locked.Security.FailedLoginAttempts, auth.MaxFailedAttempts; got != want {
+		t.Errorf("failed sign-ins shown beside the lock: got %d, want %d", got, want)
+	}
+	// Once the lock has run out, the count starts again: one more wrong
+	// password does not lock the account again.
+	f.auth.Now = func() time.Time { return time.Now().Add(auth.LockoutDuration + time.Minute) }
+	if _, _, err := f.auth.SignIn(f.ctx, "acme", "erin", "wrong-password"); err != auth.ErrSignIn {
+		t.Fatalf("bad password after the lock: got %v", err)
+	}
+	after, _ := f.users.Get(f.ctx, ten.ID, u.ID)
+	if got, want := after.Security.FailedLoginAttempts, 1; got != want || after.Locked(f.auth.Now()) {
+		t.Errorf("after the lock ran out and one more failure: attempts %d (want %d), locked %v", got, want, after.Locked(f.auth.Now()))
+	}
+	f.auth.Now = time.Now
 	recs, _, _ := f.audit.Query(f.ctx, ten.ID, audit.Filter{Action: "auth.lockout"})
 	if len(recs) != 1 {
 		t.Errorf("lockout audit records: got %d, want 1", len(recs))
