@@ -29,6 +29,9 @@ func TestFormatValue(t *testing.T) {
 		{"nested object", map[string]any{"features": map[string]any{"forecast": false, "pipeline": true}, "seats": 5.0},
 			"features.forecast: No; features.pipeline: Yes; seats: 5"},
 		{"declared setting", map[string]any{"maxFileSize": "10MB"}, "Maximum file size: 10MB"},
+		{"no settings", map[string]any(nil), "—"},
+		{"empty settings", map[string]any{}, "—"},
+		{"empty nested settings", map[string]any{"features": map[string]any{}}, "—"},
 		{"Go map", map[string]map[string]bool{"features": {"pipeline": true}}, "features.pipeline: Yes"},
 	}
 	for _, tt := range tests {

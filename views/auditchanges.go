@@ -135,19 +135,20 @@ func empty(v any) bool {
 }
 
 // flatten returns the leaves of a recorded value by their dotted paths
-// under name: a value that is not an object is its own leaf.
+// under name: a value that is not an object is its own leaf, and an empty
+// (or nil) object has none.
 func flatten(name string, v any) map[string]any {
 	out := map[string]any{}
 	var walk func(path string, v any)
 	walk = func(path string, v any) {
 		m, ok := v.(map[string]any)
-		if !ok || len(m) == 0 {
+		if !ok {
 			if v != nil {
 				out[path] = v
 			}
 			return
 		}
-		for k, item := range m {
+		for k, item := range m { // an empty object has no leaves
 			walk(path+"."+k, item)
 		}
 	}
