@@ -302,7 +302,7 @@ func auditReason(ctx context.Context, reason string) string {
 		reason = kanri.ReasonTenantInactive + ":" + status
 	}
 	if status, ok := strings.CutPrefix(reason, kanri.ReasonTenantInactive+":"); ok {
-		return T(ctx, "audit.reason."+kanri.ReasonTenantInactive, translated(ctx, "status."+status, status))
+		return T(ctx, "audit.reason.tenant_inactive", translated(ctx, "status."+status, status)) // the key of kanri.ReasonTenantInactive, which takes the status
 	}
 	return translated(ctx, "audit.reason."+reason, reason)
 }
