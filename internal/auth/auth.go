@@ -136,7 +136,7 @@ func (s *Service) lookup(ctx context.Context, tenantName, username string) (*kan
 	if err != nil {
 		return nil, nil
 	}
-	name, err := store.Of[kanri.Username](ten, docstore.Auth, kanri.TypeUsername).Get(ctx, kanri.UsernameID(username))
+	name, err := ten.UsernameReservation(ctx, username)
 	if err != nil {
 		return t, nil
 	}

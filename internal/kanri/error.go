@@ -18,6 +18,7 @@ const (
 	EFORBIDDEN       = "forbidden"       // The caller may not do this.
 	EUNAUTHENTICATED = "unauthenticated" // The caller is not signed in.
 	EBUSY            = "busy"            // Other writes kept winning the race for the thing; try again later.
+	EMALFORMED       = "malformed"       // The request itself cannot be read (a repeated header or parameter, a body that ended early).
 )
 
 // Error is the application's error type.

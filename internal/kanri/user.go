@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"golang.org/x/text/cases"
 )
 
 // UserSchemaVersion is the current version of the User document. Version 1.0
@@ -125,6 +127,15 @@ type Username struct {
 // that any username (with "/" or "#", or 254 bytes long) makes a valid id.
 // Usernames are compared without regard to case.
 func UsernameID(username string) string {
+	sum := sha256.Sum256([]byte(cases.Fold().String(NormalUsername(username)))) // a Caser is not to be shared
+	return "username_" + hex.EncodeToString(sum[:])
+}
+
+// LegacyUsernameID returns the id a username's reservation had before
+// usernames were normalised (lower case only). It is the same as
+// UsernameID for ASCII names; a non-ASCII name stored before is still
+// found (signed in, deleted) through it.
+func LegacyUsernameID(username string) string {
 	sum := sha256.Sum256([]byte(strings.ToLower(username)))
 	return "username_" + hex.EncodeToString(sum[:])
 }

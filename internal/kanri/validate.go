@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Field rules of the data model (spec §3.1.2) and the console.
@@ -18,8 +20,8 @@ const (
 	DefaultMaxUsers      = 100
 	UsernameMax          = 254
 	DisplayNameMax       = 200
-	PasswordMin          = 12
-	PasswordMax          = 72 // bcrypt reads at most 72 bytes
+	PasswordMin          = 12 // characters, as a person counts them (runes)
+	PasswordMaxBytes     = 72 // bcrypt reads at most 72 bytes of UTF-8
 )
 
 var (
@@ -99,15 +101,17 @@ type UserInput struct {
 
 // Validate checks a new user (creating) or an edit.
 func (in *UserInput) Validate(creating bool) error {
-	in.Username, in.Email = strings.TrimSpace(in.Username), strings.TrimSpace(in.Email)
+	in.Username, in.Email = NormalUsername(in.Username), strings.TrimSpace(in.Email)
 	in.DisplayName = strings.TrimSpace(in.DisplayName)
 	f := Fields{}
 	if creating {
 		switch {
 		case in.Username == "":
 			f["username"] = "validation.required"
-		case strings.IndexFunc(in.Username, unicode.IsSpace) >= 0 || strings.IndexFunc(in.Username, unicode.IsControl) >= 0:
+		case strings.IndexFunc(in.Username, unicode.IsSpace) >= 0:
 			f["username"] = "validation.username_spaces"
+		case strings.IndexFunc(in.Username, hidden) >= 0:
+			f["username"] = "validation.hidden_chars"
 		case len(in.Username) > UsernameMax:
 			f["username"] = "validation.username"
 		}
@@ -125,16 +129,46 @@ func (in *UserInput) Validate(creating bool) error {
 		f["displayName"] = "validation.required"
 	case n > DisplayNameMax:
 		f["displayName"] = "validation.display_name_length"
+	case strings.IndexFunc(in.DisplayName, hidden) >= 0:
+		f["displayName"] = "validation.hidden_chars"
 	}
 	return f.Err()
 }
 
-// CheckPassword applies the password policy: 12 to 72 bytes, with at
-// least three of lower case, upper case, digits and symbols. It returns a
-// translation key, or "" when the password is acceptable.
+// NormalUsername returns a username as it is stored: without surrounding
+// spaces and in Unicode normalisation form KC, so that a name typed with
+// decomposed accents (café as e and U+0301) or full-width letters (ａｄｍｉｎ)
+// is the name written the usual way. Usernames are compared case-folded
+// besides (UsernameID).
+func NormalUsername(name string) string {
+	return norm.NFKC.String(strings.TrimSpace(name))
+}
+
+// hidden reports whether r is a character that must not be in a name: a
+// control character (NUL, ESC, CR, LF, tab…) or a bidirectional mark,
+// embedding, override or isolate, which make a name read differently
+// from what it is.
+func hidden(r rune) bool {
+	switch {
+	case unicode.IsControl(r):
+		return true
+	case r == '\u061c', r == '\u200e', r == '\u200f', r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069':
+		return true
+	}
+	return false
+}
+
+// CheckPassword applies the password policy: at least 12 characters as a
+// person counts them (runes: an emoji, an accented letter or a kanji is
+// one), at most 72 bytes of UTF-8 (what bcrypt reads), with at least three
+// of lower case, upper case, digits and symbols. It returns a translation
+// key, or "" when the password is acceptable.
 func CheckPassword(p string) string {
-	if len(p) < PasswordMin || len(p) > PasswordMax {
-		return "validation.password_length"
+	if utf8.RuneCountInString(p) < PasswordMin {
+		return "validation.password_short"
+	}
+	if len(p) > PasswordMaxBytes {
+		return "validation.password_bytes"
 	}
 	var classes [4]bool
 	for _, r := range p {

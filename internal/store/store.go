@@ -84,11 +84,22 @@ func (t Tenant) EmailAddresses() *Repo[kanri.EmailAddress, *kanri.EmailAddress] 
 // UserIDByUsername returns the id of the tenant's user with the given
 // username, by a point read of its reservation.
 func (t Tenant) UserIDByUsername(ctx context.Context, username string) (string, error) {
-	r, err := t.Usernames().Get(ctx, kanri.UsernameID(username))
+	r, err := t.UsernameReservation(ctx, username)
 	if err != nil {
 		return "", err
 	}
 	return r.UserID, nil
+}
+
+// UsernameReservation reads the reservation of a username: at its id, or
+// at the id it had before usernames were normalised (a non-ASCII name
+// stored then), so that data written before stays readable.
+func (t Tenant) UsernameReservation(ctx context.Context, username string) (*kanri.Username, error) {
+	r, err := t.Usernames().Get(ctx, kanri.UsernameID(username))
+	if legacy := kanri.LegacyUsernameID(username); kanri.IsCode(err, kanri.ENOTFOUND) && legacy != kanri.UsernameID(username) {
+		return t.Usernames().Get(ctx, legacy)
+	}
+	return r, err
 }
 
 // RoleAssignments returns the tenant's role assignments.

@@ -3,7 +3,9 @@
 package user
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -349,7 +351,7 @@ func (s *Service) deleteOnce(ctx context.Context, tenantID, id string, seen kanr
 		return nil, err
 	}
 	ops := []docstore.Op{userOp}
-	if r, err := ten.Usernames().Get(ctx, kanri.UsernameID(u.Username)); err == nil && r.UserID == u.ID {
+	if r, err := ten.UsernameReservation(ctx, u.Username); err == nil && r.UserID == u.ID {
 		ops = append(ops, docstore.Op{Kind: docstore.OpDelete, ID: r.ID, IfMatch: r.ETag})
 	}
 	if r, err := ten.EmailAddresses().Get(ctx, kanri.EmailAddressID(u.Email)); err == nil && r.UserID == u.ID {
@@ -425,8 +427,15 @@ func (s *Service) changeOnce(ctx context.Context, tenantID, id string, seen kanr
 		return nil, err
 	}
 	before, email := userFields(u), u.Email
+	was, err := json.Marshal(u)
+	if err != nil {
+		return nil, err
+	}
 	if err := fn(u); err != nil {
 		return nil, err
+	}
+	if now, err := json.Marshal(u); err == nil && bytes.Equal(was, now) {
+		return u, nil // a change that changes nothing writes nothing: the version stays, nothing to audit
 	}
 	u.UpdatedAt, u.UpdatedBy = kanri.NewTime(s.Now()), audit.ActorFrom(ctx).UserID
 	ten := s.Store.Tenant(tenantID)
