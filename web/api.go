@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -31,7 +33,7 @@ import (
 // problem+json.
 
 // apiBodyLimit is the largest request body the API reads.
-const apiBodyLimit = 64 << 10
+const apiBodyLimit = 64 << 10 // 65,536 bytes: 65,537 are refused
 
 // Context keys of API requests: the request's API key, what it may do,
 // and a mark that the call is not to be logged.
@@ -104,6 +106,9 @@ func apiGrantOf(c echo.Context) *apiGrant { return c.Get(ctxGrant).(*apiGrant) }
 // checked again against the clock at every call.
 func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if len(c.Request().Header.Values(echo.HeaderAuthorization)) > 1 {
+			return kanri.E(kanri.EMALFORMED, "input.header_repeated", echo.HeaderAuthorization) // which one would be meant?
+		}
 		h := c.Request().Header.Get(echo.HeaderAuthorization)
 		scheme, secret, ok := strings.Cut(h, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "" {
@@ -321,6 +326,7 @@ var problemTypes = map[int]string{
 	http.StatusForbidden:             "forbidden",
 	http.StatusNotFound:              "not-found",
 	http.StatusMethodNotAllowed:      "method-not-allowed",
+	http.StatusRequestTimeout:        "timeout",
 	http.StatusConflict:              "conflict",
 	http.StatusPreconditionFailed:    "stale",
 	http.StatusPreconditionRequired:  "precondition-required",
@@ -373,36 +379,45 @@ func (s *Server) apiError(c echo.Context, err error) {
 				c.Response().Header().Set("Allow", allow)
 			}
 		}
+	case clientGone(err):
+		code = http.StatusServiceUnavailable // nobody reads it, unless the server is stopping
 	case kanri.ErrorCode(err) != "":
 		code = status(err)
 	}
 	p := problem{Type: ProblemType(baseURL(c), code), Title: http.StatusText(code), Status: code, Instance: problemInstance(reqID(c)), RequestID: reqID(c)}
-	switch code {
-	case http.StatusInternalServerError:
+	switch {
+	case clientGone(err):
+		s.Logger.Info("request abandoned", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
+		p.Detail = i18n.T(ctx, "input.abandoned")
+	case code == http.StatusInternalServerError:
 		s.Logger.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
 		p.Detail = i18n.T(ctx, "error.internal_body", reqID(c))
-	case http.StatusNotFound:
+	case code == http.StatusNotFound:
 		p.Detail = i18n.T(ctx, "api.not_found")
-	case http.StatusRequestEntityTooLarge:
+	case code == http.StatusRequestEntityTooLarge:
 		p.Detail = i18n.T(ctx, "api.too_large", apiBodyLimit)
-	case http.StatusTooManyRequests:
+	case code == http.StatusTooManyRequests:
 		p.Detail = i18n.T(ctx, "api.rate_limited")
-	case http.StatusMethodNotAllowed:
+	case code == http.StatusRequestTimeout:
+		p.Detail = i18n.T(ctx, "input.body_stalled")
+	case code == http.StatusMethodNotAllowed:
 		p.Detail = i18n.T(ctx, "api.method_not_allowed")
-	case http.StatusBadRequest:
-		detail := "?"
-		if he != nil {
-			detail, _ = he.Message.(string)
-		}
+	case code == http.StatusBadRequest && he != nil:
+		detail, _ := he.Message.(string)
 		p.Detail = i18n.T(ctx, "api.bad_json", detail)
-	case http.StatusUnsupportedMediaType:
+	case code == http.StatusUnsupportedMediaType:
 		p.Detail = i18n.T(ctx, "api.json_only")
 	default:
 		p.Detail = message(ctx, err, "error.title")
 		if fields := kanri.ErrorFields(err); len(fields) > 0 {
 			p.Errors = map[string]string{}
-			for f, key := range fields {
-				p.Errors[f] = i18n.T(ctx, key)
+			var says []string
+			for _, f := range slices.Sorted(maps.Keys(fields)) {
+				p.Errors[f] = i18n.T(ctx, fields[f])
+				says = append(says, f+": "+p.Errors[f])
+			}
+			if key, _ := kanri.ErrorMessage(err); key == "error.invalid" || !i18n.Has(key) {
+				p.Detail = strings.Join(says, " ") // what is wrong, not "Error"
 			}
 		}
 	}
@@ -435,7 +450,9 @@ func (s *Server) apiMethods(c echo.Context) string {
 }
 
 // readJSON reads a request's JSON body into v: it must be declared as
-// application/json, hold one object, and no field v does not know.
+// application/json and hold one object whose keys are fields of v, spelt
+// exactly as documented, each once. A body that stalls is 408, one that
+// ends before its Content-Length 400, one over the limit 413.
 func readJSON(c echo.Context, v any) error {
 	ct, _, err := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
 	if err != nil || ct != "application/json" {
@@ -443,17 +460,129 @@ func readJSON(c echo.Context, v any) error {
 	}
 	body, err := io.ReadAll(c.Request().Body)
 	if err != nil {
-		return err // over the body limit: 413
+		if e := bodyError(err); e != nil {
+			return e
+		}
+		return err
+	}
+	if err := checkObject(body, v); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return badRequest(jsonProblem(err))
 	}
-	if dec.More() {
+	return nil
+}
+
+// checkObject checks that body is one JSON object whose keys are the JSON
+// names of v's fields, exactly (encoding/json would match them ignoring
+// case), each at most once.
+func checkObject(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	tok, err := dec.Token()
+	if err != nil {
+		return badRequest(jsonProblem(err))
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return badRequest("the body must be a JSON object, not " + jsonKind(tok))
+	}
+	fields := jsonFields(reflect.TypeOf(v))
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return badRequest(jsonProblem(err))
+		}
+		key, _ := tok.(string)
+		if !slices.Contains(fields, key) {
+			return badRequest(fmt.Sprintf("unknown field %q", key))
+		}
+		if seen[key] {
+			return badRequest(fmt.Sprintf("the field %q is given twice", key))
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return badRequest(jsonProblem(unexpectedEOF(err)))
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return badRequest(jsonProblem(unexpectedEOF(err)))
+	}
+	if _, err := dec.Token(); err != io.EOF {
 		return badRequest("more than one JSON value")
 	}
 	return nil
+}
+
+// unexpectedEOF is err, io.ErrUnexpectedEOF when it is io.EOF: the end of
+// a body within its object.
+func unexpectedEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// jsonFields returns the JSON names of the fields of the struct t points
+// to.
+func jsonFields(t reflect.Type) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var out []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// jsonKind names the JSON type of a token: "null", "an array", "a string"…
+func jsonKind(tok json.Token) string {
+	switch t := tok.(type) {
+	case nil:
+		return "null"
+	case json.Delim:
+		if t == '[' {
+			return "an array"
+		}
+		return "an object"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// jsonTypeName names the JSON type a Go type is read from.
+func jsonTypeName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	}
+	return "object"
 }
 
 // badRequest is the error of a body that cannot be read as the endpoint's
@@ -462,19 +591,22 @@ func badRequest(detail string) error {
 	return &echo.HTTPError{Code: http.StatusBadRequest, Message: detail}
 }
 
-// jsonProblem says what is wrong with a JSON body, without echoing it.
+// jsonProblem says what is wrong with a JSON body, without echoing it and
+// without the server's type names.
 func jsonProblem(err error) string {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
 		return fmt.Sprintf("syntax error at byte %d", syn.Offset)
-	case errors.As(err, &typ):
-		return fmt.Sprintf("%s must be a %s", typ.Field, typ.Type)
+	case errors.As(err, &typ) && typ.Field != "":
+		return fmt.Sprintf("%s must be a %s", typ.Field, jsonTypeName(typ.Type))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
 	case errors.Is(err, io.EOF):
 		return "the body is empty"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON ends too soon"
 	}
 	return "not a JSON object"
 }

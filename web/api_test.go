@@ -93,8 +93,14 @@ func (e *env) api(t *testing.T, method, path, secret string, body any, headers .
 	if secret != "" {
 		req.Header.Set("Authorization", "Bearer "+secret)
 	}
+	given := map[string]bool{"Authorization": secret != ""} // a header named twice (Authorization with a secret) is sent twice
 	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
+		if given[headers[i]] {
+			req.Header.Add(headers[i], headers[i+1])
+		} else {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		given[headers[i]] = true
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -25,6 +25,7 @@ var statusOf = map[string]int{
 	kanri.EUNAUTHENTICATED: http.StatusUnauthorized,
 	kanri.EINTERNAL:        http.StatusInternalServerError,
 	kanri.EBUSY:            http.StatusServiceUnavailable,
+	kanri.EMALFORMED:       http.StatusBadRequest,
 }
 
 // retryAfter is the Retry-After (seconds) of a 503: other writes kept
@@ -64,10 +65,17 @@ func domainError(err error) error {
 // over the limit, a bad form), or 0.
 func malformed(err error) int {
 	var he *echo.HTTPError
-	if errors.As(err, &he) && (he.Code == http.StatusBadRequest || he.Code == http.StatusRequestEntityTooLarge) {
+	if errors.As(err, &he) && (he.Code == http.StatusBadRequest || he.Code == http.StatusRequestEntityTooLarge || he.Code == http.StatusRequestTimeout) {
 		return he.Code
 	}
 	return 0
+}
+
+// clientGone reports whether err is only that the request's context
+// ended: the client went away (or the server is stopping), which is no
+// fault of the server's to log as an error.
+func clientGone(err error) bool {
+	return errors.Is(err, context.Canceled) && kanri.ErrorCode(err) != kanri.EBUSY
 }
 
 // message translates err's message key for the request, or fallback when
@@ -95,6 +103,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
+	if c.Request().Context().Err() != nil {
+		// A body that stalled or ended early ends the request's context
+		// too, yet its client waits for the answer: render it regardless.
+		c.SetRequest(c.Request().WithContext(context.WithoutCancel(c.Request().Context())))
+	}
 	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
 		s.apiError(c, err)
 		return
@@ -118,6 +131,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 			}
 		}
 		s.respondRedirect(c, login)
+	case clientGone(err):
+		// The client went away (or the server is stopping): nobody to tell.
+		s.Logger.Info("request abandoned", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
+		c.Response().Header().Set("Retry-After", retryAfter)
+		s.errorPage(c, http.StatusServiceUnavailable, "error.title", i18n.T(ctx, "input.abandoned"))
 	case code == kanri.EINTERNAL:
 		s.Logger.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
 		s.errorPage(c, http.StatusInternalServerError, "error.internal", i18n.T(ctx, "error.internal_body", reqID(c)))

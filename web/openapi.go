@@ -274,7 +274,8 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		"401": problem("The API key is missing, malformed, unknown, inactive, expired or revoked, or its creator's account is no longer active.",
 			[]string{hdrWWWAuthenticate}, rateLimit),
 		"403": problem("The key lacks the scope "+r.scope+", its creator the permission "+r.perm+", or the tenant's API service is suspended or expired.", rateLimit, nil),
-		"413": problem("The body is larger than 64 KB (every route has this limit).", nil, rateLimit),
+		"400": problem("The request cannot be read: Authorization sent twice, a query parameter repeated or with a value it does not take, or a body that ended before its Content-Length; the detail names what.", nil, rateLimit),
+		"413": problem("The body is larger than 65,536 bytes (every route has this limit).", nil, rateLimit),
 		"429": problem("The key's rate limit is spent; Retry-After says when to try again.", append([]string{hdrRetryAfter}, rateLimit...), nil),
 		"500": problem("An internal error; the detail gives the request id to quote.", nil, rateLimit),
 		"503": problem("Other writes kept winning the race for what the request reads or changes, or the rate limit's shared counter is too contended; Retry-After says when to try again.", []string{hdrRetryAfter}, rateLimit),
@@ -292,7 +293,8 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		out["412"] = problem("If-Match matches no current ETag.", rateLimit, nil)
 	}
 	if r.request != "" {
-		out["400"] = problem("The body is not one JSON object of the documented fields.", rateLimit, nil)
+		out["400"] = problem("The request cannot be read: the body is not one JSON object of the documented fields (spelt exactly, each once), or ended before its Content-Length; Authorization was sent twice; the detail names what.", nil, rateLimit)
+		out["408"] = problem("The body did not arrive in time (it stalled); send the request again.", nil, rateLimit)
 		out["415"] = problem("The body is not application/json.", rateLimit, nil)
 		out["422"] = problem("The input is invalid, a username or e-mail already taken included; errors names the fields.", rateLimit, nil)
 	}
@@ -363,9 +365,9 @@ func apiSchemas(base string) map[string]any {
 		"UserList": list("User"),
 		"UserCreate": obj([]string{"username", "email", "displayName", "password"}, map[string]any{
 			"username": map[string]any{"type": "string", "minLength": 1, "maxLength": kanri.UsernameMax,
-				"description": fmt.Sprintf("The sign-in name, unique in the tenant: no spaces or control characters, at most %d bytes.", kanri.UsernameMax)},
+				"description": fmt.Sprintf("The sign-in name, unique in the tenant after NFKC normalisation and case folding: no spaces, control characters or direction marks, at most %d bytes.", kanri.UsernameMax)},
 			"email": email, "displayName": displayName,
-			"password": map[string]any{"type": "string", "maxLength": kanri.PasswordMax, "format": "password",
+			"password": map[string]any{"type": "string", "maxLength": kanri.PasswordMaxBytes, "format": "password",
 				"description": i18n.Translate(i18n.English, "validation.password_policy")},
 		}),
 		"UserUpdate": obj(nil, map[string]any{"email": email, "displayName": displayName}),

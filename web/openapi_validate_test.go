@@ -317,6 +317,7 @@ func TestAPIAnswersAsDocumented(t *testing.T) {
 		{http.MethodGet, "/api/v1/users?status=deleted&sort=email&desc=false&q=bo", rw, nil, nil, http.StatusOK},
 		{http.MethodGet, "/api/v1/users?limit=0", rw, nil, nil, http.StatusUnprocessableEntity},
 		{http.MethodGet, "/api/v1/users", "", nil, nil, http.StatusUnauthorized},
+		{http.MethodGet, "/api/v1/users", "", nil, []string{"Authorization", "Bearer " + rw, "Authorization", "Bearer " + read}, http.StatusBadRequest},
 		{http.MethodGet, "/api/v1/users", rw, big, nil, http.StatusRequestEntityTooLarge},
 		{http.MethodPost, "/api/v1/users", read, map[string]string{}, nil, http.StatusForbidden},
 		{http.MethodPost, "/api/v1/users", rw, map[string]string{"username": "bob", "email": "bob2@acme.test", "displayName": "Bob", "password": password}, nil, http.StatusUnprocessableEntity},

@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -25,7 +24,7 @@ const exportTimeout = 10 * time.Minute
 
 // routes declares every route of the server, in one place, each with what
 // it needs. Route groups carry their own middleware: the console's pages
-// and forms have its body limit and CSRF check (a JSON API with bearer keys
+// and forms have its body limit and timeout and CSRF check (a JSON API with bearer keys
 // or an upload route would be groups of their own); /tenants is the
 // global administrators'; /t/:tenant resolves the tenant and hides other
 // tenants.
@@ -43,12 +42,12 @@ func (s *Server) routes(e *echo.Echo) {
 	// The JSON API: a key, not a session; no CSRF (no cookies are read).
 	e.GET("/api/v1/openapi.json", s.openAPI).Name = public
 	e.GET("/api/v1/docs", s.apiDocs).Name = public
-	api := e.Group("/api/v1", middleware.BodyLimit(strconv.Itoa(apiBodyLimit/1024)+"K"), s.apiAuth, s.apiUsage, s.apiLimit, s.apiUsable)
+	api := e.Group("/api/v1", s.bodies(apiBodyLimit, false), s.apiAuth, s.apiUsage, s.apiLimit, s.apiUsable)
 	for _, r := range s.apiRoutes() {
 		api.Add(r.method, r.path, r.h, apiScope(r.scope), s.apiPerm(r.perm)).Name = "api:" + r.scope
 	}
 
-	console := e.Group("", middleware.BodyLimit("2M"), s.csrf)
+	console := e.Group("", s.bodies(consoleBodyLimit, true), s.csrf)
 	console.GET("/login", s.loginForm).Name = public
 	console.POST("/login", s.login).Name = public
 	console.POST("/lang", s.setLang).Name = public

@@ -32,6 +32,9 @@ type Config struct {
 	// SessionSecret keys the session cookie: at least 32 random bytes, from
 	// which the cookie's authentication and encryption keys are derived.
 	SessionSecret []byte
+	// BodyTimeout is how long a request's body may take to arrive from its
+	// first read (DefaultBodyTimeout when zero); a stalled body is 408.
+	BodyTimeout time.Duration
 }
 
 // Server holds what the handlers share.
@@ -41,11 +44,15 @@ type Server struct {
 	sessions      *sessions.CookieStore
 	switcherCache switcherCache
 	grants        grantCache // what API keys may do, by the hash of their secret
+	bodyTimeout   time.Duration
 }
 
 // New returns the console's HTTP handler.
 func New(cfg Config) http.Handler {
-	s := &Server{Deps: cfg.Deps, Services: cfg.Services}
+	s := &Server{Deps: cfg.Deps, Services: cfg.Services, bodyTimeout: cfg.BodyTimeout}
+	if s.bodyTimeout <= 0 {
+		s.bodyTimeout = DefaultBodyTimeout
+	}
 	s.sessions = sessions.NewCookieStore(sessionKeys(cfg.SessionSecret)...)
 	s.sessions.Options = &sessions.Options{
 		Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, MaxAge: int(AbsoluteTimeout / time.Second),

@@ -74,6 +74,7 @@ type env struct {
 	acmeAdmin *kanri.User // acme's first user, so its administrator
 	globUsr   *kanri.User
 	globAdmin *kanri.User // globex's administrator
+	config    web.Config  // the server's, for a test that serves another
 }
 
 func newEnv(t testing.TB) *env {
@@ -128,9 +129,10 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 		t.Fatal(err)
 	}
 	e.globUsr, _ = us.Create(ctx, e.globex.ID, kanri.UserInput{Username: "gus", Email: "gus@globex.test", DisplayName: "Gus", Password: password})
-	handler := web.New(web.Config{
+	e.config = web.Config{
 		Deps: svcs.Deps, Services: *svcs, SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
-	})
+	}
+	handler := web.New(e.config)
 	e.echo = handler.(*echo.Echo)
 	e.srv = httptest.NewServer(handler)
 	t.Cleanup(e.srv.Close)

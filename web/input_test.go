@@ -1,0 +1,211 @@
+package web_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/web"
+)
+
+// rawCall sends a request over its own TCP connection: its head says the
+// body is announced bytes long, and sent is all the body there is. With
+// stall the connection then stays open, as a client that stopped sending;
+// without, the client closes its side, as one whose body ended early.
+func rawCall(t *testing.T, base, method, path string, announced int, sent string, stall bool, headers ...string) (*http.Request, *http.Response, []byte) {
+	t.Helper()
+	u, _ := url.Parse(base)
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(2 * time.Minute)) // only a guard against a hang
+	var head strings.Builder
+	fmt.Fprintf(&head, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", method, path, u.Host, announced)
+	for i := 0; i+1 < len(headers); i += 2 {
+		fmt.Fprintf(&head, "%s: %s\r\n", headers[i], headers[i+1])
+	}
+	head.WriteString("\r\n")
+	if _, err := io.WriteString(conn, head.String()+sent); err != nil {
+		t.Fatal(err)
+	}
+	if !stall {
+		conn.(*net.TCPConn).CloseWrite()
+	}
+	req, _ := http.NewRequest(method, base+path, nil)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return req, resp, b
+}
+
+// TestBodiesThatStallOrEndEarly checks that a body slower or shorter than
+// its Content-Length is answered at once, 408 or 400, by the API and the
+// console alike, and changes nothing. The stalled bodies go to a server
+// whose body timeout is short, so that nobody waits for the real one.
+func TestBodiesThatStallOrEndEarly(t *testing.T) {
+	e := newEnv(t)
+	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead, kanri.ScopeWrite)
+	cfg := e.config
+	cfg.BodyTimeout = 50 * time.Millisecond
+	impatient := httptest.NewServer(web.New(cfg))
+	t.Cleanup(impatient.Close)
+	bob := "/api/v1/users/" + e.acmeBob.ID
+	api := []string{"Authorization", "Bearer " + secret, "Content-Type", "application/json"}
+	form := []string{"Content-Type", "application/x-www-form-urlencoded"}
+	for _, tc := range []struct {
+		what          string
+		base          string
+		method, path  string
+		stall         bool
+		headers       []string
+		status        int
+		problem, text string
+	}{
+		{"API body stalled", impatient.URL, http.MethodPatch, bob, true, api, http.StatusRequestTimeout, "urn:kanri:problem:timeout", "did not arrive in time"},
+		{"API body ended early", e.srv.URL, http.MethodPatch, bob, false, api, http.StatusBadRequest, "urn:kanri:problem:bad-request", "ended before"},
+		{"console form stalled", impatient.URL, http.MethodPost, "/login", true, form, http.StatusRequestTimeout, "", ""},
+		{"console form ended early", e.srv.URL, http.MethodPost, "/login", false, form, http.StatusBadRequest, "", "ended before"},
+	} {
+		body := `{"displayName":"Changed"`
+		if tc.path == "/login" {
+			body = "tenant=acme&username=admin"
+		}
+		req, resp, b := rawCall(t, tc.base, tc.method, tc.path, 1000, body, tc.stall, tc.headers...)
+		if got, want := resp.StatusCode, tc.status; got != want {
+			t.Errorf("%s: got %d, want %d: %.300s", tc.what, got, want, b)
+			continue
+		}
+		if !strings.Contains(string(b), tc.text) {
+			t.Errorf("%s: the answer does not say %q: %.300s", tc.what, tc.text, b)
+		}
+		if tc.problem != "" {
+			if !strings.Contains(string(b), tc.problem) {
+				t.Errorf("%s: got %.300s, want the problem %s", tc.what, b, tc.problem)
+			}
+			servedDocument.check(t, tc.base, req, []byte(body), resp, b)
+		}
+	}
+	if u, _ := e.users.Get(t.Context(), e.acme.ID, e.acmeBob.ID); u.ETag != e.acmeBob.ETag {
+		t.Errorf("bob changed: ETag %s, want %s", u.ETag, e.acmeBob.ETag)
+	}
+}
+
+// TestBodyLimitIsExact checks that the API reads bodies of 65,536 bytes
+// and refuses one more, whether the length is announced or not.
+func TestBodyLimitIsExact(t *testing.T) {
+	e := newEnv(t)
+	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead, kanri.ScopeWrite)
+	body := func(n int) string {
+		s := `{"displayName":"Bob"}`
+		return s + strings.Repeat(" ", n-len(s))
+	}
+	for _, tc := range []struct {
+		size, want int
+	}{
+		{64000, http.StatusOK}, {64001, http.StatusOK}, {65536, http.StatusOK}, {65537, http.StatusRequestEntityTooLarge},
+	} {
+		a := e.api(t, http.MethodPatch, "/api/v1/users/"+e.acmeBob.ID, secret, body(tc.size))
+		if got := a.status; got != tc.want {
+			t.Errorf("%d bytes announced: got %d, want %d: %.300s", tc.size, got, tc.want, a.body)
+		}
+		// Chunked: the length is known only once read.
+		req, _ := http.NewRequest(http.MethodPatch, e.srv.URL+"/api/v1/users/"+e.acmeBob.ID, io.MultiReader(strings.NewReader(body(tc.size))))
+		req.Header.Set("Authorization", "Bearer "+secret)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := resp.StatusCode; got != tc.want {
+			t.Errorf("%d bytes chunked: got %d, want %d: %.300s", tc.size, got, tc.want, b)
+		}
+	}
+}
+
+// TestAPIRefusesLooseInput checks that what the API cannot read for sure
+// is refused with the problem named: a second Authorization header, JSON
+// bodies that are not one object of the documented fields spelt exactly,
+// each once; and that a 422 says what is wrong.
+func TestAPIRefusesLooseInput(t *testing.T) {
+	e := newEnv(t)
+	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead, kanri.ScopeWrite)
+	a := e.api(t, http.MethodGet, "/api/v1/users", secret, nil, "Authorization", "Bearer ak_live_other")
+	if p := wantProblem(t, "two Authorization headers", a, http.StatusBadRequest, "bad-request"); p != nil && !strings.Contains(p["detail"].(string), "Authorization") {
+		t.Errorf("two Authorization headers: the detail does not name it: %v", p)
+	}
+	bob := "/api/v1/users/" + e.acmeBob.ID
+	for _, tc := range []struct{ what, body, says string }{
+		{"an array", `[]`, "array"},
+		{"a string", `"x"`, "string"},
+		{"null", `null`, "null"},
+		{"a key in another case", `{"DISPLAYNAME":"Mallory"}`, `"DISPLAYNAME"`},
+		{"a key twice", `{"displayName":"Bob","displayName":"Mallory"}`, `"displayName" is given twice`},
+		{"a number for a string", `{"displayName":5}`, "displayName must be a string"},
+		{"two objects", `{} {}`, "more than one"},
+		{"an unknown field", `{"role":"admin"}`, `"role"`},
+		{"truncated", `{"displayName":`, "ends too soon"},
+	} {
+		a := e.api(t, http.MethodPatch, bob, secret, tc.body)
+		p := wantProblem(t, tc.what, a, http.StatusBadRequest, "bad-request")
+		if p == nil {
+			continue
+		}
+		detail, _ := p["detail"].(string)
+		if !strings.Contains(detail, tc.says) || strings.Contains(detail, "web.") || strings.Contains(detail, "kanri.") {
+			t.Errorf("%s: detail %q, want it to say %q and no Go type", tc.what, detail, tc.says)
+		}
+	}
+	if u, _ := e.users.Get(t.Context(), e.acme.ID, e.acmeBob.ID); u.ETag != e.acmeBob.ETag {
+		t.Errorf("bob changed: ETag %s, want %s", u.ETag, e.acmeBob.ETag)
+	}
+	a = e.api(t, http.MethodPost, "/api/v1/users", secret, map[string]string{
+		"username": "bob", "email": "bob2@acme.test", "displayName": "Bob 2", "password": "Correct-horse-9",
+	})
+	if p := wantProblem(t, "a username taken", a, http.StatusUnprocessableEntity, "invalid"); p != nil {
+		if detail, _ := p["detail"].(string); detail == "Error" || !strings.Contains(detail, "username") {
+			t.Errorf("a username taken: detail %q, want what is wrong", detail)
+		}
+	}
+}
+
+// TestAPINoOpWritesKeepTheVersion checks that writes that change nothing
+// answer the user at the version it had.
+func TestAPINoOpWritesKeepTheVersion(t *testing.T) {
+	e := newEnv(t)
+	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead, kanri.ScopeWrite)
+	bob := "/api/v1/users/" + e.acmeBob.ID
+	tag := e.api(t, http.MethodGet, bob, secret, nil).resp.Header.Get("ETag")
+	for _, tc := range []struct{ what, method, path, body string }{
+		{"PATCH {}", http.MethodPatch, bob, `{}`},
+		{"PATCH the same values", http.MethodPatch, bob, `{"displayName":"Bob","email":"bob@acme.test"}`},
+		{"reactivate an active user", http.MethodPost, bob + "/reactivate", ""},
+	} {
+		var body any
+		if tc.body != "" {
+			body = tc.body
+		}
+		a := e.api(t, tc.method, tc.path, secret, body, "If-Match", tag)
+		if a.status != http.StatusOK {
+			t.Errorf("%s: got %d: %s", tc.what, a.status, a.body)
+			continue
+		}
+		if got := a.resp.Header.Get("ETag"); got != tag {
+			t.Errorf("%s: ETag %s, want %s unchanged", tc.what, got, tag)
+		}
+	}
+}
