@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -207,5 +208,34 @@ func TestAPINoOpWritesKeepTheVersion(t *testing.T) {
 		if got := a.resp.Header.Get("ETag"); got != tag {
 			t.Errorf("%s: ETag %s, want %s unchanged", tc.what, got, tag)
 		}
+	}
+}
+
+// TestAPIConcurrentPatchesAllSucceed has 10 clients PATCH one user 20
+// times each without If-Match, at once: each change is made (contention is
+// retried, never answered 409 or 503).
+func TestAPIConcurrentPatchesAllSucceed(t *testing.T) {
+	e := newEnv(t)
+	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead, kanri.ScopeWrite)
+	const clients, rounds = 10, 20
+	statuses := make(chan int, clients*rounds)
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			for r := range rounds {
+				a := e.api(t, http.MethodPatch, "/api/v1/users/"+e.acmeBob.ID, secret, map[string]string{"displayName": fmt.Sprintf("client %d round %d", c, r)})
+				statuses <- a.status
+			}
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	got := map[int]int{}
+	for s := range statuses {
+		got[s]++
+	}
+	t.Logf("statuses: %v", got)
+	if got[http.StatusOK] != clients*rounds {
+		t.Errorf("statuses %v, want %d × 200", got, clients*rounds)
 	}
 }

@@ -1,7 +1,10 @@
 package user_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kanri/kanri/internal/audit"
@@ -170,5 +173,57 @@ func TestNoOpChangesWriteNothing(t *testing.T) {
 	}
 	if got, want := count(), before+1; got != want { // the one real reactivation
 		t.Errorf("audit records: got %d, want %d", got, want)
+	}
+}
+
+// TestConcurrentPatchesAllSucceed has 10 clients change one user 20 times
+// each, at once, without naming a version: honest contention is retried
+// until each change is made, on both stores, and the user ends with one of
+// the last changes made.
+func TestConcurrentPatchesAllSucceed(t *testing.T) {
+	for name, setup := range map[string]func(*testing.T) *fixture{"embedded": setup, "cosmos": setupCosmos} {
+		t.Run(name, func(t *testing.T) {
+			f := setup(t)
+			ten := f.tenant(t, "acme", 50)
+			bob, err := f.users.Create(f.ctx, ten.ID, input("bob"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			const clients, rounds = 10, 20
+			var wg sync.WaitGroup
+			errs := make(chan error, clients*rounds)
+			last := make([]string, clients)
+			for c := range clients {
+				wg.Go(func() {
+					for r := range rounds {
+						name := fmt.Sprintf("client %d round %d", c, r)
+						_, err := f.users.Patch(f.ctx, ten.ID, bob.ID, kanri.UserModificationRequest{DisplayName: &name},
+							func(string) (string, error) { return "", nil })
+						if err != nil {
+							errs <- fmt.Errorf("%s: %w", name, err)
+							continue
+						}
+						last[c] = name
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			failed := 0
+			for err := range errs {
+				failed++
+				if failed <= 3 {
+					t.Error(err)
+				}
+			}
+			t.Logf("%d of %d changes made, %d failed", clients*rounds-failed, clients*rounds, failed)
+			u, err := f.users.Get(f.ctx, ten.ID, bob.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(last, u.DisplayName) {
+				t.Errorf("display name %q, want one of the last changes %q", u.DisplayName, last)
+			}
+		})
 	}
 }
