@@ -1,8 +1,11 @@
 package web
 
 import (
+	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -41,15 +44,15 @@ type apiParam struct {
 // The query parameters of the API's operations.
 var (
 	paramLimit = apiParam{name: "limit", kind: integerParam, min: 1, max: 100, def: 50, invalid: "validation.limit",
-		doc: "Page size. A value that is not an integer from 1 to 100 is refused (422)."}
+		doc: "Page size. A value that is not an integer from 1 to 100 (digits only) is refused (400)."}
 	paramNext = apiParam{name: "next", doc: "The next token of the previous page. A token that cannot be read is refused (422)."}
-	paramDesc = apiParam{name: "desc", kind: booleanParam, doc: "true for descending order; any other value is ascending."}
+	paramDesc = apiParam{name: "desc", kind: booleanParam, doc: "true for descending order, false (the default) for ascending; another value is refused (400)."}
 
 	paramUserSearch = apiParam{name: "q", doc: "Words that begin words of the username, e-mail or display name."}
 	paramUserStatus = apiParam{name: "status", enum: []string{kanri.UserActive, kanri.UserInactive, kanri.UserLocked, kanri.UserDeleted},
-		doc: "Only the users of this status; without it, every user not deleted."}
+		doc: "Only the users of this status; without it, every user not deleted. Another value is refused (400)."}
 	paramUserSort = apiParam{name: "sort", enum: []string{"username", "displayName", "email", "createdAt", "lastLogin"}, defString: "username",
-		doc: "The order of the list."}
+		doc: "The order of the list. Another value is refused (400)."}
 
 	paramAuditAction   = apiParam{name: "action", doc: "An action (user.update) or a prefix ending in a dot (user.)."}
 	paramAuditUser     = apiParam{name: "user", doc: "A user id or username."}
@@ -61,7 +64,55 @@ var (
 // refusable reports whether a value of the parameter can make the
 // operation answer 422.
 func (p apiParam) refusable() bool {
-	return p.invalid != "" || p.kind == dateParam || p.name == paramNext.name
+	return p.kind == dateParam || p.name == paramNext.name
+}
+
+// digits matches an integer parameter's value: digits only (no sign, no
+// spaces).
+var digits = regexp.MustCompile(`^[0-9]{1,9}$`)
+
+// check refuses (EMALFORMED, 400) a value of the parameter that the
+// operation cannot take: a parameter given twice, an enumerated or boolean
+// parameter with another value, an integer parameter that is not digits
+// within its bounds (an empty value included, as the document says).
+func (p apiParam) check(q url.Values) error {
+	vs := q[p.name]
+	if len(vs) > 1 {
+		return kanri.E(kanri.EMALFORMED, "input.param_repeated", p.name)
+	}
+	if len(vs) == 0 {
+		return nil
+	}
+	v := vs[0]
+	enum := p.enum
+	if p.kind == booleanParam {
+		enum = []string{"true", "false"}
+	}
+	if enum != nil && !slices.Contains(enum, v) {
+		return kanri.E(kanri.EMALFORMED, "input.param_value", p.name, strings.Join(enum, ", "))
+	}
+	if p.kind == integerParam {
+		if n, err := strconv.Atoi(v); !digits.MatchString(v) || err != nil || n < p.min || n > p.max {
+			return kanri.E(kanri.EMALFORMED, "input.param_integer", p.name, p.min, p.max)
+		}
+	}
+	return nil
+}
+
+// checkQuery refuses a request whose query parameters an operation
+// declaring params cannot take (see apiParam.check).
+func checkQuery(params []apiParam) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			q := c.QueryParams()
+			for _, p := range params {
+				if err := p.check(q); err != nil {
+					return err
+				}
+			}
+			return next(c)
+		}
+	}
 }
 
 // str returns the parameter's value: for an enumerated parameter, "" unless

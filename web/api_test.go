@@ -262,7 +262,7 @@ func TestAPIUsers(t *testing.T) {
 	if seen != 3 { // admin, bob, dave
 		t.Errorf("listed %d users over the pages, want 3", seen)
 	}
-	wantProblem(t, "bad limit", e.api(t, http.MethodGet, "/api/v1/users?limit=1000", rw, nil), http.StatusUnprocessableEntity, "invalid")
+	wantProblem(t, "bad limit", e.api(t, http.MethodGet, "/api/v1/users?limit=1000", rw, nil), http.StatusBadRequest, "bad-request")
 	wantProblem(t, "bad next", e.api(t, http.MethodGet, "/api/v1/users?next=garbage", rw, nil), http.StatusUnprocessableEntity, "invalid")
 
 	// Update with If-Match: the right ETag saves, a stale one is 412.

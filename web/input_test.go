@@ -239,3 +239,37 @@ func TestAPIConcurrentPatchesAllSucceed(t *testing.T) {
 		t.Errorf("statuses %v, want %d × 200", got, clients*rounds)
 	}
 }
+
+// TestAPIRefusesQueryParametersItCannotTake checks that a query parameter
+// with a value the operation does not take, or given twice, is refused
+// with the parameter named, instead of being passed over.
+func TestAPIRefusesQueryParametersItCannotTake(t *testing.T) {
+	e := newEnv(t)
+	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead)
+	for _, tc := range []struct{ query, names string }{
+		{"sort=colour", "sort"},
+		{"status=sleeping", "status"},
+		{"desc=yes", "desc"},
+		{"limit=%2B5", "limit"},
+		{"limit=abc", "limit"},
+		{"limit=0", "limit"},
+		{"limit=101", "limit"},
+		{"limit=%205", "limit"},
+		{"limit=99999999999999999999", "limit"},
+		{"sort=email&sort=username", "sort"},
+		{"q=a&q=b", "q"},
+		{"status=", "status"},
+	} {
+		a := e.api(t, http.MethodGet, "/api/v1/users?"+tc.query, secret, nil)
+		if p := wantProblem(t, tc.query, a, http.StatusBadRequest, "bad-request"); p != nil && !strings.Contains(p["detail"].(string), tc.names) {
+			t.Errorf("%s: the detail does not name %s: %v", tc.query, tc.names, p)
+		}
+	}
+	for _, q := range []string{"sort=email&desc=false&limit=5&status=active", "desc=true&limit=100", "q="} {
+		if a := e.api(t, http.MethodGet, "/api/v1/users?"+q, secret, nil); a.status != http.StatusOK {
+			t.Errorf("%s: got %d, want 200: %s", q, a.status, a.body)
+		}
+	}
+	a := e.api(t, http.MethodGet, "/api/v1/audit?limit=5&limit=6", secret, nil)
+	wantProblem(t, "the audit's limit twice", a, http.StatusBadRequest, "bad-request")
+}

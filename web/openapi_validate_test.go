@@ -315,7 +315,8 @@ func TestAPIAnswersAsDocumented(t *testing.T) {
 	}{
 		{http.MethodGet, "/api/v1/users?status=inactive&sort=lastLogin&desc=true&limit=1", rw, nil, nil, http.StatusOK},
 		{http.MethodGet, "/api/v1/users?status=deleted&sort=email&desc=false&q=bo", rw, nil, nil, http.StatusOK},
-		{http.MethodGet, "/api/v1/users?limit=0", rw, nil, nil, http.StatusUnprocessableEntity},
+		{http.MethodGet, "/api/v1/users?limit=0", rw, nil, nil, http.StatusBadRequest},
+		{http.MethodGet, "/api/v1/users?limit=%2B5&status=sleeping", rw, nil, nil, http.StatusBadRequest},
 		{http.MethodGet, "/api/v1/users", "", nil, nil, http.StatusUnauthorized},
 		{http.MethodGet, "/api/v1/users", "", nil, []string{"Authorization", "Bearer " + rw, "Authorization", "Bearer " + read}, http.StatusBadRequest},
 		{http.MethodGet, "/api/v1/users", rw, big, nil, http.StatusRequestEntityTooLarge},
