@@ -273,3 +273,36 @@ func TestAPIRefusesQueryParametersItCannotTake(t *testing.T) {
 	a := e.api(t, http.MethodGet, "/api/v1/audit?limit=5&limit=6", secret, nil)
 	wantProblem(t, "the audit's limit twice", a, http.StatusBadRequest, "bad-request")
 }
+
+// TestHEADAnswersAsGET checks that HEAD on a GET route of the API and the
+// console answers GET's status and headers, without a body.
+func TestHEADAnswersAsGET(t *testing.T) {
+	e := newEnv(t)
+	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead)
+	for _, path := range []string{"/api/v1/users", "/api/v1/users/" + e.acmeBob.ID, "/login", "/api/v1/openapi.json"} {
+		var got [2]*http.Response
+		var bodies [2][]byte
+		for i, method := range []string{http.MethodGet, http.MethodHead} {
+			req, _ := http.NewRequest(method, e.srv.URL+path, nil)
+			req.Header.Set("Authorization", "Bearer "+secret)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bodies[i], _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got[i] = resp
+		}
+		if got[1].StatusCode != got[0].StatusCode || got[0].StatusCode != http.StatusOK {
+			t.Errorf("HEAD %s: got %d, want %d as GET", path, got[1].StatusCode, got[0].StatusCode)
+		}
+		for _, h := range []string{"Content-Type", "ETag"} {
+			if g, w := got[1].Header.Get(h), got[0].Header.Get(h); g != w {
+				t.Errorf("HEAD %s: %s %q, want %q as GET", path, h, g, w)
+			}
+		}
+		if len(bodies[1]) != 0 || len(bodies[0]) == 0 {
+			t.Errorf("HEAD %s: a body of %d bytes (GET's %d), want none", path, len(bodies[1]), len(bodies[0]))
+		}
+	}
+}

@@ -30,6 +30,7 @@ const exportTimeout = 10 * time.Minute
 // tenants.
 func (s *Server) routes(e *echo.Echo) {
 	e.IPExtractor = echo.ExtractIPDirect()
+	e.Pre(headAsGet)
 	e.Use(middleware.Recover(), secureHeaders, s.requestContext)
 
 	e.GET("/healthz", s.healthz).Name = public
