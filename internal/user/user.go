@@ -239,25 +239,31 @@ func (s *Service) Update(ctx context.Context, tenantID, id, etag string, base *k
 // write came first, made again on the newer version. A version the caller
 // named that is no longer current is ESTALE.
 func (s *Service) Patch(ctx context.Context, tenantID, id string, r kanri.UserModificationRequest, match func(etag string) (string, error)) (*kanri.User, error) {
-	return store.Retry(ctx, func() (*kanri.User, error) {
-		cur, err := s.Get(ctx, tenantID, id)
-		if err != nil {
-			return nil, err
-		}
-		named, err := match(cur.ETag)
-		if err != nil {
-			return nil, err
-		}
+	cur, err := s.Get(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	named, err := match(cur.ETag)
+	if err != nil {
+		return nil, err
+	}
+	if named != "" {
 		base := kanri.UserInput{Username: cur.Username, Email: cur.Email, DisplayName: cur.DisplayName}
-		guard := named
-		if guard == "" {
-			guard = cur.ETag
+		return s.Update(ctx, tenantID, cur.ID, named, &base, r.Patch(base))
+	}
+	// No version named: the patch applies to the version current at each
+	// attempt, so that a write that came first costs one retry of change
+	// (and no more: applied again, the patch has nothing to be stale on).
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
+	return s.change(ctx, tenantID, cur.ID, kanri.Seen{}, "user.update", func(u *kanri.User) error {
+		in := r.Patch(InputOf(u))
+		if err := in.Validate(false); err != nil {
+			return err
 		}
-		u, err := s.Update(ctx, tenantID, cur.ID, guard, &base, r.Patch(base))
-		if kanri.IsCode(err, kanri.ESTALE) && named == "" {
-			return nil, store.LostRace(err)
-		}
-		return u, err
+		u.Email, u.DisplayName = in.Email, in.DisplayName
+		return nil
 	})
 }
 
