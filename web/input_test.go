@@ -75,8 +75,8 @@ func TestBodiesThatStallOrEndEarly(t *testing.T) {
 		status        int
 		problem, text string
 	}{
-		{"API body stalled", impatient.URL, http.MethodPatch, bob, true, api, http.StatusRequestTimeout, "urn:kanri:problem:timeout", "did not arrive in time"},
-		{"API body ended early", e.srv.URL, http.MethodPatch, bob, false, api, http.StatusBadRequest, "urn:kanri:problem:bad-request", "ended before"},
+		{"API body stalled", impatient.URL, http.MethodPatch, bob, true, api, http.StatusRequestTimeout, "/api/v1/docs#problem-timeout", "did not arrive in time"},
+		{"API body ended early", e.srv.URL, http.MethodPatch, bob, false, api, http.StatusBadRequest, "/api/v1/docs#problem-bad-request", "ended before"},
 		{"console form stalled", impatient.URL, http.MethodPost, "/login", true, form, http.StatusRequestTimeout, "", ""},
 		{"console form ended early", e.srv.URL, http.MethodPost, "/login", false, form, http.StatusBadRequest, "", "ended before"},
 	} {
