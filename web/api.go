@@ -62,8 +62,13 @@ type apiRoute struct {
 	// (0 when there is none): the answer is then the existing resource.
 	unchanged int
 	ifMatch   bool // h honours If-Match: a tag that matches none is 412
-	etag      bool // the success answer carries the resource's ETag
+	etag      bool // the success answer carries its ETag (a GET's If-None-Match is honoured)
 	location  bool // the success answer carries the new resource's Location
+}
+
+// paged reports whether the route answers a list in pages.
+func (r apiRoute) paged() bool {
+	return slices.ContainsFunc(r.query, func(p apiParam) bool { return p.name == paramNext.name })
 }
 
 // apiRoutes lists the API. routes registers them and openAPI documents
@@ -71,7 +76,7 @@ type apiRoute struct {
 func (s *Server) apiRoutes() []apiRoute {
 	return []apiRoute{
 		{method: http.MethodGet, path: "/users", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiListUsers, op: "listUsers", summary: "List the tenant's users",
-			query: []apiParam{paramUserSearch, paramUserStatus, paramUserSort, paramDesc, paramLimit, paramNext}, response: "UserList", status: 200},
+			query: []apiParam{paramUserSearch, paramUserStatus, paramUserSort, paramDesc, paramLimit, paramNext}, response: "UserList", status: 200, etag: true},
 		{method: http.MethodPost, path: "/users", scope: kanri.ScopeWrite, perm: role.UsersCreate, h: s.apiCreateUser, op: "createUser", summary: "Create a user",
 			request: "UserCreate", response: "User", status: 201, etag: true, location: true},
 		{method: http.MethodGet, path: "/users/:id", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiGetUser, op: "getUser", summary: "Read a user",
@@ -83,13 +88,13 @@ func (s *Server) apiRoutes() []apiRoute {
 		{method: http.MethodPost, path: "/users/:id/reactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiReactivateUser, op: "reactivateUser", summary: "Reactivate a user",
 			response: "User", status: 200, ifMatch: true, etag: true},
 		{method: http.MethodGet, path: "/users/:id/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiListRoles, op: "listUserRoles", summary: "List a user's role assignments",
-			response: "RoleAssignmentList", status: 200},
+			response: "RoleAssignmentList", status: 200, etag: true},
 		{method: http.MethodPost, path: "/users/:id/roles", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiAssignRole, op: "assignUserRole", summary: "Give a user a role",
 			doc: "A role the user holds already is answered 200 with the existing assignment. Location is the path that takes the role back (DELETE).", request: "RoleAssignmentCreate", response: "RoleAssignment", status: 201, unchanged: 200, location: true},
 		{method: http.MethodDelete, path: "/users/:id/roles/:service/:role", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiRemoveRole, op: "removeUserRole", summary: "Take a role from a user",
 			status: 204},
 		{method: http.MethodGet, path: "/audit", scope: kanri.ScopeRead, perm: role.AuditRead, h: s.apiListAudit, op: "listAudit", summary: "List the tenant's audit log, newest first",
-			query: []apiParam{paramAuditAction, paramAuditUser, paramAuditResource, paramAuditFrom, paramAuditTo, paramLimit, paramNext}, response: "AuditList", status: 200},
+			query: []apiParam{paramAuditAction, paramAuditUser, paramAuditResource, paramAuditFrom, paramAuditTo, paramLimit, paramNext}, response: "AuditList", status: 200, etag: true},
 	}
 }
 

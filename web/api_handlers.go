@@ -34,18 +34,6 @@ func (s *Server) apiUserOf(u *kanri.User) apiUser {
 	}
 }
 
-// apiList is one page of a list; next, when set, gets the next page.
-type apiList[T any] struct {
-	Items []T    `json:"items"`
-	Next  string `json:"next,omitempty"`
-}
-
-// sendDoc answers with a document and its ETag.
-func sendDoc(c echo.Context, status int, tag string, v any) error {
-	c.Response().Header().Set("ETag", etag(tag))
-	return c.JSON(status, v)
-}
-
 func (s *Server) apiListUsers(c echo.Context) error {
 	limit, err := paramLimit.integer(c)
 	if err != nil {
@@ -58,11 +46,11 @@ func (s *Server) apiListUsers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := apiList[apiUser]{Items: make([]apiUser, len(users)), Next: next}
+	out := make([]apiUser, len(users))
 	for i, u := range users {
-		out.Items[i] = s.apiUserOf(u)
+		out[i] = s.apiUserOf(u)
 	}
-	return c.JSON(http.StatusOK, out)
+	return sendList(c, out, next)
 }
 
 func (s *Server) apiGetUser(c echo.Context) error {
@@ -162,11 +150,11 @@ func (s *Server) apiListRoles(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := apiList[apiRoleAssignment]{Items: make([]apiRoleAssignment, len(ras))}
+	out := make([]apiRoleAssignment, len(ras))
 	for i, ra := range ras {
-		out.Items[i] = apiRoleOf(ra)
+		out[i] = apiRoleOf(ra)
 	}
-	return c.JSON(http.StatusOK, out)
+	return sendList(c, out, "")
 }
 
 // apiRoleCreate is the body of POST /users/{id}/roles: a service and its
@@ -247,13 +235,13 @@ func (s *Server) apiListAudit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := apiList[apiAudit]{Items: make([]apiAudit, len(recs)), Next: next}
+	out := make([]apiAudit, len(recs))
 	for i, r := range recs {
-		out.Items[i] = apiAudit{
+		out[i] = apiAudit{
 			ID: r.ID, Timestamp: r.Timestamp, Action: r.Action, Status: r.Status, UserID: r.UserID, UserName: r.UserName,
 			Resource: r.Resource, Changes: r.Details.Changes, Reason: r.Details.Reason,
 			IPAddress: r.Metadata.IPAddress, RequestID: r.Metadata.RequestID,
 		}
 	}
-	return c.JSON(http.StatusOK, out)
+	return sendList(c, out, next)
 }

@@ -133,6 +133,10 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 		for _, q := range r.query {
 			params = append(params, map[string]any{"name": q.name, "in": "query", "required": false, "schema": q.schema(), "description": q.doc})
 		}
+		if r.method == http.MethodGet && r.etag {
+			params = append(params, map[string]any{"name": "If-None-Match", "in": "header", "required": false, "schema": map[string]any{"type": "string"},
+				"description": "ETags of answers already held (or *): when one is the current answer's, the answer is 304 Not Modified without a body."})
+		}
 		if r.ifMatch {
 			params = append(params, map[string]any{"name": "If-Match", "in": "header", "required": false, "schema": map[string]any{"type": "string"},
 				"description": "The ETag of the version read (or *): the change is made to that version only, else 412. Weak tags never match. Without it, the change is made to the current version.",
@@ -197,6 +201,7 @@ const (
 	hdrRateLimitReset     = "RateLimit-Reset"
 	hdrRetryAfter         = "Retry-After"
 	hdrWWWAuthenticate    = "WWW-Authenticate"
+	hdrLink               = "Link"
 )
 
 // headerDocs describe the response headers, with their schemas.
@@ -204,7 +209,8 @@ var headerDocs = map[string]struct {
 	doc    string
 	schema map[string]any
 }{
-	hdrETag:               {"The version of the resource: send it in If-Match to change this version only.", map[string]any{"type": "string"}},
+	hdrETag:               {"The version of the answer: send it in If-None-Match to be answered 304 while it holds, or in If-Match (where the operation takes it) to change this version only.", map[string]any{"type": "string"}},
+	hdrLink:               {`The next page, when there is one: <https://…?next=…>; rel="next" (an absolute URL).`, map[string]any{"type": "string"}},
 	hdrLocation:           {"The path of the new resource.", map[string]any{"type": "string", "format": "uri-reference"}},
 	hdrRateLimitLimit:     {"The calls the key may make in its window.", map[string]any{"type": "integer", "minimum": 0}},
 	hdrRateLimitRemaining: {"The calls left in the current window.", map[string]any{"type": "integer", "minimum": 0}},
@@ -269,8 +275,12 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 	if r.location {
 		created = append(slices.Clone(success), hdrLocation)
 	}
+	var optional []string
+	if r.paged() {
+		optional = append(optional, hdrLink)
+	}
 	out := map[string]any{
-		strconv.Itoa(r.status): response(http.StatusText(r.status), r.response, "application/json", created, nil),
+		strconv.Itoa(r.status): response(http.StatusText(r.status), r.response, "application/json", created, optional),
 		"401": problem("The API key is missing, malformed, unknown, inactive, expired or revoked, or its creator's account is no longer active.",
 			[]string{hdrWWWAuthenticate}, rateLimit),
 		"403": problem("The key lacks the scope "+r.scope+", its creator the permission "+r.perm+", or the tenant's API service is suspended or expired.", rateLimit, nil),
@@ -282,6 +292,9 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 	}
 	if r.unchanged != 0 {
 		out[strconv.Itoa(r.unchanged)] = response(http.StatusText(r.unchanged)+": the change was already made; the answer is the existing resource.", r.response, "application/json", success, nil)
+	}
+	if r.method == http.MethodGet && r.etag {
+		out["304"] = response("Not Modified: If-None-Match names the current answer's ETag; no body.", "", "", success, optional)
 	}
 	if strings.Contains(r.path, ":") {
 		out["404"] = problem("No such resource in the key's tenant.", rateLimit, nil)
@@ -350,9 +363,10 @@ func apiSchemas(base string) map[string]any {
 		return o
 	}
 	list := func(item string) map[string]any {
-		return obj([]string{"items"}, map[string]any{
-			"items": map[string]any{"type": "array", "items": map[string]any{"$ref": "#/components/schemas/" + item}},
-			"next":  map[string]any{"type": "string", "description": "Pass as next to get the following page; absent on the last page."},
+		return obj([]string{"items", "hasMore"}, map[string]any{
+			"items":   map[string]any{"type": "array", "items": map[string]any{"$ref": "#/components/schemas/" + item}},
+			"next":    map[string]any{"type": "string", "description": "Pass as next to get the following page; absent on the last page. The Link header holds the next page's URL."},
+			"hasMore": map[string]any{"type": "boolean", "description": "Whether there is a next page."},
 		})
 	}
 	roleKey := map[string]any{"type": "string", "enum": []string{"global_admin", "admin", "viewer"}, "description": "The role's key."}
@@ -415,14 +429,14 @@ func apiExamples() map[string]any {
 		"ipAddress": "203.0.113.7", "requestId": exampleReqID}
 	return map[string]any{
 		"User":                 user,
-		"UserList":             map[string]any{"items": []any{user}, "next": "eyJrIjoiaGFuYWtvIn0"},
+		"UserList":             map[string]any{"items": []any{user}, "next": "eyJrIjoiaGFuYWtvIn0", "hasMore": true},
 		"UserCreate":           map[string]any{"username": "hanako", "email": "hanako@acme.example.jp", "displayName": "Hanako Yamada", "password": "Correct-horse-42"},
 		"UserUpdate":           map[string]any{"displayName": "Hanako Suzuki"},
 		"RoleAssignment":       ra,
-		"RoleAssignmentList":   map[string]any{"items": []any{ra}},
+		"RoleAssignmentList":   map[string]any{"items": []any{ra}, "hasMore": false},
 		"RoleAssignmentCreate": map[string]any{"serviceId": kanri.AuthServiceID, "role": "viewer"},
 		"AuditRecord":          audit,
-		"AuditList":            map[string]any{"items": []any{audit}},
+		"AuditList":            map[string]any{"items": []any{audit}, "hasMore": false},
 	}
 }
 

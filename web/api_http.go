@@ -1,0 +1,87 @@
+package web
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// What the API's answers say of themselves over HTTP: their version
+// (ETag) for conditional requests, and the next page of a list (Link).
+
+// apiList is one page of a list. Next, when set, gets the next page, and
+// HasMore says whether there is one.
+type apiList[T any] struct {
+	Items   []T    `json:"items"`
+	Next    string `json:"next,omitempty"`
+	HasMore bool   `json:"hasMore"`
+}
+
+// sendDoc answers with a document and its ETag. A GET whose If-None-Match
+// names that ETag is answered 304 Not Modified, without a body.
+func sendDoc(c echo.Context, status int, tag string, v any) error {
+	tag = etag(tag)
+	c.Response().Header().Set(hdrETag, tag)
+	if notModified(c, status, tag) {
+		return c.NoContent(http.StatusNotModified)
+	}
+	return c.JSON(status, v)
+}
+
+// sendList answers with one page of a list: its items, the token of the
+// next page and whether there is one, a Link to the next page (an
+// absolute URL), and a strong ETag over the body, so that a GET whose
+// If-None-Match names it is answered 304 Not Modified.
+func sendList[T any](c echo.Context, items []T, next string) error {
+	if items == nil {
+		items = []T{}
+	}
+	b, err := json.Marshal(apiList[T]{Items: items, Next: next, HasMore: next != ""})
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(b)
+	tag := `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+	h := c.Response().Header()
+	h.Set(hdrETag, tag)
+	if next != "" {
+		h.Set(hdrLink, "<"+nextPageURL(c, next)+`>; rel="next"`)
+	}
+	if notModified(c, http.StatusOK, tag) {
+		return c.NoContent(http.StatusNotModified)
+	}
+	return c.JSONBlob(http.StatusOK, b)
+}
+
+// nextPageURL returns the absolute URL of the next page of the request's
+// list: the request's own, its next parameter set to the token.
+func nextPageURL(c echo.Context, next string) string {
+	q := url.Values{}
+	for k, v := range c.QueryParams() {
+		q[k] = v
+	}
+	q.Set(paramNext.name, next)
+	u := url.URL{Scheme: c.Scheme(), Host: c.Request().Host, Path: c.Request().URL.Path, RawQuery: q.Encode()}
+	return u.String()
+}
+
+// notModified reports whether a successful GET's If-None-Match names tag
+// or is "*" (RFC 9110 §13.1.2: the weak comparison, W/ ignored).
+func notModified(c echo.Context, status int, tag string) bool {
+	h := c.Request().Header.Get("If-None-Match")
+	if c.Request().Method != http.MethodGet || status != http.StatusOK || h == "" {
+		return false
+	}
+	for _, t := range strings.Split(h, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == tag {
+			return true
+		}
+	}
+	return false
+}
