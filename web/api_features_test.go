@@ -103,3 +103,40 @@ func TestAPIListsLinkTheNextPage(t *testing.T) {
 		}
 	}
 }
+
+// TestAPISpeaksTheClientsLanguage answers in English unless the client
+// asks for Japanese: role names in messages are the English labels, and
+// role assignments keep the spec's ids and role names beside the role's
+// English key and its label in the client's language.
+func TestAPISpeaksTheClientsLanguage(t *testing.T) {
+	e := newEnv(t)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	roles := "/api/v1/users/" + e.acmeBob.ID + "/roles"
+	if a := e.api(t, http.MethodPost, roles, rw, map[string]string{"serviceId": "auth-service", "role": "viewer"}); a.status != http.StatusCreated {
+		t.Fatalf("assign: %d %s", a.status, a.body)
+	}
+	for _, tc := range []struct {
+		lang, label, detail string
+	}{
+		{"", "Viewer", "The role Global administrator can be granted only in the operator's tenant."},
+		{"en-GB", "Viewer", "The role Global administrator can be granted only in the operator's tenant."},
+		{"ja", "閲覧者", "全体管理者は管理会社テナントでのみ付与できます。"},
+	} {
+		var list struct{ Items []map[string]any }
+		e.api(t, http.MethodGet, roles, rw, nil, "Accept-Language", tc.lang).decode(&list)
+		if len(list.Items) != 1 {
+			t.Fatalf("roles: %v", list.Items)
+		}
+		ra := list.Items[0]
+		if got, want := ra["roleLabel"], tc.label; got != want {
+			t.Errorf("Accept-Language %q: roleLabel %v, want %v", tc.lang, got, want)
+		}
+		if ra["role"] != "viewer" || ra["roleName"] != "閲覧者" || !strings.HasSuffix(ra["id"].(string), "_auth-service_閲覧者") {
+			t.Errorf("Accept-Language %q: the assignment lost the spec's id, role name or key: %v", tc.lang, ra)
+		}
+		a := e.api(t, http.MethodPost, roles, rw, map[string]string{"serviceId": "auth-service", "role": "global_admin"}, "Accept-Language", tc.lang)
+		if p := wantProblem(t, "global_admin", a, http.StatusForbidden, "forbidden"); p != nil && p["detail"] != tc.detail {
+			t.Errorf("Accept-Language %q: detail %q, want %q", tc.lang, p["detail"], tc.detail)
+		}
+	}
+}

@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/user"
@@ -117,23 +119,26 @@ func (s *Server) apiSetActive(c echo.Context, active bool) error {
 	return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
 }
 
-// apiRoleAssignment is a role assignment as the API shows it.
+// apiRoleAssignment is a role assignment as the API shows it: the spec's
+// id and role name, and the role's stable English key (admin, viewer or
+// global_admin) and its label in the request's language.
 type apiRoleAssignment struct {
 	ID         string     `json:"id"`
 	UserID     string     `json:"userId"`
 	ServiceID  string     `json:"serviceId"`
 	RoleName   string     `json:"roleName"`
-	Role       string     `json:"role"` // admin, viewer or global_admin
+	Role       string     `json:"role"`
+	RoleLabel  string     `json:"roleLabel"`
 	AssignedBy string     `json:"assignedBy"`
 	AssignedAt kanri.Time `json:"assignedAt"`
 }
 
-func apiRoleOf(ra *kanri.RoleAssignment) apiRoleAssignment {
-	key := ""
+func apiRoleOf(ctx context.Context, ra *kanri.RoleAssignment) apiRoleAssignment {
+	out := apiRoleAssignment{ID: ra.ID, UserID: ra.UserID, ServiceID: ra.ServiceID, RoleName: ra.RoleName, RoleLabel: ra.RoleName, AssignedBy: ra.AssignedBy, AssignedAt: ra.AssignedAt}
 	if d, ok := role.Find(ra.ServiceID, ra.RoleName); ok {
-		key = d.Key
+		out.Role, out.RoleLabel = d.Key, i18n.T(ctx, "role."+d.Key)
 	}
-	return apiRoleAssignment{ID: ra.ID, UserID: ra.UserID, ServiceID: ra.ServiceID, RoleName: ra.RoleName, Role: key, AssignedBy: ra.AssignedBy, AssignedAt: ra.AssignedAt}
+	return out
 }
 
 // apiUserOfTenant checks that the route's user is one of the tenant's.
@@ -152,7 +157,7 @@ func (s *Server) apiListRoles(c echo.Context) error {
 	}
 	out := make([]apiRoleAssignment, len(ras))
 	for i, ra := range ras {
-		out[i] = apiRoleOf(ra)
+		out[i] = apiRoleOf(c.Request().Context(), ra)
 	}
 	return sendList(c, out, "")
 }
@@ -184,9 +189,9 @@ func (s *Server) apiAssignRole(c echo.Context) error {
 		return err
 	}
 	if !created {
-		return c.JSON(http.StatusOK, apiRoleOf(ra))
+		return c.JSON(http.StatusOK, apiRoleOf(c.Request().Context(), ra))
 	}
-	out := apiRoleOf(ra)
+	out := apiRoleOf(c.Request().Context(), ra)
 	c.Response().Header().Set(echo.HeaderLocation, apiPrefix+"/users/"+url.PathEscape(u.ID)+"/roles/"+url.PathEscape(out.ServiceID)+"/"+url.PathEscape(out.Role))
 	return c.JSON(http.StatusCreated, out)
 }

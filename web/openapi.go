@@ -385,9 +385,11 @@ func apiSchemas(base string) map[string]any {
 				"description": i18n.Translate(i18n.English, "validation.password_policy")},
 		}),
 		"UserUpdate": obj(nil, map[string]any{"email": email, "displayName": displayName}),
-		"RoleAssignment": obj([]string{"id", "userId", "serviceId", "roleName"}, map[string]any{
-			"id": str, "userId": str, "serviceId": str, "roleName": map[string]any{"type": "string", "description": "The role's name in the service's catalogue."},
-			"role": roleKey, "assignedBy": str, "assignedAt": when,
+		"RoleAssignment": obj([]string{"id", "userId", "serviceId", "roleName", "role", "roleLabel"}, map[string]any{
+			"id": str, "userId": str, "serviceId": str, "roleName": map[string]any{"type": "string", "description": "The role's name in the service's catalogue (the spec's, 管理者), as in the id."},
+			"role":       roleKey,
+			"roleLabel":  map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
+			"assignedBy": str, "assignedAt": when,
 		}),
 		"RoleAssignmentList": list("RoleAssignment"),
 		"RoleAssignmentCreate": obj([]string{"serviceId", "role"}, map[string]any{
@@ -423,7 +425,7 @@ func apiExamples() map[string]any {
 	user := map[string]any{"id": exampleUserID, "tenantId": "tenant_acme", "username": "hanako", "email": "hanako@acme.example.jp",
 		"displayName": "Hanako Yamada", "isActive": true, "status": "active", "createdAt": at, "updatedAt": at, "lastLoginAt": nil}
 	ra := map[string]any{"id": kanri.RoleAssignmentID(exampleUserID, kanri.AuthServiceID, "閲覧者"), "userId": exampleUserID, "serviceId": kanri.AuthServiceID,
-		"roleName": "閲覧者", "role": "viewer", "assignedBy": "ak_1f2e3d4c", "assignedAt": at}
+		"roleName": "閲覧者", "role": "viewer", "roleLabel": "Viewer", "assignedBy": "ak_1f2e3d4c", "assignedAt": at}
 	audit := map[string]any{"id": "audit_20260401T093000.000000000_9f86d081", "timestamp": at, "action": "user.create", "status": "success",
 		"userId": "ak_1f2e3d4c", "userName": "API key Nightly sync (ak_live_3x…)", "resource": map[string]any{"type": "User", "id": exampleUserID, "name": "hanako"},
 		"ipAddress": "203.0.113.7", "requestId": exampleReqID}

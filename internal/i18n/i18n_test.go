@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"unicode"
 )
 
 func TestNegotiate(t *testing.T) {
@@ -84,5 +85,23 @@ func TestT(t *testing.T) {
 	}
 	if got := T(ctx, "no.such.key"); got != "no.such.key" {
 		t.Errorf("unknown key: got %q", got)
+	}
+}
+
+// TestEnglishHasNoJapanese keeps Japanese out of the English texts (the
+// API's errors said "全体管理者 can be granted only…"): only the name of
+// the Japanese language itself is written in Japanese.
+func TestEnglishHasNoJapanese(t *testing.T) {
+	allowed := map[string]bool{"lang.ja": true}
+	for key, m := range catalog {
+		if allowed[key] {
+			continue
+		}
+		for _, r := range m.en {
+			if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) {
+				t.Errorf("%s: the English text %q holds Japanese", key, m.en)
+				break
+			}
+		}
 	}
 }
