@@ -48,7 +48,8 @@ const (
 type apiRoute struct {
 	method, path, scope string
 	// perm is the console permission the call needs: a key does what its
-	// creator may do in the console now, within its scopes.
+	// creator may do in the console now, within its scopes. "" needs none
+	// (the creator's account must still be active).
 	perm string
 	h    echo.HandlerFunc
 	// op is the operationId (listUsers); tag groups the operation, for a
@@ -83,8 +84,11 @@ func (s *Server) apiRoutes() []apiRoute {
 			response: "User", status: 200, etag: true},
 		{method: http.MethodPatch, path: "/users/:id", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiUpdateUser, op: "updateUser", summary: "Change a user's e-mail or display name",
 			doc: "Only the fields sent change. Send the ETag read in If-Match so that a change made since is not overwritten (412).", request: "UserUpdate", response: "User", status: 200, ifMatch: true, etag: true},
+		{method: http.MethodDelete, path: "/users/:id", scope: kanri.ScopeWrite, perm: role.UsersDelete, h: s.apiDeleteUser, op: "deleteUser", summary: "Delete a user",
+			doc:   "A soft delete, as the console's: the account is kept as deleted, its username and e-mail freed and its roles removed. The tenant's last administrator cannot be deleted (409).",
+			query: []apiParam{paramConfirm}, status: 204, ifMatch: true},
 		{method: http.MethodPost, path: "/users/:id/deactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiDeactivateUser, op: "deactivateUser", summary: "Deactivate a user",
-			response: "User", status: 200, ifMatch: true, etag: true},
+			query: []apiParam{paramConfirm}, response: "User", status: 200, ifMatch: true, etag: true},
 		{method: http.MethodPost, path: "/users/:id/reactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiReactivateUser, op: "reactivateUser", summary: "Reactivate a user",
 			response: "User", status: 200, ifMatch: true, etag: true},
 		{method: http.MethodGet, path: "/users/:id/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiListRoles, op: "listUserRoles", summary: "List a user's role assignments",
@@ -93,6 +97,10 @@ func (s *Server) apiRoutes() []apiRoute {
 			doc: "A role the user holds already is answered 200 with the existing assignment. Location is the path that takes the role back (DELETE).", request: "RoleAssignmentCreate", response: "RoleAssignment", status: 201, unchanged: 200, location: true},
 		{method: http.MethodDelete, path: "/users/:id/roles/:service/:role", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiRemoveRole, op: "removeUserRole", summary: "Take a role from a user",
 			status: 204},
+		{method: http.MethodGet, path: "/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiRoleCatalog, op: "listRoles", summary: "List the roles that can be given in the tenant",
+			doc: "Each role's stable English key is what POST /users/{id}/roles takes; its label is in the language of Accept-Language.", response: "RoleList", status: 200, etag: true},
+		{method: http.MethodGet, path: "/me", scope: kanri.ScopeRead, h: s.apiMe, op: "getMe", summary: "Read the API key of the request, its tenant and its rate limit",
+			doc: "Never the key's secret.", response: "Me", status: 200, etag: true},
 		{method: http.MethodGet, path: "/audit", scope: kanri.ScopeRead, perm: role.AuditRead, h: s.apiListAudit, op: "listAudit", summary: "List the tenant's audit log, newest first",
 			query: []apiParam{paramAuditAction, paramAuditUser, paramAuditResource, paramAuditFrom, paramAuditTo, paramLimit, paramNext}, response: "AuditList", status: 200, etag: true},
 	}
@@ -271,7 +279,7 @@ func (s *Server) apiPerm(perm string) echo.MiddlewareFunc {
 			if g.permsErr != nil {
 				return g.permsErr
 			}
-			if !g.perms.Has(perm) {
+			if perm != "" && !g.perms.Has(perm) {
 				return kanri.E(kanri.EFORBIDDEN, "api.creator_lacks", perm)
 			}
 			return next(c)

@@ -1,10 +1,17 @@
 package web_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/kanri/kanri/internal/apikey"
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 )
 
 // TestAPIConditionalGet answers a GET whose If-None-Match names the
@@ -138,5 +145,177 @@ func TestAPISpeaksTheClientsLanguage(t *testing.T) {
 		if p := wantProblem(t, "global_admin", a, http.StatusForbidden, "forbidden"); p != nil && p["detail"] != tc.detail {
 			t.Errorf("Accept-Language %q: detail %q, want %q", tc.lang, p["detail"], tc.detail)
 		}
+	}
+}
+
+// TestAPIMe shows the request's key, its tenant and its rate limit, and
+// never the key's secret or hash.
+func TestAPIMe(t *testing.T) {
+	e := newEnv(t)
+	for _, ten := range []*kanri.Tenant{e.acme, e.globex} {
+		k, secret := e.apiKey(t, ten.ID, "read")
+		a := e.api(t, http.MethodGet, "/api/v1/me", secret, nil)
+		if a.status != http.StatusOK {
+			t.Fatalf("me: %d %s", a.status, a.body)
+		}
+		var me struct {
+			Key struct {
+				ID, Name, Prefix string
+				Scopes           []string
+			}
+			Tenant    struct{ ID, Name string }
+			RateLimit struct {
+				Limit         int
+				Window        string
+				WindowSeconds int
+			}
+		}
+		a.decode(&me)
+		if me.Key.ID != k.ID || me.Key.Name != k.Name || me.Key.Prefix != k.KeyPrefix || strings.Join(me.Key.Scopes, ",") != "read" {
+			t.Errorf("%s: key %+v, want %s %q %s [read]", ten.Name, me.Key, k.ID, k.Name, k.KeyPrefix)
+		}
+		if me.Tenant.ID != ten.ID || me.Tenant.Name != ten.Name {
+			t.Errorf("%s: tenant %+v", ten.Name, me.Tenant)
+		}
+		if got, want := me.RateLimit.Limit, k.RateLimit; got != want || me.RateLimit.Window != k.RateLimitWindow || me.RateLimit.WindowSeconds != int(k.Window()/time.Second) {
+			t.Errorf("%s: rate limit %+v, want %d per %s", ten.Name, me.RateLimit, want, k.RateLimitWindow)
+		}
+		if body := string(a.body); strings.Contains(body, secret) || strings.Contains(body, k.KeyHash) || strings.Contains(body, "sha256") {
+			t.Errorf("%s: /me shows the secret or its hash: %s", ten.Name, body)
+		}
+	}
+}
+
+// TestAPIRoleCatalogue lists the roles a tenant can give, by their
+// stable English keys, with labels in the client's language; a customer
+// tenant cannot give the global administrator.
+func TestAPIRoleCatalogue(t *testing.T) {
+	e := newEnv(t)
+	_, read := e.apiKey(t, e.acme.ID, "read")
+	for _, tc := range []struct{ lang, admin, service string }{
+		{"", "Administrator", "Authentication and authorisation"},
+		{"ja", "管理者", "認証認可サービス"},
+	} {
+		var list struct {
+			Items   []map[string]any
+			HasMore bool
+		}
+		e.api(t, http.MethodGet, "/api/v1/roles", read, nil, "Accept-Language", tc.lang).decode(&list)
+		if got, want := len(list.Items), 2*len(role.Catalog()); got != want || list.HasMore {
+			t.Errorf("lang %q: %d roles (hasMore %v), want %d", tc.lang, got, list.HasMore, want)
+		}
+		found := false
+		for _, r := range list.Items {
+			if r["role"] == "global_admin" {
+				t.Errorf("lang %q: a customer tenant is offered %v", tc.lang, r)
+			}
+			if r["serviceId"] == kanri.AuthServiceID && r["role"] == "admin" {
+				found = true
+				if r["label"] != tc.admin || r["serviceName"] != tc.service || r["roleName"] != role.Admin || r["id"] != "service_role_auth-service_admin" {
+					t.Errorf("lang %q: auth-service admin %v, want label %q and service %q", tc.lang, r, tc.admin, tc.service)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("lang %q: no auth-service admin in %v", tc.lang, list.Items)
+		}
+	}
+	// What the catalogue offers can be given.
+	bob := "/api/v1/users/" + e.acmeBob.ID + "/roles"
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	if a := e.api(t, http.MethodPost, bob, rw, map[string]string{"serviceId": kanri.FileServiceID, "role": "viewer"}); a.status != http.StatusCreated {
+		t.Errorf("give a catalogue role: %d %s", a.status, a.body)
+	}
+}
+
+// keyOfNewAdmin returns a key made by a new administrator of acme, who is not its
+// last: the key can deactivate or delete its own creator.
+func (e *env) keyOfNewAdmin(t *testing.T, username string) (*kanri.User, string) {
+	t.Helper()
+	ctx := e.asAdmin(e.acme.ID)
+	u, err := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: username, Email: username + "@acme.test", DisplayName: username, Password: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.roles.Assign(ctx, role.Grant{Tenant: e.acme, UserID: u.ID, ServiceID: kanri.AuthServiceID, RoleName: role.Admin}); err != nil {
+		t.Fatal(err)
+	}
+	e.apiKey(t, e.acme.ID, "read") // the API service
+	by := audit.WithActor(context.Background(), audit.Actor{UserID: u.ID, UserName: u.Username, TenantID: e.acme.ID})
+	_, secret, err := e.keys.Create(by, e.acme.ID, apikey.Input{Name: "by " + username, Scopes: []string{"read", "write"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u, secret
+}
+
+// TestAKeyDoesNotDisableItselfUnasked refuses to deactivate or delete the
+// key's own creator (which disables the key) without confirm, changing
+// nothing, and does it with confirm=disable-this-key.
+func TestAKeyDoesNotDisableItselfUnasked(t *testing.T) {
+	e := newEnv(t)
+	for _, tc := range []struct {
+		method, action string
+		want           int
+	}{
+		{http.MethodPost, "/deactivate", http.StatusOK},
+		{http.MethodDelete, "", http.StatusNoContent},
+	} {
+		u, secret := e.keyOfNewAdmin(t, "carol"+strings.TrimPrefix(tc.action, "/"))
+		path := "/api/v1/users/" + u.ID + tc.action
+		for _, q := range []string{"", "?confirm=yes"} {
+			p := wantProblem(t, tc.method+" "+path+q, e.api(t, tc.method, path+q, secret, nil), http.StatusConflict, "conflict")
+			if p != nil && !strings.Contains(p["detail"].(string), "confirm=disable-this-key") {
+				t.Errorf("%s %s: detail %q does not say how to confirm", tc.method, path, p["detail"])
+			}
+		}
+		if got, _ := e.users.Get(context.Background(), e.acme.ID, u.ID); !got.IsActive || !got.DeletedAt.IsZero() {
+			t.Fatalf("%s %s refused, but the user changed: %+v", tc.method, path, got)
+		}
+		if a := e.api(t, tc.method, path+"?confirm=disable-this-key", secret, nil); a.status != tc.want {
+			t.Fatalf("%s %s confirmed: got %d, want %d: %s", tc.method, path, a.status, tc.want, a.body)
+		}
+		wantProblem(t, "the key after its creator left", e.api(t, http.MethodGet, "/api/v1/me", secret, nil), http.StatusUnauthorized, "unauthenticated")
+	}
+}
+
+// TestAPIDeleteUser soft-deletes a user as the console does: If-Match
+// honoured, roles removed, the last administrator kept, another tenant's
+// key shown nothing.
+func TestAPIDeleteUser(t *testing.T) {
+	e := newEnv(t)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	_, globex := e.apiKey(t, e.globex.ID, "read", "write")
+	bob := "/api/v1/users/" + e.acmeBob.ID
+	if a := e.api(t, http.MethodPost, bob+"/roles", rw, map[string]string{"serviceId": "auth-service", "role": "viewer"}); a.status != http.StatusCreated {
+		t.Fatalf("assign: %d %s", a.status, a.body)
+	}
+	wantProblem(t, "globex deletes acme's user", e.api(t, http.MethodDelete, bob, globex, nil), http.StatusNotFound, "not-found")
+	wantProblem(t, "stale If-Match", e.api(t, http.MethodDelete, bob, rw, nil, "If-Match", `"old"`), http.StatusPreconditionFailed, "stale")
+	if u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID); !u.DeletedAt.IsZero() {
+		t.Fatal("deleted through a stale If-Match or another tenant's key")
+	}
+	tag := e.api(t, http.MethodGet, bob, rw, nil).resp.Header.Get("ETag")
+	if a := e.api(t, http.MethodDelete, bob, rw, nil, "If-Match", tag); a.status != http.StatusNoContent || len(a.body) != 0 {
+		t.Fatalf("delete: %d %s", a.status, a.body)
+	}
+	u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
+	if u.DeletedAt.IsZero() || u.IsActive {
+		t.Errorf("after delete: %+v", u)
+	}
+	if ras, _ := e.roles.ForUser(context.Background(), e.acme.ID, e.acmeBob.ID); len(ras) != 0 {
+		t.Errorf("a deleted user keeps roles: %v", ras)
+	}
+	wantProblem(t, "delete again", e.api(t, http.MethodDelete, bob, rw, nil), http.StatusNotFound, "not-found")
+	var list struct{ Items []map[string]any }
+	e.api(t, http.MethodGet, "/api/v1/audit?action=user.delete", rw, nil).decode(&list)
+	if len(list.Items) != 1 || !strings.HasPrefix(list.Items[0]["userName"].(string), "API key ") {
+		t.Errorf("audit of the delete: %v", list.Items)
+	}
+	// The last administrator stays, confirmed or not (the console's rule).
+	admin := "/api/v1/users/" + e.acmeAdmin.ID + "?confirm=disable-this-key"
+	wantProblem(t, "delete the last administrator", e.api(t, http.MethodDelete, admin, rw, nil), http.StatusConflict, "conflict")
+	if u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeAdmin.ID); !u.DeletedAt.IsZero() {
+		t.Error("the last administrator was deleted")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -108,6 +109,11 @@ func (s *Server) apiSetActive(c echo.Context, active bool) error {
 	if err != nil {
 		return err
 	}
+	if !active {
+		if err := disablesItself(c, cur); err != nil {
+			return err
+		}
+	}
 	tag, err := precondition(c, cur.ETag)
 	if err != nil {
 		return err
@@ -117,6 +123,41 @@ func (s *Server) apiSetActive(c echo.Context, active bool) error {
 		return err
 	}
 	return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
+}
+
+// apiDeleteUser soft-deletes a user through the user service, with the
+// console's rules: not the tenant's last administrator, not oneself.
+func (s *Server) apiDeleteUser(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	cur, err := s.Users.Get(ctx, t.ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if !cur.DeletedAt.IsZero() {
+		return kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	if err := disablesItself(c, cur); err != nil {
+		return err
+	}
+	tag, err := precondition(c, cur.ETag)
+	if err != nil {
+		return err
+	}
+	if _, err := s.Users.Delete(ctx, t.ID, cur.ID, kanri.Seen{ETag: tag}); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// disablesItself refuses to deactivate or delete the person who made the
+// request's key, which would disable the key itself, unless the request
+// says confirm=disable-this-key.
+func disablesItself(c echo.Context, u *kanri.User) error {
+	if u.ID == apiKeyOf(c).CreatedBy && paramConfirm.str(c) != confirmDisableKey {
+		return kanri.E(kanri.ECONFLICT, "api.disables_itself", confirmDisableKey)
+	}
+	return nil
 }
 
 // apiRoleAssignment is a role assignment as the API shows it: the spec's
@@ -209,6 +250,74 @@ func (s *Server) apiRemoveRole(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// apiRole is a role of the catalogue, as the API shows it.
+type apiRole struct {
+	ID          string `json:"id"`
+	ServiceID   string `json:"serviceId"`
+	ServiceName string `json:"serviceName"`
+	RoleName    string `json:"roleName"`
+	Role        string `json:"role"`
+	Label       string `json:"label"`
+}
+
+// apiRoleCatalog lists the roles that can be given in the key's tenant:
+// every service's administrator and viewer, and in the operator's tenant
+// the global administrator too.
+func (s *Server) apiRoleCatalog(c echo.Context) error {
+	ctx := c.Request().Context()
+	var out []apiRole
+	for _, svc := range role.Catalog() {
+		for _, d := range svc.Roles {
+			if d.PrivilegedOnly() && !routeTenant(c).IsPrivileged {
+				continue
+			}
+			out = append(out, apiRole{ID: d.ID(), ServiceID: d.ServiceID, ServiceName: i18n.T(ctx, "service."+svc.ID),
+				RoleName: d.RoleName, Role: d.Key, Label: i18n.T(ctx, "role."+d.Key)})
+		}
+	}
+	return sendList(c, out, "")
+}
+
+// apiMeKey is the request's API key as GET /me shows it: never its
+// secret or hash.
+type apiMeKey struct {
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	Prefix    string     `json:"prefix"`
+	Scopes    []string   `json:"scopes"`
+	CreatedAt kanri.Time `json:"createdAt"`
+	ExpiresAt kanri.Time `json:"expiresAt"`
+}
+
+// apiMe is the answer of GET /me.
+type apiMe struct {
+	Key    apiMeKey `json:"key"`
+	Tenant struct {
+		ID          string `json:"id"`
+		Name        string `json:"name"`
+		DisplayName string `json:"displayName"`
+	} `json:"tenant"`
+	RateLimit struct {
+		Limit         int    `json:"limit"`
+		Window        string `json:"window"`
+		WindowSeconds int    `json:"windowSeconds"`
+	} `json:"rateLimit"`
+}
+
+// apiMe answers with the request's key, its tenant and its rate limit.
+func (s *Server) apiMe(c echo.Context) error {
+	k, t := apiKeyOf(c), routeTenant(c)
+	var me apiMe
+	me.Key = apiMeKey{ID: k.ID, Name: k.Name, Prefix: k.KeyPrefix, Scopes: k.Scopes, CreatedAt: k.CreatedAt, ExpiresAt: k.ExpiresAt}
+	if me.Key.Scopes == nil {
+		me.Key.Scopes = []string{}
+	}
+	me.Tenant.ID, me.Tenant.Name, me.Tenant.DisplayName = t.ID, t.Name, t.DisplayName
+	me.RateLimit.Limit, me.RateLimit.Window = k.RateLimit, k.RateLimitWindow
+	me.RateLimit.WindowSeconds = int(k.Window() / time.Second)
+	return sendTagged(c, me)
 }
 
 // apiAudit is an audit record as the API shows it.

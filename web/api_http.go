@@ -41,17 +41,22 @@ func sendList[T any](c echo.Context, items []T, next string) error {
 	if items == nil {
 		items = []T{}
 	}
-	b, err := json.Marshal(apiList[T]{Items: items, Next: next, HasMore: next != ""})
+	if next != "" {
+		c.Response().Header().Set(hdrLink, "<"+nextPageURL(c, next)+`>; rel="next"`)
+	}
+	return sendTagged(c, apiList[T]{Items: items, Next: next, HasMore: next != ""})
+}
+
+// sendTagged answers 200 with v and a strong ETag over its JSON; a GET
+// whose If-None-Match names that ETag is answered 304, without a body.
+func sendTagged(c echo.Context, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
 	sum := sha256.Sum256(b)
 	tag := `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
-	h := c.Response().Header()
-	h.Set(hdrETag, tag)
-	if next != "" {
-		h.Set(hdrLink, "<"+nextPageURL(c, next)+`>; rel="next"`)
-	}
+	c.Response().Header().Set(hdrETag, tag)
 	if notModified(c, http.StatusOK, tag) {
 		return c.NoContent(http.StatusNotModified)
 	}

@@ -54,12 +54,19 @@ var (
 	paramUserSort = apiParam{name: "sort", enum: []string{"username", "displayName", "email", "createdAt", "lastLogin"}, defString: "username",
 		doc: "The order of the list. Another value is refused (400)."}
 
+	paramConfirm = apiParam{name: "confirm", enum: []string{confirmDisableKey},
+		doc: "disable-this-key: deactivate or delete the person who made the request's API key, which disables the key itself. Without it, that is refused (409)."}
+
 	paramAuditAction   = apiParam{name: "action", doc: "An action (user.update) or a prefix ending in a dot (user.)."}
 	paramAuditUser     = apiParam{name: "user", doc: "A user id or username."}
 	paramAuditResource = apiParam{name: "resource", doc: "A resource type, such as User."}
 	paramAuditFrom     = apiParam{name: "from", kind: dateParam, doc: "First day, inclusive. A value that is not a date is refused (422)."}
 	paramAuditTo       = apiParam{name: "to", kind: dateParam, doc: "Last day, inclusive. A value that is not a date, or before from, is refused (422)."}
 )
+
+// confirmDisableKey is the value of the confirm parameter by which a key
+// deactivates or deletes its own creator.
+const confirmDisableKey = "disable-this-key"
 
 // refusable reports whether a value of the parameter can make the
 // operation answer 422.

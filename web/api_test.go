@@ -291,6 +291,7 @@ func TestAPIUsers(t *testing.T) {
 		{http.MethodGet, "/api/v1/users/" + id},
 		{http.MethodPatch, "/api/v1/users/" + id},
 		{http.MethodPost, "/api/v1/users/" + id + "/reactivate"},
+		{http.MethodDelete, "/api/v1/users/" + id + "?confirm=disable-this-key"},
 		{http.MethodGet, "/api/v1/users/" + id + "/roles"},
 		{http.MethodDelete, "/api/v1/users/" + id + "/roles/auth-service/viewer"},
 	} {

@@ -39,6 +39,7 @@ var apiTags = []struct{ name, doc string }{
 	{"Users", "The tenant's users: list, read, create, change, deactivate and reactivate them."},
 	{"Roles", "The roles users hold in the tenant's services: list, give and take them."},
 	{"Audit", "The tenant's audit log: every change, who made it, when and from where."},
+	{"Me", "The API key of the request: what it is, its tenant and its rate limit."},
 }
 
 // tagOf returns the tag of an API route.
@@ -279,11 +280,15 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 	if r.paged() {
 		optional = append(optional, hdrLink)
 	}
+	forbidden := "The key lacks the scope " + r.scope + ", its creator the permission " + r.perm + ", or the tenant's API service is suspended or expired."
+	if r.perm == "" {
+		forbidden = "The key lacks the scope " + r.scope + ", or the tenant's API service is suspended or expired."
+	}
 	out := map[string]any{
 		strconv.Itoa(r.status): response(http.StatusText(r.status), r.response, "application/json", created, optional),
 		"401": problem("The API key is missing, malformed, unknown, inactive, expired or revoked, or its creator's account is no longer active.",
 			[]string{hdrWWWAuthenticate}, rateLimit),
-		"403": problem("The key lacks the scope "+r.scope+", its creator the permission "+r.perm+", or the tenant's API service is suspended or expired.", rateLimit, nil),
+		"403": problem(forbidden, rateLimit, nil),
 		"400": problem("The request cannot be read: Authorization sent twice, a query parameter repeated or with a value it does not take, or a body that ended before its Content-Length; the detail names what.", nil, rateLimit),
 		"413": problem("The body is larger than 65,536 bytes (every route has this limit).", nil, rateLimit),
 		"429": problem("The key's rate limit is spent; Retry-After says when to try again.", append([]string{hdrRetryAfter}, rateLimit...), nil),
@@ -300,7 +305,11 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		out["404"] = problem("No such resource in the key's tenant.", rateLimit, nil)
 	}
 	if r.method != http.MethodGet {
-		out["409"] = problem("The change conflicts with the current state (the last administrator, the tenant's user limit).", rateLimit, nil)
+		conflict := "The change conflicts with the current state (the last administrator, the tenant's user limit)."
+		if slices.ContainsFunc(r.query, func(p apiParam) bool { return p.name == paramConfirm.name }) {
+			conflict = "The change conflicts with the current state (the last administrator), or the user made the request's API key and confirm=" + confirmDisableKey + " is missing: the change would disable the key itself."
+		}
+		out["409"] = problem(conflict, rateLimit, nil)
 	}
 	if r.ifMatch {
 		out["412"] = problem("If-Match matches no current ETag.", rateLimit, nil)
@@ -404,6 +413,29 @@ func apiSchemas(base string) map[string]any {
 			"reason":   str, "ipAddress": str, "requestId": str,
 		}),
 		"AuditList": list("AuditRecord"),
+		"Role": obj([]string{"id", "serviceId", "serviceName", "roleName", "role", "label"}, map[string]any{
+			"id": str, "serviceId": str,
+			"serviceName": map[string]any{"type": "string", "description": "The service's name in the language of Accept-Language (English by default, ja)."},
+			"roleName":    map[string]any{"type": "string", "description": "The spec's role name (管理者)."},
+			"role":        map[string]any{"enum": []string{"global_admin", "admin", "viewer"}, "description": "The role's stable English key: give it as role to POST /users/{id}/roles."},
+			"label":       map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
+		}),
+		"RoleList": list("Role"),
+		"Me": obj([]string{"key", "tenant", "rateLimit"}, map[string]any{
+			"key": obj([]string{"id", "name", "prefix", "scopes", "createdAt", "expiresAt"}, map[string]any{
+				"id": str, "name": str,
+				"prefix":    map[string]any{"type": "string", "description": "The key's first characters, as the console shows them; never the secret."},
+				"scopes":    map[string]any{"type": "array", "items": map[string]any{"enum": []string{"read", "write"}}},
+				"createdAt": when,
+				"expiresAt": map[string]any{"type": []string{"string", "null"}, "format": "date-time", "description": "null when the key does not expire."},
+			}),
+			"tenant": obj([]string{"id", "name", "displayName"}, map[string]any{"id": str, "name": str, "displayName": str}),
+			"rateLimit": obj([]string{"limit", "window", "windowSeconds"}, map[string]any{
+				"limit":         map[string]any{"type": "integer", "minimum": 0, "description": "Calls per window."},
+				"window":        map[string]any{"enum": []string{"1m", "1h", "1d"}},
+				"windowSeconds": map[string]any{"type": "integer", "minimum": 1},
+			}),
+		}),
 		"Problem": map[string]any{"type": "object", "required": []string{"type", "title", "status"}, "properties": map[string]any{
 			"type": map[string]any{"type": "string", "format": "uri",
 				"description": "The problem's type: the address of its description on the docs page, " + base + apiPrefix + "/docs#problem-<kind> (about:blank for a status without one)."},
