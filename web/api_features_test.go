@@ -2,6 +2,9 @@ package web_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -317,5 +320,103 @@ func TestAPIDeleteUser(t *testing.T) {
 	wantProblem(t, "delete the last administrator", e.api(t, http.MethodDelete, admin, rw, nil), http.StatusConflict, "conflict")
 	if u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeAdmin.ID); !u.DeletedAt.IsZero() {
 		t.Error("the last administrator was deleted")
+	}
+}
+
+// TestAPIIdempotencyKey makes a POST sent twice with one Idempotency-Key
+// happen once, the second answer a replay of the first; the key with
+// another request is 422, while its first request is served 409, after a
+// 5xx free; keys are each API key's own.
+func TestAPIIdempotencyKey(t *testing.T) {
+	e := newEnv(t)
+	k, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	_, rw2 := e.apiKey(t, e.acme.ID, "read", "write")
+	_, globex := e.apiKey(t, e.globex.ID, "read", "write")
+	erin := map[string]string{"username": "erin", "email": "erin@acme.test", "displayName": "Erin", "password": password}
+	creates := func() int {
+		var list struct{ Items []map[string]any }
+		e.api(t, http.MethodGet, "/api/v1/audit?action=user.create", rw, nil).decode(&list)
+		return len(list.Items)
+	}
+	before := creates()
+
+	first := e.api(t, http.MethodPost, "/api/v1/users", rw, erin, "Idempotency-Key", "create-erin")
+	if first.status != http.StatusCreated || first.resp.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("first: %d %v %s", first.status, first.resp.Header, first.body)
+	}
+	again := e.api(t, http.MethodPost, "/api/v1/users", rw, erin, "Idempotency-Key", "create-erin")
+	if got, want := again.status, first.status; got != want {
+		t.Errorf("again: got %d, want %d", got, want)
+	}
+	for _, h := range []string{"Location", "ETag", "Content-Type"} {
+		if got, want := again.resp.Header.Get(h), first.resp.Header.Get(h); got != want {
+			t.Errorf("again: %s %q, want %q", h, got, want)
+		}
+	}
+	if got, want := string(again.body), string(first.body); got != want {
+		t.Errorf("again: body %s, want %s", got, want)
+	}
+	if got := again.resp.Header.Get("Idempotent-Replayed"); got != "true" {
+		t.Errorf("again: Idempotent-Replayed %q, want true", got)
+	}
+	if got, want := creates(), before+1; got != want {
+		t.Errorf("%d user.create records, want %d", got, want)
+	}
+
+	// The key with another request: another body, another path.
+	other := map[string]string{"username": "erin2", "email": "erin2@acme.test", "displayName": "Erin", "password": password}
+	for _, tc := range []struct {
+		path string
+		body any
+	}{{"/api/v1/users", other}, {"/api/v1/users/" + e.acmeBob.ID + "/deactivate", nil}} {
+		p := wantProblem(t, "reused for "+tc.path, e.api(t, http.MethodPost, tc.path, rw, tc.body, "Idempotency-Key", "create-erin"), http.StatusUnprocessableEntity, "invalid")
+		if p != nil && !strings.Contains(p["detail"].(string), "Idempotency-Key") {
+			t.Errorf("reused: detail %q", p["detail"])
+		}
+	}
+	if u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID); !u.IsActive {
+		t.Error("a reused key's request was served")
+	}
+	// Another API key, and another tenant's, have keys of their own.
+	if a := e.api(t, http.MethodPost, "/api/v1/users", rw2, other, "Idempotency-Key", "create-erin"); a.status != http.StatusCreated || a.resp.Header.Get("Idempotent-Replayed") != "" {
+		t.Errorf("another key: %d %s", a.status, a.body)
+	}
+	if a := e.api(t, http.MethodPost, "/api/v1/users", globex, erin, "Idempotency-Key", "create-erin"); a.status != http.StatusCreated || a.resp.Header.Get("Idempotent-Replayed") != "" {
+		t.Errorf("another tenant: %d %s", a.status, a.body)
+	}
+
+	// A key whose first request is still being served: 409, nothing done.
+	busy := map[string]string{"username": "fay", "email": "fay@acme.test", "displayName": "Fay", "password": password}
+	sent, _ := json.Marshal(busy)
+	sum := sha256.Sum256(append([]byte("POST /api/v1/users\n"), sent...))
+	if _, err := e.keys.ClaimIdempotency(context.Background(), k, "create-fay", hex.EncodeToString(sum[:])); err != nil {
+		t.Fatal(err)
+	}
+	wantProblem(t, "while served", e.api(t, http.MethodPost, "/api/v1/users", rw, busy, "Idempotency-Key", "create-fay"), http.StatusConflict, "conflict")
+	var users struct{ Items []map[string]any }
+	e.api(t, http.MethodGet, "/api/v1/users?q=fay", rw, nil).decode(&users)
+	if len(users.Items) != 0 {
+		t.Errorf("created while its key was claimed: %v", users.Items)
+	}
+
+	// A 5xx is not kept: the key serves the request again.
+	deactivate := "/api/v1/users/" + e.acmeBob.ID + "/deactivate"
+	t.Run("busy", func(t *testing.T) {
+		e.faults.contendOn(t, e.acmeBob.ID)
+		wantProblem(t, "contended", e.api(t, http.MethodPost, deactivate, rw, nil, "Idempotency-Key", "off-bob"), http.StatusServiceUnavailable, "unavailable")
+	})
+	if a := e.api(t, http.MethodPost, deactivate, rw, nil, "Idempotency-Key", "off-bob"); a.status != http.StatusOK || a.resp.Header.Get("Idempotent-Replayed") != "" {
+		t.Errorf("after a 503: %d %v %s", a.status, a.resp.Header, a.body)
+	}
+	if a := e.api(t, http.MethodPost, deactivate, rw, nil, "Idempotency-Key", "off-bob"); a.status != http.StatusOK || a.resp.Header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("replayed deactivation: %d %v", a.status, a.resp.Header)
+	}
+
+	// A malformed key is refused, naming the header.
+	for _, key := range []string{strings.Repeat("k", 256), "tab\there", "ключ"} {
+		p := wantProblem(t, "key "+key[:3], e.api(t, http.MethodPost, "/api/v1/users", rw, busy, "Idempotency-Key", key), http.StatusUnprocessableEntity, "invalid")
+		if errs, _ := p["errors"].(map[string]any); errs["Idempotency-Key"] == nil {
+			t.Errorf("key %q: errors %v", key, p["errors"])
+		}
 	}
 }

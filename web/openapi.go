@@ -138,6 +138,11 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 			params = append(params, map[string]any{"name": "If-None-Match", "in": "header", "required": false, "schema": map[string]any{"type": "string"},
 				"description": "ETags of answers already held (or *): when one is the current answer's, the answer is 304 Not Modified without a body."})
 		}
+		if r.method == http.MethodPost {
+			params = append(params, map[string]any{"name": hdrIdempotencyKey, "in": "header", "required": false,
+				"schema":      map[string]any{"type": "string", "minLength": 1, "maxLength": maxIdempotencyKey, "pattern": `^[\x20-\x7e]+$`},
+				"description": "A key of the client's choice (a UUID) that makes the request happen once: sent again with the same key within 24 hours, the same request gets the first answer again (marked Idempotent-Replayed) instead of being served again. Keys are the API key's own. Answers of 5xx are not kept."})
+		}
 		if r.ifMatch {
 			params = append(params, map[string]any{"name": "If-Match", "in": "header", "required": false, "schema": map[string]any{"type": "string"},
 				"description": "The ETag of the version read (or *): the change is made to that version only, else 412. Weak tags never match. Without it, the change is made to the current version.",
@@ -211,6 +216,7 @@ var headerDocs = map[string]struct {
 	schema map[string]any
 }{
 	hdrETag:               {"The version of the answer: send it in If-None-Match to be answered 304 while it holds, or in If-Match (where the operation takes it) to change this version only.", map[string]any{"type": "string"}},
+	hdrIdempotentReplayed: {"true when the answer is the replay of the first answer to the request's Idempotency-Key.", map[string]any{"type": "string", "enum": []string{"true"}}},
 	hdrLink:               {`The next page, when there is one: <https://…?next=…>; rel="next" (an absolute URL).`, map[string]any{"type": "string"}},
 	hdrLocation:           {"The path of the new resource.", map[string]any{"type": "string", "format": "uri-reference"}},
 	hdrRateLimitLimit:     {"The calls the key may make in its window.", map[string]any{"type": "integer", "minimum": 0}},
@@ -325,7 +331,38 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 			out["422"] = problem("A parameter is invalid; errors names it.", rateLimit, nil)
 		}
 	}
+	if r.method == http.MethodPost {
+		idempotent(out, rateLimit, problem)
+	}
 	return out
+}
+
+// idempotent completes the responses of a POST, which takes an
+// Idempotency-Key: a key reused with another request is 422, a key whose
+// first request is still served 409, and every answer the operation
+// gives but those of the checks before it (401, 403, 413, 429) and 5xx
+// may be a replay, marked Idempotent-Replayed.
+func idempotent(out map[string]any, rateLimit []string, problem func(string, []string, []string) map[string]any) {
+	const reuse = "The Idempotency-Key is malformed, or was sent with another request (method, path and query, body) in the last 24 hours."
+	if p, ok := out["422"].(map[string]any); ok {
+		p["description"] = p["description"].(string) + " Or: " + reuse
+	} else {
+		out["422"] = problem(reuse, rateLimit, nil)
+	}
+	p := out["409"].(map[string]any)
+	p["description"] = p["description"].(string) + " Or: a request with the same Idempotency-Key is still being served."
+	for status, r := range out {
+		if status >= "500" || status == "401" || status == "403" || status == "413" || status == "429" {
+			continue
+		}
+		resp := r.(map[string]any)
+		h, _ := resp["headers"].(map[string]any)
+		if h == nil {
+			h = map[string]any{}
+			resp["headers"] = h
+		}
+		h[hdrIdempotentReplayed] = map[string]any{"description": headerDocs[hdrIdempotentReplayed].doc, "schema": headerDocs[hdrIdempotentReplayed].schema}
+	}
 }
 
 // operationID returns the operationId of an API route: its own, or else

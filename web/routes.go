@@ -45,7 +45,11 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/api/v1/docs", s.apiDocs).Name = public
 	api := e.Group("/api/v1", s.bodies(apiBodyLimit, false), s.apiAuth, s.apiUsage, s.apiLimit, s.apiUsable)
 	for _, r := range s.apiRoutes() {
-		api.Add(r.method, r.path, r.h, apiScope(r.scope), s.apiPerm(r.perm), checkQuery(r.query)).Name = "api:" + r.scope
+		mw := []echo.MiddlewareFunc{apiScope(r.scope), s.apiPerm(r.perm), checkQuery(r.query)}
+		if r.method == http.MethodPost {
+			mw = append(mw, s.apiIdempotent) // after the checks: a refused call claims no key
+		}
+		api.Add(r.method, r.path, r.h, mw...).Name = "api:" + r.scope
 	}
 
 	console := e.Group("", s.bodies(consoleBodyLimit, true), s.csrf)

@@ -1,6 +1,8 @@
 package kanri
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 	"strings"
 	"time"
@@ -182,4 +184,41 @@ type APIUsageDaily struct {
 // DailyID returns the id of a key's usage on the day of t.
 func DailyID(t time.Time, keyID string) string {
 	return "daily_" + t.UTC().Format("20060102") + "_" + keyID
+}
+
+// TypeIdempotencyRecord is the type of the record of a POST sent to the
+// API with an Idempotency-Key: it claims the key while the request is
+// served, then holds its answer for the key's repeats.
+const TypeIdempotencyRecord = "idempotency_record"
+
+// TTLIdempotency is how long an Idempotency-Key is remembered, in
+// seconds: 24 hours.
+const TTLIdempotency = 24 * 60 * 60
+
+// IdempotencyRecord is one Idempotency-Key of one API key: the request it
+// was first sent with (a hash of its method, path and body) and, once
+// that is answered, the answer. It lives in the API container of the
+// key's tenant and expires after TTLIdempotency.
+type IdempotencyRecord struct {
+	Doc
+	APIKeyID    string `json:"apiKeyId"`
+	Fingerprint string `json:"fingerprint"`
+	CreatedAt   Time   `json:"createdAt"`
+	// Done is set when the answer is recorded; until then the key is
+	// claimed by the request being served.
+	Done   bool              `json:"done"`
+	Status int               `json:"status,omitempty"`
+	Header map[string]string `json:"header,omitempty"`
+	Body   []byte            `json:"body,omitempty"`
+	TTL    int               `json:"ttl,omitempty"`
+}
+
+// TTLField implements Expiring.
+func (r *IdempotencyRecord) TTLField() (*int, int) { return &r.TTL, TTLIdempotency }
+
+// IdempotencyRecordID returns the id of the record of an API key's
+// Idempotency-Key: a hash, as the key is the client's text.
+func IdempotencyRecordID(apiKeyID, key string) string {
+	sum := sha256.Sum256([]byte(apiKeyID + "\x00" + key))
+	return "idem_" + hex.EncodeToString(sum[:])
 }
