@@ -49,6 +49,12 @@ func setup(t *testing.T) *fixture { return setupOn(t, openEmbedded(t)) }
 
 func setupCosmos(t *testing.T) *fixture { return setupOn(t, openCosmos(t)) }
 
+// stores are the fixtures of the tests run on both stores.
+var stores = []struct {
+	name  string
+	setup func(*testing.T) *fixture
+}{{"embedded", setup}, {"cosmos", setupCosmos}}
+
 // openEmbedded opens an embedded store in a temporary directory.
 func openEmbedded(t *testing.T) docstore.Store {
 	t.Helper()
@@ -184,10 +190,7 @@ func TestKeyLifecycle(t *testing.T) {
 // TestRateLimit checks the limit on one instance (exact) and on two
 // instances sharing the store (never above it), on both stores.
 func TestRateLimit(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		setup func(*testing.T) *fixture
-	}{{"embedded", setup}, {"cosmos", setupCosmos}} {
+	for _, tc := range stores {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.setup(t)
 			k := &kanri.APIKey{Doc: kanri.Doc{ID: "apikey_a", TenantID: "tenant_acme"}, RateLimit: 5, RateLimitWindow: "1m"}

@@ -13,10 +13,7 @@ import (
 // Idempotency-Keys on both stores, with two instances of the service
 // sharing the store.
 func TestIdempotencyKeys(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		setup func(*testing.T) *fixture
-	}{{"embedded", setup}, {"cosmos", setupCosmos}} {
+	for _, tc := range stores {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.setup(t)
 			one, two := f.keys, apikey.New(f.d) // two instances over one store
