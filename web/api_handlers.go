@@ -37,6 +37,16 @@ func (s *Server) apiUserOf(u *kanri.User) apiUser {
 	}
 }
 
+// badNext names the next parameter in a list's refusal of its
+// continuation token: the console starts such a list over at its first
+// page, but an API client asked for a page after another and gets none.
+func badNext(err error) error {
+	if key, _ := kanri.ErrorMessage(err); kanri.IsCode(err, kanri.EINVALID) && key == "validation.continuation" {
+		return kanri.Invalid(map[string]string{paramNext.name: "api.next_invalid"})
+	}
+	return err
+}
+
 func (s *Server) apiListUsers(c echo.Context) error {
 	limit, err := paramLimit.integer(c)
 	if err != nil {
@@ -47,7 +57,7 @@ func (s *Server) apiListUsers(c echo.Context) error {
 		Limit: limit, Continuation: paramNext.str(c),
 	})
 	if err != nil {
-		return err
+		return badNext(err)
 	}
 	out := make([]apiUser, len(users))
 	for i, u := range users {
@@ -347,7 +357,7 @@ func (s *Server) apiListAudit(c echo.Context) error {
 	f.Limit, f.Continuation = limit, paramNext.str(c)
 	recs, next, err := s.Audit.Query(c.Request().Context(), routeTenant(c).ID, f)
 	if err != nil {
-		return err
+		return badNext(err)
 	}
 	out := make([]apiAudit, len(recs))
 	for i, r := range recs {

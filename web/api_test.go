@@ -263,7 +263,12 @@ func TestAPIUsers(t *testing.T) {
 		t.Errorf("listed %d users over the pages, want 3", seen)
 	}
 	wantProblem(t, "bad limit", e.api(t, http.MethodGet, "/api/v1/users?limit=1000", rw, nil), http.StatusBadRequest, "bad-request")
-	wantProblem(t, "bad next", e.api(t, http.MethodGet, "/api/v1/users?next=garbage", rw, nil), http.StatusUnprocessableEntity, "invalid")
+	for _, path := range []string{"/api/v1/users?next=garbage", "/api/v1/audit?next=garbage"} {
+		p := wantProblem(t, "bad next", e.api(t, http.MethodGet, path, rw, nil), http.StatusUnprocessableEntity, "invalid")
+		if d, _ := p["detail"].(string); !strings.Contains(d, "next") || strings.Contains(d, "first page") {
+			t.Errorf("GET %s: detail %q, want it to name next and not promise a first page it does not show", path, d)
+		}
+	}
 
 	// Update with If-Match: the right ETag saves, a stale one is 412.
 	upd := e.api(t, http.MethodPatch, "/api/v1/users/"+id, rw, map[string]string{"displayName": "David"}, "If-Match", tag)
