@@ -28,6 +28,18 @@ func (s *suite) userSteps(t *testing.T) {
 		s.hasValue(t, s.alice, "user-display-name", "Carol Jones")
 		s.hasValue(t, s.alice, "user-password", "") // never echoed back
 
+		// Switching language on the refused form leads to the form's own
+		// page, with what was typed (but the password) still in it.
+		s.click(t, s.alice, "lang-ja")
+		s.hasAttr(t, s.alice, s.alice.page.Locator("html"), "page", "lang", "ja")
+		s.atPath(t, s.alice, usersPath+"/new")
+		s.hasValue(t, s.alice, "user-username", "carol")
+		s.hasValue(t, s.alice, "user-email", "carol@example.com")
+		s.hasValue(t, s.alice, "user-display-name", "Carol Jones")
+		s.click(t, s.alice, "lang-en")
+		s.hasAttr(t, s.alice, s.alice.page.Locator("html"), "page", "lang", "en")
+		s.hasValue(t, s.alice, "user-username", "carol")
+
 		s.fill(t, s.alice, "user-password", carolPass)
 		s.submitStatus(t, s.alice, s.alice.tid("user-submit"), usersPath, 303)
 		s.atPath(t, s.alice, usersPath)

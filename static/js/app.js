@@ -26,6 +26,44 @@
       btn.setAttribute("data-done", "1");
     });
   });
+  // Switching language or theme on a form shown again with its errors (the
+  // answer to a POST) leads to the page a GET opens, the form's own page:
+  // what the person typed goes with them, kept for that one page load in
+  // sessionStorage (never passwords, files or the CSRF token; the version
+  // the form was read at goes too, so a stale edit is still detected), and
+  // is put back into the form that posts to the same address.
+  var keepKey = "kanri:kept-form";
+  document.addEventListener("submit", function (e) {
+    var sw = e.target;
+    if (!sw.matches || !sw.matches("form.lang, form.theme")) return;
+    var form = document.querySelector("main form[method=post][data-keep]");
+    if (!form) return;
+    var fields = [];
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name || el.name === "_csrf" || /^(password|file|submit|button)$/.test(el.type)) return;
+      if ((el.type === "checkbox" || el.type === "radio") && !el.checked) return;
+      fields.push([el.name, el.value]);
+    });
+    try { sessionStorage.setItem(keepKey, JSON.stringify({ action: form.getAttribute("action"), fields: fields })); } catch (_) {}
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    var kept;
+    try { kept = JSON.parse(sessionStorage.getItem(keepKey) || "null"); sessionStorage.removeItem(keepKey); } catch (_) { return; }
+    if (!kept) return;
+    var form = Array.prototype.find.call(document.querySelectorAll("main form[method=post][data-keep]"), function (f) {
+      return f.getAttribute("action") === kept.action;
+    });
+    if (!form) return;
+    var has = function (name, value) {
+      return kept.fields.some(function (f) { return f[0] === name && (value === undefined || f[1] === value); });
+    };
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name || el.name === "_csrf" || /^(password|file|submit|button)$/.test(el.type)) return;
+      if (el.type === "checkbox" || el.type === "radio") { el.checked = has(el.name, el.value); return; }
+      var f = kept.fields.find(function (f) { return f[0] === el.name; });
+      if (f) el.value = f[1];
+    });
+  });
   // Confirm destructive plain forms (those without htmx) before submitting.
   document.addEventListener("submit", function (e) {
     var msg = e.target.getAttribute && e.target.getAttribute("data-confirm");
