@@ -160,6 +160,15 @@ func TestOperatorsConfirmRemovingTheLastAdmin(t *testing.T) {
 			t.Errorf("the last admin's page lacks %s", want)
 		}
 	}
+	// One checkbox confirms either action: each button posts to its own.
+	if got, want := strings.Count(page, `name="last_admin"`), 1; got != want {
+		t.Errorf("last-administrator confirmations on the page: got %d, want %d", got, want)
+	}
+	for _, action := range []string{"deactivate", "delete"} {
+		if want := `formaction="` + path + "/" + action + `"`; !strings.Contains(page, want) {
+			t.Errorf("the last admin's page has no button with %s", want)
+		}
+	}
 	resp, _ := staff.post(path+"/deactivate", url.Values{"etag": {formETag(page)}})
 	wantStatus(t, "deactivate without confirming", resp, http.StatusSeeOther)
 	if u, _ := e.users.Get(ctx, e.globex.ID, adminID); !u.IsActive {

@@ -64,9 +64,13 @@
       if (f) el.value = f[1];
     });
   });
-  // Confirm destructive plain forms (those without htmx) before submitting.
+  // Confirm destructive plain forms (those without htmx) before submitting:
+  // the question is the clicked button's (a form with several actions,
+  // each with its formaction), else the form's.
   document.addEventListener("submit", function (e) {
-    var msg = e.target.getAttribute && e.target.getAttribute("data-confirm");
+    var by = e.submitter;
+    var msg = by && by.hasAttribute("data-confirm") ? by.getAttribute("data-confirm") :
+      e.target.getAttribute && e.target.getAttribute("data-confirm");
     if (msg && !window.confirm(msg)) e.preventDefault();
   }, true);
   // A request of htmx that fails says so on the page: the server refused it
