@@ -51,3 +51,41 @@ func TestUsersChangeTheirOwnPassword(t *testing.T) {
 		t.Errorf("the new password: %v", err)
 	}
 }
+
+// TestSomeoneWithoutPermissionsIsToldSo checks that a user with no role
+// lands on a page that says they have no permissions yet (in the
+// navigation and on the page), in both languages, and that a user with a
+// role sees neither message.
+func TestSomeoneWithoutPermissionsIsToldSo(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct {
+		user string
+		lang string
+		want string // the message, or "" for none
+	}{
+		{"bob", "en", "You have no permissions in this organisation yet; ask an administrator to give you a role."},
+		{"bob", "ja", "この組織ではまだ権限がありません。管理者にロールの付与を依頼してください。"},
+		{"admin", "en", ""},
+	}
+	for _, tt := range tests {
+		c := e.client(t).signIn("acme", tt.user)
+		c.post("/lang", url.Values{"lang": {tt.lang}, "next": {"/account"}})
+		resp, body := c.get("/")
+		if tt.user == "bob" {
+			wantStatus(t, tt.user+" home", resp, http.StatusSeeOther)
+			if got := resp.Header.Get("Location"); got != "/account" {
+				t.Fatalf("%s lands on %q, want /account", tt.user, got)
+			}
+		}
+		_, body = c.get("/account")
+		for _, id := range []string{"no-permissions", "nav-no-permissions"} {
+			got := strings.Contains(body, `data-testid="`+id+`"`)
+			if want := tt.want != ""; got != want {
+				t.Errorf("%s (%s): %s shown: got %v, want %v", tt.user, tt.lang, id, got, want)
+			}
+		}
+		if tt.want != "" && !strings.Contains(body, tt.want) {
+			t.Errorf("%s (%s): the page lacks %q", tt.user, tt.lang, tt.want)
+		}
+	}
+}
