@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -36,7 +37,12 @@ func (s *Server) addDomain(c echo.Context) error {
 	input := c.FormValue("domain")
 	d, err := s.Domains.Add(c.Request().Context(), routeTenant(c).ID, input)
 	if err == nil {
-		return s.done(c, views.DomainsPath(routeTenant(c).ID), "domains.added", d.Domain, domain.RecordName(d.Domain))
+		dest := views.DomainsPath(routeTenant(c).ID)
+		if typed := strings.TrimSpace(input); !strings.EqualFold(typed, d.Domain) && !strings.EqualFold(typed, domain.Display(d.Domain)) {
+			// Accepted, but not as typed (a URL, an address): say so.
+			return s.done(c, dest, "domains.added_normalized", d.Domain, typed, domain.RecordName(d.Domain))
+		}
+		return s.done(c, dest, "domains.added", d.Domain, domain.RecordName(d.Domain))
 	}
 	if !kanri.IsCode(err, kanri.EINVALID) {
 		return err

@@ -87,3 +87,68 @@ func TestDomainPages(t *testing.T) {
 		t.Errorf("after delete: %v", err)
 	}
 }
+
+// TestDomainPageSaysWhatHappened checks that adding a domain typed as a URL
+// says it was taken from what was typed (and one typed plainly does not),
+// that a failed check shows when it ran and what it found, that a DNS
+// server that does not answer gets a message in words, and that the TXT
+// value has a copy button.
+func TestDomainPageSaysWhatHappened(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	base := "/t/" + e.acme.ID + "/domains"
+	tests := []struct {
+		typed, want string // want: "" for no notice
+	}{
+		{"https://www.acme.example/", "Domain www.acme.example added (you typed https://www.acme.example/; only the domain is kept)."},
+		{"plain.example", ""},
+	}
+	for _, tt := range tests {
+		resp, _ := admin.post(base, url.Values{"domain": {tt.typed}})
+		wantStatus(t, "add "+tt.typed, resp, http.StatusSeeOther)
+		_, body := admin.get(base)
+		if got := strings.Contains(body, "you typed"); got != (tt.want != "") {
+			t.Errorf("%s: notice shown: got %v, want %v", tt.typed, got, tt.want != "")
+		}
+		if tt.want != "" && !strings.Contains(body, tt.want) {
+			t.Errorf("%s: the page lacks %q", tt.typed, tt.want)
+		}
+	}
+	d, err := e.domains.Get(context.Background(), e.acme.ID, kanri.DomainID("plain.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body := admin.get(base)
+	for _, want := range []string{`data-copy="#token-` + d.ID + `"`, `id="token-` + d.ID + `"`, `data-copied="Copied"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no copy button: the page lacks %s", want)
+		}
+	}
+	row := func(body string) string {
+		i := strings.Index(body, `data-testid="domain-row-plain.example"`)
+		j := strings.Index(body[i:], "</tr>")
+		return body[i : i+j]
+	}
+	if strings.Contains(row(body), `data-testid="domain-check-result"`) {
+		t.Error("a check result before any check")
+	}
+	resp, _ := admin.post(base+"/"+d.ID+"/verify", url.Values{"etag": {d.ETag}, "state": {"pending"}})
+	wantStatus(t, "verify without a record", resp, http.StatusSeeOther)
+	_, body = admin.get(base)
+	if got, want := row(body), `No record found`; !strings.Contains(got, want) || strings.Contains(got, `data-testid="domain-last-checked">—`) {
+		t.Errorf("after a failed check the row does not show its time and %q:\n%s", want, got)
+	}
+	e.dns.Drop(domain.RecordName("plain.example"), true)
+	d, _ = e.domains.Get(context.Background(), e.acme.ID, d.ID)
+	admin.post(base+"/"+d.ID+"/verify", url.Values{"etag": {d.ETag}, "state": {"pending"}})
+	_, body = admin.get(base)
+	if want := "The DNS server did not answer in time when looking up _kanri-challenge.plain.example."; !strings.Contains(body, want) {
+		t.Errorf("the page lacks %q", want)
+	}
+	if strings.Contains(body, "i/o timeout") || strings.Contains(body, "lookup _kanri") {
+		t.Error("the page shows the resolver's own error")
+	}
+	if got, want := row(body), "Lookup failed"; !strings.Contains(got, want) {
+		t.Errorf("the row lacks %q", want)
+	}
+}

@@ -182,13 +182,20 @@ func (s *Service) Verify(ctx context.Context, tenantID, id string, seen kanri.Se
 	}
 	values, err := s.lookup(ctx, d.Domain)
 	if err != nil {
-		return nil, kanri.E(kanri.ECONFLICT, "domains.lookup_failed", RecordName(d.Domain), lookupReason(err))
+		// The person reads what went wrong in words; the resolver's own
+		// error is for the log.
+		s.Logger.Warn("domain lookup failed", "domain", d.Domain, "tenant", tenantID, "err", err)
+		key := "domains.lookup_unreachable"
+		if timedOut(err) {
+			key = "domains.lookup_timeout"
+		}
+		return nil, s.failedCheck(ctx, tenantID, d, "lookup_failed", kanri.E(kanri.ECONFLICT, key, RecordName(d.Domain)))
 	}
 	if !slices.Contains(values, d.VerificationToken) {
 		if len(values) == 0 {
-			return nil, kanri.E(kanri.ECONFLICT, "domains.record_missing", RecordName(d.Domain), d.VerificationToken)
+			return nil, s.failedCheck(ctx, tenantID, d, "missing", kanri.E(kanri.ECONFLICT, "domains.record_missing", RecordName(d.Domain), d.VerificationToken))
 		}
-		return nil, kanri.E(kanri.ECONFLICT, "domains.record_mismatch", RecordName(d.Domain), strings.Join(quoted(values), ", "), d.VerificationToken)
+		return nil, s.failedCheck(ctx, tenantID, d, "mismatch", kanri.E(kanri.ECONFLICT, "domains.record_mismatch", RecordName(d.Domain), strings.Join(quoted(values), ", "), d.VerificationToken))
 	}
 	if err := s.claim(ctx, tenantID, d); err != nil {
 		return nil, err
@@ -198,7 +205,7 @@ func (s *Service) Verify(ctx context.Context, tenantID, id string, seen kanri.Se
 	if !d.Verified {
 		d.VerifiedAt = now
 	}
-	d.Verified, d.LastCheckedAt, d.RecordMissingSince = true, now, kanri.Time{}
+	d.Verified, d.LastCheckedAt, d.LastCheckResult, d.RecordMissingSince = true, now, "found", kanri.Time{}
 	if err := s.Store.Tenant(tenantID).Domains().Replace(ctx, d); err != nil {
 		return nil, err
 	}
@@ -206,15 +213,23 @@ func (s *Service) Verify(ctx context.Context, tenantID, id string, seen kanri.Se
 	return d, nil
 }
 
-func lookupReason(err error) string {
+// failedCheck records when a check of d failed and what it found, so
+// that the page shows it, and returns failure, the error that says so. A
+// domain changed meanwhile keeps its newer state: the failure is still
+// reported.
+func (s *Service) failedCheck(ctx context.Context, tenantID string, d *kanri.Domain, result string, failure error) error {
+	d.LastCheckedAt, d.LastCheckResult = kanri.NewTime(s.Now()), result
+	if err := s.Store.Tenant(tenantID).Domains().Replace(ctx, d); err != nil && !kanri.IsCode(err, kanri.ESTALE) && !kanri.IsCode(err, kanri.ENOTFOUND) {
+		s.Logger.Warn("domain check not recorded", "domain", d.Domain, "tenant", tenantID, "err", err)
+	}
+	return failure
+}
+
+// timedOut reports whether a lookup failed because the DNS server did not
+// answer in time (rather than could not be reached at all).
+func timedOut(err error) bool {
 	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) && dnsErr.IsTimeout || errors.Is(err, context.DeadlineExceeded) {
-		return "timeout"
-	}
-	if errors.As(err, &dnsErr) {
-		return dnsErr.Err
-	}
-	return err.Error()
+	return errors.As(err, &dnsErr) && dnsErr.IsTimeout || errors.Is(err, context.DeadlineExceeded)
 }
 
 func quoted(vs []string) []string {
@@ -332,9 +347,15 @@ func (s *Service) Recheck(ctx context.Context) (int, error) {
 			now := kanri.NewTime(s.Now())
 			d.LastCheckedAt = now
 			if slices.Contains(values, d.VerificationToken) {
-				d.RecordMissingSince = kanri.Time{}
-			} else if d.RecordMissingSince.IsZero() {
-				d.RecordMissingSince = now
+				d.RecordMissingSince, d.LastCheckResult = kanri.Time{}, "found"
+			} else {
+				d.LastCheckResult = "missing"
+				if len(values) > 0 {
+					d.LastCheckResult = "mismatch"
+				}
+				if d.RecordMissingSince.IsZero() {
+					d.RecordMissingSince = now
+				}
 			}
 			// Several instances may re-check at once: only the one whose
 			// write wins reports the change.

@@ -2,6 +2,8 @@ package domain_test
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"testing"
 	"time"
 
@@ -89,23 +91,30 @@ func TestVerify(t *testing.T) {
 		_, err := f.svc.Verify(f.ctx, "tenant_acme", d.ID, kanri.Seen{})
 		return err
 	}
-	for _, tc := range []struct {
-		name    string
-		prepare func()
-		wantKey string
+	for i, tc := range []struct {
+		name       string
+		prepare    func()
+		wantKey    string
+		wantResult string
 	}{
-		{"missing", func() {}, "domains.record_missing"},
-		{"wrong", func() { f.dns.Set(name, "kanri-verify-someoneelse") }, "domains.record_mismatch"},
-		{"timeout", func() { f.dns.Drop(name, true); f.svc.Timeout = droppedTimeout }, "domains.lookup_failed"},
+		{"missing", func() {}, "domains.record_missing", "missing"},
+		{"wrong", func() { f.dns.Set(name, "kanri-verify-someoneelse") }, "domains.record_mismatch", "mismatch"},
+		{"timeout", func() { f.dns.Drop(name, true); f.svc.Timeout = droppedTimeout }, "domains.lookup_timeout", "lookup_failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.prepare()
+			f.now = f.now.Add(time.Minute)
 			err := verify()
 			if key, _ := kanri.ErrorMessage(err); key != tc.wantKey {
 				t.Errorf("got %v, want %s", err, tc.wantKey)
 			}
-			if got, _ := f.svc.Get(f.ctx, "tenant_acme", d.ID); got.Verified {
+			got, _ := f.svc.Get(f.ctx, "tenant_acme", d.ID)
+			if got.Verified {
 				t.Error("the domain was verified")
+			}
+			// A failed check is recorded: when, and what it found.
+			if !got.LastCheckedAt.Equal(f.now) || got.LastCheckResult != tc.wantResult {
+				t.Errorf("check %d recorded: got %v %q, want %v %q", i, got.LastCheckedAt, got.LastCheckResult, f.now, tc.wantResult)
 			}
 		})
 	}
@@ -222,5 +231,32 @@ func TestClaimsAreTakenOverOnlyWhenStale(t *testing.T) {
 	}
 	if _, err := f.svc.Verify(f.ctx, "tenant_a", a.ID, kanri.Seen{}); err != nil {
 		t.Errorf("A over B's claim of a domain B re-added: %v", err)
+	}
+}
+
+// refusing is a resolver whose DNS server cannot be reached.
+type refusing struct{}
+
+func (refusing) LookupTXT(context.Context, string) ([]string, error) {
+	return nil, &net.DNSError{Err: "dial udp 192.0.2.1:53: connect: connection refused", Server: "192.0.2.1:53"}
+}
+
+// TestUnreachableDNSServer checks that a DNS server that cannot be reached
+// gives a message in words, with the record's name and without the
+// resolver's own error text.
+func TestUnreachableDNSServer(t *testing.T) {
+	f := setup(t)
+	svc := domain.New(app.NewDeps(f.st, nil, func() time.Time { return f.now }), refusing{})
+	d, err := svc.Add(f.ctx, "tenant_acme", "example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.Verify(f.ctx, "tenant_acme", d.ID, kanri.Seen{})
+	key, args := kanri.ErrorMessage(err)
+	if got, want := key, "domains.lookup_unreachable"; got != want {
+		t.Errorf("message: got %q, want %q", got, want)
+	}
+	if got, want := fmt.Sprint(args), "["+domain.RecordName("example.com")+"]"; got != want {
+		t.Errorf("arguments: got %s, want %s", got, want)
 	}
 }

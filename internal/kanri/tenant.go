@@ -74,6 +74,10 @@ type Domain struct {
 	CreatedAt         Time   `json:"createdAt"`
 	// LastCheckedAt is when the record was last looked up.
 	LastCheckedAt Time `json:"lastCheckedAt"`
+	// LastCheckResult is what the last lookup found: found, missing (no
+	// record), mismatch (another value) or lookup_failed (the DNS server
+	// did not answer); empty before the first check.
+	LastCheckResult string `json:"lastCheckResult,omitempty"`
 	// RecordMissingSince is set when a scheduled re-check of a verified
 	// domain no longer finds its record: the domain is flagged, not
 	// unverified, until the record is back or the domain is removed.

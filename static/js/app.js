@@ -15,16 +15,35 @@
       if (el.form.requestSubmit) el.form.requestSubmit(); else el.form.submit();
     }
   });
-  // Copy buttons (data-copy="#id") copy that element's text, and say so.
+  // Copy buttons (data-copy="#id") copy that element's text, and say so
+  // (data-copied, in the button and in a status beside it). Where the
+  // clipboard is unavailable (no secure context, permission refused), the
+  // text is selected instead and the status says to copy it by hand
+  // (data-selected).
+  function copyStatus(btn, msg) {
+    var status = btn.parentNode && btn.parentNode.querySelector("[data-copy-status]");
+    if (status) status.textContent = msg;
+  }
+  function selectText(btn, src) {
+    var range = document.createRange();
+    range.selectNodeContents(src);
+    var sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+    btn.setAttribute("data-done", "selected");
+    copyStatus(btn, btn.getAttribute("data-selected") || "");
+  }
   document.addEventListener("click", function (e) {
     var btn = e.target.closest && e.target.closest("[data-copy]");
     if (!btn) return;
     var src = document.querySelector(btn.getAttribute("data-copy"));
-    if (!src || !navigator.clipboard) return;
+    if (!src) return;
+    if (!navigator.clipboard || !navigator.clipboard.writeText) { selectText(btn, src); return; }
     navigator.clipboard.writeText(src.textContent.trim()).then(function () {
-      btn.textContent = btn.getAttribute("data-copied") || btn.textContent;
+      var msg = btn.getAttribute("data-copied") || btn.textContent;
+      if (btn.hasAttribute("data-selected")) copyStatus(btn, msg); else btn.textContent = msg;
       btn.setAttribute("data-done", "1");
-    });
+    }, function () { selectText(btn, src); });
   });
   // Switching language or theme on a form shown again with its errors (the
   // answer to a POST) leads to the page a GET opens, the form's own page:
