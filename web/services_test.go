@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"net/http"
 	"net/http/httptest"
@@ -396,6 +397,57 @@ func TestNameMessages(t *testing.T) {
 		wantStatus(t, tt.name, resp, http.StatusUnprocessableEntity)
 		if !strings.Contains(body, tt.want) || strings.Contains(body, tt.unwanted) {
 			t.Errorf("API key, %s name: got no %q or %q too", tt.name, tt.want, tt.unwanted)
+		}
+	}
+}
+
+// TestServiceInUseNamesItsTenants checks that a catalog service that
+// cannot be deleted because tenants still have it names them, and says
+// when there are more than it names.
+func TestServiceInUseNamesItsTenants(t *testing.T) {
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
+	if _, err := e.catalog.Create(ctx, "crm", kanri.ServiceInput{Name: "CRM"}); err != nil {
+		t.Fatal(err)
+	}
+	holders := []*kanri.Tenant{e.acme, e.globex}
+	for i := range 5 {
+		ten, err := e.tenants.Create(ctx, kanri.TenantInput{Name: fmt.Sprintf("holder%d", i), DisplayName: fmt.Sprintf("Holder %d", i), Plan: kanri.PlanFree, MaxUsers: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		holders = append(holders, ten)
+	}
+	for _, tc := range []struct {
+		holders  []*kanri.Tenant
+		wantKey  string
+		wantArgs string
+	}{
+		{holders[:2], "services.in_use_by", "acme, globex"},
+		{holders, "services.in_use_by_more", ""},
+	} {
+		if _, err := e.catalog.SetActive(ctx, "crm", kanri.Seen{}, true); err != nil && !kanri.IsCode(err, kanri.ECONFLICT) {
+			t.Fatal(err)
+		}
+		for _, ten := range tc.holders {
+			if _, _, err := e.catalog.Assign(ctx, ten.ID, kanri.AssignmentInput{ServiceID: "crm"}); err != nil && !kanri.IsCode(err, kanri.ECONFLICT) {
+				t.Fatal(err)
+			}
+		}
+		if _, err := e.catalog.SetActive(ctx, "crm", kanri.Seen{}, false); err != nil && !kanri.IsCode(err, kanri.ECONFLICT) {
+			t.Fatal(err)
+		}
+		_, err := e.catalog.Delete(ctx, "crm", kanri.Seen{})
+		key, args := kanri.ErrorMessage(err)
+		if key != tc.wantKey || len(args) != 1 {
+			t.Fatalf("delete with %d holders: got %v (%s %v), want %s naming them", len(tc.holders), err, key, args, tc.wantKey)
+		}
+		got := args[0].(string)
+		if tc.wantArgs != "" && got != tc.wantArgs {
+			t.Errorf("delete with %d holders: names %q, want %q", len(tc.holders), got, tc.wantArgs)
+		}
+		if n := strings.Count(got, ", ") + 1; tc.wantArgs == "" && n != 5 {
+			t.Errorf("delete with %d holders: named %d (%q), want the first 5", len(tc.holders), n, got)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/store"
 )
 
 // Service manages the catalog, the assignments and the usage.
@@ -128,6 +129,33 @@ func (s *Service) SetActive(ctx context.Context, id string, seen kanri.Seen, act
 	return svc, nil
 }
 
+// inUseShown is how many of the tenants that still have a service its
+// refused deletion names.
+const inUseShown = 5
+
+// inUse is the refusal to delete a service that tenants still have: it
+// names them (the first inUseShown, by display name, from the operator's
+// index) and says whether there are others.
+func (s *Service) inUse(ctx context.Context, used []*kanri.ServiceAssignment, more bool) error {
+	ids := make([]string, len(used))
+	for i, a := range used {
+		ids[i] = a.TenantID
+	}
+	ls, err := store.Of[kanri.TenantListing](s.Store.Tenant(kanri.SystemTenantID), docstore.Tenant, kanri.TypeTenantListing).ByIDs(ctx, slices.Compact(slices.Sorted(slices.Values(ids))), "")
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(ls))
+	for _, l := range ls {
+		names = append(names, l.DisplayName)
+	}
+	slices.Sort(names)
+	if more {
+		return kanri.E(kanri.ECONFLICT, "services.in_use_by_more", strings.Join(names, ", "))
+	}
+	return kanri.E(kanri.ECONFLICT, "services.in_use_by", strings.Join(names, ", "))
+}
+
 // Delete removes an external service that no tenant has assigned. The
 // built-in services stay.
 func (s *Service) Delete(ctx context.Context, id string, seen kanri.Seen) (*kanri.Service, error) {
@@ -147,12 +175,12 @@ func (s *Service) Delete(ctx context.Context, id string, seen kanri.Seen) (*kanr
 	if svc.IsActive {
 		return nil, kanri.E(kanri.ECONFLICT, "services.deactivate_first")
 	}
-	used, _, err := s.Store.Privileged().ServiceAssignments(ctx, id, 1, "")
+	used, more, err := s.Store.Privileged().ServiceAssignments(ctx, id, inUseShown, "")
 	if err != nil {
 		return nil, err
 	}
 	if len(used) > 0 {
-		return nil, kanri.E(kanri.ECONFLICT, "services.in_use")
+		return nil, s.inUse(ctx, used, more != "")
 	}
 	if err := s.Store.System().Services().Delete(ctx, id, svc.ETag); err != nil {
 		return nil, err
