@@ -5,6 +5,8 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/playwright-community/playwright-go"
 )
 
 // domainSteps are the steps of a domain verified by a DNS TXT record.
@@ -18,6 +20,7 @@ func (s *suite) domainSteps(t *testing.T) {
 		s.visible(t, s.alice, "field-error-domain")
 		s.fill(t, s.alice, "domain-input", "https://Acme.Example/")
 		s.submitStatus(t, s.alice, s.alice.tid("domain-add"), domainsPath, 303)
+		s.containsText(t, s.alice, "flash", "you typed https://Acme.Example/; only the domain is kept")
 		s.hasAttr(t, s.alice, row, "domain row", "data-state", "pending")
 		s.hasText(t, s.alice, "domain-record-name", "_kanri-challenge.acme.example")
 		token, err := s.alice.tid("domain-token").TextContent()
@@ -30,6 +33,16 @@ func (s *suite) domainSteps(t *testing.T) {
 		s.submitStatus(t, s.alice, s.alice.tid("domain-verify-acme.example"), verify, 303)
 		s.containsText(t, s.alice, "flash", `holds "an-old-token", not the expected value `+token)
 		s.hasAttr(t, s.alice, row, "domain row", "data-state", "pending")
+		s.hasText(t, s.alice, "domain-check-result", "Record holds another value")
+		// The value is copied with its button.
+		if err := s.alice.ctx.GrantPermissions([]string{"clipboard-read", "clipboard-write"}, playwright.BrowserContextGrantPermissionsOptions{Origin: playwright.String(s.srv.URL)}); err != nil {
+			t.Fatalf("clipboard permissions: %v", err)
+		}
+		s.click(t, s.alice, "domain-copy-acme.example")
+		s.hasAttr(t, s.alice, s.alice.tid("domain-copy-acme.example"), "copy button", "data-done", "1")
+		if clip, err := s.alice.page.Evaluate(`() => navigator.clipboard.readText()`); err != nil || clip != token {
+			t.Errorf("the clipboard holds %q (%v), want the token %q", clip, err, token)
+		}
 		// The right record verifies it.
 		s.srv.DNS.Set("_kanri-challenge.acme.example", "v=spf1 -all", token)
 		s.submitStatus(t, s.alice, s.alice.tid("domain-verify-acme.example"), verify, 303)
