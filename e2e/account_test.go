@@ -14,6 +14,8 @@ func (s *suite) accountSteps(t *testing.T) {
 			t.Fatalf("bob signs in: %d", st)
 		}
 		s.open(t, bob, "/account", 200)
+		s.hasText(t, bob, "account-signin-name", tenantName)
+		s.containsText(t, bob, "account-signin-hint", "Use this to sign in")
 		s.fill(t, bob, "account-current-password", bobPass)
 		s.fill(t, bob, "account-new-password", bobNewPass)
 		s.fill(t, bob, "account-confirm-password", bobNewPass+"x")

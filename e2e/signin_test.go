@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -19,6 +20,10 @@ func (s *suite) signInSteps(t *testing.T) {
 		if wrongPassword != unknownOrg {
 			t.Fatalf("the sign-in errors differ, revealing which part was wrong: wrong password %q, unknown organisation %q", wrongPassword, unknownOrg)
 		}
+		if want := "Check the organisation's sign-in name (e.g. acme)"; !strings.Contains(unknownOrg, want) {
+			t.Fatalf("the sign-in error %q does not say %q", unknownOrg, want)
+		}
+		s.containsText(t, s.admin, "login-tenant-hint", "sign-in name, e.g. acme")
 		s.signInOK(t, s.admin, "privileged", adminEmail, adminPass, "/tenants")
 		s.visible(t, s.admin, "nav-tenants")
 		s.visible(t, s.admin, "tenant-switcher")

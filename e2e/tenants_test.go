@@ -28,6 +28,8 @@ func (s *suite) tenantSteps(t *testing.T) {
 		s.submitStatus(t, s.admin, s.admin.tid("tenant-submit"), "/tenants", 303)
 		s.atPath(t, s.admin, "/tenants")
 		s.visible(t, s.admin, "flash")
+		s.containsText(t, s.admin, "flash", "first user becomes the organisation's administrator")
+		s.containsText(t, s.admin, "flash", "/login, the organisation's sign-in name "+tenantName)
 		s.hasAttr(t, s.admin, s.admin.tid("tenant-row-"+tenantName), "tenant-row-"+tenantName, "data-status", "active")
 		s.containsText(t, s.admin, "tenant-row-"+tenantName, tenantDisplay)
 		// Filtering the list in place clears the creation's message.
