@@ -26,6 +26,7 @@ var statusOf = map[string]int{
 	kanri.EINTERNAL:        http.StatusInternalServerError,
 	kanri.EBUSY:            http.StatusServiceUnavailable,
 	kanri.EMALFORMED:       http.StatusBadRequest,
+	kanri.ETOOLARGE:        http.StatusRequestEntityTooLarge,
 }
 
 // retryAfter is the Retry-After (seconds) of a 503: other writes kept

@@ -69,9 +69,15 @@ func Specs() []Spec {
 			{"health_service", kanri.TypeServiceHealth, []string{"serviceId"}},
 		}},
 		{Name: Files, Indexing: defaultIndexing(), Indexes: []Index{
-			{"file_folder_name", kanri.TypeFile, []string{"folderId", "name"}},
+			{"file_folder_name", kanri.TypeFile, []string{"folderId", "deletedAt", "nameKey"}},
+			{"file_folder_size", kanri.TypeFile, []string{"folderId", "deletedAt", "size"}},
+			{"file_folder_uploaded", kanri.TypeFile, []string{"folderId", "deletedAt", "uploadedAt"}},
 			{"file_uploaded", kanri.TypeFile, []string{"uploadedAt"}},
-			{"folder_parent_name", kanri.TypeFolder, []string{"parentFolderId", "name"}},
+			{"file_trash", kanri.TypeFile, []string{"deletedAt"}},
+			{"file_search", kanri.TypeFile, []string{"searchTerms[]", "nameKey"}},
+			{"folder_parent_name", kanri.TypeFolder, []string{"parentFolderId", "nameKey"}},
+			{"folder_path", kanri.TypeFolder, []string{"path"}},
+			{"upload_expires", kanri.TypeUpload, []string{"expiresAt"}},
 		}},
 		{Name: Messaging, Indexing: defaultIndexing(), Indexes: []Index{
 			{"message_channel_sent", kanri.TypeMessage, []string{"channelId", "sentAt"}},

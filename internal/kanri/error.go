@@ -19,6 +19,7 @@ const (
 	EUNAUTHENTICATED = "unauthenticated" // The caller is not signed in.
 	EBUSY            = "busy"            // Other writes kept winning the race for the thing; try again later.
 	EMALFORMED       = "malformed"       // The request itself cannot be read (a repeated header or parameter, a body that ended early).
+	ETOOLARGE        = "too_large"       // The thing is larger than a limit allows (a file over the largest size, a quota).
 )
 
 // Error is the application's error type.

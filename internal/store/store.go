@@ -137,6 +137,23 @@ func (t Tenant) Folders() *Repo[kanri.Folder, *kanri.Folder] {
 	return newRepo[kanri.Folder](t.s, docstore.Files, t.id, kanri.TypeFolder)
 }
 
+// FolderNames returns the reservations that keep folder names unique
+// among siblings, with ids from kanri.FolderNameID.
+func (t Tenant) FolderNames() *Repo[kanri.FolderName, *kanri.FolderName] {
+	return newRepo[kanri.FolderName](t.s, docstore.Files, t.id, kanri.TypeFolderName)
+}
+
+// Uploads returns the tenant's resumable uploads in progress.
+func (t Tenant) Uploads() *Repo[kanri.Upload, *kanri.Upload] {
+	return newRepo[kanri.Upload](t.s, docstore.Files, t.id, kanri.TypeUpload)
+}
+
+// FileStorage returns the repository of the tenant's storage account (id
+// kanri.FileStorageID).
+func (t Tenant) FileStorage() *Repo[kanri.FileStorage, *kanri.FileStorage] {
+	return newRepo[kanri.FileStorage](t.s, docstore.Files, t.id, kanri.TypeFileStorage)
+}
+
 // Channels returns the tenant's messaging channels.
 func (t Tenant) Channels() *Repo[kanri.Channel, *kanri.Channel] {
 	return newRepo[kanri.Channel](t.s, docstore.Messaging, t.id, kanri.TypeChannel)
@@ -284,6 +301,23 @@ func (p Privileged) UserCountChanges(ctx context.Context, before kanri.Time, con
 		Continuation: continuation,
 	}
 	return across[kanri.UserCountChange](ctx, p, docstore.Tenant, kanri.TypeUserCountChange, q)
+}
+
+// ExpiredUploads returns one page of the uploads of every tenant that
+// expired before the given time, for the worker that gives their
+// reservations back.
+func (p Privileged) ExpiredUploads(ctx context.Context, before kanri.Time, continuation string) ([]*kanri.Upload, string, error) {
+	return across[kanri.Upload](ctx, p, docstore.Files, kanri.TypeUpload, docstore.Query{
+		Where: []docstore.Filter{docstore.Lt("expiresAt", before.String())}, Limit: 100, Continuation: continuation,
+	})
+}
+
+// TrashedFiles returns one page of the files of every tenant that went to
+// the trash before the given time, for the worker that empties it.
+func (p Privileged) TrashedFiles(ctx context.Context, before kanri.Time, continuation string) ([]*kanri.File, string, error) {
+	return across[kanri.File](ctx, p, docstore.Files, kanri.TypeFile, docstore.Query{
+		Where: []docstore.Filter{docstore.Gt("deletedAt", ""), docstore.Lt("deletedAt", before.String())}, Limit: 100, Continuation: continuation,
+	})
 }
 
 // Of returns a repository of documents of type typ in the tenant's
