@@ -17,12 +17,14 @@ const (
 	AuditServiceAssignment = "ServiceAssignment"
 	AuditAPIKey            = "APIKey"
 	AuditDomain            = "Domain"
+	AuditFile              = "File"
+	AuditFolder            = "Folder"
 )
 
 // AuditResourceTypes returns every type of audited resource, in the order
 // the audit page offers them.
 func AuditResourceTypes() []string {
-	return []string{AuditTenant, AuditUser, AuditRoleAssignment, AuditService, AuditServiceAssignment, AuditAPIKey, AuditDomain}
+	return []string{AuditTenant, AuditUser, AuditRoleAssignment, AuditService, AuditServiceAssignment, AuditAPIKey, AuditDomain, AuditFile, AuditFolder}
 }
 
 // Reasons of the sign-in records (auth.login_failed, auth.lockout). A

@@ -64,6 +64,26 @@ func (f *File) Title() string {
 	return f.Name
 }
 
+// State is the part of the file people see and change, for Seen: its
+// names, metadata, folder and whether it is in the trash. A download
+// writing lastAccessedAt changes none of it, so it never makes an open
+// form stale.
+func (f *File) State() string {
+	h := sha256.New()
+	for _, v := range append([]string{f.Name, f.DisplayName, f.Metadata.Description, derefString(f.FolderID), f.DeletedAt.String()}, f.Metadata.Tags...) {
+		h.Write([]byte(v))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+func derefString(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
 // InTrash reports whether the file is in the trash.
 func (f *File) InTrash() bool { return !f.DeletedAt.IsZero() }
 

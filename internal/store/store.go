@@ -320,6 +320,12 @@ func (p Privileged) TrashedFiles(ctx context.Context, before kanri.Time, continu
 	})
 }
 
+// Files returns one page of the files of every tenant, for the cleanup of
+// files whose blob is gone.
+func (p Privileged) Files(ctx context.Context, limit int, continuation string) ([]*kanri.File, string, error) {
+	return across[kanri.File](ctx, p, docstore.Files, kanri.TypeFile, docstore.Query{Limit: limit, Continuation: continuation})
+}
+
 // Of returns a repository of documents of type typ in the tenant's
 // partition of a container. It is for index documents that the domain does
 // not expose through a named method.

@@ -1,0 +1,137 @@
+package files
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strings"
+
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// ErrDamaged is the error of a read that found a file's bytes no longer
+// match its checksum.
+var ErrDamaged = errors.New("files: the file's bytes do not match its checksum")
+
+// Content is a file's bytes for http.ServeContent: it seeks without
+// reading (each read after a seek opens a range of the blob), and a read
+// of the whole file from its first byte to its last is checked against
+// the file's checksum as it streams. On a mismatch the last block is
+// withheld and the read fails, so the recipient never gets a whole file
+// that is wrong; the file is marked damaged and the failure logged.
+type Content struct {
+	s      *Service
+	ctx    context.Context
+	f      *kanri.File
+	name   string
+	off    int64
+	r      io.ReadCloser
+	h      hash.Hash // the hash of bytes 0 to hashed, while reads went in order from 0
+	hashed int64
+	sent   int64
+	closed bool
+}
+
+// Open returns the content of a live file, and notes the access (its
+// lastAccessedAt is written later, at most once a minute).
+func (s *Service) Open(ctx context.Context, tenantID string, f *kanri.File) *Content {
+	s.touches.note(tenantID, f.ID, s.Now())
+	return &Content{s: s, ctx: ctx, f: f, name: kanri.BlobName(tenantID, f.ID), h: sha256.New()}
+}
+
+// Seek implements io.Seeker.
+func (c *Content) Seek(offset int64, whence int) (int64, error) {
+	var abs int64
+	switch whence {
+	case io.SeekStart:
+		abs = offset
+	case io.SeekCurrent:
+		abs = c.off + offset
+	case io.SeekEnd:
+		abs = c.f.Size + offset
+	default:
+		return 0, fmt.Errorf("files: bad whence %d", whence)
+	}
+	if abs < 0 {
+		return 0, fmt.Errorf("files: negative position %d", abs)
+	}
+	if abs != c.off {
+		c.closeReader()
+		c.off = abs
+	}
+	return abs, nil
+}
+
+// Read implements io.Reader.
+func (c *Content) Read(p []byte) (int, error) {
+	if c.off >= c.f.Size {
+		return 0, io.EOF
+	}
+	if c.r == nil {
+		r, err := c.s.Blobs.NewRangeReader(c.ctx, c.name, c.off, -1)
+		if err != nil {
+			return 0, err
+		}
+		c.r = r
+	}
+	if c.h != nil && c.off != c.hashed {
+		c.h = nil // not a whole read in order from the start: nothing to check
+	}
+	n, err := c.r.Read(p)
+	if c.h != nil && n > 0 {
+		c.h.Write(p[:n])
+		c.hashed += int64(n)
+		if c.off+int64(n) >= c.f.Size && !c.matches() {
+			c.s.damaged(c.ctx, c.f)
+			return 0, ErrDamaged
+		}
+	}
+	c.off += int64(n)
+	c.sent += int64(n)
+	if errors.Is(err, io.EOF) && c.off < c.f.Size {
+		err = io.ErrUnexpectedEOF // the blob is shorter than its file
+	}
+	return n, err
+}
+
+// matches reports whether the bytes read hash to the file's checksum.
+func (c *Content) matches() bool {
+	want, ok := strings.CutPrefix(c.f.Checksum, "sha256:")
+	return !ok || hex.EncodeToString(c.h.Sum(nil)) == want
+}
+
+func (c *Content) closeReader() {
+	if c.r != nil {
+		c.r.Close()
+		c.r = nil
+	}
+}
+
+// Close releases the content and records the bytes sent as the tenant's
+// bandwidth.
+func (c *Content) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	c.closeReader()
+	c.s.meter.download(c.f.TenantID, c.sent)
+	return nil
+}
+
+// damaged marks a file whose bytes no longer match its checksum, and logs
+// it: an operator must know.
+func (s *Service) damaged(ctx context.Context, f *kanri.File) {
+	s.Logger.Error("file damaged: its bytes do not match its checksum", "tenant", f.TenantID, "file", f.ID, "blob", kanri.BlobName(f.TenantID, f.ID))
+	_, err := s.Store.Tenant(f.TenantID).Files().Modify(context.WithoutCancel(ctx), f.ID, nil, func(f *kanri.File) error {
+		f.Damaged = true
+		return nil
+	})
+	if err != nil {
+		s.Logger.Warn("damaged file not marked", "file", f.ID, "err", err)
+	}
+}
