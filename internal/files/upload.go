@@ -158,6 +158,10 @@ func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset i
 	if offset != up.Offset {
 		return up, nil, kanri.E(kanri.ECONFLICT, "files.upload_offset", up.Offset)
 	}
+	if !up.CompletedAt.IsZero() {
+		f, err := s.Store.Tenant(tenantID).Files().Get(ctx, up.FileID)
+		return up, f, err
+	}
 	h := sha256.New()
 	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(up.HashState); err != nil {
 		return nil, nil, fmt.Errorf("files: upload %s hash state: %w", up.ID, err)
@@ -316,7 +320,13 @@ func (s *Service) complete(ctx context.Context, tenantID string, up *kanri.Uploa
 		return nil
 	}, func() ([]docstore.Op, error) {
 		fileOp, err := ten.Files().Op(docstore.OpCreate, f)
-		return []docstore.Op{fileOp, {Kind: docstore.OpDelete, ID: up.ID}}, err
+		if err != nil {
+			return nil, err
+		}
+		done := *up
+		done.CompletedAt, done.Blocks, done.HashState = now, nil, nil
+		upOp, err := ten.Uploads().Op(docstore.OpReplace, &done)
+		return []docstore.Op{fileOp, upOp}, err
 	})
 	if kanri.IsCode(err, kanri.ECONFLICT) || kanri.IsCode(err, kanri.ENOTFOUND) {
 		// Completed by another request meanwhile: the file is there.
@@ -344,16 +354,32 @@ func (s *Service) TerminateUpload(ctx context.Context, tenantID, id string) erro
 	if err != nil {
 		return err
 	}
+	if !up.CompletedAt.IsZero() {
+		return kanri.E(kanri.ECONFLICT, "files.upload_completed")
+	}
 	return s.release(ctx, tenantID, up)
 }
 
-// release removes an upload and gives its reservation back.
+// release removes an upload and gives its reservation back; a completed
+// upload holds none and simply goes.
 func (s *Service) release(ctx context.Context, tenantID string, up *kanri.Upload) error {
+	if !up.CompletedAt.IsZero() {
+		return s.Store.Tenant(tenantID).Uploads().Delete(ctx, up.ID, up.ETag)
+	}
+	repo := s.Store.Tenant(tenantID).Uploads()
 	_, err := s.account(ctx, tenantID, func(st *kanri.FileStorage) error {
+		cur, err := repo.Get(ctx, up.ID) // as it stands: a write may have come meanwhile
+		if err != nil {
+			return err
+		}
+		if !cur.CompletedAt.IsZero() {
+			return kanri.E(kanri.ECONFLICT, "files.upload_completed")
+		}
+		up = cur
 		st.Reserved = max(0, st.Reserved-up.Size)
 		return nil
 	}, func() ([]docstore.Op, error) {
-		return []docstore.Op{{Kind: docstore.OpDelete, ID: up.ID}}, nil
+		return []docstore.Op{{Kind: docstore.OpDelete, ID: up.ID, IfMatch: up.ETag}}, nil
 	})
 	if err != nil {
 		return err

@@ -157,6 +157,10 @@ type Upload struct {
 	UploadedBy string `json:"uploadedBy"`
 	CreatedAt  Time   `json:"createdAt"`
 	ExpiresAt  Time   `json:"expiresAt"`
+	// CompletedAt is when the upload became the file FileID. A completed
+	// upload is kept until it expires, so that a client that missed the
+	// last answer learns that it is done rather than starting again.
+	CompletedAt Time `json:"completedAt"`
 }
 
 // UploadLifetime is how long an upload may take before it expires and its
