@@ -63,3 +63,28 @@ func APIKeysPath(tenantID string) string { return "/t/" + tenantID + "/api-keys"
 
 // APIKeyPath is one API key: its usage; its actions are below it.
 func APIKeyPath(tenantID, id string) string { return APIKeysPath(tenantID) + "/" + id }
+
+// FilesPath is the top level of a tenant's files.
+func FilesPath(tenantID string) string { return "/t/" + tenantID + "/files" }
+
+// FolderPath is a folder's page.
+func FolderPath(tenantID, folderID string) string {
+	return FilesPath(tenantID) + "/folders/" + folderID
+}
+
+// FolderPathOrTop is a folder's page, or the top level for "".
+func FolderPathOrTop(tenantID, folderID string) string {
+	if folderID == "" {
+		return FilesPath(tenantID)
+	}
+	return FolderPath(tenantID, folderID)
+}
+
+// FilePath is a file's page.
+func FilePath(tenantID, fileID string) string { return FilesPath(tenantID) + "/" + fileID }
+
+// TrashPath is a tenant's trash.
+func TrashPath(tenantID string) string { return FilesPath(tenantID) + "/trash" }
+
+// UploadsPath is where the console's resumable uploads (tus) go.
+func UploadsPath(tenantID string) string { return "/t/" + tenantID + "/uploads" }

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/static"
 )
@@ -66,6 +67,19 @@ func (s *Server) routes(e *echo.Echo) {
 
 	staff := app.Group("", s.requireGlobalAdmin)
 	t := app.Group("/t/:tenant", s.resolveTenant)
+	fs := t.Group("/files", s.usable(kanri.FileServiceID))
+
+	// Resumable uploads (tus): a session and the CSRF header like the
+	// console, but their own body handling (no console body limit: each
+	// PATCH is bounded by what is left of its upload) and no read or write
+	// deadline but an idle one.
+	up := e.Group("/t/:tenant/uploads", s.requireUser, s.resolveTenant, s.csrf, s.usable(kanri.FileServiceID))
+	up.OPTIONS("", s.uploadOptions, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
+	up.POST("", s.createUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
+	up.GET("/:upload", s.headUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate // HEAD arrives as GET
+	up.PATCH("/:upload", s.patchUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
+	up.DELETE("/:upload", s.deleteUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
+
 	type route struct {
 		g      *echo.Group
 		method string
@@ -134,6 +148,24 @@ func (s *Server) routes(e *echo.Echo) {
 		{t, http.MethodPost, "/api-keys/:id/reactivate", role.APIKeysUpdate, s.reactivateAPIKey},
 		{t, http.MethodPost, "/api-keys/:id/rotate", role.APIKeysUpdate, s.rotateAPIKey},
 		{t, http.MethodPost, "/api-keys/:id/revoke", role.APIKeysDelete, s.revokeAPIKey},
+
+		{fs, http.MethodGet, "", role.FilesRead, s.listFiles},
+		{fs, http.MethodGet, "/trash", role.FilesRead, s.listTrash},
+		{fs, http.MethodPost, "/trash/empty", role.FilesDelete, s.emptyTrash},
+		{fs, http.MethodPost, "/folders", role.FilesCreate, s.createFolder},
+		{fs, http.MethodGet, "/folders/:id", role.FilesRead, s.showFolderPage},
+		{fs, http.MethodPost, "/folders/:id/rename", role.FilesUpdate, s.renameFolder},
+		{fs, http.MethodPost, "/folders/:id/move", role.FilesUpdate, s.moveFolder},
+		{fs, http.MethodPost, "/folders/:id/delete", role.FilesDelete, s.deleteFolder},
+		{fs, http.MethodGet, "/:id", role.FilesRead, s.showFile},
+		{fs, http.MethodPost, "/:id", role.FilesUpdate, s.updateFile},
+		{fs, http.MethodPost, "/:id/move", role.FilesUpdate, s.moveFile},
+		{fs, http.MethodPost, "/:id/delete", role.FilesDelete, s.trashFile},
+		{fs, http.MethodPost, "/:id/restore", role.FilesDelete, s.restoreFile},
+		{fs, http.MethodPost, "/:id/purge", role.FilesDelete, s.purgeFile},
+		{fs, http.MethodGet, "/:id/download", role.FilesRead, s.downloadFile},
+		{fs, http.MethodGet, "/:id/preview", role.FilesRead, s.previewFile},
+		{fs, http.MethodGet, "/:id/thumbnail", role.FilesRead, s.thumbnail},
 
 		{t, http.MethodGet, "/audit", role.AuditRead, s.listAudit},
 		{t, http.MethodGet, "/audit.csv", role.AuditRead, s.streaming(exportTimeout, s.exportAudit)},

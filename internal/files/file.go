@@ -186,7 +186,7 @@ func (s *Service) changeFile(ctx context.Context, tenantID, id string, seen kanr
 	} else if err != nil {
 		return nil, err
 	}
-	s.record(ctx, tenantID, action, kanri.AuditFile, f.ID, f.Title(), before, after)
+	s.audit(ctx, tenantID, action, kanri.AuditFile, f.ID, f.Title(), before, after)
 	return f, nil
 }
 
@@ -247,9 +247,9 @@ func (s *Service) trash(ctx context.Context, tenantID, id string, seen kanri.See
 		f = f2
 	}
 	if in {
-		s.record(ctx, tenantID, "file.delete", kanri.AuditFile, f.ID, f.Title(), map[string]any{"inTrash": false}, map[string]any{"inTrash": true})
+		s.audit(ctx, tenantID, "file.delete", kanri.AuditFile, f.ID, f.Title(), map[string]any{"inTrash": false}, map[string]any{"inTrash": true})
 	} else {
-		s.record(ctx, tenantID, "file.restore", kanri.AuditFile, f.ID, f.Title(), map[string]any{"inTrash": true}, map[string]any{"inTrash": false})
+		s.audit(ctx, tenantID, "file.restore", kanri.AuditFile, f.ID, f.Title(), map[string]any{"inTrash": true}, map[string]any{"inTrash": false})
 	}
 	s.meter.storage(tenantID)
 	return f, nil
@@ -263,7 +263,7 @@ func (s *Service) PurgeFile(ctx context.Context, tenantID, id string) error {
 	if err != nil {
 		return err
 	}
-	s.record(ctx, tenantID, "file.purge", kanri.AuditFile, f.ID, f.Title(), map[string]any{"size": f.Size}, nil)
+	s.audit(ctx, tenantID, "file.purge", kanri.AuditFile, f.ID, f.Title(), map[string]any{"size": f.Size}, nil)
 	return nil
 }
 
@@ -323,7 +323,7 @@ func (s *Service) EmptyTrash(ctx context.Context, tenantID string) (int, error) 
 		}
 	}
 	if n > 0 {
-		s.record(ctx, tenantID, "file.empty_trash", kanri.AuditFile, "trash", "trash", map[string]any{"files": n}, nil)
+		s.audit(ctx, tenantID, "file.empty_trash", kanri.AuditFile, "trash", "trash", map[string]any{"files": n}, nil)
 	}
 	return n, nil
 }

@@ -129,9 +129,9 @@ func (s *Service) account(ctx context.Context, tenantID string, change func(*kan
 	})
 }
 
-// record writes an audit record of a change of a file or folder. Records
+// audit writes an audit record of a change of a file or folder. Records
 // name files and folders; they never hold contents.
-func (s *Service) record(ctx context.Context, tenantID, action, typ, id, name string, before, after map[string]any) {
+func (s *Service) audit(ctx context.Context, tenantID, action, typ, id, name string, before, after map[string]any) {
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: tenantID,
 		Action:   action,

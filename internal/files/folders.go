@@ -83,7 +83,7 @@ func (s *Service) CreateFolder(ctx context.Context, tenantID, parentID, name str
 		return nil, err
 	}
 	f.ETag = res[1].ETag
-	s.record(ctx, tenantID, "folder.create", kanri.AuditFolder, f.ID, f.Path, nil, map[string]any{"name": f.Name, "path": f.Path})
+	s.audit(ctx, tenantID, "folder.create", kanri.AuditFolder, f.ID, f.Path, nil, map[string]any{"name": f.Name, "path": f.Path})
 	return f, nil
 }
 
@@ -187,7 +187,7 @@ func (s *Service) relocate(ctx context.Context, tenantID, id, etag string, where
 	if parentID != oldParent {
 		action = "folder.move"
 	}
-	s.record(ctx, tenantID, action, kanri.AuditFolder, f.ID, f.Path, before, map[string]any{"name": f.Name, "path": f.Path})
+	s.audit(ctx, tenantID, action, kanri.AuditFolder, f.ID, f.Path, before, map[string]any{"name": f.Name, "path": f.Path})
 	return f, nil
 }
 
@@ -297,7 +297,7 @@ func (s *Service) DeleteFolder(ctx context.Context, tenantID, id, etag string, c
 			return err
 		}
 	}
-	s.record(ctx, tenantID, "folder.delete", kanri.AuditFolder, f.ID, f.Path, map[string]any{"path": f.Path, "folders": len(inside), "files": len(files)}, nil)
+	s.audit(ctx, tenantID, "folder.delete", kanri.AuditFolder, f.ID, f.Path, map[string]any{"path": f.Path, "folders": len(inside), "files": len(files)}, nil)
 	return nil
 }
 

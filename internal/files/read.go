@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"hash"
 	"io"
 	"strings"
@@ -15,7 +14,10 @@ import (
 
 // ErrDamaged is the error of a read that found a file's bytes no longer
 // match its checksum.
-var ErrDamaged = errors.New("files: the file's bytes do not match its checksum")
+var ErrDamaged = kanri.E(kanri.EINTERNAL, "files.damaged")
+
+// errBadSeek is the error of a seek Content cannot make.
+var errBadSeek = errors.New("files: bad seek")
 
 // Content is a file's bytes for http.ServeContent: it seeks without
 // reading (each read after a seek opens a range of the blob), and a read
@@ -28,13 +30,18 @@ type Content struct {
 	ctx    context.Context
 	f      *kanri.File
 	name   string
-	off    int64
+	pos    int64
 	r      io.ReadCloser
 	h      hash.Hash // the hash of bytes 0 to hashed, while reads went in order from 0
 	hashed int64
 	sent   int64
 	closed bool
+	failed bool
 }
+
+// Failed reports whether a read failed midway (a damaged file, a blob
+// store that went away): what was sent is incomplete.
+func (c *Content) Failed() bool { return c.failed }
 
 // Open returns the content of a live file, and notes the access (its
 // lastAccessedAt is written later, at most once a minute).
@@ -50,50 +57,58 @@ func (c *Content) Seek(offset int64, whence int) (int64, error) {
 	case io.SeekStart:
 		abs = offset
 	case io.SeekCurrent:
-		abs = c.off + offset
+		abs = c.pos + offset
 	case io.SeekEnd:
 		abs = c.f.Size + offset
 	default:
-		return 0, fmt.Errorf("files: bad whence %d", whence)
+		return 0, errBadSeek
 	}
 	if abs < 0 {
-		return 0, fmt.Errorf("files: negative position %d", abs)
+		return 0, errBadSeek
 	}
-	if abs != c.off {
+	if abs != c.pos {
 		c.closeReader()
-		c.off = abs
+		c.pos = abs
 	}
 	return abs, nil
 }
 
 // Read implements io.Reader.
-func (c *Content) Read(p []byte) (int, error) {
-	if c.off >= c.f.Size {
+func (c *Content) Read(p []byte) (int, error) { return c.next(p) }
+
+// next reads the next bytes of the content into p.
+func (c *Content) next(p []byte) (int, error) {
+	if c.pos >= c.f.Size {
 		return 0, io.EOF
 	}
 	if c.r == nil {
-		r, err := c.s.Blobs.NewRangeReader(c.ctx, c.name, c.off, -1)
+		r, err := c.s.Blobs.NewRangeReader(c.ctx, c.name, c.pos, -1)
 		if err != nil {
+			c.failed = true
 			return 0, err
 		}
 		c.r = r
 	}
-	if c.h != nil && c.off != c.hashed {
+	if c.h != nil && c.pos != c.hashed {
 		c.h = nil // not a whole read in order from the start: nothing to check
 	}
-	n, err := c.r.Read(p)
+	n, err := io.ReadAtLeast(c.r, p, 1)
 	if c.h != nil && n > 0 {
 		c.h.Write(p[:n])
 		c.hashed += int64(n)
-		if c.off+int64(n) >= c.f.Size && !c.matches() {
+		if c.pos+int64(n) >= c.f.Size && !c.matches() {
 			c.s.damaged(c.ctx, c.f)
+			c.failed = true
 			return 0, ErrDamaged
 		}
 	}
-	c.off += int64(n)
+	c.pos += int64(n)
 	c.sent += int64(n)
-	if errors.Is(err, io.EOF) && c.off < c.f.Size {
+	if errors.Is(err, io.EOF) && c.pos < c.f.Size {
 		err = io.ErrUnexpectedEOF // the blob is shorter than its file
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		c.failed = true
 	}
 	return n, err
 }

@@ -340,7 +340,7 @@ func (s *Service) complete(ctx context.Context, tenantID string, up *kanri.Uploa
 	if f, err = ten.Files().Get(ctx, f.ID); err != nil {
 		return nil, err
 	}
-	s.record(ctx, tenantID, "file.upload", kanri.AuditFile, f.ID, f.Name, nil, map[string]any{
+	s.audit(ctx, tenantID, "file.upload", kanri.AuditFile, f.ID, f.Name, nil, map[string]any{
 		"name": f.Name, "size": f.Size, "contentType": f.ContentType, "checksum": f.Checksum, "folderId": folderID,
 	})
 	s.meter.storage(tenantID)

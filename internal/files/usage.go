@@ -2,6 +2,7 @@ package files
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -164,4 +165,4 @@ func (t *toucher) flush(ctx context.Context) {
 }
 
 // errUnchanged stops a Modify that has nothing to write.
-var errUnchanged = kanri.E(kanri.ECONFLICT, "error.unchanged")
+var errUnchanged = errors.New("files: nothing to write")

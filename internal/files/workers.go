@@ -26,7 +26,7 @@ func (s *Service) EmptyOldTrash(ctx context.Context) (int, error) {
 				}
 				continue
 			}
-			s.record(ctx, f.TenantID, "file.purge", kanri.AuditFile, f.ID, f.Title(), map[string]any{"size": f.Size, "reason": "retention"}, nil)
+			s.audit(ctx, f.TenantID, "file.purge", kanri.AuditFile, f.ID, f.Title(), map[string]any{"size": f.Size, "reason": "retention"}, nil)
 			purged++
 		}
 		n += purged
@@ -146,7 +146,7 @@ func (s *Service) dropFile(ctx context.Context, f *kanri.File) error {
 	})
 	if err == nil {
 		s.meter.storage(f.TenantID)
-		s.record(ctx, f.TenantID, "file.lost", kanri.AuditFile, f.ID, f.Title(), map[string]any{"size": f.Size}, nil)
+		s.audit(ctx, f.TenantID, "file.lost", kanri.AuditFile, f.ID, f.Title(), map[string]any{"size": f.Size}, nil)
 	}
 	return err
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
@@ -36,6 +38,8 @@ type Set struct {
 	Keys    *apikey.Service
 	Limiter *apikey.Limiter
 	Usage   *apikey.Recorder
+	// Files are the tenants' files and folders.
+	Files *files.Service
 }
 
 // Options are the settings of the services.
@@ -52,6 +56,8 @@ type Options struct {
 	// UsageFlush is how long a logged API call may wait to be written (0:
 	// the recorder's default).
 	UsageFlush time.Duration
+	// Blobs store the contents of files.
+	Blobs *blob.Bucket
 }
 
 // New builds every service over st. A nil log is slog.Default and a nil
@@ -65,6 +71,7 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.Domains = domain.New(d, domain.NewResolver(o.DNSServer))
 	s.Limiter = apikey.NewLimiter(st, d.Now)
 	s.Usage = apikey.NewRecorder(st, s.Keys, s.Catalog, d.Logger, o.UsageQueue)
+	s.Files = files.New(d, o.Blobs, s.Catalog)
 	if o.UsageFlush > 0 {
 		s.Usage.FlushEvery = o.UsageFlush
 	}

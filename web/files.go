@@ -1,0 +1,479 @@
+package web
+
+import (
+	"cmp"
+	"fmt"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/files"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/views"
+)
+
+// maxShownFolders is how many subfolders a folder's page lists.
+const maxShownFolders = 200
+
+// maxMoveTargets is how many folders a move form offers.
+const maxMoveTargets = 500
+
+// listFiles shows the top level of the tenant's files, or the results of
+// a search (?q=).
+func (s *Server) listFiles(c echo.Context) error { return s.showFolder(c, "") }
+
+// showFolderPage shows one folder.
+func (s *Server) showFolderPage(c echo.Context) error { return s.showFolder(c, c.Param("id")) }
+
+// showFolder renders a folder's page: its breadcrumbs, subfolders, one
+// page of its files in the chosen order, the storage used and the upload
+// zone.
+func (s *Server) showFolder(c echo.Context, folderID string) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	v := views.FolderView{TenantID: t.ID, Query: strings.TrimSpace(c.QueryParam("q")), Errors: views.Errors{}}
+	if folderID != "" {
+		trail, err := s.Files.Ancestors(ctx, t.ID, folderID)
+		if err != nil {
+			return err
+		}
+		v.Trail, v.Folder = trail, trail[len(trail)-1]
+	}
+	path := views.FilesPath(t.ID)
+	if v.Folder != nil {
+		path = views.FolderPath(t.ID, v.Folder.ID)
+	}
+	var err error
+	if v.Query != "" {
+		v.Files, v.Paging, err = listPage(c, path, 50, func(next string, limit int) ([]*kanri.File, string, error) {
+			return s.Files.Search(ctx, t.ID, v.Query, limit, next)
+		})
+	} else {
+		v.Sort, v.Desc = cmp.Or(c.QueryParam("sort"), files.SortName), c.QueryParam("desc") == "1"
+		v.Files, v.Paging, err = listPage(c, path, 50, func(next string, limit int) ([]*kanri.File, string, error) {
+			return s.Files.Files(ctx, t.ID, folderID, files.ListQuery{Sort: v.Sort, Desc: v.Desc, Limit: limit, Next: next})
+		})
+		if err == nil && v.Paging.OnFirst {
+			v.Folders, v.MoreFolders, err = s.Files.Folders(ctx, t.ID, folderID, maxShownFolders, "")
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.storageView(c, &v); err != nil {
+		return err
+	}
+	if v.Folder != nil {
+		if v.Targets, err = s.moveTargets(c); err != nil {
+			return err
+		}
+	}
+	p := s.page(c, "files.title", "files")
+	return showList(c, views.FolderPage(p, v), views.FolderResults(p, v))
+}
+
+// storageView adds the tenant's storage and limits to a page.
+func (s *Server) storageView(c echo.Context, v *views.FolderView) error {
+	ctx := c.Request().Context()
+	st, err := s.Files.Storage(ctx, routeTenant(c).ID)
+	if err != nil {
+		return err
+	}
+	limits, err := s.Files.Limits(ctx, routeTenant(c).ID)
+	if err != nil {
+		return err
+	}
+	v.Storage, v.Limits = st, limits
+	return nil
+}
+
+// moveTargets returns the folders a move form offers, by path.
+func (s *Server) moveTargets(c echo.Context) ([]*kanri.Folder, error) {
+	all, _, err := s.Store.Tenant(routeTenant(c).ID).Folders().Query(c.Request().Context(), docstore.Query{OrderBy: "path", Limit: maxMoveTargets})
+	return all, err
+}
+
+// createFolder makes a folder in the folder the form names (parent).
+func (s *Server) createFolder(c echo.Context) error {
+	t := routeTenant(c)
+	parent := c.FormValue("parent")
+	f, err := s.Files.CreateFolder(c.Request().Context(), t.ID, parent, c.FormValue("name"))
+	if err == nil {
+		return s.done(c, views.FolderPath(t.ID, f.ID), "files.folder_created", f.Name)
+	}
+	if !kanri.IsCode(err, kanri.EINVALID) {
+		return err
+	}
+	return s.folderFormFailed(c, parent, "new", err)
+}
+
+// folderFormFailed shows a folder's page again with a form's input and
+// errors.
+func (s *Server) folderFormFailed(c echo.Context, folderID, form string, err error) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	v := views.FolderView{TenantID: t.ID, Errors: views.Errors(kanri.ErrorFields(err)), FailedForm: form, Input: c.FormValue("name")}
+	if folderID != "" {
+		trail, terr := s.Files.Ancestors(ctx, t.ID, folderID)
+		if terr != nil {
+			return terr
+		}
+		v.Trail, v.Folder = trail, trail[len(trail)-1]
+		if v.Targets, terr = s.moveTargets(c); terr != nil {
+			return terr
+		}
+	}
+	v.Sort = files.SortName
+	var lerr error
+	v.Files, _, lerr = s.Files.Files(ctx, t.ID, folderID, files.ListQuery{Limit: 50})
+	if lerr == nil {
+		v.Folders, v.MoreFolders, lerr = s.Files.Folders(ctx, t.ID, folderID, maxShownFolders, "")
+	}
+	if lerr != nil {
+		return lerr
+	}
+	if serr := s.storageView(c, &v); serr != nil {
+		return serr
+	}
+	v.Paging = views.Paging{Size: 50, Total: -1, OnFirst: true, Path: views.FolderPathOrTop(t.ID, folderID)}
+	return render(c, http.StatusUnprocessableEntity, views.FolderPage(s.page(c, "files.title", "files"), v))
+}
+
+// renameFolder renames a folder as the page showed it.
+func (s *Server) renameFolder(c echo.Context) error {
+	t := routeTenant(c)
+	f, err := s.Files.RenameFolder(c.Request().Context(), t.ID, c.Param("id"), c.FormValue("etag"), c.FormValue("name"))
+	return s.folderChanged(c, f, err, "rename", "files.folder_renamed")
+}
+
+// moveFolder moves a folder into the folder the form names ("" for the
+// top level).
+func (s *Server) moveFolder(c echo.Context) error {
+	t := routeTenant(c)
+	f, err := s.Files.MoveFolder(c.Request().Context(), t.ID, c.Param("id"), c.FormValue("etag"), c.FormValue("target"))
+	return s.folderChanged(c, f, err, "move", "files.folder_moved")
+}
+
+// folderChanged answers a rename or move of a folder.
+func (s *Server) folderChanged(c echo.Context, f *kanri.Folder, err error, form, doneKey string) error {
+	switch {
+	case err == nil:
+		return s.done(c, views.FolderPath(f.TenantID, f.ID), doneKey, f.Path)
+	case kanri.IsCode(err, kanri.ESTALE):
+		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
+	case kanri.IsCode(err, kanri.EINVALID):
+		return s.folderFormFailed(c, c.Param("id"), form, err)
+	}
+	return err
+}
+
+// deleteFolder deletes a folder; one with files only once the person
+// confirmed the number of files that go to the trash with it.
+func (s *Server) deleteFolder(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	f, err := s.Files.Folder(ctx, t.ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	confirmed, _ := strconv.Atoi(c.FormValue("files"))
+	err = s.Files.DeleteFolder(ctx, t.ID, f.ID, c.FormValue("etag"), confirmed)
+	if n, ok := files.FolderNotEmpty(err); ok {
+		trail, terr := s.Files.Ancestors(ctx, t.ID, f.ID)
+		if terr != nil {
+			return terr
+		}
+		return render(c, http.StatusConflict, views.ConfirmFolderDelete(s.page(c, "files.delete_folder", "files"), t.ID, trail, n))
+	}
+	if kanri.IsCode(err, kanri.ESTALE) {
+		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
+	}
+	if err != nil {
+		return err
+	}
+	return s.done(c, views.FolderPathOrTop(t.ID, deref(f.ParentFolderID)), "files.folder_deleted", f.Path)
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// showFile shows a file's details, preview and forms.
+func (s *Server) showFile(c echo.Context) error {
+	return s.showFileWith(c, http.StatusOK, nil, nil)
+}
+
+// showFileWith renders a file's page, with the edit form's input and
+// errors after a failed save.
+func (s *Server) showFileWith(c echo.Context, status int, in *views.FileForm, errs views.Errors) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	f, err := s.Files.File(ctx, t.ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	v := views.FileView{File: f, TenantID: t.ID, Errors: errs}
+	if f.FolderID != nil {
+		if v.Trail, err = s.Files.Ancestors(ctx, t.ID, *f.FolderID); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return err
+		}
+	}
+	if v.Uploader, err = s.Users.Get(ctx, t.ID, f.UploadedBy); err != nil {
+		v.Uploader = nil
+	}
+	if in != nil {
+		v.Input = *in
+	} else {
+		v.Input = views.FileForm{DisplayName: f.DisplayName, Tags: strings.Join(f.Metadata.Tags, ", "), Description: f.Metadata.Description}
+	}
+	if v.Targets, err = s.moveTargets(c); err != nil {
+		return err
+	}
+	v.Preview = previewKind(f)
+	v.Thumbnail = files.Thumbnailable(f)
+	return render(c, status, views.FilePage(s.page(c, "files.file", "files"), v))
+}
+
+// updateFile saves a file's display name, tags and description.
+func (s *Server) updateFile(c echo.Context) error {
+	in := files.FileInput{DisplayName: c.FormValue("displayName"), Tags: c.FormValue("tags"), Description: c.FormValue("description")}
+	t := routeTenant(c)
+	f, err := s.Files.UpdateFile(c.Request().Context(), t.ID, c.Param("id"), seen(c), in)
+	switch {
+	case err == nil:
+		return s.done(c, views.FilePath(t.ID, f.ID), "files.saved", f.Title())
+	case kanri.IsCode(err, kanri.EINVALID):
+		form := views.FileForm(in)
+		return s.showFileWith(c, http.StatusUnprocessableEntity, &form, views.Errors(kanri.ErrorFields(err)))
+	case kanri.IsCode(err, kanri.ESTALE):
+		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
+	}
+	return err
+}
+
+// moveFile moves a file into the folder the form names.
+func (s *Server) moveFile(c echo.Context) error {
+	t := routeTenant(c)
+	f, err := s.Files.MoveFile(c.Request().Context(), t.ID, c.Param("id"), seen(c), c.FormValue("target"))
+	switch {
+	case err == nil:
+		return s.done(c, views.FilePath(t.ID, f.ID), "files.moved", f.Title())
+	case kanri.IsCode(err, kanri.ESTALE):
+		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
+	}
+	return err
+}
+
+// trashFile moves a file to the trash and returns to its folder.
+func (s *Server) trashFile(c echo.Context) error {
+	t := routeTenant(c)
+	ctx := c.Request().Context()
+	f, err := s.Files.TrashFile(ctx, t.ID, c.Param("id"), seen(c))
+	if kanri.IsCode(err, kanri.ESTALE) {
+		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
+	}
+	if err != nil {
+		return err
+	}
+	return s.done(c, views.FolderPathOrTop(t.ID, deref(f.FolderID)), "files.trashed", f.Title())
+}
+
+// restoreFile takes a file out of the trash.
+func (s *Server) restoreFile(c echo.Context) error {
+	t := routeTenant(c)
+	return s.action(c, "files.restored", views.TrashPath(t.ID), func(seen kanri.Seen) (string, error) {
+		f, err := s.Files.RestoreFile(c.Request().Context(), t.ID, c.Param("id"), seen)
+		if err != nil {
+			return "", err
+		}
+		return f.Title(), nil
+	})
+}
+
+// purgeFile deletes a file of the trash for good.
+func (s *Server) purgeFile(c echo.Context) error {
+	t := routeTenant(c)
+	ctx := c.Request().Context()
+	f, err := s.Files.File(ctx, t.ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if err := s.Files.PurgeFile(ctx, t.ID, f.ID); err != nil {
+		return err
+	}
+	return s.done(c, views.TrashPath(t.ID), "files.purged", f.Title())
+}
+
+// listTrash shows the tenant's trash.
+func (s *Server) listTrash(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	v := views.FolderView{TenantID: t.ID}
+	var err error
+	v.Files, v.Paging, err = listPage(c, views.TrashPath(t.ID), 50, func(next string, limit int) ([]*kanri.File, string, error) {
+		return s.Files.Trash(ctx, t.ID, limit, next)
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.storageView(c, &v); err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.TrashPage(s.page(c, "files.trash", "files"), v))
+}
+
+// emptyTrash purges the whole trash.
+func (s *Server) emptyTrash(c echo.Context) error {
+	t := routeTenant(c)
+	n, err := s.Files.EmptyTrash(c.Request().Context(), t.ID)
+	if err != nil {
+		return err
+	}
+	return s.done(c, views.TrashPath(t.ID), "files.trash_emptied", n)
+}
+
+// downloadFile sends a file as an attachment, with ranges and
+// validators; a whole download is checked against the file's checksum as
+// it streams.
+func (s *Server) downloadFile(c echo.Context) error {
+	return s.serveFile(c, false)
+}
+
+// previewFile sends an image, PDF or plain text file for the browser to
+// show, sandboxed; anything else is not previewed.
+func (s *Server) previewFile(c echo.Context) error {
+	return s.serveFile(c, true)
+}
+
+// previewKind says how a file is previewed: "image", "pdf", "text" or ""
+// (not at all).
+func previewKind(f *kanri.File) string {
+	switch {
+	case strings.HasPrefix(f.ContentType, "image/") && files.Thumbnailable(f):
+		return "image"
+	case f.ContentType == "application/pdf":
+		return "pdf"
+	case f.ContentType == "text/plain":
+		return "text"
+	}
+	return ""
+}
+
+// serveFile sends a live file's bytes.
+func (s *Server) serveFile(c echo.Context, inline bool) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	f, err := s.Files.LiveFile(ctx, t.ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if inline && previewKind(f) == "" {
+		return kanri.E(kanri.ENOTFOUND, "files.no_preview")
+	}
+	return s.sendContent(c, f, inline)
+}
+
+// sendContent streams a file with http.ServeContent (Range, If-Range,
+// If-None-Match against the file's checksum as its ETag). The answer is
+// never sniffed or run: nosniff, and a CSP sandbox without scripts.
+func (s *Server) sendContent(c echo.Context, f *kanri.File, inline bool) error {
+	w := c.Response()
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; plugin-types application/pdf")
+	h.Set("Cache-Control", "private, no-cache")
+	h.Set(echo.HeaderContentType, f.ContentType)
+	if f.ContentType == "text/plain" {
+		h.Set(echo.HeaderContentType, "text/plain; charset=utf-8")
+	}
+	disposition := "attachment"
+	if inline {
+		disposition = "inline"
+	}
+	h.Set("Content-Disposition", contentDisposition(disposition, f.Title()))
+	h.Set("ETag", `"`+strings.TrimPrefix(f.Checksum, "sha256:")+`"`)
+	// A large file takes as long as it takes: no write deadline.
+	_ = http.NewResponseController(w.Writer).SetWriteDeadline(time.Time{})
+	content := s.Files.Open(c.Request().Context(), routeTenant(c).ID, f)
+	defer content.Close()
+	http.ServeContent(w.Writer, c.Request(), "", f.UploadedAt.Time, content)
+	if content.Failed() {
+		// The answer is shorter than its Content-Length: end the
+		// connection so that the recipient sees the download failed.
+		panic(http.ErrAbortHandler)
+	}
+	return nil
+}
+
+// contentDisposition returns a Content-Disposition (RFC 6266) naming the
+// file: an ASCII fallback and the exact name in UTF-8 (RFC 5987), so that
+// Japanese names survive.
+func contentDisposition(kind, name string) string {
+	fallback := strings.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' || r == '%' || r == ';' {
+			return '_'
+		}
+		return r
+	}, name)
+	if v := mime.FormatMediaType(kind, map[string]string{"filename": name}); v != "" && !strings.Contains(v, "filename*") {
+		return v
+	}
+	return fmt.Sprintf(`%s; filename="%s"; filename*=UTF-8''%s`, kind, fallback, pathEscapeAll(name))
+}
+
+// pathEscapeAll percent-encodes every byte but RFC 5987's attr-chars.
+func pathEscapeAll(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || strings.IndexByte("!#$&+-.^_`|~", ch) >= 0 {
+			b.WriteByte(ch)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", ch)
+		}
+	}
+	return b.String()
+}
+
+// thumbnail sends an image file's thumbnail, made on first request.
+func (s *Server) thumbnail(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	f, err := s.Files.LiveFile(ctx, t.ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	name, err := s.Files.Thumbnail(ctx, t.ID, f)
+	if err != nil {
+		return err
+	}
+	r, err := s.Files.Blobs.NewRangeReader(ctx, name, 0, -1)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	h := c.Response().Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "private, max-age=86400")
+	return c.Stream(http.StatusOK, files.ThumbnailType(f), r)
+}
+
+// The console's tus routes: the tenant of the path, uploads under it.
+func (s *Server) consoleTus(c echo.Context) tusRoute {
+	t := routeTenant(c)
+	return tusRoute{tenantID: t.ID, base: views.UploadsPath(t.ID)}
+}
+
+func (s *Server) uploadOptions(c echo.Context) error { return s.tusOptions(c, routeTenant(c).ID) }
+func (s *Server) createUpload(c echo.Context) error  { return s.tusCreate(c, s.consoleTus(c)) }
+func (s *Server) headUpload(c echo.Context) error    { return s.tusHead(c, s.consoleTus(c)) }
+func (s *Server) patchUpload(c echo.Context) error   { return s.tusPatch(c, s.consoleTus(c)) }
+func (s *Server) deleteUpload(c echo.Context) error  { return s.tusDelete(c, s.consoleTus(c)) }
