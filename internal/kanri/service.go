@@ -211,11 +211,12 @@ const (
 	// assignment (tenant management, authentication, service settings).
 	AccessIncluded = "included"
 	// AccessAssigned is a service whose features a tenant uses only while
-	// it is assigned (the API and its keys; services the operator adds).
+	// it is assigned (files, the API and its keys; services the operator
+	// adds).
 	AccessAssigned = "assigned"
 	// AccessUnavailable is a built-in service whose features this version
-	// does not have yet (files, messaging, backups): it can be assigned,
-	// but nothing uses it.
+	// does not have yet (messaging, backups): it can be assigned, but
+	// nothing uses it.
 	AccessUnavailable = "unavailable"
 )
 
@@ -225,7 +226,7 @@ func ServiceAccess(serviceID string) string {
 	switch serviceID {
 	case TenantManagementID, AuthServiceID, ServiceSettingID:
 		return AccessIncluded
-	case FileServiceID, MessagingServiceID, BackupServiceID:
+	case MessagingServiceID, BackupServiceID:
 		return AccessUnavailable
 	default:
 		return AccessAssigned

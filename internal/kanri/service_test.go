@@ -8,7 +8,7 @@ func TestServiceAccess(t *testing.T) {
 		{AuthServiceID, AccessIncluded},
 		{ServiceSettingID, AccessIncluded},
 		{APIServiceID, AccessAssigned},
-		{FileServiceID, AccessUnavailable},
+		{FileServiceID, AccessAssigned},
 		{MessagingServiceID, AccessUnavailable},
 		{BackupServiceID, AccessUnavailable},
 		{"crm-service", AccessAssigned}, // one the operator added
