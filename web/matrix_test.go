@@ -15,6 +15,7 @@ import (
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 )
@@ -130,10 +131,13 @@ func TestPermissionMatrix(t *testing.T) {
 			}
 			c := clients[p.name]
 			var resp *http.Response
-			if r.Method == http.MethodGet {
+			switch r.Method {
+			case http.MethodGet:
 				resp, _ = c.get(path)
-			} else {
+			case http.MethodPost:
 				resp, _ = c.post(path, form)
+			default: // the tus routes of uploads
+				resp, _ = c.send(r.Method, path, nil, http.Header{"Tus-Resumable": {"1.0.0"}})
 			}
 			got := "allowed"
 			switch {
@@ -185,7 +189,18 @@ func (e *env) target(t *testing.T, path string) (string, url.Values) {
 			}
 		}
 	}
-	r := strings.NewReplacer(":tenant", e.acme.ID, ":service", svc, ":role", "admin")
+	upload := ""
+	if strings.HasPrefix(path, "/t/:tenant/files") || strings.HasPrefix(path, "/t/:tenant/uploads") {
+		e.assignFiles(t, e.acme.ID)
+		if strings.Contains(path, ":upload") {
+			up, err := e.files.CreateUpload(ctx, e.acme.ID, files.UploadInput{Name: fmt.Sprintf("u%d.txt", n), Size: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			upload = up.ID
+		}
+	}
+	r := strings.NewReplacer(":tenant", e.acme.ID, ":service", svc, ":role", "admin", ":upload", upload)
 	if strings.Contains(path, ":id") {
 		id := ""
 		if strings.HasPrefix(path, "/services/") {
@@ -203,6 +218,20 @@ func (e *env) target(t *testing.T, path string) (string, url.Values) {
 			}
 			e.dns.Set(domain.RecordName(d.Domain), d.VerificationToken)
 			id = d.ID
+		} else if strings.HasPrefix(path, "/t/:tenant/files/folders/") {
+			f, err := e.files.CreateFolder(ctx, e.acme.ID, "", fmt.Sprintf("folder%d", n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = f.ID
+		} else if strings.HasPrefix(path, "/t/:tenant/files/") {
+			f := e.uploadFile(t, e.acme.ID, "", fmt.Sprintf("f%d.png", n), pngImage(t, 4, 3))
+			if strings.HasSuffix(path, "/restore") || strings.HasSuffix(path, "/purge") {
+				if _, err := e.files.TrashFile(ctx, e.acme.ID, f.ID, kanri.Seen{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			id = f.ID
 		} else if strings.HasPrefix(path, "/tenants/") {
 			ten, err := e.tenants.Create(ctx, kanri.TenantInput{Name: fmt.Sprintf("matrix%d", n), DisplayName: "M", Plan: kanri.PlanFree, MaxUsers: 5})
 			if err != nil {

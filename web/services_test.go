@@ -143,16 +143,15 @@ func TestTenantServicePages(t *testing.T) {
 	resp, _ = admin.post(base+"/file-service/reactivate", nil)
 	wantStatus(t, "tenant admin reactivates", resp, http.StatusForbidden)
 
-	// The file service's features do not exist yet: its page says so
-	// rather than charting usage (recorded usage stays for the operator).
+	// The file service's page charts its usage.
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
 	if err := e.catalog.AddUsage(ctx, e.acme.ID, kanri.FileServiceID, map[string]int64{kanri.MetricAPICalls: 42, kanri.MetricBandwidth: 3 << 20}); err != nil {
 		t.Fatal(err)
 	}
 	period := kanri.Period(e.clock.Now())
 	_, body = admin.get(base + "/file-service")
-	if !strings.Contains(body, `data-testid="service-not-available"`) || strings.Contains(body, `data-testid="chart"`) {
-		t.Error("the file service's page does not say that it is not available yet, or charts it")
+	if strings.Contains(body, `data-testid="service-not-available"`) || !strings.Contains(body, `data-testid="chart"`) {
+		t.Error("the file service's page says it is not available, or does not chart its usage")
 	}
 
 	// globex sees nothing of acme's: not the page, not the usage.
@@ -264,7 +263,7 @@ func TestServicesSayWhatIsTrue(t *testing.T) {
 	}
 	_, body := e.client(t).signIn("privileged", adminEmail).get(base)
 	for id, want := range map[string]string{
-		kanri.FileServiceID:      "not available yet",
+		kanri.FileServiceID:      "available while assigned",
 		kanri.MessagingServiceID: "not available yet",
 		kanri.BackupServiceID:    "not available yet",
 		kanri.APIServiceID:       "available while assigned",

@@ -22,7 +22,10 @@ import (
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/disk"
+	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/domain"
@@ -66,6 +69,7 @@ type env struct {
 	domains   *domain.Service
 	keys      *apikey.Service
 	usage     *apikey.Recorder
+	files     *files.Service
 	dns       *dnstest.Server
 	clock     *clock
 	acme      *kanri.Tenant
@@ -96,7 +100,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 	clk := &clock{t: time.Now()}
 	dns := dnstest.Start(t)
 	svcs := services.New(store.New(faults, nil), slog.New(slog.DiscardHandler), clk.Now, services.Options{
-		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, DNSServer: dns.Addr, UsageQueue: 1000,
+		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, DNSServer: dns.Addr, UsageQueue: 1000, Blobs: openBlobs(t),
 	})
 	st, ts, roles, us := svcs.Deps.Store, svcs.Tenants, svcs.Roles, svcs.Users
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
@@ -107,7 +111,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 		t.Fatal(err)
 	}
 	e := &env{st: st, faults: faults, calls: calls, tenants: ts, users: us, roles: roles, catalog: svcs.Catalog, clock: clk, dns: dns,
-		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage}
+		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files}
 	e.domains.Timeout = 300 * time.Millisecond
 	for _, name := range []string{"acme", "globex"} {
 		ten, err := ts.Create(ctx, kanri.TenantInput{Name: name, DisplayName: name, Plan: kanri.PlanStandard, MaxUsers: 1000})
@@ -137,6 +141,16 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 	e.srv = httptest.NewServer(handler)
 	t.Cleanup(e.srv.Close)
 	return e
+}
+
+// openBlobs opens a local blob store in a temporary directory.
+func openBlobs(t testing.TB) *blob.Bucket {
+	t.Helper()
+	d, err := disk.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return blob.New(d)
 }
 
 // client is a browser-like client with its own cookies.
@@ -182,6 +196,27 @@ func (c *client) post(path string, form url.Values) (*http.Response, string) {
 		form.Set("_csrf", c.csrf)
 	}
 	resp, err := c.http.PostForm(c.e.srv.URL+path, form)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// send makes a request with the given method and headers, with the
+// client's CSRF token as its header (as scripts send it).
+func (c *client) send(method, path string, body io.Reader, h http.Header) (*http.Response, string) {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.e.srv.URL+path, body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for k, vs := range h {
+		req.Header[k] = vs
+	}
+	req.Header.Set("X-CSRF-Token", c.csrf)
+	resp, err := c.http.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}

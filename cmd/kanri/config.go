@@ -46,6 +46,9 @@ type Config struct {
 	// UsageFlush is how long an API call may wait to be written to the
 	// usage log.
 	UsageFlush time.Duration
+	// BlobDir is the directory of the local blob store (file contents);
+	// <data dir>/blobs when empty.
+	BlobDir string
 	// DebugAddr, when set, serves the Go profiler (net/http/pprof) on its
 	// own listener; keep it on a loopback or private address.
 	DebugAddr string
@@ -95,6 +98,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"dns-server", "KANRI_DNS_SERVER", "", "DNS server (host or host:port) that domain verification asks; the system's resolver when empty", &cfg.DNSServer},
 		{"domain-recheck-interval", "KANRI_DOMAIN_RECHECK_INTERVAL", "6h", "how often the TXT records of verified domains are looked up again; 0 turns it off", &domainRecheck},
 		{"api-usage-flush", "KANRI_API_USAGE_FLUSH", "1s", "how long an API call may wait before the usage log writes it (calls are written in batches off the request path)", &usageFlush},
+		{"blob-dir", "KANRI_BLOB_DIR", "", "directory of the file contents (the local blob store); <data-dir>/blobs when empty", &cfg.BlobDir},
 		{"debug-addr", "KANRI_DEBUG_ADDR", "", "address of the Go profiler (/debug/pprof/), e.g. 127.0.0.1:6060; off when empty. Never expose it publicly", &cfg.DebugAddr},
 		{"repair-grace", "KANRI_REPAIR_GRACE", "2m", "how old a pending user-count change must be before the repair after a crash settles it", &repairGrace},
 	}

@@ -26,6 +26,10 @@ import (
 // counted as lost.
 const usageQueue = 10_000
 
+// fileCleanupInterval is how often expired uploads, old trash and orphans
+// are looked for.
+const fileCleanupInterval = time.Hour
+
 // repairInterval is how often pending user-count changes are looked for.
 const repairInterval = time.Minute
 
@@ -33,8 +37,13 @@ const repairInterval = time.Minute
 // the operator's tenant on the first start, and returns the workers the
 // services need.
 func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (http.Handler, []worker, error) {
+	blobs, err := openBlobs(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
 	svcs := services.New(st, log, nil, services.Options{
 		Hasher: auth.Hasher{Cost: cfg.BcryptCost}, DNSServer: cfg.DNSServer, UsageQueue: usageQueue, UsageFlush: cfg.UsageFlush,
+		Blobs: blobs,
 	})
 	tenants, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if n, err := roles.Seed(ctx); err != nil {
@@ -92,9 +101,13 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	// The usage log writes what is queued when it stops, after the HTTP
 	// server has drained.
 	usageLog := worker{"API usage log", svcs.Usage.Run}
+	fileUsage := worker{"file usage and access times", svcs.Files.Run}
+	fileCleanup := worker{"file cleanups", func(ctx context.Context) error {
+		return svcs.Files.RunWorkers(ctx, fileCleanupInterval)
+	}}
 	return web.New(web.Config{
 		Deps: svcs.Deps, Services: *svcs, SessionSecret: secret,
-	}), []worker{repair, health, recheck, usageLog}, nil
+	}), []worker{repair, health, recheck, usageLog, fileUsage, fileCleanup}, nil
 }
 
 // sessionSecret returns the secret of the session cookie: from
