@@ -3,9 +3,16 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"image"
 	"image/color"
 	"image/png"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kanri/kanri/internal/audit"
@@ -55,4 +62,214 @@ func pngImage(t testing.TB, w, h int) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// tus sends a tus request as the client (with the CSRF header).
+func (c *client) tus(method, path string, body []byte, h http.Header) (*http.Response, string) {
+	c.t.Helper()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Tus-Resumable", "1.0.0")
+	return c.send(method, path, bytes.NewReader(body), h)
+}
+
+func meta(kv ...string) string {
+	var parts []string
+	for i := 0; i+1 < len(kv); i += 2 {
+		parts = append(parts, kv[i]+" "+base64.StdEncoding.EncodeToString([]byte(kv[i+1])))
+	}
+	return strings.Join(parts, ",")
+}
+
+func TestUploadsSpeakTusAndDownloadsAreSafe(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	c := e.client(t).signIn("acme", "admin")
+	base := "/t/" + e.acme.ID
+	c.get(base + "/files")
+
+	resp, _ := c.send(http.MethodOptions, base+"/uploads", nil, nil)
+	if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Tus-Version") != "1.0.0" || !strings.Contains(resp.Header.Get("Tus-Extension"), "creation") || resp.Header.Get("Tus-Max-Size") == "" {
+		t.Fatalf("OPTIONS: %d %v", resp.StatusCode, resp.Header)
+	}
+	resp, _ = c.send(http.MethodPost, base+"/uploads", nil, http.Header{"Upload-Length": {"10"}})
+	wantStatus(t, "a request without Tus-Resumable", resp, http.StatusPreconditionFailed)
+
+	data := bytes.Repeat([]byte("kanri-"), 1000) // 6000 bytes
+	name := "報告書 2026.txt"
+	resp, _ = c.tus(http.MethodPost, base+"/uploads", nil, http.Header{"Upload-Length": {strconv.Itoa(len(data))}, "Upload-Metadata": {meta("filename", name, "filetype", "text/plain")}})
+	wantStatus(t, "create", resp, http.StatusCreated)
+	loc := resp.Header.Get("Location")
+	if !strings.HasPrefix(loc, base+"/uploads/upload_") || resp.Header.Get("Upload-Expires") == "" {
+		t.Fatalf("Location %q, Upload-Expires %q", loc, resp.Header.Get("Upload-Expires"))
+	}
+	resp, _ = c.tus(http.MethodHead, loc, nil, nil)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Upload-Offset") != "0" || resp.Header.Get("Upload-Length") != "6000" || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("HEAD: %d %v", resp.StatusCode, resp.Header)
+	}
+	part := http.Header{"Content-Type": {"application/offset+octet-stream"}, "Upload-Offset": {"0"}}
+	resp, _ = c.tus(http.MethodPatch, loc, data[:2500], http.Header{"Content-Type": {"text/plain"}, "Upload-Offset": {"0"}})
+	wantStatus(t, "PATCH of another type", resp, http.StatusUnsupportedMediaType)
+	resp, _ = c.tus(http.MethodPatch, loc, data[:2500], part)
+	if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Upload-Offset") != "2500" {
+		t.Fatalf("first part: %d, offset %q", resp.StatusCode, resp.Header.Get("Upload-Offset"))
+	}
+	resp, _ = c.tus(http.MethodPatch, loc, data[:100], part) // offset 0 again
+	if resp.StatusCode != http.StatusConflict || resp.Header.Get("Upload-Offset") != "2500" {
+		t.Errorf("a part at the wrong offset: %d, offset %q", resp.StatusCode, resp.Header.Get("Upload-Offset"))
+	}
+	sum := sha256.Sum256([]byte("not these bytes"))
+	resp, _ = c.tus(http.MethodPatch, loc, data[2500:], http.Header{"Content-Type": {"application/offset+octet-stream"}, "Upload-Offset": {"2500"}, "Upload-Checksum": {"sha256 " + base64.StdEncoding.EncodeToString(sum[:])}})
+	wantStatus(t, "a part with a wrong checksum", resp, 460)
+	resp, _ = c.tus(http.MethodPatch, loc, data[2500:], http.Header{"Content-Type": {"application/offset+octet-stream"}, "Upload-Offset": {"2500"}})
+	fileID := resp.Header.Get("Kanri-File-Id")
+	if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Upload-Offset") != "6000" || fileID == "" {
+		t.Fatalf("last part: %d %v", resp.StatusCode, resp.Header)
+	}
+	resp, _ = c.tus(http.MethodHead, loc, nil, nil)
+	if resp.Header.Get("Upload-Offset") != "6000" || resp.Header.Get("Kanri-File-Id") != fileID {
+		t.Errorf("HEAD of a completed upload: %v", resp.Header)
+	}
+	resp, _ = c.tus(http.MethodDelete, loc, nil, nil)
+	wantStatus(t, "DELETE of a completed upload", resp, http.StatusConflict)
+
+	// The download: whole, with its name kept, never sniffed or run.
+	resp, body := c.get(base + "/files/" + fileID + "/download")
+	wantStatus(t, "download", resp, http.StatusOK)
+	if body != string(data) {
+		t.Fatalf("downloaded %d bytes, not the %d uploaded", len(body), len(data))
+	}
+	h := resp.Header
+	if cd := h.Get("Content-Disposition"); !strings.HasPrefix(cd, "attachment;") || !strings.Contains(cd, "filename*=UTF-8''%E5%A0%B1%E5%91%8A%E6%9B%B8%202026.txt") {
+		t.Errorf("Content-Disposition %q", cd)
+	}
+	if h.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(h.Get("Content-Security-Policy"), "sandbox") {
+		t.Errorf("download headers %v", h)
+	}
+	etag := h.Get("ETag")
+	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+base+"/files/"+fileID+"/download", nil)
+	req.Header.Set("Range", "bytes=6-11")
+	rr, err := c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(rr.Body)
+	rr.Body.Close()
+	if rr.StatusCode != http.StatusPartialContent || string(got) != "kanri-" {
+		t.Errorf("range: %d %q", rr.StatusCode, got)
+	}
+	req, _ = http.NewRequest(http.MethodGet, e.srv.URL+base+"/files/"+fileID+"/download", nil)
+	req.Header.Set("If-None-Match", etag)
+	rr, err = c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr.Body.Close()
+	wantStatus(t, "a download the client has", rr, http.StatusNotModified)
+
+	// The quota: refused before any byte, with the message.
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
+	a, _ := e.catalog.Assignment(ctx, e.acme.ID, kanri.FileServiceID)
+	if _, err := e.catalog.UpdateAssignment(ctx, e.acme.ID, kanri.FileServiceID, a.ETag, kanri.AssignmentInput{ServiceID: kanri.FileServiceID, Config: map[string]string{"maxFileSize": "5KB", "maxStorage": "1MB"}}); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = c.tus(http.MethodPost, base+"/uploads", nil, http.Header{"Upload-Length": {"6000"}, "Upload-Metadata": {meta("filename", "big.bin")}})
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "big.bin is 5.9 KB, larger than the largest file allowed (5 KB)") {
+		t.Errorf("over the largest size: %d %q", resp.StatusCode, body)
+	}
+
+	// A thumbnail of an image; no preview of what is not previewable.
+	img := e.uploadFile(t, e.acme.ID, "", "pic.png", pngImage(t, 600, 300))
+	resp, body = c.get(base + "/files/" + img.ID + "/thumbnail")
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("thumbnail: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if cfg, err := png.DecodeConfig(strings.NewReader(body)); err != nil || cfg.Width != 256 || cfg.Height != 128 {
+		t.Errorf("thumbnail %dx%d (%v), want 256x128", cfg.Width, cfg.Height, err)
+	}
+	bin := e.uploadFile(t, e.acme.ID, "", "x.bin", []byte{0, 1, 2, 3})
+	resp, _ = c.get(base + "/files/" + bin.ID + "/preview")
+	wantStatus(t, "preview of a binary file", resp, http.StatusNotFound)
+}
+
+func TestAnotherTenantsFilesAnswer404(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: e.globex.ID})
+	folder, err := e.files.CreateFolder(ctx, e.globex.ID, "", "Secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := e.uploadFile(t, e.globex.ID, folder.ID, "plan.txt", []byte("globex's plan"))
+	gone := e.uploadFile(t, e.globex.ID, "", "old.txt", []byte("old"))
+	if _, err := e.files.TrashFile(ctx, e.globex.ID, gone.ID, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	up, err := e.files.CreateUpload(ctx, e.globex.ID, files.UploadInput{Name: "u.txt", Size: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.client(t).signIn("acme", "admin")
+	c.get("/t/" + e.acme.ID + "/files")
+	checked := 0
+	for _, r := range e.routes() {
+		if !strings.HasPrefix(r.Path, "/t/:tenant/files/") && !strings.HasPrefix(r.Path, "/t/:tenant/uploads/") {
+			continue
+		}
+		id := file.ID
+		switch {
+		case strings.Contains(r.Path, "/folders/:id"):
+			id = folder.ID
+		case strings.HasSuffix(r.Path, "/restore") || strings.HasSuffix(r.Path, "/purge"):
+			id = gone.ID
+		}
+		if !strings.Contains(r.Path, ":id") && !strings.Contains(r.Path, ":upload") {
+			continue
+		}
+		// Globex's ids, under acme's path and under globex's.
+		for _, tenantID := range []string{e.acme.ID, e.globex.ID} {
+			path := strings.NewReplacer(":tenant", tenantID, ":id", id, ":upload", up.ID).Replace(r.Path)
+			var resp *http.Response
+			switch r.Method {
+			case http.MethodGet:
+				resp, _ = c.get(path)
+				if strings.HasPrefix(r.Path, "/t/:tenant/uploads/") {
+					resp, _ = c.tus(http.MethodHead, path, nil, nil)
+				}
+			case http.MethodPost:
+				resp, _ = c.post(path, url.Values{"name": {"hacked"}, "displayName": {"hacked"}, "files": {"1"}, "target": {""}})
+			default:
+				resp, _ = c.tus(r.Method, path, []byte("0123456789"), http.Header{"Content-Type": {"application/offset+octet-stream"}, "Upload-Offset": {"0"}})
+			}
+			if resp.StatusCode != http.StatusNotFound {
+				t.Errorf("%s %s as acme's admin: %d, want 404", r.Method, path, resp.StatusCode)
+			}
+			checked++
+		}
+	}
+	if checked < 30 {
+		t.Errorf("checked %d requests; the files routes look incomplete", checked)
+	}
+	// Nothing of globex's changed.
+	f, err := e.files.File(ctx, e.globex.ID, file.ID)
+	if err != nil || f.DisplayName != "" || f.InTrash() || deref(f.FolderID) != folder.ID {
+		t.Errorf("globex's file changed: %+v, %v", f, err)
+	}
+	if g, err := e.files.File(ctx, e.globex.ID, gone.ID); err != nil || !g.InTrash() {
+		t.Errorf("globex's trashed file changed: %+v, %v", g, err)
+	}
+	if fo, err := e.files.Folder(ctx, e.globex.ID, folder.ID); err != nil || fo.Name != "Secret" {
+		t.Errorf("globex's folder changed: %+v, %v", fo, err)
+	}
+	if u, err := e.files.Upload(ctx, e.globex.ID, up.ID); err != nil || u.Offset != 0 {
+		t.Errorf("globex's upload changed: %+v, %v", u, err)
+	}
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }

@@ -212,10 +212,10 @@ func (c *client) send(method, path string, body io.Reader, h http.Header) (*http
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	for k, vs := range h {
-		req.Header[k] = vs
-	}
 	req.Header.Set("X-CSRF-Token", c.csrf)
+	for k, vs := range h {
+		req.Header[k] = vs // a test's own token (or none) included
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
