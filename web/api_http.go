@@ -79,7 +79,7 @@ func nextPageURL(c echo.Context, next string) string {
 // or is "*" (RFC 9110 §13.1.2: the weak comparison, W/ ignored).
 func notModified(c echo.Context, status int, tag string) bool {
 	h := c.Request().Header.Get("If-None-Match")
-	if c.Request().Method != http.MethodGet || status != http.StatusOK || h == "" {
+	if !reads(c) || status != http.StatusOK || h == "" {
 		return false
 	}
 	for _, t := range strings.Split(h, ",") {

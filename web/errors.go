@@ -125,7 +125,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		// "Please sign in", or "your session has ended" to someone whose
 		// session did; a page asked for is where sign-in leads.
 		login := "/login"
-		if c.Request().Method == http.MethodGet && !isHTMX(c) {
+		if reads(c) && !isHTMX(c) {
 			s.flash(c, "info", message(ctx, err, "login.required"))
 			if next := nextPath(c.Request().URL.RequestURI()); next != "" {
 				login += "?next=" + url.QueryEscape(next)
@@ -140,7 +140,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	case code == kanri.EINTERNAL:
 		s.Logger.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
 		s.errorPage(c, http.StatusInternalServerError, "error.internal", i18n.T(ctx, "error.internal_body", reqID(c)))
-	case c.Request().Method != http.MethodGet && (code == kanri.ECONFLICT || code == kanri.ESTALE || code == kanri.EINVALID || code == kanri.EBUSY):
+	case !reads(c) && (code == kanri.ECONFLICT || code == kanri.ESTALE || code == kanri.EINVALID || code == kanri.EBUSY):
 		// An action that could not be done: say why on the page it came from.
 		s.flash(c, "error", message(ctx, err, "error.title"))
 		s.respondRedirect(c, backTo(c, "/"))

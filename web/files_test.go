@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -148,6 +149,17 @@ func TestUploadsSpeakTusAndDownloadsAreSafe(t *testing.T) {
 		t.Errorf("download headers %v", h)
 	}
 	etag := h.Get("ETag")
+	// HEAD tells the length without the bytes, and the connection stays
+	// usable for the next request (it once looked cut short to the server,
+	// which closed it under the client).
+	for range 3 {
+		resp, body = c.send(http.MethodHead, base+"/files/"+fileID+"/download", nil, nil)
+		if resp.StatusCode != http.StatusOK || resp.ContentLength != int64(len(data)) || body != "" {
+			t.Fatalf("HEAD of a download: %d, length %d, %d bytes", resp.StatusCode, resp.ContentLength, len(body))
+		}
+		resp, _ = c.post(base+"/files/folders", url.Values{"name": {"after-head-" + strconv.Itoa(rand.IntN(1e9))}})
+		wantStatus(t, "a POST after a HEAD", resp, http.StatusSeeOther)
+	}
 	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+base+"/files/"+fileID+"/download", nil)
 	req.Header.Set("Range", "bytes=6-11")
 	rr, err := c.http.Do(req)

@@ -6,15 +6,32 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
+// ctxHead marks a HEAD request routed as a GET.
+const ctxHead = "head"
+
 // headAsGet answers HEAD as GET (RFC 9110 §9.3.2): before routing, the
 // request becomes a GET (Echo routes the request the server holds, so it
 // is changed in place), and its answer's status and headers are sent
-// without its body.
+// without its body. headRestored makes it a HEAD again once routed.
 func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if req := c.Request(); req.Method == http.MethodHead {
 			req.Method = http.MethodGet
+			c.Set(ctxHead, true)
 			c.Response().Writer = headWriter{c.Response().Writer}
+		}
+		return next(c)
+	}
+}
+
+// headRestored gives a HEAD request routed as a GET its method back, the
+// first thing after routing: the server must know it answers a HEAD, or
+// an answer whose Content-Length is declared (a download, a page) would
+// look cut short to it, and it would close a connection the client keeps.
+func headRestored(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if head, _ := c.Get(ctxHead).(bool); head {
+			c.Request().Method = http.MethodHead
 		}
 		return next(c)
 	}
@@ -27,3 +44,9 @@ func (w headWriter) Write(b []byte) (int, error) { return len(b), nil }
 
 // Unwrap returns the writer underneath, for http.ResponseController.
 func (w headWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// reads reports whether the request only reads: a GET, or a HEAD.
+func reads(c echo.Context) bool {
+	m := c.Request().Method
+	return m == http.MethodGet || m == http.MethodHead
+}

@@ -38,7 +38,7 @@ func render(c echo.Context, status int, comp templ.Component) error {
 	if err := comp.Render(c.Request().Context(), buf); err != nil {
 		return err
 	}
-	if isHTMX(c) && c.Request().Method == http.MethodGet && status < 300 {
+	if isHTMX(c) && reads(c) && status < 300 {
 		// A part of a page replaced in place: the message of the action
 		// before goes.
 		if err := views.FlashCleared().Render(c.Request().Context(), buf); err != nil {

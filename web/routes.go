@@ -32,7 +32,7 @@ const exportTimeout = 10 * time.Minute
 func (s *Server) routes(e *echo.Echo) {
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.Pre(headAsGet)
-	e.Use(middleware.Recover(), secureHeaders, s.requestContext)
+	e.Use(headRestored, middleware.Recover(), secureHeaders, s.requestContext)
 
 	e.GET("/healthz", s.healthz).Name = public
 	e.GET("/readyz", s.readyz).Name = public
