@@ -48,19 +48,18 @@ func (s *suite) serviceSteps(t *testing.T) {
 			s.absent(t, s.alice, id)
 		}
 		// Services every organisation has read "Included", and the page
-		// says which service gates what; the file service, whose features
-		// do not exist yet, says so instead of charting nothing.
+		// says which service gates what: the file service's features are
+		// available while it is assigned, and its page charts its usage.
 		for _, id := range []string{"tenant-management", "auth-service"} {
 			if err := s.expect.Locator(s.alice.tid("tenant-service-" + id).GetByTestId("assignment-status")).ToHaveText("Included"); err != nil {
 				t.Errorf("%s does not read Included: %v", id, err)
 			}
 		}
 		s.containsText(t, s.alice, "services-gates", "API keys and the API need the API usage service assigned")
-		s.containsText(t, s.alice, "tenant-service-file-service", "not available yet")
+		s.containsText(t, s.alice, "tenant-service-file-service", "available while assigned")
 		s.click(t, s.alice, "service-usage-file-service")
 		s.atPath(t, s.alice, servicesPath+"/file-service")
-		s.containsText(t, s.alice, "service-not-available", "not available yet")
-		s.absent(t, s.alice, "chart")
+		s.absent(t, s.alice, "service-not-available")
 		s.open(t, s.alice, servicesPath+"/file-service/edit", 403)
 		s.open(t, s.alice, "/services", 404)
 	})
