@@ -46,9 +46,13 @@ type Config struct {
 	// UsageFlush is how long an API call may wait to be written to the
 	// usage log.
 	UsageFlush time.Duration
-	// BlobDir is the directory of the local blob store (file contents);
-	// <data dir>/blobs when empty.
+	// Blob is the blob store of file contents: BlobLocal or BlobAzure.
+	Blob string
+	// BlobDir is the directory of the local blob store; <data dir>/blobs
+	// when empty.
 	BlobDir string
+	// Azure is the Azure Blob Storage account of KANRI_BLOB=azure.
+	Azure AzureConfig
 	// DebugAddr, when set, serves the Go profiler (net/http/pprof) on its
 	// own listener; keep it on a loopback or private address.
 	DebugAddr string
@@ -61,6 +65,21 @@ type CosmosConfig struct {
 	Database           string
 	InsecureSkipVerify bool
 }
+
+// AzureConfig names an Azure Blob Storage account and container: a
+// connection string, or an endpoint with an account name and key.
+type AzureConfig struct {
+	ConnectionString string
+	Endpoint         string
+	Account, Key     string
+	Container        string
+}
+
+// Blob store backends.
+const (
+	BlobLocal = "local"
+	BlobAzure = "azure"
+)
 
 // Store backends.
 const (
@@ -98,7 +117,13 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"dns-server", "KANRI_DNS_SERVER", "", "DNS server (host or host:port) that domain verification asks; the system's resolver when empty", &cfg.DNSServer},
 		{"domain-recheck-interval", "KANRI_DOMAIN_RECHECK_INTERVAL", "6h", "how often the TXT records of verified domains are looked up again; 0 turns it off", &domainRecheck},
 		{"api-usage-flush", "KANRI_API_USAGE_FLUSH", "1s", "how long an API call may wait before the usage log writes it (calls are written in batches off the request path)", &usageFlush},
+		{"blob", "KANRI_BLOB", BlobLocal, "blob store of file contents: local (a directory) or azure (Azure Blob Storage)", &cfg.Blob},
 		{"blob-dir", "KANRI_BLOB_DIR", "", "directory of the file contents (the local blob store); <data-dir>/blobs when empty", &cfg.BlobDir},
+		{"azure-storage-connection-string", "KANRI_AZURE_STORAGE_CONNECTION_STRING", "", "Azure Storage connection string of KANRI_BLOB=azure (prefer the environment variable); or give the endpoint, account and key", &cfg.Azure.ConnectionString},
+		{"azure-storage-endpoint", "KANRI_AZURE_STORAGE_ENDPOINT", "", "blob endpoint of the Azure Storage account, e.g. https://ACCOUNT.blob.core.windows.net/", &cfg.Azure.Endpoint},
+		{"azure-storage-account", "KANRI_AZURE_STORAGE_ACCOUNT", "", "name of the Azure Storage account", &cfg.Azure.Account},
+		{"azure-storage-key", "KANRI_AZURE_STORAGE_KEY", "", "shared key of the Azure Storage account (prefer the environment variable)", &cfg.Azure.Key},
+		{"azure-storage-container", "KANRI_AZURE_STORAGE_CONTAINER", "kanri", "container of Kanri's blobs; created if missing", &cfg.Azure.Container},
 		{"debug-addr", "KANRI_DEBUG_ADDR", "", "address of the Go profiler (/debug/pprof/), e.g. 127.0.0.1:6060; off when empty. Never expose it publicly", &cfg.DebugAddr},
 		{"repair-grace", "KANRI_REPAIR_GRACE", "2m", "how old a pending user-count change must be before the repair after a crash settles it", &repairGrace},
 	}
@@ -129,6 +154,16 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		}
 	default:
 		errs = append(errs, fmt.Errorf("unknown store %q: use %q or %q", cfg.Store, StoreEmbedded, StoreCosmos))
+	}
+	switch cfg.Blob {
+	case BlobLocal:
+	case BlobAzure:
+		a := cfg.Azure
+		if a.ConnectionString == "" && (a.Endpoint == "" || a.Account == "" || a.Key == "") {
+			errs = append(errs, errors.New("KANRI_BLOB=azure needs KANRI_AZURE_STORAGE_CONNECTION_STRING, or KANRI_AZURE_STORAGE_ENDPOINT, KANRI_AZURE_STORAGE_ACCOUNT and KANRI_AZURE_STORAGE_KEY"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("unknown blob store %q: use %q or %q", cfg.Blob, BlobLocal, BlobAzure))
 	}
 	b, err := strconv.ParseBool(insecure)
 	if err != nil {

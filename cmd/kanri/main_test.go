@@ -56,6 +56,15 @@ func TestParseConfig(t *testing.T) {
 		{"bad log level", nil, map[string]string{"KANRI_LOG_LEVEL": "loud"}, nil, "KANRI_LOG_LEVEL"},
 		{"bad bool", nil, map[string]string{"KANRI_COSMOS_INSECURE_SKIP_VERIFY": "maybe"}, nil, "INSECURE_SKIP_VERIFY"},
 		{"stray argument", []string{"serve"}, nil, nil, "unexpected argument"},
+		{"local blobs by default", nil, nil, func(c Config) bool { return c.Blob == BlobLocal && c.Azure.Container == "kanri" }, ""},
+		{"azure blobs by connection string", nil, map[string]string{"KANRI_BLOB": "azure", "KANRI_AZURE_STORAGE_CONNECTION_STRING": "AccountName=a"}, func(c Config) bool {
+			return c.Blob == BlobAzure && c.Azure.ConnectionString == "AccountName=a"
+		}, ""},
+		{"azure blobs by endpoint", []string{"-blob", "azure", "-azure-storage-endpoint", "https://a/", "-azure-storage-account", "a", "-azure-storage-key", "k", "-azure-storage-container", "c"}, nil, func(c Config) bool {
+			return c.Azure == AzureConfig{Endpoint: "https://a/", Account: "a", Key: "k", Container: "c"}
+		}, ""},
+		{"azure blobs without an account", []string{"-blob", "azure", "-azure-storage-endpoint", "https://a/"}, nil, nil, "KANRI_BLOB=azure needs"},
+		{"unknown blob store", nil, map[string]string{"KANRI_BLOB": "s3"}, nil, `unknown blob store "s3"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +91,7 @@ func TestHelpDocumentsEverySetting(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("got %v, want flag.ErrHelp", err)
 	}
-	for _, v := range []string{"KANRI_ADDR", "KANRI_DATA_DIR", "KANRI_STORE", "KANRI_COSMOS_ENDPOINT", "KANRI_COSMOS_KEY", "KANRI_COSMOS_DATABASE", "KANRI_COSMOS_INSECURE_SKIP_VERIFY", "KANRI_LOG_LEVEL", "/healthz", "/readyz"} {
+	for _, v := range []string{"KANRI_ADDR", "KANRI_DATA_DIR", "KANRI_STORE", "KANRI_COSMOS_ENDPOINT", "KANRI_COSMOS_KEY", "KANRI_COSMOS_DATABASE", "KANRI_COSMOS_INSECURE_SKIP_VERIFY", "KANRI_LOG_LEVEL", "KANRI_BLOB", "KANRI_AZURE_STORAGE_CONNECTION_STRING", "/healthz", "/readyz"} {
 		if !strings.Contains(out.String(), v) {
 			t.Errorf("help lacks %s", v)
 		}

@@ -37,7 +37,7 @@ const repairInterval = time.Minute
 // the operator's tenant on the first start, and returns the workers the
 // services need.
 func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (http.Handler, []worker, error) {
-	blobs, err := openBlobs(cfg)
+	blobs, err := openBlobs(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}

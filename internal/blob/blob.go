@@ -75,8 +75,8 @@ type Driver interface {
 	NewRangeReader(ctx context.Context, name string, offset, length int64) (io.ReadCloser, error)
 	// Stat describes the blob.
 	Stat(ctx context.Context, name string) (Info, error)
-	// Delete removes the blob and its staged blocks; a missing blob is
-	// reported as missing.
+	// Delete removes the blob; a missing blob is reported as missing.
+	// Staged blocks are DiscardBlocks' business.
 	Delete(ctx context.Context, name string) error
 	// List yields the blobs whose names start with prefix, in name order.
 	List(ctx context.Context, prefix string) iter.Seq2[Info, error]
@@ -222,7 +222,8 @@ func (b *Bucket) Stat(ctx context.Context, name string) (Info, error) {
 	return info, b.wrap(err, name)
 }
 
-// Delete removes the blob name and its staged blocks. Deleting a blob that
+// Delete removes the blob name (not blocks staged for it: see
+// DiscardBlocks). Deleting a blob that
 // does not exist is not an error, so that cleanups can be repeated.
 func (b *Bucket) Delete(ctx context.Context, name string) error {
 	if err := CheckName(name); err != nil {

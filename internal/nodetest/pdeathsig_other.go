@@ -1,9 +1,9 @@
 //go:build unix && !linux
 
-package cosmostest
+package nodetest
 
 import "syscall"
 
 // setPdeathsig does nothing where the kernel has no parent-death signal; the
-// launcher still exits when its stdin closes.
+// server may still exit when its stdin closes.
 func setPdeathsig(*syscall.SysProcAttr) {}
