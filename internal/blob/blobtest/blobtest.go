@@ -195,7 +195,7 @@ func testFailedPutLeavesNothing(t *testing.T, ctx context.Context, b *blob.Bucke
 
 	old := random(t, 1000)
 	put(t, ctx, b, "old", old)
-	if _, err := b.Put(ctx, "old", &failingReader{random(t, 6 << 20)}); err == nil {
+	if _, err := b.Put(ctx, "old", &failingReader{random(t, 6<<20)}); err == nil {
 		t.Fatal("Put from a failing reader succeeded")
 	}
 	equal(t, "the earlier blob after a failed Put", read(t, ctx, b, "old"), old)
