@@ -63,6 +63,7 @@ func TestConsole(t *testing.T) {
 			s.accountSteps,
 			s.roleSteps,
 			s.serviceSteps,
+			s.fileSteps,
 			s.domainSteps,
 			s.apiKeySteps,
 			s.listPagesSteps,

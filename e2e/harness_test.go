@@ -21,6 +21,7 @@ import (
 
 	"github.com/playwright-community/playwright-go"
 
+	"github.com/kanri/kanri/internal/azureblob/azuritetest"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/domain/dnstest"
 )
@@ -130,17 +131,20 @@ func startServer(t *testing.T, store string) *server {
 	env = append(env, "KANRI_DNS_SERVER="+dns.Addr)
 	if store == "cosmos" {
 		cs := cosmostest.Start(t) // stopped after the server: cleanups run last first
+		az := azuritetest.Start(t)
 		env = append(env,
+			"KANRI_BLOB=azure",
+			"KANRI_AZURE_STORAGE_CONNECTION_STRING="+az.ConnectionString(),
 			"KANRI_STORE=cosmos",
 			"KANRI_COSMOS_ENDPOINT="+cs.Endpoint,
 			"KANRI_COSMOS_KEY="+cs.Key(),
 			fmt.Sprintf("KANRI_COSMOS_DATABASE=kanri-e2e-%d", time.Now().UnixNano()),
 			"KANRI_COSMOS_INSECURE_SKIP_VERIFY=true",
 		)
-		t.Logf("store: cosmos (local Cosmos DB test server at %s)", cs.Endpoint)
+		t.Logf("store: cosmos (local Cosmos DB test server at %s), blobs: Azurite at %s", cs.Endpoint, az.Endpoint)
 	} else {
-		env = append(env, "KANRI_STORE=embedded")
-		t.Logf("store: embedded")
+		env = append(env, "KANRI_STORE=embedded", "KANRI_BLOB=local")
+		t.Logf("store: embedded, blobs: local directory")
 	}
 
 	s := &server{Store: store, log: &lineLog{}, DNS: dns}

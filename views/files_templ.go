@@ -239,7 +239,7 @@ func StorageMeter(v FolderView) templ.Component {
 		}
 		ctx = templ.ClearChildren(ctx)
 		if v.Storage != nil {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<div class=\"storage\" data-testid=\"storage\"><meter min=\"0\" max=\"100\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<div id=\"storage\" class=\"storage\" data-testid=\"storage\"><meter min=\"0\" max=\"100\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

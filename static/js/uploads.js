@@ -15,9 +15,23 @@
   var csrf = (document.querySelector('meta[name="csrf-token"]') || {}).content || "";
   var running = 0;
 
+  // refresh replaces the list and the storage meter with the folder's
+  // page as it is now, once no upload is running.
   function refresh() {
-    if (running > 0 || !window.htmx) return;
-    htmx.ajax("GET", zone.getAttribute("data-refresh"), { target: "#file-results", select: "#file-results > *", swap: "innerHTML" });
+    if (running > 0) return;
+    fetch(zone.getAttribute("data-refresh"), { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (resp) { return resp.ok ? resp.text() : Promise.reject(resp.status); })
+      .then(function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        ["#file-results", "#storage"].forEach(function (sel) {
+          var fresh = doc.querySelector(sel);
+          var old = document.querySelector(sel);
+          if (!fresh || !old) return;
+          old.replaceWith(fresh);
+          if (window.htmx) htmx.process(fresh);
+        });
+      })
+      .catch(function () { /* the list stays as it was; a reload shows it */ });
   }
 
   function row(file) {

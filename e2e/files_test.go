@@ -1,0 +1,220 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+const (
+	filesPath   = "/t/" + tenantID + "/files"
+	uploadsPath = "/t/" + tenantID + "/uploads"
+)
+
+// fileSteps are the steps of the files feature: uploads with tus (several
+// at once, progress, pause and resume), checksums, folders, moves,
+// downloads compared byte for byte, a file over the limit refused with its
+// message, and the trash. On the embedded store the bytes go to the local
+// blob directory; on Cosmos DB to Azurite.
+func (s *suite) fileSteps(t *testing.T) {
+	report := randomBytes(t, 300_000)
+	photo := randomBytes(t, 180_000)
+	s.step(t, "files_uploaded_paused_and_resumed", []string{"service_assigned_and_suspended"}, s.pagesOf(&s.admin, &s.alice), func(t *testing.T) {
+		// The operator reactivates the file service the services step
+		// suspended; until then the files pages are not usable.
+		s.open(t, s.alice, filesPath, 403)
+		s.open(t, s.admin, servicesPath, 200)
+		s.submitStatus(t, s.admin, s.admin.tid("service-reactivate-file-service"), servicesPath+"/file-service/reactivate", 303)
+
+		s.open(t, s.alice, usersPath, 200)
+		s.click(t, s.alice, "nav-files")
+		s.atPath(t, s.alice, filesPath)
+		s.visible(t, s.alice, "files-empty")
+
+		// Both files are picked at once; their PATCH requests are held so
+		// that one can be paused while it is on its way.
+		held := make(chan playwright.Route, 4)
+		s.route(t, s.alice, uploadsPath+"/*", func(r playwright.Route) {
+			if r.Request().Method() == http.MethodPatch {
+				held <- r
+				return
+			}
+			_ = r.Continue()
+		})
+		if err := s.alice.tid("upload-input").SetInputFiles([]playwright.InputFile{
+			{Name: "report.bin", MimeType: "application/octet-stream", Buffer: report},
+			{Name: "photo.bin", MimeType: "application/octet-stream", Buffer: photo},
+		}); err != nil {
+			t.Fatalf("choosing files: %v", err)
+		}
+		routes := map[int]playwright.Route{}
+		for len(routes) < 2 {
+			select {
+			case r := <-held:
+				body, err := r.Request().PostDataBuffer()
+				if err != nil {
+					t.Fatalf("reading a held PATCH: %v", err)
+				}
+				routes[len(body)] = r
+			case <-time.After(actionTimeout):
+				t.Fatalf("only %d of the 2 uploads sent their bytes", len(routes))
+			}
+		}
+		rowOf := func(name string) playwright.Locator {
+			return s.alice.page.Locator(fmt.Sprintf(`[data-testid="upload-row"][data-name=%q]`, name))
+		}
+		for _, name := range []string{"report.bin", "photo.bin"} {
+			s.hasAttr(t, s.alice, rowOf(name), name+" row", "data-state", "uploading")
+		}
+		// Pause the photo: its request is given up.
+		if err := rowOf("photo.bin").GetByTestId("upload-toggle").Click(); err != nil {
+			t.Fatalf("pausing: %v", err)
+		}
+		s.hasAttr(t, s.alice, rowOf("photo.bin"), "photo.bin row", "data-state", "paused")
+		if err := s.expect.Locator(rowOf("photo.bin").GetByTestId("upload-toggle")).ToHaveText("Resume"); err != nil {
+			t.Errorf("the paused upload offers no Resume: %v", err)
+		}
+		_ = routes[len(photo)].Abort() // the browser has given it up already
+		s.unroute(t, s.alice, uploadsPath+"/*")
+		if err := routes[len(report)].Continue(); err != nil {
+			t.Fatalf("releasing the report's bytes: %v", err)
+		}
+		s.hasAttr(t, s.alice, rowOf("report.bin"), "report.bin row", "data-state", "done")
+		if err := s.expect.Locator(rowOf("report.bin").GetByTestId("upload-percent")).ToHaveText("100%"); err != nil {
+			t.Errorf("the finished upload does not show 100%%: %v", err)
+		}
+		s.hasAttr(t, s.alice, rowOf("photo.bin"), "photo.bin row", "data-state", "paused")
+
+		// Resume: the client asks where the upload stands and sends the
+		// rest.
+		if err := rowOf("photo.bin").GetByTestId("upload-toggle").Click(); err != nil {
+			t.Fatalf("resuming: %v", err)
+		}
+		s.hasAttr(t, s.alice, rowOf("photo.bin"), "photo.bin row", "data-state", "done")
+		// The list refreshes with both files once nothing is running.
+		s.visible(t, s.alice, "file-row-report.bin")
+		s.visible(t, s.alice, "file-row-photo.bin")
+		s.containsText(t, s.alice, "storage-used", "468.8 KB")
+	})
+
+	s.step(t, "files_checksum_folder_move_and_download", []string{"files_uploaded_paused_and_resumed"}, s.pagesOf(&s.alice), func(t *testing.T) {
+		s.open(t, s.alice, filesPath, 200)
+		s.click(t, s.alice, "file-open-report.bin")
+		s.containsText(t, s.alice, "file-checksum", "sha256:"+sha256Hex(report))
+		s.containsText(t, s.alice, "file-size", "293 KB")
+		fileURL := strings.TrimPrefix(s.alice.page.URL(), s.srv.URL)
+
+		// The bytes downloaded are the bytes uploaded, with the browser's
+		// session.
+		s.download(t, s.alice, fileURL+"/download", report)
+
+		// A folder, and the file moved into it.
+		s.open(t, s.alice, filesPath, 200)
+		s.fill(t, s.alice, "folder-new-name", "Reports")
+		s.submitStatus(t, s.alice, s.alice.tid("folder-new-submit"), filesPath+"/folders", 303)
+		s.containsText(t, s.alice, "flash", "Reports")
+		s.hasText(t, s.alice, "crumb-current", "Reports") // the new folder opens
+		s.visible(t, s.alice, "files-empty")
+		s.click(t, s.alice, "crumb-top")
+		s.visible(t, s.alice, "folder-row-Reports")
+		s.open(t, s.alice, fileURL, 200)
+		if _, err := s.alice.tid("file-move-target").SelectOption(playwright.SelectOptionValues{Labels: &[]string{"/Reports"}}); err != nil {
+			t.Fatalf("choosing the folder: %v", err)
+		}
+		s.submitStatus(t, s.alice, s.alice.tid("file-move-submit"), fileURL+"/move", 303)
+		s.containsText(t, s.alice, "flash", "moved")
+		s.open(t, s.alice, filesPath, 200)
+		s.absent(t, s.alice, "file-row-report.bin")
+		s.click(t, s.alice, "folder-open-Reports")
+		s.visible(t, s.alice, "file-row-report.bin")
+		s.hasText(t, s.alice, "crumb-current", "Reports")
+		s.download(t, s.alice, fileURL+"/download", report)
+	})
+
+	s.step(t, "files_over_the_limit_refused", []string{"files_uploaded_paused_and_resumed"}, s.pagesOf(&s.alice), func(t *testing.T) {
+		// The operator set a 10 MB limit on the file service; 11 MiB is
+		// refused before any byte is sent, with the message.
+		s.open(t, s.alice, filesPath, 200)
+		if err := s.alice.tid("upload-input").SetInputFiles([]playwright.InputFile{
+			{Name: "huge.bin", MimeType: "application/octet-stream", Buffer: make([]byte, 11<<20)},
+		}); err != nil {
+			t.Fatalf("choosing a file: %v", err)
+		}
+		row := s.alice.page.Locator(`[data-testid="upload-row"][data-name="huge.bin"]`)
+		s.hasAttr(t, s.alice, row, "huge.bin row", "data-state", "failed")
+		if err := s.expect.Locator(row.GetByTestId("upload-status")).ToContainText("huge.bin is 11 MB, larger than the largest file allowed (10 MB)"); err != nil {
+			t.Errorf("the refusal does not say why: %v", err)
+		}
+		s.open(t, s.alice, filesPath, 200)
+		s.absent(t, s.alice, "file-row-huge.bin")
+		s.absent(t, s.alice, "storage-reserved")
+	})
+
+	s.step(t, "files_trashed_and_restored", []string{"files_uploaded_paused_and_resumed"}, s.pagesOf(&s.alice), func(t *testing.T) {
+		s.open(t, s.alice, filesPath, 200)
+		s.click(t, s.alice, "file-open-photo.bin")
+		fileURL := strings.TrimPrefix(s.alice.page.URL(), s.srv.URL)
+		mark := s.eventMark()
+		s.submitStatus(t, s.alice, s.alice.tid("file-trash"), fileURL+"/delete", 303)
+		if !strings.Contains(strings.Join(s.eventsSince(mark), "\n"), "dialog confirm") {
+			t.Errorf("moving to the trash asked for no confirmation")
+		}
+		s.containsText(t, s.alice, "flash", "photo.bin moved to the trash")
+		s.absent(t, s.alice, "file-row-photo.bin")
+		s.containsText(t, s.alice, "storage-trash", "175.8 KB")
+		s.click(t, s.alice, "files-trash")
+		s.atPath(t, s.alice, filesPath+"/trash")
+		s.visible(t, s.alice, "trash-row-photo.bin")
+		s.submitStatus(t, s.alice, s.alice.tid("trash-restore-photo.bin"), fileURL+"/restore", 303)
+		s.containsText(t, s.alice, "flash", "photo.bin restored")
+		s.open(t, s.alice, filesPath, 200)
+		s.visible(t, s.alice, "file-row-photo.bin")
+		s.download(t, s.alice, fileURL+"/download", photo)
+	})
+}
+
+// download fetches path with the session's cookies and compares the body
+// with want.
+func (s *suite) download(t *testing.T, p *session, path string, want []byte) {
+	t.Helper()
+	resp, err := p.ctx.Request().Get(s.url(path))
+	if err != nil {
+		t.Fatalf("%s: GET %s: %v", p.label, path, err)
+	}
+	defer resp.Dispose()
+	body, err := resp.Body()
+	if err != nil {
+		t.Fatalf("%s: GET %s: %v", p.label, path, err)
+	}
+	if resp.Status() != http.StatusOK || !bytes.Equal(body, want) {
+		t.Fatalf("%s: GET %s answered %d with %d bytes (sha256 %s), want 200 with %d bytes (sha256 %s)",
+			p.label, path, resp.Status(), len(body), sha256Hex(body), len(want), sha256Hex(want))
+	}
+	if got := resp.Headers()["content-disposition"]; !strings.HasPrefix(got, "attachment") {
+		t.Errorf("%s: Content-Disposition %q, want an attachment", path, got)
+	}
+}
+
+func randomBytes(t *testing.T, n int) []byte {
+	t.Helper()
+	p := make([]byte, n)
+	if _, err := rand.Read(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func sha256Hex(p []byte) string {
+	h := sha256.Sum256(p)
+	return hex.EncodeToString(h[:])
+}
