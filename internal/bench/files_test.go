@@ -52,7 +52,8 @@ const fileTenant = "tenant_t000"
 // Throughput is in MB/s (10^6 bytes a second, Go's unit). peak_rss_MiB is
 // the server process's VmHWM (/proc/<pid>/status) during the run, its
 // peak reset just before it (clear_refs 5); base_rss_MiB is its VmRSS
-// then. Run it with `make bench-files`.
+// then; peak_anon_MiB and peak_file_MiB split it (server.measure). Run it
+// with `make bench-files`.
 func BenchmarkFileTransfer(b *testing.B) {
 	sizes := []int64{16 << 20}
 	if v := os.Getenv("KANRI_BENCH_FILE_SIZES"); v != "" {
@@ -117,11 +118,11 @@ func transfer(b *testing.B, bin string, size int64) {
 	var fileID string
 	upload := func(b *testing.B, patch int64) {
 		b.SetBytes(size)
-		base := srv.resetPeak(b)
-		for b.Loop() {
-			fileID = c.upload(b, src, size, patch)
-		}
-		srv.reportPeak(b, base)
+		srv.measure(b, func() {
+			for b.Loop() {
+				fileID = c.upload(b, src, size, patch)
+			}
+		})
 	}
 	b.Run("Upload/OnePatch", func(b *testing.B) { upload(b, size) })
 	b.Run("Upload/Patch=64MB", func(b *testing.B) { upload(b, 64<<20) })
@@ -130,11 +131,11 @@ func transfer(b *testing.B, bin string, size int64) {
 			fileID = c.upload(b, src, size, size)
 		}
 		b.SetBytes(size)
-		base := srv.resetPeak(b)
-		for b.Loop() {
-			c.download(b, fileID, size)
-		}
-		srv.reportPeak(b, base)
+		srv.measure(b, func() {
+			for b.Loop() {
+				c.download(b, fileID, size)
+			}
+		})
 	})
 }
 
@@ -231,49 +232,65 @@ func startServer(b *testing.B, bin, dir string) *server {
 	return &server{cmd: cmd, base: "http://" + addr}
 }
 
-// resetPeak resets the server's peak resident set size (VmHWM) to its
-// current one, which it returns.
-func (s *server) resetPeak(b *testing.B) (rss int64) {
+// measure runs run (a benchmark's loop) and reports the server's memory
+// meanwhile: its resident set size when it began (base_rss_MiB), its
+// peak (VmHWM, reset just before by clear_refs: peak_rss_MiB), and the
+// peaks of its anonymous memory (heap, stacks: peak_anon_MiB) and of its
+// mapped files (the store's memory map: peak_file_MiB) sampled every 10 ms.
+func (s *server) measure(b *testing.B, run func()) {
 	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.cmd.Process.Pid), []byte("5"), 0); err != nil {
 		b.Fatalf("reset the server's peak RSS: %v", err)
 	}
-	_, rss = s.memory(b)
-	return rss
+	base := s.memory(b)
+	stop, done := make(chan struct{}), make(chan struct{})
+	var anon, file int64
+	go func() {
+		defer close(done)
+		for {
+			m := s.memory(b)
+			anon, file = max(anon, m["RssAnon"]), max(file, m["RssFile"])
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	run()
+	close(stop)
+	<-done
+	end := s.memory(b)
+	b.ReportMetric(float64(base["VmRSS"])/(1<<20), "base_rss_MiB")
+	b.ReportMetric(float64(end["VmHWM"])/(1<<20), "peak_rss_MiB")
+	b.ReportMetric(float64(anon)/(1<<20), "peak_anon_MiB")
+	b.ReportMetric(float64(file)/(1<<20), "peak_file_MiB")
 }
 
-// reportPeak reports the server's resident set size when resetPeak reset
-// its peak (base), and its peak since.
-func (s *server) reportPeak(b *testing.B, base int64) {
-	hwm, _ := s.memory(b)
-	b.ReportMetric(float64(base)/(1<<20), "base_rss_MiB")
-	b.ReportMetric(float64(hwm)/(1<<20), "peak_rss_MiB")
-}
-
-// memory returns the server's VmHWM and VmRSS in bytes.
-func (s *server) memory(b *testing.B) (hwm, rss int64) {
+// memory returns the server's VmHWM, VmRSS, RssAnon and RssFile
+// (/proc/<pid>/status) in bytes.
+func (s *server) memory(b *testing.B) map[string]int64 {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	if err != nil {
-		b.Fatal(err)
+		b.Error(err)
+		return nil
 	}
+	m := map[string]int64{}
 	for line := range strings.Lines(string(status)) {
 		key, v, ok := strings.Cut(line, ":")
-		if !ok || (key != "VmHWM" && key != "VmRSS") {
+		if !ok || !strings.HasPrefix(key, "VmHWM") && !strings.HasPrefix(key, "VmRSS") && !strings.HasPrefix(key, "Rss") {
 			continue
 		}
 		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 		if err != nil {
-			b.Fatalf("%s: %q", key, v)
+			b.Errorf("%s: %q", key, v)
+			return nil
 		}
-		if key == "VmHWM" {
-			hwm = kb << 10
-		} else {
-			rss = kb << 10
-		}
+		m[key] = kb << 10
 	}
-	if hwm == 0 || rss == 0 {
-		b.Fatalf("no VmHWM or VmRSS in /proc/%d/status", s.cmd.Process.Pid)
+	if m["VmHWM"] == 0 || m["VmRSS"] == 0 {
+		b.Errorf("no VmHWM or VmRSS in /proc/%d/status", s.cmd.Process.Pid)
 	}
-	return hwm, rss
+	return m
 }
 
 // fileClient is a signed-in session of the operator's administrator.
