@@ -53,8 +53,10 @@ const fileTenant = "tenant_t000"
 // Throughput is in MB/s (10^6 bytes a second, Go's unit). peak_rss_MiB is
 // the server process's VmHWM (/proc/<pid>/status) during the run, its
 // peak reset just before it (clear_refs 5); base_rss_MiB is its VmRSS
-// then; peak_anon_MiB and peak_file_MiB split it (server.measure). Run it
-// with `make bench-files`.
+// then; peak_anon_MiB and peak_file_MiB split it (server.measure). With
+// -count, the repeats of a size share its server, so base_rss_MiB shows
+// what the earlier runs left (heap the Go runtime keeps, not live data).
+// Run it with `make bench-files`.
 func BenchmarkFileTransfer(b *testing.B) {
 	sizes := []int64{16 << 20}
 	if v := os.Getenv("KANRI_BENCH_FILE_SIZES"); v != "" {
