@@ -92,3 +92,12 @@ generate:
 
 clean:
 	rm -rf bin .test-output
+
+## bench-files: the files feature's benchmarks: upload (tus) and download
+## of a 100MB and a 1GB file through the real binary over HTTP against cp,
+## with the server's peak RSS; then the folder list's pages in folders of
+## 100 and 100,000 files. KANRI_BENCH_FILE_SIZES overrides the sizes.
+.PHONY: bench-files
+bench-files:
+	KANRI_BENCH_FILE_SIZES=$${KANRI_BENCH_FILE_SIZES:-100MB,1GB} $(GO) test -run '^$$' -bench 'FileTransfer' -benchtime 1x -timeout 60m ./internal/bench/
+	$(GO) test -run '^$$' -bench 'FolderList' -timeout 60m ./internal/bench/
