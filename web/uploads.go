@@ -146,9 +146,21 @@ func (s *Server) tusHead(c echo.Context, r tusRoute) error {
 	if err := tusCheck(c); err != nil || c.Response().Committed {
 		return err
 	}
-	up, err := s.Files.Upload(c.Request().Context(), r.tenantID, c.Param("upload"))
+	ctx := c.Request().Context()
+	up, err := s.Files.Upload(ctx, r.tenantID, c.Param("upload"))
 	if err != nil {
 		return s.tusFailure(c, err)
+	}
+	if up.Offset == up.Size && up.CompletedAt.IsZero() {
+		// Every byte arrived, but the server stopped before the upload
+		// became a file: a client told the offset would take it as done,
+		// so it is finished now.
+		if _, _, err := s.Files.WriteUpload(ctx, r.tenantID, up.ID, up.Offset, http.NoBody, nil); err != nil {
+			return s.tusFailure(c, err)
+		}
+		if up, err = s.Files.Upload(ctx, r.tenantID, up.ID); err != nil {
+			return s.tusFailure(c, err)
+		}
 	}
 	tusProgress(c, up)
 	h := c.Response().Header()
