@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"html"
 	"image"
 	"image/color"
 	"image/png"
@@ -12,6 +13,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -284,4 +286,32 @@ func deref(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// TestOperatorsSeeEachTenantsStorage checks the storage column of the
+// operator's tenant list: what each tenant stores, the trash included,
+// and nothing for a tenant that stores nothing.
+func TestOperatorsSeeEachTenantsStorage(t *testing.T) {
+	e := newEnv(t)
+	e.uploadFile(t, e.acme.ID, "", "a.bin", make([]byte, 3000))
+	f := e.uploadFile(t, e.acme.ID, "", "b.bin", make([]byte, 2000))
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: e.acme.ID})
+	if _, err := e.files.TrashFile(ctx, e.acme.ID, f.ID, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	staff := e.client(t).signIn("privileged", adminEmail)
+	_, body := staff.get("/tenants")
+	cell := regexp.MustCompile(`data-testid="tenant-row-(\w+)"[\s\S]*?data-testid="tenant-storage" title="([^"]*)">([^<]*)<`)
+	got := map[string][2]string{}
+	for _, m := range cell.FindAllStringSubmatch(body, -1) {
+		got[m[1]] = [2]string{m[3], html.UnescapeString(m[2])}
+	}
+	for name, want := range map[string][2]string{
+		"acme":   {"4.9 KB", "2.9 KB in files and 2 KB in the trash (file count 2); 0 B reserved by uploads in progress"},
+		"globex": {"0 B", "0 B in files and 0 B in the trash (file count 0); 0 B reserved by uploads in progress"},
+	} {
+		if got[name] != want {
+			t.Errorf("%s: storage %q, want %q", name, got[name], want)
+		}
+	}
 }

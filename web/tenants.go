@@ -36,6 +36,13 @@ func (s *Server) listTenants(c echo.Context) error {
 			return err
 		}
 	}
+	ids := make([]string, len(tenants))
+	for i, t := range tenants {
+		ids[i] = t.ID
+	}
+	if l.Storage, err = s.Files.StorageOf(c.Request().Context(), ids); err != nil {
+		return err
+	}
 	return showList(c, views.TenantsPage(p, l), views.TenantResults(p, l))
 }
 

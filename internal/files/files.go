@@ -14,8 +14,10 @@ package files
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
@@ -88,6 +90,29 @@ func (s *Service) Storage(ctx context.Context, tenantID string) (*kanri.FileStor
 		return &kanri.FileStorage{Doc: kanri.Doc{ID: kanri.FileStorageID}}, nil
 	}
 	return st, err
+}
+
+// StorageOf returns the storage accounts of the tenants ids, by tenant id:
+// one point read per tenant (a page of the operator's tenant list), a few
+// at a time.
+func (s *Service) StorageOf(ctx context.Context, ids []string) (map[string]*kanri.FileStorage, error) {
+	out := make(map[string]*kanri.FileStorage, len(ids))
+	var mu sync.Mutex
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, id := range ids {
+		g.Go(func() error {
+			st, err := s.Storage(ctx, id)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			out[id] = st
+			mu.Unlock()
+			return nil
+		})
+	}
+	return out, g.Wait()
 }
 
 // account changes the tenant's storage account with change and writes it
