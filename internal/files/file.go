@@ -153,10 +153,32 @@ func (s *Service) MoveFile(ctx context.Context, tenantID, id string, seen kanri.
 			return nil, err
 		}
 	}
-	return s.changeFile(ctx, tenantID, id, seen, "file.move", func(f *kanri.File) error {
+	f, err := s.changeFile(ctx, tenantID, id, seen, "file.move", func(f *kanri.File) error {
 		f.FolderID = ptr(folderID)
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return s.landed(ctx, tenantID, f)
+}
+
+// landed checks, after a file was written into a folder, that the folder
+// still exists. A folder deleted meanwhile did not see the file (its
+// deletion scanned the folder before), so the file moves to the top level.
+// DeleteFolder looks again after its deletes: whichever of the two writes
+// comes second, its check sees the other, and no file is left in a folder
+// that is gone.
+func (s *Service) landed(ctx context.Context, tenantID string, f *kanri.File) (*kanri.File, error) {
+	folderID := deref(f.FolderID)
+	if folderID == "" {
+		return f, nil
+	}
+	if _, err := s.Folder(ctx, tenantID, folderID); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		return f, err
+	}
+	s.Logger.Info("file moved to the top level: its folder was deleted as it arrived", "tenant", tenantID, "file", f.ID, "folder", folderID)
+	return s.MoveFile(ctx, tenantID, f.ID, kanri.Seen{}, "")
 }
 
 // changeFile applies change to a live file as seen and writes it, unless

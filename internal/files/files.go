@@ -44,6 +44,8 @@ type Service struct {
 	meter   *meter
 	touches *toucher
 	thumbs  *thumbnailer
+	// hooks let tests act at the points where a concurrent request could.
+	hooks struct{ beforeFileCommit, afterFolderScan func() }
 }
 
 // New returns a file service storing contents in blobs.

@@ -562,6 +562,70 @@ func TestDeletingAFolderWithFilesIsConfirmedByTheirNumber(t *testing.T) {
 	}
 }
 
+// TestNoFileIsLeftInADeletedFolder races a file arriving in a folder (an
+// upload completing, a move) with the folder's deletion, at the two points
+// where one cannot see the other: the file survives, at the top level.
+func TestNoFileIsLeftInADeletedFolder(t *testing.T) {
+	cases := []struct {
+		name   string
+		arrive func(f *fixture, folderID string) *kanri.File // the file that arrives
+		// deleteFirst deletes the folder after the file's folder check and
+		// before its write; otherwise the file arrives after the
+		// deletion counted the folder's files, before it deleted it.
+		deleteFirst bool
+	}{
+		{"upload completes as the folder goes", func(f *fixture, folderID string) *kanri.File {
+			return f.upload(t, folderID, "late", random(10))
+		}, true},
+		{"upload completes during the deletion", func(f *fixture, folderID string) *kanri.File {
+			return f.upload(t, folderID, "late", random(10))
+		}, false},
+		{"move during the deletion", func(f *fixture, folderID string) *kanri.File {
+			top := f.upload(t, "", "late", random(10))
+			moved, err := f.files.MoveFile(f.ctx, ten, top.ID, kanri.Seen{}, folderID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return moved
+		}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := setup(t, nil)
+			folder, err := f.files.CreateFolder(f.ctx, ten, "", "Going")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var arrived *kanri.File
+			if c.deleteFirst {
+				files.SetHooks(f.files, func() {
+					files.SetHooks(f.files, nil, nil)
+					if err := f.files.DeleteFolder(f.ctx, ten, folder.ID, "", 0); err != nil {
+						t.Errorf("DeleteFolder: %v", err)
+					}
+				}, nil)
+				arrived = c.arrive(f, folder.ID)
+			} else {
+				files.SetHooks(f.files, nil, func() {
+					files.SetHooks(f.files, nil, nil)
+					arrived = c.arrive(f, folder.ID)
+				})
+				if err := f.files.DeleteFolder(f.ctx, ten, folder.ID, "", 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := f.files.File(f.ctx, ten, arrived.ID)
+			if err != nil || got.FolderID != nil || got.InTrash() {
+				t.Fatalf("the file that arrived: %+v, %v; want it alive at the top level", got, err)
+			}
+			top, _, err := f.files.Files(f.ctx, ten, "", files.ListQuery{Limit: 10})
+			if err != nil || len(top) != 1 || top[0].ID != arrived.ID {
+				t.Errorf("the top level lists %d files (%v), want the one that arrived", len(top), err)
+			}
+		})
+	}
+}
+
 func TestTrashPurgeAndRetention(t *testing.T) {
 	f := setup(t, nil)
 	a := f.upload(t, "", "a", random(100))

@@ -277,6 +277,9 @@ func (s *Service) DeleteFolder(ctx context.Context, tenantID, id, etag string, c
 	if len(files) > 0 && confirmed != len(files) {
 		return kanri.E(kanri.ECONFLICT, folderNotEmpty, len(files))
 	}
+	if s.hooks.afterFolderScan != nil {
+		s.hooks.afterFolderScan()
+	}
 	for _, file := range files {
 		if _, err := s.trash(ctx, tenantID, file.ID, kanri.Seen{}, true); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
 			return err
@@ -295,6 +298,21 @@ func (s *Service) DeleteFolder(ctx context.Context, tenantID, id, etag string, c
 				return kanri.Stale()
 			}
 			return err
+		}
+	}
+	// A file that arrived after the scan (an upload completing, a move)
+	// was not confirmed for deletion: it goes to the top level.
+	for _, d := range all {
+		late, err := ten.Files().All(ctx, docstore.Query{Where: []docstore.Filter{
+			docstore.Eq("folderId", d.ID), docstore.Eq("deletedAt", nil),
+		}, Limit: docstore.MaxPageSize})
+		if err != nil {
+			return err
+		}
+		for _, file := range late {
+			if _, err := s.MoveFile(ctx, tenantID, file.ID, kanri.Seen{}, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+				return err
+			}
 		}
 	}
 	s.audit(ctx, tenantID, "folder.delete", kanri.AuditFolder, f.ID, f.Path, map[string]any{"path": f.Path, "folders": len(inside), "files": len(files)}, nil)

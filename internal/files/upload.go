@@ -312,6 +312,9 @@ func (s *Service) complete(ctx context.Context, tenantID string, up *kanri.Uploa
 		ContentType: storedType(up.ContentType, up.Sniffed), FolderID: ptr(folderID), StorageURL: "blob:" + name,
 		Checksum: "sha256:" + hex.EncodeToString(h.Sum(nil)), UploadedBy: up.UploadedBy, UploadedAt: now, UpdatedAt: now,
 	}
+	if s.hooks.beforeFileCommit != nil {
+		s.hooks.beforeFileCommit()
+	}
 	ten := s.Store.Tenant(tenantID)
 	_, err := s.account(ctx, tenantID, func(st *kanri.FileStorage) error {
 		st.Reserved = max(0, st.Reserved-up.Size)
@@ -344,7 +347,7 @@ func (s *Service) complete(ctx context.Context, tenantID string, up *kanri.Uploa
 		"name": f.Name, "size": f.Size, "contentType": f.ContentType, "checksum": f.Checksum, "folderId": folderID,
 	})
 	s.meter.storage(tenantID)
-	return f, nil
+	return s.landed(ctx, tenantID, f)
 }
 
 // TerminateUpload gives up an upload: its reservation is given back with
