@@ -59,7 +59,7 @@ func (s *Server) showFolder(c echo.Context, folderID string) error {
 			return s.Files.Files(ctx, t.ID, folderID, files.ListQuery{Sort: v.Sort, Desc: v.Desc, Limit: limit, Next: next})
 		})
 		if err == nil && v.Paging.OnFirst {
-			v.Folders, v.MoreFolders, err = s.Files.Folders(ctx, t.ID, folderID, maxShownFolders, "")
+			err = s.subfolders(c, &v, folderID)
 		}
 	}
 	if err != nil {
@@ -75,6 +75,22 @@ func (s *Server) showFolder(c echo.Context, folderID string) error {
 	}
 	p := s.page(c, "files.title", "files")
 	return showList(c, views.FolderPage(p, v), views.FolderResults(p, v))
+}
+
+// subfolders adds a folder's subfolders to its page: maxShownFolders of
+// them, from the continuation ?folders= when the person asked for the next
+// ones (a token that is not one shows the first).
+func (s *Server) subfolders(c echo.Context, v *views.FolderView, folderID string) error {
+	ctx, t := c.Request().Context(), routeTenant(c)
+	after := c.QueryParam("folders")
+	var err error
+	v.Folders, v.MoreFolders, err = s.Files.Folders(ctx, t.ID, folderID, maxShownFolders, after)
+	if after != "" && kanri.IsCode(err, kanri.EINVALID) {
+		after = ""
+		v.Folders, v.MoreFolders, err = s.Files.Folders(ctx, t.ID, folderID, maxShownFolders, "")
+	}
+	v.FoldersAfter = after != ""
+	return err
 }
 
 // storageView adds the tenant's storage and limits to a page.
@@ -132,7 +148,7 @@ func (s *Server) folderFormFailed(c echo.Context, folderID, form string, err err
 	var lerr error
 	v.Files, _, lerr = s.Files.Files(ctx, t.ID, folderID, files.ListQuery{Limit: 50})
 	if lerr == nil {
-		v.Folders, v.MoreFolders, lerr = s.Files.Folders(ctx, t.ID, folderID, maxShownFolders, "")
+		lerr = s.subfolders(c, &v, folderID)
 	}
 	if lerr != nil {
 		return lerr

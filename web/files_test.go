@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"html"
 	"image"
 	"image/color"
@@ -313,5 +314,45 @@ func TestOperatorsSeeEachTenantsStorage(t *testing.T) {
 		if got[name] != want {
 			t.Errorf("%s: storage %q, want %q", name, got[name], want)
 		}
+	}
+}
+
+// TestAFolderOfManyFoldersIsPaged checks that every subfolder of a folder
+// with more than a page of them can be reached, and that a continuation
+// that is not one shows the first ones.
+func TestAFolderOfManyFoldersIsPaged(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: e.acme.ID})
+	const n = 205
+	for i := range n {
+		if _, err := e.files.CreateFolder(ctx, e.acme.ID, "", fmt.Sprintf("f%03d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := e.client(t).signIn("acme", "admin")
+	rows := regexp.MustCompile(`data-testid="folder-row-(f\d+)"`)
+	more := regexp.MustCompile(`href="([^"]*\?folders=[^"]*)" data-testid="folders-more"`)
+	seen := map[string]bool{}
+	path := "/t/" + e.acme.ID + "/files"
+	for page := 0; path != "" && page < 5; page++ {
+		_, body := c.get(path)
+		for _, m := range rows.FindAllStringSubmatch(body, -1) {
+			if seen[m[1]] {
+				t.Errorf("%s is listed twice", m[1])
+			}
+			seen[m[1]] = true
+		}
+		path = ""
+		if m := more.FindStringSubmatch(body); m != nil {
+			path = html.UnescapeString(m[1])
+		}
+	}
+	if len(seen) != n {
+		t.Errorf("%d folders reachable, want %d", len(seen), n)
+	}
+	_, body := c.get("/t/" + e.acme.ID + "/files?folders=not-a-token")
+	if got := len(rows.FindAllString(body, -1)); got != 200 || !strings.Contains(body, `data-testid="folder-row-f000"`) {
+		t.Errorf("a bad continuation lists %d folders, want the first 200", got)
 	}
 }
