@@ -185,6 +185,9 @@ func (s *Service) SetActive(ctx context.Context, tenantID, id string, seen kanri
 		if st := k.StatusAt(s.Now()); st == kanri.KeyRevoked || st == kanri.KeyExpired {
 			return "", kanri.E(kanri.ECONFLICT, "apikeys.cannot_reactivate")
 		}
+		if k.IsActive == active {
+			return "", nil // already so: nothing to write
+		}
 		k.IsActive = active
 		if active {
 			return "apikey.reactivate", nil
@@ -296,6 +299,9 @@ func (s *Service) change(ctx context.Context, tenantID, id string, seen kanri.Se
 		action, err := fn(k)
 		if err != nil {
 			return nil, err
+		}
+		if action == "" {
+			return k, nil // a change that changes nothing writes nothing
 		}
 		k.UpdatedAt = kanri.NewTime(s.Now())
 		if err := s.Store.Tenant(tenantID).APIKeys().Replace(ctx, k); err != nil {

@@ -122,7 +122,11 @@ func (s *Service) UpdateAssignment(ctx context.Context, tenantID, serviceID, eta
 		return nil, kanri.Invalid(kanri.Fields{"expiresAt": "validation.expiry_past"})
 	}
 	before := assignmentFields(a)
-	a.Config, a.ExpiresAt, a.UpdatedAt = config, expires, kanri.NewTime(s.Now())
+	a.Config, a.ExpiresAt = config, expires
+	if len(audit.Diff(before, assignmentFields(a))) == 0 {
+		return a, nil // nothing changed: no new version, no record
+	}
+	a.UpdatedAt = kanri.NewTime(s.Now())
 	if err := s.Store.Tenant(tenantID).ServiceAssignments().Replace(ctx, a); err != nil {
 		return nil, err
 	}

@@ -93,8 +93,12 @@ func (s *Service) Update(ctx context.Context, id, etag string, in kanri.ServiceI
 	if svc.ETag != etag {
 		return nil, kanri.Stale()
 	}
-	before := fields(svc)
+	before, updated := fields(svc), svc.UpdatedAt
 	apply(svc, in, kanri.NewTime(s.Now()))
+	if len(audit.Diff(before, fields(svc))) == 0 {
+		svc.UpdatedAt = updated
+		return svc, nil // nothing changed: no new version, no record
+	}
 	if err := s.Store.System().Services().Replace(ctx, svc); err != nil {
 		return nil, err
 	}

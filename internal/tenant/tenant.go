@@ -199,6 +199,9 @@ func (s *Service) Update(ctx context.Context, id, etag string, base *kanri.Tenan
 		before := tenantFields(t)
 		t.DisplayName, t.Plan, t.MaxUsers = in.DisplayName, in.Plan, in.MaxUsers
 		t.Metadata = kanri.TenantMetadata{Industry: in.Industry, Country: in.Country}
+		if len(audit.Diff(before, tenantFields(t))) == 0 {
+			return t, nil // nothing changed: no new version, no record
+		}
 		if err := s.save(ctx, t); err != nil {
 			return nil, store.Raced(err) // a race with another write: check again
 		}
