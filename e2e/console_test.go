@@ -68,6 +68,7 @@ func TestConsole(t *testing.T) {
 			s.apiKeySteps,
 			s.listPagesSteps,
 			s.apiDocsSteps,
+			s.permissionSteps,
 			s.signOutSteps,
 		} {
 			steps(t)

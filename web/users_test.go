@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/tenant"
@@ -270,4 +271,31 @@ func TestOwnAccountNotOffered(t *testing.T) {
 	if u, err := e.users.Get(context.Background(), e.acme.ID, e.acmeAdmin.ID); err != nil || !u.IsActive || !u.DeletedAt.IsZero() {
 		t.Errorf("own account after the refusals: %+v, %v", u, err)
 	}
+}
+
+// TestDeactivationEndsSessions checks that a deactivated user's sessions
+// end for good: reactivating the account does not bring them back.
+func TestDeactivationEndsSessions(t *testing.T) {
+	e := newEnv(t)
+	bob := e.client(t).signIn("acme", "bob")
+	resp, _ := bob.get("/account")
+	wantStatus(t, "bob's account before", resp, http.StatusOK)
+	e.clock.Advance(time.Millisecond) // the test's clock stands still otherwise
+	admin := e.client(t).signIn("acme", "admin")
+	path := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID
+	for _, action := range []string{"deactivate", "reactivate"} {
+		_, page := admin.get(path + "/edit")
+		resp, _ := admin.post(path+"/"+action, url.Values{"etag": {formETag(page)}})
+		wantStatus(t, action, resp, http.StatusSeeOther)
+	}
+	if u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID); !u.IsActive {
+		t.Fatal("bob is not active again")
+	}
+	resp, _ = bob.get("/account")
+	if got := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(got, "/login") {
+		t.Errorf("bob's old session after deactivation and reactivation: %d to %q, want a redirect to /login", resp.StatusCode, got)
+	}
+	fresh := e.client(t).signIn("acme", "bob")
+	resp, _ = fresh.get("/account")
+	wantStatus(t, "bob signed in again", resp, http.StatusOK)
 }

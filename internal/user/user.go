@@ -281,6 +281,10 @@ func (s *Service) SetActive(ctx context.Context, tenantID, id string, seen kanri
 		if !active && u.ID == audit.ActorFrom(ctx).UserID {
 			return kanri.E(kanri.EFORBIDDEN, "error.self_deactivate")
 		}
+		if u.IsActive && !active {
+			// Its sessions end: a reactivation does not bring them back.
+			u.Security.SessionsValidAfter = kanri.NewTime(s.Now())
+		}
 		u.IsActive = active
 		return nil
 	})
