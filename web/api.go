@@ -65,6 +65,37 @@ type apiRoute struct {
 	ifMatch   bool // h honours If-Match: a tag that matches none is 412
 	etag      bool // the success answer carries its ETag (a GET's If-None-Match is honoured)
 	location  bool // the success answer carries the new resource's Location
+	// service is a service the call needs usable (assigned and active) in
+	// the key's tenant beside the API service, as the console's routes of
+	// that service need it: kanri.FileServiceID for files.
+	service string
+	// content is the media type of a success answer that is a file's
+	// bytes rather than JSON: the operation takes Range (206) and its
+	// answer is an attachment.
+	content string
+	// tus marks an operation of the tus protocol (uploads): its request
+	// and answer are headers (tusHeaderDocs), its body bytes; it is served
+	// in the upload group, with the upload's own body limit and no write
+	// deadline, and takes no Idempotency-Key (tus resumes instead).
+	tus bool
+	// reqHeaders and respHeaders name the request headers a tus operation
+	// reads and the headers its success answer carries; optHeaders those
+	// its success answer may carry.
+	reqHeaders              []apiHeader
+	respHeaders, optHeaders []string
+	// reqBytes is the media type of a request body of bytes, not JSON (a
+	// tus PATCH's).
+	reqBytes string
+	// errors are the statuses of the operation's own refusals beside
+	// those every operation documents, with what each means.
+	errors map[int]string
+}
+
+// apiHeader declares a request header an operation reads (tus's), which
+// the OpenAPI document describes from headerDocs.
+type apiHeader struct {
+	name     string
+	required bool
 }
 
 // paged reports whether the route answers a list in pages.
@@ -75,7 +106,7 @@ func (r apiRoute) paged() bool {
 // apiRoutes lists the API. routes registers them and openAPI documents
 // them, from this one list.
 func (s *Server) apiRoutes() []apiRoute {
-	return []apiRoute{
+	return append([]apiRoute{
 		{method: http.MethodGet, path: "/users", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiListUsers, op: "listUsers", summary: "List the tenant's users",
 			query: []apiParam{paramUserSearch, paramUserStatus, paramUserSort, paramDesc, paramLimit, paramNext}, response: "UserList", status: 200, etag: true},
 		{method: http.MethodPost, path: "/users", scope: kanri.ScopeWrite, perm: role.UsersCreate, h: s.apiCreateUser, op: "createUser", summary: "Create a user",
@@ -103,7 +134,7 @@ func (s *Server) apiRoutes() []apiRoute {
 			doc: "Never the key's secret.", response: "Me", status: 200, etag: true},
 		{method: http.MethodGet, path: "/audit", scope: kanri.ScopeRead, perm: role.AuditRead, h: s.apiListAudit, op: "listAudit", summary: "List the tenant's audit log, newest first",
 			query: []apiParam{paramAuditAction, paramAuditUser, paramAuditResource, paramAuditFrom, paramAuditTo, paramLimit, paramNext}, response: "AuditList", status: 200, etag: true},
-	}
+	}, s.apiFileRoutes()...)
 }
 
 // apiKeyOf returns the request's API key.

@@ -39,6 +39,9 @@ type apiParam struct {
 	invalid       string
 	// def is a string parameter's default, for the document.
 	defString string
+	// checked says the handler refuses a value that names nothing (422),
+	// such as a folder that does not exist.
+	checked bool
 }
 
 // The query parameters of the API's operations.
@@ -71,7 +74,7 @@ const confirmDisableKey = "disable-this-key"
 // refusable reports whether a value of the parameter can make the
 // operation answer 422.
 func (p apiParam) refusable() bool {
-	return p.kind == dateParam || p.name == paramNext.name
+	return p.kind == dateParam || p.name == paramNext.name || p.checked
 }
 
 // digits matches an integer parameter's value: digits only (no sign, no

@@ -42,11 +42,36 @@ type oaOperation struct {
 		Schema                *oaSchema
 		Example               any
 	}
-	RequestBody *struct{ Content map[string]oaMedia }
+	RequestBody *oaBody
 	Responses   map[string]struct {
 		Description string
 		Content     map[string]oaMedia
 	}
+}
+
+type oaBody struct{ Content map[string]oaMedia }
+
+// json returns the body's JSON, if it is JSON.
+func (b *oaBody) json() (oaMedia, bool) {
+	if b == nil {
+		return oaMedia{}, false
+	}
+	m, ok := b.Content["application/json"]
+	return m, ok
+}
+
+// bytesType returns the media type of a body that is bytes, not JSON
+// (a tus PATCH's), or "".
+func (b *oaBody) bytesType() string {
+	if b == nil {
+		return ""
+	}
+	for ct := range b.Content {
+		if ct != "application/json" {
+			return ct
+		}
+	}
+	return ""
 }
 
 type oaMedia struct {
@@ -157,7 +182,7 @@ func (s *Server) apiDocs(c echo.Context) error {
 	for _, t := range doc.Tags {
 		m.Tags = append(m.Tags, views.APITag{Name: t.Name, Description: t.Description, Anchor: "tag-" + strings.ToLower(t.Name)})
 	}
-	methodOrder := []string{"get", "post", "put", "patch", "delete"}
+	methodOrder := []string{"options", "get", "post", "put", "patch", "delete"}
 	for _, p := range slices.Sorted(maps.Keys(doc.Paths)) {
 		for _, method := range methodOrder {
 			o, ok := doc.Paths[p][method]
@@ -210,8 +235,15 @@ func (s *Server) docOperation(c echo.Context, doc *oaDoc, server, path, method s
 	}
 	curl[0] += " " + shellQuote(server+example)
 	curl = append(curl, `-H "Authorization: Bearer $KANRI_API_KEY"`)
-	if o.RequestBody != nil {
-		media := o.RequestBody.Content["application/json"]
+	for _, p := range o.Parameters {
+		if p.In == "header" && p.Required && p.Schema != nil && len(p.Schema.Enum) == 1 {
+			curl = append(curl, fmt.Sprintf(`-H "%s: %v"`, p.Name, p.Schema.Enum[0])) // Tus-Resumable: 1.0.0
+		}
+	}
+	if ct := o.RequestBody.bytesType(); ct != "" {
+		curl = append(curl, `-H "Content-Type: `+ct+`"`, "--data-binary @file")
+	}
+	if media, ok := o.RequestBody.json(); ok {
 		schema := doc.resolve(media.Schema)
 		if schema != nil {
 			for _, n := range slices.Sorted(maps.Keys(schema.Properties)) {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"mime"
 	"net/http"
@@ -48,19 +49,15 @@ func (s *Server) showFolder(c echo.Context, folderID string) error {
 	if v.Folder != nil {
 		path = views.FolderPath(t.ID, v.Folder.ID)
 	}
-	var err error
-	if v.Query != "" {
-		v.Files, v.Paging, err = listPage(c, path, 50, func(next string, limit int) ([]*kanri.File, string, error) {
-			return s.Files.Search(ctx, t.ID, v.Query, limit, next)
-		})
-	} else {
+	if v.Query == "" {
 		v.Sort, v.Desc = cmp.Or(c.QueryParam("sort"), files.SortName), c.QueryParam("desc") == "1"
-		v.Files, v.Paging, err = listPage(c, path, 50, func(next string, limit int) ([]*kanri.File, string, error) {
-			return s.Files.Files(ctx, t.ID, folderID, files.ListQuery{Sort: v.Sort, Desc: v.Desc, Limit: limit, Next: next})
-		})
-		if err == nil && v.Paging.OnFirst {
-			err = s.subfolders(c, &v, folderID)
-		}
+	}
+	var err error
+	v.Files, v.Paging, err = listPage(c, path, 50, func(next string, limit int) ([]*kanri.File, string, error) {
+		return s.fileList(ctx, t.ID, folderID, v.Query, files.ListQuery{Sort: v.Sort, Desc: v.Desc, Limit: limit, Next: next})
+	})
+	if err == nil && v.Query == "" && v.Paging.OnFirst {
+		err = s.subfolders(c, &v, folderID)
 	}
 	if err != nil {
 		return err
@@ -91,6 +88,17 @@ func (s *Server) subfolders(c echo.Context, v *views.FolderView, folderID string
 	}
 	v.FoldersAfter = after != ""
 	return err
+}
+
+// fileList returns one page of the files of a folder ("" for the top
+// level) in the query's order, or, when q is not empty, of the tenant's
+// files whose names or tags have words beginning with its words, by name:
+// the console's folder page and the API list files this one way.
+func (s *Server) fileList(ctx context.Context, tenantID, folderID, q string, lq files.ListQuery) ([]*kanri.File, string, error) {
+	if q != "" {
+		return s.Files.Search(ctx, tenantID, q, lq.Limit, lq.Next)
+	}
+	return s.Files.Files(ctx, tenantID, folderID, lq)
 }
 
 // storageView adds the tenant's storage and limits to a page.
@@ -401,19 +409,27 @@ func (s *Server) serveFile(c echo.Context, inline bool) error {
 // If-None-Match against the file's checksum as its ETag). The answer is
 // never sniffed or run: nosniff, and a CSP sandbox without scripts.
 func (s *Server) sendContent(c echo.Context, f *kanri.File, inline bool) error {
-	w := c.Response()
-	h := w.Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; plugin-types application/pdf")
-	h.Set("Cache-Control", "private, no-cache")
-	h.Set(echo.HeaderContentType, f.ContentType)
+	contentType := f.ContentType
 	if f.ContentType == "text/plain" {
-		h.Set(echo.HeaderContentType, "text/plain; charset=utf-8")
+		contentType = "text/plain; charset=utf-8"
 	}
 	disposition := "attachment"
 	if inline {
 		disposition = "inline"
 	}
+	return s.streamFile(c, f, disposition, contentType)
+}
+
+// streamFile streams a file as sendContent says, as the disposition
+// (attachment or inline) of the content type: the console's download and
+// preview and the API's content send it this one way.
+func (s *Server) streamFile(c echo.Context, f *kanri.File, disposition, contentType string) error {
+	w := c.Response()
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; plugin-types application/pdf")
+	h.Set("Cache-Control", "private, no-cache")
+	h.Set(echo.HeaderContentType, contentType)
 	h.Set("Content-Disposition", contentDisposition(disposition, f.Title()))
 	h.Set("ETag", `"`+strings.TrimPrefix(f.Checksum, "sha256:")+`"`)
 	// A large file takes as long as it takes: no write deadline.

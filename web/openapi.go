@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -38,6 +39,8 @@ func baseURL(c echo.Context) string { return c.Scheme() + "://" + c.Request().Ho
 var apiTags = []struct{ name, doc string }{
 	{"Users", "The tenant's users: list, read, create, change, deactivate and reactivate them."},
 	{"Roles", "The roles users hold in the tenant's services: list, give and take them."},
+	{"Files", "The tenant's files: list and search them, read and change their metadata, download their bytes (with ranges), move them to the trash and back, and upload them with tus 1.0 (resumable). They need the tenant's file service, with the console's limits."},
+	{"Folders", "The tenant's folders: list, read, create, rename, move and delete them."},
 	{"Audit", "The tenant's audit log: every change, who made it, when and from where."},
 	{"Me", "The API key of the request: what it is, its tenant and its rate limit."},
 }
@@ -98,6 +101,9 @@ var pathParamDocs = map[string]struct{ doc, example string }{
 	"id":      {"The user's id.", exampleUserID},
 	"service": {"A service's id, such as auth-service.", kanri.AuthServiceID},
 	"role":    {"A role's key: admin or viewer (global_admin in the operator's tenant).", "viewer"},
+	"file":    {"The file's id.", exampleFileID},
+	"folder":  {"The folder's id.", exampleFolderID},
+	"upload":  {"The upload's id: the last segment of the Location its creation answered.", "upload_5b1e0c2a9d7f4e6b8a3c1d2e4f5a6b7c"},
 }
 
 // pathParameter returns the OpenAPI parameter of a path parameter.
@@ -138,7 +144,15 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 			params = append(params, map[string]any{"name": "If-None-Match", "in": "header", "required": false, "schema": map[string]any{"type": "string"},
 				"description": "ETags of answers already held (or *): when one is the current answer's, the answer is 304 Not Modified without a body."})
 		}
-		if r.method == http.MethodPost {
+		for _, h := range r.reqHeaders {
+			params = append(params, map[string]any{"name": h.name, "in": "header", "required": h.required, "schema": requestHeaderDocs[h.name].schema, "description": requestHeaderDocs[h.name].doc})
+		}
+		if r.content != "" {
+			for _, h := range []string{"Range", "If-Range"} {
+				params = append(params, map[string]any{"name": h, "in": "header", "required": false, "schema": requestHeaderDocs[h].schema, "description": requestHeaderDocs[h].doc})
+			}
+		}
+		if r.method == http.MethodPost && !r.tus {
 			params = append(params, map[string]any{"name": hdrIdempotencyKey, "in": "header", "required": false,
 				"schema":      map[string]any{"type": "string", "minLength": 1, "maxLength": maxIdempotencyKey, "pattern": `^[\x20-\x7e]+$`},
 				"description": "A key of the client's choice (a UUID) that makes the request happen once: sent again with the same key within 24 hours, the same request gets the first answer again (marked Idempotent-Replayed) instead of being served again. Keys are the API key's own. Answers of 5xx are not kept."})
@@ -174,6 +188,9 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 			}
 			op["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": media}}
 		}
+		if r.reqBytes != "" {
+			op["requestBody"] = map[string]any{"required": true, "description": "The bytes, from Upload-Offset.", "content": map[string]any{r.reqBytes: map[string]any{"schema": binarySchema}}}
+		}
 		paths[p][strings.ToLower(r.method)] = op
 	}
 	return map[string]any{
@@ -208,7 +225,40 @@ const (
 	hdrRetryAfter         = "Retry-After"
 	hdrWWWAuthenticate    = "WWW-Authenticate"
 	hdrLink               = "Link"
+
+	hdrContentDisposition   = "Content-Disposition"
+	hdrAcceptRanges         = "Accept-Ranges"
+	hdrContentRange         = "Content-Range"
+	hdrTusResumable         = "Tus-Resumable"
+	hdrTusVersion           = "Tus-Version"
+	hdrTusExtension         = "Tus-Extension"
+	hdrTusMaxSize           = "Tus-Max-Size"
+	hdrTusChecksumAlgorithm = "Tus-Checksum-Algorithm"
+	hdrUploadOffset         = "Upload-Offset"
+	hdrUploadLength         = "Upload-Length"
+	hdrUploadExpires        = "Upload-Expires"
+	hdrKanriFileID          = "Kanri-File-Id"
 )
+
+// binarySchema is the schema of a body of bytes.
+var binarySchema = map[string]any{"type": "string", "format": "binary"}
+
+// requestHeaderDocs describe the request headers operations declare
+// (apiRoute.reqHeaders, and Range and If-Range of a file's content), with
+// their schemas.
+var requestHeaderDocs = map[string]struct {
+	doc    string
+	schema map[string]any
+}{
+	hdrTusResumable: {"The tus version the client speaks: 1.0.0 (else 412).", map[string]any{"type": "string", "enum": []string{tusVersion}}},
+	hdrUploadLength: {"The file's size in bytes.", map[string]any{"type": "string", "pattern": "^[0-9]+$"}},
+	"Upload-Metadata": {"Comma-separated pairs of a key and its value in base64: filename (the file's name), filetype (its media type) and folderId (the folder it goes to; the top level without it).",
+		map[string]any{"type": "string"}},
+	hdrUploadOffset:   {"The byte of the upload the body starts at: where the upload stands (HEAD says).", map[string]any{"type": "string", "pattern": "^[0-9]+$"}},
+	"Upload-Checksum": {"The checksum of this part: sha1 or sha256, a space, and the digest in base64 (else 460, and the part is not kept).", map[string]any{"type": "string"}},
+	"Range":           {"Part of the bytes, as bytes=first-last (RFC 9110 §14.2): answered 206 with that part.", map[string]any{"type": "string"}},
+	"If-Range":        {"The ETag of the bytes held: Range is honoured only while it holds, else the whole file is sent.", map[string]any{"type": "string"}},
+}
 
 // headerDocs describe the response headers, with their schemas.
 var headerDocs = map[string]struct {
@@ -224,6 +274,19 @@ var headerDocs = map[string]struct {
 	hdrRateLimitReset:     {"Seconds until the window ends.", map[string]any{"type": "integer", "minimum": 0}},
 	hdrRetryAfter:         {"Seconds to wait before calling again.", map[string]any{"type": "integer", "minimum": 0}},
 	hdrWWWAuthenticate:    {"The authentication scheme the API takes: Bearer.", map[string]any{"type": "string"}},
+
+	hdrContentDisposition:   {"attachment, with the file's name (filename, and filename* in UTF-8 for a name beyond ASCII).", map[string]any{"type": "string"}},
+	hdrAcceptRanges:         {"bytes: Range may ask for part of the file.", map[string]any{"type": "string"}},
+	hdrContentRange:         {"The part sent and the file's size (bytes first-last/size), or bytes */size when the range is refused.", map[string]any{"type": "string"}},
+	hdrTusResumable:         {"The tus version the server speaks: 1.0.0.", map[string]any{"type": "string", "enum": []string{tusVersion}}},
+	hdrTusVersion:           {"The tus versions the server speaks: 1.0.0.", map[string]any{"type": "string"}},
+	hdrTusExtension:         {"The tus extensions the server supports: " + tusExtensions + ".", map[string]any{"type": "string"}},
+	hdrTusMaxSize:           {"The largest file the tenant may upload, in bytes.", map[string]any{"type": "integer", "minimum": 0}},
+	hdrTusChecksumAlgorithm: {"The algorithms Upload-Checksum takes: " + tusChecksums + ".", map[string]any{"type": "string"}},
+	hdrUploadOffset:         {"The bytes of the upload received so far: where to resume.", map[string]any{"type": "integer", "minimum": 0}},
+	hdrUploadLength:         {"The upload's size in bytes.", map[string]any{"type": "integer", "minimum": 0}},
+	hdrUploadExpires:        {"When the upload expires unless completed (an HTTP date); its bytes and reservation are then given up.", map[string]any{"type": "string"}},
+	hdrKanriFileID:          {"The id of the file the upload became, once complete: GET /files/{file} reads it.", map[string]any{"type": "string"}},
 }
 
 // responseHeaders returns a response's headers object: the required
@@ -290,6 +353,11 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 	if r.perm == "" {
 		forbidden = "The key lacks the scope " + r.scope + ", or the tenant's API service is suspended or expired."
 	}
+	if r.service != "" {
+		forbidden = strings.TrimSuffix(forbidden, ".") + "; or the tenant's " + r.service + " is not assigned, suspended, expired or inactive."
+	}
+	created = append(created, r.respHeaders...)
+	optional = append(optional, r.optHeaders...)
 	out := map[string]any{
 		strconv.Itoa(r.status): response(http.StatusText(r.status), r.response, "application/json", created, optional),
 		"401": problem("The API key is missing, malformed, unknown, inactive, expired or revoked, or its creator's account is no longer active.",
@@ -331,7 +399,58 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 			out["422"] = problem("A parameter is invalid; errors names it.", rateLimit, nil)
 		}
 	}
-	if r.method == http.MethodPost {
+	if r.content != "" {
+		// A file's bytes: the whole (200), a part (206), or not modified
+		// (304), each as an attachment.
+		bytesOf := func(desc string, required []string) map[string]any {
+			resp := response(desc, "", "", required, []string{hdrAcceptRanges})
+			resp["content"] = map[string]any{r.content: map[string]any{"schema": binarySchema}}
+			return resp
+		}
+		out[strconv.Itoa(r.status)] = bytesOf("The file's bytes.", append(slices.Clone(success), hdrContentDisposition))
+		out["206"] = bytesOf("Partial Content: the part Range asked for; Content-Range says which.", append(slices.Clone(success), hdrContentDisposition, hdrContentRange))
+		out["304"] = response("Not Modified: If-None-Match names the file's ETag; no body.", "", "", success, []string{hdrContentDisposition, hdrAcceptRanges})
+	}
+	for status, desc := range r.errors {
+		var required []string
+		if status == http.StatusRequestedRangeNotSatisfiable {
+			required = []string{hdrContentRange}
+		}
+		out[strconv.Itoa(status)] = problem(desc, append(required, rateLimit...), nil)
+	}
+	if r.tus {
+		// Every answer of the upload's handlers says the tus version, a
+		// refused version which ones are spoken, a refused offset where
+		// the upload stands; the body limit is the upload's length.
+		delete(out, "413")
+		if _, ok := r.errors[http.StatusConflict]; !ok {
+			delete(out, "409")
+		}
+		if desc, ok := r.errors[http.StatusRequestEntityTooLarge]; ok {
+			out["413"] = problem(desc, rateLimit, nil)
+		}
+		for status, resp := range out {
+			if status == strconv.Itoa(r.status) || status == "401" || status == "429" || status >= "500" {
+				continue
+			}
+			h, _ := resp.(map[string]any)["headers"].(map[string]any)
+			if h == nil {
+				h = map[string]any{}
+				resp.(map[string]any)["headers"] = h
+			}
+			extra := []string{hdrTusResumable}
+			switch status {
+			case "412":
+				extra = append(extra, hdrTusVersion)
+			case "409":
+				extra = append(extra, hdrUploadOffset)
+			}
+			for _, n := range extra {
+				h[n] = map[string]any{"description": headerDocs[n].doc, "schema": headerDocs[n].schema}
+			}
+		}
+	}
+	if r.method == http.MethodPost && !r.tus {
 		idempotent(out, rateLimit, problem)
 	}
 	return out
@@ -384,6 +503,9 @@ const (
 	exampleUserID = "user_0b7c6f0e-3f4a-4c1e-9d55-2a8e6b1f4c10"
 	exampleETag   = "00000a1b-0000-0d00-0000-65f1c2d30000"
 	exampleReqID  = "Yk3v9QeL2pXz7RtA0mNc"
+
+	exampleFileID   = "file_3c9a1f0e7b2d4a6c8e5f1a2b3c4d5e6f"
+	exampleFolderID = "folder_8d2e4f6a1b3c5d7e9f0a2b4c6d8e0f1a"
 )
 
 // apiSchemas returns the document's schemas. The limits of the fields a
@@ -416,7 +538,7 @@ func apiSchemas(base string) map[string]any {
 		})
 	}
 	roleKey := map[string]any{"type": "string", "enum": []string{"global_admin", "admin", "viewer"}, "description": "The role's key."}
-	return map[string]any{
+	out := map[string]any{
 		"User": obj([]string{"id", "tenantId", "username", "email", "displayName", "isActive", "status"}, map[string]any{
 			"id": str, "tenantId": str, "username": str, "email": email, "displayName": str,
 			"isActive": map[string]any{"type": "boolean"}, "status": map[string]any{"type": "string", "enum": []string{"active", "inactive", "locked", "deleted"}},
@@ -484,6 +606,8 @@ func apiSchemas(base string) map[string]any {
 			"errors":    map[string]any{"type": "object", "additionalProperties": str, "description": "The invalid fields and why."},
 		}},
 	}
+	maps.Copy(out, fileSchemas(obj, list))
+	return out
 }
 
 // apiExamples returns an example of each schema a request sends or a
@@ -498,7 +622,7 @@ func apiExamples() map[string]any {
 	audit := map[string]any{"id": "audit_20260401T093000.000000000_9f86d081", "timestamp": at, "action": "user.create", "status": "success",
 		"userId": "ak_1f2e3d4c", "userName": "API key Nightly sync (ak_live_3x…)", "resource": map[string]any{"type": "User", "id": exampleUserID, "name": "hanako"},
 		"ipAddress": "203.0.113.7", "requestId": exampleReqID}
-	return map[string]any{
+	out := map[string]any{
 		"User":                 user,
 		"UserList":             map[string]any{"items": []any{user}, "next": "eyJrIjoiaGFuYWtvIn0", "hasMore": true},
 		"UserCreate":           map[string]any{"username": "hanako", "email": "hanako@acme.example.jp", "displayName": "Hanako Yamada", "password": "Correct-horse-42"},
@@ -509,6 +633,8 @@ func apiExamples() map[string]any {
 		"AuditRecord":          audit,
 		"AuditList":            map[string]any{"items": []any{audit}, "hasMore": false},
 	}
+	maps.Copy(out, fileExamples(at))
+	return out
 }
 
 // openAPI serves the OpenAPI document.

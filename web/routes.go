@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -45,12 +46,23 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/api/v1/openapi.json", s.openAPI).Name = public
 	e.GET("/api/v1/docs", s.apiDocs).Name = public
 	api := e.Group("/api/v1", s.bodies(apiBodyLimit, false), s.apiAuth, s.apiUsage, s.apiLimit, s.apiUsable)
+	// The API's tus uploads: a key like the API, but the upload routes'
+	// body handling (no API body limit: each PATCH is bounded by what is
+	// left of its upload) and no read or write deadline but an idle one.
+	apiUploads := e.Group("/api/v1"+apiUploadsPath, s.apiAuth, s.apiUsage, s.apiLimit, s.apiUsable)
 	for _, r := range s.apiRoutes() {
 		mw := []echo.MiddlewareFunc{apiScope(r.scope), s.apiPerm(r.perm), checkQuery(r.query)}
-		if r.method == http.MethodPost {
+		if r.service != "" {
+			mw = append(mw, s.usable(r.service))
+		}
+		if r.method == http.MethodPost && !r.tus {
 			mw = append(mw, s.apiIdempotent) // after the checks: a refused call claims no key
 		}
-		api.Add(r.method, r.path, r.h, mw...).Name = "api:" + r.scope
+		g, path := api, r.path
+		if r.tus {
+			g, path = apiUploads, strings.TrimPrefix(r.path, apiUploadsPath)
+		}
+		g.Add(r.method, path, r.h, mw...).Name = "api:" + r.scope
 	}
 
 	console := e.Group("", s.bodies(consoleBodyLimit, true), s.csrf)

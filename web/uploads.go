@@ -62,6 +62,9 @@ func tusCheck(c echo.Context) error {
 	tusHeaders(c)
 	if c.Request().Header.Get("Tus-Resumable") != tusVersion {
 		c.Response().Header().Set("Tus-Version", tusVersion)
+		if isAPI(c) {
+			return apiProblem(c, http.StatusPreconditionFailed, "")
+		}
 		return c.NoContent(http.StatusPreconditionFailed)
 	}
 	return nil
@@ -300,9 +303,13 @@ func (s *Server) tusFailure(c echo.Context, err error) error {
 	return tusError(c, st, msg)
 }
 
-// tusError answers a status with a message as plain text.
+// tusError answers a status with a message as plain text, or to an API
+// key as a problem document whose detail is the message.
 func tusError(c echo.Context, status int, msg string) error {
 	tusHeaders(c)
+	if isAPI(c) {
+		return apiProblem(c, status, msg)
+	}
 	return c.String(status, msg)
 }
 

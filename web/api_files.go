@@ -1,0 +1,644 @@
+package web
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/files"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+)
+
+// The files of the API: folders, files' metadata and bytes, and tus
+// uploads, through the file service as the console's routes use it, with
+// the same permissions, and only while the tenant's file service is usable.
+
+// The limits of a file's names and metadata as kanri.CheckFileName and
+// files.FileInput check them, for the document.
+const (
+	fileNameMax = 255
+	fileTagsMax = 20
+	fileTagMax  = 50
+	fileDescMax = 1000
+)
+
+// apiUploadsPath is the path of the API's tus uploads, under /api/v1.
+const apiUploadsPath = "/uploads"
+
+// The query parameters of the files' operations.
+var (
+	paramFileFolder = apiParam{name: "folder", checked: true,
+		doc: "A folder's id: the files in it; without it, the files of the top level. A folder that does not exist is refused (422)."}
+	paramFileSearch = apiParam{name: "q",
+		doc: "Words that begin words of the files' names or tags: the matching files of every folder, by name (folder, sort and desc are then not used)."}
+	paramFileSort = apiParam{name: "sort", enum: []string{files.SortName, files.SortSize, files.SortDate}, defString: files.SortName,
+		doc: "The order of the list: name, size, or date (of the upload). Another value is refused (400)."}
+	paramFolderParent = apiParam{name: "parent", checked: true,
+		doc: "A folder's id: the folders in it; without it, the folders of the top level. A folder that does not exist is refused (422)."}
+	paramConfirmFiles = apiParam{name: "files", kind: integerParam, min: 0, max: 999_999_999, def: 0, invalid: "validation.limit",
+		doc: "The number of files in the folder and the folders inside it, which go to the trash with it: a folder holding files is deleted only when this is that number, else 409, whose detail says how many."}
+)
+
+// The tus headers an upload's requests send.
+var (
+	tusResumableHeader = apiHeader{name: "Tus-Resumable", required: true}
+	tusLengthHeader    = apiHeader{name: "Upload-Length", required: true}
+	tusMetadataHeader  = apiHeader{name: "Upload-Metadata"}
+	tusOffsetHeader    = apiHeader{name: "Upload-Offset", required: true}
+	tusChecksumHeader  = apiHeader{name: "Upload-Checksum"}
+)
+
+// apiFileRoutes are the API's operations on files, folders and uploads.
+func (s *Server) apiFileRoutes() []apiRoute {
+	fsvc := kanri.FileServiceID
+	folderConflict := map[int]string{http.StatusConflict: "The name is taken by another folder in the same folder, or the folder is moved into itself or a folder inside it."}
+	return []apiRoute{
+		{method: http.MethodGet, path: "/files", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiListFiles, op: "listFiles", summary: "List the files of a folder, or search the tenant's files",
+			doc:   "The files of the top level, or of the folder given, that are not in the trash, in the order asked; with q, the files of every folder whose names or tags have words beginning with its words.",
+			query: []apiParam{paramFileFolder, paramFileSearch, paramFileSort, paramDesc, paramLimit, paramNext}, response: "FileList", status: 200, etag: true},
+		{method: http.MethodGet, path: "/files/:file", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiGetFile, op: "getFile", summary: "Read a file's metadata",
+			doc: "A file in the trash is read too (its deletedAt is set).", response: "File", status: 200, etag: true},
+		{method: http.MethodPatch, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesUpdate, service: fsvc, h: s.apiUpdateFile, op: "updateFile", summary: "Change a file's display name, tags or description, or move it",
+			doc:     "Only the fields sent change; folderId moves the file (null for the top level). Send the ETag read in If-Match so that a change made since is not overwritten (412); a download does not change the ETag. A file in the trash is not found (404).",
+			request: "FileUpdate", response: "File", status: 200, ifMatch: true, etag: true},
+		{method: http.MethodDelete, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesDelete, service: fsvc, h: s.apiTrashFile, op: "deleteFile", summary: "Move a file to the trash",
+			doc: "As in the console, the file stays restorable for 30 days and still counts in the storage used until it is purged.", status: 204, ifMatch: true},
+		{method: http.MethodPost, path: "/files/:file/restore", scope: kanri.ScopeWrite, perm: role.FilesDelete, service: fsvc, h: s.apiRestoreFile, op: "restoreFile", summary: "Take a file out of the trash",
+			doc: "Back into its folder, or to the top level if its folder is gone.", response: "File", status: 200, ifMatch: true, etag: true,
+			errors: map[int]string{http.StatusConflict: "The file is not in the trash."}},
+		{method: http.MethodGet, path: "/files/:file/content", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiFileContent, op: "getFileContent", summary: "Download a file's bytes",
+			doc:     "The bytes as stored, as an attachment named after the file (its type is the metadata's contentType). Range asks for part of them (206); the ETag is the file's SHA-256, and If-None-Match or If-Range take it. A whole download is checked against the checksum as it streams: a mismatch ends the connection early.",
+			content: "application/octet-stream", status: 200, etag: true,
+			errors: map[int]string{http.StatusRequestedRangeNotSatisfiable: "Range asks for bytes the file does not have; Content-Range says its length.",
+				http.StatusPreconditionFailed: "If-Match or If-Unmodified-Since does not hold."}},
+
+		{method: http.MethodGet, path: "/folders", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiListFolders, op: "listFolders", summary: "List the folders of a folder, by name",
+			query: []apiParam{paramFolderParent, paramLimit, paramNext}, response: "FolderList", status: 200, etag: true},
+		{method: http.MethodPost, path: "/folders", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiCreateFolder, op: "createFolder", summary: "Create a folder",
+			doc: "In the folder parentId, or at the top level. Names are unique among a folder's folders, compared ignoring case and width.", request: "FolderCreate", response: "Folder", status: 201, etag: true, location: true},
+		{method: http.MethodGet, path: "/folders/:folder", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiGetFolder, op: "getFolder", summary: "Read a folder",
+			response: "Folder", status: 200, etag: true},
+		{method: http.MethodPatch, path: "/folders/:folder", scope: kanri.ScopeWrite, perm: role.FilesUpdate, service: fsvc, h: s.apiUpdateFolder, op: "updateFolder", summary: "Rename a folder or move it",
+			doc:     "Only the fields sent change: name renames the folder, parentId moves it (null for the top level); the paths of the folders inside follow. Send the ETag read in If-Match so that a change made since is not overwritten (412).",
+			request: "FolderUpdate", response: "Folder", status: 200, ifMatch: true, etag: true, errors: folderConflict},
+		{method: http.MethodDelete, path: "/folders/:folder", scope: kanri.ScopeWrite, perm: role.FilesDelete, service: fsvc, h: s.apiDeleteFolder, op: "deleteFolder", summary: "Delete a folder and the folders inside it",
+			doc:   "The files inside go to the trash (restorable for 30 days, to the top level). A folder holding files is deleted only when files is their number, as the console asks the person to confirm it; without it, or with another number, the answer is 409 and its detail says how many.",
+			query: []apiParam{paramConfirmFiles}, status: 204, ifMatch: true,
+			errors: map[int]string{http.StatusConflict: "The folder holds files and files is not their number (the detail says how many), or it holds too many folders to delete at once."}},
+
+		{method: http.MethodOptions, path: apiUploadsPath, scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiUploadOptions, op: "uploadOptions", tag: "Files", summary: "Ask what the tus server supports",
+			doc: "tus 1.0 (https://tus.io/protocols/resumable-upload): the version, the extensions (creation, termination, expiration, checksum), the checksum algorithms and the largest file the tenant may upload.",
+			tus: true, reqHeaders: []apiHeader{{name: "Tus-Resumable"}}, respHeaders: []string{hdrTusResumable, hdrTusVersion, hdrTusExtension, hdrTusChecksumAlgorithm}, optHeaders: []string{hdrTusMaxSize}, status: 204},
+		{method: http.MethodPost, path: apiUploadsPath, scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiCreateUpload, op: "createUpload", tag: "Files", summary: "Begin a resumable upload (tus creation)",
+			doc: "Upload-Length is the file's size; Upload-Metadata names the file (filename), its type (filetype) and the folder it goes to (folderId), each value in base64. The size is reserved in the tenant's storage until the upload completes or expires (Upload-Expires). Location is the upload's address: send its bytes there with PATCH.",
+			tus: true, reqHeaders: []apiHeader{tusResumableHeader, tusLengthHeader, tusMetadataHeader}, respHeaders: []string{hdrTusResumable, hdrLocation, hdrUploadExpires}, status: 201,
+			errors: map[int]string{
+				http.StatusBadRequest:            "Upload-Length is missing or not a whole number, Upload-Metadata cannot be read, or Upload-Defer-Length was sent; or Authorization was sent twice.",
+				http.StatusPreconditionFailed:    "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
+				http.StatusRequestEntityTooLarge: "The file is larger than the tenant's largest file, or than the storage left; the detail says which and how large.",
+				http.StatusUnprocessableEntity:   "The file's name is invalid, or folderId names no folder of the tenant.",
+			}},
+		{method: http.MethodGet, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiHeadUpload, op: "getUpload", tag: "Files", summary: "Ask how far an upload got (tus HEAD)",
+			doc: "tus clients send HEAD, which is answered as this GET, without a body. Upload-Offset is where to resume; once the upload is complete, Kanri-File-Id names its file.",
+			tus: true, reqHeaders: []apiHeader{tusResumableHeader}, respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadLength, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID}, status: 200,
+			errors: map[int]string{http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken."}},
+		{method: http.MethodPatch, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiPatchUpload, op: "writeUpload", tag: "Files", summary: "Send an upload's bytes from an offset (tus PATCH)",
+			doc: "The body (application/offset+octet-stream) is written at Upload-Offset, which must be where the upload stands. The body may take as long as it needs, but not stall for a minute; what arrived before an interruption is kept, and HEAD says where to resume. Upload-Checksum (sha1 or sha256, base64) checks this part. The last part makes the file: Kanri-File-Id names it.",
+			tus: true, reqHeaders: []apiHeader{tusResumableHeader, tusOffsetHeader, tusChecksumHeader}, reqBytes: tusOffsetType,
+			respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID}, status: 204,
+			errors: map[int]string{
+				http.StatusBadRequest:            "Upload-Offset is missing or not a whole number, or Upload-Checksum cannot be read.",
+				http.StatusConflict:              "Upload-Offset is not where the upload stands (Upload-Offset in the answer says where), another request is writing the upload, or it is complete.",
+				http.StatusPreconditionFailed:    "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
+				http.StatusRequestEntityTooLarge: "More bytes were sent than the upload's length.",
+				http.StatusUnsupportedMediaType:  "The body is not application/offset+octet-stream.",
+				statusChecksumMismatch:           "The part's bytes do not match Upload-Checksum; they were not kept.",
+			}},
+		{method: http.MethodDelete, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiDeleteUpload, op: "deleteUpload", tag: "Files", summary: "Give an upload up (tus termination)",
+			doc: "Its bytes are deleted and its reservation of storage given back. A complete upload is 409: delete its file instead.",
+			tus: true, reqHeaders: []apiHeader{tusResumableHeader}, respHeaders: []string{hdrTusResumable}, status: 204,
+			errors: map[int]string{
+				http.StatusConflict:           "The upload is complete.",
+				http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
+			}},
+	}
+}
+
+// apiFile is a file as the API shows it: its metadata, never where its
+// bytes are stored.
+type apiFile struct {
+	ID          string     `json:"id"`
+	Name        string     `json:"name"`
+	DisplayName string     `json:"displayName"`
+	Size        int64      `json:"size"`
+	ContentType string     `json:"contentType"`
+	FolderID    *string    `json:"folderId"`
+	Checksum    string     `json:"checksum"`
+	Tags        []string   `json:"tags"`
+	Description string     `json:"description"`
+	UploadedBy  string     `json:"uploadedBy"`
+	UploadedAt  kanri.Time `json:"uploadedAt"`
+	UpdatedAt   kanri.Time `json:"updatedAt"`
+	DeletedAt   kanri.Time `json:"deletedAt"`
+}
+
+func apiFileOf(f *kanri.File) apiFile {
+	tags := f.Metadata.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return apiFile{
+		ID: f.ID, Name: f.Name, DisplayName: f.DisplayName, Size: f.Size, ContentType: f.ContentType, FolderID: f.FolderID,
+		Checksum: f.Checksum, Tags: tags, Description: f.Metadata.Description, UploadedBy: f.UploadedBy,
+		UploadedAt: f.UploadedAt, UpdatedAt: f.UpdatedAt, DeletedAt: f.DeletedAt,
+	}
+}
+
+// apiFileTag returns the ETag of a file's metadata as the API shows it: of
+// what people see and change (kanri.File.State) and when they last
+// changed it, so that a download, which records when the file was last
+// read, does not make a client's If-Match fail, as it does not make the
+// console's form stale.
+func apiFileTag(f *kanri.File) string {
+	sum := sha256.Sum256([]byte(f.State() + "\x00" + f.UpdatedAt.String()))
+	return base64.RawURLEncoding.EncodeToString(sum[:18])
+}
+
+// fileSeen checks the request's If-Match against a file's ETag: the file as
+// seen, for the service to change only that version of it (412 when it
+// changed since); nothing to check without the header.
+func fileSeen(c echo.Context, f *kanri.File) (kanri.Seen, error) {
+	tag, err := precondition(c, apiFileTag(f))
+	if err != nil || tag == "" {
+		return kanri.Seen{}, err
+	}
+	return kanri.Seen{ETag: f.ETag, State: f.State()}, nil
+}
+
+// apiFolder is a folder as the API shows it.
+type apiFolder struct {
+	ID             string     `json:"id"`
+	Name           string     `json:"name"`
+	ParentFolderID *string    `json:"parentFolderId"`
+	Path           string     `json:"path"`
+	CreatedBy      string     `json:"createdBy"`
+	CreatedAt      kanri.Time `json:"createdAt"`
+	UpdatedAt      kanri.Time `json:"updatedAt"`
+}
+
+func apiFolderOf(f *kanri.Folder) apiFolder {
+	return apiFolder{ID: f.ID, Name: f.Name, ParentFolderID: f.ParentFolderID, Path: f.Path, CreatedBy: f.CreatedBy, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
+}
+
+// optionalID is a folder's id in a request body that may leave it out:
+// Set says it was given; null and "" are the top level.
+type optionalID struct {
+	Set bool
+	ID  string
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (o *optionalID) UnmarshalJSON(b []byte) error {
+	o.Set = true
+	if string(b) == "null" {
+		o.ID = ""
+		return nil
+	}
+	return json.Unmarshal(b, &o.ID)
+}
+
+// folderParam returns the folder a query parameter names, "" when it
+// names none (the top level); a folder that does not exist is invalid.
+func (s *Server) folderParam(c echo.Context, p apiParam) (string, error) {
+	id := p.str(c)
+	if id == "" {
+		return "", nil
+	}
+	return id, s.folderExists(c, p.name, id)
+}
+
+// folderExists refuses a folder named in a request (field) that is not
+// one of the tenant's.
+func (s *Server) folderExists(c echo.Context, field, id string) error {
+	if id == "" {
+		return nil
+	}
+	_, err := s.Files.Folder(c.Request().Context(), routeTenant(c).ID, id)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return kanri.Invalid(kanri.Fields{field: "files.no_such_folder"})
+	}
+	return err
+}
+
+func (s *Server) apiListFiles(c echo.Context) error {
+	limit, err := paramLimit.integer(c)
+	if err != nil {
+		return err
+	}
+	q := strings.TrimSpace(paramFileSearch.str(c))
+	folderID := ""
+	if q == "" {
+		if folderID, err = s.folderParam(c, paramFileFolder); err != nil {
+			return err
+		}
+	}
+	list, next, err := s.fileList(c.Request().Context(), routeTenant(c).ID, folderID, q,
+		files.ListQuery{Sort: paramFileSort.str(c), Desc: paramDesc.boolean(c), Limit: limit, Next: paramNext.str(c)})
+	if err != nil {
+		return badNext(err)
+	}
+	out := make([]apiFile, len(list))
+	for i, f := range list {
+		out[i] = apiFileOf(f)
+	}
+	return sendList(c, out, next)
+}
+
+func (s *Server) apiGetFile(c echo.Context) error {
+	f, err := s.Files.File(c.Request().Context(), routeTenant(c).ID, c.Param("file"))
+	if err != nil {
+		return err
+	}
+	return sendDoc(c, http.StatusOK, apiFileTag(f), apiFileOf(f))
+}
+
+// apiFileUpdate is the body of PATCH /files/{file}: the fields to change.
+type apiFileUpdate struct {
+	DisplayName *string    `json:"displayName"`
+	Tags        *[]string  `json:"tags"`
+	Description *string    `json:"description"`
+	FolderID    optionalID `json:"folderId"`
+}
+
+// tagSeparators are the characters the console's tag field splits tags
+// at, which a tag sent as one of a list cannot hold.
+const tagSeparators = ",、 \u3000\n"
+
+// input returns the file's metadata with the body's fields changed, as
+// the console's form sends it.
+func (in apiFileUpdate) input(f *kanri.File) (files.FileInput, error) {
+	out := files.FileInput{DisplayName: f.DisplayName, Tags: strings.Join(f.Metadata.Tags, ","), Description: f.Metadata.Description}
+	if in.DisplayName != nil {
+		out.DisplayName = *in.DisplayName
+	}
+	if in.Description != nil {
+		out.Description = *in.Description
+	}
+	if in.Tags != nil {
+		for _, t := range *in.Tags {
+			if strings.ContainsAny(t, tagSeparators) || strings.TrimSpace(t) == "" {
+				return out, kanri.Invalid(kanri.Fields{"tags": "files.bad_tag"})
+			}
+		}
+		out.Tags = strings.Join(*in.Tags, ",")
+	}
+	return out, nil
+}
+
+func (s *Server) apiUpdateFile(c echo.Context) error {
+	var in apiFileUpdate
+	if err := readJSON(c, &in); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	f, err := s.Files.LiveFile(ctx, t.ID, c.Param("file"))
+	if err != nil {
+		return err
+	}
+	sn, err := fileSeen(c, f)
+	if err != nil {
+		return err
+	}
+	if in.DisplayName != nil || in.Tags != nil || in.Description != nil {
+		fi, err := in.input(f)
+		if err != nil {
+			return err
+		}
+		if f, err = s.Files.UpdateFile(ctx, t.ID, f.ID, sn, fi); err != nil {
+			return err
+		}
+		if sn.ETag != "" {
+			sn = kanri.Seen{ETag: f.ETag, State: f.State()}
+		}
+	}
+	if in.FolderID.Set && in.FolderID.ID != deref(f.FolderID) {
+		if f, err = s.Files.MoveFile(ctx, t.ID, f.ID, sn, in.FolderID.ID); err != nil {
+			return err
+		}
+	}
+	return sendDoc(c, http.StatusOK, apiFileTag(f), apiFileOf(f))
+}
+
+func (s *Server) apiTrashFile(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	f, err := s.Files.LiveFile(ctx, t.ID, c.Param("file"))
+	if err != nil {
+		return err
+	}
+	sn, err := fileSeen(c, f)
+	if err != nil {
+		return err
+	}
+	if _, err := s.Files.TrashFile(ctx, t.ID, f.ID, sn); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *Server) apiRestoreFile(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	f, err := s.Files.File(ctx, t.ID, c.Param("file"))
+	if err != nil {
+		return err
+	}
+	sn, err := fileSeen(c, f)
+	if err != nil {
+		return err
+	}
+	if f, err = s.Files.RestoreFile(ctx, t.ID, f.ID, sn); err != nil {
+		return err
+	}
+	return sendDoc(c, http.StatusOK, apiFileTag(f), apiFileOf(f))
+}
+
+// apiFileContent sends a live file's bytes as the console's download
+// does (streamFile), as application/octet-stream. What http.ServeContent
+// refuses (a range the file does not have, a precondition that fails) is
+// answered as a problem.
+func (s *Server) apiFileContent(c echo.Context) error {
+	f, err := s.Files.LiveFile(c.Request().Context(), routeTenant(c).ID, c.Param("file"))
+	if err != nil {
+		return err
+	}
+	w := c.Response()
+	held := &heldError{ResponseWriter: w.Writer}
+	w.Writer = held
+	err = s.streamFile(c, f, "attachment", "application/octet-stream")
+	w.Writer = held.ResponseWriter
+	w.Status = held.status
+	if err != nil || held.status < http.StatusBadRequest {
+		return err
+	}
+	h := w.Header()
+	for _, k := range []string{"Content-Disposition", hdrETag, "Accept-Ranges", "Last-Modified", echo.HeaderContentType, "X-Content-Type-Options"} {
+		h.Del(k)
+	}
+	if held.status == http.StatusPreconditionFailed {
+		return kanri.Stale()
+	}
+	return apiProblem(c, held.status, "")
+}
+
+// heldError passes an answer through, but holds back one of an error
+// status, which http.ServeContent writes as plain text: its status is
+// kept, and nothing of it is sent.
+type heldError struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *heldError) WriteHeader(code int) {
+	w.status = code
+	if code < http.StatusBadRequest {
+		w.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (w *heldError) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if w.status >= http.StatusBadRequest {
+		return len(b), nil
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap returns the writer underneath, for http.ResponseController.
+func (w *heldError) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (s *Server) apiListFolders(c echo.Context) error {
+	limit, err := paramLimit.integer(c)
+	if err != nil {
+		return err
+	}
+	parent, err := s.folderParam(c, paramFolderParent)
+	if err != nil {
+		return err
+	}
+	list, next, err := s.Files.Folders(c.Request().Context(), routeTenant(c).ID, parent, limit, paramNext.str(c))
+	if err != nil {
+		return badNext(err)
+	}
+	out := make([]apiFolder, len(list))
+	for i, f := range list {
+		out[i] = apiFolderOf(f)
+	}
+	return sendList(c, out, next)
+}
+
+func (s *Server) apiGetFolder(c echo.Context) error {
+	f, err := s.Files.Folder(c.Request().Context(), routeTenant(c).ID, c.Param("folder"))
+	if err != nil {
+		return err
+	}
+	return sendDoc(c, http.StatusOK, f.ETag, apiFolderOf(f))
+}
+
+// apiFolderCreate is the body of POST /folders.
+type apiFolderCreate struct {
+	Name     string  `json:"name"`
+	ParentID *string `json:"parentId"`
+}
+
+func (s *Server) apiCreateFolder(c echo.Context) error {
+	var in apiFolderCreate
+	if err := readJSON(c, &in); err != nil {
+		return err
+	}
+	parent := deref(in.ParentID)
+	if err := s.folderExists(c, "parentId", parent); err != nil {
+		return err
+	}
+	f, err := s.Files.CreateFolder(c.Request().Context(), routeTenant(c).ID, parent, in.Name)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderLocation, apiPrefix+"/folders/"+url.PathEscape(f.ID))
+	return sendDoc(c, http.StatusCreated, f.ETag, apiFolderOf(f))
+}
+
+// apiFolderUpdate is the body of PATCH /folders/{folder}: the fields to
+// change.
+type apiFolderUpdate struct {
+	Name     *string    `json:"name"`
+	ParentID optionalID `json:"parentId"`
+}
+
+// apiUpdateFolder renames a folder, then moves it, each as the console
+// does; the move is made to the version the rename left.
+func (s *Server) apiUpdateFolder(c echo.Context) error {
+	var in apiFolderUpdate
+	if err := readJSON(c, &in); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	f, err := s.Files.Folder(ctx, t.ID, c.Param("folder"))
+	if err != nil {
+		return err
+	}
+	tag, err := precondition(c, f.ETag)
+	if err != nil {
+		return err
+	}
+	if in.Name != nil && *in.Name != f.Name {
+		if f, err = s.Files.RenameFolder(ctx, t.ID, f.ID, tag, *in.Name); err != nil {
+			return err
+		}
+		if tag != "" {
+			tag = f.ETag
+		}
+	}
+	if in.ParentID.Set && in.ParentID.ID != deref(f.ParentFolderID) {
+		if err := s.folderExists(c, "parentId", in.ParentID.ID); err != nil {
+			return err
+		}
+		if f, err = s.Files.MoveFolder(ctx, t.ID, f.ID, tag, in.ParentID.ID); err != nil {
+			return err
+		}
+	}
+	return sendDoc(c, http.StatusOK, f.ETag, apiFolderOf(f))
+}
+
+// apiDeleteFolder deletes a folder with the console's rule: one holding
+// files only when the request confirms their number.
+func (s *Server) apiDeleteFolder(c echo.Context) error {
+	ctx := c.Request().Context()
+	t := routeTenant(c)
+	f, err := s.Files.Folder(ctx, t.ID, c.Param("folder"))
+	if err != nil {
+		return err
+	}
+	tag, err := precondition(c, f.ETag)
+	if err != nil {
+		return err
+	}
+	confirmed, err := paramConfirmFiles.integer(c)
+	if err != nil {
+		return err
+	}
+	err = s.Files.DeleteFolder(ctx, t.ID, f.ID, tag, confirmed)
+	if n, ok := files.FolderNotEmpty(err); ok {
+		return kanri.E(kanri.ECONFLICT, "files.folder_not_empty", f.Path, n)
+	}
+	if err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// The API's tus routes: the key's tenant, uploads under /api/v1/uploads.
+func (s *Server) apiTus(c echo.Context) tusRoute {
+	return tusRoute{tenantID: routeTenant(c).ID, base: apiPrefix + apiUploadsPath}
+}
+
+func (s *Server) apiUploadOptions(c echo.Context) error { return s.tusOptions(c, routeTenant(c).ID) }
+func (s *Server) apiCreateUpload(c echo.Context) error  { return s.tusCreate(c, s.apiTus(c)) }
+func (s *Server) apiHeadUpload(c echo.Context) error    { return s.tusHead(c, s.apiTus(c)) }
+func (s *Server) apiPatchUpload(c echo.Context) error   { return s.tusPatch(c, s.apiTus(c)) }
+func (s *Server) apiDeleteUpload(c echo.Context) error  { return s.tusDelete(c, s.apiTus(c)) }
+
+// isAPI reports whether the request is one of the API's, made with a key.
+func isAPI(c echo.Context) bool {
+	_, ok := c.Get(ctxKey).(*kanri.APIKey)
+	return ok
+}
+
+// apiProblem answers a status as a problem document with detail (none
+// when empty), for a refusal made where no error is returned (tus,
+// http.ServeContent).
+func apiProblem(c echo.Context, status int, detail string) error {
+	title := http.StatusText(status)
+	if status == statusChecksumMismatch {
+		title = "Checksum Mismatch"
+	}
+	p := problem{Type: ProblemType(baseURL(c), status), Title: title, Status: status, Detail: detail, Instance: problemInstance(reqID(c)), RequestID: reqID(c)}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return c.Blob(status, "application/problem+json", b)
+}
+
+// fileSchemas returns the schemas of the files' operations, made with the
+// document's obj and list.
+func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(string) map[string]any) map[string]any {
+	str := map[string]any{"type": "string"}
+	when := map[string]any{"type": []string{"string", "null"}, "format": "date-time"}
+	ref := map[string]any{"type": []string{"string", "null"}, "description": "A folder's id; null for the top level."}
+	name := map[string]any{"type": "string", "minLength": 1, "maxLength": fileNameMax,
+		"description": fmt.Sprintf("1 to %d characters, spaces around it trimmed: no / or \\, control or direction characters, nor . or ..", fileNameMax)}
+	return map[string]any{
+		"File": obj([]string{"id", "name", "displayName", "size", "contentType", "folderId", "checksum", "tags", "description", "uploadedBy", "uploadedAt", "updatedAt", "deletedAt"}, map[string]any{
+			"id": str, "name": map[string]any{"type": "string", "description": "The name it was uploaded with."},
+			"displayName": map[string]any{"type": "string", "description": "The name people gave it since; empty when none."},
+			"size":        map[string]any{"type": "integer", "minimum": 0, "description": "Bytes."},
+			"contentType": map[string]any{"type": "string", "description": "The media type the file is stored with."},
+			"folderId":    ref,
+			"checksum":    map[string]any{"type": "string", "description": "sha256: and the SHA-256 of the bytes in hex; the content's ETag is the hex."},
+			"tags":        map[string]any{"type": "array", "items": str},
+			"description": str, "uploadedBy": str, "uploadedAt": when, "updatedAt": when,
+			"deletedAt": map[string]any{"type": []string{"string", "null"}, "format": "date-time", "description": "When the file went to the trash; null when it is not there."},
+		}),
+		"FileList": list("File"),
+		"FileUpdate": obj(nil, map[string]any{
+			"displayName": map[string]any{"type": "string", "maxLength": fileNameMax, "description": "The name to show; empty for the name it was uploaded with."},
+			"tags": map[string]any{"type": "array", "maxItems": fileTagsMax, "items": map[string]any{"type": "string", "minLength": 1, "maxLength": fileTagMax,
+				"description": "A tag: no commas, spaces, slashes or control characters."}},
+			"description": map[string]any{"type": "string", "maxLength": fileDescMax},
+			"folderId":    map[string]any{"type": []string{"string", "null"}, "description": "The folder to move the file to; null or empty for the top level."},
+		}),
+		"Folder": obj([]string{"id", "name", "parentFolderId", "path", "createdBy", "createdAt", "updatedAt"}, map[string]any{
+			"id": str, "name": str, "parentFolderId": ref,
+			"path":      map[string]any{"type": "string", "description": "The names of the folders from the top level, as /Documents/2026."},
+			"createdBy": str, "createdAt": when, "updatedAt": when,
+		}),
+		"FolderList": list("Folder"),
+		"FolderCreate": obj([]string{"name"}, map[string]any{
+			"name":     name,
+			"parentId": map[string]any{"type": "string", "description": "The folder to create it in; the top level without it (or empty)."},
+		}),
+		"FolderUpdate": obj(nil, map[string]any{
+			"name":     name,
+			"parentId": map[string]any{"type": []string{"string", "null"}, "description": "The folder to move it to; null or empty for the top level."},
+		}),
+	}
+}
+
+// fileExamples returns examples of the files' schemas, at the time at.
+func fileExamples(at string) map[string]any {
+	file := map[string]any{"id": exampleFileID, "name": "report-2026.pdf", "displayName": "", "size": 48213, "contentType": "application/pdf",
+		"folderId": exampleFolderID, "checksum": "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		"tags": []any{"finance", "2026"}, "description": "", "uploadedBy": exampleUserID, "uploadedAt": at, "updatedAt": at, "deletedAt": nil}
+	folder := map[string]any{"id": exampleFolderID, "name": "Reports", "parentFolderId": nil, "path": "/Reports", "createdBy": exampleUserID, "createdAt": at, "updatedAt": at}
+	return map[string]any{
+		"File":         file,
+		"FileList":     map[string]any{"items": []any{file}, "hasMore": false},
+		"FileUpdate":   map[string]any{"tags": []any{"finance", "2026"}, "folderId": exampleFolderID},
+		"Folder":       folder,
+		"FolderList":   map[string]any{"items": []any{folder}, "hasMore": false},
+		"FolderCreate": map[string]any{"name": "Reports"},
+		"FolderUpdate": map[string]any{"name": "Reports 2026"},
+	}
+}
