@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -42,7 +43,7 @@ var (
 		doc: "The order of the list: name, size, or date (of the upload). Another value is refused (400)."}
 	paramFolderParent = apiParam{name: "parent", checked: true,
 		doc: "A folder's id: the folders in it; without it, the folders of the top level. A folder that does not exist is refused (422)."}
-	paramConfirmFiles = apiParam{name: "files", kind: integerParam, min: 0, max: 999_999_999, def: 0, invalid: "validation.limit",
+	paramConfirmFiles = apiParam{name: "files", kind: integerParam, min: 0, max: 999_999_999, def: 0,
 		doc: "The number of files in the folder and the folders inside it, which go to the trash with it: a folder holding files is deleted only when this is that number, else 409, whose detail says how many."}
 )
 
@@ -58,7 +59,10 @@ var (
 // apiFileRoutes are the API's operations on files, folders and uploads.
 func (s *Server) apiFileRoutes() []apiRoute {
 	fsvc := kanri.FileServiceID
-	folderConflict := map[int]string{http.StatusConflict: "The name is taken by another folder in the same folder, or the folder is moved into itself or a folder inside it."}
+	folderChange := map[int]string{
+		http.StatusConflict:            "The folder holds more folders than can be changed at once.",
+		http.StatusUnprocessableEntity: "The name is invalid or taken by another folder of the same folder (compared ignoring case and width), or parentId names no folder, the folder itself or one inside it, or one too deep; errors names the field.",
+	}
 	return []apiRoute{
 		{method: http.MethodGet, path: "/files", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiListFiles, op: "listFiles", summary: "List the files of a folder, or search the tenant's files",
 			doc:   "The files of the top level, or of the folder given, that are not in the trash, in the order asked; with q, the files of every folder whose names or tags have words beginning with its words.",
@@ -67,7 +71,8 @@ func (s *Server) apiFileRoutes() []apiRoute {
 			doc: "A file in the trash is read too (its deletedAt is set).", response: "File", status: 200, etag: true},
 		{method: http.MethodPatch, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesUpdate, service: fsvc, h: s.apiUpdateFile, op: "updateFile", summary: "Change a file's display name, tags or description, or move it",
 			doc:     "Only the fields sent change; folderId moves the file (null for the top level). Send the ETag read in If-Match so that a change made since is not overwritten (412); a download does not change the ETag. A file in the trash is not found (404).",
-			request: "FileUpdate", response: "File", status: 200, ifMatch: true, etag: true},
+			request: "FileUpdate", response: "File", status: 200, ifMatch: true, etag: true,
+			errors: map[int]string{http.StatusUnprocessableEntity: "A field is invalid (a name, too many or too long tags, a tag holding a comma or space, too long a description), or folderId names no folder; errors names the field."}},
 		{method: http.MethodDelete, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesDelete, service: fsvc, h: s.apiTrashFile, op: "deleteFile", summary: "Move a file to the trash",
 			doc: "As in the console, the file stays restorable for 30 days and still counts in the storage used until it is purged.", status: 204, ifMatch: true},
 		{method: http.MethodPost, path: "/files/:file/restore", scope: kanri.ScopeWrite, perm: role.FilesDelete, service: fsvc, h: s.apiRestoreFile, op: "restoreFile", summary: "Take a file out of the trash",
@@ -82,12 +87,13 @@ func (s *Server) apiFileRoutes() []apiRoute {
 		{method: http.MethodGet, path: "/folders", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiListFolders, op: "listFolders", summary: "List the folders of a folder, by name",
 			query: []apiParam{paramFolderParent, paramLimit, paramNext}, response: "FolderList", status: 200, etag: true},
 		{method: http.MethodPost, path: "/folders", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiCreateFolder, op: "createFolder", summary: "Create a folder",
-			doc: "In the folder parentId, or at the top level. Names are unique among a folder's folders, compared ignoring case and width.", request: "FolderCreate", response: "Folder", status: 201, etag: true, location: true},
+			doc: "In the folder parentId, or at the top level. Names are unique among a folder's folders, compared ignoring case and width.", request: "FolderCreate", response: "Folder", status: 201, etag: true, location: true,
+			errors: map[int]string{http.StatusUnprocessableEntity: "The name is invalid or taken by another folder of the same folder (compared ignoring case and width), or parentId names no folder or one too deep; errors names the field."}},
 		{method: http.MethodGet, path: "/folders/:folder", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiGetFolder, op: "getFolder", summary: "Read a folder",
 			response: "Folder", status: 200, etag: true},
 		{method: http.MethodPatch, path: "/folders/:folder", scope: kanri.ScopeWrite, perm: role.FilesUpdate, service: fsvc, h: s.apiUpdateFolder, op: "updateFolder", summary: "Rename a folder or move it",
-			doc:     "Only the fields sent change: name renames the folder, parentId moves it (null for the top level); the paths of the folders inside follow. Send the ETag read in If-Match so that a change made since is not overwritten (412).",
-			request: "FolderUpdate", response: "Folder", status: 200, ifMatch: true, etag: true, errors: folderConflict},
+			doc:     "Only the fields sent change: name renames the folder, parentId moves it (null for the top level); the paths of the folders inside follow. Send the ETag read in If-Match so that a change made since is not overwritten (412). A rename and a move sent together are one change: both are made, or neither.",
+			request: "FolderUpdate", response: "Folder", status: 200, ifMatch: true, etag: true, errors: folderChange},
 		{method: http.MethodDelete, path: "/folders/:folder", scope: kanri.ScopeWrite, perm: role.FilesDelete, service: fsvc, h: s.apiDeleteFolder, op: "deleteFolder", summary: "Delete a folder and the folders inside it",
 			doc:   "The files inside go to the trash (restorable for 30 days, to the top level). A folder holding files is deleted only when files is their number, as the console asks the person to confirm it; without it, or with another number, the answer is 409 and its detail says how many.",
 			query: []apiParam{paramConfirmFiles}, status: 204, ifMatch: true,
@@ -237,6 +243,23 @@ func (s *Server) folderExists(c echo.Context, field, id string) error {
 	return err
 }
 
+// renamedField returns err with the field error of from named to, as the
+// request named the field.
+func renamedField(err error, from, to string) error {
+	fields := kanri.ErrorFields(err)
+	if !kanri.IsCode(err, kanri.EINVALID) || fields[from] == "" {
+		return err
+	}
+	out := kanri.Fields{}
+	for k, v := range fields {
+		if k == from {
+			k = to
+		}
+		out[k] = v
+	}
+	return kanri.Invalid(out)
+}
+
 func (s *Server) apiListFiles(c echo.Context) error {
 	limit, err := paramLimit.integer(c)
 	if err != nil {
@@ -317,6 +340,11 @@ func (s *Server) apiUpdateFile(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if in.FolderID.Set {
+		if err := s.folderExists(c, "folderId", in.FolderID.ID); err != nil {
+			return err // before any change: the request changes all it asks or nothing
+		}
+	}
 	if in.DisplayName != nil || in.Tags != nil || in.Description != nil {
 		fi, err := in.input(f)
 		if err != nil {
@@ -385,7 +413,9 @@ func (s *Server) apiFileContent(c echo.Context) error {
 	w.Writer = held
 	err = s.streamFile(c, f, "attachment", "application/octet-stream")
 	w.Writer = held.ResponseWriter
-	w.Status = held.status
+	if held.status != 0 {
+		w.Status = held.status // for the usage log: the answer went around Echo's writer
+	}
 	if err != nil || held.status < http.StatusBadRequest {
 		return err
 	}
@@ -485,8 +515,7 @@ type apiFolderUpdate struct {
 	ParentID optionalID `json:"parentId"`
 }
 
-// apiUpdateFolder renames a folder, then moves it, each as the console
-// does; the move is made to the version the rename left.
+// apiUpdateFolder renames a folder or moves it, or both in one change.
 func (s *Server) apiUpdateFolder(c echo.Context) error {
 	var in apiFolderUpdate
 	if err := readJSON(c, &in); err != nil {
@@ -502,20 +531,16 @@ func (s *Server) apiUpdateFolder(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if in.Name != nil && *in.Name != f.Name {
-		if f, err = s.Files.RenameFolder(ctx, t.ID, f.ID, tag, *in.Name); err != nil {
-			return err
-		}
-		if tag != "" {
-			tag = f.ETag
-		}
+	name, parent := f.Name, deref(f.ParentFolderID)
+	if in.Name != nil {
+		name = *in.Name
 	}
-	if in.ParentID.Set && in.ParentID.ID != deref(f.ParentFolderID) {
-		if err := s.folderExists(c, "parentId", in.ParentID.ID); err != nil {
-			return err
-		}
-		if f, err = s.Files.MoveFolder(ctx, t.ID, f.ID, tag, in.ParentID.ID); err != nil {
-			return err
+	if in.ParentID.Set {
+		parent = in.ParentID.ID
+	}
+	if name != f.Name || parent != deref(f.ParentFolderID) {
+		if f, err = s.Files.RelocateFolder(ctx, t.ID, f.ID, tag, parent, name); err != nil {
+			return renamedField(err, "folderId", "parentId")
 		}
 	}
 	return sendDoc(c, http.StatusOK, f.ETag, apiFolderOf(f))
@@ -534,10 +559,7 @@ func (s *Server) apiDeleteFolder(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	confirmed, err := paramConfirmFiles.integer(c)
-	if err != nil {
-		return err
-	}
+	confirmed, _ := strconv.Atoi(paramConfirmFiles.str(c)) // digits within bounds, or none (0): checkQuery refused the rest
 	err = s.Files.DeleteFolder(ctx, t.ID, f.ID, tag, confirmed)
 	if n, ok := files.FolderNotEmpty(err); ok {
 		return kanri.E(kanri.ECONFLICT, "files.folder_not_empty", f.Path, n)

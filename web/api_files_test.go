@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
@@ -145,8 +146,11 @@ func TestAPIFolders(t *testing.T) {
 	if a.status != http.StatusOK {
 		t.Fatalf("move Q1 into Reports: %d %s", a.status, a.body)
 	}
-	if a := e.api(t, http.MethodPatch, "/api/v1/folders/"+reports.ID, rw, map[string]any{"parentId": y2026.ID}); a.status == http.StatusOK {
-		t.Errorf("a folder moved into a folder inside it: %s", a.body)
+	a = e.api(t, http.MethodPatch, "/api/v1/folders/"+reports.ID, rw, map[string]any{"name": "Renamed", "parentId": y2026.ID})
+	if p := wantProblem(t, "a folder moved into a folder inside it", a, http.StatusUnprocessableEntity, "invalid"); p != nil {
+		if errs, _ := p["errors"].(map[string]any); errs["parentId"] == nil {
+			t.Errorf("the refusal does not name parentId: %v", p)
+		}
 	}
 
 	// Delete: a folder holding files only once their number is confirmed.
@@ -332,7 +336,7 @@ func TestAPIFiles(t *testing.T) {
 
 func TestAPIFileContent(t *testing.T) {
 	e := newEnv(t)
-	_, read := e.apiKey(t, e.acme.ID, "read")
+	k, read := e.apiKey(t, e.acme.ID, "read")
 	data := bytes.Repeat([]byte("0123456789"), 3000)
 	f := e.uploadFile(t, e.acme.ID, "", "報告書.bin", data)
 	path := "/api/v1/files/" + f.ID + "/content"
@@ -352,6 +356,7 @@ func TestAPIFileContent(t *testing.T) {
 	if want := `"` + strings.TrimPrefix(f.Checksum, "sha256:") + `"`; etag != want {
 		t.Errorf("ETag %q, want the checksum %q", etag, want)
 	}
+	statuses := []int{a.status}
 	for _, tc := range []struct {
 		name    string
 		headers []string
@@ -366,6 +371,7 @@ func TestAPIFileContent(t *testing.T) {
 		{"a range past the end", []string{"Range", "bytes=40000-"}, http.StatusRequestedRangeNotSatisfiable, nil},
 	} {
 		a := e.api(t, http.MethodGet, path, read, nil, tc.headers...)
+		statuses = append(statuses, a.status)
 		if a.status != tc.status {
 			t.Errorf("%s: got %d, want %d: %.200s", tc.name, a.status, tc.status, a.body)
 			continue
@@ -380,6 +386,26 @@ func TestAPIFileContent(t *testing.T) {
 		if !bytes.Equal(a.body, tc.body) {
 			t.Errorf("%s: got %d bytes %.20q, want %d %.20q", tc.name, len(a.body), a.body, len(tc.body), tc.body)
 		}
+	}
+	// The usage log has each download's status, although the bytes went
+	// around Echo's writer.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := e.usage.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	calls, _, err := e.keys.Calls(context.Background(), e.acme.ID, apikey.CallFilter{KeyID: k.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged []int
+	for _, c := range calls {
+		logged = append(logged, c.StatusCode)
+	}
+	slices.Sort(logged)
+	slices.Sort(statuses)
+	if !slices.Equal(logged, statuses) {
+		t.Errorf("logged statuses %v, want %v", logged, statuses)
 	}
 }
 

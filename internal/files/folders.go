@@ -107,6 +107,19 @@ func (s *Service) MoveFolder(ctx context.Context, tenantID, id, etag, parentID s
 	})
 }
 
+// RelocateFolder moves a folder as seen into the folder parentID ("" for
+// the top level) under the name name, as one change: both are made, or
+// neither (RenameFolder and MoveFolder each change one).
+func (s *Service) RelocateFolder(ctx context.Context, tenantID, id, etag, parentID, name string) (*kanri.Folder, error) {
+	name = strings.TrimSpace(name)
+	if msg := kanri.CheckFileName(name); msg != "" {
+		return nil, kanri.Invalid(kanri.Fields{"name": msg})
+	}
+	return s.relocate(ctx, tenantID, id, etag, func(*kanri.Folder) (string, string, error) {
+		return parentID, name, nil
+	})
+}
+
 // relocate gives a folder the parent and name where returns, as one
 // transaction of the folder and its name's reservations, then rewrites
 // the paths of the folders inside it.
