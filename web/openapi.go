@@ -318,6 +318,12 @@ func responseHeaders(required, optional []string) map[string]any {
 //
 // examples are the example values of the schemas (apiExamples): a
 // success answer's content has its schema's.
+//
+// An operation sending a file's bytes (content) answers them whole (200),
+// in part (206) or not at all (304), and a range it cannot serve 416; a
+// tus operation answers with tus's headers, each of its refusals but
+// the key's (401, 429) with Tus-Resumable, and no 413 of the API's body
+// limit, which its group does not have.
 func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 	rateLimit := []string{hdrRateLimitLimit, hdrRateLimitRemaining, hdrRateLimitReset}
 	response := func(desc, schema, mediaType string, required, optional []string) map[string]any {
@@ -354,7 +360,7 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		forbidden = "The key lacks the scope " + r.scope + ", or the tenant's API service is suspended or expired."
 	}
 	if r.service != "" {
-		forbidden = strings.TrimSuffix(forbidden, ".") + "; or the tenant's " + r.service + " is not assigned, suspended, expired or inactive."
+		forbidden = strings.TrimSuffix(forbidden, ".") + "; or the service " + r.service + ", which the operation needs, is not assigned to the tenant, or is suspended, expired or inactive (as in the console)."
 	}
 	created = append(created, r.respHeaders...)
 	optional = append(optional, r.optHeaders...)
