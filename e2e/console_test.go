@@ -66,6 +66,7 @@ func TestConsole(t *testing.T) {
 			s.fileSteps,
 			s.domainSteps,
 			s.apiKeySteps,
+			s.corsSteps,
 			s.listPagesSteps,
 			s.apiDocsSteps,
 			s.permissionSteps,

@@ -86,9 +86,9 @@ type apiRoute struct {
 	// reqBytes is the media type of a request body of bytes, not JSON (a
 	// tus PATCH's).
 	reqBytes string
-	// errors are the statuses of the operation's own refusals beside
+	// statuses are the statuses of the operation's own refusals beside
 	// those every operation documents, with what each means.
-	errors map[int]string
+	statuses map[int]string
 }
 
 // apiHeader declares a request header an operation reads (tus's), which
@@ -206,6 +206,9 @@ func (s *Server) readGrant(ctx context.Context, secret string) (*apiGrant, error
 	}
 	g := &apiGrant{key: k, tenant: t, home: t.ID, at: at}
 	if g.assignment, g.service, err = s.Catalog.Usability(ctx, t.ID, kanri.APIServiceID); err != nil {
+		return nil, err
+	}
+	if g.settings, err = s.Keys.Settings(ctx, t.ID); err != nil {
 		return nil, err
 	}
 	g.perms, g.home, err = s.creatorPerms(ctx, k, t)

@@ -38,7 +38,10 @@ type apiGrant struct {
 	// none), and service the api-service itself.
 	assignment *kanri.ServiceAssignment
 	service    *kanri.Service
-	at         time.Time // when it was read
+	// settings are the tenant's API settings: the origins whose pages
+	// may read the answers (CORS).
+	settings *kanri.APISettings
+	at       time.Time // when it was read
 }
 
 // grantCache keeps apiGrants by the hash of the key's secret (never the

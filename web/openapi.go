@@ -200,7 +200,9 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 			"version": "1.0.0",
 			"description": "The API of one tenant, reached with one of its API keys (Authorization: Bearer ak_live_…). Lists page with the next token; " +
 				"errors are RFC 9457 problem documents whose type is the address of its description on the docs page (" + base + apiPrefix + "/docs#problems); " +
-				"the answers of the calls counted against a key's rate limit carry RateLimit headers.",
+				"the answers of the calls counted against a key's rate limit carry RateLimit headers. " +
+				"Pages of the web origins a tenant's administrators list (API keys, Browser access) may call the API from a browser: " +
+				"preflight requests are answered for them, and answers to them carry Access-Control-Allow-Origin; no origin is listed by default.",
 		},
 		"servers":    []map[string]any{{"url": base + apiPrefix, "description": "This Kanri server."}},
 		"security":   []map[string]any{{"apiKey": []string{}}},
@@ -417,7 +419,7 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		out["206"] = bytesOf("Partial Content: the part Range asked for; Content-Range says which.", append(slices.Clone(success), hdrContentDisposition, hdrContentRange))
 		out["304"] = response("Not Modified: If-None-Match names the file's ETag; no body.", "", "", success, []string{hdrContentDisposition, hdrAcceptRanges})
 	}
-	for status, desc := range r.errors {
+	for status, desc := range r.statuses {
 		var required []string
 		if status == http.StatusRequestedRangeNotSatisfiable {
 			required = []string{hdrContentRange}
@@ -429,10 +431,10 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		// refused version which ones are spoken, a refused offset where
 		// the upload stands; the body limit is the upload's length.
 		delete(out, "413")
-		if _, ok := r.errors[http.StatusConflict]; !ok {
+		if _, ok := r.statuses[http.StatusConflict]; !ok {
 			delete(out, "409")
 		}
-		if desc, ok := r.errors[http.StatusRequestEntityTooLarge]; ok {
+		if desc, ok := r.statuses[http.StatusRequestEntityTooLarge]; ok {
 			out["413"] = problem(desc, rateLimit, nil)
 		}
 		for status, resp := range out {

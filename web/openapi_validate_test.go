@@ -97,13 +97,16 @@ func (d *apiDocument) parse(doc []byte) error {
 // ignoredHeaders are the headers strict validation lets through
 // undeclared: those of HTTP itself (the validator's defaults, less ETag and
 // If-Match, which the document declares where the API uses them) and the
-// security headers the server sets on every response, pages and API alike.
+// security headers the server sets on every response, pages and API alike,
+// and the CORS headers of answers to pages of a listed origin (which the
+// document's description explains).
 var ignoredHeaders = []string{
 	"Content-Type", "Content-Length", "Accept", "Authorization", "User-Agent", "Host", "Connection", "Accept-Encoding",
 	"Accept-Language", "Cache-Control", "Pragma", "Origin", "Referer", "Cookie", "Date", "Expires",
 	"If-None-Match", "If-Modified-Since", "Last-Modified", "Transfer-Encoding", "Vary", "X-Forwarded-For",
 	"X-Forwarded-Proto", "X-Real-Ip", "X-Request-Id",
 	"Content-Security-Policy", "X-Frame-Options", "X-Content-Type-Options", "Referrer-Policy", "Cross-Origin-Opener-Policy",
+	"Access-Control-Allow-Origin", "Access-Control-Expose-Headers",
 }
 
 // outsideAPI are the paths under /api/v1 that are not operations of the

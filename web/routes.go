@@ -32,7 +32,7 @@ const exportTimeout = 10 * time.Minute
 // tenants.
 func (s *Server) routes(e *echo.Echo) {
 	e.IPExtractor = echo.ExtractIPDirect()
-	e.Pre(headAsGet)
+	e.Pre(headAsGet, s.apiPreflight)
 	e.Use(headRestored, middleware.Recover(), secureHeaders, s.requestContext)
 
 	e.GET("/healthz", s.healthz).Name = public
@@ -45,11 +45,11 @@ func (s *Server) routes(e *echo.Echo) {
 	// The JSON API: a key, not a session; no CSRF (no cookies are read).
 	e.GET("/api/v1/openapi.json", s.openAPI).Name = public
 	e.GET("/api/v1/docs", s.apiDocs).Name = public
-	api := e.Group("/api/v1", s.bodies(apiBodyLimit, false), s.apiAuth, s.apiUsage, s.apiLimit, s.apiUsable)
+	api := e.Group("/api/v1", s.bodies(apiBodyLimit, false), s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
 	// The API's tus uploads: a key like the API, but the upload routes'
 	// body handling (no API body limit: each PATCH is bounded by what is
 	// left of its upload) and no read or write deadline but an idle one.
-	apiUploads := e.Group("/api/v1"+apiUploadsPath, s.apiAuth, s.apiUsage, s.apiLimit, s.apiUsable)
+	apiUploads := e.Group("/api/v1"+apiUploadsPath, s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
 	for _, r := range s.apiRoutes() {
 		mw := []echo.MiddlewareFunc{apiScope(r.scope), s.apiPerm(r.perm), checkQuery(r.query)}
 		if r.service != "" {
@@ -153,6 +153,8 @@ func (s *Server) routes(e *echo.Echo) {
 		{t, http.MethodGet, "/api-keys", role.APIKeysRead, s.listAPIKeys},
 		{t, http.MethodGet, "/api-keys/new", role.APIKeysCreate, s.newAPIKey},
 		{t, http.MethodGet, "/api-keys/usage", role.APIKeysRead, s.tenantAPIUsage},
+		{t, http.MethodGet, "/api-keys/cors", role.APIKeysRead, s.showCORS},
+		{t, http.MethodPost, "/api-keys/cors", role.APIKeysUpdate, s.saveCORS},
 		{t, http.MethodPost, "/api-keys", role.APIKeysCreate, s.createAPIKey},
 		{t, http.MethodGet, "/api-keys/:id", role.APIKeysRead, s.apiKeyUsage},
 		{t, http.MethodGet, "/api-keys/:id/secret", role.APIKeysRead, s.showAPIKeySecret},

@@ -174,6 +174,12 @@ func (t Tenant) APIKeys() *Repo[kanri.APIKey, *kanri.APIKey] {
 	return newRepo[kanri.APIKey](t.s, docstore.API, t.id, kanri.TypeAPIKey)
 }
 
+// APISettings returns the repository of the tenant's API settings (id
+// kanri.APISettingsID).
+func (t Tenant) APISettings() *Repo[kanri.APISettings, *kanri.APISettings] {
+	return newRepo[kanri.APISettings](t.s, docstore.API, t.id, kanri.TypeAPISettings)
+}
+
 // APIUsage returns the tenant's API call log.
 func (t Tenant) APIUsage() *Repo[kanri.APIUsage, *kanri.APIUsage] {
 	return newRepo[kanri.APIUsage](t.s, docstore.API, t.id, kanri.TypeAPIUsage)
@@ -222,6 +228,12 @@ func (y System) ServiceHealth() *Repo[kanri.ServiceHealth, *kanri.ServiceHealth]
 // tenant, with ids from kanri.DomainClaimID.
 func (y System) DomainClaims() *Repo[kanri.DomainClaim, *kanri.DomainClaim] {
 	return newRepo[kanri.DomainClaim](y.s, docstore.Tenant, kanri.SystemTenantID, kanri.TypeDomainClaim)
+}
+
+// CORSOrigins returns the index of the origins tenants list for their
+// API, with ids from kanri.CORSOriginID.
+func (y System) CORSOrigins() *Repo[kanri.CORSOrigin, *kanri.CORSOrigin] {
+	return newRepo[kanri.CORSOrigin](y.s, docstore.API, kanri.SystemTenantID, kanri.TypeCORSOrigin)
 }
 
 // RoleDefinitions returns the roles each service offers.

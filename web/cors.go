@@ -1,0 +1,111 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/apikey"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/views"
+)
+
+// Browser access to the API (CORS). A tenant's administrators list the
+// origins whose pages may call the API; none by default. A preflight
+// request carries no key, so it is answered for an origin that some tenant
+// lists (the operator-wide index); the answer to the call itself carries
+// Access-Control-Allow-Origin only when the key's own tenant lists it, so
+// a page of another origin never reads the answer.
+
+// corsMethods and corsHeaders are what a listed origin's pages may send.
+const (
+	corsMethods = "GET, HEAD, POST, PATCH, DELETE"
+	corsHeaders = "Authorization, Content-Type, If-Match, If-None-Match, If-Range, Range, Idempotency-Key, Accept-Language, " +
+		"Tus-Resumable, Upload-Length, Upload-Offset, Upload-Metadata, Upload-Checksum"
+	// corsExposed are the answer's headers a listed origin's pages may read.
+	corsExposed = "ETag, Location, Link, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Idempotent-Replayed, X-Request-Id, " +
+		"Content-Disposition, Content-Range, Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Upload-Offset, Upload-Length, Upload-Expires, Kanri-File-Id"
+	corsMaxAge = "600"
+)
+
+// apiPreflight answers browsers' CORS preflight requests to the API
+// (OPTIONS with Access-Control-Request-Method) before routing: with the
+// permissions for an origin some tenant lists, and with none otherwise
+// (the browser then sends nothing).
+func (s *Server) apiPreflight(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" ||
+			!strings.HasPrefix(r.URL.Path, apiPrefix+"/") {
+			return next(c)
+		}
+		h := c.Response().Header()
+		h.Add("Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers")
+		origin := kanri.NormalizeOrigin(r.Header.Get("Origin"))
+		if origin != "" && origin == r.Header.Get("Origin") {
+			listed, err := s.Keys.OriginListed(r.Context(), origin)
+			if err != nil {
+				return err
+			}
+			if listed {
+				h.Set("Access-Control-Allow-Origin", origin)
+				h.Set("Access-Control-Allow-Methods", corsMethods)
+				h.Set("Access-Control-Allow-Headers", corsHeaders)
+				h.Set("Access-Control-Max-Age", corsMaxAge)
+			}
+		}
+		return c.NoContent(http.StatusNoContent)
+	}
+}
+
+// apiCORS lets a page of an origin the key's tenant lists read the answer.
+// It runs after apiAuth: the tenant is the key's.
+func (s *Server) apiCORS(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		origin := c.Request().Header.Get("Origin")
+		if origin == "" {
+			return next(c)
+		}
+		h := c.Response().Header()
+		h.Add("Vary", "Origin")
+		if apiGrantOf(c).settings.Allows(origin) {
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Access-Control-Expose-Headers", corsExposed)
+		}
+		return next(c)
+	}
+}
+
+// showCORS shows the origins that may call the tenant's API from a browser.
+func (s *Server) showCORS(c echo.Context) error {
+	st, err := s.Keys.Settings(c.Request().Context(), routeTenant(c).ID)
+	if err != nil {
+		return err
+	}
+	f := views.CORSForm{ETag: st.ETag, Input: strings.Join(st.CORSOrigins, "\n")}
+	return render(c, http.StatusOK, views.CORSPage(s.page(c, "cors.title", "apikeys"), f, st))
+}
+
+// saveCORS saves the origins typed, one per line.
+func (s *Server) saveCORS(c echo.Context) error {
+	ctx, t := c.Request().Context(), routeTenant(c)
+	f := views.CORSForm{ETag: c.FormValue("etag"), Input: c.FormValue("origins")}
+	origins, err := apikey.ParseOrigins(f.Input)
+	if err == nil {
+		if _, err = s.Keys.SetCORSOrigins(ctx, t.ID, f.ETag, origins); err == nil {
+			return s.done(c, views.CORSPath(t.ID), "cors.saved")
+		}
+	}
+	status, err := editFailed(&f, err, func() (*kanri.APISettings, error) { return s.Keys.Settings(ctx, t.ID) },
+		func(st *kanri.APISettings) string { return strings.Join(st.CORSOrigins, "\n") })
+	if err != nil {
+		return err
+	}
+	f.Input = c.FormValue("origins") // what was typed stays
+	st, err := s.Keys.Settings(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	return render(c, status, views.CORSPage(s.page(c, "cors.title", "apikeys"), f, st))
+}
