@@ -6,11 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -272,10 +274,22 @@ func checkResumed(t *testing.T, res *tusInteropResult) {
 			patches++
 		}
 		if x.Status >= 300 {
-			refused = append(refused, x.Method+" "+http.StatusText(x.Status))
+			r := fmt.Sprintf("%s at %s: %d", x.Method, offsetText(x.SentOffset), x.Status)
+			if x.Offset != nil {
+				r += ", Upload-Offset " + offsetText(x.Offset)
+			}
+			refused = append(refused, r)
 		}
 	}
 	t.Logf("aborted at %d bytes sent (%d confirmed, %d PATCHes); resumed at %d with %d PATCHes; answers refused and retried: %q",
 		res.SentAtAbort, res.AcceptedAtAbort, count(before, http.MethodPatch, http.StatusNoContent), resumed,
 		patches, refused)
+}
+
+// offsetText shows an Upload-Offset, or "none".
+func offsetText(p *int64) string {
+	if p == nil {
+		return "none"
+	}
+	return strconv.FormatInt(*p, 10)
 }

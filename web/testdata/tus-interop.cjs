@@ -33,6 +33,7 @@ const out = {
   uploadUrl: null,
   sentAtAbort: null,
   acceptedAtAbort: null,
+  abortAfterDrain: false,
   resumeUrl: null,
   resumeOffset: null,
   fileId: null,
@@ -71,16 +72,29 @@ function options(phase, extra) {
 // is under way once abortAt of the file was sent. tus-js-client also
 // reports the offsets a request starts at and a response confirmed; those
 // are whole chunks, so an offset that is not one was reported while a
-// PATCH's body was being sent.
+// PATCH's body was being sent. It reports that before the bytes reach the
+// request, so the abort waits until the request has handed what it holds
+// to the socket ('drain'): the server then has part of the PATCH's body
+// when the connection closes (TCP delivers those bytes before the close).
 function abortMidway() {
   return new Promise((resolve, reject) => {
     let accepted = 0;
     let aborted = false;
+    let current = null; // the request being sent
     const file = fs.createReadStream(cfg.file);
+    const abort = () => {
+      up.abort().then(() => {
+        file.destroy();
+        resolve(up.url);
+      }, reject);
+    };
     const up = new tus.Upload(
       file,
       options(1, {
         endpoint: cfg.endpoint,
+        onBeforeRequest(req) {
+          current = req;
+        },
         onChunkComplete(_size, bytesAccepted) {
           accepted = bytesAccepted;
         },
@@ -92,10 +106,15 @@ function abortMidway() {
           out.uploadUrl = up.url;
           out.sentAtAbort = sent;
           out.acceptedAtAbort = accepted;
-          up.abort().then(() => {
-            file.destroy();
-            resolve(up.url);
-          }, reject);
+          const creq = current && current.getUnderlyingObject();
+          setImmediate(() => {
+            if (creq && creq.writableNeedDrain) {
+              out.abortAfterDrain = true;
+              creq.once("drain", abort);
+            } else {
+              abort();
+            }
+          });
         },
         onSuccess() {
           reject(new Error("the upload finished before it was aborted (no progress was reported during a PATCH)"));
