@@ -7,12 +7,15 @@
 // on stdout, and exits when stdin closes (the parent test binary died or let go
 // of it) or on SIGTERM/SIGINT.
 //
-// It patches three defects of the server so that it behaves like real Azure
+// It patches four defects of the server so that it behaves like real Azure
 // Cosmos DB for the product's tests:
 //   A. a point read of a missing item answers 500 instead of 404;
 //   B. transactional batch: only Create works, and a failed batch is not
 //      rolled back;
-//   C. per-item TTL (and container default TTL) is ignored.
+//   C. per-item TTL (and container default TTL) is ignored;
+//   D. the change feed is not served (304 with a constant ETag to every
+//      request), and partition key ranges carry numeric ids, which the Go
+//      SDK cannot read.
 //
 // Deliberately NOT fixed: queries ignore the partition key (every query is
 // cross-partition). The product must filter `c.tenantId = @tenantId` in its
@@ -207,8 +210,12 @@ function expired(doc, defaultTtl, now) {
   return now >= at + ttl * 1000;
 }
 
+let lastLSN = 0; // the change feed's position: every write, in order
+const lsnOf = new WeakMap(); // document data -> its write's LSN
+
 Documents.prototype._set = function set(data) {
   writtenAt.set(data, Date.now());
+  lsnOf.set(data, ++lastLSN);
   if (!this._ownTtl) this._ownTtl = new Set(); // _rids of items with a ttl > 0
   if (typeof data.ttl === 'number' && data.ttl > 0) this._ownTtl.add(data._rid);
   else this._ownTtl.delete(data._rid);
@@ -245,6 +252,72 @@ for (const method of ['_item', 'query', 'read']) {
     return orig.apply(this, args);
   };
 }
+
+// ---------------------------------------------------------------------------
+// D. Change feed (GET …/docs with "A-IM: Incremental feed") in its "latest
+// version" mode, as the Go SDK reads it: the container is one partition key
+// range, id "0"; the continuation is the ETag of the last answer, sent back
+// in If-None-Match ("*" for from now); without one the feed starts at the
+// beginning, or at If-Modified-Since. Each document appears once, in its
+// latest version, in the order of its last write (its _lsn); deletions do
+// not appear. An answer holds at most x-ms-max-item-count documents (100
+// by default); with nothing new it is 304 with the same ETag. With
+// x-ms-documentdb-partitionkey only that logical partition is read.
+wrapHandler('read-partition-key-ranges', (orig) => async (account, req, res, params) => {
+  const body = await orig(account, req, res, params);
+  if (body && Array.isArray(body.PartitionKeyRanges)) {
+    body.PartitionKeyRanges = body.PartitionKeyRanges.map((r) => ({ ...r, id: String(r.id) }));
+  }
+  return body;
+});
+wrapHandler('read-documents', (orig) => async (account, req, res, params) => {
+  if (String(req.headers['a-im'] || '').toLowerCase() !== 'incremental feed') {
+    return orig(account, req, res, params);
+  }
+  delete req.headers['a-im']; // the server's own (wrong) answer keys on it
+  const coll = account.database(params.dbId).collection(params.collId);
+  const c = coll.read();
+  if (!c) {
+    res.statusCode = 404;
+    return notFound();
+  }
+  const inm = String(req.headers['if-none-match'] || '').replace(/"/g, '');
+  let after = 0;
+  if (inm === '*') {
+    after = lastLSN;
+  } else if (inm !== '') {
+    after = Number(inm);
+    if (!Number.isInteger(after) || after < 0) {
+      res.statusCode = 400;
+      return { code: 'BadRequest', message: `invalid continuation ${inm}` };
+    }
+  }
+  const since = req.headers['if-modified-since'] && inm === '' ? Date.parse(req.headers['if-modified-since']) : NaN;
+  const max = parseInt(req.headers['x-ms-max-item-count'], 10) > 0 ? parseInt(req.headers['x-ms-max-item-count'], 10) : 100;
+  let pk;
+  if (req.headers['x-ms-documentdb-partitionkey']) pk = JSON.stringify(JSON.parse(req.headers['x-ms-documentdb-partitionkey']));
+  coll.documents._purgeExpired();
+  const changed = [];
+  for (const item of coll.documents._data.values()) {
+    const doc = item.read();
+    const lsn = doc && lsnOf.get(doc);
+    if (!lsn || lsn <= after) continue;
+    if (!Number.isNaN(since) && writtenAt.get(doc) < since) continue;
+    if (pk !== undefined && JSON.stringify([coll.documents._getPartition(doc)].flat()) !== pk) continue;
+    changed.push([lsn, doc]);
+  }
+  changed.sort((a, b) => a[0] - b[0]);
+  const page = changed.slice(0, max);
+  const etag = page.length > 0 ? page[page.length - 1][0] : Math.max(after, inm === '' ? lastLSN : after);
+  res.setHeader('etag', `"${etag}"`);
+  res.setHeader('x-ms-continuation', `"${etag}"`);
+  if (page.length === 0) {
+    res.statusCode = 304;
+    return {};
+  }
+  res.statusCode = 200;
+  return { _rid: c._rid, Documents: page.map(([lsn, doc]) => ({ ...doc, _lsn: lsn })), _count: page.length };
+});
 
 // ---------------------------------------------------------------------------
 // Start.
