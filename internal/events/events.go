@@ -19,10 +19,13 @@ import (
 
 // Event is one thing that happened in a tenant.
 type Event struct {
-	// ID is the event's position in its tenant's stream, set by the Bus:
-	// opaque, and what a page sends back (as Last-Event-ID) to continue
-	// after it.
+	// ID names the event, the same on every instance; Publish sets it when
+	// empty.
 	ID string
+	// Pos is the event's position in the stream of the subscription that
+	// delivered it: opaque, and what a page sends back (as Last-Event-ID)
+	// to continue after it.
+	Pos string
 	// TenantID is the tenant the event belongs to; a subscriber of another
 	// tenant never receives it.
 	TenantID string
@@ -49,9 +52,9 @@ var ErrTooSlow = errors.New("events: the subscriber fell behind")
 // Bus carries tenants' events from publishers to subscribers.
 // Implementations are safe for concurrent use.
 type Bus interface {
-	// Publish sends e (its ID and At set by the Bus) to the subscribers of
-	// its tenant and returns its ID. Events of one publisher reach every
-	// subscriber in the order they were published.
+	// Publish sends e to the subscribers of its tenant, on every instance,
+	// and returns its ID (set when empty; At is set too). Events of one
+	// publisher reach every subscriber in the order they were published.
 	Publish(ctx context.Context, e Event) (string, error)
 	// Subscribe returns the tenant's events published after the position
 	// after, or from now when after is "". It fails with ErrGap when the

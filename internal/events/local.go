@@ -62,6 +62,13 @@ func (l *Local) stream(tenantID string) *stream {
 	return st
 }
 
+// NewID returns a new event id.
+func NewID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "event_" + hex.EncodeToString(b)
+}
+
 func (l *Local) position(seq uint64) string { return l.epoch + "." + strconv.FormatUint(seq, 10) }
 
 // Publish implements Bus. It never waits for a subscriber: one that
@@ -77,7 +84,13 @@ func (l *Local) Publish(ctx context.Context, e Event) (string, error) {
 	}
 	st := l.stream(e.TenantID)
 	st.seq++
-	e.ID, e.At = l.position(st.seq), l.Now()
+	e.Pos = l.position(st.seq)
+	if e.ID == "" {
+		e.ID = NewID()
+	}
+	if e.At.IsZero() {
+		e.At = l.Now()
+	}
 	st.kept = append(st.kept, e)
 	if len(st.kept) >= 2*l.Keep {
 		// Trimmed now and then, not at every event: the copy costs O(1)

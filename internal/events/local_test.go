@@ -20,13 +20,16 @@ func TestLocalGaps(t *testing.T) {
 	ctx := context.Background()
 	b := events.NewLocal()
 	b.Keep = 3
+	s, err := b.Subscribe(ctx, "t1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var ids []string
 	for range 5 {
-		id, err := b.Publish(ctx, events.Event{TenantID: "t1", Kind: "e"})
-		if err != nil {
+		if _, err := b.Publish(ctx, events.Event{TenantID: "t1", Kind: "e"}); err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, id)
+		ids = append(ids, (<-s.C).Pos)
 	}
 	restarted := events.NewLocal()
 	if _, err := restarted.Publish(ctx, events.Event{TenantID: "t1", Kind: "e"}); err != nil {
