@@ -38,12 +38,13 @@ func (s *suite) permissionSteps(t *testing.T) {
 		if n, err := s.admin.page.Locator(`input[name="last_admin"]`).Count(); err != nil || n != 1 {
 			t.Errorf("last-administrator checkboxes on the page: %d (%v), want 1", n, err)
 		}
-		// Unchecked, the browser does not send the deactivation.
+		// Unchecked, the browser does not send the deactivation: the form
+		// validates (no novalidate) and the required checkbox fails it.
 		mark := s.eventMark()
-		s.click(t, s.admin, "user-deactivate")
-		if valid, err := s.admin.tid("last-admin-confirm").Evaluate(`(el) => el.validity.valid`, nil); err != nil || valid != false {
-			t.Errorf("the unchecked confirmation is valid: %v (%v)", valid, err)
+		if blocked, err := s.admin.tid("last-admin-confirm").Evaluate(`(el) => !el.form.noValidate && !el.form.checkValidity()`, nil); err != nil || blocked != true {
+			t.Errorf("the form would be sent without the confirmation: %v (%v)", blocked, err)
 		}
+		s.click(t, s.admin, "user-deactivate")
 		if evs := strings.Join(s.eventsSince(mark), "\n"); strings.Contains(evs, "dialog") {
 			t.Errorf("a confirmation was asked before the checkbox was checked:\n%s", evs)
 		}
