@@ -102,10 +102,11 @@ func (s *Server) saveCORS(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f.Input = c.FormValue("origins") // what was typed stays
-	st, err := s.Keys.Settings(ctx, t.ID)
-	if err != nil {
-		return err
+	st := f.Current // read by editFailed after a stale save; otherwise read here
+	if st == nil {
+		if st, err = s.Keys.Settings(ctx, t.ID); err != nil {
+			return err
+		}
 	}
 	return render(c, status, views.CORSPage(s.page(c, "cors.title", "apikeys"), f, st))
 }

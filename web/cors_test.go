@@ -79,6 +79,10 @@ func TestBrowsersReadTheAPIOnlyFromListedOrigins(t *testing.T) {
 		}
 	}
 
+	if _, audit := admin.get("/t/" + e.acme.ID + "/audit"); !strings.Contains(audit, "apikey.cors_update") ||
+		!strings.Contains(audit, "Browser origins (CORS): set to") {
+		t.Errorf("the audit log does not say the origins changed, in words")
+	}
 	if got := preflight(app); got != app {
 		t.Errorf("preflight from the listed %s: Allow-Origin %q", app, got)
 	}
