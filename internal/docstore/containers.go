@@ -80,9 +80,17 @@ func Specs() []Spec {
 			{"upload_expires", kanri.TypeUpload, []string{"expiresAt"}},
 		}},
 		{Name: Messaging, Indexing: defaultIndexing(), Indexes: []Index{
+			{"channel_name", kanri.TypeChannel, []string{"name"}},
+			{"channel_browse", kanri.TypeChannel, []string{"isPrivate", "archived", "name"}},
+			{"channel_search", kanri.TypeChannel, []string{"searchTerms[]", "name"}},
 			{"message_channel_sent", kanri.TypeMessage, []string{"channelId", "sentAt"}},
+			{"message_channel_seq", kanri.TypeMessage, []string{"channelId", "seq"}},
+			{"message_search", kanri.TypeMessage, []string{"channelId", "searchTerms[]", "sentAt"}},
 			{"member_user", kanri.TypeChannelMember, []string{"userId", "channelId"}},
 			{"member_channel", kanri.TypeChannelMember, []string{"channelId", "userId"}},
+			{"member_channel_role", kanri.TypeChannelMember, []string{"channelId", "role", "userId"}},
+			{"reaction_channel_message", kanri.TypeReaction, []string{"channelId", "messageSentAt"}},
+			{"reaction_message", kanri.TypeReaction, []string{"messageId"}},
 		}},
 		{Name: API, Indexing: IndexingPolicy{
 			IncludedPaths: []string{"/*"},

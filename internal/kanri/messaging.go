@@ -1,33 +1,117 @@
 package kanri
 
-// Channel is a conversation space within a tenant (spec §6.1).
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"time"
+	"unicode/utf8"
+)
+
+// Document types of the messaging service besides those of the spec.
+const (
+	// TypeChannelName reserves a channel's name in its tenant.
+	TypeChannelName = "channel_name"
+	// TypeReaction is one person's reaction to a message with one emoji.
+	TypeReaction = "reaction"
+	// TypeChannelDeletion marks a deleted channel whose messages,
+	// memberships and reactions are still being removed.
+	TypeChannelDeletion = "channel_deletion"
+)
+
+// Channel is a conversation space within a tenant (spec §6.1). Its
+// ChannelSeq numbers its messages and keeps the window from which unread
+// counts are derived; it changes in the same transaction as the message it
+// numbers.
 type Channel struct {
 	Doc
 	Name        string `json:"name"`
 	DisplayName string `json:"displayName"`
 	Description string `json:"description"`
 	IsPrivate   bool   `json:"isPrivate"`
+	// MemberCount changes in the same transaction as the membership it
+	// counts, so it is exact whatever runs concurrently.
 	MemberCount int    `json:"memberCount"`
 	CreatedBy   string `json:"createdBy"`
 	CreatedAt   Time   `json:"createdAt"`
+	UpdatedAt   Time   `json:"updatedAt"`
+	// Archived channels are read-only and left out of the default list.
+	Archived    bool     `json:"archived"`
+	ArchivedAt  Time     `json:"archivedAt"`
+	SearchTerms []string `json:"searchTerms,omitempty"`
+	ChannelSeq
 }
 
-// Message is one post in a channel (spec §6.2). Messages expire after a
-// year (spec §10.1).
-type Message struct {
-	Doc
-	ChannelID   string              `json:"channelId"`
-	Content     string              `json:"content"`
-	SenderID    string              `json:"senderId"`
-	SenderName  string              `json:"senderName"`
-	SentAt      Time                `json:"sentAt"`
-	EditedAt    Time                `json:"editedAt"`
-	Reactions   map[string][]string `json:"reactions,omitempty"`
-	Attachments []string            `json:"attachments"`
-	TTL         int                 `json:"ttl,omitempty"`
+// SearchFields implements Searchable: a channel is found by its names.
+func (c *Channel) SearchFields() (*[]string, []string) {
+	return &c.SearchTerms, []string{c.Name, c.DisplayName}
 }
+
+// Title is what people call the channel: its display name, else its name.
+func (c *Channel) Title() string {
+	if c.DisplayName != "" {
+		return c.DisplayName
+	}
+	return c.Name
+}
+
+// State is what an edit of the channel depends on.
+func (c *Channel) State() string {
+	return c.Name + "\x00" + c.DisplayName + "\x00" + c.Description + "\x00" + boolString(c.IsPrivate) + boolString(c.Archived)
+}
+
+func boolString(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// channelName is what a channel's name may be: lower-case letters, digits,
+// hyphens and underscores, starting with a letter or digit.
+var channelName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,79}$`)
+
+// CheckChannelName returns the message key of what is wrong with a
+// channel's name, or "".
+func CheckChannelName(name string) string {
+	switch {
+	case name == "":
+		return "validation.required"
+	case !channelName.MatchString(name):
+		return "channels.bad_name"
+	}
+	return ""
+}
+
+// ChannelNameID returns the id of the reservation of a channel name.
+func ChannelNameID(name string) string {
+	h := sha256.Sum256([]byte(name))
+	return "channelname_" + hex.EncodeToString(h[:20])
+}
+
+// ChannelName reserves a channel's name; its id is ChannelNameID.
+type ChannelName struct {
+	Doc
+	ChannelID string `json:"channelId"`
+}
+
+// ChannelDeletion is left by a channel's deletion until its messages,
+// memberships and reactions are gone; its id is the channel's.
+type ChannelDeletion struct {
+	Doc
+	ChannelID string `json:"channelId"`
+	DeletedAt Time   `json:"deletedAt"`
+}
+
+// Channel member roles.
+const (
+	RoleOwner  = "owner"
+	RoleMember = "member"
+)
 
 // ChannelMember records a user's membership of a channel (spec §6.3).
+// ReadSeq is the number of the last message the member read: a channel
+// joined starts read up to its latest message.
 type ChannelMember struct {
 	Doc
 	ChannelID  string `json:"channelId"`
@@ -35,4 +119,109 @@ type ChannelMember struct {
 	Role       string `json:"role"`
 	JoinedAt   Time   `json:"joinedAt"`
 	LastReadAt Time   `json:"lastReadAt"`
+	ReadSeq    int64  `json:"readSeq"`
 }
+
+// ChannelMemberID returns the id of a user's membership of a channel.
+func ChannelMemberID(channelID, userID string) string {
+	return "member_" + channelID + "_" + userID
+}
+
+// MaxMessageLength bounds a message's content, in characters.
+const MaxMessageLength = 4000
+
+// MaxAttachments bounds the files a message links to.
+const MaxAttachments = 10
+
+// System messages: what happened in a channel, told by Kanri. They never
+// count as unread.
+const (
+	SystemJoined  = "joined"
+	SystemLeft    = "left"
+	SystemAdded   = "added"
+	SystemRemoved = "removed"
+)
+
+// Message is one post in a channel (spec §6.2). Messages expire a year
+// after they were sent (spec §10.1): every write of a message sets its
+// ttl to what is left of that year, so an edit never extends its life.
+type Message struct {
+	Doc
+	ChannelID  string `json:"channelId"`
+	Content    string `json:"content"`
+	SenderID   string `json:"senderId"`
+	SenderName string `json:"senderName"`
+	SentAt     Time   `json:"sentAt"`
+	EditedAt   Time   `json:"editedAt"`
+	// Reactions is not stored: each reaction is its own document
+	// (Reaction), and readers fill this in from them, in the spec's shape
+	// (emoji → the ids of who reacted).
+	Reactions   map[string][]string `json:"reactions,omitempty"`
+	Attachments []string            `json:"attachments"`
+	// Seq is the message's number in its channel.
+	Seq int64 `json:"seq"`
+	// System names what a system message tells (SystemJoined…), with
+	// Subject the name of whom it is about; "" for a person's message.
+	System      string   `json:"system,omitempty"`
+	Subject     string   `json:"subject,omitempty"`
+	SearchTerms []string `json:"searchTerms,omitempty"`
+	TTL         int      `json:"ttl,omitempty"`
+}
+
+// SearchFields implements Searchable: a message is found by its content.
+func (m *Message) SearchFields() (*[]string, []string) {
+	return &m.SearchTerms, []string{m.Content}
+}
+
+// MessageTTL returns the ttl, in seconds, that a document of a message
+// sent at sentAt gets when written at now: what is left of the message's
+// year, and at least one second.
+func MessageTTL(sentAt, now time.Time) int {
+	left := sentAt.Add(TTLMessage * time.Second).Sub(now)
+	return max(int(left/time.Second), 1)
+}
+
+// Expired reports whether the message outlived its year at now, which the
+// store may not have removed yet.
+func (m *Message) Expired(now time.Time) bool {
+	return !m.SentAt.Add(TTLMessage * time.Second).After(now)
+}
+
+// CheckMessage returns the message key of what is wrong with a message's
+// content, or "".
+func CheckMessage(content string) string {
+	switch n := utf8.RuneCountInString(content); {
+	case n == 0:
+		return "validation.required"
+	case n > MaxMessageLength:
+		return "messages.too_long"
+	case !utf8.ValidString(content):
+		return "validation.invalid"
+	}
+	return ""
+}
+
+// Reaction is one person's reaction to a message with one emoji: one
+// document per (message, user, emoji), so concurrent reactions never
+// overwrite one another and adding one twice is one. It expires with its
+// message; a reaction never extends a message's life.
+type Reaction struct {
+	Doc
+	ChannelID     string `json:"channelId"`
+	MessageID     string `json:"messageId"`
+	MessageSentAt Time   `json:"messageSentAt"`
+	UserID        string `json:"userId"`
+	Emoji         string `json:"emoji"`
+	CreatedAt     Time   `json:"createdAt"`
+	TTL           int    `json:"ttl,omitempty"`
+}
+
+// ReactionID returns the id of a user's reaction to a message with emoji.
+func ReactionID(messageID, userID, emoji string) string {
+	h := sha256.Sum256([]byte(emoji))
+	return "reaction_" + messageID + "_" + userID + "_" + hex.EncodeToString(h[:8])
+}
+
+// Reactions are the emoji a message may be reacted with: a fixed set, so
+// that nothing a person types becomes a reaction.
+var Reactions = []string{"👍", "❤️", "😂", "🎉", "😮", "🙏", "👀", "✅"}

@@ -169,6 +169,22 @@ func (t Tenant) ChannelMembers() *Repo[kanri.ChannelMember, *kanri.ChannelMember
 	return newRepo[kanri.ChannelMember](t.s, docstore.Messaging, t.id, kanri.TypeChannelMember)
 }
 
+// ChannelNames returns the reservations that keep channel names unique in
+// the tenant, with ids from kanri.ChannelNameID.
+func (t Tenant) ChannelNames() *Repo[kanri.ChannelName, *kanri.ChannelName] {
+	return newRepo[kanri.ChannelName](t.s, docstore.Messaging, t.id, kanri.TypeChannelName)
+}
+
+// Reactions returns the tenant's reactions to messages.
+func (t Tenant) Reactions() *Repo[kanri.Reaction, *kanri.Reaction] {
+	return newRepo[kanri.Reaction](t.s, docstore.Messaging, t.id, kanri.TypeReaction)
+}
+
+// ChannelDeletions returns the tenant's channels being deleted.
+func (t Tenant) ChannelDeletions() *Repo[kanri.ChannelDeletion, *kanri.ChannelDeletion] {
+	return newRepo[kanri.ChannelDeletion](t.s, docstore.Messaging, t.id, kanri.TypeChannelDeletion)
+}
+
 // APIKeys returns the tenant's API keys.
 func (t Tenant) APIKeys() *Repo[kanri.APIKey, *kanri.APIKey] {
 	return newRepo[kanri.APIKey](t.s, docstore.API, t.id, kanri.TypeAPIKey)
@@ -330,6 +346,12 @@ func (p Privileged) TrashedFiles(ctx context.Context, before kanri.Time, continu
 	return across[kanri.File](ctx, p, docstore.Files, kanri.TypeFile, docstore.Query{
 		Where: []docstore.Filter{docstore.Gt("deletedAt", ""), docstore.Lt("deletedAt", before.String())}, Limit: 100, Continuation: continuation,
 	})
+}
+
+// ChannelDeletions returns one page of the channels of every tenant whose
+// deletion is not finished, for the worker that finishes it.
+func (p Privileged) ChannelDeletions(ctx context.Context, continuation string) ([]*kanri.ChannelDeletion, string, error) {
+	return across[kanri.ChannelDeletion](ctx, p, docstore.Messaging, kanri.TypeChannelDeletion, docstore.Query{Limit: 100, Continuation: continuation})
 }
 
 // Files returns one page of the files of every tenant, for the cleanup of
