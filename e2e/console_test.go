@@ -64,6 +64,7 @@ func TestConsole(t *testing.T) {
 			s.roleSteps,
 			s.serviceSteps,
 			s.fileSteps,
+			s.channelSteps,
 			s.domainSteps,
 			s.apiKeySteps,
 			s.corsSteps,

@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"bufio"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -72,6 +74,7 @@ type server struct {
 	log   *lineLog // its stdout and stderr, line by line
 	// DNS is the DNS server the console verifies domains against.
 	DNS *dnstest.Server
+	env []string // the environment it runs in, for another instance
 }
 
 // lineLog keeps the server's output lines.
@@ -128,7 +131,9 @@ func startServer(t *testing.T, store string) *server {
 		"KANRI_API_USAGE_FLUSH=100ms",
 	)
 	dns := dnstest.Start(t)
-	env = append(env, "KANRI_DNS_SERVER="+dns.Addr)
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret)
+	env = append(env, "KANRI_DNS_SERVER="+dns.Addr, "KANRI_SESSION_SECRET="+hex.EncodeToString(secret))
 	if store == "cosmos" {
 		cs := cosmostest.Start(t) // stopped after the server: cleanups run last first
 		az := azuritetest.Start(t)
@@ -147,7 +152,35 @@ func startServer(t *testing.T, store string) *server {
 		t.Logf("store: embedded, blobs: local directory")
 	}
 
-	s := &server{Store: store, log: &lineLog{}, DNS: dns}
+	s := launch(t, store, env)
+	s.DNS, s.env = dns, env
+	return s
+}
+
+// another starts another instance of the server: on Cosmos DB it shares
+// the first one's database and session secret (so a session signed in on
+// one is valid on the other); the embedded store has one instance, the
+// first.
+func (s *server) another(t *testing.T) *server {
+	t.Helper()
+	if s.Store != "cosmos" {
+		return s
+	}
+	env := slices.Clone(s.env)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "KANRI_DATA_DIR=") {
+			env[i] = "KANRI_DATA_DIR=" + t.TempDir()
+		}
+	}
+	other := launch(t, s.Store, env)
+	other.DNS, other.env = s.DNS, env
+	return other
+}
+
+// launch runs the server binary with env and waits until it listens.
+func launch(t *testing.T, store string, env []string) *server {
+	t.Helper()
+	s := &server{Store: store, log: &lineLog{}}
 	cmd := exec.Command(serverBin)
 	cmd.Dir = t.TempDir()
 	cmd.Env = env
@@ -335,6 +368,17 @@ type session struct {
 	label string
 	ctx   playwright.BrowserContext
 	page  playwright.Page
+	// base is the server the session uses when it is not the suite's
+	// (a second instance); "" for the suite's.
+	base string
+}
+
+// urlOf returns the URL of path on the server of p.
+func (s *suite) urlOf(p *session, path string) string {
+	if p.base != "" {
+		return p.base + path
+	}
+	return s.url(path)
 }
 
 // newSession opens a browser context (its own cookies) with one page. Every
@@ -342,11 +386,21 @@ type session struct {
 // recorded (never t.Fatal in an event handler: it would stop the event loop).
 func (s *suite) newSession(t *testing.T, label string, viewport *playwright.Size) *session {
 	t.Helper()
+	return s.newSessionAt(t, label, viewport, "")
+}
+
+// newSessionAt is newSession on the server at base ("" for the suite's).
+func (s *suite) newSessionAt(t *testing.T, label string, viewport *playwright.Size, base string) *session {
+	t.Helper()
 	if viewport == nil {
 		viewport = &playwright.Size{Width: 1280, Height: 900}
 	}
+	url := s.srv.URL
+	if base != "" {
+		url = base
+	}
 	ctx, err := s.browser.NewContext(playwright.BrowserNewContextOptions{
-		BaseURL:         playwright.String(s.srv.URL),
+		BaseURL:         playwright.String(url),
 		Locale:          playwright.String("en-US"),
 		Viewport:        viewport,
 		AcceptDownloads: playwright.Bool(true),
@@ -356,7 +410,7 @@ func (s *suite) newSession(t *testing.T, label string, viewport *playwright.Size
 	}
 	ctx.SetDefaultTimeout(float64(actionTimeout.Milliseconds()))
 	ctx.SetDefaultNavigationTimeout(float64(actionTimeout.Milliseconds()))
-	p := &session{label: label, ctx: ctx}
+	p := &session{label: label, ctx: ctx, base: base}
 	p.page = s.newPage(t, p)
 	s.stepSessions = append(s.stepSessions, p)
 	return p
@@ -516,7 +570,7 @@ func (s *suite) open(t *testing.T, p *session, path string, status int) {
 func (s *suite) submit(t *testing.T, p *session, button playwright.Locator, path string) playwright.Response {
 	t.Helper()
 	s.focus(t, p.page)
-	want := s.url(path)
+	want := s.urlOf(p, path)
 	resp, err := p.page.ExpectResponse(func(u string) bool { return u == want }, func() error { return button.Click() })
 	if err != nil {
 		t.Fatalf("%s: submitting to %s: %v", p.label, path, err)
@@ -600,7 +654,7 @@ func (s *suite) hasAttr(t *testing.T, p *session, loc playwright.Locator, what, 
 // atPath checks that the page is at path (any query).
 func (s *suite) atPath(t *testing.T, p *session, path string) {
 	t.Helper()
-	re := regexp.MustCompile("^" + regexp.QuoteMeta(s.url(path)) + `(\?.*)?$`)
+	re := regexp.MustCompile("^" + regexp.QuoteMeta(s.urlOf(p, path)) + `(\?.*)?$`)
 	if err := s.expect.Page(p.page).ToHaveURL(re); err != nil {
 		t.Fatalf("%s: want to be at %s: %v", p.label, path, err)
 	}
@@ -618,7 +672,7 @@ func (s *suite) atURL(t *testing.T, p *session, path string, params ...string) {
 	}
 	matches := func(raw string) bool {
 		u, err := url.Parse(raw)
-		if err != nil || u.Path != path || s.url("") != u.Scheme+"://"+u.Host {
+		if err != nil || u.Path != path || s.urlOf(p, "") != u.Scheme+"://"+u.Host {
 			return false
 		}
 		got := url.Values{}
@@ -638,7 +692,7 @@ func (s *suite) atURL(t *testing.T, p *session, path string, params ...string) {
 // route intercepts the page's requests to path with handler.
 func (s *suite) route(t *testing.T, p *session, path string, handler func(playwright.Route)) {
 	t.Helper()
-	if err := p.page.Route(s.url(path), handler); err != nil {
+	if err := p.page.Route(s.urlOf(p, path), handler); err != nil {
 		t.Fatalf("%s: route %s: %v", p.label, path, err)
 	}
 }
@@ -646,7 +700,7 @@ func (s *suite) route(t *testing.T, p *session, path string, handler func(playwr
 // unroute ends the interception of route.
 func (s *suite) unroute(t *testing.T, p *session, path string) {
 	t.Helper()
-	if err := p.page.Unroute(s.url(path)); err != nil {
+	if err := p.page.Unroute(s.urlOf(p, path)); err != nil {
 		t.Fatalf("%s: unroute %s: %v", p.label, path, err)
 	}
 }

@@ -34,6 +34,9 @@ type Page struct {
 	GlobalAdmin bool
 	// Now is the request's time, for statuses such as "locked".
 	Now time.Time
+	// Live is the URL of the page's stream of live updates (one per tab,
+	// for every live part of the page), or "" for a page without any.
+	Live string
 	// Theme is the chosen theme, "light" or "dark", or "" to follow the
 	// system's.
 	Theme string

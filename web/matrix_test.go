@@ -105,7 +105,7 @@ func TestPermissionMatrix(t *testing.T) {
 		}
 		perm := strings.TrimPrefix(r.Name, "perm:")
 		for _, p := range personas {
-			path, form := e.target(t, r.Path)
+			path, form := e.target(t, r.Path, e.userIDOf(t, p.home, p.user))
 			var want string
 			switch {
 			case r.Name == "signed-in":
@@ -166,7 +166,7 @@ func TestPermissionMatrix(t *testing.T) {
 // target returns a concrete path for a route, with fresh documents to act
 // on so that one check's action (a delete, say) cannot change the next
 // check's outcome, and a plausible form.
-func (e *env) target(t *testing.T, path string) (string, url.Values) {
+func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 	t.Helper()
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
 	n := seq.Add(1)
@@ -200,7 +200,22 @@ func (e *env) target(t *testing.T, path string) (string, url.Values) {
 			upload = up.ID
 		}
 	}
-	r := strings.NewReplacer(":tenant", e.acme.ID, ":service", svc, ":role", "admin", ":upload", upload)
+	var channel, message string
+	if strings.HasPrefix(path, "/t/:tenant/channels") || strings.HasPrefix(path, "/t/:tenant/events") {
+		// A public channel of the actor's with a message of theirs: what
+		// their rights allow there, they may do.
+		channel, message = e.matrixChannel(t, e.acme.ID, actorID, n)
+		form.Set("userId", e.acmeBob.ID)
+		form.Set("role", kanri.RoleMember)
+		form.Set("content", "hello")
+		form.Set("emoji", kanri.Reactions[0])
+		form.Set("seq", "1")
+		form.Set("name", fmt.Sprintf("mx%d", n))
+	}
+	r := strings.NewReplacer(":tenant", e.acme.ID, ":service", svc, ":role", "admin", ":upload", upload, ":msg", message, ":user", e.acmeBob.ID)
+	if strings.HasPrefix(path, "/t/:tenant/channels/:id") {
+		path = strings.Replace(path, ":id", channel, 1)
+	}
 	if strings.Contains(path, ":id") {
 		id := ""
 		if strings.HasPrefix(path, "/services/") {

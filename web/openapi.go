@@ -545,7 +545,7 @@ func apiSchemas(base string) map[string]any {
 			"hasMore": map[string]any{"type": "boolean", "description": "Whether there is a next page."},
 		})
 	}
-	roleKey := map[string]any{"type": "string", "enum": []string{"global_admin", "admin", "viewer"}, "description": "The role's key."}
+	roleKey := map[string]any{"type": "string", "enum": []string{"global_admin", "admin", "member", "viewer"}, "description": "The role's key."}
 	out := map[string]any{
 		"User": obj([]string{"id", "tenantId", "username", "email", "displayName", "isActive", "status"}, map[string]any{
 			"id": str, "tenantId": str, "username": str, "email": email, "displayName": str,
@@ -584,7 +584,7 @@ func apiSchemas(base string) map[string]any {
 			"id": str, "serviceId": str,
 			"serviceName": map[string]any{"type": "string", "description": "The service's name in the language of Accept-Language (English by default, ja)."},
 			"roleName":    map[string]any{"type": "string", "description": "The spec's role name (管理者)."},
-			"role":        map[string]any{"enum": []string{"global_admin", "admin", "viewer"}, "description": "The role's stable English key: give it as role to POST /users/{id}/roles."},
+			"role":        map[string]any{"enum": []string{"global_admin", "admin", "member", "viewer"}, "description": "The role's stable English key: give it as role to POST /users/{id}/roles."},
 			"label":       map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
 		}),
 		"RoleList": list("Role"),

@@ -80,6 +80,12 @@ func (s *Server) routes(e *echo.Echo) {
 	staff := app.Group("", s.requireGlobalAdmin)
 	t := app.Group("/t/:tenant", s.resolveTenant)
 	fs := t.Group("/files", s.usable(kanri.FileServiceID))
+	ch := t.Group("/channels", s.usable(kanri.MessagingServiceID))
+
+	// A tab's live updates (server-sent events): a session like the
+	// console, but no body limit or deadline: the stream lasts as long as
+	// the tab, and ends with its session.
+	e.GET("/t/:tenant/events", s.liveEvents, s.requireUser, s.resolveTenant, s.usable(kanri.MessagingServiceID)).Name = "perm:" + role.ChannelsRead
 
 	// Resumable uploads (tus): a session and the CSRF header like the
 	// console, but their own body handling (no console body limit: each
@@ -180,6 +186,28 @@ func (s *Server) routes(e *echo.Echo) {
 		{fs, http.MethodGet, "/:id/download", role.FilesRead, s.downloadFile},
 		{fs, http.MethodGet, "/:id/preview", role.FilesRead, s.previewFile},
 		{fs, http.MethodGet, "/:id/thumbnail", role.FilesRead, s.thumbnail},
+
+		{ch, http.MethodGet, "", role.ChannelsRead, s.listChannels},
+		{ch, http.MethodGet, "/new", role.ChannelsCreate, s.newChannel},
+		{ch, http.MethodPost, "", role.ChannelsCreate, s.createChannel},
+		{ch, http.MethodGet, "/:id", role.ChannelsRead, s.showChannel},
+		{ch, http.MethodGet, "/:id/messages", role.ChannelsRead, s.olderMessages},
+		{ch, http.MethodGet, "/:id/edit", role.ChannelsCreate, s.editChannel}, // owners; channels.update for any public one
+		{ch, http.MethodPost, "/:id", role.ChannelsCreate, s.updateChannel},
+		{ch, http.MethodPost, "/:id/archive", role.ChannelsCreate, s.archiveChannel},
+		{ch, http.MethodPost, "/:id/unarchive", role.ChannelsCreate, s.unarchiveChannel},
+		{ch, http.MethodPost, "/:id/delete", role.ChannelsDelete, s.deleteChannel},
+		{ch, http.MethodPost, "/:id/join", role.MessagesCreate, s.joinChannel},
+		{ch, http.MethodPost, "/:id/leave", role.ChannelsRead, s.leaveChannel},
+		{ch, http.MethodGet, "/:id/members", role.ChannelsRead, s.showMembers},
+		{ch, http.MethodPost, "/:id/members", role.ChannelsCreate, s.addMember},
+		{ch, http.MethodPost, "/:id/members/:user/remove", role.ChannelsCreate, s.removeMember},
+		{ch, http.MethodPost, "/:id/members/:user/role", role.ChannelsCreate, s.setMemberRole},
+		{ch, http.MethodPost, "/:id/read", role.ChannelsRead, s.markRead},
+		{ch, http.MethodPost, "/:id/messages", role.MessagesCreate, s.postMessage},
+		{ch, http.MethodPost, "/:id/messages/:msg", role.MessagesCreate, s.editMessage},
+		{ch, http.MethodPost, "/:id/messages/:msg/delete", role.MessagesCreate, s.deleteMessage},
+		{ch, http.MethodPost, "/:id/messages/:msg/react", role.MessagesCreate, s.reactToMessage},
 
 		{t, http.MethodGet, "/audit", role.AuditRead, s.listAudit},
 		{t, http.MethodGet, "/audit.csv", role.AuditRead, s.streaming(exportTimeout, s.exportAudit)},

@@ -178,6 +178,9 @@ func (c *client) get(path string) (*http.Response, string) {
 		c.t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return resp, "" // a live stream: it never ends; closing it ends it
+	}
 	b, _ := io.ReadAll(resp.Body)
 	if m := csrfPattern.FindSubmatch(b); m != nil {
 		c.csrf = string(m[1])

@@ -22,6 +22,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -74,7 +75,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Info("store closed")
 	}()
 	st := store.New(ds, log)
-	handler, appWorkers, err := newHandler(ctx, cfg, st, log)
+	bus, err := openEvents(ctx, ds, log)
+	if err != nil {
+		return err
+	}
+	defer bus.Close()
+	handler, appWorkers, err := newHandler(ctx, cfg, st, bus, log)
 	if err != nil {
 		return err
 	}
@@ -91,6 +97,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
+	// Live pages (server-sent events) stay open: shutting down ends them
+	// rather than waiting for them.
+	srv.RegisterOnShutdown(func() { bus.Close() })
 	if cfg.DebugAddr != "" {
 		w, err := debugServer(cfg.DebugAddr, log)
 		if err != nil {
@@ -140,6 +149,25 @@ func drain(srv *http.Server, cancelRequests context.CancelFunc, grace, stop time
 		return fmt.Errorf("shutdown: requests still running after they were cancelled: %w", err)
 	}
 	return nil
+}
+
+// eventsPoll is how often an instance on Cosmos DB reads the change feed
+// of the messaging container for the events of other instances.
+const eventsPoll = 250 * time.Millisecond
+
+// openEvents returns the events bus of the store: the change feed of the
+// messaging container on Cosmos DB (events published on any instance
+// reach the pages open on every one), else an in-process bus (the
+// embedded store has one instance).
+func openEvents(ctx context.Context, ds docstore.Store, log *slog.Logger) (events.Bus, error) {
+	if c, ok := ds.(*cosmos.Store); ok {
+		bus, err := c.Events(ctx, log, eventsPoll)
+		if err != nil {
+			return nil, fmt.Errorf("events: %w", err)
+		}
+		return bus, nil
+	}
+	return events.NewLocal(), nil
 }
 
 // purgeInterval is how often the embedded store deletes expired documents

@@ -12,6 +12,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
+	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
@@ -43,11 +44,11 @@ func TestStartReadsTheSameWhateverTheTenants(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, _, err := newHandler(context.Background(), cfg, st, log); err != nil { // the first start upgrades
+		if _, _, err := newHandler(context.Background(), cfg, st, events.NewLocal(), log); err != nil { // the first start upgrades
 			t.Fatal(err)
 		}
 		got = append(got, calls.Count(func() {
-			if _, _, err := newHandler(context.Background(), cfg, st, log); err != nil {
+			if _, _, err := newHandler(context.Background(), cfg, st, events.NewLocal(), log); err != nil {
 				t.Fatal(err)
 			}
 		}))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
@@ -36,14 +37,14 @@ const repairInterval = time.Minute
 // newHandler wires the services and the web layer over st, bootstrapping
 // the operator's tenant on the first start, and returns the workers the
 // services need.
-func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logger) (http.Handler, []worker, error) {
+func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus, log *slog.Logger) (http.Handler, []worker, error) {
 	blobs, err := openBlobs(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	svcs := services.New(st, log, nil, services.Options{
 		Hasher: auth.Hasher{Cost: cfg.BcryptCost}, DNSServer: cfg.DNSServer, UsageQueue: usageQueue, UsageFlush: cfg.UsageFlush,
-		Blobs: blobs,
+		Blobs: blobs, Events: bus,
 	})
 	tenants, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if n, err := roles.Seed(ctx); err != nil {
@@ -105,9 +106,10 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, log *slog.Logg
 	fileCleanup := worker{"file cleanups", func(ctx context.Context) error {
 		return svcs.Files.RunWorkers(ctx, fileCleanupInterval)
 	}}
+	channelCleanup := worker{"channel deletions", svcs.Messaging.Run}
 	return web.New(web.Config{
 		Deps: svcs.Deps, Services: *svcs, SessionSecret: secret,
-	}), []worker{repair, health, recheck, usageLog, fileUsage, fileCleanup}, nil
+	}), []worker{repair, health, recheck, usageLog, fileUsage, fileCleanup, channelCleanup}, nil
 }
 
 // sessionSecret returns the secret of the session cookie: from

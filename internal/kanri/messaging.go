@@ -196,7 +196,7 @@ func CheckMessage(content string) string {
 	case n > MaxMessageLength:
 		return "messages.too_long"
 	case !utf8.ValidString(content):
-		return "validation.invalid"
+		return "messages.bad_text"
 	}
 	return ""
 }

@@ -63,10 +63,17 @@ func (c *ChannelSeq) Uncount(seq int64) bool {
 // member read nothing the window still holds, and messages before it may
 // be unread too); a list then shows n+ (or "99+").
 func (c *ChannelSeq) Unread(readSeq int64, now time.Time) (n int, atLeast bool) {
+	seqs, atLeast := c.UnreadSeqs(readSeq, now)
+	return len(seqs), atLeast
+}
+
+// UnreadSeqs returns the numbers of the messages after readSeq that count
+// as unread at now, and atLeast as Unread does.
+func (c *ChannelSeq) UnreadSeqs(readSeq int64, now time.Time) (seqs []int64, atLeast bool) {
 	oldest := now.Add(-time.Duration(TTLMessage) * time.Second)
 	for i := len(c.Recent) - 1; i >= 0 && c.Recent[i].Seq > readSeq; i-- {
 		if r := c.Recent[i]; r.Counted && r.SentAt.After(oldest) {
-			n++
+			seqs = append(seqs, r.Seq)
 		}
 	}
 	if len(c.Recent) > 0 && readSeq < c.Recent[0].Seq-1 {
@@ -74,5 +81,5 @@ func (c *ChannelSeq) Unread(readSeq int64, now time.Time) (n int, atLeast bool) 
 		// young enough to exist count, and the window says nothing of them.
 		atLeast = c.Recent[0].SentAt.After(oldest)
 	}
-	return n, atLeast
+	return seqs, atLeast
 }

@@ -2,8 +2,8 @@ package messaging
 
 import (
 	"context"
-	"strings"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
@@ -398,4 +398,3 @@ func (s *Service) DeleteChannel(ctx context.Context, tenantID string, p Person, 
 	}()
 	return nil
 }
-

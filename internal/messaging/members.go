@@ -125,7 +125,7 @@ func (s *Service) add(ctx context.Context, tenantID string, p Person, channelID,
 		return err
 	}
 	s.audit(ctx, tenantID, "channel.member_add", kanri.TypeChannelMember, kanri.ChannelMemberID(channelID, userID), name, nil, map[string]any{"channel": c.Name, "userId": userID})
-	s.publish(ctx, tenantID, KindMemberJoined, Payload{ChannelID: channelID, Private: c.IsPrivate, UserID: userID})
+	s.publish(ctx, tenantID, KindMemberJoined, Payload{ChannelID: channelID, Private: c.IsPrivate, UserID: userID, Name: c.Name})
 	return nil
 }
 
@@ -192,7 +192,7 @@ func (s *Service) remove(ctx context.Context, tenantID string, p Person, channel
 		return err
 	}
 	s.audit(ctx, tenantID, "channel.member_remove", kanri.TypeChannelMember, kanri.ChannelMemberID(channelID, userID), name, map[string]any{"channel": c.Name, "userId": userID}, nil)
-	s.publish(ctx, tenantID, KindMemberLeft, Payload{ChannelID: channelID, Private: c.IsPrivate, UserID: userID})
+	s.publish(ctx, tenantID, KindMemberLeft, Payload{ChannelID: channelID, Private: c.IsPrivate, UserID: userID, Name: c.Name})
 	return nil
 }
 
@@ -217,7 +217,7 @@ func (s *Service) otherOwner(ctx context.Context, tenantID, channelID, userID st
 // last owner stays one.
 func (s *Service) SetRole(ctx context.Context, tenantID string, p Person, channelID, userID, roleName string) error {
 	if roleName != kanri.RoleOwner && roleName != kanri.RoleMember {
-		return kanri.Invalid(kanri.Fields{"role": "validation.invalid"})
+		return kanri.Invalid(kanri.Fields{"role": "validation.role"})
 	}
 	c, m, err := s.Channel(ctx, tenantID, p.UserID, channelID)
 	if err != nil {

@@ -88,6 +88,8 @@ type Payload struct {
 	// up to.
 	UserID  string `json:"userId,omitempty"`
 	ReadSeq int64  `json:"readSeq,omitempty"`
+	// Name is the channel's name, in the events of memberships.
+	Name string `json:"name,omitempty"`
 }
 
 // Topic returns the events topic of a channel.

@@ -14,6 +14,7 @@ const (
 	GlobalAdmin = "全体管理者" // global admin: every tenant; only in the privileged tenant
 	Admin       = "管理者"   // a tenant's administrator
 	Viewer      = "閲覧者"   // read-only
+	Member      = "メンバー"  // takes part (messaging: posts, reacts, creates channels)
 )
 
 // Permissions, in dot notation: resource.action.
@@ -44,6 +45,8 @@ const (
 	ChannelsCreate = "channels.create"
 	ChannelsUpdate = "channels.update"
 	ChannelsDelete = "channels.delete"
+	MessagesCreate = "messages.create" // post, edit and delete one's own, react, join and leave
+	MessagesDelete = "messages.delete" // delete anyone's message (audited)
 	APIKeysRead    = "apikeys.read"
 	APIKeysCreate  = "apikeys.create"
 	APIKeysUpdate  = "apikeys.update" // deactivate, reactivate, rotate
@@ -90,36 +93,41 @@ func buildCatalog() []ServiceInfo {
 	type svc struct {
 		id, name, desc, category string
 		read, write, operator    []string
+		// member, when set, is a role between viewer and administrator:
+		// read and these.
+		member []string
 	}
 	services := []svc{
 		{kanri.TenantManagementID, "テナント管理サービス", "テナントの追加・編集・停止・削除", "management",
 			[]string{TenantsRead, DomainsRead}, []string{DomainsCreate, DomainsUpdate, DomainsDelete},
-			[]string{TenantsCreate, TenantsUpdate, TenantsDelete}},
+			[]string{TenantsCreate, TenantsUpdate, TenantsDelete}, nil},
 		{kanri.AuthServiceID, "認証認可サービス", "ユーザー・ロール・監査ログの管理", "security",
-			[]string{UsersRead, RolesRead, AuditRead}, []string{UsersCreate, UsersUpdate, UsersDelete, RolesUpdate}, nil},
+			[]string{UsersRead, RolesRead, AuditRead}, []string{UsersCreate, UsersUpdate, UsersDelete, RolesUpdate}, nil, nil},
 		{kanri.ServiceSettingID, "サービス設定サービス", "テナントへのサービス割り当てと設定", "management",
-			[]string{ServicesRead}, nil, []string{ServicesUpdate, ServicesManage}},
+			[]string{ServicesRead}, nil, []string{ServicesUpdate, ServicesManage}, nil},
 		{kanri.FileServiceID, "ファイル管理サービス", "ファイルのアップロード・ダウンロード・管理", "storage",
-			[]string{FilesRead}, []string{FilesCreate, FilesUpdate, FilesDelete}, nil},
+			[]string{FilesRead}, []string{FilesCreate, FilesUpdate, FilesDelete}, nil, nil},
 		{kanri.MessagingServiceID, "メッセージングサービス", "チャネルとメッセージ", "communication",
-			[]string{ChannelsRead}, []string{ChannelsCreate, ChannelsUpdate, ChannelsDelete}, nil},
+			[]string{ChannelsRead}, []string{ChannelsCreate, MessagesCreate, ChannelsUpdate, ChannelsDelete, MessagesDelete}, nil,
+			[]string{ChannelsCreate, MessagesCreate}},
 		{kanri.APIServiceID, "API利用サービス", "APIキーと利用状況", "integration",
-			[]string{APIKeysRead}, []string{APIKeysCreate, APIKeysUpdate, APIKeysDelete}, nil},
+			[]string{APIKeysRead}, []string{APIKeysCreate, APIKeysUpdate, APIKeysDelete}, nil, nil},
 		{kanri.BackupServiceID, "バックアップサービス", "バックアップジョブと履歴", "operations",
-			[]string{BackupsRead}, []string{BackupsCreate, BackupsExecute, BackupsDelete}, nil},
+			[]string{BackupsRead}, []string{BackupsCreate, BackupsExecute, BackupsDelete}, nil, nil},
 	}
 	var out []ServiceInfo
 	for _, s := range services {
 		admin := slices.Concat(s.read, s.write)
 		all := slices.Concat(admin, s.operator)
-		out = append(out, ServiceInfo{
-			ID: s.id, Name: s.name, Description: s.desc, Category: s.category,
-			Roles: []Definition{
-				{s.id, GlobalAdmin, "global_admin", "全テナントに対する全権限（管理会社のみ）", all},
-				{s.id, Admin, "admin", "自テナント内の" + s.name + "の管理", admin},
-				{s.id, Viewer, "viewer", "自テナント内の" + s.name + "の閲覧", s.read},
-			},
-		})
+		roles := []Definition{
+			{s.id, GlobalAdmin, "global_admin", "全テナントに対する全権限（管理会社のみ）", all},
+			{s.id, Admin, "admin", "自テナント内の" + s.name + "の管理", admin},
+		}
+		if s.member != nil {
+			roles = append(roles, Definition{s.id, Member, "member", "自テナント内の" + s.name + "への参加", slices.Concat(s.read, s.member)})
+		}
+		roles = append(roles, Definition{s.id, Viewer, "viewer", "自テナント内の" + s.name + "の閲覧", s.read})
+		out = append(out, ServiceInfo{ID: s.id, Name: s.name, Description: s.desc, Category: s.category, Roles: roles})
 	}
 	return out
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/files"
+	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
@@ -40,6 +42,10 @@ type Set struct {
 	Usage   *apikey.Recorder
 	// Files are the tenants' files and folders.
 	Files *files.Service
+	// Messaging is the tenants' channels and messages.
+	Messaging *messaging.Service
+	// Events carry what happens in a tenant to its open pages.
+	Events events.Bus
 }
 
 // Options are the settings of the services.
@@ -58,6 +64,9 @@ type Options struct {
 	UsageFlush time.Duration
 	// Blobs store the contents of files.
 	Blobs *blob.Bucket
+	// Events carry what happens in a tenant to its open pages, on every
+	// instance; an in-process bus when nil (one instance).
+	Events events.Bus
 }
 
 // New builds every service over st. A nil log is slog.Default and a nil
@@ -72,6 +81,11 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.Limiter = apikey.NewLimiter(st, d.Now)
 	s.Usage = apikey.NewRecorder(st, s.Keys, s.Catalog, d.Logger, o.UsageQueue)
 	s.Files = files.New(d, o.Blobs, s.Catalog)
+	s.Events = o.Events
+	if s.Events == nil {
+		s.Events = events.NewLocal()
+	}
+	s.Messaging = messaging.New(d, s.Events, s.Files)
 	if o.UsageFlush > 0 {
 		s.Usage.FlushEvery = o.UsageFlush
 	}

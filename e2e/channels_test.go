@@ -1,0 +1,176 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+const (
+	channelsPath = "/t/" + tenantID + "/channels"
+	chiyoPass    = "Chiyo-pass-1234"
+)
+
+// channelSteps are the steps of messaging: two people in two browser
+// contexts chat live (on Cosmos DB, each served by its own Kanri process
+// sharing the database and the session secret); unread counts drop as one
+// reads; a reaction arrives live; messages posted while one's network was
+// cut appear once each; a private channel stays invisible to a
+// non-member, by URL too.
+func (s *suite) channelSteps(t *testing.T) {
+	s.step(t, "channels_two_people_chat_live", []string{"tenant_admin_sees_only_own_tenant"}, s.pagesOf(&s.admin, &s.alice), func(t *testing.T) {
+		// The operator assigns the messaging service.
+		s.open(t, s.admin, servicesPath, 200)
+		s.click(t, s.admin, "service-assign-messaging-service")
+		s.atPath(t, s.admin, servicesPath+"/messaging-service/edit")
+		s.submitStatus(t, s.admin, s.admin.tid("assignment-submit"), servicesPath+"/messaging-service", 303)
+
+		// Alice makes Chiyo, a member of the messaging service.
+		s.open(t, s.alice, usersPath, 200)
+		s.createUser(t, s.alice, "chiyo", "Chiyo Chat", chiyoPass)
+		chiyoID := s.userID(t, s.alice, tenantID, "chiyo")
+		s.open(t, s.alice, usersPath+"/"+chiyoID+"/roles", 200)
+		s.submitStatus(t, s.alice, s.alice.tid("role-assign-messaging-service-member"), usersPath+"/"+chiyoID+"/roles", 303)
+
+		// Alice creates a public channel; a taken name is refused with the
+		// input kept.
+		s.open(t, s.alice, channelsPath, 200)
+		s.visible(t, s.alice, "channels-mine-none")
+		s.click(t, s.alice, "channel-new")
+		s.fill(t, s.alice, "channel-name", "general")
+		s.fill(t, s.alice, "channel-display-name", "General")
+		s.submitStatus(t, s.alice, s.alice.tid("channel-save"), channelsPath, 303)
+		s.hasText(t, s.alice, "channel-title", "# General")
+		generalPath := strings.TrimPrefix(s.alice.page.URL(), s.srv.URL)
+		s.open(t, s.alice, channelsPath+"/new", 200)
+		s.fill(t, s.alice, "channel-name", "general")
+		s.submitStatus(t, s.alice, s.alice.tid("channel-save"), channelsPath, 422)
+		s.containsText(t, s.alice, "field-error-name", "already exists")
+		s.hasValue(t, s.alice, "channel-name", "general")
+
+		// Chiyo signs in on the other instance (on Cosmos DB) and joins.
+		other := s.srv.another(t)
+		chiyo := s.newSessionAt(t, "chiyo", nil, other.URL)
+		s.signInOK(t, chiyo, tenantName, "chiyo", chiyoPass, "/account")
+		s.open(t, chiyo, channelsPath, 200)
+		s.submitStatus(t, chiyo, chiyo.tid("channel-join-general"), generalPath+"/join", 303)
+		s.visible(t, chiyo, "message-form")
+
+		// Alice posts: Chiyo sees it without reloading, escaped, its link
+		// linked.
+		s.open(t, s.alice, generalPath, 200)
+		s.waitLive(t, s.alice)
+		s.waitLive(t, chiyo)
+		s.post(t, s.alice, "Hello <b>Chiyo</b>, see https://example.com/x.")
+		msg := chiyo.page.Locator(`[data-testid="message"][data-sender="Alice Admin"]`).Last()
+		if err := s.expect.Locator(msg.GetByTestId("message-content")).ToHaveText("Hello <b>Chiyo</b>, see https://example.com/x."); err != nil {
+			t.Fatalf("chiyo does not see alice's message live: %v", err)
+		}
+		if err := s.expect.Locator(msg.Locator(`a[href="https://example.com/x"]`)).ToHaveCount(1); err != nil {
+			t.Errorf("the link is not linked: %v", err)
+		}
+
+		// Chiyo's list shows it unread; reading the channel clears it.
+		s.open(t, chiyo, channelsPath, 200)
+		s.waitLive(t, chiyo)
+		if err := s.expect.Locator(chiyo.tid("unread-general")).ToBeHidden(); err != nil {
+			t.Errorf("a channel read to its end shows an unread count: %v", err)
+		}
+		s.post(t, s.alice, "one more")
+		s.hasText(t, chiyo, "unread-general", "1")
+		s.post(t, s.alice, "and another")
+		s.hasText(t, chiyo, "unread-general", "2")
+		s.click(t, chiyo, "channel-link-general")
+		s.visible(t, chiyo, "first-unread")
+		s.open(t, chiyo, channelsPath, 200)
+		if err := s.expect.Locator(chiyo.tid("unread-general")).ToBeHidden(); err != nil {
+			t.Errorf("the unread count of a read channel is still shown: %v", err)
+		}
+
+		// Chiyo reacts; Alice sees the reaction live.
+		s.open(t, chiyo, generalPath, 200)
+		s.waitLive(t, chiyo)
+		last := chiyo.tid("message").Last()
+		if err := last.GetByTestId("react-add").Click(); err != nil {
+			t.Fatal(err)
+		}
+		if err := last.Locator(`[data-testid="react-with"][data-emoji="🎉"]`).Click(); err != nil {
+			t.Fatal(err)
+		}
+		reaction := s.alice.tid("message").Last().Locator(`[data-testid="reaction"][data-emoji="🎉"]`)
+		if err := s.expect.Locator(reaction.GetByTestId("reaction-count")).ToHaveText("1"); err != nil {
+			t.Errorf("alice does not see chiyo's reaction live: %v", err)
+		}
+
+		// Alice's network is cut; Chiyo posts twice; when it is back, each
+		// message appears once.
+		if err := s.alice.ctx.SetOffline(true); err != nil {
+			t.Fatal(err)
+		}
+		s.post(t, chiyo, "while you were away 1")
+		s.post(t, chiyo, "while you were away 2")
+		if err := s.alice.ctx.SetOffline(false); err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []string{"while you were away 1", "while you were away 2"} {
+			loc := s.alice.page.Locator(`[data-testid="message-content"]`).Filter(playwright.LocatorFilterOptions{HasText: text})
+			if err := s.expect.Locator(loc).ToHaveCount(1); err != nil {
+				t.Errorf("after the network came back, %q is shown %v times: %v", text, count(loc), err)
+			}
+		}
+		if err := chiyo.ctx.Close(); err != nil {
+			t.Errorf("closing chiyo's session: %v", err)
+		}
+	})
+
+	s.step(t, "channels_private_invisible_to_non_members", []string{"channels_two_people_chat_live"}, s.pagesOf(&s.alice, &s.vera), func(t *testing.T) {
+		s.open(t, s.alice, channelsPath+"/new", 200)
+		s.fill(t, s.alice, "channel-name", "secret")
+		if err := s.alice.tid("channel-private").Check(); err != nil {
+			t.Fatal(err)
+		}
+		s.submitStatus(t, s.alice, s.alice.tid("channel-save"), channelsPath, 303)
+		secretPath := strings.TrimPrefix(s.alice.page.URL(), s.srv.URL)
+		s.post(t, s.alice, "top secret")
+
+		chiyo := s.newSession(t, "chiyo", nil)
+		s.signInOK(t, chiyo, tenantName, "chiyo", chiyoPass, "/account")
+		s.open(t, chiyo, channelsPath, 200)
+		s.absent(t, chiyo, "channel-browse-secret")
+		s.absent(t, chiyo, "channel-row-secret")
+		s.open(t, chiyo, secretPath, 404)
+		s.open(t, chiyo, "/t/"+tenantID+"/events?channel="+strings.TrimPrefix(secretPath, channelsPath+"/"), 404)
+		if err := chiyo.ctx.Close(); err != nil {
+			t.Errorf("closing chiyo's session: %v", err)
+		}
+	})
+}
+
+// post sends a message from the composer of the open channel and waits
+// until the page shows it.
+func (s *suite) post(t *testing.T, p *session, text string) {
+	t.Helper()
+	before := count(p.tid("message"))
+	s.fill(t, p, "message-input", text)
+	s.click(t, p, "message-send")
+	if err := s.expect.Locator(p.tid("message")).ToHaveCount(before + 1); err != nil {
+		t.Fatalf("%s: the message %q is not shown after sending: %v", p.label, text, err)
+	}
+	s.hasValue(t, p, "message-input", "")
+}
+
+// waitLive waits until the page's live stream is open.
+func (s *suite) waitLive(t *testing.T, p *session) {
+	t.Helper()
+	if _, err := p.page.WaitForFunction(`() => document.body.dataset.live === "open"`, nil); err != nil {
+		t.Fatalf("%s: the live stream never opened: %v", p.label, err)
+	}
+}
+
+func count(l playwright.Locator) int {
+	n, _ := l.Count()
+	return n
+}

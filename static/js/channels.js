@@ -1,0 +1,66 @@
+// Channels: the live stream's updates, the composer and the scrolling of
+// a channel's messages.
+(function () {
+  "use strict";
+
+  // A message the page already shows (sent from this tab, or delivered
+  // again after a reconnect) is replaced, never shown twice.
+  document.addEventListener("htmx:oobBeforeSwap", function (e) {
+    var frag = e.detail.fragment;
+    if (!frag || !frag.querySelectorAll) return;
+    var root = frag.nodeType === 11 ? frag.firstElementChild : frag;
+    if (!root || root.id === "messages" || root.getAttribute("hx-swap-oob") === "delete") return;
+    var fresh = frag.querySelectorAll('article[id^="msg-"]');
+    var replaced = 0;
+    Array.prototype.forEach.call(fresh, function (el) {
+      var old = document.getElementById(el.id);
+      if (old && old !== el) {
+        old.replaceWith(el);
+        htmx.process(el);
+        replaced++;
+      }
+    });
+    if (replaced > 0 && replaced === fresh.length && !(frag.nodeType === 11 ? frag.firstElementChild : frag.firstElementChild)) {
+      e.detail.shouldSwap = false;
+    }
+  });
+
+  // The body says whether its live stream is open (for people, the
+  // styles; for tests, a condition to wait on).
+  document.addEventListener("htmx:sseOpen", function () { document.body.dataset.live = "open"; });
+  document.addEventListener("htmx:sseError", function () { document.body.dataset.live = "closed"; });
+
+  function scroller() { return document.getElementById("message-scroll"); }
+  function nearBottom(el) { return el.scrollHeight - el.scrollTop - el.clientHeight < 120; }
+
+  var stick = true;
+  document.addEventListener("scroll", function (e) {
+    var el = scroller();
+    if (el && e.target === el) stick = nearBottom(el);
+  }, true);
+  document.addEventListener("htmx:oobAfterSwap", function () {
+    var el = scroller();
+    if (el && stick) el.scrollTop = el.scrollHeight;
+  });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var el = scroller();
+    if (!el) return;
+    var first = document.getElementById("first-unread");
+    if (first) {
+      el.scrollTop = first.offsetTop - el.offsetTop - 40;
+      stick = nearBottom(el);
+    } else {
+      el.scrollTop = el.scrollHeight;
+    }
+  });
+
+  // Enter sends the composer's message (Shift+Enter starts a new line).
+  document.addEventListener("keydown", function (e) {
+    var t = e.target;
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing && t.matches && t.matches("textarea[data-submit-on-enter]")) {
+      e.preventDefault();
+      if (t.value.trim() !== "" && t.form) t.form.requestSubmit();
+    }
+  });
+})();

@@ -1,0 +1,175 @@
+package views
+
+import (
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// ChannelsPath is the list of a tenant's channels.
+func ChannelsPath(tenantID string) string { return "/t/" + tenantID + "/channels" }
+
+// ChannelPath is a channel's page.
+func ChannelPath(tenantID, channelID string) string { return ChannelsPath(tenantID) + "/" + channelID }
+
+// MessagePath is a message of a channel.
+func MessagePath(tenantID, channelID, messageID string) string {
+	return ChannelPath(tenantID, channelID) + "/messages/" + messageID
+}
+
+// LivePath is the stream of a tab's live updates, with the channel the
+// tab shows ("" for none).
+func LivePath(tenantID, channelID string) string {
+	p := "/t/" + tenantID + "/events"
+	if channelID != "" {
+		p += "?channel=" + url.QueryEscape(channelID)
+	}
+	return p
+}
+
+// ChannelRow is one channel in the list of a person's channels.
+type ChannelRow struct {
+	Channel *kanri.Channel
+	// Unread is the label of its unread count ("" for none).
+	Unread string
+}
+
+// ChannelsView is the channels page: the person's channels, and the
+// tenant's public channels to browse.
+type ChannelsView struct {
+	Mine       []ChannelRow
+	MinePaging Paging
+	Browse     []*kanri.Channel
+	Paging     Paging
+	Search     string
+	Archived   bool
+	// Joined says which browsed channels the person is a member of.
+	Joined map[string]bool
+}
+
+// ChannelInput is what a channel's form holds.
+type ChannelInput struct {
+	Name        string
+	DisplayName string
+	Description string
+	IsPrivate   bool
+}
+
+// ChannelForm is the form that creates (Channel nil) or edits a channel.
+type ChannelForm struct {
+	Channel *kanri.Channel
+	Input   ChannelInput
+	Errors  Errors
+}
+
+// MessageView is one message as a person sees it.
+type MessageView struct {
+	TenantID string
+	Message  *kanri.Message
+	// Mine says the person sent it (they may edit and delete it);
+	// Moderate that they may delete it anyway; Member that they may react.
+	Mine, Moderate, Member bool
+	// MarkRead asks the page to tell the server it was read once it is
+	// seen.
+	MarkRead bool
+	CSRF     string
+	// UserID is who sees it.
+	UserID string
+	// OOB, when set, is the message's hx-swap-oob: it replaces the message
+	// the page shows ("true").
+	OOB string
+}
+
+// ChannelView is a channel's page.
+type ChannelView struct {
+	Channel   *kanri.Channel
+	Member    *kanri.ChannelMember
+	Messages  []MessageView // oldest first
+	OlderURL  string        // "" when there are none
+	CanManage bool
+	// FirstUnread is the number of the first unread message shown (0:
+	// none).
+	FirstUnread int64
+	Search      string
+	Content     string // the composer's text after a refused post
+	Errors      Errors
+}
+
+// MemberRow is one member of a channel.
+type MemberRow struct {
+	UserID, Name, Role string
+	JoinedAt            kanri.Time
+}
+
+// MembersView is a channel's members page.
+type MembersView struct {
+	Channel   *kanri.Channel
+	Members   []MemberRow
+	Paging    Paging
+	CanManage bool
+	// Candidates are users who may be added.
+	Candidates []*kanri.User
+	Errors     Errors
+}
+
+// Segment is a piece of a message's text: plain text, or a link.
+type Segment struct {
+	Text string
+	URL  string
+}
+
+// linkPattern finds the web addresses in a message.
+var linkPattern = regexp.MustCompile(`https?://[^\s<>"'` + "`" + `]+`)
+
+// Segments cuts a message's text into plain text and links (http and
+// https only; trailing punctuation is not part of a link). Everything is
+// escaped when rendered: nothing a person types becomes markup.
+func Segments(s string) []Segment {
+	var out []Segment
+	last := 0
+	for _, m := range linkPattern.FindAllStringIndex(s, -1) {
+		end := m[1]
+		for end > m[0] && strings.ContainsRune(".,;:!?)]}'\"。、）", rune(s[end-1])) {
+			end--
+		}
+		if _, err := url.Parse(s[m[0]:end]); err != nil {
+			continue
+		}
+		if m[0] > last {
+			out = append(out, Segment{Text: s[last:m[0]]})
+		}
+		out = append(out, Segment{Text: s[m[0]:end], URL: s[m[0]:end]})
+		last = end
+	}
+	if last < len(s) {
+		out = append(out, Segment{Text: s[last:]})
+	}
+	return out
+}
+
+// ReactionCount is one emoji's reactions to a message.
+type ReactionCount struct {
+	Emoji string
+	Count int
+	Mine  bool
+}
+
+// Reactions returns a message's reactions in the order of kanri.Reactions.
+func (v MessageView) Reactions() []ReactionCount {
+	var out []ReactionCount
+	for _, e := range kanri.Reactions {
+		if who := v.Message.Reactions[e]; len(who) > 0 {
+			mine := false
+			for _, u := range who {
+				mine = mine || u == v.UserID
+			}
+			out = append(out, ReactionCount{Emoji: e, Count: len(who), Mine: mine})
+		}
+	}
+	return out
+}
+
+func seqString(n int64) string { return strconv.FormatInt(n, 10) }

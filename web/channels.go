@@ -1,0 +1,430 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/messaging"
+	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/views"
+)
+
+// messagePageSize is how many messages a channel's page and each older
+// page show.
+const messagePageSize = 50
+
+// person returns who acts in the messaging service: the signed-in user
+// with the rights of their roles.
+func person(c echo.Context) messaging.Person {
+	u := c.Get(ctxUser).(*kanri.User)
+	name := u.DisplayName
+	if name == "" {
+		name = u.Username
+	}
+	return messaging.Person{UserID: u.ID, Name: name, ManageChannels: can(c, role.ChannelsUpdate), ModerateMessages: can(c, role.MessagesDelete)}
+}
+
+// channelsPage returns the layout of a channels page, with its live
+// stream.
+func (s *Server) channelsPage(c echo.Context, title, channelID string) views.Page {
+	p := s.page(c, title, "channels")
+	p.Live = views.LivePath(routeTenant(c).ID, channelID)
+	return p
+}
+
+// listChannels shows the person's channels with their unread counts, and
+// a page of the tenant's public channels to browse.
+func (s *Server) listChannels(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, me := routeTenant(c), person(c)
+	mine, mineNext, err := s.Messaging.Mine(ctx, t.ID, me.UserID, 100, c.QueryParam("mine"))
+	if err != nil && !kanri.IsCode(err, kanri.EINVALID) {
+		return err
+	}
+	v := views.ChannelsView{Search: c.QueryParam("q"), Archived: c.QueryParam("archived") == "1", Joined: map[string]bool{}}
+	for _, m := range mine {
+		if !m.Channel.Archived || v.Archived {
+			v.Mine = append(v.Mine, views.ChannelRow{Channel: m.Channel, Unread: m.UnreadLabel()})
+		}
+		v.Joined[m.Channel.ID] = true
+	}
+	if mineNext != "" {
+		v.MinePaging = views.Paging{NextURL: views.ChannelsPath(t.ID) + "?mine=" + mineNext, Total: -1}
+	}
+	browse, pg, err := listPage(c, views.ChannelsPath(t.ID), 50, func(next string, limit int) ([]*kanri.Channel, string, error) {
+		return s.Messaging.Browse(ctx, t.ID, messaging.BrowseQuery{Search: v.Search, Archived: v.Archived, Limit: limit, Next: next})
+	})
+	if err != nil {
+		return err
+	}
+	v.Browse, v.Paging = browse, pg
+	return render(c, http.StatusOK, views.ChannelsPage(s.channelsPage(c, "channels.title", ""), v))
+}
+
+// newChannel shows the form that creates a channel.
+func (s *Server) newChannel(c echo.Context) error {
+	return render(c, http.StatusOK, views.ChannelFormPage(s.page(c, "channels.new", "channels"), views.ChannelForm{}))
+}
+
+func channelForm(c echo.Context) messaging.ChannelInput {
+	return messaging.ChannelInput{
+		Name: c.FormValue("name"), DisplayName: c.FormValue("displayName"), Description: c.FormValue("description"),
+		IsPrivate: c.FormValue("isPrivate") == "1",
+	}
+}
+
+// channelFormFailed shows a channel's form again with the input and its
+// errors.
+func (s *Server) channelFormFailed(c echo.Context, ch *kanri.Channel, in messaging.ChannelInput, err error) error {
+	status, errs := http.StatusUnprocessableEntity, views.Errors(kanri.ErrorFields(err))
+	switch {
+	case kanri.IsCode(err, kanri.ESTALE):
+		status, errs = http.StatusConflict, views.Errors{"_form": "stale.title"}
+	case !kanri.IsCode(err, kanri.EINVALID):
+		return err
+	}
+	title := "channels.new"
+	if ch != nil {
+		title = "channels.edit_title"
+	}
+	return render(c, status, views.ChannelFormPage(s.page(c, title, "channels"), views.ChannelForm{
+		Channel: ch, Input: views.ChannelInput(in), Errors: errs,
+	}))
+}
+
+// createChannel creates a channel with the person as its owner.
+func (s *Server) createChannel(c echo.Context) error {
+	t, in := routeTenant(c), channelForm(c)
+	ch, err := s.Messaging.CreateChannel(c.Request().Context(), t.ID, person(c), in)
+	if err != nil {
+		return s.channelFormFailed(c, nil, in, err)
+	}
+	return s.done(c, views.ChannelPath(t.ID, ch.ID), "channels.created", ch.Title())
+}
+
+// showChannel shows a channel's latest messages (or those a search
+// finds), the first unread one marked, and the composer.
+func (s *Server) showChannel(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, me := routeTenant(c), person(c)
+	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	v := views.ChannelView{Channel: ch, Member: m, CanManage: messaging.CanManage(me, ch, m), Search: c.QueryParam("q")}
+	if v.Messages, v.OlderURL, err = s.messagePage(c, ch, m, "", v.Search); err != nil {
+		return err
+	}
+	if m != nil && v.Search == "" {
+		for _, mv := range v.Messages {
+			if mv.Message.Seq > m.ReadSeq && mv.Message.System == "" && mv.Message.SenderID != me.UserID {
+				v.FirstUnread = mv.Message.Seq
+				break
+			}
+		}
+	}
+	return render(c, http.StatusOK, views.ChannelPage(s.channelsPage(c, "channels.title", ch.ID), v))
+}
+
+// messagePage returns a page of a channel's messages before the
+// continuation next, oldest first, and the URL of the page before it.
+func (s *Server) messagePage(c echo.Context, ch *kanri.Channel, m *kanri.ChannelMember, next, search string) ([]views.MessageView, string, error) {
+	t, me := routeTenant(c), person(c)
+	ms, older, err := s.Messaging.Messages(c.Request().Context(), t.ID, me.UserID, ch.ID, messaging.MessageQuery{Search: search, Limit: messagePageSize, Next: next})
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]views.MessageView, len(ms))
+	csrf := s.csrfToken(c)
+	for i, msg := range ms {
+		out[len(ms)-1-i] = s.messageView(t.ID, me, ch, m, msg, csrf)
+	}
+	if len(out) > 0 && next == "" && m != nil && search == "" {
+		out[len(out)-1].MarkRead = out[len(out)-1].Message.Seq > m.ReadSeq
+	}
+	olderURL := ""
+	if older != "" {
+		olderURL = views.ChannelPath(t.ID, ch.ID) + "/messages?next=" + older
+		if search != "" {
+			olderURL += "&q=" + search
+		}
+	}
+	return out, olderURL, nil
+}
+
+// messageView is a message as the person sees it.
+func (s *Server) messageView(tenantID string, me messaging.Person, ch *kanri.Channel, m *kanri.ChannelMember, msg *kanri.Message, csrf string) views.MessageView {
+	member := m != nil && !ch.Archived
+	return views.MessageView{
+		TenantID: tenantID, Message: msg, UserID: me.UserID, CSRF: csrf,
+		Mine: msg.SenderID == me.UserID && msg.System == "", Moderate: me.ModerateMessages && msg.System == "", Member: member,
+	}
+}
+
+// olderMessages returns the page of older messages that replaces the
+// link that asked for it.
+func (s *Server) olderMessages(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, me := routeTenant(c), person(c)
+	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	ms, older, err := s.messagePage(c, ch, m, c.QueryParam("next"), c.QueryParam("q"))
+	if err != nil {
+		return err
+	}
+	if !isHTMX(c) {
+		return redirect(c, views.ChannelPath(t.ID, ch.ID))
+	}
+	return render(c, http.StatusOK, views.OlderPage(older, ms))
+}
+
+// editChannel shows a channel's form.
+func (s *Server) editChannel(c echo.Context) error {
+	t, me := routeTenant(c), person(c)
+	ch, m, err := s.Messaging.Channel(c.Request().Context(), t.ID, me.UserID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if !messaging.CanManage(me, ch, m) {
+		return kanri.E(kanri.EFORBIDDEN, "channels.not_owner")
+	}
+	in := views.ChannelInput{Name: ch.Name, DisplayName: ch.DisplayName, Description: ch.Description, IsPrivate: ch.IsPrivate}
+	return render(c, http.StatusOK, views.ChannelFormPage(s.page(c, "channels.edit_title", "channels"), views.ChannelForm{Channel: ch, Input: in}))
+}
+
+// updateChannel saves a channel's form.
+func (s *Server) updateChannel(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, me, in := routeTenant(c), person(c), channelForm(c)
+	ch, err := s.Messaging.UpdateChannel(ctx, t.ID, me, c.Param("id"), seen(c), in)
+	if err == nil {
+		return s.done(c, views.ChannelPath(t.ID, ch.ID), "channels.updated", ch.Title())
+	}
+	cur, _, gerr := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
+	if gerr != nil {
+		return gerr
+	}
+	if kanri.IsCode(err, kanri.ESTALE) {
+		cur.ETag = "" // the form shows what is there now; saving again overwrites it knowingly
+		c.Request().Form.Set("etag", "")
+	}
+	return s.channelFormFailed(c, cur, in, err)
+}
+
+// archiveChannel archives a channel; unarchiveChannel restores it.
+func (s *Server) archiveChannel(c echo.Context) error   { return s.setArchived(c, true) }
+func (s *Server) unarchiveChannel(c echo.Context) error { return s.setArchived(c, false) }
+
+func (s *Server) setArchived(c echo.Context, archived bool) error {
+	t := routeTenant(c)
+	key := "channels.archived_done"
+	if !archived {
+		key = "channels.unarchived_done"
+	}
+	return s.action(c, key, views.ChannelPath(t.ID, c.Param("id")), func(seen kanri.Seen) (string, error) {
+		ch, err := s.Messaging.ArchiveChannel(c.Request().Context(), t.ID, person(c), c.Param("id"), seen, archived)
+		if err != nil {
+			return "", err
+		}
+		return ch.Title(), nil
+	})
+}
+
+// deleteChannel deletes a channel with its messages.
+func (s *Server) deleteChannel(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, me := routeTenant(c), person(c)
+	return s.action(c, "channels.deleted", views.ChannelsPath(t.ID), func(seen kanri.Seen) (string, error) {
+		ch, _, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
+		if err != nil {
+			return "", err
+		}
+		return ch.Title(), s.Messaging.DeleteChannel(ctx, t.ID, me, ch.ID, seen)
+	})
+}
+
+// joinChannel makes the person a member of a public channel.
+func (s *Server) joinChannel(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, me := routeTenant(c), person(c)
+	if err := s.Messaging.Join(ctx, t.ID, me, c.Param("id")); err != nil {
+		return err
+	}
+	return redirect(c, views.ChannelPath(t.ID, c.Param("id")))
+}
+
+// leaveChannel ends the person's membership of a channel.
+func (s *Server) leaveChannel(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, me := routeTenant(c), person(c)
+	ch, _, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if err := s.Messaging.Leave(ctx, t.ID, me, ch.ID); err != nil {
+		return err
+	}
+	return s.done(c, views.ChannelsPath(t.ID), "channels.left", ch.Title())
+}
+
+// showMembers lists a channel's members, with the owners' tools.
+func (s *Server) showMembers(c echo.Context) error { return s.showMembersWith(c, http.StatusOK, nil) }
+
+func (s *Server) showMembersWith(c echo.Context, status int, errs views.Errors) error {
+	ctx := c.Request().Context()
+	t, me := routeTenant(c), person(c)
+	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	members, pg, err := listPage(c, views.ChannelPath(t.ID, ch.ID)+"/members", 50, func(next string, limit int) ([]messaging.Member, string, error) {
+		return s.Messaging.Members(ctx, t.ID, me.UserID, ch.ID, limit, next)
+	})
+	if err != nil {
+		return err
+	}
+	v := views.MembersView{Channel: ch, Paging: pg, CanManage: messaging.CanManage(me, ch, m), Errors: errs}
+	in := map[string]bool{}
+	for _, mb := range members {
+		v.Members = append(v.Members, views.MemberRow{UserID: mb.UserID, Name: mb.Name, Role: mb.Role, JoinedAt: mb.JoinedAt})
+		in[mb.UserID] = true
+	}
+	if v.CanManage {
+		users, _, err := s.Store.Tenant(t.ID).Users().Query(ctx, docstore.Query{
+			Where: []docstore.Filter{docstore.Eq("isActive", true)}, OrderBy: "username", Limit: 200,
+		})
+		if err != nil {
+			return err
+		}
+		for _, u := range users {
+			if !in[u.ID] && u.DeletedAt.IsZero() {
+				v.Candidates = append(v.Candidates, u)
+			}
+		}
+	}
+	return render(c, status, views.MembersPage(s.page(c, "channels.members", "channels"), v))
+}
+
+// addMember adds a user to a channel.
+func (s *Server) addMember(c echo.Context) error {
+	t := routeTenant(c)
+	err := s.Messaging.AddMember(c.Request().Context(), t.ID, person(c), c.Param("id"), c.FormValue("userId"))
+	if kanri.IsCode(err, kanri.EINVALID) {
+		return s.showMembersWith(c, http.StatusUnprocessableEntity, views.Errors(kanri.ErrorFields(err)))
+	}
+	if err != nil {
+		return err
+	}
+	return s.done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.member_added")
+}
+
+// removeMember ends a user's membership of a channel.
+func (s *Server) removeMember(c echo.Context) error {
+	t := routeTenant(c)
+	if err := s.Messaging.RemoveMember(c.Request().Context(), t.ID, person(c), c.Param("id"), c.Param("user")); err != nil {
+		return err
+	}
+	return s.done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.member_removed")
+}
+
+// setMemberRole makes a member an owner or a member.
+func (s *Server) setMemberRole(c echo.Context) error {
+	t := routeTenant(c)
+	if err := s.Messaging.SetRole(c.Request().Context(), t.ID, person(c), c.Param("id"), c.Param("user"), c.FormValue("role")); err != nil {
+		return err
+	}
+	return s.done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.role_changed")
+}
+
+// postMessage sends a message; from the page, the composer comes back
+// empty and the message is appended, or with the text and its error.
+func (s *Server) postMessage(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, me := routeTenant(c), person(c)
+	content := c.FormValue("content")
+	msg, err := s.Messaging.Post(ctx, t.ID, me, c.Param("id"), content, nil)
+	if kanri.IsCode(err, kanri.EINVALID) && isHTMX(c) {
+		return render(c, http.StatusUnprocessableEntity, views.Composer(s.page(c, "", "channels"), c.Param("id"), content, views.Errors(kanri.ErrorFields(err)), true))
+	}
+	if err != nil {
+		return err
+	}
+	if !isHTMX(c) {
+		return redirect(c, views.ChannelPath(t.ID, msg.ChannelID))
+	}
+	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, msg.ChannelID)
+	if err != nil {
+		return err
+	}
+	p := s.page(c, "", "channels")
+	return render(c, http.StatusOK, templ.Join(
+		views.Composer(p, msg.ChannelID, "", nil, true),
+		views.NewMessage(s.messageView(t.ID, me, ch, m, msg, p.CSRF)),
+	))
+}
+
+// messageAction answers a change of a message made from the page: the
+// message as it is now, replaced in place (its live event replaces it in
+// the other tabs).
+func (s *Server) messageAction(c echo.Context, msg *kanri.Message) error {
+	t, me := routeTenant(c), person(c)
+	if !isHTMX(c) {
+		return redirect(c, views.ChannelPath(t.ID, c.Param("id")))
+	}
+	if msg == nil {
+		return c.NoContent(http.StatusOK)
+	}
+	ch, m, err := s.Messaging.Channel(c.Request().Context(), t.ID, me.UserID, msg.ChannelID)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.ReplacedMessage(s.messageView(t.ID, me, ch, m, msg, s.csrfToken(c))))
+}
+
+// editMessage changes the person's own message.
+func (s *Server) editMessage(c echo.Context) error {
+	msg, err := s.Messaging.EditMessage(c.Request().Context(), routeTenant(c).ID, person(c), c.Param("id"), c.Param("msg"), seen(c), c.FormValue("content"))
+	if err != nil {
+		return err
+	}
+	return s.messageAction(c, msg)
+}
+
+// deleteMessage deletes a message.
+func (s *Server) deleteMessage(c echo.Context) error {
+	if err := s.Messaging.DeleteMessage(c.Request().Context(), routeTenant(c).ID, person(c), c.Param("id"), c.Param("msg")); err != nil {
+		return err
+	}
+	if isHTMX(c) {
+		return render(c, http.StatusOK, views.RemovedMessage(c.Param("msg")))
+	}
+	return s.messageAction(c, nil)
+}
+
+// reactToMessage adds or takes back the person's reaction.
+func (s *Server) reactToMessage(c echo.Context) error {
+	msg, err := s.Messaging.React(c.Request().Context(), routeTenant(c).ID, person(c), c.Param("id"), c.Param("msg"), c.FormValue("emoji"), c.FormValue("on") != "0")
+	if err != nil {
+		return err
+	}
+	return s.messageAction(c, msg)
+}
+
+// markRead moves the person's read mark in a channel.
+func (s *Server) markRead(c echo.Context) error {
+	seq, err := strconv.ParseInt(c.FormValue("seq"), 10, 64)
+	if err != nil || seq < 0 {
+		return kanri.Invalid(kanri.Fields{"seq": "messages.bad_seq"})
+	}
+	if err := s.Messaging.MarkRead(c.Request().Context(), routeTenant(c).ID, person(c).UserID, c.Param("id"), seq); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

@@ -1,0 +1,327 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/events"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/messaging"
+	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/views"
+)
+
+// Timings of a tab's live stream.
+const (
+	// liveHeartbeat is how often an idle stream sends a comment, so that
+	// proxies and the browser keep it open and a dead one is noticed.
+	liveHeartbeat = 15 * time.Second
+	// liveRecheck is how often the stream checks that its session and the
+	// rights it serves still hold: a sign-out, a deactivation or a lost
+	// role ends it within that time on every instance.
+	liveRecheck = 3 * time.Second
+	// liveChannels is how many of the person's channels the stream keeps
+	// unread counts of.
+	liveChannels = 200
+)
+
+// liveEvents is a tab's stream of live updates (server-sent events), one
+// per tab for every live part of the page. Every (re)connect starts with a
+// snapshot (the unread counts of the person's channels and, for a channel's
+// page, its latest messages), so that what the tab shows never depends on
+// Last-Event-ID; when the browser sends one that is still kept, the events
+// after it follow instead of the messages' snapshot. Events are filtered
+// for the person at the source: nothing of a channel they cannot read, and
+// nothing of another tenant, is ever sent.
+func (s *Server) liveEvents(c echo.Context) error {
+	ctx := c.Request().Context()
+	t, me := routeTenant(c), person(c)
+	l := &liveStream{s: s, c: c, tenantID: t.ID, me: me, visible: map[string]bool{}, unread: map[string]*unreadSet{}}
+	if id := c.QueryParam("channel"); id != "" {
+		ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, id)
+		if err != nil {
+			return err // another tenant's channel, or a private one: 404
+		}
+		l.open, l.openMember = ch, m
+	}
+	if !can(c, role.ChannelsRead) {
+		return kanri.E(kanri.EFORBIDDEN, "error.forbidden_body")
+	}
+	// Subscribe first, then read the snapshot: an event published between
+	// the two is in the snapshot and delivered too, never lost.
+	last := c.Request().Header.Get("Last-Event-ID")
+	sub, err := s.Events.Subscribe(ctx, t.ID, last)
+	resumed := err == nil && last != ""
+	if errors.Is(err, events.ErrGap) || errors.Is(err, events.ErrPosition) {
+		sub, err = s.Events.Subscribe(ctx, t.ID, "")
+	}
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+
+	rc := http.NewResponseController(c.Response())
+	_ = rc.SetWriteDeadline(time.Time{}) // a stream has no end to wait for
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/event-stream")
+	h.Set(echo.HeaderCacheControl, "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	c.Response().WriteHeader(http.StatusOK)
+	l.w, l.flush = c.Response(), rc.Flush
+	if err := l.snapshot(ctx, !resumed); err != nil {
+		return l.end(err)
+	}
+	heartbeat, recheck := time.NewTicker(liveHeartbeat), time.NewTicker(liveRecheck)
+	defer heartbeat.Stop()
+	defer recheck.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e, ok := <-sub.C:
+			if !ok {
+				return nil // the bus closed (shutdown) or the tab fell behind: the browser reconnects
+			}
+			if err := l.deliver(ctx, e); err != nil {
+				return l.end(err)
+			}
+		case <-heartbeat.C:
+			if err := l.write(": ping\n\n"); err != nil {
+				return nil
+			}
+		case <-recheck.C:
+			if !s.stillAllowed(ctx, c, t) {
+				_ = l.write("event: end\ndata: \n\n")
+				return nil
+			}
+		}
+	}
+}
+
+// stillAllowed reports whether the stream's session still holds and its
+// user may still read channels in the tenant.
+func (s *Server) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tenant) bool {
+	_, _, issued, ok := s.signedIn(c)
+	u, err := s.Users.Get(ctx, c.Get(ctxHome).(*kanri.Tenant).ID, person(c).UserID)
+	if !ok || err != nil || !u.IsActive || !u.DeletedAt.IsZero() || issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
+		return false
+	}
+	home, err := s.Tenants.Get(ctx, u.TenantID)
+	if err != nil || home.Status != kanri.TenantActive {
+		return false
+	}
+	access, err := s.Roles.AccessOf(ctx, home, u.ID)
+	if err != nil || !access.Perms.Has(role.ChannelsRead) || (home.ID != t.ID && !access.GlobalAdmin) {
+		return false
+	}
+	return true
+}
+
+// unreadSet is what a stream knows of one channel's unread messages.
+type unreadSet struct {
+	name    string
+	readSeq int64
+	seqs    map[int64]bool
+	atLeast bool
+}
+
+func (u *unreadSet) label() string { return messaging.UnreadLabel(len(u.seqs), u.atLeast) }
+
+// liveStream is one tab's stream.
+type liveStream struct {
+	s          *Server
+	c          echo.Context
+	w          io.Writer
+	flush      func() error
+	tenantID   string
+	me         messaging.Person
+	open       *kanri.Channel
+	openMember *kanri.ChannelMember
+	// snapSeq is the number of the open channel's latest message in the
+	// snapshot: created events up to it are already shown.
+	snapSeq int64
+	visible map[string]bool
+	unread  map[string]*unreadSet
+}
+
+// end reports an error to the log and ends the stream (the browser
+// reconnects and starts from a snapshot).
+func (l *liveStream) end(err error) error {
+	if !errors.Is(err, context.Canceled) {
+		l.s.Logger.Warn("live stream ended", "tenant", l.tenantID, "err", err)
+	}
+	return nil
+}
+
+// write sends raw text and flushes it.
+func (l *liveStream) write(s string) error {
+	if _, err := io.WriteString(l.w, s); err != nil {
+		return err
+	}
+	return l.flush()
+}
+
+// send sends one update: HTML of out-of-band swaps, with the event's
+// position as its id when it has one.
+func (l *liveStream) send(ctx context.Context, id string, comps ...templ.Component) error {
+	var buf bytes.Buffer
+	for _, comp := range comps {
+		if err := comp.Render(ctx, &buf); err != nil {
+			return err
+		}
+	}
+	var out strings.Builder
+	if id != "" {
+		fmt.Fprintf(&out, "id: %s\n", id)
+	}
+	out.WriteString("event: update\n")
+	for _, line := range strings.Split(buf.String(), "\n") {
+		out.WriteString("data: " + line + "\n")
+	}
+	out.WriteString("\n")
+	return l.write(out.String())
+}
+
+// snapshot sends the unread counts of the person's channels and, with
+// messages, the open channel's latest messages.
+func (l *liveStream) snapshot(ctx context.Context, messages bool) error {
+	mine, _, err := l.s.Messaging.Mine(ctx, l.tenantID, l.me.UserID, liveChannels, "")
+	if err != nil {
+		return err
+	}
+	now := l.s.Now()
+	var comps []templ.Component
+	for _, m := range mine {
+		seqs, atLeast := m.Channel.UnreadSeqs(m.Member.ReadSeq, now)
+		u := &unreadSet{name: m.Channel.Name, readSeq: m.Member.ReadSeq, seqs: map[int64]bool{}, atLeast: atLeast}
+		for _, q := range seqs {
+			u.seqs[q] = true
+		}
+		l.unread[m.Channel.ID] = u
+		l.visible[m.Channel.ID] = true
+		comps = append(comps, views.UnreadUpdate(m.Channel.ID, m.Channel.Name, u.label()))
+	}
+	if l.open != nil && messages {
+		ch, m, err := l.s.Messaging.Channel(ctx, l.tenantID, l.me.UserID, l.open.ID)
+		if err != nil {
+			return err
+		}
+		l.open, l.openMember, l.snapSeq = ch, m, ch.LastSeq
+		ms, older, err := l.s.messagePage(l.c, ch, m, "", "")
+		if err != nil {
+			return err
+		}
+		comps = append(comps, views.MessageListUpdate(views.ChannelView{Channel: ch, Member: m, Messages: ms, OlderURL: older}))
+	}
+	if len(comps) == 0 {
+		return l.write(": ready\n\n")
+	}
+	return l.send(ctx, "", comps...)
+}
+
+// canSee reports whether the person may see the events of a channel.
+func (l *liveStream) canSee(ctx context.Context, channelID string, private bool) (bool, error) {
+	if ok, known := l.visible[channelID]; known {
+		return ok || !private, nil
+	}
+	ok, err := l.s.Messaging.Visible(ctx, l.tenantID, l.me.UserID, channelID, private)
+	if err == nil && private {
+		l.visible[channelID] = ok
+	}
+	return ok, err
+}
+
+// deliver sends what an event changes on the tab, if the person may see
+// it.
+func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
+	if !strings.HasPrefix(e.Topic, "channel:") {
+		return nil
+	}
+	var p messaging.Payload
+	if err := json.Unmarshal(e.Data, &p); err != nil {
+		return nil // not for this stream
+	}
+	if p.UserID == l.me.UserID {
+		switch e.Kind {
+		case messaging.KindMemberJoined:
+			l.visible[p.ChannelID] = true
+			if l.unread[p.ChannelID] == nil {
+				l.unread[p.ChannelID] = &unreadSet{name: p.Name, seqs: map[int64]bool{}}
+			}
+		case messaging.KindMemberLeft:
+			l.visible[p.ChannelID] = false
+			delete(l.unread, p.ChannelID)
+		}
+	}
+	ok, err := l.canSee(ctx, p.ChannelID, p.Private)
+	if err != nil || !ok {
+		return err
+	}
+	open := l.open != nil && l.open.ID == p.ChannelID
+	var comps []templ.Component
+	u := l.unread[p.ChannelID]
+	switch e.Kind {
+	case messaging.KindMessageCreated:
+		if p.Message == nil {
+			return nil
+		}
+		if u != nil && p.Counted && p.Message.SenderID != l.me.UserID && p.Message.Seq > u.readSeq {
+			u.seqs[p.Message.Seq] = true
+			comps = append(comps, views.UnreadUpdate(p.ChannelID, u.name, u.label()))
+		}
+		if open && p.Message.Seq > l.snapSeq {
+			v := l.s.messageView(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c))
+			v.MarkRead = l.openMember != nil && p.Message.Seq > l.openMember.ReadSeq
+			comps = append(comps, views.NewMessage(v))
+		}
+	case messaging.KindMessageUpdated, messaging.KindReaction:
+		if open && p.Message != nil {
+			comps = append(comps, views.ReplacedMessage(l.s.messageView(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c))))
+		}
+	case messaging.KindMessageDeleted:
+		if p.Message == nil {
+			return nil
+		}
+		if u != nil && u.seqs[p.Message.Seq] {
+			delete(u.seqs, p.Message.Seq)
+			comps = append(comps, views.UnreadUpdate(p.ChannelID, u.name, u.label()))
+		}
+		if open {
+			comps = append(comps, views.RemovedMessage(p.Message.ID))
+		}
+	case messaging.KindMemberRead:
+		if p.UserID == l.me.UserID && u != nil && p.ReadSeq > u.readSeq {
+			u.readSeq = p.ReadSeq
+			for q := range u.seqs {
+				if q <= p.ReadSeq {
+					delete(u.seqs, q)
+				}
+			}
+			if u.atLeast && len(u.seqs) == 0 {
+				u.atLeast = false
+			}
+			comps = append(comps, views.UnreadUpdate(p.ChannelID, u.name, u.label()))
+		}
+		if open && p.UserID == l.me.UserID && l.openMember != nil {
+			l.openMember.ReadSeq = max(l.openMember.ReadSeq, p.ReadSeq)
+		}
+	case messaging.KindMemberJoined, messaging.KindMemberLeft, messaging.KindChannelUpdated, messaging.KindChannelDeleted:
+		if open && (p.UserID == l.me.UserID || e.Kind == messaging.KindChannelDeleted) {
+			comps = append(comps, views.ChannelChanged())
+		}
+	}
+	if len(comps) == 0 {
+		return nil
+	}
+	return l.send(ctx, e.Pos, comps...)
+}
