@@ -33,7 +33,8 @@ func (s *suite) channelSteps(t *testing.T) {
 		s.createUser(t, s.alice, "chiyo", "Chiyo Chat", chiyoPass)
 		chiyoID := s.userID(t, s.alice, tenantID, "chiyo")
 		s.open(t, s.alice, usersPath+"/"+chiyoID+"/roles", 200)
-		s.submitStatus(t, s.alice, s.alice.tid("role-assign-messaging-service-member"), usersPath+"/"+chiyoID+"/roles", 303)
+		s.submit(t, s.alice, s.alice.tid("role-assign-messaging-service-member"), usersPath+"/"+chiyoID+"/roles")
+		s.visible(t, s.alice, "role-held-messaging-service-member")
 
 		// Alice creates a public channel; a taken name is refused with the
 		// input kept.

@@ -21,11 +21,20 @@ func MessagePath(tenantID, channelID, messageID string) string {
 }
 
 // LivePath is the stream of a tab's live updates, with the channel the
-// tab shows ("" for none).
-func LivePath(tenantID, channelID string) string {
-	p := "/t/" + tenantID + "/events"
+// tab shows ("" for none) and the number of its latest message the page
+// shows, and whether it shows the list of channels.
+func LivePath(tenantID, channelID string, seq int64, list bool) string {
+	q := url.Values{}
 	if channelID != "" {
-		p += "?channel=" + url.QueryEscape(channelID)
+		q.Set("channel", channelID)
+		q.Set("seq", strconv.FormatInt(seq, 10))
+	}
+	if list {
+		q.Set("list", "1")
+	}
+	p := "/t/" + tenantID + "/events"
+	if len(q) > 0 {
+		p += "?" + q.Encode()
 	}
 	return p
 }
@@ -101,7 +110,7 @@ type ChannelView struct {
 // MemberRow is one member of a channel.
 type MemberRow struct {
 	UserID, Name, Role string
-	JoinedAt            kanri.Time
+	JoinedAt           kanri.Time
 }
 
 // MembersView is a channel's members page.

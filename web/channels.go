@@ -30,10 +30,15 @@ func person(c echo.Context) messaging.Person {
 }
 
 // channelsPage returns the layout of a channels page, with its live
-// stream.
-func (s *Server) channelsPage(c echo.Context, title, channelID string) views.Page {
+// stream: of the channel it shows (ch, with its latest message), or of the
+// list of channels (ch nil).
+func (s *Server) channelsPage(c echo.Context, title string, ch *kanri.Channel) views.Page {
 	p := s.page(c, title, "channels")
-	p.Live = views.LivePath(routeTenant(c).ID, channelID)
+	if ch != nil {
+		p.Live = views.LivePath(routeTenant(c).ID, ch.ID, ch.LastSeq, false)
+	} else {
+		p.Live = views.LivePath(routeTenant(c).ID, "", 0, true)
+	}
 	return p
 }
 
@@ -63,7 +68,7 @@ func (s *Server) listChannels(c echo.Context) error {
 		return err
 	}
 	v.Browse, v.Paging = browse, pg
-	return render(c, http.StatusOK, views.ChannelsPage(s.channelsPage(c, "channels.title", ""), v))
+	return render(c, http.StatusOK, views.ChannelsPage(s.channelsPage(c, "channels.title", nil), v))
 }
 
 // newChannel shows the form that creates a channel.
@@ -120,15 +125,24 @@ func (s *Server) showChannel(c echo.Context) error {
 	if v.Messages, v.OlderURL, err = s.messagePage(c, ch, m, "", v.Search); err != nil {
 		return err
 	}
-	if m != nil && v.Search == "" {
-		for _, mv := range v.Messages {
-			if mv.Message.Seq > m.ReadSeq && mv.Message.System == "" && mv.Message.SenderID != me.UserID {
-				v.FirstUnread = mv.Message.Seq
-				break
-			}
+	if v.Search == "" {
+		v.FirstUnread = firstUnread(v.Messages, m, me.UserID)
+	}
+	return render(c, http.StatusOK, views.ChannelPage(s.channelsPage(c, "channels.title", ch), v))
+}
+
+// firstUnread returns the number of the first message of ms the member
+// has not read (0: none).
+func firstUnread(ms []views.MessageView, m *kanri.ChannelMember, userID string) int64 {
+	if m == nil {
+		return 0
+	}
+	for _, mv := range ms {
+		if mv.Message.Seq > m.ReadSeq && mv.Message.System == "" && mv.Message.SenderID != userID {
+			return mv.Message.Seq
 		}
 	}
-	return render(c, http.StatusOK, views.ChannelPage(s.channelsPage(c, "channels.title", ch.ID), v))
+	return 0
 }
 
 // messagePage returns a page of a channel's messages before the

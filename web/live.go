@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,7 +47,7 @@ const (
 func (s *Server) liveEvents(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := routeTenant(c), person(c)
-	l := &liveStream{s: s, c: c, tenantID: t.ID, me: me, visible: map[string]bool{}, unread: map[string]*unreadSet{}}
+	l := &liveStream{s: s, c: c, tenantID: t.ID, me: me, list: c.QueryParam("list") == "1", visible: map[string]bool{}, unread: map[string]*unreadSet{}}
 	if id := c.QueryParam("channel"); id != "" {
 		ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, id)
 		if err != nil {
@@ -145,6 +146,9 @@ type liveStream struct {
 	flush      func() error
 	tenantID   string
 	me         messaging.Person
+	// list says the tab shows the list of channels, with their unread
+	// counts.
+	list       bool
 	open       *kanri.Channel
 	openMember *kanri.ChannelMember
 	// snapSeq is the number of the open channel's latest message in the
@@ -209,7 +213,9 @@ func (l *liveStream) snapshot(ctx context.Context, messages bool) error {
 		}
 		l.unread[m.Channel.ID] = u
 		l.visible[m.Channel.ID] = true
-		comps = append(comps, views.UnreadUpdate(m.Channel.ID, m.Channel.Name, u.label()))
+		if l.list {
+			comps = append(comps, views.UnreadUpdate(m.Channel.ID, m.Channel.Name, u.label()))
+		}
 	}
 	if l.open != nil && messages {
 		ch, m, err := l.s.Messaging.Channel(ctx, l.tenantID, l.me.UserID, l.open.ID)
@@ -217,16 +223,30 @@ func (l *liveStream) snapshot(ctx context.Context, messages bool) error {
 			return err
 		}
 		l.open, l.openMember, l.snapSeq = ch, m, ch.LastSeq
-		ms, older, err := l.s.messagePage(l.c, ch, m, "", "")
-		if err != nil {
-			return err
+		if shown, err := strconv.ParseInt(l.c.QueryParam("seq"), 10, 64); err != nil || shown != ch.LastSeq {
+			// The page may miss messages: it gets the latest ones whole.
+			ms, older, err := l.s.messagePage(l.c, ch, m, "", "")
+			if err != nil {
+				return err
+			}
+			v := views.ChannelView{Channel: ch, Member: m, Messages: ms, OlderURL: older}
+			v.FirstUnread = firstUnread(ms, m, l.me.UserID)
+			comps = append(comps, views.MessageListUpdate(v))
 		}
-		comps = append(comps, views.MessageListUpdate(views.ChannelView{Channel: ch, Member: m, Messages: ms, OlderURL: older}))
 	}
 	if len(comps) == 0 {
 		return l.write(": ready\n\n")
 	}
 	return l.send(ctx, "", comps...)
+}
+
+// unreadUpdate appends the update of a channel's unread count to comps
+// when the tab shows the list of channels.
+func (l *liveStream) unreadUpdate(comps []templ.Component, channelID string, u *unreadSet) []templ.Component {
+	if !l.list {
+		return comps
+	}
+	return append(comps, views.UnreadUpdate(channelID, u.name, u.label()))
 }
 
 // canSee reports whether the person may see the events of a channel.
@@ -277,7 +297,7 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 		}
 		if u != nil && p.Counted && p.Message.SenderID != l.me.UserID && p.Message.Seq > u.readSeq {
 			u.seqs[p.Message.Seq] = true
-			comps = append(comps, views.UnreadUpdate(p.ChannelID, u.name, u.label()))
+			comps = l.unreadUpdate(comps, p.ChannelID, u)
 		}
 		if open && p.Message.Seq > l.snapSeq {
 			v := l.s.messageView(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c))
@@ -294,7 +314,7 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 		}
 		if u != nil && u.seqs[p.Message.Seq] {
 			delete(u.seqs, p.Message.Seq)
-			comps = append(comps, views.UnreadUpdate(p.ChannelID, u.name, u.label()))
+			comps = l.unreadUpdate(comps, p.ChannelID, u)
 		}
 		if open {
 			comps = append(comps, views.RemovedMessage(p.Message.ID))
@@ -310,7 +330,7 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 			if u.atLeast && len(u.seqs) == 0 {
 				u.atLeast = false
 			}
-			comps = append(comps, views.UnreadUpdate(p.ChannelID, u.name, u.label()))
+			comps = l.unreadUpdate(comps, p.ChannelID, u)
 		}
 		if open && p.UserID == l.me.UserID && l.openMember != nil {
 			l.openMember.ReadSeq = max(l.openMember.ReadSeq, p.ReadSeq)
