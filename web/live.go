@@ -140,12 +140,12 @@ func (u *unreadSet) label() string { return messaging.UnreadLabel(len(u.seqs), u
 
 // liveStream is one tab's stream.
 type liveStream struct {
-	s          *Server
-	c          echo.Context
-	w          io.Writer
-	flush      func() error
-	tenantID   string
-	me         messaging.Person
+	s        *Server
+	c        echo.Context
+	w        io.Writer
+	flush    func() error
+	tenantID string
+	me       messaging.Person
 	// list says the tab shows the list of channels, with their unread
 	// counts.
 	list       bool

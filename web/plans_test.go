@@ -67,6 +67,11 @@ func TestEveryListQueryIsServedByAnIndex(t *testing.T) {
 		"resource": {"", "User"}, "from": {"", "2026-01-01"}, "to": {"", "2027-01-01"}})
 	combos(acme+"/api-keys/usage", map[string][]string{"status": {"", "2xx", "4xx", "5xx"}})
 	combos(acme+"/api-keys/"+key.ID, map[string][]string{"status": {"", "2xx", "4xx"}})
+	c := e.chat(t)
+	e.say(t, c.admin, c.public, "hello world")
+	combos(acme+"/channels", map[string][]string{"q": {"", "gen"}, "archived": {"", "1"}})
+	combos(acme+"/channels/"+c.public.ID, map[string][]string{"q": {"", "hello", "hello wor"}})
+	pages = append(pages, acme+"/channels/"+c.public.ID+"/members")
 	for _, p := range []string{acme + "/api-keys", acme + "/roles", acme + "/services", acme + "/domains", "/services", "/services/usage",
 		acme + "/roles/auth-service/admin", acme + "/users/" + e.acmeBob.ID + "/roles"} {
 		pages = append(pages, p)

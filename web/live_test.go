@@ -1,0 +1,306 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/messaging"
+	"github.com/kanri/kanri/internal/role"
+)
+
+// sseEvent is one server-sent event as a browser would see it.
+type sseEvent struct {
+	id, name, data string
+}
+
+// liveReader reads a live stream's events in the background.
+type liveReader struct {
+	resp   *http.Response
+	events chan sseEvent
+	cancel context.CancelFunc
+}
+
+// openLive opens the live stream at path as the client, sending lastID
+// as Last-Event-ID when it is not empty.
+func (c *client) openLive(path, lastID string) (*liveReader, *http.Response) {
+	c.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.e.srv.URL+path, nil)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		cancel()
+		c.t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		cancel()
+		return nil, resp
+	}
+	l := &liveReader{resp: resp, events: make(chan sseEvent, 100), cancel: cancel}
+	go func() {
+		defer close(l.events)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 64<<10), 4<<20)
+		var ev sseEvent
+		var data []string
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if ev.name != "" || len(data) > 0 {
+					ev.data = strings.Join(data, "\n")
+					l.events <- ev
+				}
+				ev, data = sseEvent{}, nil
+			case strings.HasPrefix(line, "id: "):
+				ev.id = strings.TrimPrefix(line, "id: ")
+			case strings.HasPrefix(line, "event: "):
+				ev.name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				data = append(data, strings.TrimPrefix(line, "data: "))
+			}
+		}
+	}()
+	c.t.Cleanup(l.close)
+	return l, resp
+}
+
+func (l *liveReader) close() { l.cancel(); l.resp.Body.Close() }
+
+// next returns the next event whose data contains want, failing after a
+// generous wait; the events before it are returned too.
+func (l *liveReader) next(t *testing.T, want string) (sseEvent, []sseEvent) {
+	t.Helper()
+	var skipped []sseEvent
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case ev, ok := <-l.events:
+			if !ok {
+				t.Fatalf("the stream ended before an event with %q (skipped %d)", want, len(skipped))
+			}
+			if strings.Contains(ev.data, want) {
+				return ev, skipped
+			}
+			skipped = append(skipped, ev)
+		case <-deadline:
+			t.Fatalf("no event with %q within 30s (skipped %d)", want, len(skipped))
+		}
+	}
+}
+
+// ended waits for the stream to end, failing if it does not.
+func (l *liveReader) ended(t *testing.T, within time.Duration) {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case _, ok := <-l.events:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the stream did not end within %s", within)
+		}
+	}
+}
+
+// chat is a public and a private channel of acme, with Bob (a member of
+// the messaging service) in the public one only.
+type chat struct {
+	public, private *kanri.Channel
+	admin, bob      messaging.Person
+}
+
+func (e *env) chat(t *testing.T) chat {
+	t.Helper()
+	e.assignMessaging(t, e.acme.ID)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
+	if _, _, err := e.roles.Assign(ctx, role.Grant{Tenant: e.acme, UserID: e.acmeBob.ID, ServiceID: kanri.MessagingServiceID, RoleName: role.Member}); err != nil {
+		t.Fatal(err)
+	}
+	c := chat{admin: messaging.Person{UserID: e.acmeAdmin.ID, Name: "acme admin"}, bob: messaging.Person{UserID: e.acmeBob.ID, Name: "Bob"}}
+	var err error
+	if c.public, err = e.config.Messaging.CreateChannel(ctx, e.acme.ID, c.admin, messaging.ChannelInput{Name: "general"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.private, err = e.config.Messaging.CreateChannel(ctx, e.acme.ID, c.admin, messaging.ChannelInput{Name: "secret", IsPrivate: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.config.Messaging.Join(ctx, e.acme.ID, c.bob, c.public.ID); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (e *env) say(t *testing.T, p messaging.Person, ch *kanri.Channel, text string) *kanri.Message {
+	t.Helper()
+	m, err := e.config.Messaging.Post(context.Background(), e.acme.ID, p, ch.ID, text, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func livePath(tenantID, channelID string, seq int64) string {
+	q := url.Values{"seq": {strconv.FormatInt(seq, 10)}}
+	if channelID != "" {
+		q.Set("channel", channelID)
+	} else {
+		q.Set("list", "1")
+	}
+	return "/t/" + tenantID + "/events?" + q.Encode()
+}
+
+func TestLiveStreamSendsASnapshotThenTheChannelsEvents(t *testing.T) {
+	e := newEnv(t)
+	c := e.chat(t)
+	bob := e.client(t).signIn("acme", "bob")
+	before := e.say(t, c.admin, c.public, "before the tab opened")
+
+	// The page showed nothing yet (seq 0): the snapshot brings the latest
+	// messages whole.
+	live, resp := bob.openLive(livePath(e.acme.ID, c.public.ID, 0), "")
+	if live == nil {
+		t.Fatalf("open the stream: status %d", resp.StatusCode)
+	}
+	for h, want := range map[string]string{"Content-Type": "text/event-stream", "X-Accel-Buffering": "no", "Cache-Control": "no-store"} {
+		if got := resp.Header.Get(h); got != want {
+			t.Errorf("%s: got %q, want %q", h, got, want)
+		}
+	}
+	snap, _ := live.next(t, "msg-"+before.ID)
+	if !strings.Contains(snap.data, `id="messages" hx-swap-oob="true"`) {
+		t.Errorf("the snapshot does not replace the message list: %.300s", snap.data)
+	}
+
+	// A message posted now arrives, escaped.
+	m := e.say(t, c.admin, c.public, "<script>alert(1)</script>")
+	ev, _ := live.next(t, "msg-"+m.ID)
+	if ev.id == "" || ev.name != "update" {
+		t.Errorf("the event: id %q name %q, want an id and update", ev.id, ev.name)
+	}
+	if strings.Contains(ev.data, "<script>") || !strings.Contains(ev.data, "&lt;script&gt;") {
+		t.Errorf("the message is not escaped: %.300s", ev.data)
+	}
+
+	// Nothing of the private channel Bob is not in ever arrives, though
+	// its messages are published on the same tenant's bus.
+	secret := e.say(t, c.admin, c.private, "top secret")
+	marker := e.say(t, c.admin, c.public, "after the secret")
+	_, skipped := live.next(t, "msg-"+marker.ID)
+	for _, s := range skipped {
+		if strings.Contains(s.data, secret.ID) || strings.Contains(s.data, "top secret") {
+			t.Errorf("an event of a private channel reached a non-member: %.200s", s.data)
+		}
+	}
+}
+
+func TestLiveStreamIsClosedToWhoCannotReadTheChannel(t *testing.T) {
+	e := newEnv(t)
+	c := e.chat(t)
+	bob := e.client(t).signIn("acme", "bob")
+	glob := e.client(t).signIn("globex", "admin")
+	e.assignMessaging(t, e.globex.ID)
+	for _, tc := range []struct {
+		who  *client
+		path string
+		want int
+	}{
+		{bob, livePath(e.acme.ID, c.private.ID, 0), http.StatusNotFound},        // private, not a member
+		{bob, livePath(e.acme.ID, "channel_nope", 0), http.StatusNotFound},      // no such channel
+		{glob, livePath(e.acme.ID, c.public.ID, 0), http.StatusNotFound},        // another tenant's
+		{glob, livePath(e.globex.ID, c.public.ID, 0), http.StatusNotFound},      // another tenant's channel id in its own tenant
+		{e.client(t), livePath(e.acme.ID, c.public.ID, 0), http.StatusSeeOther}, // signed out
+	} {
+		live, resp := tc.who.openLive(tc.path, "")
+		if live != nil {
+			t.Errorf("GET %s: the stream opened, want %d", tc.path, tc.want)
+			continue
+		}
+		if resp.StatusCode != tc.want {
+			t.Errorf("GET %s: got %d, want %d", tc.path, resp.StatusCode, tc.want)
+		}
+	}
+}
+
+func TestLiveStreamResumesAfterLastEventIDWithoutLossOrRepeat(t *testing.T) {
+	e := newEnv(t)
+	c := e.chat(t)
+	bob := e.client(t).signIn("acme", "bob")
+	live, _ := bob.openLive(livePath(e.acme.ID, c.public.ID, 0), "")
+	first := e.say(t, c.admin, c.public, "first")
+	ev, _ := live.next(t, "msg-"+first.ID)
+	live.close()
+
+	missed := []*kanri.Message{e.say(t, c.admin, c.public, "missed 1"), e.say(t, c.admin, c.public, "missed 2")}
+	again, _ := bob.openLive(livePath(e.acme.ID, c.public.ID, first.Seq), ev.id)
+	marker := e.say(t, c.admin, c.public, "marker")
+	_, before := again.next(t, "msg-"+marker.ID)
+	seen := map[string]int{}
+	for _, s := range before {
+		for _, m := range append(missed, first) {
+			if strings.Contains(s.data, `id="msg-`+m.ID+`"`) {
+				seen[m.ID]++
+			}
+			if strings.Contains(s.data, `id="messages"`) {
+				t.Errorf("a resumed stream replaced the whole list: %.200s", s.data)
+			}
+		}
+	}
+	for _, m := range missed {
+		if seen[m.ID] != 1 {
+			t.Errorf("%s after the resume: shown %d times, want once", m.Content, seen[m.ID])
+		}
+	}
+	if seen[first.ID] != 0 {
+		t.Errorf("the event before Last-Event-ID came again %d times", seen[first.ID])
+	}
+
+	// A position that is not one starts from a snapshot instead.
+	fresh, resp := bob.openLive(livePath(e.acme.ID, c.public.ID, 0), "nonsense")
+	if fresh == nil {
+		t.Fatalf("a bad Last-Event-ID: status %d, want the stream", resp.StatusCode)
+	}
+	fresh.next(t, `id="messages" hx-swap-oob="true"`)
+}
+
+func TestLiveStreamEndsWhenTheSessionEnds(t *testing.T) {
+	e := newEnv(t)
+	c := e.chat(t)
+	bob := e.client(t).signIn("acme", "bob")
+	live, _ := bob.openLive(livePath(e.acme.ID, c.public.ID, 0), "")
+	live.next(t, `id="messages"`)
+	// Bob signs out in another tab (the same cookie): every session of
+	// his ends, this stream too, within the recheck.
+	other := &client{t: t, e: e, http: &http.Client{Jar: bob.http.Jar, CheckRedirect: bob.http.CheckRedirect}, csrf: bob.csrf}
+	e.clock.Advance(time.Second) // the test's clock stands still otherwise: a sign-out must come after the sign-in
+	if resp, _ := other.post("/logout", nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign out: status %d", resp.StatusCode)
+	}
+	live.ended(t, 20*time.Second)
+}
+
+func TestLiveStreamEndsWhenTheRoleIsLost(t *testing.T) {
+	e := newEnv(t)
+	c := e.chat(t)
+	bob := e.client(t).signIn("acme", "bob")
+	live, _ := bob.openLive(livePath(e.acme.ID, c.public.ID, 0), "")
+	live.next(t, `id="messages"`)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
+	if err := e.roles.Remove(ctx, role.Grant{Tenant: e.acme, UserID: e.acmeBob.ID, ServiceID: kanri.MessagingServiceID, RoleName: role.Member}); err != nil {
+		t.Fatal(err)
+	}
+	live.ended(t, 20*time.Second)
+}
