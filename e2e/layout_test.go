@@ -101,11 +101,14 @@ const listFit = `() => {
         const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
         if (!hit || !(hit === el || el.contains(hit)))
           problems.push(what + " is covered by " + (hit ? hit.outerHTML.slice(0, 80) : "nothing"));
+        // Compared in the page's coordinates: each control was scrolled
+        // into view on its own, so their viewport positions differ.
+        const d = { left: r.left + window.scrollX, right: r.right + window.scrollX, top: r.top + window.scrollY, bottom: r.bottom + window.scrollY };
         for (const [other, o] of boxes) {
-          if (r.left < o.right + 2 && o.left < r.right + 2 && r.top < o.bottom + 2 && o.top < r.bottom + 2)
+          if (d.left < o.right + 2 && o.left < d.right + 2 && d.top < o.bottom + 2 && o.top < d.bottom + 2)
             problems.push(what + " touches or overlaps " + other + " (less than 2 px apart)");
         }
-        boxes.push([what, r]);
+        boxes.push([what, d]);
       }
     }
   }

@@ -188,6 +188,7 @@ func TestSecurityHeaders(t *testing.T) {
 func TestEveryPostNeedsTheCSRFToken(t *testing.T) {
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID) // so that only the token can refuse its routes
+	e.assignMessaging(t, e.acme.ID)
 	c := e.client(t).signIn("privileged", adminEmail)
 	n := 0
 	for _, r := range e.routes() {

@@ -195,7 +195,7 @@ func CheckMessage(content string) string {
 		return "validation.required"
 	case n > MaxMessageLength:
 		return "messages.too_long"
-	case !utf8.ValidString(content):
+	case !utf8.ValidString(content), HasHidden(content, true):
 		return "messages.bad_text"
 	}
 	return ""

@@ -158,6 +158,12 @@ func hidden(r rune) bool {
 	return false
 }
 
+// HasHidden reports whether s holds a character that hidden refuses,
+// newlines and tabs apart when text is true (a message, a description).
+func HasHidden(s string, text bool) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return hidden(r) && !(text && (r == '\n' || r == '\t')) }) >= 0
+}
+
 // CheckPassword applies the password policy: at least 12 characters as a
 // person counts them (runes: an emoji, an accented letter or a kanji is
 // one), at most 72 bytes of UTF-8 (what bcrypt reads), with at least three

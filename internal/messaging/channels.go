@@ -35,11 +35,17 @@ func (in *ChannelInput) check() error {
 	if msg := kanri.CheckChannelName(in.Name); msg != "" {
 		f["name"] = msg
 	}
-	if utf8.RuneCountInString(in.DisplayName) > maxDisplayName {
+	switch {
+	case utf8.RuneCountInString(in.DisplayName) > maxDisplayName:
 		f["displayName"] = "validation.too_long"
+	case kanri.HasHidden(in.DisplayName, false):
+		f["displayName"] = "validation.hidden_chars"
 	}
-	if utf8.RuneCountInString(in.Description) > maxDescription {
+	switch {
+	case utf8.RuneCountInString(in.Description) > maxDescription:
 		f["description"] = "validation.too_long"
+	case kanri.HasHidden(in.Description, true):
+		f["description"] = "validation.hidden_chars"
 	}
 	if len(f) > 0 {
 		return kanri.Invalid(f)

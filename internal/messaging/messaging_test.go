@@ -130,6 +130,52 @@ func TestChannelNamesAreUniqueAndChecked(t *testing.T) {
 	}
 }
 
+func TestHostileInputIsRefusedAndChangesNothing(t *testing.T) {
+	f := setup(t)
+	c := f.channel(t, alice, "general", false)
+	for _, tc := range []struct {
+		what  string
+		do    func() error
+		field string
+	}{
+		{"a display name with a right-to-left override", func() error {
+			_, err := f.svc.CreateChannel(f.ctx, ten, alice, messaging.ChannelInput{Name: "evil", DisplayName: "abc\u202egpj.exe"})
+			return err
+		}, "displayName"},
+		{"a description with NUL", func() error {
+			_, err := f.svc.CreateChannel(f.ctx, ten, alice, messaging.ChannelInput{Name: "evil", Description: "a\x00b"})
+			return err
+		}, "description"},
+		{"a name with a slash", func() error {
+			_, err := f.svc.CreateChannel(f.ctx, ten, alice, messaging.ChannelInput{Name: "../etc"})
+			return err
+		}, "name"},
+		{"a message with an escape sequence", func() error { _, err := f.svc.Post(f.ctx, ten, alice, c.ID, "red \x1b[31m", nil); return err }, "content"},
+		{"a message with an isolate", func() error { _, err := f.svc.Post(f.ctx, ten, alice, c.ID, "x\u2066y", nil); return err }, "content"},
+		{"a message of invalid UTF-8", func() error { _, err := f.svc.Post(f.ctx, ten, alice, c.ID, "bad \xff", nil); return err }, "content"},
+		{"an attachment that is not a file", func() error {
+			_, err := f.svc.Post(f.ctx, ten, alice, c.ID, "see", []string{"file_../../etc/passwd"})
+			return err
+		}, "attachments"},
+	} {
+		err := tc.do()
+		if got := kanri.ErrorFields(err)[tc.field]; got == "" {
+			t.Errorf("%s: got %v, want a refusal of %s", tc.what, err, tc.field)
+		}
+	}
+	got, _, err := f.svc.Channel(f.ctx, ten, alice.UserID, c.ID)
+	if err != nil || got.LastSeq != 0 {
+		t.Errorf("after the refusals: lastSeq %d (%v), want 0: nothing posted", got.LastSeq, err)
+	}
+	if ms, _, _ := f.svc.Browse(f.ctx, ten, messaging.BrowseQuery{}); len(ms) != 1 {
+		t.Errorf("after the refusals: %d public channels, want 1", len(ms))
+	}
+	// Newlines and tabs are text.
+	if _, err := f.svc.Post(f.ctx, ten, alice, c.ID, "line 1\n\tline 2", nil); err != nil {
+		t.Errorf("a message with a newline and a tab: %v", err)
+	}
+}
+
 func TestPrivateChannelsAreInvisibleToNonMembers(t *testing.T) {
 	f := setup(t)
 	c := f.channel(t, alice, "secret", true)
