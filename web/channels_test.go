@@ -3,6 +3,9 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/kanri/kanri/internal/audit"
@@ -60,4 +63,118 @@ func (e *env) matrixChannel(t testing.TB, tenantID, ownerID string, n int64) (st
 		t.Fatal(err)
 	}
 	return c.ID, m.ID
+}
+
+// TestChannelPagesDoWhatTheySay drives the channel pages as a browser
+// would (forms and htmx requests) and checks each change through the
+// service.
+func TestChannelPagesDoWhatTheySay(t *testing.T) {
+	e := newEnv(t)
+	c := e.chat(t)
+	admin := e.client(t).signIn("acme", "admin")
+	bob := e.client(t).signIn("acme", "bob")
+	svc := e.config.Messaging
+	ctx := context.Background()
+	acme := "/t/" + e.acme.ID + "/channels"
+
+	// Create: a refused form keeps its input; a good one lands on the
+	// channel.
+	resp, body := admin.post(acme, url.Values{"name": {"Bad Name"}, "displayName": {"Kept <i>"}})
+	wantStatus(t, "create with a bad name", resp, http.StatusUnprocessableEntity)
+	if !strings.Contains(body, `value="Kept &lt;i&gt;"`) {
+		t.Errorf("the refused form does not keep the display name")
+	}
+	resp, _ = admin.post(acme, url.Values{"name": {"team"}, "displayName": {"Team"}, "isPrivate": {"1"}})
+	wantStatus(t, "create", resp, http.StatusSeeOther)
+	team := strings.TrimPrefix(resp.Header.Get("Location"), acme+"/")
+	if ch, _, err := svc.Channel(ctx, e.acme.ID, e.acmeAdmin.ID, team); err != nil || !ch.IsPrivate || ch.MemberCount != 1 {
+		t.Fatalf("the created channel: %+v (%v)", ch, err)
+	}
+
+	// Bob cannot see the private channel, by list or URL, until added.
+	_, body = bob.get(acme)
+	if strings.Contains(body, "team") {
+		t.Errorf("bob's channel list shows the private channel")
+	}
+	for _, p := range []string{acme + "/" + team, acme + "/" + team + "/members", acme + "/" + team + "/messages"} {
+		resp, _ := bob.get(p)
+		wantStatus(t, "bob GET "+p, resp, http.StatusNotFound)
+	}
+	resp, _ = bob.post(acme+"/"+team+"/messages", url.Values{"content": {"let me in"}})
+	wantStatus(t, "bob posts to the private channel", resp, http.StatusNotFound)
+	resp, _ = admin.post(acme+"/"+team+"/members", url.Values{"userId": {e.acmeBob.ID}})
+	wantStatus(t, "add bob", resp, http.StatusSeeOther)
+	resp, _ = bob.get(acme + "/" + team)
+	wantStatus(t, "bob, a member now, opens it", resp, http.StatusOK)
+
+	// Posting from the page answers the emptied composer and the message.
+	resp, body = bob.send(http.MethodPost, acme+"/"+team+"/messages", strings.NewReader(url.Values{"content": {"hi <b>team</b>"}, "_csrf": {bob.csrf}}.Encode()),
+		http.Header{"HX-Request": {"true"}, "Content-Type": {"application/x-www-form-urlencoded"}})
+	wantStatus(t, "post from the page", resp, http.StatusOK)
+	if !strings.Contains(body, `hx-swap-oob="beforeend:#messages"`) || !strings.Contains(body, "hi &lt;b&gt;team&lt;/b&gt;") {
+		t.Errorf("the post's answer: %.400s", body)
+	}
+	resp, body = bob.send(http.MethodPost, acme+"/"+team+"/messages", strings.NewReader(url.Values{"content": {strings.Repeat("x", 4001)}, "_csrf": {bob.csrf}}.Encode()),
+		http.Header{"HX-Request": {"true"}, "Content-Type": {"application/x-www-form-urlencoded"}})
+	wantStatus(t, "a message too long", resp, http.StatusUnprocessableEntity)
+	if !strings.Contains(body, "at most 4,000") || !strings.Contains(body, strings.Repeat("x", 100)) {
+		t.Errorf("the refused composer does not say why or keep the text")
+	}
+	ms, _, err := svc.Messages(ctx, e.acme.ID, e.acmeBob.ID, team, messaging.MessageQuery{})
+	if err != nil || len(ms) == 0 || ms[0].Content != "hi <b>team</b>" {
+		t.Fatalf("the posted message: %v (%v)", ms, err)
+	}
+	msg := ms[0]
+
+	// React, edit, delete: the admin may not edit Bob's message but, as a
+	// moderator, delete it.
+	resp, _ = admin.post(acme+"/"+team+"/messages/"+msg.ID+"/react", url.Values{"emoji": {"👍"}, "on": {"1"}})
+	wantStatus(t, "react", resp, http.StatusSeeOther)
+	resp, _ = admin.post(acme+"/"+team+"/messages/"+msg.ID, url.Values{"content": {"hijacked"}})
+	wantStatus(t, "the admin edits bob's message", resp, http.StatusForbidden)
+	resp, _ = bob.post(acme+"/"+team+"/messages/"+msg.ID, url.Values{"content": {"hi team"}, "etag": {msg.ETag}, "state": {msg.Content}})
+	wantStatus(t, "bob edits his message", resp, http.StatusSeeOther)
+	got, err := svc.Message(ctx, e.acme.ID, e.acmeBob.ID, team, msg.ID)
+	if err != nil || got.Content != "hi team" || got.EditedAt.IsZero() || len(got.Reactions["👍"]) != 1 {
+		t.Errorf("after the reaction and the edit: %+v (%v)", got, err)
+	}
+	resp, _ = admin.post(acme+"/"+team+"/messages/"+msg.ID+"/delete", nil)
+	wantStatus(t, "the admin deletes bob's message", resp, http.StatusSeeOther)
+	if _, err := svc.Message(ctx, e.acme.ID, e.acmeBob.ID, team, msg.ID); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Errorf("the deleted message: %v, want not found", err)
+	}
+
+	// Members: the last owner cannot leave; hand over, then leave.
+	admin.post(acme+"/"+team+"/leave", nil) // refused, back to the channel with the reason
+	if _, m, err := svc.Channel(ctx, e.acme.ID, e.acmeAdmin.ID, team); err != nil || m == nil {
+		t.Errorf("the last owner left: member %v (%v)", m, err)
+	}
+	resp, _ = admin.post(acme+"/"+team+"/members/"+e.acmeBob.ID+"/role", url.Values{"role": {"owner"}})
+	wantStatus(t, "make bob an owner", resp, http.StatusSeeOther)
+	resp, _ = admin.post(acme+"/"+team+"/leave", nil)
+	wantStatus(t, "the admin leaves", resp, http.StatusSeeOther)
+
+	// Edit, archive (read-only), restore, delete the public channel.
+	pub := acme + "/" + c.public.ID
+	resp, _ = admin.get(pub + "/edit")
+	wantStatus(t, "edit form", resp, http.StatusOK)
+	resp, _ = admin.post(pub, url.Values{"name": {"general"}, "displayName": {"General chat"}, "etag": {c.public.ETag}, "state": {c.public.State()}})
+	wantStatus(t, "save", resp, http.StatusSeeOther)
+	resp, _ = admin.post(pub, url.Values{"name": {"general"}, "displayName": {"Stale"}, "etag": {c.public.ETag}, "state": {c.public.State()}})
+	wantStatus(t, "a stale save", resp, http.StatusConflict)
+	resp, _ = admin.post(pub+"/archive", nil)
+	wantStatus(t, "archive", resp, http.StatusSeeOther)
+	before, _, _ := svc.Channel(ctx, e.acme.ID, e.acmeBob.ID, c.public.ID)
+	bob.post(pub+"/messages", url.Values{"content": {"anyone?"}})
+	if after, _, _ := svc.Channel(ctx, e.acme.ID, e.acmeBob.ID, c.public.ID); after.LastSeq != before.LastSeq {
+		t.Errorf("a post to an archived channel was taken")
+	}
+	resp, _ = bob.post(pub+"/delete", nil)
+	wantStatus(t, "bob (no channels.delete) deletes it", resp, http.StatusForbidden)
+	resp, _ = admin.post(pub+"/unarchive", nil)
+	wantStatus(t, "restore", resp, http.StatusSeeOther)
+	resp, _ = admin.post(pub+"/delete", nil)
+	wantStatus(t, "delete", resp, http.StatusSeeOther)
+	resp, _ = admin.get(pub)
+	wantStatus(t, "the deleted channel", resp, http.StatusNotFound)
 }

@@ -243,7 +243,7 @@ type MessageQuery struct {
 
 // Messages returns one page of a channel's messages, the newest first,
 // with their reactions: one index range of the channel's messages by
-// sending time (and of its reactions in the page's span), the same cost in
+// number (and of its reactions in the page's span), the same cost in
 // a channel of a thousand messages as of a million. Expired messages are
 // left out.
 func (s *Service) Messages(ctx context.Context, tenantID, userID, channelID string, q MessageQuery) ([]*kanri.Message, string, error) {
@@ -252,11 +252,14 @@ func (s *Service) Messages(ctx context.Context, tenantID, userID, channelID stri
 	}
 	oldest := kanri.FormatTime(s.Now().Add(-kanri.TTLMessage * time.Second))
 	where := []docstore.Filter{docstore.Eq("channelId", channelID), docstore.Gt("sentAt", oldest)}
+	// By number: messages sent in the same instant keep the order the
+	// channel gave them. A search walks the index of words by time.
+	order := "seq"
 	if strings.TrimSpace(q.Search) != "" {
-		where = append(where, search.Filters(q.Search)...)
+		where, order = append(where, search.Filters(q.Search)...), "sentAt"
 	}
 	ms, next, err := s.Store.Tenant(tenantID).Messages().Query(ctx, docstore.Query{
-		Where: where, OrderBy: "sentAt", Desc: true, Limit: q.Limit, Continuation: q.Next,
+		Where: where, OrderBy: order, Desc: true, Limit: q.Limit, Continuation: q.Next,
 	})
 	if err != nil {
 		return nil, "", err
