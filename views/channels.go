@@ -90,6 +90,8 @@ type MessageView struct {
 	// OOB, when set, is the message's hx-swap-oob: it replaces the message
 	// the page shows ("true").
 	OOB string
+	// Attachments are the files it links to that still exist.
+	Attachments []Attachment
 }
 
 // ChannelView is a channel's page.
@@ -102,9 +104,25 @@ type ChannelView struct {
 	// FirstUnread is the number of the first unread message shown (0:
 	// none).
 	FirstUnread int64
-	Search      string
-	Content     string // the composer's text after a refused post
-	Errors      Errors
+	Search   string
+	Composer ComposerView
+}
+
+// ComposerView is the form that posts a message.
+type ComposerView struct {
+	ChannelID string
+	Content   string
+	Errors    Errors
+	Focus     bool
+	// Files are the files that may be attached (none when the person
+	// cannot read files); Picked the ones chosen.
+	Files  []*kanri.File
+	Picked []string
+}
+
+// Attachment is a file a message links to, as its page shows it.
+type Attachment struct {
+	ID, Name string
 }
 
 // MemberRow is one member of a channel.

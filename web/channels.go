@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -121,7 +122,7 @@ func (s *Server) showChannel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := views.ChannelView{Channel: ch, Member: m, CanManage: messaging.CanManage(me, ch, m), Search: c.QueryParam("q")}
+	v := views.ChannelView{Channel: ch, Member: m, CanManage: messaging.CanManage(me, ch, m), Search: c.QueryParam("q"), Composer: s.composer(c, ch.ID)}
 	if v.Messages, v.OlderURL, err = s.messagePage(c, ch, m, "", v.Search); err != nil {
 		return err
 	}
@@ -156,7 +157,7 @@ func (s *Server) messagePage(c echo.Context, ch *kanri.Channel, m *kanri.Channel
 	out := make([]views.MessageView, len(ms))
 	csrf := s.csrfToken(c)
 	for i, msg := range ms {
-		out[len(ms)-1-i] = s.messageView(t.ID, me, ch, m, msg, csrf)
+		out[len(ms)-1-i] = s.messageView(c.Request().Context(), t.ID, me, ch, m, msg, csrf)
 	}
 	if len(out) > 0 && next == "" && m != nil && search == "" {
 		out[len(out)-1].MarkRead = out[len(out)-1].Message.Seq > m.ReadSeq
@@ -172,13 +173,34 @@ func (s *Server) messagePage(c echo.Context, ch *kanri.Channel, m *kanri.Channel
 }
 
 // messageView is a message as the person sees it.
-func (s *Server) messageView(tenantID string, me messaging.Person, ch *kanri.Channel, m *kanri.ChannelMember, msg *kanri.Message, csrf string) views.MessageView {
+func (s *Server) messageView(ctx context.Context, tenantID string, me messaging.Person, ch *kanri.Channel, m *kanri.ChannelMember, msg *kanri.Message, csrf string) views.MessageView {
 	member := m != nil && !ch.Archived
-	return views.MessageView{
+	v := views.MessageView{
 		TenantID: tenantID, Message: msg, UserID: me.UserID, CSRF: csrf,
 		Mine: msg.SenderID == me.UserID && msg.System == "", Moderate: me.ModerateMessages && msg.System == "", Member: member,
 	}
+	for _, id := range msg.Attachments {
+		if f, err := s.Files.LiveFile(ctx, tenantID, id); err == nil {
+			v.Attachments = append(v.Attachments, views.Attachment{ID: f.ID, Name: f.Title()})
+		}
+	}
+	return v
 }
+
+// composer returns the composer of a channel, with the files the person
+// may attach when the file service is theirs to use.
+func (s *Server) composer(c echo.Context, channelID string) views.ComposerView {
+	v := views.ComposerView{ChannelID: channelID}
+	ctx, t := c.Request().Context(), routeTenant(c)
+	if can(c, role.FilesRead) && s.Catalog.Usable(ctx, t.ID, kanri.FileServiceID) == nil {
+		v.Files, _ = s.Files.Recent(ctx, t.ID, attachable)
+	}
+	return v
+}
+
+// attachable is how many of the latest files the composer offers to
+// attach.
+const attachable = 20
 
 // olderMessages returns the page of older messages that replaces the
 // link that asked for it.
@@ -362,10 +384,12 @@ func (s *Server) setMemberRole(c echo.Context) error {
 func (s *Server) postMessage(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := routeTenant(c), person(c)
-	content := c.FormValue("content")
-	msg, err := s.Messaging.Post(ctx, t.ID, me, c.Param("id"), content, nil)
+	content, attachments := c.FormValue("content"), c.Request().Form["attachments"]
+	msg, err := s.Messaging.Post(ctx, t.ID, me, c.Param("id"), content, attachments)
 	if kanri.IsCode(err, kanri.EINVALID) && isHTMX(c) {
-		return render(c, http.StatusUnprocessableEntity, views.Composer(s.page(c, "", "channels"), c.Param("id"), content, views.Errors(kanri.ErrorFields(err)), true))
+		v := s.composer(c, c.Param("id"))
+		v.Content, v.Picked, v.Errors, v.Focus = content, attachments, views.Errors(kanri.ErrorFields(err)), true
+		return render(c, http.StatusUnprocessableEntity, views.Composer(s.page(c, "", "channels"), v))
 	}
 	if err != nil {
 		return err
@@ -378,9 +402,11 @@ func (s *Server) postMessage(c echo.Context) error {
 		return err
 	}
 	p := s.page(c, "", "channels")
+	v := s.composer(c, msg.ChannelID)
+	v.Focus = true
 	return render(c, http.StatusOK, templ.Join(
-		views.Composer(p, msg.ChannelID, "", nil, true),
-		views.NewMessage(s.messageView(t.ID, me, ch, m, msg, p.CSRF)),
+		views.Composer(p, v),
+		views.NewMessage(s.messageView(ctx, t.ID, me, ch, m, msg, p.CSRF)),
 	))
 }
 
@@ -399,7 +425,7 @@ func (s *Server) messageAction(c echo.Context, msg *kanri.Message) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ReplacedMessage(s.messageView(t.ID, me, ch, m, msg, s.csrfToken(c))))
+	return render(c, http.StatusOK, views.ReplacedMessage(s.messageView(c.Request().Context(), t.ID, me, ch, m, msg, s.csrfToken(c))))
 }
 
 // editMessage changes the person's own message.

@@ -12,6 +12,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
+	"github.com/kanri/kanri/internal/role"
 )
 
 // assignMessaging assigns the messaging service to a tenant.
@@ -120,11 +121,38 @@ func TestChannelPagesDoWhatTheySay(t *testing.T) {
 	if !strings.Contains(body, "at most 4,000") || !strings.Contains(body, strings.Repeat("x", 100)) {
 		t.Errorf("the refused composer does not say why or keep the text")
 	}
-	ms, _, err := svc.Messages(ctx, e.acme.ID, e.acmeBob.ID, team, messaging.MessageQuery{})
-	if err != nil || len(ms) == 0 || ms[0].Content != "hi <b>team</b>" {
-		t.Fatalf("the posted message: %v (%v)", ms, err)
+	// Attachments: a file of the tenant is linked by its name; another
+	// tenant's file is refused.
+	e.assignFiles(t, e.acme.ID)
+	if _, _, err := e.roles.Assign(audit.WithActor(ctx, audit.Actor{UserID: "system"}), role.Grant{Tenant: e.acme, UserID: e.acmeBob.ID, ServiceID: kanri.FileServiceID, RoleName: role.Viewer}); err != nil {
+		t.Fatal(err)
 	}
-	msg := ms[0]
+	plan := e.uploadFile(t, e.acme.ID, "", "plan.txt", []byte("the plan"))
+	theirs := e.uploadFile(t, e.globex.ID, "", "theirs.txt", []byte("not yours"))
+	_, body = bob.get(acme + "/" + team)
+	if !strings.Contains(body, `data-testid="attach-plan.txt"`) {
+		t.Errorf("the composer does not offer the tenant's latest file")
+	}
+	resp, body = bob.send(http.MethodPost, acme+"/"+team+"/messages", strings.NewReader(url.Values{"content": {"see theirs"}, "attachments": {theirs.ID}, "_csrf": {bob.csrf}}.Encode()),
+		http.Header{"HX-Request": {"true"}, "Content-Type": {"application/x-www-form-urlencoded"}})
+	wantStatus(t, "attach another tenant's file", resp, http.StatusUnprocessableEntity)
+	resp, body = bob.send(http.MethodPost, acme+"/"+team+"/messages", strings.NewReader(url.Values{"content": {"see the plan"}, "attachments": {plan.ID}, "_csrf": {bob.csrf}}.Encode()),
+		http.Header{"HX-Request": {"true"}, "Content-Type": {"application/x-www-form-urlencoded"}})
+	wantStatus(t, "attach a file", resp, http.StatusOK)
+	if !strings.Contains(body, `href="/t/`+e.acme.ID+`/files/`+plan.ID+`"`) || !strings.Contains(body, "plan.txt") {
+		t.Errorf("the message does not link its attachment: %.600s", body)
+	}
+
+	ms, _, err := svc.Messages(ctx, e.acme.ID, e.acmeBob.ID, team, messaging.MessageQuery{})
+	var msg *kanri.Message
+	for _, m := range ms {
+		if m.Content == "hi <b>team</b>" {
+			msg = m
+		}
+	}
+	if err != nil || msg == nil {
+		t.Fatalf("the posted message is not in the channel (%v)", err)
+	}
 
 	// React, edit, delete: the admin may not edit Bob's message but, as a
 	// moderator, delete it.

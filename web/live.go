@@ -300,13 +300,13 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 			comps = l.unreadUpdate(comps, p.ChannelID, u)
 		}
 		if open && p.Message.Seq > l.snapSeq {
-			v := l.s.messageView(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c))
+			v := l.s.messageView(ctx, l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c))
 			v.MarkRead = l.openMember != nil && p.Message.Seq > l.openMember.ReadSeq
 			comps = append(comps, views.NewMessage(v))
 		}
 	case messaging.KindMessageUpdated, messaging.KindReaction:
 		if open && p.Message != nil {
-			comps = append(comps, views.ReplacedMessage(l.s.messageView(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c))))
+			comps = append(comps, views.ReplacedMessage(l.s.messageView(ctx, l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c))))
 		}
 	case messaging.KindMessageDeleted:
 		if p.Message == nil {

@@ -61,6 +61,16 @@ func (s *Service) Files(ctx context.Context, tenantID, folderID string, q ListQu
 	})
 }
 
+// Recent returns the tenant's latest uploaded files that are not in the
+// trash, the newest first: one index range (a message's attachments are
+// picked from them).
+func (s *Service) Recent(ctx context.Context, tenantID string, limit int) ([]*kanri.File, error) {
+	fs, _, err := s.Store.Tenant(tenantID).Files().Query(ctx, docstore.Query{
+		Where: []docstore.Filter{docstore.Eq("deletedAt", nil)}, OrderBy: "uploadedAt", Desc: true, Limit: limit,
+	})
+	return fs, err
+}
+
 // Search returns one page of the tenant's files (not in the trash) whose
 // names or tags have words starting with each word of q, by name.
 func (s *Service) Search(ctx context.Context, tenantID, q string, limit int, next string) ([]*kanri.File, string, error) {
