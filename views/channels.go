@@ -104,8 +104,8 @@ type ChannelView struct {
 	// FirstUnread is the number of the first unread message shown (0:
 	// none).
 	FirstUnread int64
-	Search   string
-	Composer ComposerView
+	Search      string
+	Composer    ComposerView
 }
 
 // ComposerView is the form that posts a message.
