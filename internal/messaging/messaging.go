@@ -102,6 +102,11 @@ func (s *Service) publish(ctx context.Context, tenantID, kind string, p Payload)
 	if s.Bus == nil {
 		return
 	}
+	if p.Message != nil { // what a page shows, not the store's bookkeeping
+		m := *p.Message
+		m.SearchTerms, m.TTL = nil, 0
+		p.Message = &m
+	}
 	data, err := json.Marshal(p)
 	if err == nil {
 		_, err = s.Bus.Publish(context.WithoutCancel(ctx), events.Event{
