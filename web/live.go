@@ -271,6 +271,9 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 	if err := json.Unmarshal(e.Data, &p); err != nil {
 		return nil // not for this stream
 	}
+	if p.Message != nil {
+		p.Message.ETag = p.MessageETag
+	}
 	if p.UserID == l.me.UserID {
 		switch e.Kind {
 		case messaging.KindMemberJoined:

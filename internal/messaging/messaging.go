@@ -82,6 +82,9 @@ type Payload struct {
 	// Message is the message created, updated or reacted to (with its
 	// reactions), or the one deleted (its id and seq).
 	Message *kanri.Message `json:"message,omitempty"`
+	// MessageETag is the message's version, for the edit form of a page
+	// that shows it.
+	MessageETag string `json:"messageEtag,omitempty"`
 	// Counted says whether a created or deleted message counts as unread.
 	Counted bool `json:"counted,omitempty"`
 	// UserID is the member who joined, left or read; ReadSeq what it read
@@ -105,7 +108,7 @@ func (s *Service) publish(ctx context.Context, tenantID, kind string, p Payload)
 	if p.Message != nil { // what a page shows, not the store's bookkeeping
 		m := *p.Message
 		m.SearchTerms, m.TTL = nil, 0
-		p.Message = &m
+		p.Message, p.MessageETag = &m, m.ETag
 	}
 	data, err := json.Marshal(p)
 	if err == nil {
