@@ -134,7 +134,7 @@ func (s *Server) apiRoutes() []apiRoute {
 			doc: "Never the key's secret.", response: "Me", status: 200, etag: true},
 		{method: http.MethodGet, path: "/audit", scope: kanri.ScopeRead, perm: role.AuditRead, h: s.apiListAudit, op: "listAudit", summary: "List the tenant's audit log, newest first",
 			query: []apiParam{paramAuditAction, paramAuditUser, paramAuditResource, paramAuditFrom, paramAuditTo, paramLimit, paramNext}, response: "AuditList", status: 200, etag: true},
-	}, s.apiFileRoutes()...)
+	}, slices.Concat(s.apiFileRoutes(), s.apiMessagingRoutes())...)
 }
 
 // apiKeyOf returns the request's API key.
