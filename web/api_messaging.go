@@ -68,7 +68,7 @@ func (s *Server) apiMessagingRoutes() []apiRoute {
 	memberNotFound := "No such channel in the key's tenant, a private one the key's creator is not a member of, or the user is not a member of it."
 	notOwner := "The key's creator is not an owner of the channel (nor, for a public channel, holds channels.update)."
 	archived := "The channel is archived: it is read-only."
-	channelInvalid := "The name is missing, not lower-case letters, digits, hyphens and underscores (starting with a letter or digit, at most 80), or taken by another channel; or the display name or description is too long. errors names the field."
+	channelInvalid := "The name is missing, not lower-case letters, digits, hyphens and underscores (starting with a letter or digit, at most 80), or taken by another channel; or the display name or description is too long or holds control or direction characters. errors names the field."
 	return []apiRoute{
 		{method: http.MethodGet, path: "/channels", scope: kanri.ScopeRead, perm: role.ChannelsRead, service: msvc, h: s.apiListChannels, op: "listChannels", summary: "List the key creator's channels, or browse the public ones",
 			doc:   "Without browse: the channels the key's creator is a member of, each with membership (their role, the number of the last message they read, and how many messages they have not read; unreadAtLeast says there may be more). With browse=true: the tenant's public channels by name, without membership.",
@@ -131,7 +131,7 @@ func (s *Server) apiMessagingRoutes() []apiRoute {
 			doc:     "As the key's creator, who must be a member of the channel; their read mark moves past the message. attachments are ids of the tenant's files.",
 			request: "MessageCreate", response: "Message", status: 201, etag: true, location: true,
 			statuses: map[int]string{http.StatusForbidden: "The key's creator is not a member of the channel: join it first.", http.StatusNotFound: notFound, http.StatusConflict: archived,
-				http.StatusUnprocessableEntity: fmt.Sprintf("The content is empty, longer than %d characters or not valid text, or an attachment is not a file of the tenant (or there are more than %d); errors names the field.", kanri.MaxMessageLength, kanri.MaxAttachments)}},
+				http.StatusUnprocessableEntity: fmt.Sprintf("The content is empty, longer than %d characters or not valid text (control or direction characters included), or an attachment is not a file of the tenant (or there are more than %d); errors names the field.", kanri.MaxMessageLength, kanri.MaxAttachments)}},
 		{method: http.MethodGet, path: "/channels/:channel/messages/:message", scope: kanri.ScopeRead, perm: role.ChannelsRead, service: msvc, h: s.apiGetMessage, op: "getMessage", summary: "Read a message",
 			doc: "With its reactions: the ETag changes with them too.", response: "Message", status: 200, etag: true,
 			statuses: map[int]string{http.StatusNotFound: msgNotFound}},
@@ -139,7 +139,7 @@ func (s *Server) apiMessagingRoutes() []apiRoute {
 			doc:     "Only its sender may, while a member of the channel. Send the ETag read in If-Match so that an edit made since is not overwritten (412).",
 			request: "MessageUpdate", response: "Message", status: 200, ifMatch: true, etag: true,
 			statuses: map[int]string{http.StatusForbidden: "The key's creator did not send the message, or is not a member of the channel.", http.StatusNotFound: msgNotFound, http.StatusConflict: archived,
-				http.StatusUnprocessableEntity: fmt.Sprintf("The content is empty, longer than %d characters or not valid text; errors names it.", kanri.MaxMessageLength)}},
+				http.StatusUnprocessableEntity: fmt.Sprintf("The content is empty, longer than %d characters or not valid text (control or direction characters included); errors names it.", kanri.MaxMessageLength)}},
 		{method: http.MethodDelete, path: "/channels/:channel/messages/:message", scope: kanri.ScopeWrite, perm: role.MessagesCreate, service: msvc, h: s.apiDeleteMessage, op: "deleteMessage", summary: "Delete a message",
 			doc:      "Its sender may, and whoever holds messages.delete may delete anyone's (which is audited).",
 			status:   204,

@@ -154,6 +154,7 @@ func TestAPIChannels(t *testing.T) {
 		{"a name too long", map[string]any{"name": strings.Repeat("a", 81)}, "name"},
 		{"a display name too long", map[string]any{"name": "long", "displayName": strings.Repeat("長", 101)}, "displayName"},
 		{"a description too long", map[string]any{"name": "long", "description": strings.Repeat("x", 1001)}, "description"},
+		{"a display name with a direction override", map[string]any{"name": "hidden", "displayName": "abc\u202egpj.exe"}, "displayName"},
 	} {
 		wantField(t, tc.name, e.api(t, http.MethodPost, "/api/v1/channels", rw, tc.body), tc.field)
 	}
@@ -522,6 +523,7 @@ func TestAPIMessages(t *testing.T) {
 
 	// Refusals of posts.
 	wantField(t, "an empty message", e.api(t, http.MethodPost, path+"/messages", mia, map[string]any{"content": " \n "}), "content")
+	wantField(t, "a message with a control character", e.api(t, http.MethodPost, path+"/messages", mia, map[string]any{"content": "bell\x07"}), "content")
 	a = e.api(t, http.MethodPost, path+"/messages", mia, map[string]any{"content": strings.Repeat("あ", kanri.MaxMessageLength+1)})
 	wantField(t, "a message too long", a, "content")
 	if p := a.problem(); !strings.Contains(fmt.Sprint(p["errors"]), "4,000") {
