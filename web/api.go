@@ -134,7 +134,7 @@ func (s *Server) apiRoutes() []apiRoute {
 			doc: "Never the key's secret.", response: "Me", status: 200, etag: true},
 		{method: http.MethodGet, path: "/audit", scope: kanri.ScopeRead, perm: role.AuditRead, h: s.apiListAudit, op: "listAudit", summary: "List the tenant's audit log, newest first",
 			query: []apiParam{paramAuditAction, paramAuditUser, paramAuditResource, paramAuditFrom, paramAuditTo, paramLimit, paramNext}, response: "AuditList", status: 200, etag: true},
-	}, s.apiFileRoutes()...)
+	}, slices.Concat(s.apiFileRoutes(), s.apiMessagingRoutes())...)
 }
 
 // apiKeyOf returns the request's API key.
@@ -211,7 +211,7 @@ func (s *Server) readGrant(ctx context.Context, secret string) (*apiGrant, error
 	if g.settings, err = s.Keys.Settings(ctx, t.ID); err != nil {
 		return nil, err
 	}
-	g.perms, g.home, err = s.creatorPerms(ctx, k, t)
+	g.perms, g.home, g.creatorName, err = s.creatorPerms(ctx, k, t)
 	if kanri.ErrorCode(err) == kanri.EUNAUTHENTICATED {
 		g.permsErr, err = err, nil
 	}
@@ -322,8 +322,9 @@ func (s *Server) apiPerm(perm string) echo.MiddlewareFunc {
 }
 
 // creatorPerms returns what the creator of key k may do in its tenant t,
-// and the creator's own tenant.
-func (s *Server) creatorPerms(ctx context.Context, k *kanri.APIKey, t *kanri.Tenant) (role.Set, string, error) {
+// the creator's own tenant, and the name people know the creator by (their
+// display name, else their username).
+func (s *Server) creatorPerms(ctx context.Context, k *kanri.APIKey, t *kanri.Tenant) (role.Set, string, string, error) {
 	home := t
 	u, err := s.Users.Get(ctx, t.ID, k.CreatedBy)
 	if kanri.IsCode(err, kanri.ENOTFOUND) && !t.IsPrivileged {
@@ -334,21 +335,25 @@ func (s *Server) creatorPerms(ctx context.Context, k *kanri.APIKey, t *kanri.Ten
 		}
 	}
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
-		return nil, home.ID, kanri.E(kanri.EUNAUTHENTICATED, "api.creator_gone")
+		return nil, home.ID, "", kanri.E(kanri.EUNAUTHENTICATED, "api.creator_gone")
 	} else if err != nil {
-		return nil, home.ID, err
+		return nil, home.ID, "", err
 	}
 	if !u.IsActive || !u.DeletedAt.IsZero() {
-		return nil, home.ID, kanri.E(kanri.EUNAUTHENTICATED, "api.creator_gone")
+		return nil, home.ID, "", kanri.E(kanri.EUNAUTHENTICATED, "api.creator_gone")
 	}
 	access, err := s.Roles.AccessOf(ctx, home, u.ID)
 	if err != nil {
-		return nil, home.ID, err
+		return nil, home.ID, "", err
 	}
 	if home != t && !access.GlobalAdmin {
-		return role.Set{}, home.ID, nil // the operator's staff reach other tenants only as global administrators
+		return role.Set{}, home.ID, "", nil // the operator's staff reach other tenants only as global administrators
 	}
-	return access.Perms, home.ID, nil
+	name := u.DisplayName
+	if name == "" {
+		name = u.Username
+	}
+	return access.Perms, home.ID, name, nil
 }
 
 // problem is an RFC 9457 problem document.

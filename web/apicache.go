@@ -34,6 +34,9 @@ type apiGrant struct {
 	// says why they may do nothing (their account is gone).
 	perms    role.Set
 	permsErr error
+	// creatorName is what people call the key's creator: the sender's
+	// name of the messages the key posts.
+	creatorName string
 	// assignment is the tenant's api-service assignment (nil when there is
 	// none), and service the api-service itself.
 	assignment *kanri.ServiceAssignment

@@ -41,6 +41,8 @@ var apiTags = []struct{ name, doc string }{
 	{"Roles", "The roles users hold in the tenant's services: list, give and take them."},
 	{"Files", "The tenant's files: list and search them, read and change their metadata, download their bytes (with ranges), move them to the trash and back, and upload them with tus 1.0 (resumable). They need the tenant's file service, with the console's limits."},
 	{"Folders", "The tenant's folders: list, read, create, rename, move and delete them."},
+	{"Channels", "The tenant's channels: list the key creator's channels with their unread counts and browse the public ones, create, change, archive and delete them, join and leave them, mark them read and manage their members. They need the tenant's messaging service; the key acts as its creator, and a private channel its creator is not a member of is not found."},
+	{"Messages", "The messages of a channel: list and search them (newest first), read, post, edit and delete them, and react to them."},
 	{"Audit", "The tenant's audit log: every change, who made it, when and from where."},
 	{"Me", "The API key of the request: what it is, its tenant and its rate limit."},
 }
@@ -104,6 +106,10 @@ var pathParamDocs = map[string]struct{ doc, example string }{
 	"file":    {"The file's id.", exampleFileID},
 	"folder":  {"The folder's id.", exampleFolderID},
 	"upload":  {"The upload's id: the last segment of the Location its creation answered.", "upload_5b1e0c2a9d7f4e6b8a3c1d2e4f5a6b7c"},
+	"channel": {"The channel's id.", exampleChannelID},
+	"message": {"The message's id.", exampleMessageID},
+	"user":    {"The member's user id.", exampleUserID},
+	"emoji":   {"The reaction's emoji, path-escaped (%F0%9F%91%8D for 👍): one of " + strings.Join(kanri.Reactions, " ") + ".", "%F0%9F%91%8D"},
 }
 
 // pathParameter returns the OpenAPI parameter of a path parameter.
@@ -424,6 +430,9 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		if status == http.StatusRequestedRangeNotSatisfiable {
 			required = []string{hdrContentRange}
 		}
+		if status == http.StatusForbidden {
+			desc = forbidden + " Or: " + desc // the checks before the handler refuse as they do everywhere
+		}
 		out[strconv.Itoa(status)] = problem(desc, append(required, rateLimit...), nil)
 	}
 	if r.tus {
@@ -514,6 +523,9 @@ const (
 
 	exampleFileID   = "file_3c9a1f0e7b2d4a6c8e5f1a2b3c4d5e6f"
 	exampleFolderID = "folder_8d2e4f6a1b3c5d7e9f0a2b4c6d8e0f1a"
+
+	exampleChannelID = "channel_5f0c2a9d7e4b6a8c1d3e5f7a9b0c2d4e"
+	exampleMessageID = "msg_1775035800000_3f9a1c0e7b2d"
 )
 
 // apiSchemas returns the document's schemas. The limits of the fields a
@@ -615,6 +627,7 @@ func apiSchemas(base string) map[string]any {
 		}},
 	}
 	maps.Copy(out, fileSchemas(obj, list))
+	maps.Copy(out, messagingSchemas(obj, list))
 	return out
 }
 
@@ -642,6 +655,7 @@ func apiExamples() map[string]any {
 		"AuditList":            map[string]any{"items": []any{audit}, "hasMore": false},
 	}
 	maps.Copy(out, fileExamples(at))
+	maps.Copy(out, messagingExamples(at))
 	return out
 }
 

@@ -70,12 +70,12 @@ func (d *apiDocument) parse(doc []byte) error {
 	// declare (a query parameter, a response header such as an ETag on an
 	// operation that does not document it), except the security headers
 	// the server sets on every response, pages and API alike, and the keys
-	// of the two maps of the API, a problem's field errors and an audit
-	// record's changes (strict mode reports them although the schemas say
-	// additionalProperties).
+	// of the three maps of the API, a problem's field errors, an audit
+	// record's changes and a message's reactions (strict mode reports them
+	// although the schemas say additionalProperties).
 	v, errs := validator.NewValidator(parsed, config.WithFormatAssertions(), config.WithStrictMode(),
 		config.WithStrictIgnoredHeaders(ignoredHeaders...),
-		config.WithStrictIgnorePaths("$.body.errors.*", "$.body.items[*].changes.**"))
+		config.WithStrictIgnorePaths("$.body.errors.*", "$.body.items[*].changes.**", "$.body.reactions.*", "$.body.items[*].reactions.*"))
 	if len(errs) > 0 {
 		return fmt.Errorf("build the validator: %v", errs)
 	}

@@ -90,6 +90,10 @@ func TestEveryListQueryIsServedByAnIndex(t *testing.T) {
 	combosAPI("/api/v1/users", map[string][]string{"q": {"", "bo"}, "status": {"", "active", "inactive", "locked"},
 		"sort": {"", "username", "email", "createdAt"}, "desc": {"", "true"}})
 	combosAPI("/api/v1/audit", map[string][]string{"action": {"", "user.", "user.create"}, "user": {"", "bob"}, "from": {"", "2026-01-01"}})
+	combosAPI("/api/v1/channels", map[string][]string{"limit": {"", "10"}})
+	combosAPI("/api/v1/channels", map[string][]string{"browse": {"true"}, "q": {"", "gen", "general chat"}, "archived": {"", "true", "false"}})
+	combosAPI("/api/v1/channels/"+c.public.ID+"/members", map[string][]string{"limit": {"", "10"}})
+	combosAPI("/api/v1/channels/"+c.public.ID+"/messages", map[string][]string{"q": {"", "hel", "hello world"}, "limit": {"", "10"}})
 	for _, p := range api {
 		if r := e.api(t, http.MethodGet, p, secret, nil); r.status != http.StatusOK {
 			t.Errorf("GET %s: status %d", p, r.status)

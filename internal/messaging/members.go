@@ -33,6 +33,19 @@ func (s *Service) Members(ctx context.Context, tenantID, userID, channelID strin
 	return out, next, nil
 }
 
+// Member returns the membership of memberID in a channel the user can see,
+// with the member's name. Someone who is not a member is not found.
+func (s *Service) Member(ctx context.Context, tenantID, userID, channelID, memberID string) (Member, error) {
+	if _, _, err := s.Channel(ctx, tenantID, userID, channelID); err != nil {
+		return Member{}, err
+	}
+	m, err := s.Store.Tenant(tenantID).ChannelMembers().Get(ctx, kanri.ChannelMemberID(channelID, memberID))
+	if err != nil {
+		return Member{}, err
+	}
+	return Member{ChannelMember: m, Name: s.userName(ctx, tenantID, memberID)}, nil
+}
+
 // userName returns what people call a user of the tenant, or "" for one
 // who is gone.
 func (s *Service) userName(ctx context.Context, tenantID, userID string) string {
@@ -106,7 +119,7 @@ func (s *Service) Join(ctx context.Context, tenantID string, p Person, channelID
 // add makes a user a member of a channel, as a system message says.
 func (s *Service) add(ctx context.Context, tenantID string, p Person, channelID, userID, name, system string) error {
 	ten := s.Store.Tenant(tenantID)
-	c, _, err := s.membership(ctx, tenantID, channelID, +1, system, name, p, func(c *kanri.Channel) ([]pendingOp, error) {
+	c, msg, err := s.membership(ctx, tenantID, channelID, +1, system, name, p, func(c *kanri.Channel) ([]pendingOp, error) {
 		_, err := ten.ChannelMembers().Get(ctx, kanri.ChannelMemberID(c.ID, userID))
 		switch {
 		case err == nil:
@@ -121,8 +134,8 @@ func (s *Service) add(ctx context.Context, tenantID string, p Person, channelID,
 			ReadSeq: c.LastSeq + 1, // the system message that tells of the joining
 		})}, nil
 	})
-	if err != nil {
-		return err
+	if err != nil || msg == nil {
+		return err // nil: a member already, nothing written
 	}
 	s.audit(ctx, tenantID, "channel.member_add", kanri.TypeChannelMember, kanri.ChannelMemberID(channelID, userID), name, nil, map[string]any{"channel": c.Name, "userId": userID})
 	s.publish(ctx, tenantID, KindMemberJoined, Payload{ChannelID: channelID, Private: c.IsPrivate, UserID: userID, Name: c.Name})
@@ -173,7 +186,7 @@ func (s *Service) remove(ctx context.Context, tenantID string, p Person, channel
 	if _, _, err := s.Channel(ctx, tenantID, p.UserID, channelID); err != nil {
 		return err
 	}
-	c, _, err := s.membership(ctx, tenantID, channelID, -1, system, name, p, func(c *kanri.Channel) ([]pendingOp, error) {
+	c, msg, err := s.membership(ctx, tenantID, channelID, -1, system, name, p, func(c *kanri.Channel) ([]pendingOp, error) {
 		m, err := ten.ChannelMembers().Get(ctx, kanri.ChannelMemberID(c.ID, userID))
 		if kanri.IsCode(err, kanri.ENOTFOUND) {
 			return nil, nil // not a member
@@ -188,8 +201,8 @@ func (s *Service) remove(ctx context.Context, tenantID string, p Person, channel
 		}
 		return []pendingOp{deleteOp(m.ID, m.ETag)}, nil
 	})
-	if err != nil {
-		return err
+	if err != nil || msg == nil {
+		return err // nil: not a member, nothing written
 	}
 	s.audit(ctx, tenantID, "channel.member_remove", kanri.TypeChannelMember, kanri.ChannelMemberID(channelID, userID), name, map[string]any{"channel": c.Name, "userId": userID}, nil)
 	s.publish(ctx, tenantID, KindMemberLeft, Payload{ChannelID: channelID, Private: c.IsPrivate, UserID: userID, Name: c.Name})

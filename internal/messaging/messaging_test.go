@@ -493,3 +493,58 @@ func TestEventsCarryEveryChange(t *testing.T) {
 		}
 	}
 }
+
+// TestMembershipChangesThatChangeNothingAreNotRecorded adds a member twice
+// and removes someone who is not a member: only the change made is
+// audited, and Member finds exactly the members, by a person who can see
+// the channel.
+func TestMembershipChangesThatChangeNothingAreNotRecorded(t *testing.T) {
+	f := setup(t)
+	c := f.channel(t, alice, "team", true)
+	for range 2 {
+		if err := f.svc.AddMember(f.ctx, ten, alice, c.ID, bob.UserID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.svc.RemoveMember(f.ctx, ten, alice, c.ID, carol.UserID); err != nil {
+		t.Fatalf("remove someone who is not a member: %v", err)
+	}
+	for _, tc := range []struct {
+		action string
+		want   int
+	}{
+		{"channel.member_add", 1},
+		{"channel.member_remove", 0},
+	} {
+		recs, _, err := f.svc.Audit.Query(f.ctx, ten, audit.Filter{Action: tc.action})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != tc.want {
+			t.Errorf("%s: got %d records, want %d", tc.action, len(recs), tc.want)
+		}
+	}
+	got, _, err := f.svc.Channel(f.ctx, ten, alice.UserID, c.ID)
+	if err != nil || got.MemberCount != 2 {
+		t.Errorf("memberCount: got %d (%v), want 2", got.MemberCount, err)
+	}
+
+	for _, tc := range []struct {
+		who, member string
+		want        string // the member's name, or the error code
+	}{
+		{alice.UserID, bob.UserID, "Bob"},
+		{bob.UserID, alice.UserID, "Alice"},
+		{alice.UserID, carol.UserID, kanri.ENOTFOUND},
+		{carol.UserID, bob.UserID, kanri.ENOTFOUND}, // carol cannot see the private channel
+	} {
+		m, err := f.svc.Member(f.ctx, ten, tc.who, c.ID, tc.member)
+		got := kanri.ErrorCode(err)
+		if err == nil {
+			got = m.Name
+		}
+		if got != tc.want {
+			t.Errorf("Member(%s, by %s): got %q, want %q", tc.member, tc.who, got, tc.want)
+		}
+	}
+}
