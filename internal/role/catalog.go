@@ -45,7 +45,7 @@ const (
 	ChannelsCreate = "channels.create"
 	ChannelsUpdate = "channels.update"
 	ChannelsDelete = "channels.delete"
-	MessagesCreate = "messages.create" // post, edit and delete one's own, react, join and leave
+	MessagesCreate = "messages.create" // post, edit and delete one's own, react, join (leaving and read marks need only channels.read)
 	MessagesDelete = "messages.delete" // delete anyone's message (audited)
 	APIKeysRead    = "apikeys.read"
 	APIKeysCreate  = "apikeys.create"
