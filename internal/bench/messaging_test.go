@@ -297,7 +297,9 @@ const fanoutMarker = "fanout-"
 //
 // KANRI_BENCH_FANOUT_CPUPROFILE=<file> writes a CPU profile of the
 // posting phase only (without the seeding, sign-ins and connects that a
-// go test -cpuprofile of the whole run includes).
+// go test -cpuprofile of the whole run includes), and
+// KANRI_BENCH_FANOUT_HEAPPROFILE=<file> a heap profile once the streams
+// are open (go tool pprof -sample_index=inuse_space).
 func BenchmarkMessagingFanout(b *testing.B) {
 	conns := envInt("KANRI_BENCH_FANOUT_CONNS", 1000)
 	posts := envInt("KANRI_BENCH_FANOUT_POSTS", 20)
@@ -359,6 +361,16 @@ func BenchmarkMessagingFanout(b *testing.B) {
 	b.Logf("opened %d streams in %v", conns, time.Since(start).Round(time.Millisecond))
 	time.Sleep(time.Second) // the connects' garbage and the first rechecks settle
 	after := measureMemory(b)
+	if path := os.Getenv("KANRI_BENCH_FANOUT_HEAPPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
 
 	stopProfile := func() {}
 	if path := os.Getenv("KANRI_BENCH_FANOUT_CPUPROFILE"); path != "" {
