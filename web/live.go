@@ -83,6 +83,12 @@ func (s *Server) liveEvents(c echo.Context) error {
 	if err := l.snapshot(ctx, !resumed); err != nil {
 		return l.end(err)
 	}
+	if l.open != nil {
+		// The stream keeps the open channel as long as the tab stays, for
+		// its id and state; the window of its latest messages (up to 200
+		// entries, about 12 KB decoded) served the snapshot alone.
+		l.open.Recent = nil
+	}
 	heartbeat, recheck := time.NewTicker(liveHeartbeat), time.NewTicker(liveRecheck)
 	defer heartbeat.Stop()
 	defer recheck.Stop()
