@@ -288,12 +288,19 @@ const fanoutMarker = "fanout-"
 // time this process (the server) used during the posting phase divided by
 // the posts (it includes the streams' heartbeats and rechecks meanwhile,
 // and is steadier than the latencies on a shared machine); B/delivery,
-// the bytes a stream receives per message; and the server's memory
+// the bytes a stream receives per message; reads/post, the point reads and
+// queries of the messaging and files containers per post (the post's and
+// its deliveries'); idle_reads/s, what the open streams read of the whole
+// store when nothing is posted (their rechecks), over 6 s before the
+// posts; and the server's memory
 // per open stream: live heap, goroutine stacks and resident set size, each
 // as the difference between before the streams opened and after, both
 // measured after a collection that returns freed memory to the system,
 // divided by the streams. The garbage collector runs at cmd/kanri's
 // GOGC (400) unless GOGC is set.
+//
+// KANRI_BENCH_FANOUT_ATTACHMENTS=<n> makes each message link n files of
+// the tenant (none unless set): a stream shows each attachment's name.
 //
 // KANRI_BENCH_FANOUT_CPUPROFILE=<file> writes a CPU profile of the
 // posting phase only (without the seeding, sign-ins and connects that a
@@ -303,6 +310,7 @@ const fanoutMarker = "fanout-"
 func BenchmarkMessagingFanout(b *testing.B) {
 	conns := envInt("KANRI_BENCH_FANOUT_CONNS", 1000)
 	posts := envInt("KANRI_BENCH_FANOUT_POSTS", 20)
+	attach := envInt("KANRI_BENCH_FANOUT_ATTACHMENTS", 0)
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
@@ -335,6 +343,22 @@ func BenchmarkMessagingFanout(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("created %d members of the channel in %v", conns, time.Since(start).Round(time.Millisecond))
+	// The files each message links (their documents only: a stream
+	// shows an attachment's name, never its bytes).
+	var files []string
+	for i := range attach {
+		now := kanri.NewTime(time.Now())
+		f := &kanri.File{
+			Doc:  kanri.Doc{ID: fmt.Sprintf("file_fanout%04d", i)},
+			Name: fmt.Sprintf("report-%d.pdf", i), NameKey: kanri.FoldName(fmt.Sprintf("report-%d.pdf", i)), Size: 1000,
+			ContentType: "application/pdf", Checksum: "sha256:00", UploadedBy: owner.ID, UploadedAt: now, UpdatedAt: now,
+		}
+		f.StorageURL = "blob:" + kanri.BlobName(t.ID, f.ID)
+		if err := p.st.Tenant(t.ID).Files().Create(ctx, f); err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, f.ID)
+	}
 
 	start = time.Now()
 	rt := &http.Transport{MaxConnsPerHost: 64, MaxIdleConnsPerHost: 64}
@@ -383,8 +407,17 @@ func BenchmarkMessagingFanout(b *testing.B) {
 		}
 		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 	}
+	// The store reads of the open streams alone (their rechecks), over
+	// two recheck periods.
+	idle0 := p.ds.Calls().Reads()
+	time.Sleep(6 * time.Second)
+	idleReads := float64(p.ds.Calls().Reads()-idle0) / 6
+
 	sender := messaging.Person{UserID: owner.ID, Name: "owner"}
-	cpu0 := cpuTime(b)
+	// What a post and its delivery read: the messaging and files
+	// containers (the streams' rechecks read the others).
+	postReads := func() int { return p.ds.CallsTo(docstore.Messaging).Reads() + p.ds.CallsTo(docstore.Files).Reads() }
+	cpu0, reads0 := cpuTime(b), postReads()
 	var (
 		lat, postTimes []time.Duration
 		bytes0, bytes1 int64
@@ -396,7 +429,7 @@ func BenchmarkMessagingFanout(b *testing.B) {
 			k := sent
 			time.Sleep(250 * time.Millisecond)
 			t0 := time.Now()
-			if _, err := p.svcs.Messaging.Post(ctx, t.ID, sender, ch.ID, fmt.Sprintf("%s%d-%d", fanoutMarker, k, t0.UnixNano()), nil); err != nil {
+			if _, err := p.svcs.Messaging.Post(ctx, t.ID, sender, ch.ID, fmt.Sprintf("%s%d-%d", fanoutMarker, k, t0.UnixNano()), files); err != nil {
 				b.Fatal(err)
 			}
 			postTimes = append(postTimes, time.Since(t0))
@@ -411,7 +444,7 @@ func BenchmarkMessagingFanout(b *testing.B) {
 			lat = append(lat, got...)
 		}
 	}
-	cpu := cpuTime(b) - cpu0
+	cpu, reads := cpuTime(b)-cpu0, postReads()-reads0
 	stopProfile()
 	idle := measureMemory(b)
 	clients.close(b)
@@ -425,6 +458,8 @@ func BenchmarkMessagingFanout(b *testing.B) {
 	b.ReportMetric(ms(lat[0]), "min_ms")
 	b.ReportMetric(ms(pct(postTimes, 0.50)), "post_ms")
 	b.ReportMetric(ms(cpu)/float64(sent), "cpu_ms/post")
+	b.ReportMetric(float64(reads)/float64(sent), "reads/post")
+	b.ReportMetric(idleReads, "idle_reads/s")
 	b.ReportMetric(perConn(after.heap, before.heap, conns), "heap_B/conn")
 	b.ReportMetric(perConn(after.stack, before.stack, conns), "stack_B/conn")
 	b.ReportMetric(perConn(after.rss, before.rss, conns), "rss_B/conn")
