@@ -101,3 +101,20 @@ clean:
 bench-files:
 	KANRI_BENCH_FILE_SIZES=$${KANRI_BENCH_FILE_SIZES:-100MB,1GB} $(GO) test -run '^$$' -bench 'FileTransfer' -benchtime 1x -timeout 60m ./internal/bench/
 	$(GO) test -run '^$$' -bench 'FolderList' -timeout 60m ./internal/bench/
+
+## bench-messaging: the messaging benchmarks: a message's fan-out to 1,000
+## open live streams of one channel on one instance (latency p50/p99/max
+## over 20 posts, the server's memory per stream; the clients run in a
+## second process), events from one instance to another over the Cosmos
+## test server's change feed at the production poll (250 ms), and the
+## latest page of a channel of 1,000 and of 1,000,000 messages.
+## KANRI_BENCH_FANOUT_CONNS, KANRI_BENCH_FANOUT_POSTS, KANRI_BENCH_EVENTS and
+## KANRI_BENCH_CHANNEL_MESSAGES change the sizes;
+## KANRI_BENCH_FANOUT_CPUPROFILE=<file> profiles the fan-out's posting phase.
+## The cross-instance benchmark needs the npm tools (make deps); like
+## bench-files, this target does not reinstall them.
+.PHONY: bench-messaging
+bench-messaging:
+	$(GO) test -run '^$$' -bench 'MessagingFanout' -benchtime 1x -timeout 30m ./internal/bench/
+	$(GO) test -run '^$$' -bench 'MessagingCrossInstance' -benchtime 1x -timeout 30m ./internal/bench/
+	$(GO) test -run '^$$' -bench 'MessagingChannelPage' -timeout 60m ./internal/bench/

@@ -43,7 +43,8 @@ type Server struct {
 	Services
 	sessions      *sessions.CookieStore
 	switcherCache switcherCache
-	grants        grantCache // what API keys may do, by the hash of their secret
+	grants        grantCache   // what API keys may do, by the hash of their secret
+	payloads      payloadCache // the decoded payloads of the live streams' events
 	bodyTimeout   time.Duration
 }
 
