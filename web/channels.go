@@ -174,17 +174,28 @@ func (s *Server) messagePage(c echo.Context, ch *kanri.Channel, m *kanri.Channel
 
 // messageView is a message as the person sees it.
 func (s *Server) messageView(ctx context.Context, tenantID string, me messaging.Person, ch *kanri.Channel, m *kanri.ChannelMember, msg *kanri.Message, csrf string) views.MessageView {
+	return messageViewWith(tenantID, me, ch, m, msg, csrf, s.attachments(ctx, tenantID, msg))
+}
+
+// messageViewWith is messageView with the message's attachments already
+// read (a live event's, read once for all its streams).
+func messageViewWith(tenantID string, me messaging.Person, ch *kanri.Channel, m *kanri.ChannelMember, msg *kanri.Message, csrf string, atts []views.Attachment) views.MessageView {
 	member := m != nil && !ch.Archived
-	v := views.MessageView{
-		TenantID: tenantID, Message: msg, UserID: me.UserID, CSRF: csrf,
+	return views.MessageView{
+		TenantID: tenantID, Message: msg, UserID: me.UserID, CSRF: csrf, Attachments: atts,
 		Mine: msg.SenderID == me.UserID && msg.System == "", Moderate: me.ModerateMessages && msg.System == "", Member: member,
 	}
+}
+
+// attachments returns the files a message links to that still exist.
+func (s *Server) attachments(ctx context.Context, tenantID string, msg *kanri.Message) []views.Attachment {
+	var out []views.Attachment
 	for _, id := range msg.Attachments {
 		if f, err := s.Files.LiveFile(ctx, tenantID, id); err == nil {
-			v.Attachments = append(v.Attachments, views.Attachment{ID: f.ID, Name: f.Title()})
+			out = append(out, views.Attachment{ID: f.ID, Name: f.Title()})
 		}
 	}
-	return v
+	return out
 }
 
 // composer returns the composer of a channel, with the files the person

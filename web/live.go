@@ -307,13 +307,16 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 			comps = l.unreadUpdate(comps, p.ChannelID, u)
 		}
 		if open && p.Message.Seq > l.snapSeq {
-			v := l.s.messageView(ctx, l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c))
+			v := messageViewWith(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c), l.s.payloads.attachments(e, func() []views.Attachment {
+				return l.s.attachments(ctx, l.tenantID, p.Message)
+			}))
 			v.MarkRead = l.openMember != nil && p.Message.Seq > l.openMember.ReadSeq
 			comps = append(comps, views.NewMessage(v))
 		}
 	case messaging.KindMessageUpdated, messaging.KindReaction:
 		if open && p.Message != nil {
-			comps = append(comps, views.ReplacedMessage(l.s.messageView(ctx, l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c))))
+			atts := l.s.payloads.attachments(e, func() []views.Attachment { return l.s.attachments(ctx, l.tenantID, p.Message) })
+			comps = append(comps, views.ReplacedMessage(messageViewWith(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c), atts)))
 		}
 	case messaging.KindMessageDeleted:
 		if p.Message == nil {
@@ -373,6 +376,24 @@ type decodedPayload struct {
 	once sync.Once
 	p    messaging.Payload
 	err  error
+	// atts are the files its message links to, read once for every
+	// stream (with 1,000 tabs open, one read per stream and attachment was
+	// 1,000 store reads a message).
+	attsOnce sync.Once
+	atts     []views.Attachment
+}
+
+// attachments returns the attachments of e's message, read by read the
+// first time any stream asks.
+func (c *payloadCache) attachments(e events.Event, read func() []views.Attachment) []views.Attachment {
+	c.mu.Lock()
+	d := c.byID[e.ID]
+	c.mu.Unlock()
+	if d == nil || e.ID == "" {
+		return read()
+	}
+	d.attsOnce.Do(func() { d.atts = read() })
+	return d.atts
 }
 
 // get returns the decoded payload of e.

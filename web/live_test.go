@@ -195,6 +195,16 @@ func TestLiveStreamSendsASnapshotThenTheChannelsEvents(t *testing.T) {
 		t.Errorf("the message is not escaped: %.300s", ev.data)
 	}
 
+	// A message's attachments arrive by name.
+	plan := e.uploadFile(t, e.acme.ID, "", "plan.txt", []byte("the plan"))
+	att, err := e.config.Messaging.Post(context.Background(), e.acme.ID, c.admin, c.public.ID, "see the plan", []string{plan.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, _ := live.next(t, "msg-"+att.ID); !strings.Contains(ev.data, "plan.txt") || !strings.Contains(ev.data, "/files/"+plan.ID) {
+		t.Errorf("the live message does not link its attachment: %.400s", ev.data)
+	}
+
 	// Nothing of the private channel Bob is not in ever arrives, though
 	// its messages are published on the same tenant's bus.
 	secret := e.say(t, c.admin, c.private, "top secret")
