@@ -119,10 +119,25 @@ func (s *suite) channelSteps(t *testing.T) {
 		}
 		s.post(t, chiyo, "while you were away 1")
 		s.post(t, chiyo, "while you were away 2")
+		// chiyo also edits her earlier message: the edit must reach alice
+		// too, though it changes no message number.
+		edited := chiyo.page.Locator(`[data-testid="message"]`).Filter(playwright.LocatorFilterOptions{HasText: "while you were away 1"})
+		if err := edited.GetByTestId("message-edit").Click(); err != nil {
+			t.Fatal(err)
+		}
+		if err := edited.GetByTestId("message-edit-input").Fill("while you were away, edited"); err != nil {
+			t.Fatal(err)
+		}
+		if err := edited.GetByTestId("message-edit-save").Click(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.expect.Locator(chiyo.page.Locator(`[data-testid="message-edited"]`)).ToHaveCount(1); err != nil {
+			t.Fatalf("chiyo's edit is not shown as edited: %v", err)
+		}
 		if err := s.alice.ctx.SetOffline(false); err != nil {
 			t.Fatal(err)
 		}
-		for _, text := range []string{"while you were away 1", "while you were away 2"} {
+		for _, text := range []string{"while you were away, edited", "while you were away 2"} {
 			loc := s.alice.page.Locator(`[data-testid="message-content"]`).Filter(playwright.LocatorFilterOptions{HasText: text})
 			if err := s.expect.Locator(loc).ToHaveCount(1); err != nil {
 				t.Errorf("after the network came back, %q is shown %v times: %v", text, count(loc), err)

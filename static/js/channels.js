@@ -28,7 +28,16 @@
   // The body says whether its live stream is open (for people, the
   // styles; for tests, a condition to wait on).
   document.addEventListener("htmx:sseOpen", function () { document.body.dataset.live = "open"; });
-  document.addEventListener("htmx:sseError", function () { document.body.dataset.live = "closed"; });
+  // A stream the extension opens again (it sends no Last-Event-ID) must
+  // bring the channel's messages whole: edits and deletions made meanwhile
+  // do not change the number of the latest message the URL carries.
+  document.addEventListener("htmx:sseError", function () {
+    document.body.dataset.live = "closed";
+    var url = document.body.getAttribute("sse-connect");
+    if (url && /[?&]seq=/.test(url)) {
+      document.body.setAttribute("sse-connect", url.replace(/([?&]seq=)[^&]*/, "$1-1"));
+    }
+  });
 
   function scroller() { return document.getElementById("message-scroll"); }
   function nearBottom(el) { return el.scrollHeight - el.scrollTop - el.clientHeight < 120; }
