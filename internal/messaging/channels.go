@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/search"
@@ -301,20 +302,11 @@ func (s *Service) changeChannel(ctx context.Context, tenantID string, p Person, 
 	if err != nil {
 		return nil, err
 	}
-	if after := channelFields(c); len(before) > 0 && !sameFields(before, after) {
-		s.audit(ctx, tenantID, action, kanri.TypeChannel, c.ID, c.Name, before, after)
+	if changes := audit.Diff(before, channelFields(c)); len(before) > 0 && len(changes) > 0 {
+		s.Audit.Record(ctx, audit.Entry{TenantID: tenantID, Action: action, Resource: kanri.AuditResource{Type: kanri.TypeChannel, ID: c.ID, Name: c.Name}, Changes: changes})
 		s.publish(ctx, tenantID, KindChannelUpdated, Payload{ChannelID: c.ID, Private: c.IsPrivate})
 	}
 	return c, nil
-}
-
-func sameFields(a, b map[string]any) bool {
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // UpdateChannel changes a channel's name, display name, description and
