@@ -16,6 +16,7 @@ import (
 
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/events"
+	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
@@ -93,19 +94,26 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	repair := worker{"repair user counts", func(ctx context.Context) error {
 		return tenants.RunRepair(ctx, repairInterval, cfg.RepairGrace)
 	}}
-	health := worker{"service health checks", func(ctx context.Context) error {
-		return svcs.Catalog.RunHealth(ctx, cfg.HealthInterval)
-	}}
-	recheck := worker{"domain re-checks", func(ctx context.Context) error {
-		return svcs.Domains.RunRecheck(ctx, cfg.DomainRecheck)
-	}}
+	// Work that must happen once across instances runs through the
+	// scheduler: each slot is claimed by one instance.
+	once := func(name string, every time.Duration, run func(context.Context) error) worker {
+		return worker{name, func(ctx context.Context) error {
+			return svcs.Scheduler.Every(ctx, log, schedule.Periodic{Name: name, Every: every, Run: run})
+		}}
+	}
+	health := once("service-health", cfg.HealthInterval, func(ctx context.Context) error {
+		_, err := svcs.Catalog.CheckHealth(ctx)
+		return err
+	})
+	recheck := once("domain-recheck", cfg.DomainRecheck, func(ctx context.Context) error {
+		_, err := svcs.Domains.Recheck(ctx)
+		return err
+	})
 	// The usage log writes what is queued when it stops, after the HTTP
 	// server has drained.
 	usageLog := worker{"API usage log", svcs.Usage.Run}
 	fileUsage := worker{"file usage and access times", svcs.Files.Run}
-	fileCleanup := worker{"file cleanups", func(ctx context.Context) error {
-		return svcs.Files.RunWorkers(ctx, fileCleanupInterval)
-	}}
+	fileCleanup := once("file-cleanups", fileCleanupInterval, svcs.Files.Cleanups)
 	channelCleanup := worker{"channel deletions", svcs.Messaging.Run}
 	return web.New(web.Config{
 		Deps: svcs.Deps, Services: *svcs, SessionSecret: secret,

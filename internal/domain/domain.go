@@ -377,24 +377,6 @@ func (s *Service) Recheck(ctx context.Context) (int, error) {
 	}
 }
 
-// RunRecheck re-checks verified domains every interval until ctx ends; an
-// interval of 0 turns it off.
-func (s *Service) RunRecheck(ctx context.Context, interval time.Duration) error {
-	if interval <= 0 {
-		return nil
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(interval):
-		}
-		if _, err := s.Recheck(ctx); err != nil && ctx.Err() == nil {
-			s.Logger.Error("domain re-check", "err", err)
-		}
-	}
-}
-
 func fields(d *kanri.Domain) map[string]any {
 	return map[string]any{"domain": d.Domain, "verified": d.Verified}
 }

@@ -2,6 +2,8 @@ package files
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -151,31 +153,24 @@ func (s *Service) dropFile(ctx context.Context, f *kanri.File) error {
 	return err
 }
 
-// RunWorkers runs the file service's cleanups every interval until ctx
-// ends: expired uploads, the trash past its retention, orphans. They run
-// on every instance (each is safe to run twice at once: every change is
-// conditional on what it read).
-func (s *Service) RunWorkers(ctx context.Context, every time.Duration) error {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if n, err := s.ExpireUploads(ctx); err != nil && ctx.Err() == nil {
-			s.Logger.Error("expire uploads", "err", err)
-		} else if n > 0 {
-			s.Logger.Info("expired uploads released", "count", n)
-		}
-		if n, err := s.EmptyOldTrash(ctx); err != nil && ctx.Err() == nil {
-			s.Logger.Error("empty old trash", "err", err)
-		} else if n > 0 {
-			s.Logger.Info("old trash purged", "count", n)
-		}
-		if _, err := s.CleanOrphans(ctx); err != nil && ctx.Err() == nil {
-			s.Logger.Error("clean orphans", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
+// Cleanups runs the file service's cleanups once: expired uploads, the
+// trash past its retention, orphans. The scheduler runs them once across
+// instances; each is also safe to run twice at once (every change is
+// conditional on what it read). A failing cleanup does not stop the others.
+func (s *Service) Cleanups(ctx context.Context) error {
+	var errs []error
+	if n, err := s.ExpireUploads(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("expire uploads: %w", err))
+	} else if n > 0 {
+		s.Logger.Info("expired uploads released", "count", n)
 	}
+	if n, err := s.EmptyOldTrash(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("empty old trash: %w", err))
+	} else if n > 0 {
+		s.Logger.Info("old trash purged", "count", n)
+	}
+	if _, err := s.CleanOrphans(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("clean orphans: %w", err))
+	}
+	return errors.Join(errs...)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
@@ -105,22 +104,4 @@ func (s *Service) saveHealth(ctx context.Context, serviceID, status, detail stri
 	// is a true observation.
 	h.ETag = ""
 	return repo.Upsert(ctx, h)
-}
-
-// RunHealth checks the services' health every interval until ctx ends;
-// an interval of 0 turns checks off.
-func (s *Service) RunHealth(ctx context.Context, interval time.Duration) error {
-	if interval <= 0 {
-		return nil
-	}
-	for {
-		if _, err := s.CheckHealth(ctx); err != nil && ctx.Err() == nil {
-			s.Logger.Error("service health check", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(interval):
-		}
-	}
 }

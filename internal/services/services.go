@@ -4,6 +4,7 @@
 package services
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
@@ -46,6 +48,9 @@ type Set struct {
 	Messaging *messaging.Service
 	// Events carry what happens in a tenant to its open pages.
 	Events events.Bus
+	// Scheduler claims the runs of work that must happen once across
+	// instances.
+	Scheduler *schedule.Scheduler
 }
 
 // Options are the settings of the services.
@@ -67,6 +72,9 @@ type Options struct {
 	// Events carry what happens in a tenant to its open pages, on every
 	// instance; an in-process bus when nil (one instance).
 	Events events.Bus
+	// Scheduler claims runs and leases; when nil, one over st named after
+	// the host and process.
+	Scheduler *schedule.Scheduler
 }
 
 // New builds every service over st. A nil log is slog.Default and a nil
@@ -86,8 +94,22 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 		s.Events = events.NewLocal()
 	}
 	s.Messaging = messaging.New(d, s.Events, s.Files)
+	s.Scheduler = o.Scheduler
+	if s.Scheduler == nil {
+		s.Scheduler = schedule.New(st.Port(), schedule.InstanceName(), clock{d.Now})
+	}
 	if o.UsageFlush > 0 {
 		s.Usage.FlushEvery = o.UsageFlush
 	}
 	return s
+}
+
+// clock is the scheduler's clock over the services' now: the system's
+// timers, read by the injected clock.
+type clock struct{ now func() time.Time }
+
+func (c clock) Now() time.Time { return c.now() }
+
+func (c clock) Sleep(ctx context.Context, until time.Time) error {
+	return schedule.SystemClock{}.Sleep(ctx, until)
 }

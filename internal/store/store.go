@@ -30,6 +30,11 @@ func New(ds docstore.Store, log *slog.Logger) *Store {
 	return &Store{ds: ds, migrations: DefaultMigrations(), log: log}
 }
 
+// Port returns the document store itself, for the infrastructure built
+// over the port rather than over tenants' repositories (the scheduler's
+// run documents and leases).
+func (s *Store) Port() docstore.Store { return s.ds }
+
 // Ping reports whether the underlying store can serve requests.
 func (s *Store) Ping(ctx context.Context) error { return s.ds.Ping(ctx) }
 
