@@ -23,6 +23,19 @@ type Store interface {
 	Container(name string) Container
 	// Ping reports whether the store can serve requests.
 	Ping(ctx context.Context) error
+	// Dump passes every live document of partition pk in the named
+	// containers to fn, container by container, for backups. fn must not
+	// keep it.Body after it returns.
+	//
+	// On a store with transactions across documents (the embedded one) the
+	// whole dump is one read transaction: a snapshot, and writers are not
+	// blocked. Cosmos DB has no snapshot across documents: each container
+	// is read page by page, and then the documents written since the dump
+	// began (by their _ts) are read again and passed to fn a second time,
+	// so that a later call for an id supersedes an earlier one and the
+	// dump holds every document as of its end. Dump reports whether it
+	// was a snapshot.
+	Dump(ctx context.Context, pk string, containers []string, fn func(container string, it Item) error) (snapshot bool, err error)
 	// Close releases the store's resources.
 	Close() error
 }

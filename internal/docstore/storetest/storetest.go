@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -75,6 +76,7 @@ func Run(t *testing.T, open Opener) {
 		{"IndexPagingWithEqualValues", testIndexEqualValues},
 		{"IndexPagingWhileWritersInsert", testIndexConcurrentInserts},
 		{"IndexDescendingAndFiltered", testIndexDescending},
+		{"DumpPartition", testDump},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, h) })
@@ -942,4 +944,59 @@ func testIndexDescending(t *testing.T, h *harness) {
 	wantCode(t, "a token of another query", err, kanri.EINVALID)
 	_, err = c.Query(ctx(t), partition(t), docstore.Query{Type: "thing", OrderBy: "v", Limit: 2, Continuation: p.Continuation})
 	wantCode(t, "a token of another partition", err, kanri.EINVALID)
+}
+
+func testDump(t *testing.T, h *harness) {
+	pk, other := partition(t), partition(t)
+	want := map[string]string{} // container/id -> name
+	for i, name := range []string{docstore.Auth, docstore.Messaging} {
+		for j := range 120 {
+			id := fmt.Sprintf("d%03d", j)
+			_, err := h.c(name).Create(ctx(t), pk, doc(pk, id, map[string]any{"name": fmt.Sprintf("%d-%d", i, j)}))
+			must(t, "create", err)
+			want[name+"/"+id] = fmt.Sprintf("%d-%d", i, j)
+		}
+	}
+	// Another partition, another container, and deleted documents are not
+	// dumped.
+	_, err := h.c(docstore.Auth).Create(ctx(t), other, doc(other, "x", nil))
+	must(t, "create in another partition", err)
+	_, err = h.c(docstore.Files).Create(ctx(t), pk, doc(pk, "f", nil))
+	must(t, "create in another container", err)
+	must(t, "delete", h.c(docstore.Auth).Delete(ctx(t), pk, "d007", ""))
+	delete(want, docstore.Auth+"/d007")
+
+	got := map[string]string{}
+	_, err = h.st.Dump(ctx(t), pk, []string{docstore.Auth, docstore.Messaging}, func(container string, it docstore.Item) error {
+		var m map[string]any
+		if err := json.Unmarshal(it.Body, &m); err != nil {
+			return err
+		}
+		for k := range m {
+			if strings.HasPrefix(k, "_") {
+				t.Errorf("%s/%s: dumped with the system property %s", container, it.ID, k)
+			}
+		}
+		if m["id"] != it.ID || m["tenantId"] != pk {
+			t.Errorf("%s/%s: body says id %v tenant %v", container, it.ID, m["id"], m["tenantId"])
+		}
+		got[container+"/"+it.ID], _ = m["name"].(string)
+		return nil
+	})
+	must(t, "dump", err)
+	if len(got) != len(want) {
+		t.Errorf("dumped %d documents, want %d", len(got), len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("dumped %s = %q, want %q", k, got[k], v)
+		}
+	}
+	// An error from fn ends the dump with that error.
+	stop := errors.New("stop")
+	n := 0
+	_, err = h.st.Dump(ctx(t), pk, []string{docstore.Auth}, func(string, docstore.Item) error { n++; return stop })
+	if !errors.Is(err, stop) || n != 1 {
+		t.Errorf("dump with a failing fn: %v after %d documents, want stop after 1", err, n)
+	}
 }
