@@ -32,6 +32,10 @@ const usageQueue = 10_000
 // are looked for.
 const fileCleanupInterval = time.Hour
 
+// backupPoll is how often each instance looks for due backups (the
+// slot of each is claimed by one instance).
+const backupPoll = 15 * time.Second
+
 // repairInterval is how often pending user-count changes are looked for.
 const repairInterval = time.Minute
 
@@ -83,6 +87,12 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 		if n > 0 {
 			log.Info("settled the user counts a crash left pending", "reversed", n)
 		}
+		// Likewise a backup marked running was stopped by a crash.
+		if n, err := svcs.Backups.FailAbandoned(ctx, true); err != nil {
+			return nil, nil, fmt.Errorf("mark interrupted backups: %w", err)
+		} else if n > 0 {
+			log.Error("backups interrupted by a crash marked failed", "count", n)
+		}
 	}
 	secret, err := sessionSecret(cfg)
 	if err != nil {
@@ -115,9 +125,10 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	fileUsage := worker{"file usage and access times", svcs.Files.Run}
 	fileCleanup := once("file-cleanups", fileCleanupInterval, svcs.Files.Cleanups)
 	channelCleanup := worker{"channel deletions", svcs.Messaging.Run}
+	backups := worker{"backups", func(ctx context.Context) error { return svcs.Backups.Run(ctx, backupPoll) }}
 	return web.New(web.Config{
 		Deps: svcs.Deps, Services: *svcs, SessionSecret: secret,
-	}), []worker{repair, health, recheck, usageLog, fileUsage, fileCleanup, channelCleanup}, nil
+	}), []worker{repair, health, recheck, usageLog, fileUsage, fileCleanup, channelCleanup, backups}, nil
 }
 
 // sessionSecret returns the secret of the session cookie: from

@@ -104,6 +104,12 @@ func Specs() []Spec {
 		}},
 		{Name: Backup, Indexing: defaultIndexing(), Indexes: []Index{
 			{"history_job_started", kanri.TypeBackupHistory, []string{"jobId", "startedAt"}},
+			{"history_started", kanri.TypeBackupHistory, []string{"startedAt"}},
+			{"history_status_started", kanri.TypeBackupHistory, []string{"status", "startedAt"}},
+			{"job_name", kanri.TypeBackupJob, []string{"name"}},
+			{"job_due", kanri.TypeBackupJob, []string{"isActive", "nextRunAt"}},
+			{"restore_status", kanri.TypeBackupRestore, []string{"status", "startedAt"}},
+			{"restore_started", kanri.TypeBackupRestore, []string{"startedAt"}},
 		}},
 		{Name: Audit, DefaultTTL: kanri.TTLAuditLog * time.Second, Indexing: IndexingPolicy{
 			IncludedPaths: []string{"/*"},

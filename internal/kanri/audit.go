@@ -19,12 +19,14 @@ const (
 	AuditDomain            = "Domain"
 	AuditFile              = "File"
 	AuditFolder            = "Folder"
+	AuditBackupJob         = "BackupJob"
+	AuditBackup            = "Backup"
 )
 
 // AuditResourceTypes returns every type of audited resource, in the order
 // the audit page offers them.
 func AuditResourceTypes() []string {
-	return []string{AuditTenant, AuditUser, AuditRoleAssignment, AuditService, AuditServiceAssignment, AuditAPIKey, AuditDomain, AuditFile, AuditFolder}
+	return []string{AuditTenant, AuditUser, AuditRoleAssignment, AuditService, AuditServiceAssignment, AuditAPIKey, AuditDomain, AuditFile, AuditFolder, AuditBackupJob, AuditBackup}
 }
 
 // Reasons of the sign-in records (auth.login_failed, auth.lockout). A

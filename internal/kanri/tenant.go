@@ -1,6 +1,9 @@
 package kanri
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Tenant statuses (spec §3.1.2).
 const (
@@ -29,12 +32,34 @@ type Tenant struct {
 	UserCount    int            `json:"userCount"`
 	MaxUsers     int            `json:"maxUsers"`
 	Metadata     TenantMetadata `json:"metadata"`
+	Settings     TenantSettings `json:"settings"`
 	CreatedAt    Time           `json:"createdAt"`
 	UpdatedAt    Time           `json:"updatedAt"`
 	CreatedBy    string         `json:"createdBy"`
 	UpdatedBy    string         `json:"updatedBy,omitempty"`
 	DeletedAt    Time           `json:"deletedAt"`
 	DeletedBy    string         `json:"deletedBy,omitempty"`
+}
+
+// TenantSettings are a tenant's own settings (ADR 003).
+type TenantSettings struct {
+	// Timezone is the IANA time zone the console shows the tenant's times
+	// in and reads its backup schedules in; "" means DefaultTimeZone.
+	Timezone string `json:"timezone,omitempty"`
+}
+
+// Location returns the tenant's time zone: its setting, else
+// DefaultTimeZone, else UTC when neither is known to this machine.
+func (t *Tenant) Location() *time.Location {
+	for _, name := range []string{t.Settings.Timezone, DefaultTimeZone} {
+		if name == "" {
+			continue
+		}
+		if loc, err := time.LoadLocation(name); err == nil {
+			return loc
+		}
+	}
+	return time.UTC
 }
 
 // TenantMetadata is free-form descriptive data about a tenant.

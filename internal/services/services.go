@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/backup"
 	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/domain"
 	"github.com/kanri/kanri/internal/events"
@@ -51,6 +52,8 @@ type Set struct {
 	// Scheduler claims the runs of work that must happen once across
 	// instances.
 	Scheduler *schedule.Scheduler
+	// Backups are the tenants' backup jobs, archives and restores.
+	Backups *backup.Service
 }
 
 // Options are the settings of the services.
@@ -98,6 +101,7 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	if s.Scheduler == nil {
 		s.Scheduler = schedule.New(st.Port(), schedule.InstanceName(), clock{d.Now})
 	}
+	s.Backups = backup.New(d, o.Blobs, s.Scheduler, s.Events, s.Tenants)
 	if o.UsageFlush > 0 {
 		s.Usage.FlushEvery = o.UsageFlush
 	}

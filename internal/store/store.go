@@ -221,6 +221,11 @@ func (t Tenant) BackupHistory() *Repo[kanri.BackupHistory, *kanri.BackupHistory]
 	return newRepo[kanri.BackupHistory](t.s, docstore.Backup, t.id, kanri.TypeBackupHistory)
 }
 
+// BackupRestores returns the tenant's restores of archives.
+func (t Tenant) BackupRestores() *Repo[kanri.BackupRestore, *kanri.BackupRestore] {
+	return newRepo[kanri.BackupRestore](t.s, docstore.Backup, t.id, kanri.TypeBackupRestore)
+}
+
 // AuditLogs returns the tenant's audit records.
 func (t Tenant) AuditLogs() *Repo[kanri.AuditLog, *kanri.AuditLog] {
 	return newRepo[kanri.AuditLog](t.s, docstore.Audit, t.id, kanri.TypeAuditLog)
@@ -357,6 +362,31 @@ func (p Privileged) TrashedFiles(ctx context.Context, before kanri.Time, continu
 // deletion is not finished, for the worker that finishes it.
 func (p Privileged) ChannelDeletions(ctx context.Context, continuation string) ([]*kanri.ChannelDeletion, string, error) {
 	return across[kanri.ChannelDeletion](ctx, p, docstore.Messaging, kanri.TypeChannelDeletion, docstore.Query{Limit: 100, Continuation: continuation})
+}
+
+// DueBackupJobs returns one page of the active backup jobs of every tenant
+// whose next run is at or before the given time, for the scheduler.
+func (p Privileged) DueBackupJobs(ctx context.Context, at kanri.Time, continuation string) ([]*kanri.BackupJob, string, error) {
+	return across[kanri.BackupJob](ctx, p, docstore.Backup, kanri.TypeBackupJob, docstore.Query{
+		Where: []docstore.Filter{docstore.Eq("isActive", true), docstore.Gt("nextRunAt", ""), docstore.Lte("nextRunAt", at.String())},
+		Limit: 100, Continuation: continuation,
+	})
+}
+
+// RunningBackups returns one page of the backup runs of every tenant that
+// are still marked running, for the sweep of runs a crash interrupted.
+func (p Privileged) RunningBackups(ctx context.Context, continuation string) ([]*kanri.BackupHistory, string, error) {
+	return across[kanri.BackupHistory](ctx, p, docstore.Backup, kanri.TypeBackupHistory, docstore.Query{
+		Where: []docstore.Filter{docstore.Eq("status", kanri.BackupRunning)}, Limit: 100, Continuation: continuation,
+	})
+}
+
+// RunningRestores returns one page of the restores of every tenant that
+// are not finished, for the worker that finishes them.
+func (p Privileged) RunningRestores(ctx context.Context, continuation string) ([]*kanri.BackupRestore, string, error) {
+	return across[kanri.BackupRestore](ctx, p, docstore.Backup, kanri.TypeBackupRestore, docstore.Query{
+		Where: []docstore.Filter{docstore.Eq("status", kanri.RestoreRunning)}, Limit: 100, Continuation: continuation,
+	})
 }
 
 // Files returns one page of the files of every tenant, for the cleanup of

@@ -1,0 +1,434 @@
+package backup
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
+)
+
+// maxAttempts is how many times a restore is tried before it is left
+// failed for a person to retry.
+const maxAttempts = 3
+
+// Restore verifies the archive and restores the chosen parts of it into
+// the tenant, in the background: documents of those parts are put back
+// as the archive has them and those made since are removed, except the
+// audit log (records are only added back) and the restorer's own user,
+// membership, roles and sign-in names. It returns the restore as started.
+func (s *Service) Restore(ctx context.Context, tenantID, historyID string, parts []string) (*kanri.BackupRestore, error) {
+	m, err := s.Verify(ctx, tenantID, historyID)
+	if err != nil {
+		return nil, err
+	}
+	if parts, err = s.restorable(m, parts); err != nil {
+		return nil, err
+	}
+	r := &kanri.BackupRestore{
+		Doc:       kanri.Doc{ID: newID("restore_")},
+		HistoryID: historyID, SourceTenantID: tenantID, Parts: parts, Status: kanri.RestoreRunning,
+		StartedBy: audit.ActorFrom(ctx).UserID, StartedAt: kanri.NewTime(s.Now()),
+	}
+	if err := s.begin(ctx, tenantID, r, m); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// RestoreAsNewTenant restores every part of an archive of sourceID into a
+// new tenant made from in, for the operator to inspect the archive without
+// touching the original. The copy's API keys authenticate nothing (their
+// hashes stay the original's) and its domains are not verified anew.
+func (s *Service) RestoreAsNewTenant(ctx context.Context, sourceID, historyID string, in kanri.TenantInput) (*kanri.Tenant, *kanri.BackupRestore, error) {
+	m, err := s.Verify(ctx, sourceID, historyID)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := s.tenants.Create(ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	var parts []string
+	for _, p := range m.Parts {
+		parts = append(parts, p.Name)
+	}
+	r := &kanri.BackupRestore{
+		Doc:       kanri.Doc{ID: newID("restore_")},
+		HistoryID: historyID, SourceTenantID: sourceID, Parts: parts, Status: kanri.RestoreRunning,
+		StartedBy: audit.ActorFrom(ctx).UserID, StartedAt: kanri.NewTime(s.Now()),
+	}
+	if err := s.begin(ctx, t.ID, r, m); err != nil {
+		return nil, nil, err
+	}
+	return t, r, nil
+}
+
+// begin takes the tenant's lease, records the restore and runs it in the
+// background.
+func (s *Service) begin(ctx context.Context, tenantID string, r *kanri.BackupRestore, m *Manifest) error {
+	lease, err := s.sched.Acquire(ctx, tenantID, leaseName, "restore", leaseTerm)
+	if err != nil {
+		return busy(err)
+	}
+	if err := s.Store.Tenant(tenantID).BackupRestores().Create(ctx, r); err != nil {
+		lease.Release(context.WithoutCancel(ctx))
+		return err
+	}
+	reason := ""
+	if r.SourceTenantID != tenantID {
+		reason = "from " + r.SourceTenantID
+	}
+	s.Audit.Record(ctx, audit.Entry{
+		TenantID: tenantID, Action: "backup.restore", Reason: reason,
+		Resource: kanri.AuditResource{Type: kanri.AuditBackup, ID: r.HistoryID, Name: m.StartedAt.String()},
+		Changes:  audit.Diff(nil, map[string]any{"parts": strings.Join(r.Parts, ",")}),
+	})
+	s.background(func(bg context.Context) {
+		_ = lease.Hold(bg, func(ctx context.Context) error { return s.finish(ctx, tenantID, r) })
+	})
+	return nil
+}
+
+// RetryRestore runs a failed restore again.
+func (s *Service) RetryRestore(ctx context.Context, tenantID, id string) (*kanri.BackupRestore, error) {
+	if !strings.HasPrefix(id, "restore_") {
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	r, err := s.Store.Tenant(tenantID).BackupRestores().Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if r.Status != kanri.RestoreFailed {
+		return nil, kanri.E(kanri.ECONFLICT, "backups.error.not_failed")
+	}
+	lease, err := s.sched.Acquire(ctx, tenantID, leaseName, "restore", leaseTerm)
+	if err != nil {
+		return nil, busy(err)
+	}
+	r.Status, r.Attempts, r.ErrorMessage = kanri.RestoreRunning, 0, ""
+	if err := s.Store.Tenant(tenantID).BackupRestores().Replace(ctx, r); err != nil {
+		lease.Release(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	s.background(func(bg context.Context) {
+		_ = lease.Hold(bg, func(ctx context.Context) error { return s.finish(ctx, tenantID, r) })
+	})
+	return r, nil
+}
+
+// LatestRestore returns the tenant's latest restore, or nil.
+func (s *Service) LatestRestore(ctx context.Context, tenantID string) (*kanri.BackupRestore, error) {
+	rs, _, err := s.Store.Tenant(tenantID).BackupRestores().Query(ctx, docstore.Query{OrderBy: "startedAt", Desc: true, Limit: 1})
+	if err != nil || len(rs) == 0 {
+		return nil, err
+	}
+	return rs[0], nil
+}
+
+// ResumeRestores finishes the restores that an instance left unfinished
+// (it stopped, or an attempt failed): a restore is idempotent, so running
+// it again from the start completes it.
+func (s *Service) ResumeRestores(ctx context.Context) error {
+	next := ""
+	for {
+		rs, n, err := s.Store.Privileged().RunningRestores(ctx, next)
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			lease, err := s.sched.Acquire(ctx, r.TenantID, leaseName, "restore", leaseTerm)
+			if err != nil {
+				continue // still running somewhere, or another instance resumes it
+			}
+			tenantID := r.TenantID
+			if err := lease.Hold(ctx, func(ctx context.Context) error { return s.finish(ctx, tenantID, r) }); err != nil {
+				s.Logger.Error("restore attempt failed", "tenant", tenantID, "restore", r.ID, "err", err)
+			}
+		}
+		if next = n; next == "" {
+			return nil
+		}
+	}
+}
+
+// finish makes one attempt at restore r and records how it ended: done,
+// still running (to be attempted again by the worker) or failed after
+// maxAttempts.
+func (s *Service) finish(ctx context.Context, tenantID string, r *kanri.BackupRestore) error {
+	repo := s.Store.Tenant(tenantID).BackupRestores()
+	r.Attempts++
+	r.ETag = ""
+	if err := repo.Replace(ctx, r); err != nil {
+		return err
+	}
+	written, removed, err := s.apply(ctx, tenantID, r)
+	r.Written, r.Removed = written, removed
+	wctx := context.WithoutCancel(ctx)
+	switch {
+	case err == nil:
+		r.Status, r.CompletedAt, r.ErrorMessage = kanri.RestoreDone, kanri.NewTime(s.Now()), ""
+		s.Logger.Info("restore done", "tenant", tenantID, "restore", r.ID, "written", written, "removed", removed)
+	case r.Attempts >= maxAttempts:
+		r.Status, r.ErrorMessage = kanri.RestoreFailed, err.Error()
+		s.Logger.Error("restore failed", "tenant", tenantID, "restore", r.ID, "attempts", r.Attempts, "err", err)
+	default:
+		r.ErrorMessage = err.Error()
+		s.Logger.Warn("restore attempt failed; it will be attempted again", "tenant", tenantID, "restore", r.ID, "attempt", r.Attempts, "err", err)
+	}
+	r.ETag = ""
+	if werr := repo.Replace(wctx, r); werr != nil {
+		s.Logger.Error("restore not recorded", "tenant", tenantID, "restore", r.ID, "err", werr)
+	}
+	return err
+}
+
+// current is what the tenant holds of a document now.
+type current struct {
+	digest  [32]byte
+	part    string
+	typ     string
+	keyHash string // of an API key, for its lookup
+}
+
+// apply restores r's parts into tenantID: it writes the archive's
+// documents that differ from the tenant's, removes those the archive does
+// not have, copies back file contents, and recounts users and storage. It
+// can be run again after a failure: each step converges on the archive.
+func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRestore) (written, removed int, err error) {
+	src := r.SourceTenantID
+	m, err := s.Verify(ctx, src, r.HistoryID)
+	if err != nil {
+		return 0, 0, err
+	}
+	k := keeper{}
+	if src == tenantID {
+		k.userID = r.StartedBy
+	}
+	now := map[string]current{}
+	_, err = s.dump(ctx, tenantID, containersOf(r.Parts), func(container string, it docstore.Item) error {
+		var hd struct {
+			header
+			KeyHash string `json:"keyHash"`
+		}
+		if err := json.Unmarshal(it.Body, &hd); err != nil {
+			return err
+		}
+		part := partOf(container, hd.Type)
+		if !slices.Contains(r.Parts, part) || k.keeps(part, hd.Type, it.ID, it.Body) {
+			return nil
+		}
+		d, err := digest(it.Body)
+		if err != nil {
+			return err
+		}
+		now[docKey(container, it.ID)] = current{digest: d, part: part, typ: hd.Type, keyHash: hd.KeyHash}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	inArchive := map[string]bool{}
+	for _, part := range r.Parts {
+		if s.beforePart != nil {
+			if err := s.beforePart(part); err != nil {
+				return written, removed, err
+			}
+		}
+		pi, _ := m.Part(part)
+		err := readPart(ctx, s.blobs, archivePrefix(src, r.HistoryID)+pi.Blob, pi.SHA256, func(container string, body json.RawMessage) error {
+			var hd header
+			if err := json.Unmarshal(body, &hd); err != nil {
+				return err
+			}
+			if k.keeps(part, hd.Type, hd.ID, body) {
+				return nil
+			}
+			key := docKey(container, hd.ID)
+			inArchive[key] = true
+			out, err := s.rewrite(body, src, tenantID, hd.Type, hd.ID)
+			if err != nil {
+				return err
+			}
+			d, err := digest(out)
+			if err != nil {
+				return err
+			}
+			cur, exists := now[key]
+			if hd.Type == kanri.TypeFile {
+				if err := s.putContent(ctx, src, tenantID, out, exists && cur.digest == d); err != nil {
+					return err
+				}
+			}
+			if exists && (cur.digest == d || part == kanri.PartAudit) {
+				return nil
+			}
+			if _, err := s.Store.Port().Container(container).Upsert(ctx, tenantID, out, ""); err != nil {
+				return fmt.Errorf("restore %s/%s: %w", container, hd.ID, err)
+			}
+			written++
+			if hd.Type == kanri.TypeAPIKey && src == tenantID {
+				return s.relink(ctx, tenantID, out)
+			}
+			return nil
+		})
+		if err != nil {
+			return written, removed, err
+		}
+	}
+	for key, cur := range now {
+		if inArchive[key] || cur.part == kanri.PartAudit {
+			continue
+		}
+		container, id, _ := strings.Cut(key, "\x00")
+		if err := s.Store.Port().Container(container).Delete(ctx, tenantID, id, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return written, removed, fmt.Errorf("remove %s/%s: %w", container, id, err)
+		}
+		removed++
+		if cur.typ == kanri.TypeAPIKey && cur.keyHash != "" {
+			s.unlink(ctx, tenantID, cur.keyHash)
+		}
+	}
+	if slices.Contains(r.Parts, kanri.PartUsers) {
+		if err := s.recountUsers(ctx, tenantID); err != nil {
+			return written, removed, err
+		}
+	}
+	if slices.Contains(r.Parts, kanri.PartFiles) {
+		if err := s.recountStorage(ctx, tenantID); err != nil {
+			return written, removed, err
+		}
+	}
+	return written, removed, nil
+}
+
+// rewrite returns an archived document as it is written into tenantID:
+// normalised, and for another tenant with its partition and its file's
+// blob name moved.
+func (s *Service) rewrite(body []byte, src, tenantID, typ, id string) ([]byte, error) {
+	if src == tenantID {
+		return normalise(body, "")
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	m["tenantId"] = tenantID
+	if typ == kanri.TypeFile {
+		m["storageUrl"] = "blob:" + kanri.BlobName(tenantID, id)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return normalise(b, "")
+}
+
+// putContent copies a restored file's content from the archive's kept
+// contents to the file's blob, unless the file is unchanged and its blob
+// is there.
+func (s *Service) putContent(ctx context.Context, src, tenantID string, body []byte, unchanged bool) error {
+	f, ok, err := fileOf(body)
+	if err != nil || !ok {
+		return err
+	}
+	name := strings.TrimPrefix(f.StorageURL, "blob:")
+	if unchanged {
+		if info, err := s.blobs.Stat(ctx, name); err == nil && info.Size == f.Size {
+			return nil
+		}
+	}
+	rd, err := s.blobs.NewRangeReader(ctx, contentBlob(src, f.Checksum), 0, -1)
+	if err != nil {
+		return fmt.Errorf("file %s (%s): %w", f.ID, f.Name, err)
+	}
+	defer rd.Close()
+	res, err := s.blobs.Put(ctx, name, rd)
+	if err != nil {
+		return fmt.Errorf("file %s (%s): %w", f.ID, f.Name, err)
+	}
+	if res.SHA256 != f.Checksum {
+		return damaged(f.Checksum, fmt.Errorf("the kept content of file %s (%s) does not match its SHA-256", f.ID, f.Name))
+	}
+	return nil
+}
+
+// relink makes a restored API key authenticate again: its lookup entry.
+func (s *Service) relink(ctx context.Context, tenantID string, body []byte) error {
+	var key kanri.APIKey
+	if err := json.Unmarshal(body, &key); err != nil {
+		return err
+	}
+	if key.KeyHash == "" {
+		return nil
+	}
+	repo := store.Of[kanri.APIKeyLookup](s.Store.Tenant(kanri.SystemTenantID), docstore.API, kanri.TypeAPIKeyLookup)
+	l := &kanri.APIKeyLookup{Doc: kanri.Doc{ID: kanri.APIKeyLookupID(key.KeyHash)}, KeyTenantID: tenantID, APIKeyID: key.ID}
+	return repo.Upsert(ctx, l)
+}
+
+// unlink removes a removed API key's lookup entry, if it is the key's.
+func (s *Service) unlink(ctx context.Context, tenantID, keyHash string) {
+	repo := store.Of[kanri.APIKeyLookup](s.Store.Tenant(kanri.SystemTenantID), docstore.API, kanri.TypeAPIKeyLookup)
+	l, err := repo.Get(ctx, kanri.APIKeyLookupID(keyHash))
+	if err != nil || l.KeyTenantID != tenantID {
+		return
+	}
+	if err := repo.Delete(ctx, l.ID, l.ETag); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+		s.Logger.Warn("api key lookup not removed; it authenticates nothing", "err", err)
+	}
+}
+
+// recountUsers sets the tenant's userCount to its users not deleted.
+func (s *Service) recountUsers(ctx context.Context, tenantID string) error {
+	n, next := 0, ""
+	for {
+		us, cont, err := s.Store.Tenant(tenantID).Users().Query(ctx, docstore.Query{Limit: docstore.MaxPageSize, Continuation: next})
+		if err != nil {
+			return err
+		}
+		for _, u := range us {
+			if u.DeletedAt.IsZero() {
+				n++
+			}
+		}
+		if next = cont; next == "" {
+			break
+		}
+	}
+	return s.tenants.SetUserCount(ctx, tenantID, n)
+}
+
+// recountStorage sets the tenant's storage account to its files, keeping
+// the reservations of uploads in progress.
+func (s *Service) recountStorage(ctx context.Context, tenantID string) error {
+	var used, trash int64
+	files, next := 0, ""
+	for {
+		fs, cont, err := s.Store.Tenant(tenantID).Files().Query(ctx, docstore.Query{Limit: docstore.MaxPageSize, Continuation: next})
+		if err != nil {
+			return err
+		}
+		for _, f := range fs {
+			files++
+			if f.DeletedAt.IsZero() {
+				used += f.Size
+			} else {
+				trash += f.Size
+			}
+		}
+		if next = cont; next == "" {
+			break
+		}
+	}
+	_, err := s.Store.Tenant(tenantID).FileStorage().Modify(ctx, kanri.FileStorageID, func() *kanri.FileStorage { return &kanri.FileStorage{} }, func(st *kanri.FileStorage) error {
+		st.Used, st.Trash, st.Files, st.UpdatedAt = used, trash, files, kanri.NewTime(s.Now())
+		return nil
+	})
+	return err
+}

@@ -1,0 +1,300 @@
+package backup
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/kanri/kanri/internal/blob"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// FormatVersion is the version of the archive format this Kanri writes
+// and reads.
+const FormatVersion = 1
+
+// Manifest describes an archive. It is written last: an archive without
+// one is incomplete and is never restored.
+type Manifest struct {
+	Format      int        `json:"format"`
+	Kanri       string     `json:"kanri"`
+	TenantID    string     `json:"tenantId"`
+	TenantName  string     `json:"tenantName"`
+	JobID       string     `json:"jobId"`
+	JobName     string     `json:"jobName"`
+	HistoryID   string     `json:"historyId"`
+	StartedAt   kanri.Time `json:"startedAt"`
+	CompletedAt kanri.Time `json:"completedAt"`
+	// Consistency is "snapshot" (one read transaction, the embedded store)
+	// or "end" (Cosmos DB: every document as of the export's end).
+	Consistency string     `json:"consistency"`
+	Parts       []PartInfo `json:"parts"`
+	Files       FilesInfo  `json:"files"`
+}
+
+// PartInfo describes one part's file in the archive.
+type PartInfo struct {
+	Name string `json:"name"`
+	// Blob is the part's file name within the archive.
+	Blob      string `json:"blob"`
+	Documents int    `json:"documents"`
+	// Bytes and SHA256 are the compressed file's length and digest.
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// FilesInfo counts the file contents the archive references.
+type FilesInfo struct {
+	Count int   `json:"count"`
+	Bytes int64 `json:"bytes"`
+	// New and NewBytes are the contents this archive stored; the others
+	// were kept already by an earlier archive of the tenant.
+	New      int   `json:"new"`
+	NewBytes int64 `json:"newBytes"`
+}
+
+// Part returns the part's description, if the archive has it.
+func (m *Manifest) Part(name string) (PartInfo, bool) {
+	for _, p := range m.Parts {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return PartInfo{}, false
+}
+
+// Documents counts the archive's documents.
+func (m *Manifest) Documents() int {
+	n := 0
+	for _, p := range m.Parts {
+		n += p.Documents
+	}
+	return n
+}
+
+// line is one document of a part: its container and its body.
+type line struct {
+	C string          `json:"c"`
+	D json.RawMessage `json:"d"`
+}
+
+// Blob names: an archive is a folder of the tenant's backups, and file
+// contents are kept once per tenant under their SHA-256.
+func tenantPrefix(tenantID string) string { return "backups/" + tenantID + "/" }
+func archivePrefix(tenantID, historyID string) string {
+	return tenantPrefix(tenantID) + "archives/" + historyID + "/"
+}
+func manifestBlob(tenantID, historyID string) string {
+	return archivePrefix(tenantID, historyID) + "manifest.json"
+}
+func partFile(part string) string             { return part + ".ndjson.gz" }
+func contentPrefix(tenantID string) string    { return tenantPrefix(tenantID) + "files/" }
+func contentBlob(tenantID, sha string) string { return contentPrefix(tenantID) + sha }
+
+// partOf returns the part a document of container and type belongs to,
+// or "" for documents no archive holds: the tenant's own document and
+// listing, counters' pending changes, uploads in progress, rate counters,
+// idempotency records, one-time secrets, migration marks, concurrency
+// guards and the backups themselves.
+func partOf(container, typ string) string {
+	switch container {
+	case docstore.Auth:
+		switch typ {
+		case kanri.TypeUser, kanri.TypeUsername, kanri.TypeEmailAddress, kanri.TypeRoleAssignment:
+			return kanri.PartUsers
+		}
+	case docstore.Tenant:
+		switch typ {
+		case kanri.TypeTenantUser:
+			return kanri.PartUsers
+		case kanri.TypeDomain:
+			return kanri.PartServices
+		}
+	case docstore.ServiceSetting:
+		switch typ {
+		case kanri.TypeServiceAssignment, kanri.TypeServiceUsage:
+			return kanri.PartServices
+		}
+	case docstore.Files:
+		switch typ {
+		case kanri.TypeFile, kanri.TypeFolder, kanri.TypeFolderName, kanri.TypeFileStorage:
+			return kanri.PartFiles
+		}
+	case docstore.Messaging:
+		switch typ {
+		case kanri.TypeChannel, kanri.TypeMessage, kanri.TypeChannelMember, kanri.TypeChannelName, kanri.TypeReaction, kanri.TypeChannelDeletion:
+			return kanri.PartChannels
+		}
+	case docstore.API:
+		switch typ {
+		case kanri.TypeAPIKey, kanri.TypeAPISettings, kanri.TypeAPIUsage, kanri.TypeAPIUsageAggregate, kanri.TypeAPIUsageDaily:
+			return kanri.PartAPIKeys
+		}
+	case docstore.Audit:
+		if typ == kanri.TypeAuditLog {
+			return kanri.PartAudit
+		}
+	}
+	return ""
+}
+
+// containersOf returns the containers that hold the parts' documents.
+func containersOf(parts []string) []string {
+	var out []string
+	add := func(c string) {
+		for _, o := range out {
+			if o == c {
+				return
+			}
+		}
+		out = append(out, c)
+	}
+	for _, p := range parts {
+		switch p {
+		case kanri.PartUsers:
+			add(docstore.Auth)
+			add(docstore.Tenant)
+		case kanri.PartServices:
+			add(docstore.ServiceSetting)
+			add(docstore.Tenant)
+		case kanri.PartFiles:
+			add(docstore.Files)
+		case kanri.PartChannels:
+			add(docstore.Messaging)
+		case kanri.PartAPIKeys:
+			add(docstore.API)
+		case kanri.PartAudit:
+			add(docstore.Audit)
+		}
+	}
+	return out
+}
+
+// header is what a document's body says of itself.
+type header struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+}
+
+// partWriter writes one part: gzip-compressed NDJSON streamed into a blob
+// through a pipe, so memory does not grow with the part.
+type partWriter struct {
+	name string
+	pw   *io.PipeWriter
+	buf  *bufio.Writer
+	gz   *gzip.Writer
+	enc  *json.Encoder
+	docs int
+	done chan struct{}
+	res  blob.Result
+	err  error
+}
+
+func newPartWriter(ctx context.Context, blobs *blob.Bucket, blobName, part string) *partWriter {
+	pr, pw := io.Pipe()
+	w := &partWriter{name: part, pw: pw, done: make(chan struct{})}
+	w.buf = bufio.NewWriterSize(pw, 64<<10)
+	w.gz, _ = gzip.NewWriterLevel(w.buf, gzip.BestSpeed)
+	w.enc = json.NewEncoder(w.gz)
+	go func() {
+		defer close(w.done)
+		w.res, w.err = blobs.Put(ctx, blobName, pr)
+		pr.CloseWithError(w.err) // a failed Put stops the writer
+	}()
+	return w
+}
+
+func (w *partWriter) write(container string, body []byte) error {
+	w.docs++
+	return w.enc.Encode(line{C: container, D: body})
+}
+
+// close finishes the part and returns its stored length and digest.
+func (w *partWriter) close() (blob.Result, error) {
+	err := errors.Join(w.gz.Close(), w.buf.Flush())
+	w.pw.CloseWithError(err)
+	<-w.done
+	if err != nil {
+		return blob.Result{}, err
+	}
+	return w.res, w.err
+}
+
+// abort stops the part's write: the blob is not stored.
+func (w *partWriter) abort(cause error) {
+	w.pw.CloseWithError(cause)
+	<-w.done
+}
+
+// readPart streams the documents of a part's blob to fn, checking the
+// blob's SHA-256 against want at the end (a damaged part is an error, and
+// fn may have seen some of it: callers verify before they change
+// anything).
+func readPart(ctx context.Context, blobs *blob.Bucket, name, want string, fn func(container string, body json.RawMessage) error) error {
+	r, err := blobs.NewRangeReader(ctx, name, 0, -1)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	h := sha256.New()
+	br := bufio.NewReaderSize(io.TeeReader(r, h), 64<<10)
+	gz, err := gzip.NewReader(br)
+	if err != nil {
+		return damaged(name, err)
+	}
+	dec := json.NewDecoder(gz)
+	for {
+		var l line
+		err := dec.Decode(&l)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return damaged(name, err)
+		}
+		if fn != nil {
+			if err := fn(l.C, l.D); err != nil {
+				return err
+			}
+		}
+	}
+	// Whatever the decoders left unread is hashed too.
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+		return damaged(name, fmt.Errorf("SHA-256 %s, the manifest says %s", got, want))
+	}
+	return nil
+}
+
+// damaged is the error of an archive that fails its checks.
+func damaged(name string, err error) error {
+	return kanri.Wrap(kanri.EINVALID, "backups.error.damaged", fmt.Errorf("archive %s: %w", name, err))
+}
+
+// version returns the running Kanri's version: its module version, else
+// its VCS revision.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			return s.Value
+		}
+	}
+	return "devel"
+}

@@ -1,0 +1,395 @@
+// Package backup backs up a tenant's data into the blob store on a
+// schedule, keeps the archives for a job's retention, and restores them,
+// into the tenant or into a new one.
+//
+// An archive is a folder of blobs (see archive.go and the README's
+// "Backups" section): a manifest, written last, and one gzip-compressed
+// NDJSON file per part. File contents are kept once per tenant under their
+// SHA-256, so an archive references what an earlier one already kept.
+//
+// Runs are claimed through the scheduler (one instance runs each slot of a
+// job), and a tenant has one backup or restore at a time: both hold the
+// tenant's "backup" lease while they run.
+package backup
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/blob"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/events"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schedule"
+	"github.com/kanri/kanri/internal/tenant"
+)
+
+// Limits of a job's fields.
+const (
+	maxName        = 100
+	maxDescription = 500
+	maxRetention   = 3650
+)
+
+// leaseName is the tenant's lease that backups and restores hold.
+const leaseName = "backup"
+
+// leaseTerm is how long a backup or restore's lease lasts unless renewed;
+// a crashed instance's run is taken over (and marked failed) after it.
+const leaseTerm = 2 * time.Minute
+
+// Service manages a tenant's backup jobs, runs and restores.
+type Service struct {
+	app.Deps
+	blobs   *blob.Bucket
+	sched   *schedule.Scheduler
+	bus     events.Bus
+	tenants *tenant.Service
+	// dump reads a partition for an archive (the store's Dump).
+	dump func(ctx context.Context, pk string, containers []string, fn func(string, docstore.Item) error) (bool, error)
+	mu      sync.Mutex
+	bg      context.Context
+	running sync.WaitGroup
+	// beforePart, when set, is called before each part's documents are
+	// restored (tests interrupt restores with it).
+	beforePart func(part string) error
+}
+
+// New returns the backup service over d, keeping archives in blobs.
+func New(d app.Deps, blobs *blob.Bucket, sched *schedule.Scheduler, bus events.Bus, tenants *tenant.Service) *Service {
+	return &Service{Deps: d, blobs: blobs, sched: sched, bus: bus, tenants: tenants, dump: d.Store.Port().Dump, bg: context.Background()}
+}
+
+// Run is the backups' worker: it runs due backups every poll, marks failed
+// the runs a stopped instance left, and finishes interrupted restores,
+// until ctx ends; then it cancels the backups and restores running in the
+// background and waits for them.
+func (s *Service) Run(ctx context.Context, poll time.Duration) error {
+	s.mu.Lock()
+	s.bg = ctx
+	s.mu.Unlock()
+	defer s.running.Wait()
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		if _, err := s.FailAbandoned(ctx, false); err != nil && ctx.Err() == nil {
+			s.Logger.Error("backups: sweep of interrupted runs", "err", err)
+		}
+		if err := s.ResumeRestores(ctx); err != nil && ctx.Err() == nil {
+			s.Logger.Error("backups: finishing interrupted restores", "err", err)
+		}
+		if err := s.RunDue(ctx); err != nil && ctx.Err() == nil {
+			s.Logger.Error("backups: due runs", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func newID(prefix string) string { return prefix + strings.ReplaceAll(uuid.NewString(), "-", "") }
+
+// Location returns the time zone the tenant's schedules are read in.
+func (s *Service) Location(ctx context.Context, tenantID string) (*time.Location, error) {
+	t, err := s.Store.Tenant(tenantID).Profile(ctx)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return (&kanri.Tenant{}).Location(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return t.Location(), nil
+}
+
+// SetTimezone sets the tenant's time zone and moves every job's next run
+// to the schedule read in it.
+func (s *Service) SetTimezone(ctx context.Context, tenantID, name string) error {
+	name = strings.TrimSpace(name)
+	loc, err := time.LoadLocation(name)
+	if name == "" || name == "Local" || err != nil {
+		return kanri.Invalid(kanri.Fields{"timezone": "backups.error.timezone"})
+	}
+	var before string
+	_, err = s.Store.Tenant(tenantID).Tenants().Modify(ctx, tenantID, nil, func(t *kanri.Tenant) error {
+		before = t.Settings.Timezone
+		t.Settings.Timezone = name
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if before == name {
+		return nil
+	}
+	jobs, err := s.allJobs(ctx, tenantID)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if _, err := s.Store.Tenant(tenantID).BackupJobs().Modify(ctx, j.ID, nil, func(j *kanri.BackupJob) error {
+			j.NextRunAt = s.nextRun(j, loc)
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	s.Audit.Record(ctx, audit.Entry{
+		TenantID: tenantID, Action: "tenant.update",
+		Resource: kanri.AuditResource{Type: kanri.AuditTenant, ID: tenantID},
+		Changes:  audit.Diff(map[string]any{"settings.timezone": before}, map[string]any{"settings.timezone": name}),
+	})
+	return nil
+}
+
+// check normalises in and returns its field errors, with the parsed
+// schedule.
+func check(in *Input) (*schedule.Cron, error) {
+	in.Name, in.Description, in.Schedule = strings.TrimSpace(in.Name), strings.TrimSpace(in.Description), strings.TrimSpace(in.Schedule)
+	f := kanri.Fields{}
+	switch {
+	case in.Name == "":
+		f["name"] = "validation.required"
+	case utf8.RuneCountInString(in.Name) > maxName:
+		f["name"] = "validation.too_long"
+	case kanri.HasHidden(in.Name, false):
+		f["name"] = "validation.hidden_chars"
+	}
+	switch {
+	case utf8.RuneCountInString(in.Description) > maxDescription:
+		f["description"] = "validation.too_long"
+	case kanri.HasHidden(in.Description, true):
+		f["description"] = "validation.hidden_chars"
+	}
+	cron, err := schedule.ParseCron(in.Schedule)
+	if err != nil {
+		f["schedule"] = "backups.error.schedule"
+	}
+	if parts := kanri.BackupParts(strings.Join(in.Parts, ",")); len(parts) == 0 || len(parts) != len(in.Parts) {
+		f["parts"] = "backups.error.parts"
+	}
+	if in.RetentionDays < 1 || in.RetentionDays > maxRetention {
+		f["retentionDays"] = "backups.error.retention"
+	}
+	return cron, f.Err()
+}
+
+// Input is what the job form edits.
+type Input = kanri.BackupJobInput
+
+// ScheduleError explains why a schedule does not parse, in the cron
+// library's words (shown beside the field's translated message).
+func ScheduleError(spec string) string {
+	if _, err := schedule.ParseCron(spec); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// NextRuns returns the next n times the schedule runs after now, in loc;
+// nil when it does not parse.
+func (s *Service) NextRuns(spec string, loc *time.Location, n int) []time.Time {
+	c, err := schedule.ParseCron(spec)
+	if err != nil {
+		return nil
+	}
+	return c.NextN(s.Now(), loc, n)
+}
+
+// nextRun returns the job's next run after now: zero when it is paused.
+func (s *Service) nextRun(j *kanri.BackupJob, loc *time.Location) kanri.Time {
+	c, err := schedule.ParseCron(j.Schedule)
+	if err != nil || !j.IsActive {
+		return kanri.Time{}
+	}
+	return kanri.NewTime(c.Next(s.Now(), loc))
+}
+
+func jobFields(j *kanri.BackupJob) map[string]any {
+	return map[string]any{
+		"name": j.Name, "description": j.Description, "schedule": j.Schedule, "target": j.Target,
+		"retentionDays": j.RetentionDays, "isActive": j.IsActive,
+	}
+}
+
+func (s *Service) recordJob(ctx context.Context, tenantID string, j *kanri.BackupJob, action string, before, after map[string]any) {
+	s.Audit.Record(ctx, audit.Entry{
+		TenantID: tenantID, Action: action,
+		Resource: kanri.AuditResource{Type: kanri.AuditBackupJob, ID: j.ID, Name: j.Name},
+		Changes:  audit.Diff(before, after),
+	})
+}
+
+// CreateJob adds a job.
+func (s *Service) CreateJob(ctx context.Context, tenantID string, in Input) (*kanri.BackupJob, error) {
+	if _, err := check(&in); err != nil {
+		return nil, err
+	}
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
+	loc, err := s.Location(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	now := kanri.NewTime(s.Now())
+	j := &kanri.BackupJob{
+		Doc:  kanri.Doc{ID: newID("job_")},
+		Name: in.Name, Description: in.Description, Schedule: strings.Join(strings.Fields(in.Schedule), " "),
+		Target: kanri.BackupTarget(in.Parts), RetentionDays: in.RetentionDays, IsActive: in.IsActive,
+		CreatedBy: audit.ActorFrom(ctx).UserID, CreatedAt: now, UpdatedAt: now,
+	}
+	j.NextRunAt = s.nextRun(j, loc)
+	if err := s.Store.Tenant(tenantID).BackupJobs().Create(ctx, j); err != nil {
+		return nil, err
+	}
+	s.recordJob(ctx, tenantID, j, "backup_job.create", nil, jobFields(j))
+	return j, nil
+}
+
+// Job returns one job.
+func (s *Service) Job(ctx context.Context, tenantID, id string) (*kanri.BackupJob, error) {
+	if !strings.HasPrefix(id, "job_") {
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	return s.Store.Tenant(tenantID).BackupJobs().Get(ctx, id)
+}
+
+// UpdateJob changes a job as seen.
+func (s *Service) UpdateJob(ctx context.Context, tenantID, id string, in Input, seen kanri.Seen) (*kanri.BackupJob, error) {
+	if _, err := check(&in); err != nil {
+		return nil, err
+	}
+	return s.changeJob(ctx, tenantID, id, seen, "backup_job.update", func(j *kanri.BackupJob) {
+		j.Name, j.Description, j.Schedule = in.Name, in.Description, strings.Join(strings.Fields(in.Schedule), " ")
+		j.Target, j.RetentionDays, j.IsActive = kanri.BackupTarget(in.Parts), in.RetentionDays, in.IsActive
+	})
+}
+
+// SetActive pauses (false) or resumes (true) a job.
+func (s *Service) SetActive(ctx context.Context, tenantID, id string, active bool, seen kanri.Seen) (*kanri.BackupJob, error) {
+	action := "backup_job.pause"
+	if active {
+		action = "backup_job.resume"
+	}
+	return s.changeJob(ctx, tenantID, id, seen, action, func(j *kanri.BackupJob) { j.IsActive = active })
+}
+
+func (s *Service) changeJob(ctx context.Context, tenantID, id string, seen kanri.Seen, action string, change func(*kanri.BackupJob)) (*kanri.BackupJob, error) {
+	loc, err := s.Location(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	j, err := s.Job(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	if seen.Stale(j.ETag, j.State()) {
+		return nil, kanri.Stale()
+	}
+	before := jobFields(j)
+	change(j)
+	j.UpdatedAt = kanri.NewTime(s.Now())
+	j.NextRunAt = s.nextRun(j, loc)
+	if err := s.Store.Tenant(tenantID).BackupJobs().Replace(ctx, j); err != nil {
+		if kanri.IsCode(err, kanri.ESTALE) {
+			return nil, kanri.Stale()
+		}
+		return nil, err
+	}
+	s.recordJob(ctx, tenantID, j, action, before, jobFields(j))
+	return j, nil
+}
+
+// DeleteJob removes a job. Its history and archives stay until their own
+// retention: they are what a restore needs.
+func (s *Service) DeleteJob(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.BackupJob, error) {
+	j, err := s.Job(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	if seen.Stale(j.ETag, j.State()) {
+		return nil, kanri.Stale()
+	}
+	if err := s.Store.Tenant(tenantID).BackupJobs().Delete(ctx, j.ID, j.ETag); err != nil {
+		if kanri.IsCode(err, kanri.ESTALE) {
+			return nil, kanri.Stale()
+		}
+		return nil, err
+	}
+	s.recordJob(ctx, tenantID, j, "backup_job.delete", jobFields(j), nil)
+	return j, nil
+}
+
+// Jobs returns one page of the tenant's jobs by name.
+func (s *Service) Jobs(ctx context.Context, tenantID string, limit int, continuation string) ([]*kanri.BackupJob, string, error) {
+	return s.Store.Tenant(tenantID).BackupJobs().Query(ctx, docstore.Query{OrderBy: "name", Limit: limit, Continuation: continuation})
+}
+
+// allJobs returns every job of the tenant (a tenant has a handful).
+func (s *Service) allJobs(ctx context.Context, tenantID string) ([]*kanri.BackupJob, error) {
+	return s.Store.Tenant(tenantID).BackupJobs().All(ctx, docstore.Query{OrderBy: "name", Limit: docstore.MaxPageSize})
+}
+
+// Alert is something about a tenant's backups that needs a person: a job
+// whose last run failed, or that has not succeeded for longer than twice
+// its schedule's interval.
+type Alert struct {
+	Job *kanri.BackupJob
+	// Kind is "failed" or "overdue".
+	Kind string
+	// Since is the last success (zero when there never was one).
+	Since time.Time
+}
+
+// Alerts returns the tenant's backup alerts.
+func (s *Service) Alerts(ctx context.Context, tenantID string) ([]Alert, error) {
+	jobs, err := s.allJobs(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := s.Location(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	var out []Alert
+	for _, j := range jobs {
+		if a, ok := s.alertOf(j, loc); ok {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+func (s *Service) alertOf(j *kanri.BackupJob, loc *time.Location) (Alert, bool) {
+	if j.LastStatus == kanri.BackupFailed {
+		return Alert{Job: j, Kind: "failed", Since: j.LastSuccessAt.Time}, true
+	}
+	if !j.IsActive {
+		return Alert{}, false
+	}
+	c, err := schedule.ParseCron(j.Schedule)
+	if err != nil {
+		return Alert{}, false
+	}
+	since := j.LastSuccessAt.Time
+	if since.IsZero() {
+		since = j.CreatedAt.Time
+	}
+	if gap := c.Interval(since, loc); gap > 0 && s.Now().Sub(since) > 2*gap {
+		return Alert{Job: j, Kind: "overdue", Since: j.LastSuccessAt.Time}, true
+	}
+	return Alert{}, false
+}
+
+// String is the alert for logs.
+func (a Alert) String() string { return fmt.Sprintf("%s: %s", a.Job.Name, a.Kind) }

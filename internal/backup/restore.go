@@ -1,0 +1,348 @@
+package backup
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+var errOtherArchive = errors.New("the manifest names another archive")
+
+// History returns one run of the tenant.
+func (s *Service) History(ctx context.Context, tenantID, id string) (*kanri.BackupHistory, error) {
+	if !strings.HasPrefix(id, "history_") {
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	return s.Store.Tenant(tenantID).BackupHistory().Get(ctx, id)
+}
+
+// Histories returns one page of the tenant's runs, newest first, of one
+// status when status is set.
+func (s *Service) Histories(ctx context.Context, tenantID, status string, limit int, continuation string) ([]*kanri.BackupHistory, string, error) {
+	q := docstore.Query{OrderBy: "startedAt", Desc: true, Limit: limit, Continuation: continuation}
+	if status != "" {
+		q.Where = []docstore.Filter{docstore.Eq("status", status)}
+	}
+	return s.Store.Tenant(tenantID).BackupHistory().Query(ctx, q)
+}
+
+// Archive returns the manifest of a run's archive, checked: every part's
+// SHA-256 and every file content it references. A damaged archive is an
+// EINVALID error saying what is wrong.
+func (s *Service) Archive(ctx context.Context, tenantID, historyID string) (*Manifest, error) {
+	h, err := s.History(ctx, tenantID, historyID)
+	if err != nil {
+		return nil, err
+	}
+	if !h.Restorable() {
+		return nil, kanri.E(kanri.EINVALID, "backups.error.no_archive")
+	}
+	m, err := s.manifest(ctx, tenantID, historyID)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, kanri.Wrap(kanri.EINVALID, "backups.error.damaged", fmt.Errorf("archive %s: no manifest", historyID))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Verify checks every part of the archive against its manifest and that
+// every file content it references is kept.
+func (s *Service) Verify(ctx context.Context, tenantID, historyID string) (*Manifest, error) {
+	m, err := s.Archive(ctx, tenantID, historyID)
+	if err != nil {
+		return nil, err
+	}
+	prefix := archivePrefix(tenantID, historyID)
+	for _, p := range m.Parts {
+		err := readPart(ctx, s.blobs, prefix+p.Blob, p.SHA256, func(_ string, body json.RawMessage) error {
+			if p.Name != kanri.PartFiles {
+				return nil
+			}
+			f, ok, err := fileOf(body)
+			if err != nil || !ok {
+				return err
+			}
+			info, err := s.blobs.Stat(ctx, contentBlob(tenantID, f.Checksum))
+			if kanri.IsCode(err, kanri.ENOTFOUND) || (err == nil && info.Size != f.Size) {
+				return damaged(p.Blob, fmt.Errorf("the content of file %s (%s) is missing", f.ID, f.Name))
+			}
+			return err
+		})
+		if kanri.IsCode(err, kanri.ENOTFOUND) {
+			return nil, damaged(p.Blob, errors.New("the part is missing"))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// Change is one document a restore would change.
+type Change struct {
+	Part      string
+	Container string
+	ID        string
+	Type      string
+	// Kind is "added" (in the archive, not now: it comes back),
+	// "changed" (put back as it was) or "removed" (made after the backup:
+	// it goes).
+	Kind string
+}
+
+// PartDiff counts what a restore would change in one part.
+type PartDiff struct {
+	Part                    string
+	Added, Changed, Removed int
+}
+
+// DryRun is what restoring an archive would change.
+type DryRun struct {
+	Manifest *Manifest
+	Parts    []PartDiff
+	// Changes is one page of the changed documents, from Offset; Total
+	// counts them all.
+	Changes []Change
+	Offset  int
+	Total   int
+}
+
+// keep says whether a restore leaves a document alone: the restorer's own
+// user, membership, roles and sign-in names (so that the restorer keeps
+// their access), file counters (recounted after), and no audit record is
+// ever changed or removed.
+type keeper struct {
+	userID string
+}
+
+func (k keeper) keeps(part, typ, id string, body []byte) bool {
+	if typ == kanri.TypeFileStorage {
+		return true
+	}
+	if part != kanri.PartUsers || k.userID == "" {
+		return false
+	}
+	if id == k.userID || id == kanri.TenantUserID(k.userID) {
+		return true
+	}
+	var ref struct {
+		UserID string `json:"userId"`
+	}
+	json.Unmarshal(body, &ref)
+	return ref.UserID == k.userID
+}
+
+// docKey identifies a document in a partition.
+func docKey(container, id string) string { return container + "\x00" + id }
+
+// digest is a document's content, system properties and ETags aside.
+func digest(body []byte) ([32]byte, error) {
+	n, err := normalise(body, "")
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return sha256.Sum256(n), nil
+}
+
+// normalise returns body without system properties, its keys sorted, and
+// its tenantId set to tenantID when that is not empty.
+func normalise(body []byte, tenantID string) ([]byte, error) {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	for k := range m {
+		if strings.HasPrefix(k, "_") {
+			delete(m, k)
+		}
+	}
+	if tenantID != "" {
+		m["tenantId"] = tenantID
+	}
+	return json.Marshal(m)
+}
+
+// archived is what an archive holds of the chosen parts: each document's
+// digest, by key.
+type archived struct {
+	part   map[string]string // key -> part
+	typ    map[string]string
+	digest map[string][32]byte
+}
+
+// load reads the chosen parts of an archive (already verified).
+func (s *Service) load(ctx context.Context, tenantID, historyID string, m *Manifest, parts []string, k keeper) (*archived, error) {
+	a := &archived{part: map[string]string{}, typ: map[string]string{}, digest: map[string][32]byte{}}
+	for _, p := range m.Parts {
+		if !slices.Contains(parts, p.Name) {
+			continue
+		}
+		err := readPart(ctx, s.blobs, archivePrefix(tenantID, historyID)+p.Blob, p.SHA256, func(container string, body json.RawMessage) error {
+			var hd header
+			if err := json.Unmarshal(body, &hd); err != nil {
+				return err
+			}
+			if k.keeps(p.Name, hd.Type, hd.ID, body) {
+				return nil
+			}
+			d, err := digest(body)
+			if err != nil {
+				return err
+			}
+			key := docKey(container, hd.ID)
+			a.part[key], a.typ[key], a.digest[key] = p.Name, hd.Type, d
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// diff compares the tenant's documents of the chosen parts with the
+// archive's, calling fn for each difference.
+func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts []string, k keeper, fn func(Change) error) error {
+	seen := map[string]bool{}
+	_, err := s.dump(ctx, tenantID, containersOf(parts), func(container string, it docstore.Item) error {
+		var hd header
+		if err := json.Unmarshal(it.Body, &hd); err != nil {
+			return err
+		}
+		part := partOf(container, hd.Type)
+		if !slices.Contains(parts, part) || k.keeps(part, hd.Type, it.ID, it.Body) {
+			return nil
+		}
+		key := docKey(container, it.ID)
+		if seen[key] {
+			return nil // Cosmos DB's dump passes documents written meanwhile twice
+		}
+		seen[key] = true
+		want, ok := a.digest[key]
+		switch {
+		case !ok && part == kanri.PartAudit:
+			return nil // newer audit records stay
+		case !ok:
+			return fn(Change{Part: part, Container: container, ID: it.ID, Type: hd.Type, Kind: "removed"})
+		}
+		got, err := digest(it.Body)
+		if err != nil {
+			return err
+		}
+		if got != want && part != kanri.PartAudit {
+			return fn(Change{Part: part, Container: container, ID: it.ID, Type: hd.Type, Kind: "changed"})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var added []Change
+	for key, part := range a.part {
+		if seen[key] {
+			continue
+		}
+		container, id, _ := strings.Cut(key, "\x00")
+		added = append(added, Change{Part: part, Container: container, ID: id, Type: a.typ[key], Kind: "added"})
+	}
+	slices.SortFunc(added, func(x, y Change) int { return strings.Compare(x.Container+x.ID, y.Container+y.ID) })
+	for _, c := range added {
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DryRun verifies the archive and returns what restoring parts of it
+// into the tenant would change, with one page of the changed documents.
+func (s *Service) DryRun(ctx context.Context, tenantID, historyID string, parts []string, offset, limit int) (*DryRun, error) {
+	m, err := s.Verify(ctx, tenantID, historyID)
+	if err != nil {
+		return nil, err
+	}
+	parts, err = s.restorable(m, parts)
+	if err != nil {
+		return nil, err
+	}
+	k := keeper{userID: audit.ActorFrom(ctx).UserID}
+	a, err := s.load(ctx, tenantID, historyID, m, parts, k)
+	if err != nil {
+		return nil, err
+	}
+	out := &DryRun{Manifest: m, Offset: offset}
+	counts := map[string]*PartDiff{}
+	for _, p := range parts {
+		counts[p] = &PartDiff{Part: p}
+		out.Parts = append(out.Parts, PartDiff{Part: p})
+	}
+	var all []Change
+	err = s.diff(ctx, tenantID, a, parts, k, func(c Change) error {
+		d := counts[c.Part]
+		switch c.Kind {
+		case "added":
+			d.Added++
+		case "changed":
+			d.Changed++
+		case "removed":
+			d.Removed++
+		}
+		all = append(all, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range out.Parts {
+		out.Parts[i] = *counts[out.Parts[i].Part]
+	}
+	order := map[string]int{}
+	for i, p := range kanri.AllBackupParts {
+		order[p] = i
+	}
+	slices.SortStableFunc(all, func(x, y Change) int {
+		if d := order[x.Part] - order[y.Part]; d != 0 {
+			return d
+		}
+		return strings.Compare(x.Container+"\x00"+x.ID, y.Container+"\x00"+y.ID)
+	})
+	out.Total = len(all)
+	if offset < len(all) {
+		out.Changes = all[offset:min(len(all), offset+limit)]
+	}
+	return out, nil
+}
+
+// restorable returns the chosen parts the archive has, in archive order;
+// EINVALID when none is chosen or one is not in the archive.
+func (s *Service) restorable(m *Manifest, parts []string) ([]string, error) {
+	if len(parts) == 0 {
+		return nil, kanri.Invalid(kanri.Fields{"parts": "backups.error.parts"})
+	}
+	var out []string
+	for _, p := range kanri.AllBackupParts {
+		if slices.Contains(parts, p) {
+			if _, ok := m.Part(p); !ok {
+				return nil, kanri.Invalid(kanri.Fields{"parts": "backups.error.part_missing"})
+			}
+			out = append(out, p)
+		}
+	}
+	if len(out) != len(parts) {
+		return nil, kanri.Invalid(kanri.Fields{"parts": "backups.error.parts"})
+	}
+	return out, nil
+}

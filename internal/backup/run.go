@@ -1,0 +1,443 @@
+package backup
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/events"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schedule"
+)
+
+// progressEvery is how often a running backup writes its progress.
+const progressEvery = time.Second
+
+// concurrentRuns is how many due backups one instance runs at once.
+const concurrentRuns = 2
+
+// Topic is the events topic of a tenant's backups: runs' progress and
+// ends.
+const Topic = "backups"
+
+// errUnchanged stops a Modify that has nothing to change.
+var errUnchanged = errors.New("unchanged")
+
+// busy is the error of a backup or restore asked for while another runs.
+func busy(err error) error {
+	var held *schedule.HeldError
+	if errors.As(err, &held) {
+		return kanri.Wrap(kanri.ECONFLICT, "backups.error.busy", err)
+	}
+	return err
+}
+
+// RunNow starts a backup of the job at once, for the person in ctx. It
+// returns the run as started; the backup goes on in the background (see
+// Wait) and its progress is published on the tenant's events.
+func (s *Service) RunNow(ctx context.Context, tenantID, jobID string) (*kanri.BackupHistory, error) {
+	j, err := s.Job(ctx, tenantID, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
+	lease, err := s.sched.Acquire(ctx, tenantID, leaseName, "backup "+j.Name, leaseTerm)
+	if err != nil {
+		return nil, busy(err)
+	}
+	h, err := s.start(ctx, tenantID, j, kanri.TriggerManual, audit.ActorFrom(ctx).UserID)
+	if err != nil {
+		lease.Release(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	s.Audit.Record(ctx, audit.Entry{
+		TenantID: tenantID, Action: "backup.run",
+		Resource: kanri.AuditResource{Type: kanri.AuditBackup, ID: h.ID, Name: j.Name},
+	})
+	s.background(func(bg context.Context) {
+		_ = lease.Hold(bg, func(ctx context.Context) error { return s.execute(ctx, tenantID, j, h) })
+	})
+	return h, nil
+}
+
+// background runs fn in a goroutine that Wait waits for, in a context
+// that Close cancels.
+func (s *Service) background(fn func(ctx context.Context)) {
+	s.mu.Lock()
+	ctx := s.bg
+	s.mu.Unlock()
+	s.running.Go(func() { fn(ctx) })
+}
+
+// Wait waits until the backups and restores started in the background
+// have ended.
+func (s *Service) Wait() { s.running.Wait() }
+
+// start writes the run's history, as running.
+func (s *Service) start(ctx context.Context, tenantID string, j *kanri.BackupJob, trigger, by string) (*kanri.BackupHistory, error) {
+	now := s.Now()
+	h := &kanri.BackupHistory{
+		Doc:   kanri.Doc{ID: "history_" + now.UTC().Format("20060102150405") + "_" + strings.TrimPrefix(newID(""), "")[:12]},
+		JobID: j.ID, JobName: j.Name, Status: kanri.BackupRunning, StartedAt: kanri.NewTime(now),
+		Parts: j.Parts(), Trigger: trigger, StartedBy: by,
+	}
+	if err := s.Store.Tenant(tenantID).BackupHistory().Create(ctx, h); err != nil {
+		return nil, err
+	}
+	s.publish(ctx, tenantID, "backup.started", h)
+	return h, nil
+}
+
+func (s *Service) publish(ctx context.Context, tenantID, kind string, h *kanri.BackupHistory) {
+	if s.bus == nil {
+		return
+	}
+	data, _ := json.Marshal(map[string]any{"historyId": h.ID, "jobId": h.JobID, "status": h.Status, "items": h.ItemsBackedUp, "size": h.BackupSize})
+	if _, err := s.bus.Publish(context.WithoutCancel(ctx), events.Event{TenantID: tenantID, Topic: Topic, Kind: kind, Data: data}); err != nil {
+		s.Logger.Warn("backup progress not published", "tenant", tenantID, "err", err)
+	}
+}
+
+// execute makes the archive of run h and records how it ended.
+func (s *Service) execute(ctx context.Context, tenantID string, j *kanri.BackupJob, h *kanri.BackupHistory) error {
+	m, err := s.archive(ctx, tenantID, j, h)
+	now := s.Now()
+	h.CompletedAt = kanri.NewTime(now)
+	h.Duration = int(now.Sub(h.StartedAt.Time).Round(time.Second) / time.Second)
+	if err != nil {
+		msg := err.Error()
+		h.Status, h.ErrorMessage = kanri.BackupFailed, &msg
+		s.Logger.Error("backup failed", "tenant", tenantID, "job", j.ID, "history", h.ID, "err", err)
+		s.removeArchive(context.WithoutCancel(ctx), tenantID, h.ID)
+	} else {
+		h.Status = kanri.BackupSuccess
+		h.ItemsBackedUp = m.Documents() + m.Files.Count
+	}
+	wctx := context.WithoutCancel(ctx)
+	h.ETag = ""
+	if werr := s.Store.Tenant(tenantID).BackupHistory().Replace(wctx, h); werr != nil {
+		s.Logger.Error("backup history not written", "tenant", tenantID, "history", h.ID, "err", werr)
+	}
+	if _, werr := s.Store.Tenant(tenantID).BackupJobs().Modify(wctx, j.ID, nil, func(cur *kanri.BackupJob) error {
+		cur.LastRunAt, cur.LastStatus = h.StartedAt, h.Status
+		if h.Status == kanri.BackupSuccess {
+			cur.LastSuccessAt = h.StartedAt
+		}
+		return nil
+	}); werr != nil && !kanri.IsCode(werr, kanri.ENOTFOUND) {
+		s.Logger.Error("backup job not updated", "tenant", tenantID, "job", j.ID, "err", werr)
+	}
+	s.publish(ctx, tenantID, "backup.finished", h)
+	if err == nil {
+		if perr := s.prune(ctx, tenantID, j); perr != nil {
+			s.Logger.Error("backup retention", "tenant", tenantID, "job", j.ID, "err", perr)
+		}
+	}
+	return err
+}
+
+// archive writes the archive of run h: the parts streamed from one dump
+// of the tenant's partition, then the file contents the files part
+// references, then the manifest.
+func (s *Service) archive(ctx context.Context, tenantID string, j *kanri.BackupJob, h *kanri.BackupHistory) (*Manifest, error) {
+	ten, err := s.Store.Tenant(tenantID).Profile(ctx)
+	if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, err
+	}
+	m := &Manifest{
+		Format: FormatVersion, Kanri: version(), TenantID: tenantID, JobID: j.ID, JobName: j.Name,
+		HistoryID: h.ID, StartedAt: h.StartedAt,
+	}
+	if ten != nil {
+		m.TenantName = ten.Name
+	}
+	prefix := archivePrefix(tenantID, h.ID)
+	writers := map[string]*partWriter{}
+	for _, p := range h.Parts {
+		writers[p] = newPartWriter(ctx, s.blobs, prefix+partFile(p), p)
+	}
+	abort := func(err error) {
+		for _, w := range writers {
+			w.abort(err)
+		}
+	}
+	last := s.Now()
+	items := 0
+	snapshot, err := s.dump(ctx, tenantID, containersOf(h.Parts), func(container string, it docstore.Item) error {
+		var hd header
+		if err := json.Unmarshal(it.Body, &hd); err != nil {
+			return fmt.Errorf("%s/%s: %w", container, it.ID, err)
+		}
+		w := writers[partOf(container, hd.Type)]
+		if w == nil {
+			return nil
+		}
+		items++
+		if now := s.Now(); now.Sub(last) >= progressEvery {
+			last = now
+			s.progress(ctx, tenantID, h, items)
+		}
+		return w.write(container, it.Body)
+	})
+	if err != nil {
+		abort(err)
+		return nil, err
+	}
+	m.Consistency = "end"
+	if snapshot {
+		m.Consistency = "snapshot"
+	}
+	for _, p := range h.Parts {
+		w := writers[p]
+		res, err := w.close()
+		if err != nil {
+			delete(writers, p)
+			abort(err)
+			return nil, fmt.Errorf("write part %s: %w", p, err)
+		}
+		delete(writers, p)
+		m.Parts = append(m.Parts, PartInfo{Name: p, Blob: partFile(p), Documents: w.docs, Bytes: res.Size, SHA256: res.SHA256})
+	}
+	if pi, ok := m.Part(kanri.PartFiles); ok {
+		if err := s.keepContents(ctx, tenantID, prefix+pi.Blob, pi.SHA256, &m.Files); err != nil {
+			return nil, err
+		}
+	}
+	m.CompletedAt = kanri.NewTime(s.Now())
+	body, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.blobs.Put(ctx, manifestBlob(tenantID, h.ID), strings.NewReader(string(body)))
+	if err != nil {
+		return nil, fmt.Errorf("write manifest: %w", err)
+	}
+	h.StorageLocation = "blob:" + prefix
+	h.BackupSize, h.BytesWritten = res.Size+m.Files.Bytes, res.Size+m.Files.NewBytes
+	for _, p := range m.Parts {
+		h.BackupSize += p.Bytes
+		h.BytesWritten += p.Bytes
+	}
+	return m, nil
+}
+
+// progress records how far run h got.
+func (s *Service) progress(ctx context.Context, tenantID string, h *kanri.BackupHistory, items int) {
+	h.ItemsBackedUp = items
+	h.ETag = ""
+	if err := s.Store.Tenant(tenantID).BackupHistory().Replace(ctx, h); err != nil {
+		s.Logger.Warn("backup progress not written", "tenant", tenantID, "history", h.ID, "err", err)
+	}
+	s.publish(ctx, tenantID, "backup.progress", h)
+}
+
+// keepContents stores the contents of the files the files part lists under
+// their SHA-256, unless an earlier archive of the tenant kept them.
+func (s *Service) keepContents(ctx context.Context, tenantID, partBlob, partSum string, info *FilesInfo) error {
+	return readPart(ctx, s.blobs, partBlob, partSum, func(container string, body json.RawMessage) error {
+		f, ok, err := fileOf(body)
+		if err != nil || !ok {
+			return err
+		}
+		info.Count++
+		info.Bytes += f.Size
+		name := contentBlob(tenantID, f.Checksum)
+		if _, err := s.blobs.Stat(ctx, name); err == nil {
+			return nil
+		} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return err
+		}
+		r, err := s.blobs.NewRangeReader(ctx, strings.TrimPrefix(f.StorageURL, "blob:"), 0, -1)
+		if err != nil {
+			return fmt.Errorf("file %s (%s): %w", f.ID, f.Name, err)
+		}
+		res, err := s.blobs.Put(ctx, name, r)
+		r.Close()
+		if err != nil {
+			return fmt.Errorf("file %s (%s): %w", f.ID, f.Name, err)
+		}
+		if res.SHA256 != f.Checksum {
+			// The bytes no longer match their checksum: keep nothing under
+			// a name that would lie.
+			s.blobs.Delete(context.WithoutCancel(ctx), name)
+			return fmt.Errorf("file %s (%s) is damaged: its content's SHA-256 is %s, not %s", f.ID, f.Name, res.SHA256, f.Checksum)
+		}
+		info.New++
+		info.NewBytes += res.Size
+		return nil
+	})
+}
+
+// fileOf decodes a line's document if it is a file with content.
+func fileOf(body json.RawMessage) (*kanri.File, bool, error) {
+	var hd header
+	if err := json.Unmarshal(body, &hd); err != nil {
+		return nil, false, err
+	}
+	if hd.Type != kanri.TypeFile {
+		return nil, false, nil
+	}
+	var f kanri.File
+	if err := json.Unmarshal(body, &f); err != nil {
+		return nil, false, err
+	}
+	if len(f.Checksum) != 64 || !strings.HasPrefix(f.StorageURL, "blob:") {
+		return nil, false, nil
+	}
+	return &f, true, nil
+}
+
+// removeArchive deletes what a failed run wrote of its archive.
+func (s *Service) removeArchive(ctx context.Context, tenantID, historyID string) {
+	for info, err := range s.blobs.List(ctx, archivePrefix(tenantID, historyID)) {
+		if err != nil {
+			s.Logger.Warn("list a failed archive", "tenant", tenantID, "history", historyID, "err", err)
+			return
+		}
+		if err := s.blobs.Delete(ctx, info.Name); err != nil {
+			s.Logger.Warn("delete a failed archive", "blob", info.Name, "err", err)
+		}
+	}
+}
+
+// RunDue runs the backups whose time has come, on every tenant: each due
+// job's slot is claimed by one instance, which moves the job's next run on
+// and runs it. A job whose runs were missed while no instance was up runs
+// once. RunDue returns when the runs it started have ended.
+func (s *Service) RunDue(ctx context.Context) error {
+	now := kanri.NewTime(s.Now())
+	sem := make(chan struct{}, concurrentRuns)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	next := ""
+	for {
+		jobs, n, err := s.Store.Privileged().DueBackupJobs(ctx, now, next)
+		if err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			ok, err := s.sched.Claim(ctx, j.TenantID, "backup-"+j.ID, j.NextRunAt.Time)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			j, err := s.advance(ctx, j)
+			if err != nil {
+				s.Logger.Error("backup job not advanced", "tenant", j.TenantID, "job", j.ID, "err", err)
+				continue
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				s.runScheduled(ctx, j)
+			})
+		}
+		if next = n; next == "" {
+			return nil
+		}
+	}
+}
+
+// advance moves a claimed job's next run past now.
+func (s *Service) advance(ctx context.Context, j *kanri.BackupJob) (*kanri.BackupJob, error) {
+	loc, err := s.Location(ctx, j.TenantID)
+	if err != nil {
+		return j, err
+	}
+	return s.Store.Tenant(j.TenantID).BackupJobs().Modify(ctx, j.ID, nil, func(cur *kanri.BackupJob) error {
+		cur.NextRunAt = s.nextRun(cur, loc)
+		return nil
+	})
+}
+
+// runScheduled runs a claimed job's backup. When another backup or a
+// restore of the tenant holds its lease, the run is recorded as failed.
+func (s *Service) runScheduled(ctx context.Context, j *kanri.BackupJob) {
+	tenantID := j.TenantID
+	lease, err := s.sched.Acquire(ctx, tenantID, leaseName, "backup "+j.Name, leaseTerm)
+	h, herr := s.start(ctx, tenantID, j, kanri.TriggerSchedule, "")
+	if herr != nil {
+		s.Logger.Error("backup not started", "tenant", tenantID, "job", j.ID, "err", herr)
+		if lease != nil {
+			lease.Release(ctx)
+		}
+		return
+	}
+	if err != nil {
+		msg := fmt.Sprintf("not run: %v", err)
+		h.Status, h.ErrorMessage, h.ETag = kanri.BackupFailed, &msg, ""
+		h.CompletedAt = kanri.NewTime(s.Now())
+		s.Logger.Error("backup not run", "tenant", tenantID, "job", j.ID, "err", err)
+		if werr := s.Store.Tenant(tenantID).BackupHistory().Replace(context.WithoutCancel(ctx), h); werr != nil {
+			s.Logger.Error("backup history not written", "tenant", tenantID, "history", h.ID, "err", werr)
+		}
+		s.Store.Tenant(tenantID).BackupJobs().Modify(context.WithoutCancel(ctx), j.ID, nil, func(cur *kanri.BackupJob) error {
+			cur.LastRunAt, cur.LastStatus = h.StartedAt, kanri.BackupFailed
+			return nil
+		})
+		return
+	}
+	_ = lease.Hold(ctx, func(ctx context.Context) error { return s.execute(ctx, tenantID, j, h) })
+}
+
+// FailAbandoned marks failed the runs that are still marked running but
+// whose tenant's lease nobody holds any more (the instance running them
+// stopped). With all, every running run is marked (the embedded store at
+// start, when no run can be going). It returns how many.
+func (s *Service) FailAbandoned(ctx context.Context, all bool) (int, error) {
+	n, next := 0, ""
+	for {
+		hs, cont, err := s.Store.Privileged().RunningBackups(ctx, next)
+		if err != nil {
+			return n, err
+		}
+		for _, h := range hs {
+			if !all {
+				held, err := s.sched.Holding(ctx, h.TenantID, leaseName)
+				if err != nil {
+					return n, err
+				}
+				if held != nil {
+					continue
+				}
+			}
+			_, err := s.Store.Tenant(h.TenantID).BackupHistory().Modify(ctx, h.ID, nil, func(cur *kanri.BackupHistory) error {
+				if cur.Status != kanri.BackupRunning {
+					return errUnchanged
+				}
+				msg := "interrupted: the instance running it stopped before it ended"
+				cur.Status, cur.ErrorMessage, cur.CompletedAt = kanri.BackupFailed, &msg, kanri.NewTime(s.Now())
+				return nil
+			})
+			if err != nil && !errors.Is(err, errUnchanged) {
+				return n, err
+			}
+			if err == nil {
+				n++
+				s.Logger.Error("backup interrupted", "tenant", h.TenantID, "job", h.JobID, "history", h.ID)
+				s.removeArchive(ctx, h.TenantID, h.ID)
+				s.Store.Tenant(h.TenantID).BackupJobs().Modify(ctx, h.JobID, nil, func(j *kanri.BackupJob) error {
+					j.LastStatus = kanri.BackupFailed
+					return nil
+				})
+			}
+		}
+		if next = cont; next == "" {
+			return n, nil
+		}
+	}
+}
