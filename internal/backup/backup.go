@@ -54,7 +54,7 @@ type Service struct {
 	bus     events.Bus
 	tenants *tenant.Service
 	// dump reads a partition for an archive (the store's Dump).
-	dump func(ctx context.Context, pk string, containers []string, fn func(string, docstore.Item) error) (bool, error)
+	dump    func(ctx context.Context, pk string, containers []string, fn func(string, docstore.Item) error) (bool, error)
 	mu      sync.Mutex
 	bg      context.Context
 	running sync.WaitGroup
