@@ -307,7 +307,22 @@ func (e *env) mess(t *testing.T) {
 	if err != nil || len(fs) == 0 {
 		t.Fatalf("recent files: %v", err)
 	}
-	if _, err := e.svcs.Files.TrashFile(ctx, tid, fs[0].ID, kanri.Seen{}); err != nil {
+	// One file goes to the trash, another is purged with its content.
+	var big []*kanri.File
+	for _, f := range fs {
+		if f.Size > 0 {
+			big = append(big, f)
+		}
+	}
+	for _, f := range big[:2] {
+		if _, err := e.svcs.Files.TrashFile(ctx, tid, f.ID, kanri.Seen{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.svcs.Files.EmptyTrash(ctx, tid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svcs.Files.TrashFile(ctx, tid, big[2].ID, kanri.Seen{}); err != nil {
 		t.Fatal(err)
 	}
 	e.upload(t, "", "new.txt", []byte("made after the backup"))

@@ -276,7 +276,9 @@ func (s *Service) keepContents(ctx context.Context, tenantID, partBlob, partSum 
 	})
 }
 
-// fileOf decodes a line's document if it is a file with content.
+// fileOf decodes a line's document if it is a file with content, with the
+// Checksum set to the hex SHA-256 of its content (stored as
+// "sha256:<hex>").
 func fileOf(body json.RawMessage) (*kanri.File, bool, error) {
 	var hd header
 	if err := json.Unmarshal(body, &hd); err != nil {
@@ -289,9 +291,11 @@ func fileOf(body json.RawMessage) (*kanri.File, bool, error) {
 	if err := json.Unmarshal(body, &f); err != nil {
 		return nil, false, err
 	}
-	if len(f.Checksum) != 64 || !strings.HasPrefix(f.StorageURL, "blob:") {
+	sum, ok := strings.CutPrefix(f.Checksum, "sha256:")
+	if !ok || len(sum) != 64 || strings.Trim(sum, "0123456789abcdef") != "" || !strings.HasPrefix(f.StorageURL, "blob:") {
 		return nil, false, nil
 	}
+	f.Checksum = sum
 	return &f, true, nil
 }
 

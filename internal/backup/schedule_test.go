@@ -1,0 +1,136 @@
+package backup_test
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/backup"
+	"github.com/kanri/kanri/internal/blob"
+	"github.com/kanri/kanri/internal/cosmos/cosmostest"
+	"github.com/kanri/kanri/internal/disk"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schedule"
+	"github.com/kanri/kanri/internal/schedule/scheduletest"
+	"github.com/kanri/kanri/internal/services"
+	"github.com/kanri/kanri/internal/store"
+)
+
+// instance is one Kanri's services over a shared database and blob
+// directory, on a shared clock.
+func instance(t *testing.T, ds docstore.Store, blobDir, name string, clock *scheduletest.Clock) *services.Set {
+	drv, err := disk.New(blobDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcs := services.New(store.New(ds, nil), slog.New(slog.DiscardHandler), clock.Now, services.Options{
+		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(drv),
+		Scheduler: schedule.New(ds, name, clock),
+	})
+	t.Cleanup(svcs.Backups.Wait)
+	return svcs
+}
+
+// TestScheduledRunsHappenOncePerSlotAcrossInstances runs two instances on
+// one Cosmos database with a job due every minute, for five minutes:
+// both look for due jobs every minute, and each slot runs exactly once.
+func TestScheduledRunsHappenOncePerSlotAcrossInstances(t *testing.T) {
+	srv := cosmostest.Start(t)
+	db, blobs := randomName(), t.TempDir()
+	clock := scheduletest.NewClock(time.Date(2026, 11, 26, 12, 0, 30, 0, time.UTC))
+	a := instance(t, cosmosDB(t, srv, db), blobs, "instance-a", clock)
+	b := instance(t, cosmosDB(t, srv, db), blobs, "instance-b", clock)
+	e := &env{ctx: audit.WithActor(t.Context(), audit.Actor{UserID: "user_operator"}), svcs: a}
+	if _, err := a.Roles.Seed(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.tenant = e.existingOrNew(t, "acme")
+	j, err := a.Backups.CreateJob(e.ctx, e.tenant.ID, kanri.BackupJobInput{Name: "every minute", Schedule: "* * * * *", Parts: kanri.AllBackupParts, RetentionDays: 1, IsActive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const minutes = 5
+	for range minutes {
+		clock.Advance(time.Minute)
+		var wg sync.WaitGroup
+		for _, inst := range []*services.Set{a, b} {
+			wg.Go(func() {
+				if err := inst.Backups.RunDue(context.Background()); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	hs, _, err := a.Backups.Histories(e.ctx, e.tenant.ID, "", 100, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perMinute := map[string]int{}
+	for _, h := range hs {
+		if h.JobID != j.ID {
+			continue
+		}
+		perMinute[h.StartedAt.UTC().Format("15:04")]++
+		if h.Status != kanri.BackupSuccess {
+			t.Errorf("run at %v: %s (%s)", h.StartedAt, h.Status, deref(h.ErrorMessage))
+		}
+	}
+	if got, want := len(perMinute), minutes; got != want {
+		t.Errorf("runs in %d minutes, want %d: %v", got, want, perMinute)
+	}
+	for m, n := range perMinute {
+		if n != 1 {
+			t.Errorf("%d runs at %s, want 1", n, m)
+		}
+	}
+}
+
+// TestMissedRunsRunOnceAtStart: a job whose slots passed while no instance
+// was up runs once, and its next run is the schedule's next after now.
+func TestMissedRunsRunOnceAtStart(t *testing.T) {
+	clock := scheduletest.NewClock(time.Date(2026, 11, 26, 12, 0, 30, 0, time.UTC))
+	ds := embedded(t)
+	svcs := instance(t, ds, t.TempDir(), "only", clock)
+	e := &env{ctx: audit.WithActor(t.Context(), audit.Actor{UserID: "user_operator"}), svcs: svcs}
+	svcs.Roles.Seed(e.ctx)
+	e.tenant = e.existingOrNew(t, "acme")
+	j, err := svcs.Backups.CreateJob(e.ctx, e.tenant.ID, kanri.BackupJobInput{Name: "hourly", Schedule: "0 * * * *", Parts: []string{kanri.PartUsers}, RetentionDays: 1, IsActive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(5 * time.Hour)
+	for range 3 {
+		if err := svcs.Backups.RunDue(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hs, _, err := svcs.Backups.Histories(e.ctx, e.tenant.ID, "", 100, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(hs), 1; got != want {
+		t.Fatalf("%d runs after five missed hours, want %d", got, want)
+	}
+	j, err = svcs.Backups.Job(e.ctx, e.tenant.ID, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := j.NextRunAt.UTC(), time.Date(2026, 11, 26, 18, 0, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("next run = %v, want %v", got, want)
+	}
+	if j.LastStatus != kanri.BackupSuccess || j.LastSuccessAt.IsZero() {
+		t.Errorf("job after the run: status %q, last success %v", j.LastStatus, j.LastSuccessAt)
+	}
+}
+
+func blobsOf(t *testing.T, svcs *services.Set) *blob.Bucket {
+	return backup.Blobs(svcs.Backups).(*blob.Bucket)
+}
