@@ -81,6 +81,7 @@ func (s *Server) routes(e *echo.Echo) {
 	t := app.Group("/t/:tenant", s.resolveTenant)
 	fs := t.Group("/files", s.usable(kanri.FileServiceID))
 	ch := t.Group("/channels", s.usable(kanri.MessagingServiceID))
+	bk := t.Group("/backups", s.usable(kanri.BackupServiceID))
 
 	// A tab's live updates (server-sent events): a session like the
 	// console, but no body limit or deadline: the stream lasts as long as
@@ -208,6 +209,25 @@ func (s *Server) routes(e *echo.Echo) {
 		{ch, http.MethodPost, "/:id/messages/:msg", role.MessagesCreate, s.editMessage},
 		{ch, http.MethodPost, "/:id/messages/:msg/delete", role.MessagesCreate, s.deleteMessage},
 		{ch, http.MethodPost, "/:id/messages/:msg/react", role.MessagesCreate, s.reactToMessage},
+
+		{bk, http.MethodGet, "", role.BackupsRead, s.listBackups},
+		{bk, http.MethodGet, "/new", role.BackupsCreate, s.newBackupJob},
+		{bk, http.MethodPost, "", role.BackupsCreate, s.createBackupJob},
+		{bk, http.MethodGet, "/schedule", role.BackupsRead, s.schedulePreview},
+		{bk, http.MethodPost, "/timezone", role.BackupsUpdate, s.setBackupTimezone},
+		{bk, http.MethodGet, "/jobs/:job/edit", role.BackupsUpdate, s.editBackupJob},
+		{bk, http.MethodPost, "/jobs/:job", role.BackupsUpdate, s.updateBackupJob},
+		{bk, http.MethodPost, "/jobs/:job/pause", role.BackupsUpdate, s.pauseBackupJob},
+		{bk, http.MethodPost, "/jobs/:job/resume", role.BackupsUpdate, s.resumeBackupJob},
+		{bk, http.MethodPost, "/jobs/:job/delete", role.BackupsDelete, s.deleteBackupJob},
+		{bk, http.MethodPost, "/jobs/:job/run", role.BackupsExecute, s.runBackupJob},
+		{bk, http.MethodGet, "/history", role.BackupsRead, s.listBackupRuns},
+		{bk, http.MethodGet, "/history/:id", role.BackupsRead, s.showBackupRun},
+		{bk, http.MethodGet, "/history/:id/download", role.BackupsExecute, s.streaming(exportTimeout, s.downloadBackup)},
+		{bk, http.MethodGet, "/history/:id/restore", role.BackupsExecute, s.showRestore},
+		{bk, http.MethodPost, "/history/:id/restore", role.BackupsExecute, s.restoreBackup},
+		{bk, http.MethodPost, "/history/:id/copy", role.TenantsCreate, s.copyBackup},
+		{bk, http.MethodPost, "/restores/:restore/retry", role.BackupsExecute, s.retryRestore},
 
 		{t, http.MethodGet, "/audit", role.AuditRead, s.listAudit},
 		{t, http.MethodGet, "/audit.csv", role.AuditRead, s.streaming(exportTimeout, s.exportAudit)},

@@ -211,23 +211,17 @@ const (
 	// assignment (tenant management, authentication, service settings).
 	AccessIncluded = "included"
 	// AccessAssigned is a service whose features a tenant uses only while
-	// it is assigned (files, the API and its keys; services the operator
-	// adds).
+	// it is assigned (files, messaging, backups, the API and its keys;
+	// services the operator adds).
 	AccessAssigned = "assigned"
-	// AccessUnavailable is a built-in service whose features this version
-	// does not have yet (messaging, backups): it can be assigned, but
-	// nothing uses it.
-	AccessUnavailable = "unavailable"
 )
 
 // ServiceAccess says how a tenant reaches the service with the given id:
-// AccessIncluded, AccessAssigned or AccessUnavailable.
+// AccessIncluded or AccessAssigned.
 func ServiceAccess(serviceID string) string {
 	switch serviceID {
 	case TenantManagementID, AuthServiceID, ServiceSettingID:
 		return AccessIncluded
-	case MessagingServiceID, BackupServiceID:
-		return AccessUnavailable
 	default:
 		return AccessAssigned
 	}

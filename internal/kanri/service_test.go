@@ -9,8 +9,8 @@ func TestServiceAccess(t *testing.T) {
 		{ServiceSettingID, AccessIncluded},
 		{APIServiceID, AccessAssigned},
 		{FileServiceID, AccessAssigned},
-		{MessagingServiceID, AccessUnavailable},
-		{BackupServiceID, AccessUnavailable},
+		{MessagingServiceID, AccessAssigned},
+		{BackupServiceID, AccessAssigned},
 		{"crm-service", AccessAssigned}, // one the operator added
 	} {
 		if got := ServiceAccess(c.id); got != c.want {

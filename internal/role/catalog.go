@@ -53,6 +53,7 @@ const (
 	APIKeysDelete  = "apikeys.delete" // revoke
 	BackupsRead    = "backups.read"
 	BackupsCreate  = "backups.create"
+	BackupsUpdate  = "backups.update"
 	BackupsExecute = "backups.execute"
 	BackupsDelete  = "backups.delete"
 )
@@ -113,7 +114,7 @@ func buildCatalog() []ServiceInfo {
 		{kanri.APIServiceID, "API利用サービス", "APIキーと利用状況", "integration",
 			[]string{APIKeysRead}, []string{APIKeysCreate, APIKeysUpdate, APIKeysDelete}, nil, nil},
 		{kanri.BackupServiceID, "バックアップサービス", "バックアップジョブと履歴", "operations",
-			[]string{BackupsRead}, []string{BackupsCreate, BackupsExecute, BackupsDelete}, nil, nil},
+			[]string{BackupsRead}, []string{BackupsCreate, BackupsUpdate, BackupsExecute, BackupsDelete}, nil, nil},
 	}
 	var out []ServiceInfo
 	for _, s := range services {

@@ -1,0 +1,402 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/backup"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/views"
+)
+
+// timeZones are the time zones the backups page offers; any other IANA
+// name a tenant already has is offered too.
+var timeZones = []string{
+	"Asia/Tokyo", "Asia/Seoul", "Asia/Shanghai", "Asia/Hong_Kong", "Asia/Taipei", "Asia/Singapore", "Asia/Bangkok",
+	"Asia/Jakarta", "Asia/Kolkata", "Asia/Dubai", "Australia/Sydney", "Australia/Perth", "Pacific/Auckland",
+	"Europe/London", "Europe/Paris", "Europe/Berlin", "Europe/Madrid", "Europe/Moscow",
+	"America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Sao_Paulo",
+	"America/Mexico_City", "Pacific/Honolulu", "UTC",
+}
+
+// nextRunsShown is how many of a schedule's next runs the job form shows.
+const nextRunsShown = 5
+
+// listBackups shows the tenant's backups page.
+func (s *Server) listBackups(c echo.Context) error {
+	ctx, t := c.Request().Context(), routeTenant(c)
+	loc, err := s.Backups.Location(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	v := views.BackupsView{Location: loc, Zone: loc.String(), Zones: timeZones}
+	if !slices.Contains(v.Zones, v.Zone) {
+		v.Zones = append([]string{v.Zone}, v.Zones...)
+	}
+	jobs, _, err := s.Backups.Jobs(ctx, t.ID, 100, "")
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		row := views.BackupJobRow{Job: j}
+		if j.IsActive {
+			row.Next = []time.Time{j.NextRunAt.Time}
+		}
+		v.Jobs = append(v.Jobs, row)
+	}
+	alerts, err := s.Backups.Alerts(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	for _, a := range alerts {
+		v.Alerts = append(v.Alerts, views.BackupAlert{Job: a.Job, Kind: a.Kind, Since: kanri.NewTime(a.Since)})
+	}
+	if v.Recent, _, err = s.Backups.Histories(ctx, t.ID, "", 5, ""); err != nil {
+		return err
+	}
+	if v.Restore, err = s.Backups.LatestRestore(ctx, t.ID); err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.BackupsPage(s.page(c, "backups.title", "backups"), v))
+}
+
+// backupJobForm reads the job form.
+func backupJobForm(c echo.Context) kanri.BackupJobInput {
+	form, _ := c.FormParams()
+	days, err := strconv.Atoi(strings.TrimSpace(c.FormValue("retentionDays")))
+	if err != nil {
+		days = 0
+	}
+	return kanri.BackupJobInput{
+		Name: c.FormValue("name"), Description: c.FormValue("description"), Schedule: c.FormValue("schedule"),
+		Parts: form["parts"], RetentionDays: days, IsActive: c.FormValue("isActive") == "1",
+	}
+}
+
+// showBackupJobForm renders the job form with its next runs.
+func (s *Server) showBackupJobForm(c echo.Context, status int, j *kanri.BackupJob, in kanri.BackupJobInput, errs views.Errors) error {
+	loc, err := s.Backups.Location(c.Request().Context(), routeTenant(c).ID)
+	if err != nil {
+		return err
+	}
+	f := views.BackupJobForm{Job: j, Input: in, Errors: errs, Location: loc, Next: s.Backups.NextRuns(in.Schedule, loc, nextRunsShown)}
+	if errs["schedule"] != "" {
+		f.ScheduleDetail = backup.ScheduleError(in.Schedule)
+	}
+	title := "backups.new_job"
+	if j != nil {
+		title = "backups.edit_job_title"
+	}
+	return render(c, status, views.BackupJobFormPage(s.page(c, title, "backups"), f))
+}
+
+// newBackupJob shows the form of a new job: daily at 03:00, everything,
+// kept 30 days.
+func (s *Server) newBackupJob(c echo.Context) error {
+	return s.showBackupJobForm(c, http.StatusOK, nil, kanri.BackupJobInput{
+		Schedule: "0 3 * * *", Parts: kanri.AllBackupParts, RetentionDays: 30, IsActive: true,
+	}, nil)
+}
+
+// backupJobFailed shows the form again with the input and its errors.
+func (s *Server) backupJobFailed(c echo.Context, j *kanri.BackupJob, in kanri.BackupJobInput, err error) error {
+	status, errs := http.StatusUnprocessableEntity, views.Errors(kanri.ErrorFields(err))
+	switch {
+	case kanri.IsCode(err, kanri.ESTALE):
+		status, errs = http.StatusConflict, views.Errors{"_form": "stale.title"}
+	case !kanri.IsCode(err, kanri.EINVALID):
+		return err
+	}
+	return s.showBackupJobForm(c, status, j, in, errs)
+}
+
+// createBackupJob adds a job.
+func (s *Server) createBackupJob(c echo.Context) error {
+	t, in := routeTenant(c), backupJobForm(c)
+	j, err := s.Backups.CreateJob(c.Request().Context(), t.ID, in)
+	if err != nil {
+		return s.backupJobFailed(c, nil, in, err)
+	}
+	return s.done(c, views.BackupsPath(t.ID), "backups.job_created", j.Name)
+}
+
+// editBackupJob shows a job's form.
+func (s *Server) editBackupJob(c echo.Context) error {
+	j, err := s.Backups.Job(c.Request().Context(), routeTenant(c).ID, c.Param("job"))
+	if err != nil {
+		return err
+	}
+	in := kanri.BackupJobInput{Name: j.Name, Description: j.Description, Schedule: j.Schedule, Parts: j.Parts(), RetentionDays: j.RetentionDays, IsActive: j.IsActive}
+	return s.showBackupJobForm(c, http.StatusOK, j, in, nil)
+}
+
+// updateBackupJob saves a job's form.
+func (s *Server) updateBackupJob(c echo.Context) error {
+	ctx, t, in := c.Request().Context(), routeTenant(c), backupJobForm(c)
+	j, err := s.Backups.UpdateJob(ctx, t.ID, c.Param("job"), in, seen(c))
+	if err == nil {
+		return s.done(c, views.BackupsPath(t.ID), "backups.job_updated", j.Name)
+	}
+	cur, gerr := s.Backups.Job(ctx, t.ID, c.Param("job"))
+	if gerr != nil {
+		return gerr
+	}
+	if kanri.IsCode(err, kanri.ESTALE) {
+		cur.ETag = "" // the form shows what is there now; saving again overwrites it knowingly
+	}
+	return s.backupJobFailed(c, cur, in, err)
+}
+
+// pauseBackupJob and resumeBackupJob stop and restart a job's schedule.
+func (s *Server) pauseBackupJob(c echo.Context) error  { return s.setBackupJobActive(c, false) }
+func (s *Server) resumeBackupJob(c echo.Context) error { return s.setBackupJobActive(c, true) }
+
+func (s *Server) setBackupJobActive(c echo.Context, active bool) error {
+	t := routeTenant(c)
+	key := "backups.job_paused"
+	if active {
+		key = "backups.job_resumed"
+	}
+	return s.action(c, key, views.BackupsPath(t.ID), func(seen kanri.Seen) (string, error) {
+		j, err := s.Backups.SetActive(c.Request().Context(), t.ID, c.Param("job"), active, seen)
+		if err != nil {
+			return "", err
+		}
+		return j.Name, nil
+	})
+}
+
+// deleteBackupJob removes a job; its runs and archives stay.
+func (s *Server) deleteBackupJob(c echo.Context) error {
+	t := routeTenant(c)
+	return s.action(c, "backups.job_deleted", views.BackupsPath(t.ID), func(seen kanri.Seen) (string, error) {
+		j, err := s.Backups.DeleteJob(c.Request().Context(), t.ID, c.Param("job"), seen)
+		if err != nil {
+			return "", err
+		}
+		return j.Name, nil
+	})
+}
+
+// runBackupJob starts a backup of the job now.
+func (s *Server) runBackupJob(c echo.Context) error {
+	t := routeTenant(c)
+	h, err := s.Backups.RunNow(c.Request().Context(), t.ID, c.Param("job"))
+	if err != nil {
+		return err
+	}
+	return s.done(c, views.BackupsPath(t.ID), "backups.run_started", h.JobName)
+}
+
+// schedulePreview answers the job form's schedule field with the next
+// runs, or why the schedule does not parse.
+func (s *Server) schedulePreview(c echo.Context) error {
+	spec := c.QueryParam("schedule")
+	loc, err := s.Backups.Location(c.Request().Context(), routeTenant(c).ID)
+	if err != nil {
+		return err
+	}
+	next := s.Backups.NextRuns(spec, loc, nextRunsShown)
+	detail := ""
+	if next == nil && strings.TrimSpace(spec) != "" {
+		detail = backup.ScheduleError(spec)
+	}
+	return render(c, http.StatusOK, views.BackupSchedulePreview(next, loc, detail))
+}
+
+// setBackupTimezone sets the time zone the tenant's schedules are read in.
+func (s *Server) setBackupTimezone(c echo.Context) error {
+	t := routeTenant(c)
+	if err := s.Backups.SetTimezone(c.Request().Context(), t.ID, c.FormValue("timezone")); err != nil {
+		return err
+	}
+	return s.done(c, views.BackupsPath(t.ID), "backups.timezone_saved", c.FormValue("timezone"))
+}
+
+// listBackupRuns shows the tenant's runs, newest first, by status.
+func (s *Server) listBackupRuns(c echo.Context) error {
+	ctx, t := c.Request().Context(), routeTenant(c)
+	status := c.QueryParam("status")
+	if status != "" && status != kanri.BackupRunning && status != kanri.BackupSuccess && status != kanri.BackupFailed {
+		return kanri.Invalid(kanri.Fields{"status": "backups.error.status"})
+	}
+	loc, err := s.Backups.Location(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	path := views.BackupHistoryPath(t.ID)
+	runs, pg, err := listPage(c, path, 20, func(cont string, limit int) ([]*kanri.BackupHistory, string, error) {
+		return s.Backups.Histories(ctx, t.ID, status, limit, cont)
+	})
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.BackupHistoryPage(s.page(c, "backups.history", "backups"), runs, pg, status, loc, c.Request().URL.RequestURI()))
+}
+
+// showBackupRun shows a run and its archive.
+func (s *Server) showBackupRun(c echo.Context) error {
+	ctx, t := c.Request().Context(), routeTenant(c)
+	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	loc, err := s.Backups.Location(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	v := views.BackupRunView{Run: h, Location: loc}
+	if h.Restorable() {
+		m, err := s.Backups.Archive(ctx, t.ID, h.ID)
+		switch {
+		case kanri.IsCode(err, kanri.EINVALID):
+			v.Damaged = damagedText(c, err)
+		case err != nil:
+			return err
+		default:
+			vm := &views.BackupManifest{Consistency: m.Consistency, Kanri: m.Kanri, Files: m.Files.Count, FilesBytes: m.Files.Bytes, NewFiles: m.Files.New}
+			for _, p := range m.Parts {
+				vm.Parts = append(vm.Parts, views.BackupPart{Name: p.Name, Documents: p.Documents, Bytes: p.Bytes, SHA256: p.SHA256})
+			}
+			v.Manifest = vm
+		}
+	}
+	return render(c, http.StatusOK, views.BackupRunPage(s.page(c, "backups.run", "backups"), v))
+}
+
+// downloadBackup sends a run's archive as a tar file.
+func (s *Server) downloadBackup(c echo.Context) error {
+	ctx, t := c.Request().Context(), routeTenant(c)
+	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if _, err := s.Backups.Archive(ctx, t.ID, h.ID); err != nil {
+		return err
+	}
+	hd := c.Response().Header()
+	hd.Set(echo.HeaderContentType, "application/x-tar")
+	hd.Set(echo.HeaderContentDisposition, `attachment; filename="kanri-backup-`+t.Name+`-`+h.StartedAt.UTC().Format("20060102-150405")+`.tar"`)
+	return s.Backups.Download(ctx, t.ID, h.ID, c.Response())
+}
+
+// restoreParts reads the chosen parts of a restore, all of the run's when
+// none is chosen.
+func restoreParts(c echo.Context, h *kanri.BackupHistory) []string {
+	var chosen []string
+	if c.Request().Method == http.MethodGet {
+		chosen = c.QueryParams()["parts"]
+	} else {
+		form, _ := c.FormParams()
+		chosen = form["parts"]
+	}
+	if len(chosen) == 0 {
+		return h.Parts
+	}
+	return chosen
+}
+
+// dryRunPage is how many changed documents the restore page lists at once.
+const dryRunPage = 50
+
+// showRestore shows what restoring a run's archive would change, with the
+// confirmation.
+func (s *Server) showRestore(c echo.Context) error {
+	return s.renderRestore(c, http.StatusOK, "", nil)
+}
+
+func (s *Server) renderRestore(c echo.Context, status int, confirm string, errs views.Errors) error {
+	ctx, t := c.Request().Context(), routeTenant(c)
+	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	parts := restoreParts(c, h)
+	offset, _ := strconv.Atoi(c.QueryParam("offset"))
+	offset = max(offset, 0)
+	dry, err := s.Backups.DryRun(ctx, t.ID, h.ID, parts, offset, dryRunPage)
+	if err != nil {
+		return err
+	}
+	loc, err := s.Backups.Location(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	v := views.BackupRestoreView{Run: h, Tenant: t, Parts: parts, Total: dry.Total, Offset: offset, Location: loc, Errors: errs, Confirm: confirm}
+	for _, d := range dry.Parts {
+		v.Diffs = append(v.Diffs, views.BackupDiff{Part: d.Part, Added: d.Added, Changed: d.Changed, Removed: d.Removed})
+	}
+	for _, ch := range dry.Changes {
+		v.Changes = append(v.Changes, views.BackupChange(ch))
+	}
+	at := func(off int) string {
+		q := url.Values{"parts": parts, "offset": {strconv.Itoa(off)}}
+		return views.BackupRunPath(t.ID, h.ID) + "/restore?" + q.Encode()
+	}
+	if offset+dryRunPage < dry.Total {
+		v.NextURL = at(offset + dryRunPage)
+	}
+	if offset > 0 {
+		v.PrevURL = at(max(0, offset-dryRunPage))
+	}
+	return render(c, status, views.BackupRestorePage(s.page(c, "backups.restore_title", "backups"), v))
+}
+
+// restoreBackup restores the chosen parts of a run's archive once the
+// tenant's name is typed to confirm.
+func (s *Server) restoreBackup(c echo.Context) error {
+	ctx, t := c.Request().Context(), routeTenant(c)
+	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if confirm := strings.TrimSpace(c.FormValue("confirm")); confirm != t.Name {
+		return s.renderRestore(c, http.StatusUnprocessableEntity, confirm, views.Errors{"confirm": "backups.error.confirm"})
+	}
+	if _, err := s.Backups.Restore(ctx, t.ID, h.ID, restoreParts(c, h)); err != nil {
+		return err
+	}
+	return s.done(c, views.BackupsPath(t.ID), "backups.restore_started", views.WhenIn(h.StartedAt.Time, nil))
+}
+
+// retryRestore runs a failed restore again.
+func (s *Server) retryRestore(c echo.Context) error {
+	t := routeTenant(c)
+	if _, err := s.Backups.RetryRestore(c.Request().Context(), t.ID, c.Param("restore")); err != nil {
+		return err
+	}
+	return s.done(c, views.BackupsPath(t.ID), "backups.restore_retried")
+}
+
+// copyBackup restores a run's archive as a new tenant (the operator).
+func (s *Server) copyBackup(c echo.Context) error {
+	ctx, t := c.Request().Context(), routeTenant(c)
+	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	name := strings.TrimSpace(c.FormValue("name"))
+	in := kanri.TenantInput{Name: name, DisplayName: t.DisplayName + " (" + views.WhenIn(h.StartedAt.Time, nil) + ")", Plan: t.Plan, MaxUsers: t.MaxUsers}
+	copied, _, err := s.Backups.RestoreAsNewTenant(ctx, t.ID, h.ID, in)
+	if err != nil {
+		return err
+	}
+	return s.done(c, views.BackupsPath(copied.ID), "backups.copy_started", copied.Name)
+}
+
+// damagedText says why an archive cannot be read, with the detail.
+func damagedText(c echo.Context, err error) string {
+	msg := message(c.Request().Context(), err, "backups.error.damaged")
+	var ke *kanri.Error
+	if errors.As(err, &ke) && ke.Err != nil {
+		msg += " (" + ke.Err.Error() + ")"
+	}
+	return msg
+}
