@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -27,6 +28,11 @@ import (
 // socket's mode is 0600 and, on Linux, the server checks each peer's uid
 // (SO_PEERCRED) as well.
 const hotCopySocket = "kanri.sock"
+
+// copyBufferSize is the size of the reads and writes of a copy, on both
+// ends of the socket: large, so that a copy of a large file makes few
+// system calls.
+const copyBufferSize = 1 << 20
 
 // hotCopyServer serves consistent copies of the store's file (one read
 // transaction each: writers are not blocked) over HTTP on the Unix socket
@@ -168,6 +174,7 @@ func (s *hotCopyServer) serveCopy(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	defer s.copies.Done()
 	start := time.Now()
+	var bw *bufio.Writer
 	n, err := s.st.Copy(func(size int64) (io.Writer, error) {
 		if s.opened != nil {
 			s.opened(r.Context())
@@ -175,8 +182,12 @@ func (s *hotCopyServer) serveCopy(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
 		w.WriteHeader(http.StatusOK)
-		return w, nil
+		bw = bufio.NewWriterSize(w, copyBufferSize)
+		return bw, nil
 	})
+	if err == nil {
+		err = bw.Flush()
+	}
 	if err != nil {
 		s.log.Warn("copy for kanri backup failed", "bytes", n, "err", err)
 		panic(http.ErrAbortHandler) // end the connection: the client sees a short copy
@@ -368,7 +379,7 @@ func copyFromServer(ctx context.Context, sock string, dst *copyDest) (int64, err
 	if err != nil {
 		return 0, err
 	}
-	n, err := io.Copy(w, resp.Body)
+	n, err := io.CopyBuffer(w, resp.Body, make([]byte, copyBufferSize))
 	if err == nil && n != resp.ContentLength {
 		err = io.ErrUnexpectedEOF
 	}
