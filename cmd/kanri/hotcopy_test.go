@@ -614,6 +614,7 @@ func TestHotCopyFlags(t *testing.T) {
 	}{
 		{[]string{"-out", "f.db"}, "f.db", false, nil, ""},
 		{[]string{"--out=f.db", "--force"}, "f.db", true, nil, ""},
+		{[]string{"--out", "f.db", "--data-dir=/d"}, "f.db", false, []string{"--data-dir=/d"}, ""},
 		{[]string{"-data-dir", "/d", "-out", "f.db", "-force=false", "-addr=:9"}, "f.db", false, []string{"-data-dir", "/d", "-addr=:9"}, ""},
 		// A server setting takes the next argument as its value, whatever it is.
 		{[]string{"-session-secret", "-out", "-out", "f.db"}, "f.db", false, []string{"-session-secret", "-out"}, ""},
