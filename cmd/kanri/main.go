@@ -58,6 +58,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) > 0 && args[0] == "check" {
 		return runCheck(args[1:], getenv, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "backup" {
+		return runHotCopy(ctx, args[1:], getenv, stdout, stderr)
+	}
 	cfg, err := parseConfig(args, getenv, stdout)
 	if err != nil {
 		return err
@@ -203,7 +206,7 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger) (docstore.Stor
 			return nil, nil, err
 		}
 		purge := worker{"purge expired documents", func(ctx context.Context) error { return st.RunPurge(ctx, purgeInterval) }}
-		return st, []worker{purge}, nil
+		return st, []worker{purge, hotCopyWorker(cfg.DataDir, st, log)}, nil
 	}
 }
 
