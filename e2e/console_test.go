@@ -65,6 +65,7 @@ func TestConsole(t *testing.T) {
 			s.serviceSteps,
 			s.fileSteps,
 			s.channelSteps,
+			s.backupSteps,
 			s.domainSteps,
 			s.apiKeySteps,
 			s.corsSteps,

@@ -212,7 +212,18 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 		form.Set("seq", "1")
 		form.Set("name", fmt.Sprintf("mx%d", n))
 	}
-	r := strings.NewReplacer(":tenant", e.acme.ID, ":service", svc, ":role", "admin", ":upload", upload, ":msg", message, ":user", e.acmeBob.ID)
+	var job, run, restore string
+	if strings.HasPrefix(path, "/t/:tenant/backups") {
+		job, run, restore = e.matrixBackup(t, n)
+		form.Set("schedule", "0 3 * * *")
+		form.Set("parts", kanri.PartUsers)
+		form.Set("retentionDays", "7")
+	}
+	r := strings.NewReplacer(":tenant", e.acme.ID, ":service", svc, ":role", "admin", ":upload", upload, ":msg", message, ":user", e.acmeBob.ID,
+		":job", job, ":restore", restore)
+	if strings.HasPrefix(path, "/t/:tenant/backups/history/:id") {
+		path = strings.Replace(path, ":id", run, 1)
+	}
 	if strings.HasPrefix(path, "/t/:tenant/channels/:id") {
 		path = strings.Replace(path, ":id", channel, 1)
 	}

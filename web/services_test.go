@@ -264,8 +264,8 @@ func TestServicesSayWhatIsTrue(t *testing.T) {
 	_, body := e.client(t).signIn("privileged", adminEmail).get(base)
 	for id, want := range map[string]string{
 		kanri.FileServiceID:      "available while assigned",
-		kanri.MessagingServiceID: "not available yet",
-		kanri.BackupServiceID:    "not available yet",
+		kanri.MessagingServiceID: "available while assigned",
+		kanri.BackupServiceID:    "available while assigned",
 		kanri.APIServiceID:       "available while assigned",
 		kanri.AuthServiceID:      "included, no assignment needed",
 	} {

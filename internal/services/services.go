@@ -108,12 +108,19 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	return s
 }
 
-// clock is the scheduler's clock over the services' now: the system's
-// timers, read by the injected clock.
+// clock is the scheduler's clock over the services' now: it waits, on
+// the system's timers, for as long as until is ahead of now.
 type clock struct{ now func() time.Time }
 
 func (c clock) Now() time.Time { return c.now() }
 
 func (c clock) Sleep(ctx context.Context, until time.Time) error {
-	return schedule.SystemClock{}.Sleep(ctx, until)
+	t := time.NewTimer(until.Sub(c.now()))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

@@ -1,0 +1,127 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+const backupsPath = "/t/" + tenantID + "/backups"
+
+// backupSteps are the steps of backups: the operator assigns the service;
+// alice creates a job (a bad schedule is explained with her input kept,
+// the next runs show in Tokyo time), runs it now and watches it succeed
+// with its size, downloads the archive, deletes a user, sees the dry run
+// bring the user back, confirms with the tenant's name, and the user is
+// back.
+func (s *suite) backupSteps(t *testing.T) {
+	s.step(t, "backups_run_download_and_restore", []string{"tenant_admin_sees_only_own_tenant"}, s.pagesOf(&s.admin, &s.alice), func(t *testing.T) {
+		s.open(t, s.admin, servicesPath, 200)
+		s.click(t, s.admin, "service-assign-backup-service")
+		s.atPath(t, s.admin, servicesPath+"/backup-service/edit")
+		s.submitStatus(t, s.admin, s.admin.tid("assignment-submit"), servicesPath+"/backup-service", 303)
+
+		// A user who will be deleted after the backup.
+		s.open(t, s.alice, usersPath, 200)
+		s.createUser(t, s.alice, "dora", "Dora Backup", "Dora-pass-12345")
+		doraID := s.userID(t, s.alice, tenantID, "dora")
+
+		s.open(t, s.alice, backupsPath, 200)
+		s.visible(t, s.alice, "backup-jobs-none")
+		s.click(t, s.alice, "backup-job-new")
+		s.atPath(t, s.alice, backupsPath+"/new")
+		s.fill(t, s.alice, "backup-job-name-input", "Nightly")
+		s.fill(t, s.alice, "backup-job-schedule-input", "61 * * *")
+		s.visible(t, s.alice, "schedule-detail") // explained as it is typed
+		s.submitStatus(t, s.alice, s.alice.tid("backup-job-save"), backupsPath, 422)
+		s.visible(t, s.alice, "field-error-schedule")
+		s.hasValue(t, s.alice, "backup-job-name-input", "Nightly")
+		s.hasValue(t, s.alice, "backup-job-schedule-input", "61 * * *")
+		s.fill(t, s.alice, "backup-job-schedule-input", "30 2 * * *")
+		if err := s.expect.Locator(s.alice.tid("schedule-next").Locator("li")).ToHaveCount(5); err != nil {
+			t.Fatalf("the next five runs are not shown: %v", err)
+		}
+		s.containsText(t, s.alice, "schedule-next", "02:30 JST")
+		s.submitStatus(t, s.alice, s.alice.tid("backup-job-save"), backupsPath, 303)
+		s.atPath(t, s.alice, backupsPath)
+		s.containsText(t, s.alice, "backup-job-next", "02:30 JST")
+
+		// Run now: the run's row turns to a success with its size, without
+		// a reload.
+		runAction, err := s.alice.tid("backup-run-Nightly").Locator("xpath=ancestor::form").GetAttribute("action")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.submitStatus(t, s.alice, s.alice.tid("backup-run-Nightly"), runAction, 303)
+		row := s.alice.tid("backup-run-row-Nightly").First()
+		if err := s.expect.Locator(row).ToHaveAttribute("data-status", "success", playwright.LocatorAssertionsToHaveAttributeOptions{Timeout: playwright.Float(60_000)}); err != nil {
+			t.Fatalf("the run did not succeed: %v", err)
+		}
+		if err := s.expect.Locator(row.GetByTestId("backup-run-size")).ToContainText("B"); err != nil {
+			t.Errorf("the run shows no size: %v", err)
+		}
+
+		// The archive downloads as a tar with its manifest.
+		if err := row.GetByTestId("backup-run-link").Click(); err != nil {
+			t.Fatal(err)
+		}
+		s.visible(t, s.alice, "backup-part-row-users")
+		dl, err := s.alice.page.ExpectDownload(func() error { return s.alice.tid("backup-download").Click() })
+		if err != nil {
+			t.Fatalf("download: %v", err)
+		}
+		path, err := dl.Path()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tarBytes, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(tarBytes, []byte("manifest.json")) || !bytes.Contains(tarBytes, []byte("users.ndjson.gz")) || !strings.HasSuffix(dl.SuggestedFilename(), ".tar") {
+			t.Errorf("the download %s (%d bytes) is not the archive", dl.SuggestedFilename(), len(tarBytes))
+		}
+		runPath := strings.TrimPrefix(s.alice.page.URL(), s.srv.URL)
+
+		// Dora is deleted.
+		s.open(t, s.alice, usersPath+"/"+doraID+"/edit", 200)
+		s.submitStatus(t, s.alice, s.alice.tid("user-delete"), usersPath+"/"+doraID+"/delete", 303)
+		s.open(t, s.alice, usersPath, 200)
+		s.absent(t, s.alice, "user-row-dora")
+
+		// The dry run shows her coming back; a wrong name is refused.
+		s.open(t, s.alice, runPath, 200)
+		s.click(t, s.alice, "backup-restore")
+		s.containsText(t, s.alice, "restore-what", tenantName)
+		if err := s.expect.Locator(s.alice.tid("restore-diff-users").GetByTestId("diff-changed")).Not().ToHaveText("0"); err != nil {
+			t.Errorf("the dry run shows no user changing back: %v", err)
+		}
+		s.containsText(t, s.alice, "restore-changes", doraID)
+		s.fill(t, s.alice, "restore-confirm", "globex")
+		s.submitStatus(t, s.alice, s.alice.tid("restore-submit"), runPath+"/restore", 422)
+		s.visible(t, s.alice, "field-error-confirm")
+		s.fill(t, s.alice, "restore-confirm", tenantName)
+		s.submitStatus(t, s.alice, s.alice.tid("restore-submit"), runPath+"/restore", 303)
+		s.atPath(t, s.alice, backupsPath)
+
+		// Dora is back once the restore has run.
+		deadline := time.Now().Add(time.Minute)
+		for {
+			s.open(t, s.alice, usersPath, 200)
+			if n, _ := s.alice.tid("user-row-dora").Count(); n == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("dora is not back a minute after the restore")
+			}
+			s.alice.page.WaitForTimeout(200)
+		}
+		s.hasText(t, s.alice, "user-status-dora", "Active")
+	})
+}

@@ -1,0 +1,197 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// assignBackups assigns the backup service to a tenant.
+func (e *env) assignBackups(t testing.TB, tenantID string) {
+	t.Helper()
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
+	if _, err := e.catalog.Assignment(ctx, tenantID, kanri.BackupServiceID); err == nil {
+		return
+	}
+	if _, _, err := e.catalog.Assign(ctx, tenantID, kanri.AssignmentInput{ServiceID: kanri.BackupServiceID}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// matrixBackup gives acme a fresh job with a successful run, and a
+// finished restore, for one check of the matrix.
+func (e *env) matrixBackup(t *testing.T, n int64) (job, run, restore string) {
+	t.Helper()
+	e.assignBackups(t, e.acme.ID)
+	b := e.config.Services.Backups
+	b.Wait()
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: e.acmeAdmin.ID, TenantID: e.acme.ID})
+	j, err := b.CreateJob(ctx, e.acme.ID, kanri.BackupJobInput{Name: fmt.Sprintf("job%d", n), Schedule: "0 3 * * *", Parts: []string{kanri.PartUsers}, RetentionDays: 7, IsActive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := b.RunNow(ctx, e.acme.ID, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Wait()
+	r := &kanri.BackupRestore{Doc: kanri.Doc{ID: fmt.Sprintf("restore_m%d", n)}, HistoryID: h.ID, SourceTenantID: e.acme.ID, Status: kanri.RestoreDone}
+	if err := e.st.Tenant(e.acme.ID).BackupRestores().Create(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	return j.ID, h.ID, r.ID
+}
+
+// TestBackupsInTheConsole drives the backup pages as a tenant
+// administrator: a refused schedule keeps the input and says why; a job
+// is created with its next runs in the tenant's time zone; run now ends
+// in a success with its size; the archive downloads as a tar; a user is
+// deleted, the dry run shows it coming back, a wrong confirmation is
+// refused, and the restore brings the user back.
+func TestBackupsInTheConsole(t *testing.T) {
+	e := newEnv(t)
+	e.assignBackups(t, e.acme.ID)
+	admin := e.client(t).signIn("acme", "admin")
+	base := "/t/" + e.acme.ID + "/backups"
+
+	resp, body := admin.get(base)
+	wantStatus(t, "backups page", resp, http.StatusOK)
+	for _, want := range []string{`data-testid="backup-jobs-none"`, `data-testid="backup-runs-none"`, `data-testid="nav-backups"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("empty backups page lacks %s", want)
+		}
+	}
+	resp, body = admin.get(base + "/schedule?schedule=" + url.QueryEscape("30 2 * * *"))
+	wantStatus(t, "schedule preview", resp, http.StatusOK)
+	if got := strings.Count(body, "<li>"); got != 5 || !strings.Contains(body, "02:30 JST") {
+		t.Errorf("preview of 30 2 * * * in Tokyo: %d runs, body %s", got, body)
+	}
+	form := url.Values{"name": {"Nightly <b>"}, "schedule": {"61 * * *"}, "parts": {"users", "audit"}, "retentionDays": {"30"}, "isActive": {"1"}}
+	resp, body = admin.post(base, form)
+	wantStatus(t, "bad schedule", resp, http.StatusUnprocessableEntity)
+	if !strings.Contains(body, `data-testid="field-error-schedule"`) || !strings.Contains(body, `value="61 * * *"`) || !strings.Contains(body, `data-testid="schedule-detail"`) {
+		t.Errorf("a refused schedule is not explained with the input kept: %s", excerpt(body, "schedule"))
+	}
+	form.Set("schedule", "0 3 * * *")
+	resp, _ = admin.post(base, form)
+	wantStatus(t, "create job", resp, http.StatusSeeOther)
+	_, body = admin.get(base)
+	if !strings.Contains(body, `data-testid="backup-job-Nightly &lt;b&gt;"`) || !strings.Contains(body, " 03:00 JST") {
+		t.Fatalf("the job is not listed, escaped, with its next run in Tokyo time: %s", excerpt(body, "backup-job"))
+	}
+	jobs, _, _ := e.config.Services.Backups.Jobs(context.Background(), e.acme.ID, 10, "")
+	job := jobs[0]
+	resp, _ = admin.post(base+"/jobs/"+job.ID+"/run", nil)
+	wantStatus(t, "run now", resp, http.StatusSeeOther)
+	e.config.Services.Backups.Wait()
+	_, body = admin.get(base + "/history?status=success")
+	if !strings.Contains(body, `data-status="success"`) || strings.Contains(body, `data-polling`) {
+		t.Fatalf("the run did not succeed: %s", excerpt(body, "backup-run-row"))
+	}
+	runs, _, _ := e.config.Services.Backups.Histories(context.Background(), e.acme.ID, "", 10, "")
+	run := runs[0]
+	if run.BackupSize <= 0 || run.ItemsBackedUp == 0 {
+		t.Errorf("run %+v has no size or items", run)
+	}
+	_, body = admin.get(base + "/history?status=failed")
+	if !strings.Contains(body, `data-testid="backup-runs-none"`) {
+		t.Error("the failed filter shows a successful run")
+	}
+	resp, body = admin.get(base + "/history/" + run.ID)
+	wantStatus(t, "run page", resp, http.StatusOK)
+	if !strings.Contains(body, `data-testid="backup-part-row-users"`) || !strings.Contains(body, `data-testid="backup-download"`) {
+		t.Errorf("the run page lacks its parts or download: %s", excerpt(body, "backup-parts"))
+	}
+	resp, body = admin.get(base + "/history/" + run.ID + "/download")
+	wantStatus(t, "download", resp, http.StatusOK)
+	if ct := resp.Header.Get("Content-Type"); ct != "application/x-tar" || !strings.Contains(body, "manifest.json") || !strings.Contains(body, "users.ndjson.gz") {
+		t.Errorf("download: %s, %d bytes", ct, len(body))
+	}
+
+	bobPath := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID
+	_, page := admin.get(bobPath + "/edit")
+	resp, _ = admin.post(bobPath+"/delete", url.Values{"etag": {formETag(page)}})
+	wantStatus(t, "delete bob", resp, http.StatusSeeOther)
+	if u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID); u == nil || u.DeletedAt.IsZero() {
+		t.Fatal("bob is not deleted")
+	}
+	resp, body = admin.get(base + "/history/" + run.ID + "/restore?parts=users")
+	wantStatus(t, "dry run", resp, http.StatusOK)
+	if !strings.Contains(body, `data-testid="restore-diff-users"`) || !strings.Contains(body, `data-testid="restore-changes"`) || !strings.Contains(body, e.acmeBob.ID) {
+		t.Fatalf("the dry run does not show bob coming back: %s", excerpt(body, "restore-diff"))
+	}
+	if !strings.Contains(body, `data-testid="restore-what"`) || !strings.Contains(body, "(acme)") {
+		t.Errorf("the confirmation does not name the tenant: %s", excerpt(body, "restore-what"))
+	}
+	resp, body = admin.post(base+"/history/"+run.ID+"/restore", url.Values{"parts": {"users"}, "confirm": {"globex"}})
+	wantStatus(t, "wrong confirmation", resp, http.StatusUnprocessableEntity)
+	if !strings.Contains(body, `data-testid="field-error-confirm"`) {
+		t.Error("a wrong confirmation is not explained")
+	}
+	if u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID); u.DeletedAt.IsZero() {
+		t.Fatal("a refused restore restored")
+	}
+	resp, _ = admin.post(base+"/history/"+run.ID+"/restore", url.Values{"parts": {"users"}, "confirm": {"acme"}})
+	wantStatus(t, "restore", resp, http.StatusSeeOther)
+	e.config.Services.Backups.Wait()
+	u, err := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
+	if err != nil || !u.DeletedAt.IsZero() || !u.IsActive {
+		t.Fatalf("bob after the restore: %+v, %v", u, err)
+	}
+	_, body = admin.get(base)
+	if strings.Contains(body, `data-testid="restore-status"`) {
+		t.Error("a finished restore is still announced")
+	}
+	_, body = admin.get("/t/" + e.acme.ID + "/audit")
+	for _, action := range []string{"backup_job.create", "backup.run", "backup.download", "backup.restore"} {
+		if !strings.Contains(body, action) {
+			t.Errorf("the audit log lacks %s", action)
+		}
+	}
+}
+
+// TestBackupsOfAnotherTenantAreNotFound: globex's administrator asks for
+// acme's job, run, archive and restore by id, through globex's own path:
+// every one is not found, and nothing changes.
+func TestBackupsOfAnotherTenantAreNotFound(t *testing.T) {
+	e := newEnv(t)
+	e.assignBackups(t, e.globex.ID)
+	job, run, restore := e.matrixBackup(t, 1)
+	c := e.client(t).signIn("globex", "admin")
+	base := "/t/" + e.globex.ID + "/backups"
+	for _, path := range []string{"/jobs/" + job + "/edit", "/history/" + run, "/history/" + run + "/download", "/history/" + run + "/restore"} {
+		resp, _ := c.get(base + path)
+		wantStatus(t, "GET "+path, resp, http.StatusNotFound)
+	}
+	for _, path := range []string{"/jobs/" + job, "/jobs/" + job + "/run", "/jobs/" + job + "/pause", "/jobs/" + job + "/delete", "/history/" + run + "/restore", "/restores/" + restore + "/retry"} {
+		resp, _ := c.post(base+path, url.Values{"confirm": {"globex"}, "name": {"x"}, "schedule": {"0 3 * * *"}, "parts": {"users"}, "retentionDays": {"7"}})
+		wantStatus(t, "POST "+path, resp, http.StatusNotFound)
+	}
+	if _, err := e.config.Services.Backups.Job(context.Background(), e.acme.ID, job); err != nil {
+		t.Errorf("acme's job after globex's requests: %v", err)
+	}
+	// A tenant whose backup service ended gets no backup pages.
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
+	a, _ := e.catalog.Assignment(ctx, e.globex.ID, kanri.BackupServiceID)
+	if _, err := e.catalog.End(ctx, e.globex.ID, kanri.BackupServiceID, kanri.Seen{ETag: a.ETag}); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := c.get(base); resp.StatusCode == http.StatusOK {
+		t.Error("a tenant whose backup service ended still has the backups page")
+	}
+}
+
+// excerpt returns the part of body around the first mention of s.
+func excerpt(body, s string) string {
+	i := strings.Index(body, s)
+	if i < 0 {
+		return "(" + s + " not found)"
+	}
+	return body[max(0, i-300):min(len(body), i+600)]
+}
