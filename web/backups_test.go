@@ -195,3 +195,30 @@ func excerpt(body, s string) string {
 	}
 	return body[max(0, i-300):min(len(body), i+600)]
 }
+
+// TestTheOperatorSeesFailedBackupsInTheTenantList: a tenant whose backup
+// job failed carries a badge on the operator's tenant list, linking to
+// its backups page; a tenant without alerts carries none.
+func TestTheOperatorSeesFailedBackupsInTheTenantList(t *testing.T) {
+	e := newEnv(t)
+	job, _, _ := e.matrixBackup(t, 1)
+	op := e.client(t).signIn("privileged", adminEmail)
+	_, body := op.get("/tenants")
+	if strings.Contains(body, `data-testid="tenant-backup-alert"`) {
+		t.Fatal("a tenant whose backup succeeded has an alert")
+	}
+	if _, err := e.st.Tenant(e.acme.ID).BackupJobs().Modify(context.Background(), job, nil, func(j *kanri.BackupJob) error {
+		j.LastStatus = kanri.BackupFailed
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, body = op.get("/tenants")
+	row := rowOf(body, `data-testid="tenant-row-acme"`)
+	if !strings.Contains(row, `data-testid="tenant-backup-alert" data-kind="failed"`) || !strings.Contains(row, `href="/t/`+e.acme.ID+`/backups"`) {
+		t.Errorf("acme's row has no failed-backup badge:\n%s", row)
+	}
+	if strings.Contains(rowOf(body, `data-testid="tenant-row-globex"`), "tenant-backup-alert") {
+		t.Error("globex has a backup alert")
+	}
+}

@@ -43,6 +43,14 @@ func (s *Server) listTenants(c echo.Context) error {
 	if l.Storage, err = s.Files.StorageOf(c.Request().Context(), ids); err != nil {
 		return err
 	}
+	alerts, err := s.Backups.AlertsOf(c.Request().Context(), ids)
+	if err != nil {
+		return err
+	}
+	l.BackupAlerts = map[string]string{}
+	for id, as := range alerts {
+		l.BackupAlerts[id] = as[0].Kind
+	}
 	return showList(c, views.TenantsPage(p, l), views.TenantResults(p, l))
 }
 

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
@@ -88,6 +89,9 @@ func (s *Service) Run(ctx context.Context, poll time.Duration) error {
 		}
 		if err := s.RunDue(ctx); err != nil && ctx.Err() == nil {
 			s.Logger.Error("backups: due runs", "err", err)
+		}
+		if err := s.reportOverdue(ctx); err != nil && ctx.Err() == nil {
+			s.Logger.Error("backups: report of overdue jobs", "err", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -391,5 +395,57 @@ func (s *Service) alertOf(j *kanri.BackupJob, loc *time.Location) (Alert, bool) 
 	return Alert{}, false
 }
 
+// AlertsOf returns the backup alerts of the tenants ids (a page of the
+// operator's tenant list), by tenant id: one query of each tenant's jobs,
+// a few tenants at a time.
+func (s *Service) AlertsOf(ctx context.Context, ids []string) (map[string][]Alert, error) {
+	out := make(map[string][]Alert, len(ids))
+	var mu sync.Mutex
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, id := range ids {
+		g.Go(func() error {
+			as, err := s.Alerts(ctx, id)
+			if err != nil || len(as) == 0 {
+				return err
+			}
+			mu.Lock()
+			out[id] = as
+			mu.Unlock()
+			return nil
+		})
+	}
+	return out, g.Wait()
+}
+
 // String is the alert for logs.
 func (a Alert) String() string { return fmt.Sprintf("%s: %s", a.Job.Name, a.Kind) }
+
+// reportOverdue logs at error level, once an hour across instances, every
+// job that failed or has not succeeded for more than twice its schedule's
+// interval, so that the operator's alerting hears of it.
+func (s *Service) reportOverdue(ctx context.Context) error {
+	ok, err := s.sched.Claim(ctx, schedule.System, "backup-report", s.Now().Truncate(time.Hour))
+	if err != nil || !ok {
+		return err
+	}
+	next := ""
+	for {
+		jobs, n, err := s.Store.Privileged().BackupJobs(ctx, next)
+		if err != nil {
+			return err
+		}
+		for _, j := range jobs {
+			loc, err := s.Location(ctx, j.TenantID)
+			if err != nil {
+				return err
+			}
+			if a, ok := s.alertOf(j, loc); ok {
+				s.Logger.Error("backup job needs attention", "tenant", j.TenantID, "job", j.ID, "name", j.Name, "alert", a.Kind, "lastSuccess", j.LastSuccessAt)
+			}
+		}
+		if next = n; next == "" {
+			return nil
+		}
+	}
+}

@@ -134,3 +134,65 @@ func TestMissedRunsRunOnceAtStart(t *testing.T) {
 func blobsOf(t *testing.T, svcs *services.Set) *blob.Bucket {
 	return backup.Blobs(svcs.Backups).(*blob.Bucket)
 }
+
+// TestAlertsSayWhichJobsNeedAttention: a job whose last run failed, and
+// a job with no success for more than twice its interval, are alerts; a
+// job that succeeded on time and a paused one are not.
+func TestAlertsSayWhichJobsNeedAttention(t *testing.T) {
+	clock := scheduletest.NewClock(time.Date(2026, 11, 26, 12, 0, 30, 0, time.UTC))
+	svcs := instance(t, embedded(t), t.TempDir(), "only", clock)
+	e := &env{ctx: audit.WithActor(t.Context(), audit.Actor{UserID: "user_operator"}), svcs: svcs}
+	svcs.Roles.Seed(e.ctx)
+	e.tenant = e.existingOrNew(t, "acme")
+	job := func(name, schedule string, active bool) *kanri.BackupJob {
+		j, err := svcs.Backups.CreateJob(e.ctx, e.tenant.ID, kanri.BackupJobInput{Name: name, Schedule: schedule, Parts: []string{kanri.PartUsers}, RetentionDays: 1, IsActive: active})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	hourly, daily, paused := job("hourly", "0 * * * *", true), job("daily", "0 3 * * *", true), job("paused", "0 * * * *", false)
+	run := func(j *kanri.BackupJob) {
+		if _, err := svcs.Backups.RunNow(e.ctx, e.tenant.ID, j.ID); err != nil {
+			t.Fatal(err)
+		}
+		svcs.Backups.Wait()
+	}
+	run(hourly)
+	run(daily)
+	alerts := func() map[string]string {
+		as, err := svcs.Backups.AlertsOf(e.ctx, []string{e.tenant.ID, "tenant_none"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, a := range as[e.tenant.ID] {
+			out[a.Job.Name] = a.Kind
+		}
+		return out
+	}
+	if got := alerts(); len(got) != 0 {
+		t.Errorf("alerts after on-time successes: %v, want none", got)
+	}
+	clock.Advance(3 * time.Hour) // hourly: 3 h > 2 × 1 h; daily: 3 h < 2 × 24 h
+	if got := alerts(); len(got) != 1 || got["hourly"] != "overdue" {
+		t.Errorf("alerts three hours on: %v, want hourly overdue", got)
+	}
+	// A failed run (its lease held by someone else) is an alert at once.
+	clock.Advance(24 * time.Hour)
+	lease, err := svcs.Scheduler.Acquire(e.ctx, e.tenant.ID, "backup", "test", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svcs.Backups.RunDue(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	lease.Release(e.ctx)
+	got := alerts()
+	if got["daily"] != "failed" || got["hourly"] != "failed" || got["paused"] != "" {
+		t.Errorf("alerts after runs refused while busy: %v, want daily and hourly failed, paused none", got)
+	}
+	if p, err := svcs.Backups.Job(e.ctx, e.tenant.ID, paused.ID); err != nil || p.LastStatus != "" {
+		t.Errorf("the paused job ran: %q, %v", p.LastStatus, err)
+	}
+}

@@ -373,6 +373,12 @@ func (p Privileged) DueBackupJobs(ctx context.Context, at kanri.Time, continuati
 	})
 }
 
+// BackupJobs returns one page of the backup jobs of every tenant, for the
+// hourly report of overdue ones.
+func (p Privileged) BackupJobs(ctx context.Context, continuation string) ([]*kanri.BackupJob, string, error) {
+	return across[kanri.BackupJob](ctx, p, docstore.Backup, kanri.TypeBackupJob, docstore.Query{Limit: 100, Continuation: continuation})
+}
+
 // RunningBackups returns one page of the backup runs of every tenant that
 // are still marked running, for the sweep of runs a crash interrupted.
 func (p Privileged) RunningBackups(ctx context.Context, continuation string) ([]*kanri.BackupHistory, string, error) {
