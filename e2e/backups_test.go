@@ -51,6 +51,7 @@ func (s *suite) backupSteps(t *testing.T) {
 		s.submitStatus(t, s.alice, s.alice.tid("backup-job-save"), backupsPath, 303)
 		s.atPath(t, s.alice, backupsPath)
 		s.containsText(t, s.alice, "backup-job-next", "02:30 JST")
+		s.waitLive(t, s.alice) // the page's stream of the tenant's runs is open
 
 		// Run now: the run's row turns to a success with its size, without
 		// a reload.

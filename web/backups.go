@@ -1,6 +1,7 @@
 package web
 
 import (
+	"io"
 	"errors"
 	"net/http"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/kanri/kanri/internal/backup"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
 )
 
@@ -64,7 +66,7 @@ func (s *Server) listBackups(c echo.Context) error {
 	if v.Restore, err = s.Backups.LatestRestore(ctx, t.ID); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.BackupsPage(s.page(c, "backups.title", "backups"), v))
+	return render(c, http.StatusOK, views.BackupsPage(s.backupsPage(c, "backups.title"), v))
 }
 
 // backupJobForm reads the job form.
@@ -238,7 +240,7 @@ func (s *Server) listBackupRuns(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.BackupHistoryPage(s.page(c, "backups.history", "backups"), runs, pg, status, loc, c.Request().URL.RequestURI()))
+	return render(c, http.StatusOK, views.BackupHistoryPage(s.backupsPage(c, "backups.history"), runs, pg, status, loc, c.Request().URL.RequestURI()))
 }
 
 // showBackupRun shows a run and its archive.
@@ -399,4 +401,68 @@ func damagedText(c echo.Context, err error) string {
 		msg += " (" + ke.Err.Error() + ")"
 	}
 	return msg
+}
+
+// backupEvents is the backups pages' stream of live updates: a "backup"
+// event whenever a run of the tenant starts, progresses or ends, on which
+// the page reloads its table of runs; and one at every (re)connect, so
+// that what the page shows never depends on what a lost connection missed.
+func (s *Server) backupEvents(c echo.Context) error {
+	ctx, t := c.Request().Context(), routeTenant(c)
+	sub, err := s.Events.Subscribe(ctx, t.ID, "")
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	rc := http.NewResponseController(c.Response())
+	_ = rc.SetWriteDeadline(time.Time{}) // a stream has no end to wait for
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/event-stream")
+	h.Set(echo.HeaderCacheControl, "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	c.Response().WriteHeader(http.StatusOK)
+	write := func(s string) error {
+		if _, err := io.WriteString(c.Response(), s); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	if err := write("event: backup\ndata: connected\n\n"); err != nil {
+		return nil
+	}
+	heartbeat, recheck := time.NewTicker(liveHeartbeat), time.NewTicker(liveRecheck)
+	defer heartbeat.Stop()
+	defer recheck.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e, ok := <-sub.C:
+			if !ok {
+				return nil // the bus closed (shutdown) or the tab fell behind: the browser reconnects
+			}
+			if e.Topic != backup.Topic {
+				continue
+			}
+			if err := write("event: backup\ndata: " + e.Kind + "\n\n"); err != nil {
+				return nil
+			}
+		case <-heartbeat.C:
+			if err := write(": ping\n\n"); err != nil {
+				return nil
+			}
+		case <-recheck.C:
+			if !s.stillAllowed(ctx, c, t, role.BackupsRead) {
+				_ = write("event: end\ndata: \n\n")
+				return nil
+			}
+		}
+	}
+}
+
+// backupsPage is the page of the backup pages: with their live stream.
+func (s *Server) backupsPage(c echo.Context, title string) views.Page {
+	p := s.page(c, title, "backups")
+	p.Live = views.BackupsPath(routeTenant(c).ID) + "/events"
+	return p
 }

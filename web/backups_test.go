@@ -91,7 +91,7 @@ func TestBackupsInTheConsole(t *testing.T) {
 	wantStatus(t, "run now", resp, http.StatusSeeOther)
 	e.config.Services.Backups.Wait()
 	_, body = admin.get(base + "/history?status=success")
-	if !strings.Contains(body, `data-status="success"`) || strings.Contains(body, `data-polling`) {
+	if !strings.Contains(body, `data-status="success"`) || strings.Contains(body, `data-running`) {
 		t.Fatalf("the run did not succeed: %s", excerpt(body, "backup-run-row"))
 	}
 	runs, _, _ := e.config.Services.Backups.Histories(context.Background(), e.acme.ID, "", 10, "")
@@ -220,5 +220,32 @@ func TestTheOperatorSeesFailedBackupsInTheTenantList(t *testing.T) {
 	}
 	if strings.Contains(rowOf(body, `data-testid="tenant-row-globex"`), "tenant-backup-alert") {
 		t.Error("globex has a backup alert")
+	}
+}
+
+// TestBackupEventsTellThePageOfRuns: the backups stream starts with an
+// event (the page reloads its runs on every connect) and then tells of a
+// run's start and end; another tenant's administrator cannot open it.
+func TestBackupEventsTellThePageOfRuns(t *testing.T) {
+	e := newEnv(t)
+	job, _, _ := e.matrixBackup(t, 1)
+	admin := e.client(t).signIn("acme", "admin")
+	l, resp := admin.openLive("/t/"+e.acme.ID+"/backups/events", "")
+	if l == nil {
+		t.Fatalf("the stream answered %d", resp.StatusCode)
+	}
+	if ev, _ := l.next(t, "connected"); ev.name != "backup" {
+		t.Errorf("first event %+v, want a backup event", ev)
+	}
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: e.acmeAdmin.ID, TenantID: e.acme.ID})
+	if _, err := e.config.Services.Backups.RunNow(ctx, e.acme.ID, job); err != nil {
+		t.Fatal(err)
+	}
+	l.next(t, "backup.started")
+	l.next(t, "backup.finished")
+	e.assignBackups(t, e.globex.ID)
+	g := e.client(t).signIn("globex", "admin")
+	if l, resp := g.openLive("/t/"+e.acme.ID+"/backups/events", ""); l != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("globex's admin opened acme's backup stream: %d", resp.StatusCode)
 	}
 }

@@ -108,7 +108,7 @@ func (s *Server) liveEvents(c echo.Context) error {
 				return nil
 			}
 		case <-recheck.C:
-			if !s.stillAllowed(ctx, c, t) {
+			if !s.stillAllowed(ctx, c, t, role.ChannelsRead) {
 				_ = l.write("event: end\ndata: \n\n")
 				return nil
 			}
@@ -117,8 +117,8 @@ func (s *Server) liveEvents(c echo.Context) error {
 }
 
 // stillAllowed reports whether the stream's session still holds and its
-// user may still read channels in the tenant.
-func (s *Server) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tenant) bool {
+// user still has perm in the tenant.
+func (s *Server) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tenant, perm string) bool {
 	_, _, issued, ok := s.signedIn(c)
 	u, err := s.Users.Get(ctx, c.Get(ctxHome).(*kanri.Tenant).ID, person(c).UserID)
 	if !ok || err != nil || !u.IsActive || !u.DeletedAt.IsZero() || issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
@@ -129,7 +129,7 @@ func (s *Server) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tena
 		return false
 	}
 	access, err := s.Roles.AccessOf(ctx, home, u.ID)
-	if err != nil || !access.Perms.Has(role.ChannelsRead) || (home.ID != t.ID && !access.GlobalAdmin) {
+	if err != nil || !access.Perms.Has(perm) || (home.ID != t.ID && !access.GlobalAdmin) {
 		return false
 	}
 	return true
