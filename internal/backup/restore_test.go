@@ -254,3 +254,49 @@ func TestRetentionKeepsTheLatestSuccessAndReferencedContents(t *testing.T) {
 		t.Errorf("the latest archive does not verify after retention: %v", err)
 	}
 }
+
+// TestHostileJobInputIsRefusedAndChangesNothing: every field of the job
+// form refuses what it must, with the field named, and nothing is stored.
+func TestHostileJobInputIsRefusedAndChangesNothing(t *testing.T) {
+	e := newEnv(t, embedded(t), t.TempDir())
+	good := kanri.BackupJobInput{Name: "nightly", Schedule: "0 3 * * *", Parts: []string{kanri.PartUsers}, RetentionDays: 7, IsActive: true}
+	for _, c := range []struct {
+		field string
+		edit  func(*kanri.BackupJobInput)
+	}{
+		{"name", func(in *kanri.BackupJobInput) { in.Name = "" }},
+		{"name", func(in *kanri.BackupJobInput) { in.Name = "night\u202eylthgin" }},
+		{"name", func(in *kanri.BackupJobInput) { in.Name = "a\x00b" }},
+		{"name", func(in *kanri.BackupJobInput) { in.Name = strings.Repeat("長", 101) }},
+		{"description", func(in *kanri.BackupJobInput) { in.Description = strings.Repeat("x", 501) }},
+		{"description", func(in *kanri.BackupJobInput) { in.Description = "\u2066hidden\u2069" }},
+		{"schedule", func(in *kanri.BackupJobInput) { in.Schedule = "0 3 * * * ; rm -rf /" }},
+		{"schedule", func(in *kanri.BackupJobInput) { in.Schedule = "TZ=Asia/Tokyo 0 3 * * *" }},
+		{"schedule", func(in *kanri.BackupJobInput) { in.Schedule = "@reboot" }},
+		{"schedule", func(in *kanri.BackupJobInput) { in.Schedule = "99 99 99 99 99" }},
+		{"parts", func(in *kanri.BackupJobInput) { in.Parts = nil }},
+		{"parts", func(in *kanri.BackupJobInput) { in.Parts = []string{"users", "../../etc"} }},
+		{"retentionDays", func(in *kanri.BackupJobInput) { in.RetentionDays = 0 }},
+		{"retentionDays", func(in *kanri.BackupJobInput) { in.RetentionDays = -5 }},
+		{"retentionDays", func(in *kanri.BackupJobInput) { in.RetentionDays = 1 << 40 }},
+	} {
+		in := good
+		in.Parts = append([]string(nil), good.Parts...)
+		c.edit(&in)
+		_, err := e.svcs.Backups.CreateJob(e.ctx, e.tenant.ID, in)
+		if kanri.ErrorFields(err)[c.field] == "" {
+			t.Errorf("%+v: error %v, want one on %s", in, err, c.field)
+		}
+	}
+	for _, tz := range []string{"", "Local", "../../etc/passwd", "Asia/Nowhere", "UTC\x00"} {
+		if err := e.svcs.Backups.SetTimezone(e.ctx, e.tenant.ID, tz); kanri.ErrorFields(err)["timezone"] == "" {
+			t.Errorf("time zone %q: %v, want refused", tz, err)
+		}
+	}
+	if jobs, _, _ := e.svcs.Backups.Jobs(e.ctx, e.tenant.ID, 10, ""); len(jobs) != 0 {
+		t.Errorf("%d jobs stored from refused input", len(jobs))
+	}
+	if ten, _ := e.svcs.Deps.Store.Tenant(e.tenant.ID).Profile(e.ctx); ten.Settings.Timezone != "" {
+		t.Errorf("a refused time zone was stored: %q", ten.Settings.Timezone)
+	}
+}
