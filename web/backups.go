@@ -1,8 +1,8 @@
 package web
 
 import (
-	"io"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -414,18 +414,12 @@ func (s *Server) backupEvents(c echo.Context) error {
 		return err
 	}
 	defer sub.Close()
-	rc := http.NewResponseController(c.Response())
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream has no end to wait for
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, "text/event-stream")
-	h.Set(echo.HeaderCacheControl, "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	c.Response().WriteHeader(http.StatusOK)
+	flush := startStream(c)
 	write := func(s string) error {
 		if _, err := io.WriteString(c.Response(), s); err != nil {
 			return err
 		}
-		return rc.Flush()
+		return flush()
 	}
 	if err := write("event: backup\ndata: connected\n\n"); err != nil {
 		return nil

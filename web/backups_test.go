@@ -14,14 +14,7 @@ import (
 
 // assignBackups assigns the backup service to a tenant.
 func (e *env) assignBackups(t testing.TB, tenantID string) {
-	t.Helper()
-	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
-	if _, err := e.catalog.Assignment(ctx, tenantID, kanri.BackupServiceID); err == nil {
-		return
-	}
-	if _, _, err := e.catalog.Assign(ctx, tenantID, kanri.AssignmentInput{ServiceID: kanri.BackupServiceID}); err != nil {
-		t.Fatal(err)
-	}
+	e.assign(t, tenantID, kanri.BackupServiceID)
 }
 
 // matrixBackup gives acme a fresh job with a successful run, and a

@@ -17,14 +17,7 @@ import (
 
 // assignMessaging assigns the messaging service to a tenant.
 func (e *env) assignMessaging(t testing.TB, tenantID string) {
-	t.Helper()
-	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
-	if _, err := e.catalog.Assignment(ctx, tenantID, kanri.MessagingServiceID); err == nil {
-		return
-	}
-	if _, _, err := e.catalog.Assign(ctx, tenantID, kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID}); err != nil {
-		t.Fatal(err)
-	}
+	e.assign(t, tenantID, kanri.MessagingServiceID)
 }
 
 // userIDOf returns the id of a tenant's user by username or e-mail address.

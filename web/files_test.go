@@ -25,13 +25,16 @@ import (
 )
 
 // assignFiles assigns the file service to a tenant (once).
-func (e *env) assignFiles(t testing.TB, tenantID string) {
+func (e *env) assignFiles(t testing.TB, tenantID string) { e.assign(t, tenantID, kanri.FileServiceID) }
+
+// assign assigns a service to a tenant, unless it is assigned already.
+func (e *env) assign(t testing.TB, tenantID, serviceID string) {
 	t.Helper()
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
-	if _, err := e.catalog.Assignment(ctx, tenantID, kanri.FileServiceID); err == nil {
+	if _, err := e.catalog.Assignment(ctx, tenantID, serviceID); err == nil {
 		return
 	}
-	if _, _, err := e.catalog.Assign(ctx, tenantID, kanri.AssignmentInput{ServiceID: kanri.FileServiceID}); err != nil {
+	if _, _, err := e.catalog.Assign(ctx, tenantID, kanri.AssignmentInput{ServiceID: serviceID}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -72,14 +72,7 @@ func (s *Server) liveEvents(c echo.Context) error {
 	}
 	defer sub.Close()
 
-	rc := http.NewResponseController(c.Response())
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream has no end to wait for
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, "text/event-stream")
-	h.Set(echo.HeaderCacheControl, "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	c.Response().WriteHeader(http.StatusOK)
-	l.w, l.flush = c.Response(), rc.Flush
+	l.w, l.flush = c.Response(), startStream(c)
 	if err := l.snapshot(ctx, !resumed); err != nil {
 		return l.end(err)
 	}
@@ -114,6 +107,20 @@ func (s *Server) liveEvents(c echo.Context) error {
 			}
 		}
 	}
+}
+
+// startStream answers with a stream of server-sent events: no write
+// deadline (a stream has no end to wait for), not stored, not buffered by
+// proxies. It returns the function that flushes what was written.
+func startStream(c echo.Context) (flush func() error) {
+	rc := http.NewResponseController(c.Response())
+	_ = rc.SetWriteDeadline(time.Time{})
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/event-stream")
+	h.Set(echo.HeaderCacheControl, "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	c.Response().WriteHeader(http.StatusOK)
+	return rc.Flush
 }
 
 // stillAllowed reports whether the stream's session still holds and its
