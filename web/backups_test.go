@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -240,5 +241,44 @@ func TestBackupEventsTellThePageOfRuns(t *testing.T) {
 	g := e.client(t).signIn("globex", "admin")
 	if l, resp := g.openLive("/t/"+e.acme.ID+"/backups/events", ""); l != nil || resp.StatusCode != http.StatusNotFound {
 		t.Errorf("globex's admin opened acme's backup stream: %d", resp.StatusCode)
+	}
+}
+
+// TestTheOperatorRestoresAnArchiveAsANewTenant: from a run's page the
+// operator restores acme's archive as a new tenant, which has acme's users
+// and leaves acme as it was; acme's own administrator is not offered it.
+func TestTheOperatorRestoresAnArchiveAsANewTenant(t *testing.T) {
+	e := newEnv(t)
+	_, run, _ := e.matrixBackup(t, 1)
+	runPath := "/t/" + e.acme.ID + "/backups/history/" + run
+	_, body := e.client(t).signIn("acme", "admin").get(runPath)
+	if strings.Contains(body, `data-testid="backup-copy-form"`) {
+		t.Error("a tenant administrator is offered the restore into a new tenant")
+	}
+	op := e.client(t).signIn("privileged", adminEmail)
+	_, body = op.get(runPath)
+	if !strings.Contains(body, `data-testid="backup-copy-form"`) {
+		t.Fatal("the operator is not offered the restore into a new tenant")
+	}
+	resp, _ := op.post(runPath+"/copy", url.Values{"name": {"acme-copy"}})
+	wantStatus(t, "restore as a new tenant", resp, http.StatusSeeOther)
+	e.config.Services.Backups.Wait()
+	cp, err := e.tenants.Get(context.Background(), kanri.TenantIDFromName("acme-copy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.UserCount != 2 { // acme's admin and bob, as the archive has them
+		t.Errorf("the copy has userCount %d, want 2", cp.UserCount)
+	}
+	if _, err := e.users.Get(context.Background(), cp.ID, e.acmeBob.ID); err != nil {
+		t.Errorf("bob is not in the copy: %v", err)
+	}
+	op.post(runPath+"/copy", url.Values{"name": {"acme-copy"}})
+	e.config.Services.Backups.Wait()
+	if rs, _, _ := e.st.Tenant(cp.ID).BackupRestores().Query(context.Background(), docstore.Query{Limit: 10}); len(rs) != 1 {
+		t.Errorf("%d restores into acme-copy after a second copy under its name, want the first only", len(rs))
+	}
+	if a, _ := e.tenants.Get(context.Background(), e.acme.ID); a.UserCount != 2 {
+		t.Errorf("acme's userCount changed to %d", a.UserCount)
 	}
 }

@@ -207,7 +207,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 func printHelp(out io.Writer, settings []setting) {
 	fmt.Fprintf(out, `kanri: the Kanri multi-tenant management console.
 
-Usage: kanri [flags]
+Usage: kanri [flags]             serve the console
+       kanri check [flags]       check (and with -repair, repair) the embedded store's file
+       kanri backup -out FILE    copy the embedded store's file, from the running server if there is one
 
 Every setting is a flag or an environment variable; a flag wins.
 
