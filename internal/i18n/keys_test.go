@@ -197,9 +197,12 @@ type keyFinder struct {
 	// function F), "F#ri" (its result i), "field:N" (struct fields and map
 	// fields named N), "var:F/v" (local variable v of function F).
 	marked map[string]bool
-	queue  []site
-	seen   map[site]bool
-	uses   []keyUse
+	// nodes holds, by slot, the nodes that may put a value into it (see
+	// slotsOf): mark reads them instead of walking every file again.
+	nodes map[string][]node
+	queue []site
+	seen  map[site]bool
+	uses  []keyUse
 }
 
 // A site is an expression whose value is used as a message key (or a map
@@ -447,15 +450,93 @@ func (kf *keyFinder) mark(slot string) {
 		return
 	}
 	kf.marked[slot] = true
+	if kf.nodes == nil {
+		kf.index()
+	}
+	for _, n := range kf.nodes[slot] {
+		kf.sources(slot, n.file, n.fn, n.node)
+	}
+}
+
+// node is a node of function fn (nil at package level) of file f.
+type node struct {
+	file *ast.File
+	fn   *ast.FuncDecl
+	node ast.Node
+}
+
+// index walks every file once and files each node under the slots it may
+// put a value into.
+func (kf *keyFinder) index() {
+	kf.nodes = map[string][]node{}
 	for _, f := range kf.files {
 		for _, d := range f.Decls {
 			fn, _ := d.(*ast.FuncDecl)
 			ast.Inspect(d, func(n ast.Node) bool {
-				kf.sources(slot, f, fn, n)
+				for _, slot := range slotsOf(f, fn, n) {
+					kf.nodes[slot] = append(kf.nodes[slot], node{f, fn, n})
+				}
 				return true
 			})
 		}
 	}
+}
+
+// slotsOf returns every slot that sources may find node n putting a value
+// into (a superset: sources decides).
+func slotsOf(f *ast.File, fn *ast.FuncDecl, n ast.Node) []string {
+	pkg := f.Name.Name
+	var out []string
+	local := func(name string) {
+		if fn != nil && name != "" {
+			out = append(out, "var:"+funcID(pkg, fn)+"/"+name)
+			if i, ok := paramIndex(fn, name); ok {
+				out = append(out, fmt.Sprintf("%s#%d", funcID(pkg, fn), i))
+			}
+		}
+	}
+	switch n := n.(type) {
+	case *ast.CallExpr:
+		id := callee(f, n)
+		for i := range n.Args {
+			out = append(out, fmt.Sprintf("%s#%d", id, i))
+		}
+	case *ast.ReturnStmt:
+		if fn != nil {
+			for i := range n.Results {
+				out = append(out, fmt.Sprintf("%s#r%d", funcID(pkg, fn), i))
+			}
+		}
+	case *ast.CompositeLit:
+		for _, elt := range n.Elts {
+			if kv, ok := elt.(*ast.KeyValueExpr); ok {
+				if k, ok := kv.Key.(*ast.Ident); ok {
+					out = append(out, "field:"+k.Name)
+				}
+			}
+		}
+	case *ast.AssignStmt:
+		for _, lhs := range n.Lhs {
+			switch l := lhs.(type) {
+			case *ast.Ident:
+				local(l.Name)
+			case *ast.SelectorExpr:
+				out = append(out, "field:"+l.Sel.Name)
+			case *ast.IndexExpr:
+				switch x := ast.Unparen(l.X).(type) {
+				case *ast.Ident:
+					local(x.Name)
+				case *ast.SelectorExpr:
+					out = append(out, "field:"+x.Sel.Name)
+				}
+			}
+		}
+	case *ast.ValueSpec:
+		for _, name := range n.Names {
+			local(name.Name)
+		}
+	}
+	return out
 }
 
 // sources queues what node n of function fn in file f puts into slot.
