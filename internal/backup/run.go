@@ -114,6 +114,9 @@ func (s *Service) execute(ctx context.Context, tenantID string, j *kanri.BackupJ
 	h.Duration = int(now.Sub(h.StartedAt.Time).Round(time.Second) / time.Second)
 	if err != nil {
 		msg := err.Error()
+		if ctx.Err() != nil {
+			msg = "interrupted: the server stopped before the backup ended"
+		}
 		h.Status, h.ErrorMessage = kanri.BackupFailed, &msg
 		s.Logger.Error("backup failed", "tenant", tenantID, "job", j.ID, "history", h.ID, "err", err)
 		s.removeArchive(context.WithoutCancel(ctx), tenantID, h.ID)
