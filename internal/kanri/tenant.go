@@ -46,6 +46,50 @@ type TenantSettings struct {
 	// Timezone is the IANA time zone the console shows the tenant's times
 	// in and reads its backup schedules in; "" means DefaultTimeZone.
 	Timezone string `json:"timezone,omitempty"`
+	// Features switch parts of the product on and off for the tenant.
+	Features TenantFeatures `json:"features"`
+}
+
+// TenantFeatures are the feature flags of a tenant (ADR 003). A flag left
+// out (nil) has its default, so tenants written before the flags existed
+// keep what they had.
+type TenantFeatures struct {
+	// TwoFactorAuth makes two-factor sign-in available to the tenant's
+	// users (default on).
+	TwoFactorAuth *bool `json:"twoFactorAuth,omitempty"`
+	// TwoFactorEnforcement says who must sign in with two factors:
+	// TwoFactorOff (default), TwoFactorAdmins or TwoFactorEveryone. It
+	// applies only while TwoFactorAuth is on.
+	TwoFactorEnforcement string `json:"twoFactorEnforcement,omitempty"`
+}
+
+// Enforcement levels of two-factor sign-in.
+const (
+	TwoFactorOff      = "off"
+	TwoFactorAdmins   = "admins"
+	TwoFactorEveryone = "everyone"
+)
+
+// TwoFactorAvailable reports whether the tenant's users may turn on
+// two-factor sign-in.
+func (t *Tenant) TwoFactorAvailable() bool {
+	return t.Settings.Features.TwoFactorAuth == nil || *t.Settings.Features.TwoFactorAuth
+}
+
+// TwoFactorRequired reports whether a user of the tenant must sign in
+// with two factors; admin says the user administers the tenant (holds an
+// administrator role).
+func (t *Tenant) TwoFactorRequired(admin bool) bool {
+	if !t.TwoFactorAvailable() {
+		return false
+	}
+	switch t.Settings.Features.TwoFactorEnforcement {
+	case TwoFactorEveryone:
+		return true
+	case TwoFactorAdmins:
+		return admin
+	}
+	return false
 }
 
 // Location returns the tenant's time zone: its setting, else
