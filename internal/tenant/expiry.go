@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"context"
+	"time"
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
@@ -34,14 +35,7 @@ func (s *Service) SuspendExpired(ctx context.Context) (int, error) {
 	now := s.Now()
 	suspended, token := 0, ""
 	for {
-		page, next, err := listings(s.system()).Query(ctx, docstore.Query{
-			Where: []docstore.Filter{
-				docstore.Eq("status", kanri.TenantActive),
-				docstore.Gt("subscriptionEnd", ""),
-				docstore.Lte("subscriptionEnd", kanri.FormatTime(now)),
-			},
-			OrderBy: "subscriptionEnd", Limit: 100, Continuation: token,
-		})
+		page, next, err := listings(s.system()).Query(ctx, ExpiredQuery(now, token))
 		if err != nil {
 			return suspended, err
 		}
@@ -58,6 +52,21 @@ func (s *Service) SuspendExpired(ctx context.Context) (int, error) {
 			return suspended, nil
 		}
 		token = next
+	}
+}
+
+// ExpiredQuery is the query of the operator's index (the _system
+// partition of the tenant container) that finds the active tenants whose
+// subscription ended by now: one range of the listing_ends index.
+func ExpiredQuery(now time.Time, continuation string) docstore.Query {
+	return docstore.Query{
+		Type: kanri.TypeTenantListing,
+		Where: []docstore.Filter{
+			docstore.Eq("status", kanri.TenantActive),
+			docstore.Gt("subscriptionEnd", ""),
+			docstore.Lte("subscriptionEnd", kanri.FormatTime(now)),
+		},
+		OrderBy: "subscriptionEnd", Limit: 100, Continuation: continuation,
 	}
 }
 
