@@ -88,3 +88,7 @@ func TrashPath(tenantID string) string { return FilesPath(tenantID) + "/trash" }
 
 // UploadsPath is where the console's resumable uploads (tus) go.
 func UploadsPath(tenantID string) string { return "/t/" + tenantID + "/uploads" }
+
+// SettingsPath is a tenant's settings: its time zone, default language,
+// feature flags and subscription.
+func SettingsPath(tenantID string) string { return "/t/" + tenantID + "/settings" }

@@ -130,6 +130,8 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		a.UserID, a.UserName, a.TenantID, a.GlobalAdmin = u.ID, u.Username, home.ID, access.GlobalAdmin
 		a.SessionID, _ = s.session(c).Values[keySession].(string)
 		c.SetRequest(c.Request().WithContext(audit.WithActor(ctx, a)))
+		s.enterTenant(c, home) // its plan's permissions, its time zone
+		s.tenantLanguage(c, home)
 		// Signed-in pages are never stored: after sign-out, Back must not
 		// show them from a cache.
 		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
@@ -196,6 +198,7 @@ func (s *Server) resolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
 			return echo.ErrNotFound
 		}
 		c.Set(ctxTenant, t)
+		s.enterTenant(c, t) // its plan's permissions, its time zone
 		return next(c)
 	}
 }
