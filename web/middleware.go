@@ -198,7 +198,9 @@ func (s *Server) resolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
 			return echo.ErrNotFound
 		}
 		c.Set(ctxTenant, t)
-		s.enterTenant(c, t) // its plan's permissions, its time zone
+		if t != home {
+			s.enterTenant(c, t) // its plan's permissions, its time zone (requireUser applied the home's)
+		}
 		return next(c)
 	}
 }
