@@ -12,7 +12,40 @@ import (
 
 // account shows the signed-in user's own account.
 func (s *Server) account(c echo.Context) error {
-	return render(c, http.StatusOK, views.AccountPage(s.page(c, "account.title", "account"), nil))
+	return s.showAccount(c, http.StatusOK, nil)
+}
+
+// showAccount renders the account page with the password form's errors.
+func (s *Server) showAccount(c echo.Context, status int, errs views.Errors) error {
+	u := c.Get(ctxUser).(*kanri.User)
+	sessions, err := s.Auth.Sessions(c.Request().Context(), u.TenantID, u.ID)
+	if err != nil {
+		return err
+	}
+	v := views.AccountView{Errors: errs, Sessions: sessions, Current: c.Get(ctxSession).(*kanri.Session).ID}
+	return render(c, status, views.AccountPage(s.page(c, "account.title", "account"), v))
+}
+
+// endOwnSession ends one of the user's other sessions.
+func (s *Server) endOwnSession(c echo.Context) error {
+	u := c.Get(ctxUser).(*kanri.User)
+	if c.Param("session") == c.Get(ctxSession).(*kanri.Session).ID {
+		return kanri.E(kanri.ECONFLICT, "account.end_current")
+	}
+	if err := s.Auth.EndSession(c.Request().Context(), u.TenantID, u.ID, c.Param("session")); err != nil {
+		return err
+	}
+	return s.done(c, views.AccountPath(), "account.session_ended")
+}
+
+// endOtherSessions ends every session of the user but this one.
+func (s *Server) endOtherSessions(c echo.Context) error {
+	u := c.Get(ctxUser).(*kanri.User)
+	n, err := s.Auth.EndOtherSessions(c.Request().Context(), u.TenantID, u.ID, c.Get(ctxSession).(*kanri.Session).ID)
+	if err != nil {
+		return err
+	}
+	return s.done(c, views.AccountPath(), "account.sessions_ended", n)
 }
 
 // changePassword sets the user's own password, ends their other sessions
@@ -28,9 +61,13 @@ func (s *Server) changePassword(c echo.Context) error {
 		err = s.Auth.ChangePassword(ctx, u.TenantID, u.ID, c.FormValue("current"), next)
 	}
 	if kanri.IsCode(err, kanri.EINVALID) {
-		return render(c, http.StatusUnprocessableEntity, views.AccountPage(s.page(c, "account.title", "account"), views.Errors(kanri.ErrorFields(err))))
+		return s.showAccount(c, http.StatusUnprocessableEntity, views.Errors(kanri.ErrorFields(err)))
 	}
 	if err != nil {
+		return err
+	}
+	// Every session ends, this one too; it goes on as a new one.
+	if _, err := s.Auth.EndOtherSessions(ctx, u.TenantID, u.ID, ""); err != nil {
 		return err
 	}
 	if err := s.startSession(c, u, u.TenantID); err != nil {

@@ -61,11 +61,11 @@ func nextPath(next string) string {
 	return next
 }
 
-// logout ends the session, and every other session of the user.
+// logout ends the session (the account page ends the others).
 func (s *Server) logout(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := c.Get(ctxUser).(*kanri.User)
-	if err := s.Auth.SignOut(ctx, u.TenantID, u.ID); err != nil {
+	if err := s.Auth.SignOut(ctx, u.TenantID, u.ID, c.Get(ctxSession).(*kanri.Session).ID); err != nil {
 		return err
 	}
 	if err := s.endSession(c); err != nil {

@@ -212,6 +212,17 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 		form.Set("seq", "1")
 		form.Set("name", fmt.Sprintf("mx%d", n))
 	}
+	session := ""
+	if strings.Contains(path, ":session") {
+		// Another session of the actor's, in whichever tenant is theirs.
+		session = fmt.Sprintf("session_m%d", n)
+		for _, tid := range []string{e.acme.ID, e.globex.ID, kanri.PrivilegedTenantID} {
+			r := &kanri.Session{Doc: kanri.Doc{ID: session}, UserID: actorID, TTL: 3600}
+			if err := e.st.Tenant(tid).Sessions().Create(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	var job, run, restore string
 	if strings.HasPrefix(path, "/t/:tenant/backups") {
 		job, run, restore = e.matrixBackup(t, n)
@@ -220,7 +231,7 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 		form.Set("retentionDays", "7")
 	}
 	r := strings.NewReplacer(":tenant", e.acme.ID, ":service", svc, ":role", "admin", ":upload", upload, ":msg", message, ":user", e.acmeBob.ID,
-		":job", job, ":restore", restore)
+		":job", job, ":restore", restore, ":session", session)
 	if strings.HasPrefix(path, "/t/:tenant/backups/history/:id") {
 		path = strings.Replace(path, ":id", run, 1)
 	}

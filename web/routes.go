@@ -76,6 +76,8 @@ func (s *Server) routes(e *echo.Echo) {
 	app.POST("/logout", s.logout).Name = signedIn
 	app.GET("/account", s.account).Name = signedIn
 	app.POST("/account/password", s.changePassword).Name = signedIn
+	app.POST("/account/sessions/:session/end", s.endOwnSession).Name = signedIn
+	app.POST("/account/sessions/end-others", s.endOtherSessions).Name = signedIn
 
 	staff := app.Group("", s.requireGlobalAdmin)
 	t := app.Group("/t/:tenant", s.resolveTenant)
@@ -137,6 +139,7 @@ func (s *Server) routes(e *echo.Echo) {
 		{t, http.MethodPost, "/users/:id/reactivate", role.UsersUpdate, s.reactivateUser},
 		{t, http.MethodPost, "/users/:id/unlock", role.UsersUpdate, s.unlockUser},
 		{t, http.MethodPost, "/users/:id/password", role.UsersUpdate, s.resetPassword},
+		{t, http.MethodPost, "/users/:id/sessions/end", role.UsersUpdate, s.endUserSessions},
 		{t, http.MethodPost, "/users/:id/delete", role.UsersDelete, s.deleteUser},
 
 		{t, http.MethodGet, "/roles", role.RolesRead, s.listRoles},

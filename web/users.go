@@ -150,6 +150,13 @@ func (s *Server) resetPassword(c echo.Context) error {
 	return s.done(c, views.UserPath(t.ID, u.ID)+"/edit", "users.password_reset", saved.Username)
 }
 
+// endUserSessions signs a user out on every device.
+func (s *Server) endUserSessions(c echo.Context) error {
+	return s.userAction(c, "users.sessions_ended", false, func(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
+		return s.Users.EndSessions(ctx, tenantID, id, seen)
+	})
+}
+
 // deactivateUser stops a user from signing in.
 func (s *Server) deactivateUser(c echo.Context) error {
 	return s.userAction(c, "users.deactivated", false, func(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {

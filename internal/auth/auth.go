@@ -179,14 +179,14 @@ func withUser(a audit.Actor, u *kanri.User, tenantID string) audit.Actor {
 	return a
 }
 
-// SignOut ends every session of the user, also ones on other devices or
-// copied elsewhere, and records it.
-func (s *Service) SignOut(ctx context.Context, tenantID, userID string) error {
-	u, err := s.update(ctx, tenantID, userID, func(u *kanri.User) bool {
-		u.Security.SessionsValidAfter = kanri.NewTime(s.Now())
-		return true
-	})
+// SignOut ends one session of the user (its record goes, so the session's
+// cookie, wherever it was copied, no longer signs in) and records it.
+func (s *Service) SignOut(ctx context.Context, tenantID, userID, sessionID string) error {
+	u, err := s.Store.Tenant(tenantID).Users().Get(ctx, userID)
 	if err != nil {
+		return err
+	}
+	if err := s.Store.Tenant(tenantID).Sessions().Delete(ctx, sessionID, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
 		return err
 	}
 	s.record(ctx, tenantID, "auth.logout", kanri.AuditResource{Type: kanri.AuditUser, ID: u.ID, Name: u.Username}, "")

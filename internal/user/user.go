@@ -320,6 +320,30 @@ func (s *Service) ResetPassword(ctx context.Context, tenantID, id string, seen k
 	})
 }
 
+// EndSessions ends every session of a user, on every device: their
+// records go, and sessions begun before now no longer sign in (which also
+// ends one whose record is being written at this moment).
+func (s *Service) EndSessions(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
+	u, err := s.change(ctx, tenantID, id, seen, "user.sessions_end", func(u *kanri.User) error {
+		u.Security.SessionsValidAfter = kanri.NewTime(s.Now())
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	repo := s.Store.Tenant(tenantID).Sessions()
+	rs, err := repo.All(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("userId", id)}, OrderBy: "createdAt", Limit: 100})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		if err := repo.Delete(ctx, r.ID, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return nil, err
+		}
+	}
+	return u, nil
+}
+
 // Delete soft-deletes a user: inactive, marked deleted, username freed and
 // role assignments removed (spec §2.2.5). Nobody can delete themselves.
 //
