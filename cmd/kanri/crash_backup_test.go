@@ -42,7 +42,7 @@ import (
 // written and synced on its own).
 const (
 	backupCrashTenant = "tenant_acme"
-	backupCrashAudit  = 2_500
+	backupCrashAudit  = 1_500
 	backupCrashFiles  = 200
 )
 
