@@ -404,7 +404,9 @@ func (s *Service) runScheduled(ctx context.Context, j *kanri.BackupJob) {
 // FailAbandoned marks failed the runs that are still marked running but
 // whose tenant's lease nobody holds any more (the instance running them
 // stopped). With all, every running run is marked (the embedded store at
-// start, when no run can be going). It returns how many.
+// start, when no run can be going), and its tenant's lease, which the
+// stopped process held until its term ends, is released: the next backup
+// or restore need not wait for it. It returns how many.
 func (s *Service) FailAbandoned(ctx context.Context, all bool) (int, error) {
 	n, next := 0, ""
 	for {
@@ -413,7 +415,14 @@ func (s *Service) FailAbandoned(ctx context.Context, all bool) (int, error) {
 			return n, err
 		}
 		for _, h := range hs {
-			if !all {
+			if all {
+				// Released before the run is marked: a crash in between
+				// leaves the run to mark, and its lease to release, at the
+				// next start.
+				if err := s.releaseDeadLease(ctx, h.TenantID); err != nil {
+					return n, err
+				}
+			} else {
 				held, err := s.sched.Holding(ctx, h.TenantID, leaseName)
 				if err != nil {
 					return n, err
@@ -447,4 +456,15 @@ func (s *Service) FailAbandoned(ctx context.Context, all bool) (int, error) {
 			return n, nil
 		}
 	}
+}
+
+// releaseDeadLease removes the tenant's backup lease whoever holds it. It
+// is only for a store that one process owns, at its start: whoever holds
+// the lease then is a process that is gone.
+func (s *Service) releaseDeadLease(ctx context.Context, tenantID string) error {
+	err := s.Store.Port().Container(docstore.Backup).Delete(ctx, tenantID, schedule.LeaseID(leaseName), "")
+	if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+		return fmt.Errorf("release the backup lease of %s: %w", tenantID, err)
+	}
+	return nil
 }
