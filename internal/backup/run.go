@@ -403,11 +403,21 @@ func (s *Service) runScheduled(ctx context.Context, j *kanri.BackupJob) {
 
 // FailAbandoned marks failed the runs that are still marked running but
 // whose tenant's lease nobody holds any more (the instance running them
-// stopped). With all, every running run is marked (the embedded store at
-// start, when no run can be going), and its tenant's lease, which the
-// stopped process held until its term ends, is released: the next backup
-// or restore need not wait for it. It returns how many.
+// stopped). With all (the embedded store at start, when no run can be
+// going), every backup lease is released first — the stopped process held
+// them until their term ends, and the next backup or an interrupted
+// restore need not wait for that — and every running run is marked. It
+// returns how many runs it marked.
 func (s *Service) FailAbandoned(ctx context.Context, all bool) (int, error) {
+	if all {
+		// Whoever holds a tenant's backup lease now is a process that is
+		// gone: released first, so that a run or restore it held up (a
+		// restore to resume, a run of the next moment) goes on at once.
+		// A crash before the runs are marked leaves them to the next start.
+		if _, err := s.sched.ForgetLeases(ctx, leaseName); err != nil {
+			return 0, fmt.Errorf("release the backup leases: %w", err)
+		}
+	}
 	n, next := 0, ""
 	for {
 		hs, cont, err := s.Store.Privileged().RunningBackups(ctx, next)
@@ -415,14 +425,7 @@ func (s *Service) FailAbandoned(ctx context.Context, all bool) (int, error) {
 			return n, err
 		}
 		for _, h := range hs {
-			if all {
-				// Released before the run is marked: a crash in between
-				// leaves the run to mark, and its lease to release, at the
-				// next start.
-				if err := s.releaseDeadLease(ctx, h.TenantID); err != nil {
-					return n, err
-				}
-			} else {
+			if !all {
 				held, err := s.sched.Holding(ctx, h.TenantID, leaseName)
 				if err != nil {
 					return n, err
@@ -456,15 +459,4 @@ func (s *Service) FailAbandoned(ctx context.Context, all bool) (int, error) {
 			return n, nil
 		}
 	}
-}
-
-// releaseDeadLease removes the tenant's backup lease whoever holds it. It
-// is only for a store that one process owns, at its start: whoever holds
-// the lease then is a process that is gone.
-func (s *Service) releaseDeadLease(ctx context.Context, tenantID string) error {
-	err := s.Store.Port().Container(docstore.Backup).Delete(ctx, tenantID, schedule.LeaseID(leaseName), "")
-	if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
-		return fmt.Errorf("release the backup lease of %s: %w", tenantID, err)
-	}
-	return nil
 }
