@@ -88,3 +88,6 @@ func TrashPath(tenantID string) string { return FilesPath(tenantID) + "/trash" }
 
 // UploadsPath is where the console's resumable uploads (tus) go.
 func UploadsPath(tenantID string) string { return "/t/" + tenantID + "/uploads" }
+
+// TwoFactorPath is the signed-in user's two-factor sign-in page.
+func TwoFactorPath() string { return "/account/2fa" }

@@ -22,7 +22,8 @@ func (s *Server) showAccount(c echo.Context, status int, errs views.Errors) erro
 	if err != nil {
 		return err
 	}
-	v := views.AccountView{Errors: errs, Sessions: sessions, Current: c.Get(ctxSession).(*kanri.Session).ID}
+	v := views.AccountView{Errors: errs, Sessions: sessions, Current: c.Get(ctxSession).(*kanri.Session).ID,
+		TwoFactor: u.Security.TwoFactorEnabled, RecoveryLeft: len(u.Security.RecoveryCodes)}
 	return render(c, status, views.AccountPage(s.page(c, "account.title", "account"), v))
 }
 

@@ -39,17 +39,7 @@ func (s *Server) login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.startSession(c, u, t.ID); err != nil {
-		return err
-	}
-	if next != "" {
-		return c.Redirect(http.StatusSeeOther, next)
-	}
-	access, err := s.Roles.AccessOf(ctx, t, u.ID)
-	if err != nil {
-		return err
-	}
-	return c.Redirect(http.StatusSeeOther, homePath(t, access))
+	return s.afterPassword(c, u, t, next)
 }
 
 // nextPath returns next if it is a path of the console to return to after

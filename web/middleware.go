@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/views"
 )
 
 // Context keys of values the middleware sets for handlers.
@@ -146,6 +147,10 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		// show them from a cache.
 		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 		s.touch(c, rec)
+		if s.mustEnrol(c) && !enrolmentOnly(c.Request().URL.Path) {
+			s.flash(c, "info", i18n.T(ctx, "twofactor.required"))
+			return redirect(c, views.TwoFactorPath())
+		}
 		return next(c)
 	}
 }

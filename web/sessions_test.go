@@ -136,4 +136,3 @@ func TestPasswordChangeEndsTheOtherSessions(t *testing.T) {
 		t.Error("the account page does not show when the password was changed")
 	}
 }
-

@@ -34,7 +34,7 @@ func Specs() []Spec {
 	return []Spec{
 		{Name: Auth, Indexing: IndexingPolicy{
 			IncludedPaths: []string{"/*"},
-			ExcludedPaths: []string{"/passwordHash/?", "/_etag/?"},
+			ExcludedPaths: []string{"/passwordHash/?", "/security/twoFactorSecret/?", "/security/twoFactorPending/?", "/security/recoveryCodes/*", "/_etag/?"},
 		}, Indexes: []Index{
 			{"user_username", kanri.TypeUser, []string{"username"}},
 			{"user_email", kanri.TypeUser, []string{"email"}},

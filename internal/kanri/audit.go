@@ -39,6 +39,8 @@ const (
 	ReasonUserInactive   = "user_inactive"
 	ReasonTenantInactive = "tenant_inactive" // followed by ":" and the tenant's status
 	ReasonChangedDuring  = "changed_during_sign_in"
+	ReasonWrongCode      = "wrong_code"
+	ReasonRecoveryCode   = "recovery_code"
 )
 
 // AuditLog records one change or security event (ADR 003, spec §13.3). It

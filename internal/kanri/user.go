@@ -78,6 +78,19 @@ type UserSecurity struct {
 	FailedLoginAttempts  int  `json:"failedLoginAttempts"`
 	LockedUntil          Time `json:"lockedUntil"`
 	TwoFactorEnabled     bool `json:"twoFactorEnabled"`
+	// TwoFactorSecret is the TOTP secret, sealed (AES-GCM with the key of
+	// the configuration, bound to the user's id): never indexed, never
+	// shown again after enrolment, never exported in clear.
+	TwoFactorSecret string `json:"twoFactorSecret,omitempty"`
+	// TwoFactorPending is the sealed secret of an enrolment not yet
+	// confirmed by a first code.
+	TwoFactorPending string `json:"twoFactorPending,omitempty"`
+	// TwoFactorStep is the TOTP time step of the last code accepted: a
+	// code of that step or an earlier one is refused (no replay).
+	TwoFactorStep int64 `json:"twoFactorStep,omitempty"`
+	// RecoveryCodes are the keyed digests (HMAC-SHA256) of the single-use recovery
+	// codes left.
+	RecoveryCodes []string `json:"recoveryCodes,omitempty"`
 	// SessionsValidAfter ends every session begun before it: signing out
 	// and a password reset set it.
 	SessionsValidAfter Time `json:"sessionsValidAfter"`

@@ -344,6 +344,19 @@ func (s *Service) EndSessions(ctx context.Context, tenantID, id string, seen kan
 	return u, nil
 }
 
+// ResetTwoFactor turns a user's two-factor sign-in off (a lost phone:
+// they enrol again) and ends every session of theirs.
+func (s *Service) ResetTwoFactor(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
+	return s.change(ctx, tenantID, id, seen, "user.2fa_reset", func(u *kanri.User) error {
+		if !u.Security.TwoFactorEnabled && u.Security.TwoFactorPending == "" {
+			return kanri.E(kanri.ECONFLICT, "twofactor.not_enabled")
+		}
+		auth.ClearTwoFactor(u)
+		u.Security.SessionsValidAfter = kanri.NewTime(s.Now())
+		return nil
+	})
+}
+
 // Delete soft-deletes a user: inactive, marked deleted, username freed and
 // role assignments removed (spec §2.2.5). Nobody can delete themselves.
 //
