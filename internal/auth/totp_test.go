@@ -30,10 +30,10 @@ func (c *clock) now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); ret
 func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 type fixture struct {
-	ctx    context.Context
-	svcs   *services.Set
-	clock  *clock
-	tenant *kanri.Tenant
+	ctx      context.Context
+	svcs     *services.Set
+	clock    *clock
+	tenant   *kanri.Tenant
 	user     *kanri.User
 	secret   string
 	recovery []string
