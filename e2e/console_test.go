@@ -66,6 +66,7 @@ func TestConsole(t *testing.T) {
 			s.fileSteps,
 			s.channelSteps,
 			s.backupSteps,
+			s.twoFactorSteps,
 			s.domainSteps,
 			s.apiKeySteps,
 			s.corsSteps,
