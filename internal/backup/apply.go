@@ -188,12 +188,16 @@ func (s *Service) finish(ctx context.Context, tenantID string, r *kanri.BackupRe
 	return err
 }
 
-// current is what the tenant holds of a document now.
+// current is what the tenant holds of a document now. A restore keeps
+// one for each document of the parts it restores, so it is small: the
+// digest, whether it is an audit record (never removed), whether the
+// archive has it, and only for an API key its hash (to remove its lookup
+// entry with it).
 type current struct {
-	digest  [32]byte
-	part    string
-	typ     string
-	keyHash string // of an API key, for its lookup
+	digest    [32]byte
+	audit     bool
+	inArchive bool
+	keyHash   string
 }
 
 // apply restores r's parts into tenantID: it writes the archive's
@@ -227,13 +231,16 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 		if err != nil {
 			return err
 		}
-		now[docKey(container, it.ID)] = current{digest: d, part: part, typ: hd.Type, keyHash: hd.KeyHash}
+		cur := current{digest: d, audit: part == kanri.PartAudit}
+		if hd.Type == kanri.TypeAPIKey {
+			cur.keyHash = hd.KeyHash
+		}
+		now[docKey(container, it.ID)] = cur
 		return nil
 	})
 	if err != nil {
 		return 0, 0, err
 	}
-	inArchive := map[string]bool{}
 	writes := &batcher{s: s, tenantID: tenantID}
 	for _, part := range r.Parts {
 		if s.beforePart != nil {
@@ -251,7 +258,11 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 				return nil
 			}
 			key := docKey(container, hd.ID)
-			inArchive[key] = true
+			cur, exists := now[key]
+			if exists && !cur.inArchive {
+				cur.inArchive = true
+				now[key] = cur
+			}
 			out, err := s.rewrite(body, src, tenantID, hd.Type, hd.ID)
 			if err != nil {
 				return err
@@ -260,7 +271,6 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 			if err != nil {
 				return err
 			}
-			cur, exists := now[key]
 			if hd.Type == kanri.TypeFile {
 				if err := s.putContent(ctx, src, tenantID, out, exists && cur.digest == d); err != nil {
 					return err
@@ -286,7 +296,7 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 	// The documents the archive does not have, by container.
 	var gone []string
 	for key, cur := range now {
-		if !inArchive[key] && cur.part != kanri.PartAudit {
+		if !cur.inArchive && !cur.audit {
 			gone = append(gone, key)
 		}
 	}
@@ -296,7 +306,7 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 		cur := now[key]
 		container, id, _ := strings.Cut(key, "\x00")
 		var after func() error
-		if cur.typ == kanri.TypeAPIKey && cur.keyHash != "" {
+		if cur.keyHash != "" {
 			after = func() error { s.unlink(ctx, tenantID, cur.keyHash); return nil }
 		}
 		if err := removals.add(ctx, container, docstore.Op{Kind: docstore.OpDelete, ID: id}, after); err != nil {
