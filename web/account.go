@@ -18,12 +18,18 @@ func (s *Server) account(c echo.Context) error {
 // showAccount renders the account page with the password form's errors.
 func (s *Server) showAccount(c echo.Context, status int, errs views.Errors) error {
 	u := c.Get(ctxUser).(*kanri.User)
+	return s.renderAccount(c, status, views.AccountView{Errors: errs, Profile: u.Profile})
+}
+
+// renderAccount renders the account page with v's forms.
+func (s *Server) renderAccount(c echo.Context, status int, v views.AccountView) error {
+	u := c.Get(ctxUser).(*kanri.User)
 	sessions, err := s.Auth.Sessions(c.Request().Context(), u.TenantID, u.ID)
 	if err != nil {
 		return err
 	}
-	v := views.AccountView{Errors: errs, Sessions: sessions, Current: c.Get(ctxSession).(*kanri.Session).ID,
-		TwoFactor: u.Security.TwoFactorEnabled, RecoveryLeft: len(u.Security.RecoveryCodes)}
+	v.Sessions, v.Current = sessions, c.Get(ctxSession).(*kanri.Session).ID
+	v.TwoFactor, v.RecoveryLeft = u.Security.TwoFactorEnabled, len(u.Security.RecoveryCodes)
 	return render(c, status, views.AccountPage(s.page(c, "account.title", "account"), v))
 }
 
@@ -76,4 +82,23 @@ func (s *Server) changePassword(c echo.Context) error {
 	}
 	s.flash(c, "success", i18n.T(ctx, "account.password_changed"))
 	return redirect(c, views.AccountPath())
+}
+
+// updateOwnProfile saves the user's own profile.
+func (s *Server) updateOwnProfile(c echo.Context) error {
+	u, in := c.Get(ctxUser).(*kanri.User), profileForm(c)
+	_, err := s.Users.UpdateProfile(c.Request().Context(), u.TenantID, u.ID, seen(c), in)
+	if err == nil {
+		return s.done(c, views.AccountPath(), "profile.saved_own")
+	}
+	status, errs, err := profileErrors(err)
+	if err != nil {
+		return err
+	}
+	cur, gerr := s.Users.Get(c.Request().Context(), u.TenantID, u.ID)
+	if gerr != nil {
+		return gerr
+	}
+	c.Set(ctxUser, cur) // the form's version is the stored one now
+	return s.renderAccount(c, status, views.AccountView{Profile: in, ProfileErrors: errs})
 }

@@ -100,7 +100,7 @@ func (s *Server) lastAdmin(c echo.Context, u *kanri.User) (bool, error) {
 
 // userEditForm is the edit form of u as stored.
 func userEditForm(u *kanri.User) views.UserForm {
-	f := views.UserForm{User: u}
+	f := views.UserForm{User: u, Profile: u.Profile}
 	f.ETag, f.Input, f.Base = u.ETag, user.InputOf(u), user.InputOf(u)
 	return f
 }
@@ -200,4 +200,48 @@ func (s *Server) userAction(c echo.Context, doneKey string, toList bool, do func
 		}
 		return saved.Username, nil
 	})
+}
+
+// profileForm reads the profile form.
+func profileForm(c echo.Context) kanri.UserProfile {
+	return kanri.UserProfile{
+		FirstName: c.FormValue("firstName"), LastName: c.FormValue("lastName"), PhoneNumber: c.FormValue("phoneNumber"),
+		Department: c.FormValue("department"), JobTitle: c.FormValue("jobTitle"),
+	}
+}
+
+// profileErrors are the profile form's errors of err (a stale edit is one
+// of the whole form), or err itself when it is no form's.
+func profileErrors(err error) (int, views.Errors, error) {
+	switch {
+	case kanri.IsCode(err, kanri.ESTALE):
+		return http.StatusConflict, views.Errors{"_form": "stale.title"}, nil
+	case kanri.IsCode(err, kanri.EINVALID):
+		return http.StatusUnprocessableEntity, views.Errors(kanri.ErrorFields(err)), nil
+	}
+	return 0, nil, err
+}
+
+// updateProfile saves a user's profile from their page (an administrator).
+func (s *Server) updateProfile(c echo.Context) error {
+	u, err := s.routeUser(c)
+	if err != nil {
+		return err
+	}
+	t, in := routeTenant(c), profileForm(c)
+	saved, err := s.Users.UpdateProfile(c.Request().Context(), t.ID, u.ID, seen(c), in)
+	if err == nil {
+		return s.done(c, views.UserPath(t.ID, u.ID)+"/edit", "profile.saved", saved.Username)
+	}
+	status, errs, err := profileErrors(err)
+	if err != nil {
+		return err
+	}
+	cur, gerr := s.Users.Get(c.Request().Context(), t.ID, u.ID)
+	if gerr != nil {
+		return gerr
+	}
+	f := userEditForm(cur)
+	f.Profile, f.ProfileErrors = in, errs
+	return render(c, status, views.UserFormPage(s.page(c, "users.edit", "users"), f))
 }

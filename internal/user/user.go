@@ -344,6 +344,20 @@ func (s *Service) EndSessions(ctx context.Context, tenantID, id string, seen kan
 	return u, nil
 }
 
+// UpdateProfile changes a user's profile as seen: the user's own, or any
+// user's for an administrator (the caller checks which). The avatar is
+// not the form's.
+func (s *Service) UpdateProfile(ctx context.Context, tenantID, id string, seen kanri.Seen, in kanri.UserProfile) (*kanri.User, error) {
+	if err := kanri.CheckProfile(&in); err != nil {
+		return nil, err
+	}
+	return s.change(ctx, tenantID, id, seen, "user.profile_update", func(u *kanri.User) error {
+		in.AvatarURL = u.Profile.AvatarURL
+		u.Profile = in
+		return nil
+	})
+}
+
 // ResetTwoFactor turns a user's two-factor sign-in off (a lost phone:
 // they enrol again) and ends every session of theirs.
 func (s *Service) ResetTwoFactor(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
@@ -547,6 +561,8 @@ func userFields(u *kanri.User) map[string]any {
 		"username": u.Username, "email": u.Email, "displayName": u.DisplayName, "isActive": u.IsActive,
 		"locked": !u.Security.LockedUntil.IsZero(), "deleted": !u.DeletedAt.IsZero(),
 		"passwordChangedAt": u.Security.LastPasswordChangeAt.String(),
+		"firstName": u.Profile.FirstName, "lastName": u.Profile.LastName, "phoneNumber": u.Profile.PhoneNumber,
+		"department": u.Profile.Department, "jobTitle": u.Profile.JobTitle,
 	}
 }
 

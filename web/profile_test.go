@@ -1,0 +1,71 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestProfiles: bob edits his own profile on the account page (a bad phone
+// number is explained with his input kept; a good one is stored in E.164),
+// the admin edits bob's from his page (a stale form is refused), the edit
+// is audited and the API shows the profile.
+func TestProfiles(t *testing.T) {
+	e := newEnv(t)
+	bob := e.client(t).signIn("acme", "bob")
+	_, page := bob.get("/account")
+	form := url.Values{"etag": {formETag(page)}, "lastName": {"山田"}, "firstName": {"Bob"}, "phoneNumber": {"090-1234-5678"}, "department": {"営業部"}, "jobTitle": {"Manager"}}
+	resp, body := bob.post("/account/profile", form)
+	wantStatus(t, "a phone without its country code", resp, http.StatusUnprocessableEntity)
+	if !strings.Contains(body, `data-testid="field-error-phoneNumber"`) || !strings.Contains(body, `value="090-1234-5678"`) || !strings.Contains(body, `value="営業部"`) {
+		t.Errorf("the refused profile is not explained with the input kept: %s", excerpt(body, "profile-form"))
+	}
+	form.Set("phoneNumber", "+81 90-1234-5678")
+	resp, _ = bob.post("/account/profile", form)
+	wantStatus(t, "own profile", resp, http.StatusSeeOther)
+	u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
+	if u.Profile.PhoneNumber != "+819012345678" || u.Profile.LastName != "山田" || u.Profile.Department != "営業部" {
+		t.Errorf("stored profile %+v", u.Profile)
+	}
+
+	admin := e.client(t).signIn("acme", "admin")
+	path := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID
+	_, page = admin.get(path + "/edit")
+	if !strings.Contains(page, `data-testid="profile-form"`) || !strings.Contains(page, `value="+819012345678"`) {
+		t.Fatalf("bob's page has no profile form with his number: %s", excerpt(page, "profile"))
+	}
+	stale := formETag(page)
+	resp, _ = admin.post(path+"/profile", url.Values{"etag": {stale}, "jobTitle": {"Director"}, "lastName": {"山田"}, "firstName": {"Bob"}, "phoneNumber": {"+819012345678"}})
+	wantStatus(t, "admin edits bob's profile", resp, http.StatusSeeOther)
+	resp, body = admin.post(path+"/profile", url.Values{"etag": {stale}, "jobTitle": {"Intern"}})
+	wantStatus(t, "a stale profile form", resp, http.StatusConflict)
+	if !strings.Contains(body, `data-testid="profile-error"`) {
+		t.Error("a stale profile form is not explained")
+	}
+	u, _ = e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
+	if u.Profile.JobTitle != "Director" {
+		t.Errorf("job title %q after a refused stale edit, want Director", u.Profile.JobTitle)
+	}
+	_, audit := admin.get("/t/" + e.acme.ID + "/audit")
+	if !strings.Contains(audit, "user.profile_update") {
+		t.Error("profile edits are not audited")
+	}
+	// Bob may not edit the admin's profile; globex's admin may not edit bob's.
+	_, page = bob.get("/account")
+	resp, _ = bob.post("/t/"+e.acme.ID+"/users/"+e.acmeAdmin.ID+"/profile", url.Values{"jobTitle": {"Hacked"}})
+	wantStatus(t, "bob edits the admin's profile", resp, http.StatusForbidden)
+	resp, _ = e.client(t).signIn("globex", "admin").post(path+"/profile", url.Values{"jobTitle": {"Hacked"}})
+	wantStatus(t, "globex edits bob's profile", resp, http.StatusNotFound)
+
+	_, secret := e.apiKey(t, e.acme.ID, "read")
+	call := e.api(t, http.MethodGet, "/api/v1/users/"+e.acmeBob.ID, secret, nil)
+	var got struct {
+		Profile struct{ PhoneNumber, JobTitle string }
+	}
+	if err := json.Unmarshal(call.body, &got); call.status != http.StatusOK || err != nil || got.Profile.PhoneNumber != "+819012345678" || got.Profile.JobTitle != "Director" {
+		t.Errorf("the API's profile: %d %s (%v)", call.status, call.body, err)
+	}
+}
