@@ -561,7 +561,7 @@ func userFields(u *kanri.User) map[string]any {
 		"username": u.Username, "email": u.Email, "displayName": u.DisplayName, "isActive": u.IsActive,
 		"locked": !u.Security.LockedUntil.IsZero(), "deleted": !u.DeletedAt.IsZero(),
 		"passwordChangedAt": u.Security.LastPasswordChangeAt.String(),
-		"firstName": u.Profile.FirstName, "lastName": u.Profile.LastName, "phoneNumber": u.Profile.PhoneNumber,
+		"firstName":         u.Profile.FirstName, "lastName": u.Profile.LastName, "phoneNumber": u.Profile.PhoneNumber,
 		"department": u.Profile.Department, "jobTitle": u.Profile.JobTitle,
 	}
 }
