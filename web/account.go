@@ -102,3 +102,16 @@ func (s *Server) updateOwnProfile(c echo.Context) error {
 	c.Set(ctxUser, cur) // the form's version is the stored one now
 	return s.renderAccount(c, status, views.AccountView{Profile: in, ProfileErrors: errs})
 }
+
+// uploadOwnAvatar sets the user's own avatar.
+func (s *Server) uploadOwnAvatar(c echo.Context) error {
+	if err := s.storeAvatar(c, c.Get(ctxUser).(*kanri.User)); err != nil {
+		return err
+	}
+	return s.done(c, views.AccountPath(), "profile.avatar_saved")
+}
+
+// ownAvatar sends the user's own avatar.
+func (s *Server) ownAvatar(c echo.Context) error {
+	return s.sendAvatar(c, c.Get(ctxUser).(*kanri.User))
+}

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -212,6 +213,13 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 		form.Set("seq", "1")
 		form.Set("name", fmt.Sprintf("mx%d", n))
 	}
+	if path == "/account/avatar" {
+		for _, tid := range []string{e.acme.ID, e.globex.ID, kanri.PrivilegedTenantID} {
+			if _, err := e.files.StoreAvatar(ctx, tid, actorID, bytes.NewReader(pngImage(t, 8, 8))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	session := ""
 	if strings.Contains(path, ":session") {
 		// Another session of the actor's, in whichever tenant is theirs.
@@ -281,6 +289,11 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 				t.Fatal(err)
 			}
 			id = u.ID
+			if strings.HasSuffix(path, "/avatar") {
+				if _, err := e.files.StoreAvatar(ctx, e.acme.ID, id, bytes.NewReader(pngImage(t, 8, 8))); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 		path = strings.ReplaceAll(path, ":id", id)
 	}

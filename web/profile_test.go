@@ -1,7 +1,10 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
+	"image/png"
+	"mime/multipart"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -67,5 +70,48 @@ func TestProfiles(t *testing.T) {
 	}
 	if err := json.Unmarshal(call.body, &got); call.status != http.StatusOK || err != nil || got.Profile.PhoneNumber != "+819012345678" || got.Profile.JobTitle != "Director" {
 		t.Errorf("the API's profile: %d %s (%v)", call.status, call.body, err)
+	}
+}
+
+// TestAvatars: bob uploads a picture (a non-image is refused); it is
+// stored square at 256 px and served to him and to those who may read
+// users, not to another tenant.
+func TestAvatars(t *testing.T) {
+	e := newEnv(t)
+	bob := e.client(t).signIn("acme", "bob")
+	upload := func(c *client, path string, data []byte) *http.Response {
+		_, page := c.get("/account")
+		var body bytes.Buffer
+		w := multipart.NewWriter(&body)
+		w.WriteField("_csrf", c.csrf)
+		w.WriteField("etag", formETag(page))
+		fw, _ := w.CreateFormFile("avatar", "me.png")
+		fw.Write(data)
+		w.Close()
+		resp, _ := c.send(http.MethodPost, path, &body, http.Header{"Content-Type": {w.FormDataContentType()}})
+		return resp
+	}
+	resp := upload(bob, "/account/avatar", []byte("not an image"))
+	if u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID); u.Profile.AvatarURL != "" {
+		t.Fatalf("a non-image became an avatar (%d)", resp.StatusCode)
+	}
+	resp = upload(bob, "/account/avatar", pngImage(t, 640, 400))
+	wantStatus(t, "upload a picture", resp, http.StatusSeeOther)
+	u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
+	if !strings.HasPrefix(u.Profile.AvatarURL, "/t/"+e.acme.ID+"/users/"+e.acmeBob.ID+"/avatar?v=") {
+		t.Fatalf("avatar URL %q", u.Profile.AvatarURL)
+	}
+	resp, body := bob.get("/account/avatar")
+	wantStatus(t, "own avatar", resp, http.StatusOK)
+	img, err := png.Decode(strings.NewReader(body))
+	if err != nil || img.Bounds().Dx() != 256 || img.Bounds().Dy() != 256 {
+		t.Fatalf("the avatar is not a 256 px square PNG: %v %v", err, img)
+	}
+	admin := e.client(t).signIn("acme", "admin")
+	if resp, _ := admin.get(u.Profile.AvatarURL); resp.StatusCode != http.StatusOK {
+		t.Errorf("the admin gets %d for bob's avatar", resp.StatusCode)
+	}
+	if resp, _ := e.client(t).signIn("globex", "admin").get(u.Profile.AvatarURL); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("globex's admin gets %d for bob's avatar, want 404", resp.StatusCode)
 	}
 }

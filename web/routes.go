@@ -82,6 +82,8 @@ func (s *Server) routes(e *echo.Echo) {
 	app.POST("/account/sessions/:session/end", s.endOwnSession).Name = signedIn
 	app.POST("/account/sessions/end-others", s.endOtherSessions).Name = signedIn
 	app.POST("/account/profile", s.updateOwnProfile).Name = signedIn
+	app.POST("/account/avatar", s.uploadOwnAvatar).Name = signedIn
+	app.GET("/account/avatar", s.ownAvatar).Name = signedIn
 	app.GET("/account/2fa", s.twoFactorPage).Name = signedIn
 	app.POST("/account/2fa/setup", s.setupTwoFactor).Name = signedIn
 	app.POST("/account/2fa/confirm", s.confirmTwoFactor).Name = signedIn
@@ -150,6 +152,8 @@ func (s *Server) routes(e *echo.Echo) {
 		{t, http.MethodPost, "/users/:id/sessions/end", role.UsersUpdate, s.endUserSessions},
 		{t, http.MethodPost, "/users/:id/2fa/reset", role.UsersUpdate, s.resetTwoFactor},
 		{t, http.MethodPost, "/users/:id/profile", role.UsersUpdate, s.updateProfile},
+		{t, http.MethodPost, "/users/:id/avatar", role.UsersUpdate, s.uploadAvatar},
+		{t, http.MethodGet, "/users/:id/avatar", role.UsersRead, s.avatar},
 		{t, http.MethodPost, "/users/:id/delete", role.UsersDelete, s.deleteUser},
 
 		{t, http.MethodGet, "/roles", role.RolesRead, s.listRoles},

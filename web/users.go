@@ -245,3 +245,61 @@ func (s *Server) updateProfile(c echo.Context) error {
 	f.Profile, f.ProfileErrors = in, errs
 	return render(c, status, views.UserFormPage(s.page(c, "users.edit", "users"), f))
 }
+
+// avatarPath is where a user's avatar is served, with its version.
+func avatarPath(tenantID, userID, version string) string {
+	return views.UserPath(tenantID, userID) + "/avatar?v=" + version[:12]
+}
+
+// storeAvatar makes a user's avatar from the form's image and records it.
+func (s *Server) storeAvatar(c echo.Context, u *kanri.User) error {
+	ctx := c.Request().Context()
+	fh, err := c.FormFile("avatar")
+	if err != nil {
+		return kanri.Invalid(kanri.Fields{"avatar": "profile.avatar_missing"})
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	version, err := s.Files.StoreAvatar(ctx, u.TenantID, u.ID, f)
+	if err != nil {
+		return err
+	}
+	_, err = s.Users.SetAvatar(ctx, u.TenantID, u.ID, seen(c), avatarPath(u.TenantID, u.ID, version))
+	return err
+}
+
+// uploadAvatar sets a user's avatar from their page (an administrator).
+func (s *Server) uploadAvatar(c echo.Context) error {
+	u, err := s.routeUser(c)
+	if err != nil {
+		return err
+	}
+	if err := s.storeAvatar(c, u); err != nil {
+		return err
+	}
+	return s.done(c, views.UserPath(u.TenantID, u.ID)+"/edit", "profile.avatar_saved")
+}
+
+// avatar sends a user's avatar, as a thumbnail is sent.
+func (s *Server) avatar(c echo.Context) error {
+	u, err := s.routeUser(c)
+	if err != nil {
+		return err
+	}
+	return s.sendAvatar(c, u)
+}
+
+func (s *Server) sendAvatar(c echo.Context, u *kanri.User) error {
+	r, err := s.Files.Avatar(c.Request().Context(), u.TenantID, u.ID)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	h := c.Response().Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "private, max-age=86400")
+	return c.Stream(http.StatusOK, "image/png", r)
+}

@@ -358,6 +358,14 @@ func (s *Service) UpdateProfile(ctx context.Context, tenantID, id string, seen k
 	})
 }
 
+// SetAvatar records the URL of a user's avatar ("" for none).
+func (s *Service) SetAvatar(ctx context.Context, tenantID, id string, seen kanri.Seen, url string) (*kanri.User, error) {
+	return s.change(ctx, tenantID, id, seen, "user.avatar_update", func(u *kanri.User) error {
+		u.Profile.AvatarURL = url
+		return nil
+	})
+}
+
 // ResetTwoFactor turns a user's two-factor sign-in off (a lost phone:
 // they enrol again) and ends every session of theirs.
 func (s *Service) ResetTwoFactor(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
