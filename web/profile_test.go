@@ -3,9 +3,9 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image/png"
 	"mime/multipart"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"

@@ -19,7 +19,9 @@ const AvatarSize = 256
 const maxAvatarBytes = 2 << 20
 
 // AvatarBlobName returns the blob name of a user's avatar.
-func AvatarBlobName(tenantID, userID string) string { return "avatars/" + tenantID + "/" + userID + ".png" }
+func AvatarBlobName(tenantID, userID string) string {
+	return "avatars/" + tenantID + "/" + userID + ".png"
+}
 
 // StoreAvatar makes a user's avatar from an image (JPEG, PNG, GIF or
 // WebP): its centre square, scaled to AvatarSize, stored as PNG in the blob
