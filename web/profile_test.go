@@ -115,3 +115,51 @@ func TestAvatars(t *testing.T) {
 		t.Errorf("globex's admin gets %d for bob's avatar, want 404", resp.StatusCode)
 	}
 }
+
+// TestHostileInputInTheNewFields: the profile's fields and the code of the
+// second step refuse control characters, direction marks and overlong
+// text, escape markup, and store nothing they refuse.
+func TestHostileInputInTheNewFields(t *testing.T) {
+	e := newEnv(t)
+	bob := e.client(t).signIn("acme", "bob")
+	for _, c := range []struct{ field, value string }{
+		{"firstName", "Bob\u202eevil"},
+		{"lastName", "a\x00b"},
+		{"department", strings.Repeat("部", 101)},
+		{"jobTitle", "\u2066x\u2069"},
+		{"phoneNumber", "+81 90 1234 5678; DROP TABLE users"},
+		{"phoneNumber", "+８１９０１２３４５６７８"},
+	} {
+		_, page := bob.get("/account")
+		resp, body := bob.post("/account/profile", url.Values{"etag": {formETag(page)}, c.field: {c.value}})
+		wantStatus(t, c.field+" "+c.value, resp, http.StatusUnprocessableEntity)
+		if !strings.Contains(body, `data-testid="field-error-`+c.field+`"`) {
+			t.Errorf("%s %q: no error on the field", c.field, c.value)
+		}
+	}
+	_, page := bob.get("/account")
+	resp, _ := bob.post("/account/profile", url.Values{"etag": {formETag(page)}, "jobTitle": {`<script>alert(1)</script>`}})
+	wantStatus(t, "markup", resp, http.StatusSeeOther)
+	_, page = bob.get("/account")
+	if strings.Contains(page, "<script>alert(1)</script>") || !strings.Contains(page, "&lt;script&gt;") {
+		t.Error("a job title with markup is not escaped")
+	}
+	u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
+	if u.Profile.FirstName != "" || u.Profile.PhoneNumber != "" || u.Profile.Department != "" {
+		t.Errorf("refused input was stored: %+v", u.Profile)
+	}
+	// The second step's code: anything but a code is a wrong code.
+	enrolled := e.client(t).signIn("acme", "admin")
+	e.enrol(t, enrolled)
+	for _, code := range []string{"", "' OR 1=1 --", strings.Repeat("9", 5000), "１２３４５６", "12345\u202e6"} {
+		c := e.client(t)
+		c.signInStep("acme", "admin", password)
+		resp, _ := c.post("/login/2fa", url.Values{"code": {code}})
+		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("code %q: %d", code, resp.StatusCode)
+		}
+		if !signedOut(c) {
+			t.Errorf("code %q signed in", code)
+		}
+	}
+}
