@@ -118,3 +118,18 @@ bench-messaging:
 	$(GO) test -run '^$$' -bench 'MessagingFanout' -benchtime 1x -timeout 30m ./internal/bench/
 	$(GO) test -run '^$$' -bench 'MessagingCrossInstance' -benchtime 1x -timeout 30m ./internal/bench/
 	$(GO) test -run '^$$' -bench 'MessagingChannelPage' -timeout 60m ./internal/bench/
+
+## bench-backups: a tenant's backups and restores on the embedded store
+## (BenchmarkBackups): the first backup, a second one after 1% changed
+## (time and bytes written), the dry run and the restore of the first
+## archive, and its restore into a new tenant, each in a child process
+## with its peak memory; for a tenant of 1,000 users and one of 10,000
+## users, 100,000 audit records, 100,000 messages and 1 GB of files.
+## KANRI_BENCH_BACKUP_SCALES changes the sizes (fractions of the larger);
+## KANRI_BENCH_BACKUP_NEW_TENANT=0 leaves out the restore into a new
+## tenant (most of the run's time at the larger size);
+## KANRI_BENCH_BACKUP_PROFILE=<dir> profiles each step. It needs about
+## 4 GB free in the temporary directory (TMPDIR).
+.PHONY: bench-backups
+bench-backups:
+	KANRI_BENCH_BACKUP_SCALES=$${KANRI_BENCH_BACKUP_SCALES:-0.1,1} $(GO) test -run '^$$' -bench '^BenchmarkBackups$$' -benchtime 1x -timeout 90m ./internal/bench/

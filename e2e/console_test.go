@@ -67,6 +67,7 @@ func TestConsole(t *testing.T) {
 			s.fileSteps,
 			s.channelSteps,
 			s.backupSteps,
+			s.twoFactorSteps,
 			s.domainSteps,
 			s.apiKeySteps,
 			s.corsSteps,

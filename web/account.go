@@ -12,7 +12,47 @@ import (
 
 // account shows the signed-in user's own account.
 func (s *Server) account(c echo.Context) error {
-	return render(c, http.StatusOK, views.AccountPage(s.page(c, "account.title", "account"), nil))
+	return s.showAccount(c, http.StatusOK, nil)
+}
+
+// showAccount renders the account page with the password form's errors.
+func (s *Server) showAccount(c echo.Context, status int, errs views.Errors) error {
+	u := c.Get(ctxUser).(*kanri.User)
+	return s.renderAccount(c, status, views.AccountView{Errors: errs, Profile: u.Profile})
+}
+
+// renderAccount renders the account page with v's forms.
+func (s *Server) renderAccount(c echo.Context, status int, v views.AccountView) error {
+	u := c.Get(ctxUser).(*kanri.User)
+	sessions, err := s.Auth.Sessions(c.Request().Context(), u.TenantID, u.ID)
+	if err != nil {
+		return err
+	}
+	v.Sessions, v.Current = sessions, c.Get(ctxSession).(*kanri.Session).ID
+	v.TwoFactor, v.RecoveryLeft = u.Security.TwoFactorEnabled, len(u.Security.RecoveryCodes)
+	return render(c, status, views.AccountPage(s.page(c, "account.title", "account"), v))
+}
+
+// endOwnSession ends one of the user's other sessions.
+func (s *Server) endOwnSession(c echo.Context) error {
+	u := c.Get(ctxUser).(*kanri.User)
+	if c.Param("session") == c.Get(ctxSession).(*kanri.Session).ID {
+		return kanri.E(kanri.ECONFLICT, "account.end_current")
+	}
+	if err := s.Auth.EndSession(c.Request().Context(), u.TenantID, u.ID, c.Param("session")); err != nil {
+		return err
+	}
+	return s.done(c, views.AccountPath(), "account.session_ended")
+}
+
+// endOtherSessions ends every session of the user but this one.
+func (s *Server) endOtherSessions(c echo.Context) error {
+	u := c.Get(ctxUser).(*kanri.User)
+	n, err := s.Auth.EndOtherSessions(c.Request().Context(), u.TenantID, u.ID, c.Get(ctxSession).(*kanri.Session).ID)
+	if err != nil {
+		return err
+	}
+	return s.done(c, views.AccountPath(), "account.sessions_ended", n)
 }
 
 // changePassword sets the user's own password, ends their other sessions
@@ -28,9 +68,13 @@ func (s *Server) changePassword(c echo.Context) error {
 		err = s.Auth.ChangePassword(ctx, u.TenantID, u.ID, c.FormValue("current"), next)
 	}
 	if kanri.IsCode(err, kanri.EINVALID) {
-		return render(c, http.StatusUnprocessableEntity, views.AccountPage(s.page(c, "account.title", "account"), views.Errors(kanri.ErrorFields(err))))
+		return s.showAccount(c, http.StatusUnprocessableEntity, views.Errors(kanri.ErrorFields(err)))
 	}
 	if err != nil {
+		return err
+	}
+	// Every session ends, this one too; it goes on as a new one.
+	if _, err := s.Auth.EndOtherSessions(ctx, u.TenantID, u.ID, ""); err != nil {
 		return err
 	}
 	if err := s.startSession(c, u, u.TenantID); err != nil {
@@ -38,4 +82,36 @@ func (s *Server) changePassword(c echo.Context) error {
 	}
 	s.flash(c, "success", i18n.T(ctx, "account.password_changed"))
 	return redirect(c, views.AccountPath())
+}
+
+// updateOwnProfile saves the user's own profile.
+func (s *Server) updateOwnProfile(c echo.Context) error {
+	u, in := c.Get(ctxUser).(*kanri.User), profileForm(c)
+	_, err := s.Users.UpdateProfile(c.Request().Context(), u.TenantID, u.ID, seen(c), in)
+	if err == nil {
+		return s.done(c, views.AccountPath(), "profile.saved_own")
+	}
+	status, errs, err := profileErrors(err)
+	if err != nil {
+		return err
+	}
+	cur, gerr := s.Users.Get(c.Request().Context(), u.TenantID, u.ID)
+	if gerr != nil {
+		return gerr
+	}
+	c.Set(ctxUser, cur) // the form's version is the stored one now
+	return s.renderAccount(c, status, views.AccountView{Profile: in, ProfileErrors: errs})
+}
+
+// uploadOwnAvatar sets the user's own avatar.
+func (s *Server) uploadOwnAvatar(c echo.Context) error {
+	if err := s.storeAvatar(c, c.Get(ctxUser).(*kanri.User)); err != nil {
+		return err
+	}
+	return s.done(c, views.AccountPath(), "profile.avatar_saved")
+}
+
+// ownAvatar sends the user's own avatar.
+func (s *Server) ownAvatar(c echo.Context) error {
+	return s.sendAvatar(c, c.Get(ctxUser).(*kanri.User))
 }

@@ -27,6 +27,16 @@ type apiUser struct {
 	CreatedAt   kanri.Time `json:"createdAt"`
 	UpdatedAt   kanri.Time `json:"updatedAt"`
 	LastLoginAt kanri.Time `json:"lastLoginAt"`
+	Profile     apiProfile `json:"profile"`
+}
+
+// apiProfile is a user's profile as the API shows it.
+type apiProfile struct {
+	FirstName   string `json:"firstName"`
+	LastName    string `json:"lastName"`
+	PhoneNumber string `json:"phoneNumber"`
+	Department  string `json:"department"`
+	JobTitle    string `json:"jobTitle"`
 }
 
 func (s *Server) apiUserOf(u *kanri.User) apiUser {
@@ -34,6 +44,8 @@ func (s *Server) apiUserOf(u *kanri.User) apiUser {
 		ID: u.ID, TenantID: u.TenantID, Username: u.Username, Email: u.Email, DisplayName: u.DisplayName,
 		IsActive: u.IsActive, Status: u.Status(s.Now()), CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt,
 		LastLoginAt: u.Security.LastLoginAt,
+		Profile: apiProfile{FirstName: u.Profile.FirstName, LastName: u.Profile.LastName, PhoneNumber: u.Profile.PhoneNumber,
+			Department: u.Profile.Department, JobTitle: u.Profile.JobTitle},
 	}
 }
 

@@ -39,17 +39,7 @@ func (s *Server) login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.startSession(c, u, t.ID); err != nil {
-		return err
-	}
-	if next != "" {
-		return c.Redirect(http.StatusSeeOther, next)
-	}
-	access, err := s.Roles.AccessOf(ctx, t, u.ID)
-	if err != nil {
-		return err
-	}
-	return c.Redirect(http.StatusSeeOther, homePath(t, access))
+	return s.afterPassword(c, u, t, next)
 }
 
 // nextPath returns next if it is a path of the console to return to after
@@ -61,11 +51,11 @@ func nextPath(next string) string {
 	return next
 }
 
-// logout ends the session, and every other session of the user.
+// logout ends the session (the account page ends the others).
 func (s *Server) logout(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := c.Get(ctxUser).(*kanri.User)
-	if err := s.Auth.SignOut(ctx, u.TenantID, u.ID); err != nil {
+	if err := s.Auth.SignOut(ctx, u.TenantID, u.ID, c.Get(ctxSession).(*kanri.Session).ID); err != nil {
 		return err
 	}
 	if err := s.endSession(c); err != nil {

@@ -131,6 +131,9 @@ func (s *Server) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tena
 	if !ok || err != nil || !u.IsActive || !u.DeletedAt.IsZero() || issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
 		return false
 	}
+	if _, err := s.Auth.Session(ctx, u.TenantID, u.ID, s.sessionToken(c)); err != nil {
+		return false // ended from the account page or by an administrator
+	}
 	home, err := s.Tenants.Get(ctx, u.TenantID)
 	if err != nil || home.Status != kanri.TenantActive {
 		return false

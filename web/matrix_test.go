@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -221,6 +222,24 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 		form.Set("apiAccess", "on")
 		form.Set("advancedReporting", "on")
 	}
+	if path == "/account/avatar" {
+		for _, tid := range []string{e.acme.ID, e.globex.ID, kanri.PrivilegedTenantID} {
+			if _, err := e.files.StoreAvatar(ctx, tid, actorID, bytes.NewReader(pngImage(t, 8, 8))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	session := ""
+	if strings.Contains(path, ":session") {
+		// Another session of the actor's, in whichever tenant is theirs.
+		session = fmt.Sprintf("session_m%d", n)
+		for _, tid := range []string{e.acme.ID, e.globex.ID, kanri.PrivilegedTenantID} {
+			r := &kanri.Session{Doc: kanri.Doc{ID: session}, UserID: actorID, TTL: 3600}
+			if err := e.st.Tenant(tid).Sessions().Create(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	var job, run, restore string
 	if strings.HasPrefix(path, "/t/:tenant/backups") {
 		job, run, restore = e.matrixBackup(t, n)
@@ -229,7 +248,7 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 		form.Set("retentionDays", "7")
 	}
 	r := strings.NewReplacer(":tenant", e.acme.ID, ":service", svc, ":role", "admin", ":upload", upload, ":msg", message, ":user", e.acmeBob.ID,
-		":job", job, ":restore", restore)
+		":job", job, ":restore", restore, ":session", session)
 	if strings.HasPrefix(path, "/t/:tenant/backups/history/:id") {
 		path = strings.Replace(path, ":id", run, 1)
 	}
@@ -279,6 +298,11 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 				t.Fatal(err)
 			}
 			id = u.ID
+			if strings.HasSuffix(path, "/avatar") {
+				if _, err := e.files.StoreAvatar(ctx, e.acme.ID, id, bytes.NewReader(pngImage(t, 8, 8))); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 		path = strings.ReplaceAll(path, ":id", id)
 	}

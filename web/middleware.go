@@ -11,16 +11,18 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/views"
 )
 
 // Context keys of values the middleware sets for handlers.
 const (
-	ctxUser   = "user"   // *kanri.User: the signed-in user
-	ctxHome   = "home"   // *kanri.Tenant: the user's own tenant
-	ctxTenant = "tenant" // *kanri.Tenant: the tenant of a /t/:tenant route
-	ctxReqID  = "reqid"  // string: the request id
-	ctxPerms  = "perms"  // role.Set: the signed-in user's permissions
-	ctxGlobal = "global" // bool: the user is a global administrator
+	ctxUser    = "user"          // *kanri.User: the signed-in user
+	ctxHome    = "home"          // *kanri.Tenant: the user's own tenant
+	ctxSession = "sessionRecord" // *kanri.Session: the record of the signed-in session
+	ctxTenant  = "tenant"        // *kanri.Tenant: the tenant of a /t/:tenant route
+	ctxReqID   = "reqid"         // string: the request id
+	ctxPerms   = "perms"         // role.Set: the signed-in user's permissions
+	ctxGlobal  = "global"        // bool: the user is a global administrator
 )
 
 // contentSecurityPolicy allows only the console's own scripts, styles and
@@ -118,11 +120,22 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			s.endSession(c)
 			return kanri.E(kanri.EUNAUTHENTICATED, "login.expired")
 		}
+		// The session's record: ended (from the account page, by an
+		// administrator) on any instance, it is gone.
+		rec, err := s.Auth.Session(ctx, tid, uid, s.sessionToken(c))
+		if kanri.IsCode(err, kanri.ENOTFOUND) {
+			s.endSession(c)
+			return kanri.E(kanri.EUNAUTHENTICATED, "login.expired")
+		}
+		if err != nil {
+			return err
+		}
 		access, err := s.Roles.AccessOf(ctx, home, u.ID)
 		if err != nil {
 			return err
 		}
 		c.Set(ctxUser, u)
+		c.Set(ctxSession, rec)
 		c.Set(ctxHome, home)
 		c.Set(ctxPerms, access.Perms)
 		c.Set(ctxGlobal, access.GlobalAdmin)
@@ -135,7 +148,11 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		// Signed-in pages are never stored: after sign-out, Back must not
 		// show them from a cache.
 		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-		s.touch(c)
+		s.touch(c, rec)
+		if s.mustEnrol(c) && !enrolmentOnly(c.Request().URL.Path) {
+			s.flash(c, "info", i18n.T(ctx, "twofactor.required"))
+			return redirect(c, views.TwoFactorPath())
+		}
 		return next(c)
 	}
 }

@@ -563,6 +563,10 @@ func apiSchemas(base string) map[string]any {
 			"id": str, "tenantId": str, "username": str, "email": email, "displayName": str,
 			"isActive": map[string]any{"type": "boolean"}, "status": map[string]any{"type": "string", "enum": []string{"active", "inactive", "locked", "deleted"}},
 			"createdAt": when, "updatedAt": when, "lastLoginAt": when,
+			"profile": obj([]string{"firstName", "lastName", "phoneNumber", "department", "jobTitle"}, map[string]any{
+				"firstName": str, "lastName": str, "department": str, "jobTitle": str,
+				"phoneNumber": map[string]any{"type": "string", "description": "E.164 (\"+819012345678\"), or empty."},
+			}),
 		}),
 		"UserList": list("User"),
 		"UserCreate": obj([]string{"username", "email", "displayName", "password"}, map[string]any{
@@ -637,7 +641,8 @@ func apiSchemas(base string) map[string]any {
 func apiExamples() map[string]any {
 	at := "2026-04-01T09:30:00Z"
 	user := map[string]any{"id": exampleUserID, "tenantId": "tenant_acme", "username": "hanako", "email": "hanako@acme.example.jp",
-		"displayName": "Hanako Yamada", "isActive": true, "status": "active", "createdAt": at, "updatedAt": at, "lastLoginAt": nil}
+		"displayName": "Hanako Yamada", "isActive": true, "status": "active", "createdAt": at, "updatedAt": at, "lastLoginAt": nil,
+		"profile": map[string]any{"firstName": "Hanako", "lastName": "Yamada", "phoneNumber": "+819012345678", "department": "営業部", "jobTitle": "Manager"}}
 	ra := map[string]any{"id": kanri.RoleAssignmentID(exampleUserID, kanri.AuthServiceID, "閲覧者"), "userId": exampleUserID, "serviceId": kanri.AuthServiceID,
 		"roleName": "閲覧者", "role": "viewer", "roleLabel": "Viewer", "assignedBy": "ak_1f2e3d4c", "assignedAt": at}
 	audit := map[string]any{"id": "audit_20260401T093000.000000000_9f86d081", "timestamp": at, "action": "user.create", "status": "success",

@@ -68,6 +68,9 @@ func (s *Server) routes(e *echo.Echo) {
 	console := e.Group("", s.bodies(consoleBodyLimit, true), s.csrf)
 	console.GET("/login", s.loginForm).Name = public
 	console.POST("/login", s.login).Name = public
+	console.GET("/login/2fa", s.secondFactorForm).Name = public
+	console.POST("/login/2fa", s.secondFactor).Name = public
+	console.POST("/login/2fa/cancel", s.cancelSecondFactor).Name = public
 	console.POST("/lang", s.setLang).Name = public
 	console.POST("/theme", s.setTheme).Name = public
 
@@ -76,6 +79,15 @@ func (s *Server) routes(e *echo.Echo) {
 	app.POST("/logout", s.logout).Name = signedIn
 	app.GET("/account", s.account).Name = signedIn
 	app.POST("/account/password", s.changePassword).Name = signedIn
+	app.POST("/account/sessions/:session/end", s.endOwnSession).Name = signedIn
+	app.POST("/account/sessions/end-others", s.endOtherSessions).Name = signedIn
+	app.POST("/account/profile", s.updateOwnProfile).Name = signedIn
+	app.POST("/account/avatar", s.uploadOwnAvatar).Name = signedIn
+	app.GET("/account/avatar", s.ownAvatar).Name = signedIn
+	app.GET("/account/2fa", s.twoFactorPage).Name = signedIn
+	app.POST("/account/2fa/setup", s.setupTwoFactor).Name = signedIn
+	app.POST("/account/2fa/confirm", s.confirmTwoFactor).Name = signedIn
+	app.POST("/account/2fa/disable", s.disableTwoFactor).Name = signedIn
 
 	staff := app.Group("", s.requireGlobalAdmin)
 	t := app.Group("/t/:tenant", s.resolveTenant)
@@ -137,6 +149,11 @@ func (s *Server) routes(e *echo.Echo) {
 		{t, http.MethodPost, "/users/:id/reactivate", role.UsersUpdate, s.reactivateUser},
 		{t, http.MethodPost, "/users/:id/unlock", role.UsersUpdate, s.unlockUser},
 		{t, http.MethodPost, "/users/:id/password", role.UsersUpdate, s.resetPassword},
+		{t, http.MethodPost, "/users/:id/sessions/end", role.UsersUpdate, s.endUserSessions},
+		{t, http.MethodPost, "/users/:id/2fa/reset", role.UsersUpdate, s.resetTwoFactor},
+		{t, http.MethodPost, "/users/:id/profile", role.UsersUpdate, s.updateProfile},
+		{t, http.MethodPost, "/users/:id/avatar", role.UsersUpdate, s.uploadAvatar},
+		{t, http.MethodGet, "/users/:id/avatar", role.UsersRead, s.avatar},
 		{t, http.MethodPost, "/users/:id/delete", role.UsersDelete, s.deleteUser},
 
 		{t, http.MethodGet, "/roles", role.RolesRead, s.listRoles},

@@ -84,11 +84,21 @@ func (s *Server) startSession(c echo.Context, u *kanri.User, tenantID string) er
 	for k := range sess.Values {
 		delete(sess.Values, k)
 	}
-	now := s.Now()
+	now, token := s.Now(), randomToken()
+	if _, err := s.Auth.StartSession(c.Request().Context(), tenantID, u.ID, token, c.Request().UserAgent(), c.RealIP(), AbsoluteTimeout); err != nil {
+		return err
+	}
 	sess.Values[keyUser], sess.Values[keyTenant] = u.ID, tenantID
-	sess.Values[keySession], sess.Values[keyCSRF] = randomToken(), randomToken()
+	sess.Values[keySession], sess.Values[keyCSRF] = token, randomToken()
 	sess.Values[keyIssued], sess.Values[keySeen] = now.UnixMilli(), now.Unix()
 	return s.saveSession(c)
+}
+
+// sessionToken returns the token of the request's session, which names its
+// record.
+func (s *Server) sessionToken(c echo.Context) string {
+	t, _ := s.session(c).Values[keySession].(string)
+	return t
 }
 
 // endSession clears the session cookie.
@@ -127,14 +137,18 @@ func (s *Server) hadSession(c echo.Context) bool {
 	return uid != ""
 }
 
-// touch records activity on the session, at most once a minute.
-func (s *Server) touch(c echo.Context) {
+// touch records activity on the session, in its cookie and its record, at
+// most once a minute.
+func (s *Server) touch(c echo.Context, r *kanri.Session) {
 	sess := s.session(c)
 	seen, _ := sess.Values[keySeen].(int64)
 	if now := s.Now().Unix(); now-seen >= 60 {
 		sess.Values[keySeen] = now
 		if err := s.saveSession(c); err != nil {
 			s.Logger.Warn("save session", "err", err)
+		}
+		if err := s.Auth.SeenSession(c.Request().Context(), r.TenantID, r); err != nil {
+			s.Logger.Warn("record session activity", "err", err)
 		}
 	}
 }

@@ -100,7 +100,7 @@ func (s *Server) lastAdmin(c echo.Context, u *kanri.User) (bool, error) {
 
 // userEditForm is the edit form of u as stored.
 func userEditForm(u *kanri.User) views.UserForm {
-	f := views.UserForm{User: u}
+	f := views.UserForm{User: u, Profile: u.Profile}
 	f.ETag, f.Input, f.Base = u.ETag, user.InputOf(u), user.InputOf(u)
 	return f
 }
@@ -150,6 +150,13 @@ func (s *Server) resetPassword(c echo.Context) error {
 	return s.done(c, views.UserPath(t.ID, u.ID)+"/edit", "users.password_reset", saved.Username)
 }
 
+// endUserSessions signs a user out on every device.
+func (s *Server) endUserSessions(c echo.Context) error {
+	return s.userAction(c, "users.sessions_ended", false, func(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
+		return s.Users.EndSessions(ctx, tenantID, id, seen)
+	})
+}
+
 // deactivateUser stops a user from signing in.
 func (s *Server) deactivateUser(c echo.Context) error {
 	return s.userAction(c, "users.deactivated", false, func(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
@@ -193,4 +200,106 @@ func (s *Server) userAction(c echo.Context, doneKey string, toList bool, do func
 		}
 		return saved.Username, nil
 	})
+}
+
+// profileForm reads the profile form.
+func profileForm(c echo.Context) kanri.UserProfile {
+	return kanri.UserProfile{
+		FirstName: c.FormValue("firstName"), LastName: c.FormValue("lastName"), PhoneNumber: c.FormValue("phoneNumber"),
+		Department: c.FormValue("department"), JobTitle: c.FormValue("jobTitle"),
+	}
+}
+
+// profileErrors are the profile form's errors of err (a stale edit is one
+// of the whole form), or err itself when it is no form's.
+func profileErrors(err error) (int, views.Errors, error) {
+	switch {
+	case kanri.IsCode(err, kanri.ESTALE):
+		return http.StatusConflict, views.Errors{"_form": "stale.title"}, nil
+	case kanri.IsCode(err, kanri.EINVALID):
+		return http.StatusUnprocessableEntity, views.Errors(kanri.ErrorFields(err)), nil
+	}
+	return 0, nil, err
+}
+
+// updateProfile saves a user's profile from their page (an administrator).
+func (s *Server) updateProfile(c echo.Context) error {
+	u, err := s.routeUser(c)
+	if err != nil {
+		return err
+	}
+	t, in := routeTenant(c), profileForm(c)
+	saved, err := s.Users.UpdateProfile(c.Request().Context(), t.ID, u.ID, seen(c), in)
+	if err == nil {
+		return s.done(c, views.UserPath(t.ID, u.ID)+"/edit", "profile.saved", saved.Username)
+	}
+	status, errs, err := profileErrors(err)
+	if err != nil {
+		return err
+	}
+	cur, gerr := s.Users.Get(c.Request().Context(), t.ID, u.ID)
+	if gerr != nil {
+		return gerr
+	}
+	f := userEditForm(cur)
+	f.Profile, f.ProfileErrors = in, errs
+	return render(c, status, views.UserFormPage(s.page(c, "users.edit", "users"), f))
+}
+
+// avatarPath is where a user's avatar is served, with its version.
+func avatarPath(tenantID, userID, version string) string {
+	return views.UserPath(tenantID, userID) + "/avatar?v=" + version[:12]
+}
+
+// storeAvatar makes a user's avatar from the form's image and records it.
+func (s *Server) storeAvatar(c echo.Context, u *kanri.User) error {
+	ctx := c.Request().Context()
+	fh, err := c.FormFile("avatar")
+	if err != nil {
+		return kanri.Invalid(kanri.Fields{"avatar": "profile.avatar_missing"})
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	version, err := s.Files.StoreAvatar(ctx, u.TenantID, u.ID, f)
+	if err != nil {
+		return err
+	}
+	_, err = s.Users.SetAvatar(ctx, u.TenantID, u.ID, seen(c), avatarPath(u.TenantID, u.ID, version))
+	return err
+}
+
+// uploadAvatar sets a user's avatar from their page (an administrator).
+func (s *Server) uploadAvatar(c echo.Context) error {
+	u, err := s.routeUser(c)
+	if err != nil {
+		return err
+	}
+	if err := s.storeAvatar(c, u); err != nil {
+		return err
+	}
+	return s.done(c, views.UserPath(u.TenantID, u.ID)+"/edit", "profile.avatar_saved")
+}
+
+// avatar sends a user's avatar, as a thumbnail is sent.
+func (s *Server) avatar(c echo.Context) error {
+	u, err := s.routeUser(c)
+	if err != nil {
+		return err
+	}
+	return s.sendAvatar(c, u)
+}
+
+func (s *Server) sendAvatar(c echo.Context, u *kanri.User) error {
+	r, err := s.Files.Avatar(c.Request().Context(), u.TenantID, u.ID)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	h := c.Response().Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "private, max-age=86400")
+	return c.Stream(http.StatusOK, "image/png", r)
 }

@@ -25,6 +25,9 @@ type Config struct {
 	// SessionSecret keys the session cookies; generated into the data
 	// directory when empty.
 	SessionSecret string
+	// TwoFactorKey seals the TOTP secrets (32 bytes, hex or base64);
+	// generated into the data directory when empty.
+	TwoFactorKey string
 	// BootstrapEmail and BootstrapPassword are the first administrator's
 	// credentials, used only on the first start.
 	BootstrapEmail    string
@@ -110,6 +113,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"cosmos-insecure-skip-verify", "KANRI_COSMOS_INSECURE_SKIP_VERIFY", "false", "skip TLS verification of the Cosmos endpoint; ONLY for a local test server", &insecure},
 		{"log-level", "KANRI_LOG_LEVEL", "info", "log level: debug, info, warn or error", &logLevel},
 		{"session-secret", "KANRI_SESSION_SECRET", "", "at least 32 random bytes (hex or base64) keying session cookies; generated into the data directory when empty. Set it when several instances serve one store", &cfg.SessionSecret},
+		{"two-factor-key", "KANRI_TWO_FACTOR_KEY", "", "32 random bytes (hex or base64) encrypting the two-factor (TOTP) secrets at rest; generated into the data directory when empty. Set it when several instances serve one store, and keep it: without it no enrolled user can sign in", &cfg.TwoFactorKey},
 		{"bootstrap-admin-email", "KANRI_BOOTSTRAP_ADMIN_EMAIL", "admin@example.com", "username and e-mail of the first administrator of the operator's tenant \"privileged\" (first start only)", &cfg.BootstrapEmail},
 		{"bootstrap-admin-password", "KANRI_BOOTSTRAP_ADMIN_PASSWORD", "", "password of the first administrator; generated and logged once when empty (first start only)", &cfg.BootstrapPassword},
 		{"bcrypt-cost", "KANRI_BCRYPT_COST", "12", "bcrypt cost of password hashes (12 per the spec; lower only in tests)", &bcryptCost},

@@ -53,9 +53,13 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	if err != nil {
 		return nil, nil, err
 	}
+	twoFactor, err := twoFactorKey(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
 	svcs := services.New(st, log, nil, services.Options{
 		Hasher: auth.Hasher{Cost: cfg.BcryptCost}, DNSServer: cfg.DNSServer, UsageQueue: usageQueue, UsageFlush: cfg.UsageFlush,
-		Blobs: blobs, Events: bus,
+		Blobs: blobs, Events: bus, TwoFactorKey: twoFactor,
 	})
 	tenants, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if n, err := roles.Seed(ctx); err != nil {
@@ -148,35 +152,58 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 // KANRI_SESSION_SECRET, else from (or newly into) session.key in the data
 // directory.
 func sessionSecret(cfg Config) ([]byte, error) {
-	secret := []byte(nil)
-	if cfg.SessionSecret != "" {
-		var err error
-		if secret, err = decodeSecret(cfg.SessionSecret); err != nil {
-			return nil, err
-		}
-	} else {
-		path := filepath.Join(cfg.DataDir, "session.key")
-		b, err := os.ReadFile(path)
-		switch {
-		case err == nil:
-			secret = b
-		case errors.Is(err, os.ErrNotExist):
-			secret = make([]byte, 64)
-			rand.Read(secret)
-			if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-				return nil, err
-			}
-			if err := os.WriteFile(path, secret, 0o600); err != nil {
-				return nil, fmt.Errorf("write session key: %w", err)
-			}
-		default:
-			return nil, fmt.Errorf("read session key: %w", err)
-		}
+	secret, err := keyOf(cfg, cfg.SessionSecret, "session.key", 64, "KANRI_SESSION_SECRET")
+	if err != nil {
+		return nil, err
 	}
 	if len(secret) < 32 {
 		return nil, errors.New("the session secret must be at least 32 bytes")
 	}
 	return secret, nil
+}
+
+// twoFactorKey returns the key that seals the TOTP secrets: from
+// KANRI_TWO_FACTOR_KEY, else from (or newly into) twofactor.key in the
+// data directory.
+func twoFactorKey(cfg Config) ([]byte, error) {
+	key, err := keyOf(cfg, cfg.TwoFactorKey, "twofactor.key", 32, "KANRI_TWO_FACTOR_KEY")
+	if err != nil {
+		return nil, err
+	}
+	if len(key) != 32 {
+		return nil, errors.New("the two-factor key must be 32 bytes")
+	}
+	return key, nil
+}
+
+// keyOf returns a secret: the configured value decoded, else the file
+// name in the data directory, made with n random bytes when missing.
+func keyOf(cfg Config, configured, name string, n int, setting string) ([]byte, error) {
+	if configured != "" {
+		b, err := decodeSecret(configured)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", setting, err)
+		}
+		return b, nil
+	}
+	path := filepath.Join(cfg.DataDir, name)
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		return b, nil
+	case errors.Is(err, os.ErrNotExist):
+		b = make([]byte, n)
+		rand.Read(b)
+		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			return nil, fmt.Errorf("write %s: %w", name, err)
+		}
+		return b, nil
+	default:
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
 }
 
 func decodeSecret(s string) ([]byte, error) {
@@ -187,5 +214,5 @@ func decodeSecret(s string) ([]byte, error) {
 	if b, err := base64.StdEncoding.DecodeString(s); err == nil {
 		return b, nil
 	}
-	return nil, errors.New("KANRI_SESSION_SECRET must be hex or base64")
+	return nil, errors.New("must be hex or base64")
 }

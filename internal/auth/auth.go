@@ -27,6 +27,8 @@ var ErrSignIn = kanri.E(kanri.EUNAUTHENTICATED, "login.failed")
 type Service struct {
 	app.Deps
 	hasher Hasher
+	// sealer seals the TOTP secrets; two-factor sign-in needs it.
+	sealer *Sealer
 }
 
 // New returns a sign-in service; h hashes and checks passwords.
@@ -95,10 +97,16 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 	}
 	// The right password: the attempts, and a lock this attempt's count
 	// set, are cleared, unless the password was reset (or the user
-	// deactivated) while it was being checked.
+	// deactivated) while it was being checked. When a second factor
+	// follows, they are cleared by its success only: the password again
+	// does not give a guesser of codes new attempts.
+	second := u.Security.TwoFactorEnabled && t.TwoFactorAvailable()
 	changed := false
 	u, err = s.update(ctx, t.ID, u.ID, func(u *kanri.User) bool {
 		if changed = u.PasswordHash != checked || !u.IsActive || !u.DeletedAt.IsZero(); changed {
+			return false
+		}
+		if second {
 			return false
 		}
 		u.Security.FailedLoginAttempts, u.Security.LockedUntil = 0, kanri.Time{}
@@ -113,7 +121,11 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 		return nil, nil, ErrSignIn
 	}
 	ctx = audit.WithActor(ctx, withUser(audit.ActorFrom(ctx), u, t.ID))
-	s.record(ctx, t.ID, "auth.login", res, "")
+	if second {
+		s.record(ctx, t.ID, "auth.password_verified", res, "")
+	} else {
+		s.record(ctx, t.ID, "auth.login", res, "")
+	}
 	return u, t, nil
 }
 
@@ -179,14 +191,14 @@ func withUser(a audit.Actor, u *kanri.User, tenantID string) audit.Actor {
 	return a
 }
 
-// SignOut ends every session of the user, also ones on other devices or
-// copied elsewhere, and records it.
-func (s *Service) SignOut(ctx context.Context, tenantID, userID string) error {
-	u, err := s.update(ctx, tenantID, userID, func(u *kanri.User) bool {
-		u.Security.SessionsValidAfter = kanri.NewTime(s.Now())
-		return true
-	})
+// SignOut ends one session of the user (its record goes, so the session's
+// cookie, wherever it was copied, no longer signs in) and records it.
+func (s *Service) SignOut(ctx context.Context, tenantID, userID, sessionID string) error {
+	u, err := s.Store.Tenant(tenantID).Users().Get(ctx, userID)
 	if err != nil {
+		return err
+	}
+	if err := s.Store.Tenant(tenantID).Sessions().Delete(ctx, sessionID, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
 		return err
 	}
 	s.record(ctx, tenantID, "auth.logout", kanri.AuditResource{Type: kanri.AuditUser, ID: u.ID, Name: u.Username}, "")

@@ -188,12 +188,16 @@ func (s *Service) finish(ctx context.Context, tenantID string, r *kanri.BackupRe
 	return err
 }
 
-// current is what the tenant holds of a document now.
+// current is what the tenant holds of a document now. A restore keeps
+// one for each document of the parts it restores, so it is small: the
+// digest, whether it is an audit record (never removed), whether the
+// archive has it, and only for an API key its hash (to remove its lookup
+// entry with it).
 type current struct {
-	digest  [32]byte
-	part    string
-	typ     string
-	keyHash string // of an API key, for its lookup
+	digest    [32]byte
+	audit     bool
+	inArchive bool
+	keyHash   string
 }
 
 // apply restores r's parts into tenantID: it writes the archive's
@@ -227,13 +231,17 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 		if err != nil {
 			return err
 		}
-		now[docKey(container, it.ID)] = current{digest: d, part: part, typ: hd.Type, keyHash: hd.KeyHash}
+		cur := current{digest: d, audit: part == kanri.PartAudit}
+		if hd.Type == kanri.TypeAPIKey {
+			cur.keyHash = hd.KeyHash
+		}
+		now[docKey(container, it.ID)] = cur
 		return nil
 	})
 	if err != nil {
 		return 0, 0, err
 	}
-	inArchive := map[string]bool{}
+	writes := &batcher{s: s, tenantID: tenantID}
 	for _, part := range r.Parts {
 		if s.beforePart != nil {
 			if err := s.beforePart(part); err != nil {
@@ -250,7 +258,11 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 				return nil
 			}
 			key := docKey(container, hd.ID)
-			inArchive[key] = true
+			cur, exists := now[key]
+			if exists && !cur.inArchive {
+				cur.inArchive = true
+				now[key] = cur
+			}
 			out, err := s.rewrite(body, src, tenantID, hd.Type, hd.ID)
 			if err != nil {
 				return err
@@ -259,7 +271,6 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 			if err != nil {
 				return err
 			}
-			cur, exists := now[key]
 			if hd.Type == kanri.TypeFile {
 				if err := s.putContent(ctx, src, tenantID, out, exists && cur.digest == d); err != nil {
 					return err
@@ -268,31 +279,44 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 			if exists && (cur.digest == d || part == kanri.PartAudit) {
 				return nil
 			}
-			if _, err := s.Store.Port().Container(container).Upsert(ctx, tenantID, out, ""); err != nil {
-				return fmt.Errorf("restore %s/%s: %w", container, hd.ID, err)
-			}
-			written++
+			var after func() error
 			if hd.Type == kanri.TypeAPIKey && src == tenantID {
-				return s.relink(ctx, tenantID, out)
+				after = func() error { return s.relink(ctx, tenantID, out) }
 			}
-			return nil
+			return writes.add(ctx, container, docstore.Op{Kind: docstore.OpUpsert, ID: hd.ID, Body: out}, after)
 		})
+		if err == nil {
+			err = writes.flush(ctx)
+		}
+		written = writes.done
 		if err != nil {
 			return written, removed, err
 		}
 	}
+	// The documents the archive does not have, by container.
+	var gone []string
 	for key, cur := range now {
-		if inArchive[key] || cur.part == kanri.PartAudit {
-			continue
+		if !cur.inArchive && !cur.audit {
+			gone = append(gone, key)
 		}
+	}
+	slices.Sort(gone)
+	removals := &batcher{s: s, tenantID: tenantID}
+	for _, key := range gone {
+		cur := now[key]
 		container, id, _ := strings.Cut(key, "\x00")
-		if err := s.Store.Port().Container(container).Delete(ctx, tenantID, id, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
-			return written, removed, fmt.Errorf("remove %s/%s: %w", container, id, err)
+		var after func() error
+		if cur.keyHash != "" {
+			after = func() error { s.unlink(ctx, tenantID, cur.keyHash); return nil }
 		}
-		removed++
-		if cur.typ == kanri.TypeAPIKey && cur.keyHash != "" {
-			s.unlink(ctx, tenantID, cur.keyHash)
+		if err := removals.add(ctx, container, docstore.Op{Kind: docstore.OpDelete, ID: id}, after); err != nil {
+			return written, removals.done, err
 		}
+	}
+	err = removals.flush(ctx)
+	removed = removals.done
+	if err != nil {
+		return written, removed, err
 	}
 	if slices.Contains(r.Parts, kanri.PartUsers) {
 		if err := s.recountUsers(ctx, tenantID); err != nil {
@@ -305,6 +329,87 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 		}
 	}
 	return written, removed, nil
+}
+
+// A restore writes and removes documents in batches, each one
+// transaction: one commit (and sync of its file) of the embedded store
+// for up to batchOps documents instead of one for each. Cosmos DB takes
+// at most 100 operations and 2 MB in a transactional batch.
+const (
+	batchOps   = 100
+	batchBytes = 1 << 20
+)
+
+// batcher gathers a restore's upserts or removals in one container of
+// the tenant's partition into batches.
+type batcher struct {
+	s         *Service
+	tenantID  string
+	container string
+	ops       []docstore.Op
+	ids       map[string]bool // of ops
+	bytes     int
+	// after run once the batch is stored (an API key's lookup entry).
+	after []func() error
+	// done counts the operations stored.
+	done int
+}
+
+// add adds op on a document of container, storing the batch so far first
+// when it is full, of another container or has the document already (a
+// Cosmos DB archive may hold a document twice).
+func (b *batcher) add(ctx context.Context, container string, op docstore.Op, after func() error) error {
+	if len(b.ops) > 0 && (container != b.container || len(b.ops) == batchOps || b.bytes+len(op.Body) > batchBytes || b.ids[op.ID]) {
+		if err := b.flush(ctx); err != nil {
+			return err
+		}
+	}
+	if b.ids == nil {
+		b.ids = map[string]bool{}
+	}
+	b.container = container
+	b.ops = append(b.ops, op)
+	b.ids[op.ID] = true
+	b.bytes += len(op.Body)
+	if after != nil {
+		b.after = append(b.after, after)
+	}
+	return nil
+}
+
+// flush stores the batch. A removal whose document is gone already (its
+// batch fails as a whole) is done without it, one document at a time.
+func (b *batcher) flush(ctx context.Context) error {
+	if len(b.ops) == 0 {
+		return nil
+	}
+	c := b.s.Store.Port().Container(b.container)
+	_, err := c.Batch(ctx, b.tenantID, b.ops)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		err = nil
+		for _, op := range b.ops {
+			if op.Kind != docstore.OpDelete {
+				_, err = c.Upsert(ctx, b.tenantID, op.Body, "")
+			} else if err = c.Delete(ctx, b.tenantID, op.ID, ""); kanri.IsCode(err, kanri.ENOTFOUND) {
+				err = nil
+			}
+			if err != nil {
+				return fmt.Errorf("restore %s/%s: %w", b.container, op.ID, err)
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("restore %d documents of %s from %s: %w", len(b.ops), b.container, b.ops[0].ID, err)
+	}
+	b.done += len(b.ops)
+	for _, fn := range b.after {
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	b.ops, b.bytes, b.after = b.ops[:0], 0, b.after[:0]
+	clear(b.ids)
+	return nil
 }
 
 // rewrite returns an archived document as it is written into tenantID:

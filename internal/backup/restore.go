@@ -176,16 +176,24 @@ func normalise(body []byte, tenantID string) ([]byte, error) {
 }
 
 // archived is what an archive holds of the chosen parts: each document's
-// digest, by key.
+// digest, part and type, by key. It is kept whole while the tenant's
+// documents are compared with it, so an entry is small (its part and type
+// strings are shared).
 type archived struct {
-	part   map[string]string // key -> part
-	typ    map[string]string
-	digest map[string][32]byte
+	docs map[string]archivedDoc
+}
+
+type archivedDoc struct {
+	digest    [32]byte
+	part, typ string
+	// seen is set when the tenant has the document.
+	seen bool
 }
 
 // load reads the chosen parts of an archive (already verified).
 func (s *Service) load(ctx context.Context, tenantID, historyID string, m *Manifest, parts []string, k keeper) (*archived, error) {
-	a := &archived{part: map[string]string{}, typ: map[string]string{}, digest: map[string][32]byte{}}
+	a := &archived{docs: map[string]archivedDoc{}}
+	types := map[string]string{}
 	for _, p := range m.Parts {
 		if !slices.Contains(parts, p.Name) {
 			continue
@@ -202,8 +210,12 @@ func (s *Service) load(ctx context.Context, tenantID, historyID string, m *Manif
 			if err != nil {
 				return err
 			}
-			key := docKey(container, hd.ID)
-			a.part[key], a.typ[key], a.digest[key] = p.Name, hd.Type, d
+			typ, ok := types[hd.Type]
+			if !ok {
+				typ = hd.Type
+				types[typ] = typ
+			}
+			a.docs[docKey(container, hd.ID)] = archivedDoc{digest: d, part: p.Name, typ: typ}
 			return nil
 		})
 		if err != nil {
@@ -216,6 +228,8 @@ func (s *Service) load(ctx context.Context, tenantID, historyID string, m *Manif
 // diff compares the tenant's documents of the chosen parts with the
 // archive's, calling fn for each difference.
 func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts []string, k keeper, fn func(Change) error) error {
+	// The documents seen that the archive does not have (those it has are
+	// marked seen in it).
 	seen := map[string]bool{}
 	_, err := s.dump(ctx, tenantID, containersOf(parts), func(container string, it docstore.Item) error {
 		var hd header
@@ -226,23 +240,29 @@ func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts 
 		if !slices.Contains(parts, part) || k.keeps(part, hd.Type, it.ID, it.Body) {
 			return nil
 		}
+		// Cosmos DB's dump passes documents written meanwhile twice: the
+		// second time is skipped.
 		key := docKey(container, it.ID)
-		if seen[key] {
-			return nil // Cosmos DB's dump passes documents written meanwhile twice
-		}
-		seen[key] = true
-		want, ok := a.digest[key]
+		want, ok := a.docs[key]
 		switch {
 		case !ok && part == kanri.PartAudit:
 			return nil // newer audit records stay
 		case !ok:
+			if seen[key] {
+				return nil
+			}
+			seen[key] = true
 			return fn(Change{Part: part, Container: container, ID: it.ID, Type: hd.Type, Kind: "removed"})
+		case want.seen:
+			return nil
 		}
+		want.seen = true
+		a.docs[key] = want
 		got, err := digest(it.Body)
 		if err != nil {
 			return err
 		}
-		if got != want && part != kanri.PartAudit {
+		if got != want.digest && part != kanri.PartAudit {
 			return fn(Change{Part: part, Container: container, ID: it.ID, Type: hd.Type, Kind: "changed"})
 		}
 		return nil
@@ -251,12 +271,12 @@ func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts 
 		return err
 	}
 	var added []Change
-	for key, part := range a.part {
-		if seen[key] {
+	for key, d := range a.docs {
+		if d.seen {
 			continue
 		}
 		container, id, _ := strings.Cut(key, "\x00")
-		added = append(added, Change{Part: part, Container: container, ID: id, Type: a.typ[key], Kind: "added"})
+		added = append(added, Change{Part: d.part, Container: container, ID: id, Type: d.typ, Kind: "added"})
 	}
 	slices.SortFunc(added, func(x, y Change) int { return strings.Compare(x.Container+x.ID, y.Container+y.ID) })
 	for _, c := range added {

@@ -403,9 +403,21 @@ func (s *Service) runScheduled(ctx context.Context, j *kanri.BackupJob) {
 
 // FailAbandoned marks failed the runs that are still marked running but
 // whose tenant's lease nobody holds any more (the instance running them
-// stopped). With all, every running run is marked (the embedded store at
-// start, when no run can be going). It returns how many.
+// stopped). With all (the embedded store at start, when no run can be
+// going), every backup lease is released first — the stopped process held
+// them until their term ends, and the next backup or an interrupted
+// restore need not wait for that — and every running run is marked. It
+// returns how many runs it marked.
 func (s *Service) FailAbandoned(ctx context.Context, all bool) (int, error) {
+	if all {
+		// Whoever holds a tenant's backup lease now is a process that is
+		// gone: released first, so that a run or restore it held up (a
+		// restore to resume, a run of the next moment) goes on at once.
+		// A crash before the runs are marked leaves them to the next start.
+		if _, err := s.sched.ForgetLeases(ctx, leaseName); err != nil {
+			return 0, fmt.Errorf("release the backup leases: %w", err)
+		}
+	}
 	n, next := 0, ""
 	for {
 		hs, cont, err := s.Store.Privileged().RunningBackups(ctx, next)

@@ -3,6 +3,7 @@ package backup_test
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -194,5 +195,77 @@ func TestAlertsSayWhichJobsNeedAttention(t *testing.T) {
 	}
 	if p, err := svcs.Backups.Job(e.ctx, e.tenant.ID, paused.ID); err != nil || p.LastStatus != "" {
 		t.Errorf("the paused job ran: %q, %v", p.LastStatus, err)
+	}
+}
+
+// TestACrashedRunIsFailedAndTheNextRunsAtOnce leaves what a process killed
+// during a backup leaves on the embedded store: the run marked running,
+// a part of its archive, and the tenant's lease held by the dead process
+// for its term. The sweep at start marks the run failed, removes the part
+// and releases the lease, so that the next run starts at once instead of
+// answering busy until the lease expires.
+func TestACrashedRunIsFailedAndTheNextRunsAtOnce(t *testing.T) {
+	ds := embedded(t)
+	e := newEnv(t, ds, t.TempDir())
+	tid := e.tenant.ID
+	if _, _, err := e.svcs.Catalog.Assign(e.ctx, tid, kanri.AssignmentInput{ServiceID: kanri.BackupServiceID}); err != nil {
+		t.Fatal(err)
+	}
+	j, err := e.svcs.Backups.CreateJob(e.ctx, tid, kanri.BackupJobInput{Name: "nightly", Schedule: "0 3 * * *", Parts: kanri.AllBackupParts, RetentionDays: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The dead process: it took the lease, started the run and stored a
+	// part.
+	if _, err := schedule.New(ds, "host/dead", nil).Acquire(e.ctx, tid, "backup", "backup nightly", 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	h := &kanri.BackupHistory{Doc: kanri.Doc{ID: "history_20260101000000_000000000000"}, JobID: j.ID, JobName: j.Name,
+		Status: kanri.BackupRunning, StartedAt: kanri.NewTime(time.Now()), Parts: j.Parts(), Trigger: kanri.TriggerManual}
+	if err := e.svcs.Deps.Store.Tenant(tid).BackupHistory().Create(e.ctx, h); err != nil {
+		t.Fatal(err)
+	}
+	part := "backups/" + tid + "/archives/" + h.ID + "/users.ndjson.gz"
+	if _, err := e.blobs.Put(e.ctx, part, strings.NewReader("partial")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svcs.Backups.RunNow(e.ctx, tid, j.ID); !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Fatalf("run now while the lease is held: %v, want busy", err)
+	}
+
+	// Another instance's sweep (Cosmos DB) leaves a run whose lease is held.
+	if n, err := e.svcs.Backups.FailAbandoned(e.ctx, false); err != nil || n != 0 {
+		t.Fatalf("sweep while the lease is held: %d, %v; want 0", n, err)
+	}
+	// The sweep at the embedded store's start marks it, whatever the lease.
+	if n, err := e.svcs.Backups.FailAbandoned(e.ctx, true); err != nil || n != 1 {
+		t.Fatalf("sweep at start: %d, %v; want 1", n, err)
+	}
+	got, err := e.svcs.Backups.History(e.ctx, tid, h.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != kanri.BackupFailed || !strings.Contains(deref(got.ErrorMessage), "interrupted") {
+		t.Errorf("the crashed run is %s %q, want failed as interrupted", got.Status, deref(got.ErrorMessage))
+	}
+	if _, err := e.blobs.Stat(e.ctx, part); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Errorf("the crashed run's part: %v, want it removed", err)
+	}
+	if j, err := e.svcs.Backups.Job(e.ctx, tid, j.ID); err != nil || j.LastStatus != kanri.BackupFailed {
+		t.Errorf("the job after the sweep: %+v, %v; want its last status failed", j, err)
+	}
+	next, err := e.svcs.Backups.RunNow(e.ctx, tid, j.ID)
+	if err != nil {
+		t.Fatalf("run now after the sweep: %v", err)
+	}
+	e.svcs.Backups.Wait()
+	if next, err = e.svcs.Backups.History(e.ctx, tid, next.ID); err != nil || next.Status != kanri.BackupSuccess {
+		t.Fatalf("the next run: %+v, %v", next, err)
+	}
+	if _, err := e.svcs.Backups.Verify(e.ctx, tid, next.ID); err != nil {
+		t.Errorf("the next run's archive: %v", err)
+	}
+	if _, err := e.svcs.Backups.Verify(e.ctx, tid, h.ID); err == nil {
+		t.Error("the crashed run's archive verifies")
 	}
 }

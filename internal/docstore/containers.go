@@ -34,7 +34,7 @@ func Specs() []Spec {
 	return []Spec{
 		{Name: Auth, Indexing: IndexingPolicy{
 			IncludedPaths: []string{"/*"},
-			ExcludedPaths: []string{"/passwordHash/?", "/_etag/?"},
+			ExcludedPaths: []string{"/passwordHash/?", "/security/twoFactorSecret/?", "/security/twoFactorPending/?", "/security/recoveryCodes/*", "/_etag/?"},
 		}, Indexes: []Index{
 			{"user_username", kanri.TypeUser, []string{"username"}},
 			{"user_email", kanri.TypeUser, []string{"email"}},
@@ -46,6 +46,7 @@ func Specs() []Spec {
 			{"user_locked", kanri.TypeUser, []string{"security.lockedUntil"}},
 			{"user_deleted", kanri.TypeUser, []string{"deletedAt"}},
 			{"ra_user", kanri.TypeRoleAssignment, []string{"userId", "serviceId"}},
+			{"session_user", kanri.TypeSession, []string{"userId", "createdAt"}},
 			{"ra_role", kanri.TypeRoleAssignment, []string{"serviceId", "roleName", "assignedAt"}},
 		}},
 		{Name: Tenant, Indexing: IndexingPolicy{

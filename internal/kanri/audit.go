@@ -39,6 +39,8 @@ const (
 	ReasonUserInactive   = "user_inactive"
 	ReasonTenantInactive = "tenant_inactive" // followed by ":" and the tenant's status
 	ReasonChangedDuring  = "changed_during_sign_in"
+	ReasonWrongCode      = "wrong_code"
+	ReasonRecoveryCode   = "recovery_code"
 )
 
 // Reasons of the records of a tenant's subscription: suspended by the

@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 )
 
 // UserSchemaVersion is the current version of the User document. Version 1.0
-// is the data model's original shape; 1.1 adds the security block of ADR 003.
-const UserSchemaVersion = "1.1"
+// is the data model's original shape; 1.1 adds the security block of ADR
+// 003; 1.2 adds its profile block.
+const UserSchemaVersion = "1.2"
 
 // User is a person who signs in to one tenant (auth container, spec §2.1).
 type User struct {
@@ -23,6 +25,7 @@ type User struct {
 	DisplayName  string       `json:"displayName"`
 	IsActive     bool         `json:"isActive"`
 	Security     UserSecurity `json:"security"`
+	Profile      UserProfile  `json:"profile"`
 	CreatedAt    Time         `json:"createdAt"`
 	UpdatedAt    Time         `json:"updatedAt"`
 	CreatedBy    string       `json:"createdBy,omitempty"`
@@ -63,12 +66,78 @@ func (u *User) Status(now time.Time) string {
 // neither: an administrator deactivating an account under attack is not
 // told the account changed.
 func (u *User) State() string {
-	return fmt.Sprintf("active=%t deleted=%t", u.IsActive, !u.DeletedAt.IsZero())
+	p := u.Profile
+	sum := sha256.Sum256([]byte(strings.Join([]string{p.FirstName, p.LastName, p.PhoneNumber, p.Department, p.JobTitle, p.AvatarURL}, "\x00")))
+	return fmt.Sprintf("active=%t deleted=%t profile=%x", u.IsActive, !u.DeletedAt.IsZero(), sum[:6])
 }
 
 // Locked reports whether the user is locked out at now.
 func (u *User) Locked(now time.Time) bool {
 	return !u.Security.LockedUntil.IsZero() && now.Before(u.Security.LockedUntil.Time)
+}
+
+// UserProfile describes the person (ADR 003). PhoneNumber is stored in
+// E.164 form ("+819012345678").
+type UserProfile struct {
+	FirstName   string `json:"firstName"`
+	LastName    string `json:"lastName"`
+	PhoneNumber string `json:"phoneNumber"`
+	Department  string `json:"department"`
+	JobTitle    string `json:"jobTitle"`
+	AvatarURL   string `json:"avatarUrl"`
+}
+
+// ProfileMax is the longest a profile's text field may be (runes).
+const ProfileMax = 100
+
+// CheckProfile normalises a profile as edited (trimmed fields, the phone
+// number in E.164) and returns its field errors.
+func CheckProfile(p *UserProfile) error {
+	f := Fields{}
+	for name, v := range map[string]*string{"firstName": &p.FirstName, "lastName": &p.LastName, "department": &p.Department, "jobTitle": &p.JobTitle} {
+		*v = strings.TrimSpace(*v)
+		switch {
+		case utf8.RuneCountInString(*v) > ProfileMax:
+			f[name] = "validation.too_long"
+		case HasHidden(*v, false):
+			f[name] = "validation.hidden_chars"
+		}
+	}
+	if phone, ok := NormalPhone(p.PhoneNumber); ok {
+		p.PhoneNumber = phone
+	} else {
+		f["phoneNumber"] = "validation.phone"
+	}
+	return f.Err()
+}
+
+// NormalPhone returns a phone number in E.164 form: a "+", the country
+// code and the number, 8 to 15 digits in all; spaces, hyphens, dots and
+// brackets people type are removed. "" is no number, and fine.
+func NormalPhone(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", true
+	}
+	if !strings.HasPrefix(s, "+") {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteByte('+')
+	for _, r := range s[1:] {
+		switch {
+		case r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r == ' ' || r == '-' || r == '.' || r == '(' || r == ')':
+		default:
+			return "", false
+		}
+	}
+	out := b.String()
+	if n := len(out) - 1; n < 8 || n > 15 || out[1] == '0' {
+		return "", false
+	}
+	return out, true
 }
 
 // UserSecurity holds sign-in state (ADR 003). It never leaves the server.
@@ -78,6 +147,19 @@ type UserSecurity struct {
 	FailedLoginAttempts  int  `json:"failedLoginAttempts"`
 	LockedUntil          Time `json:"lockedUntil"`
 	TwoFactorEnabled     bool `json:"twoFactorEnabled"`
+	// TwoFactorSecret is the TOTP secret, sealed (AES-GCM with the key of
+	// the configuration, bound to the user's id): never indexed, never
+	// shown again after enrolment, never exported in clear.
+	TwoFactorSecret string `json:"twoFactorSecret,omitempty"`
+	// TwoFactorPending is the sealed secret of an enrolment not yet
+	// confirmed by a first code.
+	TwoFactorPending string `json:"twoFactorPending,omitempty"`
+	// TwoFactorStep is the TOTP time step of the last code accepted: a
+	// code of that step or an earlier one is refused (no replay).
+	TwoFactorStep int64 `json:"twoFactorStep,omitempty"`
+	// RecoveryCodes are the keyed digests (HMAC-SHA256) of the single-use recovery
+	// codes left.
+	RecoveryCodes []string `json:"recoveryCodes,omitempty"`
 	// SessionsValidAfter ends every session begun before it: signing out
 	// and a password reset set it.
 	SessionsValidAfter Time `json:"sessionsValidAfter"`

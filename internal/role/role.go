@@ -457,6 +457,10 @@ func (s *Service) HasGlobalAdmin(ctx context.Context) (bool, error) {
 type Access struct {
 	Perms       Set
 	GlobalAdmin bool
+	// Admin says the user holds an administrator role (of any service),
+	// or 全体管理者: who a tenant's two-factor rule for administrators
+	// concerns.
+	Admin bool
 }
 
 // AccessOf returns what a user of a tenant may do, from one read of their
@@ -474,5 +478,6 @@ func (s *Service) access(ctx context.Context, tenantID, userID string) (Access, 
 		Perms: Effective(ras),
 		GlobalAdmin: tenantID == kanri.PrivilegedTenantID &&
 			slices.ContainsFunc(ras, func(a *kanri.RoleAssignment) bool { return a.RoleName == GlobalAdmin }),
+		Admin: slices.ContainsFunc(ras, func(a *kanri.RoleAssignment) bool { return a.RoleName == Admin || a.RoleName == GlobalAdmin }),
 	}, nil
 }

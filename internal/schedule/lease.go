@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -233,5 +234,30 @@ func (l *Lease) Hold(ctx context.Context, fn func(ctx context.Context) error) er
 		return err
 	default:
 		return rerr
+	}
+}
+
+// ForgetLeases removes every lease named name, in every partition, and
+// returns how many. It is only for a store that one process owns, at its
+// start (the embedded store): whoever holds such a lease then is a process
+// that is gone, and its work would otherwise wait for the lease to expire.
+func (s *Scheduler) ForgetLeases(ctx context.Context, name string) (int, error) {
+	n, next := 0, ""
+	for {
+		page, err := s.c.QueryAcrossPartitions(ctx, docstore.Query{
+			Type: TypeLease, Where: []docstore.Filter{docstore.Eq("name", name)}, Limit: 100, Continuation: next,
+		})
+		if err != nil {
+			return n, err
+		}
+		for _, it := range page.Items {
+			if err := s.c.Delete(ctx, it.PartitionKey, it.ID, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+				return n, err
+			}
+			n++
+		}
+		if next = page.Continuation; next == "" {
+			return n, nil
+		}
 	}
 }

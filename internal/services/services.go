@@ -5,6 +5,7 @@ package services
 
 import (
 	"context"
+	"crypto/rand"
 	"log/slog"
 	"time"
 
@@ -78,6 +79,9 @@ type Options struct {
 	// Scheduler claims runs and leases; when nil, one over st named after
 	// the host and process.
 	Scheduler *schedule.Scheduler
+	// TwoFactorKey seals the TOTP secrets (32 bytes); when nil, a random
+	// key of this process (enrolments do not outlive it: for tests).
+	TwoFactorKey []byte
 }
 
 // New builds every service over st. A nil log is slog.Default and a nil
@@ -88,6 +92,16 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s := &Set{Deps: d, Tenants: tenant.New(d), Roles: role.New(d), Catalog: service.New(d), Keys: apikey.New(d)}
 	s.Users = user.New(d, s.Tenants, s.Roles, o.Hasher)
 	s.Auth = auth.New(d, o.Hasher)
+	key := o.TwoFactorKey
+	if key == nil {
+		key = make([]byte, 32)
+		rand.Read(key)
+	}
+	sealer, err := auth.NewSealer(key)
+	if err != nil {
+		panic(err) // the caller checked the key's length
+	}
+	s.Auth.SetSealer(sealer)
 	s.Domains = domain.New(d, domain.NewResolver(o.DNSServer))
 	s.Limiter = apikey.NewLimiter(st, d.Now)
 	s.Usage = apikey.NewRecorder(st, s.Keys, s.Catalog, d.Logger, o.UsageQueue)

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // BaseSchemaVersion is the version of a document that has no schemaVersion
@@ -116,5 +117,23 @@ func DefaultMigrations() *Migrations {
 		}
 		return nil
 	})
+	m.Register("user", "1.1", "1.2", UserProfile)
 	return m
+}
+
+// UserProfile upgrades a User 1.1 to 1.2: the profile block of ADR 003,
+// empty but for the first and last names, which a display name of two
+// words ("Hanako Yamada") gives; one of another shape gives none.
+func UserProfile(doc map[string]any) error {
+	if _, ok := doc["profile"].(map[string]any); ok {
+		return nil
+	}
+	p := map[string]any{"firstName": "", "lastName": "", "phoneNumber": "", "department": "", "jobTitle": "", "avatarUrl": ""}
+	if name, _ := doc["displayName"].(string); name != "" {
+		if words := strings.Fields(name); len(words) == 2 {
+			p["firstName"], p["lastName"] = words[0], words[1]
+		}
+	}
+	doc["profile"] = p
+	return nil
 }

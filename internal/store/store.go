@@ -107,6 +107,11 @@ func (t Tenant) UsernameReservation(ctx context.Context, username string) (*kanr
 	return r, err
 }
 
+// Sessions returns the records of the tenant's users' signed-in sessions.
+func (t Tenant) Sessions() *Repo[kanri.Session, *kanri.Session] {
+	return newRepo[kanri.Session](t.s, docstore.Auth, t.id, kanri.TypeSession)
+}
+
 // RoleAssignments returns the tenant's role assignments.
 func (t Tenant) RoleAssignments() *Repo[kanri.RoleAssignment, *kanri.RoleAssignment] {
 	return newRepo[kanri.RoleAssignment](t.s, docstore.Auth, t.id, kanri.TypeRoleAssignment)

@@ -140,7 +140,7 @@ func TestLazyMigrationUpgradesAndWritesBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(listed) != 1 || listed[0].SchemaVersion != "1.1" || !listed[0].IsActive {
+	if len(listed) != 1 || listed[0].SchemaVersion != kanri.UserSchemaVersion || !listed[0].IsActive {
 		t.Fatalf("listed old user: got %+v", listed)
 	}
 
@@ -148,7 +148,7 @@ func TestLazyMigrationUpgradesAndWritesBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := u.SchemaVersion, "1.1"; got != want {
+	if got, want := u.SchemaVersion, kanri.UserSchemaVersion; got != want {
 		t.Errorf("schemaVersion: got %q, want %q", got, want)
 	}
 	if !u.IsActive {
@@ -166,7 +166,7 @@ func TestLazyMigrationUpgradesAndWritesBack(t *testing.T) {
 	if it.ETag != u.ETag {
 		t.Errorf("ETag after write-back: got %q, stored %q", u.ETag, it.ETag)
 	}
-	if want := `"schemaVersion":"1.1"`; !strings.Contains(string(it.Body), want) {
+	if want := `"schemaVersion":"` + kanri.UserSchemaVersion + `"`; !strings.Contains(string(it.Body), want) {
 		t.Errorf("stored body %s lacks %s", it.Body, want)
 	}
 	u.DisplayName = "Renamed"
@@ -272,5 +272,30 @@ func TestModifyNeverLosesAChange(t *testing.T) {
 	}
 	if got, _ := repo.Get(ctx, "usage_x"); got.Metrics["n"] != n {
 		t.Errorf("a refused change was written: %v", got.Metrics)
+	}
+}
+
+func TestUserProfileUpgrade(t *testing.T) {
+	for _, c := range []struct {
+		doc         map[string]any
+		first, last string
+	}{
+		{map[string]any{"displayName": "Hanako Yamada"}, "Hanako", "Yamada"},
+		{map[string]any{"displayName": "山田花子"}, "", ""},
+		{map[string]any{"displayName": "Jean Paul Sartre"}, "", ""},
+		{map[string]any{}, "", ""},
+	} {
+		if err := store.UserProfile(c.doc); err != nil {
+			t.Fatal(err)
+		}
+		p := c.doc["profile"].(map[string]any)
+		if p["firstName"] != c.first || p["lastName"] != c.last || p["phoneNumber"] != "" {
+			t.Errorf("profile of %v = %v, want %q %q", c.doc["displayName"], p, c.first, c.last)
+		}
+	}
+	kept := map[string]any{"profile": map[string]any{"firstName": "Kept"}}
+	store.UserProfile(kept)
+	if kept["profile"].(map[string]any)["firstName"] != "Kept" {
+		t.Error("the upgrade replaced a profile that was there")
 	}
 }

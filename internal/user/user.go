@@ -320,6 +320,65 @@ func (s *Service) ResetPassword(ctx context.Context, tenantID, id string, seen k
 	})
 }
 
+// EndSessions ends every session of a user, on every device: their
+// records go, and sessions begun before now no longer sign in (which also
+// ends one whose record is being written at this moment).
+func (s *Service) EndSessions(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
+	u, err := s.change(ctx, tenantID, id, seen, "user.sessions_end", func(u *kanri.User) error {
+		u.Security.SessionsValidAfter = kanri.NewTime(s.Now())
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	repo := s.Store.Tenant(tenantID).Sessions()
+	rs, err := repo.All(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("userId", id)}, OrderBy: "createdAt", Limit: 100})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		if err := repo.Delete(ctx, r.ID, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return nil, err
+		}
+	}
+	return u, nil
+}
+
+// UpdateProfile changes a user's profile as seen: the user's own, or any
+// user's for an administrator (the caller checks which). The avatar is
+// not the form's.
+func (s *Service) UpdateProfile(ctx context.Context, tenantID, id string, seen kanri.Seen, in kanri.UserProfile) (*kanri.User, error) {
+	if err := kanri.CheckProfile(&in); err != nil {
+		return nil, err
+	}
+	return s.change(ctx, tenantID, id, seen, "user.profile_update", func(u *kanri.User) error {
+		in.AvatarURL = u.Profile.AvatarURL
+		u.Profile = in
+		return nil
+	})
+}
+
+// SetAvatar records the URL of a user's avatar ("" for none).
+func (s *Service) SetAvatar(ctx context.Context, tenantID, id string, seen kanri.Seen, url string) (*kanri.User, error) {
+	return s.change(ctx, tenantID, id, seen, "user.avatar_update", func(u *kanri.User) error {
+		u.Profile.AvatarURL = url
+		return nil
+	})
+}
+
+// ResetTwoFactor turns a user's two-factor sign-in off (a lost phone:
+// they enrol again) and ends every session of theirs.
+func (s *Service) ResetTwoFactor(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
+	return s.change(ctx, tenantID, id, seen, "user.2fa_reset", func(u *kanri.User) error {
+		if !u.Security.TwoFactorEnabled && u.Security.TwoFactorPending == "" {
+			return kanri.E(kanri.ECONFLICT, "twofactor.not_enabled")
+		}
+		auth.ClearTwoFactor(u)
+		u.Security.SessionsValidAfter = kanri.NewTime(s.Now())
+		return nil
+	})
+}
+
 // Delete soft-deletes a user: inactive, marked deleted, username freed and
 // role assignments removed (spec §2.2.5). Nobody can delete themselves.
 //
@@ -510,6 +569,8 @@ func userFields(u *kanri.User) map[string]any {
 		"username": u.Username, "email": u.Email, "displayName": u.DisplayName, "isActive": u.IsActive,
 		"locked": !u.Security.LockedUntil.IsZero(), "deleted": !u.DeletedAt.IsZero(),
 		"passwordChangedAt": u.Security.LastPasswordChangeAt.String(),
+		"firstName":         u.Profile.FirstName, "lastName": u.Profile.LastName, "phoneNumber": u.Profile.PhoneNumber,
+		"department": u.Profile.Department, "jobTitle": u.Profile.JobTitle,
 	}
 }
 

@@ -25,6 +25,32 @@ func Run(t *testing.T, newStore func(t *testing.T) docstore.Store) {
 	t.Run("EveryOncePerSlot", func(t *testing.T) { testEveryOncePerSlot(t, newStore(t)) })
 	t.Run("MissedSlotsRunOnce", func(t *testing.T) { testMissedSlotsRunOnce(t, newStore(t)) })
 	t.Run("NoOverlap", func(t *testing.T) { testNoOverlap(t, newStore(t)) })
+	t.Run("ForgetLeases", func(t *testing.T) { testForgetLeases(t, newStore(t)) })
+}
+
+func testForgetLeases(t *testing.T, ds docstore.Store) {
+	ctx := t.Context()
+	s := schedule.New(ds, "gone", NewClock(start))
+	for _, scope := range []string{"t1", "t2", "t3"} {
+		if _, err := s.Acquire(ctx, scope, "backup", "", time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Acquire(ctx, "t1", "other", "", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	n, err := schedule.New(ds, "restarted", NewClock(start)).ForgetLeases(ctx, "backup")
+	if err != nil || n != 3 {
+		t.Fatalf("ForgetLeases = %d, %v; want 3", n, err)
+	}
+	for _, scope := range []string{"t1", "t2", "t3"} {
+		if info, err := s.Holding(ctx, scope, "backup"); err != nil || info != nil {
+			t.Errorf("%s's backup lease after ForgetLeases: %+v, %v", scope, info, err)
+		}
+	}
+	if info, _ := s.Holding(ctx, "t1", "other"); info == nil {
+		t.Error("ForgetLeases removed a lease of another name")
+	}
 }
 
 var start = time.Date(2026, 11, 26, 12, 0, 30, 0, time.UTC)

@@ -1,0 +1,239 @@
+package web
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/views"
+)
+
+// secondStepTimeout is how long the password step waits for the code.
+const secondStepTimeout = 5 * time.Minute
+
+// Session values of a sign-in between its two steps, and of a session
+// that must enrol before anything else.
+const (
+	keyPendingUser   = "pending_uid"
+	keyPendingTenant = "pending_tid"
+	keyPendingAt     = "pending_at"
+	keyPendingNext   = "pending_next"
+	keyMustEnrol     = "must_enrol"
+)
+
+// afterPassword goes on from a right password: to the second step when the
+// user has two-factor sign-in, else into a session (one that can only
+// enrol, when the tenant requires two factors of the user and they have
+// none yet).
+func (s *Server) afterPassword(c echo.Context, u *kanri.User, t *kanri.Tenant, next string) error {
+	ctx := c.Request().Context()
+	if u.Security.TwoFactorEnabled && t.TwoFactorAvailable() {
+		sess := s.session(c)
+		for k := range sess.Values {
+			if k != keyCSRF {
+				delete(sess.Values, k)
+			}
+		}
+		sess.Values[keyPendingUser], sess.Values[keyPendingTenant] = u.ID, t.ID
+		sess.Values[keyPendingAt], sess.Values[keyPendingNext] = s.Now().Unix(), next
+		if err := s.saveSession(c); err != nil {
+			return err
+		}
+		return c.Redirect(http.StatusSeeOther, "/login/2fa")
+	}
+	access, err := s.Roles.AccessOf(ctx, t, u.ID)
+	if err != nil {
+		return err
+	}
+	if err := s.startSession(c, u, t.ID); err != nil {
+		return err
+	}
+	if t.TwoFactorRequired(access.Admin) {
+		s.session(c).Values[keyMustEnrol] = true
+		if err := s.saveSession(c); err != nil {
+			return err
+		}
+		return c.Redirect(http.StatusSeeOther, views.TwoFactorPath())
+	}
+	if next != "" {
+		return c.Redirect(http.StatusSeeOther, next)
+	}
+	return c.Redirect(http.StatusSeeOther, homePath(t, access))
+}
+
+// pendingSignIn returns the user and tenant waiting for their second
+// step, if it has not timed out.
+func (s *Server) pendingSignIn(c echo.Context) (userID, tenantID, next string, ok bool) {
+	sess := s.session(c)
+	userID, _ = sess.Values[keyPendingUser].(string)
+	tenantID, _ = sess.Values[keyPendingTenant].(string)
+	next, _ = sess.Values[keyPendingNext].(string)
+	at, _ := sess.Values[keyPendingAt].(int64)
+	if userID == "" || tenantID == "" || s.Now().Sub(time.Unix(at, 0)) > secondStepTimeout {
+		return "", "", "", false
+	}
+	return userID, tenantID, next, true
+}
+
+// secondFactorForm asks for the code of the sign-in's second step.
+func (s *Server) secondFactorForm(c echo.Context) error {
+	if _, _, _, ok := s.pendingSignIn(c); !ok {
+		return c.Redirect(http.StatusSeeOther, "/login")
+	}
+	return render(c, http.StatusOK, views.SecondFactorPage(s.page(c, "twofactor.title", ""), ""))
+}
+
+// secondFactor checks the code and signs the user in.
+func (s *Server) secondFactor(c echo.Context) error {
+	ctx := c.Request().Context()
+	uid, tid, next, ok := s.pendingSignIn(c)
+	if !ok {
+		s.flash(c, "info", i18n.T(ctx, "twofactor.timed_out"))
+		return c.Redirect(http.StatusSeeOther, "/login")
+	}
+	u, err := s.Auth.SecondFactor(ctx, tid, uid, c.FormValue("code"))
+	if kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
+		return render(c, http.StatusUnauthorized, views.SecondFactorPage(s.page(c, "twofactor.title", ""), i18n.T(ctx, "twofactor.failed")))
+	}
+	if err != nil {
+		return err
+	}
+	t, err := s.Tenants.Get(ctx, tid)
+	if err != nil {
+		return err
+	}
+	access, err := s.Roles.AccessOf(ctx, t, u.ID)
+	if err != nil {
+		return err
+	}
+	if err := s.startSession(c, u, t.ID); err != nil {
+		return err
+	}
+	if next != "" {
+		return c.Redirect(http.StatusSeeOther, next)
+	}
+	return c.Redirect(http.StatusSeeOther, homePath(t, access))
+}
+
+// cancelSecondFactor gives up a sign-in waiting for its code.
+func (s *Server) cancelSecondFactor(c echo.Context) error {
+	if err := s.endSession(c); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/login")
+}
+
+// mustEnrol reports whether the session may do nothing but enrol.
+func (s *Server) mustEnrol(c echo.Context) bool {
+	must, _ := s.session(c).Values[keyMustEnrol].(bool)
+	return must
+}
+
+// enrolmentOnly are the paths a session that must enrol may reach.
+func enrolmentOnly(path string) bool {
+	return path == "/logout" || path == "/lang" || path == "/theme" || strings.HasPrefix(path, views.TwoFactorPath())
+}
+
+// twoFactorPage shows the user's two-factor sign-in: how to set it up
+// (the QR code and the secret of an enrolment begun), or how to turn it off.
+func (s *Server) twoFactorPage(c echo.Context) error {
+	return s.showTwoFactor(c, http.StatusOK, nil, nil)
+}
+
+func (s *Server) showTwoFactor(c echo.Context, status int, recovery []string, errs views.Errors) error {
+	ctx := c.Request().Context()
+	u, err := s.Users.Get(ctx, c.Get(ctxUser).(*kanri.User).TenantID, c.Get(ctxUser).(*kanri.User).ID)
+	if err != nil {
+		return err
+	}
+	home := c.Get(ctxHome).(*kanri.Tenant)
+	v := views.TwoFactorView{
+		Enabled: u.Security.TwoFactorEnabled, Available: home.TwoFactorAvailable(), Required: s.mustEnrol(c),
+		Recovery: recovery, Left: len(u.Security.RecoveryCodes), Errors: errs,
+	}
+	if !v.Enabled && len(recovery) == 0 {
+		e, err := s.Auth.PendingTwoFactor(u, account(u, home))
+		if err != nil {
+			return err
+		}
+		if e != nil {
+			png, err := e.QRCode(200)
+			if err != nil {
+				return err
+			}
+			v.Secret, v.QR = e.Secret, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(png)
+		}
+	}
+	return render(c, status, views.TwoFactorPage(s.page(c, "twofactor.title", "account"), v))
+}
+
+// account names the user in an authenticator app.
+func account(u *kanri.User, t *kanri.Tenant) string { return u.Username + "@" + t.Name }
+
+// setupTwoFactor begins an enrolment.
+func (s *Server) setupTwoFactor(c echo.Context) error {
+	u, home := c.Get(ctxUser).(*kanri.User), c.Get(ctxHome).(*kanri.Tenant)
+	if !home.TwoFactorAvailable() {
+		return kanri.E(kanri.EFORBIDDEN, "twofactor.unavailable")
+	}
+	if u.Security.TwoFactorEnabled {
+		return kanri.E(kanri.ECONFLICT, "twofactor.already")
+	}
+	if _, err := s.Auth.BeginTwoFactor(c.Request().Context(), u.TenantID, u.ID, account(u, home)); err != nil {
+		return err
+	}
+	return redirect(c, views.TwoFactorPath())
+}
+
+// confirmTwoFactor finishes the enrolment with a first code and shows the
+// recovery codes, once.
+func (s *Server) confirmTwoFactor(c echo.Context) error {
+	u := c.Get(ctxUser).(*kanri.User)
+	codes, err := s.Auth.ConfirmTwoFactor(c.Request().Context(), u.TenantID, u.ID, c.FormValue("code"))
+	if kanri.IsCode(err, kanri.EINVALID) {
+		return s.showTwoFactor(c, http.StatusUnprocessableEntity, nil, views.Errors(kanri.ErrorFields(err)))
+	}
+	if err != nil {
+		return err
+	}
+	if s.mustEnrol(c) {
+		delete(s.session(c).Values, keyMustEnrol)
+		if err := s.saveSession(c); err != nil {
+			return err
+		}
+	}
+	return s.showTwoFactor(c, http.StatusOK, codes, nil)
+}
+
+// disableTwoFactor turns two-factor sign-in off, with the password and a
+// code; a tenant that requires it refuses.
+func (s *Server) disableTwoFactor(c echo.Context) error {
+	ctx := c.Request().Context()
+	u, home := c.Get(ctxUser).(*kanri.User), c.Get(ctxHome).(*kanri.Tenant)
+	access, err := s.Roles.AccessOf(ctx, home, u.ID)
+	if err != nil {
+		return err
+	}
+	if home.TwoFactorRequired(access.Admin) {
+		return s.showTwoFactor(c, http.StatusConflict, nil, views.Errors{"_form": "twofactor.cannot_disable"})
+	}
+	err = s.Auth.DisableTwoFactor(ctx, u.TenantID, u.ID, c.FormValue("password"), c.FormValue("code"))
+	if kanri.IsCode(err, kanri.EINVALID) {
+		return s.showTwoFactor(c, http.StatusUnprocessableEntity, nil, views.Errors(kanri.ErrorFields(err)))
+	}
+	if err != nil {
+		return err
+	}
+	return s.done(c, views.AccountPath(), "twofactor.disabled_done")
+}
+
+// resetTwoFactor turns a user's two-factor sign-in off (a lost phone) and
+// ends their sessions: an administrator's action, audited.
+func (s *Server) resetTwoFactor(c echo.Context) error {
+	return s.userAction(c, "twofactor.reset_done", false, s.Users.ResetTwoFactor)
+}
