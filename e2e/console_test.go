@@ -59,6 +59,7 @@ func TestConsole(t *testing.T) {
 			s.tenantSteps,
 			s.userSteps,
 			s.auditSteps,
+			s.settingsSteps,
 			s.layoutSteps,
 			s.accountSteps,
 			s.roleSteps,

@@ -29,9 +29,9 @@ type BackupsView struct {
 	Recent   []*kanri.BackupHistory
 	Restore  *kanri.BackupRestore
 	Location *time.Location
-	// Zones are the time zones offered.
-	Zones []string
-	Zone  string
+	// Zone names the time zone schedules are read in: the tenant's,
+	// chosen on its settings page.
+	Zone string
 }
 
 // BackupJobRow is one job with its next runs.

@@ -353,9 +353,9 @@ func DomainsPage(p Page, rows []DomainRow, input string, errs Errors) templ.Comp
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var21 string
-						templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "domains.missing_since", When(r.Domain.RecordMissingSince)))
+						templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "domains.missing_since", Local(ctx, r.Domain.RecordMissingSince)))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `domains.templ`, Line: 57, Col: 131}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `domains.templ`, Line: 57, Col: 137}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 						if templ_7745c5c3_Err != nil {
@@ -524,9 +524,9 @@ func DomainsPage(p Page, rows []DomainRow, input string, errs Errors) templ.Comp
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var33 string
-						templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "domains.verified_at", When(r.Domain.VerifiedAt)))
+						templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "domains.verified_at", Local(ctx, r.Domain.VerifiedAt)))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `domains.templ`, Line: 73, Col: 87}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `domains.templ`, Line: 73, Col: 93}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 						if templ_7745c5c3_Err != nil {
@@ -542,9 +542,9 @@ func DomainsPage(p Page, rows []DomainRow, input string, errs Errors) templ.Comp
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var34 string
-					templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(When(r.Domain.LastCheckedAt))
+					templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(Local(ctx, r.Domain.LastCheckedAt))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `domains.templ`, Line: 77, Col: 39}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `domains.templ`, Line: 77, Col: 45}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 					if templ_7745c5c3_Err != nil {

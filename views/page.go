@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 )
 
 // Page is what the layout needs on every page.
@@ -152,7 +153,44 @@ type Errors map[string]string
 // T translates key in the language of ctx.
 func T(ctx context.Context, key string, args ...any) string { return i18n.T(ctx, key, args...) }
 
-// When formats an instant for tables, or a dash for the zero time.
+// Reporting reports whether the page's tenant has its usage analytics
+// (the advancedReporting feature: its setting and its plan).
+func (p Page) Reporting() bool {
+	return p.Tenant != nil && role.FeatureOn(p.Tenant, kanri.FeatureAdvancedReporting)
+}
+
+type zoneKey struct{}
+
+// WithZone returns a context whose pages show times in loc: the web layer
+// gives every request of a tenant's pages (/t/{tenant}/…) its time zone.
+func WithZone(ctx context.Context, loc *time.Location) context.Context {
+	return context.WithValue(ctx, zoneKey{}, loc)
+}
+
+// ZoneOf returns the time zone of ctx's pages: the tenant's, else UTC.
+func ZoneOf(ctx context.Context) *time.Location {
+	if loc, ok := ctx.Value(zoneKey{}).(*time.Location); ok && loc != nil {
+		return loc
+	}
+	return time.UTC
+}
+
+// Local formats an instant for the pages of a tenant: in the tenant's time
+// zone (ZoneOf ctx) with the zone's abbreviation, "2026-11-26 21:04 JST",
+// or a dash for the zero time.
+func Local(ctx context.Context, t kanri.Time) string { return WhenIn(t.Time, ZoneOf(ctx)) }
+
+// LocalSeconds is Local to the second, for the audit log.
+func LocalSeconds(ctx context.Context, t kanri.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.In(ZoneOf(ctx)).Format("2006-01-02 15:04:05 MST")
+}
+
+// When formats an instant for tables in UTC, or a dash for the zero time:
+// the operator's pages across tenants show times in UTC; a tenant's pages
+// use Local.
 func When(t kanri.Time) string {
 	if t.IsZero() {
 		return "—"

@@ -89,5 +89,9 @@ func TrashPath(tenantID string) string { return FilesPath(tenantID) + "/trash" }
 // UploadsPath is where the console's resumable uploads (tus) go.
 func UploadsPath(tenantID string) string { return "/t/" + tenantID + "/uploads" }
 
+// SettingsPath is a tenant's settings: its time zone, default language,
+// feature flags and subscription.
+func SettingsPath(tenantID string) string { return "/t/" + tenantID + "/settings" }
+
 // TwoFactorPath is the signed-in user's two-factor sign-in page.
 func TwoFactorPath() string { return "/account/2fa" }

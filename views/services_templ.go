@@ -643,7 +643,7 @@ func healthTitle(ctx context.Context, h *kanri.ServiceHealth, detail bool) strin
 	if h.CheckedAt.IsZero() {
 		return T(ctx, "health.never")
 	}
-	s := T(ctx, "health.checked_at", When(h.CheckedAt))
+	s := T(ctx, "health.checked_at", Local(ctx, h.CheckedAt))
 	if detail && h.Detail != "" {
 		s += " — " + h.Detail
 	}
@@ -1861,7 +1861,7 @@ func tenantServiceActions(p Page, r TenantServiceRow) templ.Component {
 			templ_7745c5c3_Var104 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		if r.Assignment != nil {
+		if r.Assignment != nil && p.Reporting() {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 136, "<a class=\"btn small\" href=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -2876,9 +2876,9 @@ func ServiceUsagePage(p Page, svc *kanri.Service, a *kanri.ServiceAssignment, st
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var163 string
-			templ_7745c5c3_Var163, templ_7745c5c3_Err = templ.JoinStringErrs(When(a.AssignedAt))
+			templ_7745c5c3_Var163, templ_7745c5c3_Err = templ.JoinStringErrs(Local(ctx, a.AssignedAt))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `services.templ`, Line: 424, Col: 71}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `services.templ`, Line: 424, Col: 77}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var163))
 			if templ_7745c5c3_Err != nil {

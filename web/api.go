@@ -215,6 +215,9 @@ func (s *Server) readGrant(ctx context.Context, secret string) (*apiGrant, error
 	if kanri.ErrorCode(err) == kanri.EUNAUTHENTICATED {
 		g.permsErr, err = err, nil
 	}
+	// A key does what its creator may do in its tenant, on its tenant's
+	// plan: what the plan lacks, the key lacks too.
+	g.perms = role.ForPlan(g.perms, t.Plan)
 	return g, err
 }
 
@@ -290,11 +293,12 @@ func apiScope(scope string) echo.MiddlewareFunc {
 }
 
 // apiUsable lets a call through only if the tenant may use the API
-// service now.
+// service now: its plan includes it, it is assigned and active, and the
+// tenant's apiAccess setting is on.
 func (s *Server) apiUsable(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		g := apiGrantOf(c)
-		if err := service.UsableAt(g.assignment, g.service, s.Now()); err != nil {
+		if err := service.UsableAt(g.tenant, kanri.APIServiceID, g.assignment, g.service, s.Now()); err != nil {
 			return err
 		}
 		return next(c)

@@ -166,11 +166,17 @@ func (s *Server) apiKeyAction(c echo.Context, doneKey string, do func(id string,
 
 // tenantAPIUsage shows the usage of all the tenant's keys.
 func (s *Server) tenantAPIUsage(c echo.Context) error {
+	if err := needReporting(c); err != nil { // a gate of the plan and settings
+		return err
+	}
 	return s.showAPIUsage(c, nil)
 }
 
 // apiKeyUsage shows the usage of one key.
 func (s *Server) apiKeyUsage(c echo.Context) error {
+	if err := needReporting(c); err != nil { // a gate of the plan and settings
+		return err
+	}
 	k, err := s.Keys.Get(c.Request().Context(), routeTenant(c).ID, c.Param("id"))
 	if err != nil {
 		return err

@@ -12,20 +12,25 @@ import (
 	"github.com/kanri/kanri/views"
 )
 
-// auditFilter reads the audit page's filters; dates are whole UTC days and
-// To is inclusive.
-func auditFilter(q url.Values) (audit.Filter, kanri.Fields) {
+// auditFilter reads the audit filters of the API; dates are whole UTC
+// days and To is inclusive.
+func auditFilter(q url.Values) (audit.Filter, kanri.Fields) { return auditFilterIn(q, time.UTC) }
+
+// auditFilterIn reads the audit filters with dates as whole days of loc:
+// the audit page's are days of the tenant's time zone, the zone its times
+// are shown in.
+func auditFilterIn(q url.Values, loc *time.Location) (audit.Filter, kanri.Fields) {
 	f := audit.Filter{Action: q.Get("action"), User: q.Get("user"), ResourceType: q.Get("resource")}
 	errs := kanri.Fields{}
 	if v := q.Get("from"); v != "" {
-		d, err := time.Parse(time.DateOnly, v)
+		d, err := time.ParseInLocation(time.DateOnly, v, loc)
 		if err != nil {
 			errs["from"] = "validation.date"
 		}
 		f.From = d
 	}
 	if v := q.Get("to"); v != "" {
-		d, err := time.Parse(time.DateOnly, v)
+		d, err := time.ParseInLocation(time.DateOnly, v, loc)
 		if err != nil {
 			errs["to"] = "validation.date"
 		}
@@ -41,7 +46,7 @@ func auditFilter(q url.Values) (audit.Filter, kanri.Fields) {
 func (s *Server) listAudit(c echo.Context) error {
 	t := routeTenant(c)
 	q := c.QueryParams()
-	f, errs := auditFilter(q)
+	f, errs := auditFilterIn(q, t.Location())
 	path := views.AuditPath(t.ID)
 	l := views.AuditList{
 		Action: f.Action, User: f.User, ResourceType: f.ResourceType, From: q.Get("from"), To: q.Get("to"),
@@ -66,7 +71,7 @@ func (s *Server) listAudit(c echo.Context) error {
 // exportAudit streams the filtered audit log as CSV.
 func (s *Server) exportAudit(c echo.Context) error {
 	t := routeTenant(c)
-	f, errs := auditFilter(c.QueryParams())
+	f, errs := auditFilterIn(c.QueryParams(), t.Location())
 	if len(errs) > 0 {
 		return kanri.Invalid(errs)
 	}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,16 +17,6 @@ import (
 	"github.com/kanri/kanri/views"
 )
 
-// timeZones are the time zones the backups page offers; any other IANA
-// name a tenant already has is offered too.
-var timeZones = []string{
-	"Asia/Tokyo", "Asia/Seoul", "Asia/Shanghai", "Asia/Hong_Kong", "Asia/Taipei", "Asia/Singapore", "Asia/Bangkok",
-	"Asia/Jakarta", "Asia/Kolkata", "Asia/Dubai", "Australia/Sydney", "Australia/Perth", "Pacific/Auckland",
-	"Europe/London", "Europe/Paris", "Europe/Berlin", "Europe/Madrid", "Europe/Moscow",
-	"America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Sao_Paulo",
-	"America/Mexico_City", "Pacific/Honolulu", "UTC",
-}
-
 // nextRunsShown is how many of a schedule's next runs the job form shows.
 const nextRunsShown = 5
 
@@ -38,10 +27,7 @@ func (s *Server) listBackups(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := views.BackupsView{Location: loc, Zone: loc.String(), Zones: timeZones}
-	if !slices.Contains(v.Zones, v.Zone) {
-		v.Zones = append([]string{v.Zone}, v.Zones...)
-	}
+	v := views.BackupsView{Location: loc, Zone: loc.String()}
 	jobs, _, err := s.Backups.Jobs(ctx, t.ID, 100, "")
 	if err != nil {
 		return err
@@ -211,15 +197,6 @@ func (s *Server) schedulePreview(c echo.Context) error {
 		detail = backup.ScheduleError(spec)
 	}
 	return render(c, http.StatusOK, views.BackupSchedulePreview(next, loc, detail))
-}
-
-// setBackupTimezone sets the time zone the tenant's schedules are read in.
-func (s *Server) setBackupTimezone(c echo.Context) error {
-	t := routeTenant(c)
-	if err := s.Backups.SetTimezone(c.Request().Context(), t.ID, c.FormValue("timezone")); err != nil {
-		return err
-	}
-	return s.done(c, views.BackupsPath(t.ID), "backups.timezone_saved", c.FormValue("timezone"))
 }
 
 // listBackupRuns shows the tenant's runs, newest first, by status.

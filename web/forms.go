@@ -38,6 +38,7 @@ func tenantForm(c echo.Context) (in kanri.TenantInput, maxUsers string, errs kan
 	in = kanri.TenantInput{
 		Name: c.FormValue("name"), DisplayName: c.FormValue("displayName"), Plan: c.FormValue("plan"),
 		Industry: c.FormValue("industry"), Country: c.FormValue("country"),
+		StartDate: c.FormValue("startDate"), EndDate: c.FormValue("endDate"),
 	}
 	maxUsers = strings.TrimSpace(c.FormValue("maxUsers"))
 	n, err := strconv.Atoi(maxUsers)
@@ -58,6 +59,7 @@ func tenantBase(c echo.Context, name string) *kanri.TenantInput {
 	return &kanri.TenantInput{
 		Name: name, DisplayName: c.FormValue("base_displayName"), Plan: c.FormValue("base_plan"), MaxUsers: n,
 		Industry: c.FormValue("base_industry"), Country: c.FormValue("base_country"),
+		StartDate: c.FormValue("base_startDate"), EndDate: c.FormValue("base_endDate"),
 	}
 }
 

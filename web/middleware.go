@@ -143,6 +143,8 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		a.UserID, a.UserName, a.TenantID, a.GlobalAdmin = u.ID, u.Username, home.ID, access.GlobalAdmin
 		a.SessionID, _ = s.session(c).Values[keySession].(string)
 		c.SetRequest(c.Request().WithContext(audit.WithActor(ctx, a)))
+		s.enterTenant(c, home) // its plan's permissions, its time zone
+		s.tenantLanguage(c, home)
 		// Signed-in pages are never stored: after sign-out, Back must not
 		// show them from a cache.
 		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
@@ -213,6 +215,9 @@ func (s *Server) resolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
 			return echo.ErrNotFound
 		}
 		c.Set(ctxTenant, t)
+		if t != home {
+			s.enterTenant(c, t) // its plan's permissions, its time zone (requireUser applied the home's)
+		}
 		return next(c)
 	}
 }

@@ -232,7 +232,6 @@ func (s *Server) routes(e *echo.Echo) {
 		{bk, http.MethodGet, "/new", role.BackupsCreate, s.newBackupJob},
 		{bk, http.MethodPost, "", role.BackupsCreate, s.createBackupJob},
 		{bk, http.MethodGet, "/schedule", role.BackupsRead, s.schedulePreview},
-		{bk, http.MethodPost, "/timezone", role.BackupsUpdate, s.setBackupTimezone},
 		{bk, http.MethodGet, "/jobs/:job/edit", role.BackupsUpdate, s.editBackupJob},
 		{bk, http.MethodPost, "/jobs/:job", role.BackupsUpdate, s.updateBackupJob},
 		{bk, http.MethodPost, "/jobs/:job/pause", role.BackupsUpdate, s.pauseBackupJob},
@@ -249,6 +248,9 @@ func (s *Server) routes(e *echo.Echo) {
 
 		{t, http.MethodGet, "/audit", role.AuditRead, s.listAudit},
 		{t, http.MethodGet, "/audit.csv", role.AuditRead, s.streaming(exportTimeout, s.exportAudit)},
+
+		{t, http.MethodGet, "/settings", role.SettingsRead, s.showSettings},
+		{t, http.MethodPost, "/settings", role.SettingsUpdate, s.saveSettings},
 	} {
 		r.g.Add(r.method, r.path, r.h, need(r.perm)).Name = "perm:" + r.perm
 	}

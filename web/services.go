@@ -218,6 +218,9 @@ func usageFrom(now, assigned time.Time) time.Time {
 // tenantServiceUsage shows a tenant's use of one assigned service over the
 // last months.
 func (s *Server) tenantServiceUsage(c echo.Context) error {
+	if err := needReporting(c); err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	t := routeTenant(c)
 	a, err := s.Catalog.Assignment(ctx, t.ID, c.Param("service"))
@@ -333,7 +336,7 @@ func (s *Server) assignmentAction(c echo.Context, doneKey string, do func(ctx co
 func (s *Server) usable(serviceID string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if err := s.Catalog.Usable(c.Request().Context(), routeTenant(c).ID, serviceID); err != nil {
+			if err := s.Catalog.UsableFor(c.Request().Context(), routeTenant(c), serviceID); err != nil {
 				return err
 			}
 			return next(c)

@@ -56,7 +56,7 @@ func (s *Server) listTenants(c echo.Context) error {
 
 // newTenant shows the empty tenant form.
 func (s *Server) newTenant(c echo.Context) error {
-	f := views.TenantForm{MaxUsers: strconv.Itoa(kanri.DefaultMaxUsers)}
+	f := views.TenantForm{MaxUsers: strconv.Itoa(kanri.DefaultMaxUsers), Zone: (&kanri.Tenant{}).Location().String()}
 	f.Input = kanri.TenantInput{Plan: kanri.PlanStandard, MaxUsers: kanri.DefaultMaxUsers}
 	return render(c, http.StatusOK, views.TenantFormPage(s.page(c, "tenants.new", "tenants"), f))
 }
@@ -74,7 +74,7 @@ func (s *Server) createTenant(c echo.Context) error {
 	if !kanri.IsCode(err, kanri.EINVALID) {
 		return err
 	}
-	f := views.TenantForm{MaxUsers: maxUsers}
+	f := views.TenantForm{MaxUsers: maxUsers, Zone: (&kanri.Tenant{}).Location().String()}
 	f.Input, f.Errors = in, views.Errors(kanri.ErrorFields(err))
 	return render(c, http.StatusUnprocessableEntity, views.TenantFormPage(s.page(c, "tenants.new", "tenants"), f))
 }
@@ -85,7 +85,7 @@ func (s *Server) editTenant(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := views.TenantForm{ID: t.ID, MaxUsers: strconv.Itoa(t.MaxUsers)}
+	f := views.TenantForm{ID: t.ID, MaxUsers: strconv.Itoa(t.MaxUsers), Zone: t.Location().String()}
 	f.ETag, f.Input, f.Base = t.ETag, tenant.InputOf(t), tenant.InputOf(t)
 	return render(c, http.StatusOK, views.TenantFormPage(s.page(c, "tenants.edit", "tenants"), f))
 }
@@ -108,7 +108,7 @@ func (s *Server) updateTenant(c echo.Context) error {
 			return s.done(c, views.TenantsPath(), "tenants.updated", saved.Name)
 		}
 	}
-	f := views.TenantForm{ID: t.ID, MaxUsers: maxUsers}
+	f := views.TenantForm{ID: t.ID, MaxUsers: maxUsers, Zone: t.Location().String()}
 	f.ETag, f.Input = etag, in
 	if base != nil {
 		f.Base = *base

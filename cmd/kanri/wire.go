@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	_ "time/tzdata" // every IANA time zone a tenant may choose, whatever the machine has
 
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/events"
@@ -38,6 +39,11 @@ const backupPoll = 15 * time.Second
 
 // repairInterval is how often pending user-count changes are looked for.
 const repairInterval = time.Minute
+
+// expiryInterval is how often the tenants whose subscription ended are
+// looked for (once across the instances): a tenant is suspended within
+// this of its end date.
+const expiryInterval = time.Hour
 
 // newHandler wires the services and the web layer over st, bootstrapping
 // the operator's tenant on the first start, and returns the workers the
@@ -123,6 +129,13 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 		_, err := svcs.Domains.Recheck(ctx)
 		return err
 	})
+	expiry := once(tenant.ExpiryWork, expiryInterval, func(ctx context.Context) error {
+		n, err := tenants.SuspendExpired(ctx)
+		if n > 0 {
+			log.Info("suspended the tenants whose subscription ended", "count", n)
+		}
+		return err
+	})
 	// The usage log writes what is queued when it stops, after the HTTP
 	// server has drained.
 	usageLog := worker{"API usage log", svcs.Usage.Run}
@@ -132,7 +145,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	backups := worker{"backups", func(ctx context.Context) error { return svcs.Backups.Run(ctx, backupPoll) }}
 	return web.New(web.Config{
 		Deps: svcs.Deps, Services: *svcs, SessionSecret: secret,
-	}), []worker{repair, health, recheck, usageLog, fileUsage, fileCleanup, channelCleanup, backups}, nil
+	}), []worker{repair, health, recheck, expiry, usageLog, fileUsage, fileCleanup, channelCleanup, backups}, nil
 }
 
 // sessionSecret returns the secret of the session cookie: from

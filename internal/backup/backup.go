@@ -66,7 +66,9 @@ type Service struct {
 
 // New returns the backup service over d, keeping archives in blobs.
 func New(d app.Deps, blobs *blob.Bucket, sched *schedule.Scheduler, bus events.Bus, tenants *tenant.Service) *Service {
-	return &Service{Deps: d, blobs: blobs, sched: sched, bus: bus, tenants: tenants, dump: d.Store.Port().Dump, bg: context.Background()}
+	s := &Service{Deps: d, blobs: blobs, sched: sched, bus: bus, tenants: tenants, dump: d.Store.Port().Dump, bg: context.Background()}
+	tenants.OnZoneChange(s.Reschedule)
+	return s
 }
 
 // Run is the backups' worker: it runs due backups every poll, marks failed
@@ -115,26 +117,19 @@ func (s *Service) Location(ctx context.Context, tenantID string) (*time.Location
 	return t.Location(), nil
 }
 
-// SetTimezone sets the tenant's time zone and moves every job's next run
-// to the schedule read in it.
+// SetTimezone sets the tenant's time zone (a setting of the tenant's
+// settings page, tenant.Service.UpdateSettings), which moves every job's
+// next run to the schedule read in it (Reschedule, the zone hook New
+// registers).
 func (s *Service) SetTimezone(ctx context.Context, tenantID, name string) error {
-	name = strings.TrimSpace(name)
-	loc, err := time.LoadLocation(name)
-	if name == "" || name == "Local" || err != nil {
-		return kanri.Invalid(kanri.Fields{"timezone": "backups.error.timezone"})
-	}
-	var before string
-	_, err = s.Store.Tenant(tenantID).Tenants().Modify(ctx, tenantID, nil, func(t *kanri.Tenant) error {
-		before = t.Settings.Timezone
-		t.Settings.Timezone = name
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if before == name {
-		return nil
-	}
+	_, err := s.tenants.SetTimezone(ctx, tenantID, name)
+	return err
+}
+
+// Reschedule moves the next run of every job of the tenant to its
+// schedule read in loc: the tenants service calls it when the tenant's
+// time zone changes. Running it again changes nothing.
+func (s *Service) Reschedule(ctx context.Context, tenantID string, loc *time.Location) error {
 	jobs, err := s.allJobs(ctx, tenantID)
 	if err != nil {
 		return err
@@ -143,15 +138,10 @@ func (s *Service) SetTimezone(ctx context.Context, tenantID, name string) error 
 		if _, err := s.Store.Tenant(tenantID).BackupJobs().Modify(ctx, j.ID, nil, func(j *kanri.BackupJob) error {
 			j.NextRunAt = s.nextRun(j, loc)
 			return nil
-		}); err != nil {
+		}); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
 			return err
 		}
 	}
-	s.Audit.Record(ctx, audit.Entry{
-		TenantID: tenantID, Action: "tenant.update",
-		Resource: kanri.AuditResource{Type: kanri.AuditTenant, ID: tenantID},
-		Changes:  audit.Diff(map[string]any{"settings.timezone": before}, map[string]any{"settings.timezone": name}),
-	})
 	return nil
 }
 

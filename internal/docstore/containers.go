@@ -60,6 +60,7 @@ func Specs() []Spec {
 			{"listing_status", kanri.TypeTenantListing, []string{"status"}},
 			{"listing_plan", kanri.TypeTenantListing, []string{"plan"}},
 			{"listing_search", kanri.TypeTenantListing, []string{"searchTerms[]", "nameLower"}},
+			{"listing_ends", kanri.TypeTenantListing, []string{"status", "subscriptionEnd"}}, // the expiry worker's
 			{"domain_name", kanri.TypeDomain, []string{"domain"}},
 		}},
 		{Name: ServiceSetting, Indexing: defaultIndexing(), Indexes: []Index{

@@ -43,6 +43,13 @@ const (
 	ReasonRecoveryCode   = "recovery_code"
 )
 
+// Reasons of the records of a tenant's subscription: suspended by the
+// expiry worker when it ended, reactivated when the operator renewed it.
+const (
+	ReasonSubscriptionEnded   = "subscription_ended"
+	ReasonSubscriptionRenewed = "subscription_renewed"
+)
+
 // AuditLog records one change or security event (ADR 003, spec §13.3). It
 // lives in the audit container and expires after 90 days unless its TTL is
 // -1.

@@ -39,15 +39,39 @@ type Tenant struct {
 	UpdatedBy    string         `json:"updatedBy,omitempty"`
 	DeletedAt    Time           `json:"deletedAt"`
 	DeletedBy    string         `json:"deletedBy,omitempty"`
+	// Subscription holds the dates of the tenant's subscription (ADR 003's
+	// subscription; its plan and maxUsers stay the top-level fields of
+	// spec 001).
+	Subscription Subscription `json:"subscription"`
+	// SuspendedReason says why a suspended tenant is suspended:
+	// SuspendedByOperator or SuspendedByExpiry; "" while it is not (and
+	// for tenants suspended before the reason was kept, which count as the
+	// operator's).
+	SuspendedReason string `json:"suspendedReason,omitempty"`
 }
 
 // TenantSettings are a tenant's own settings (ADR 003).
 type TenantSettings struct {
 	// Timezone is the IANA time zone the console shows the tenant's times
-	// in and reads its backup schedules in; "" means DefaultTimeZone.
+	// in and reads its backup schedules and subscription dates in; ""
+	// means DefaultTimeZone.
 	Timezone string `json:"timezone,omitempty"`
+	// Locale is the default language of the tenant's users (one of
+	// Locales, ADR 003's "ja-JP"): the console speaks it to a user who has
+	// not chosen a language. "" follows each user's browser.
+	Locale string `json:"locale,omitempty"`
 	// Features switch parts of the product on and off for the tenant.
 	Features TenantFeatures `json:"features"`
+}
+
+// Locales are the default languages a tenant may choose for its users.
+var Locales = []string{"ja-JP", "en-US"}
+
+// Language returns the console language ("ja", "en") of the tenant's
+// locale, or "" when it has none.
+func (s TenantSettings) Language() string {
+	lang, _, _ := strings.Cut(s.Locale, "-")
+	return strings.ToLower(lang)
 }
 
 // TenantFeatures are the feature flags of a tenant (ADR 003). A flag left
@@ -61,7 +85,37 @@ type TenantFeatures struct {
 	// TwoFactorOff (default), TwoFactorAdmins or TwoFactorEveryone. It
 	// applies only while TwoFactorAuth is on.
 	TwoFactorEnforcement string `json:"twoFactorEnforcement,omitempty"`
+	// APIAccess lets the tenant's API keys call the API (default on): off,
+	// every call is refused, whatever the api-service assignment says.
+	APIAccess *bool `json:"apiAccess,omitempty"`
+	// AdvancedReporting opens the tenant's usage analytics (default on):
+	// the usage pages of its services and of its API keys. Its plan must
+	// include it too (see role.PlanAllows).
+	AdvancedReporting *bool `json:"advancedReporting,omitempty"`
 }
+
+// Feature flag names: the keys of the settings form and of the plan
+// table.
+const (
+	FeatureTwoFactorAuth     = "twoFactorAuth"
+	FeatureAPIAccess         = "apiAccess"
+	FeatureAdvancedReporting = "advancedReporting"
+)
+
+// on reads a flag whose default is on.
+func on(flag *bool) bool { return flag == nil || *flag }
+
+// Flag returns a flag's value for storing: a flag once saved is stored
+// as it is, never left to its default.
+func Flag(v bool) *bool { return &v }
+
+// APIAccessOn reports whether the tenant's API keys may call the API as
+// far as its settings go (the api-service must be usable too).
+func (t *Tenant) APIAccessOn() bool { return on(t.Settings.Features.APIAccess) }
+
+// AdvancedReportingOn reports whether the tenant turned on its usage
+// analytics (its plan must include them too).
+func (t *Tenant) AdvancedReportingOn() bool { return on(t.Settings.Features.AdvancedReporting) }
 
 // Enforcement levels of two-factor sign-in.
 const (
@@ -73,7 +127,7 @@ const (
 // TwoFactorAvailable reports whether the tenant's users may turn on
 // two-factor sign-in.
 func (t *Tenant) TwoFactorAvailable() bool {
-	return t.Settings.Features.TwoFactorAuth == nil || *t.Settings.Features.TwoFactorAuth
+	return on(t.Settings.Features.TwoFactorAuth)
 }
 
 // TwoFactorRequired reports whether a user of the tenant must sign in
@@ -104,6 +158,66 @@ func (t *Tenant) Location() *time.Location {
 		}
 	}
 	return time.UTC
+}
+
+// Why a tenant is suspended (Tenant.SuspendedReason).
+const (
+	SuspendedByOperator = "operator"
+	SuspendedByExpiry   = "subscription_ended"
+)
+
+// ExpiryNotice is how long before its subscription ends a tenant's
+// administrators are told so.
+const ExpiryNotice = 14 * 24 * time.Hour
+
+// Subscription holds the dates of a tenant's subscription (ADR 003). Each
+// is the start of a day in the tenant's time zone, stored as the instant;
+// the zero Time (null) is no date. The subscription ends at EndDate: from
+// then on the tenant is suspended (once, by the expiry worker) until the
+// operator moves EndDate later. StartDate is informational.
+type Subscription struct {
+	StartDate Time `json:"startDate"`
+	EndDate   Time `json:"endDate"`
+}
+
+// SubscriptionEnded reports whether the tenant's subscription has ended
+// at now.
+func (t *Tenant) SubscriptionEnded(now time.Time) bool {
+	end := t.Subscription.EndDate
+	return !end.IsZero() && !now.Before(end.Time)
+}
+
+// SubscriptionEndsSoon reports whether the tenant's subscription ends
+// within ExpiryNotice of now (and has not ended yet).
+func (t *Tenant) SubscriptionEndsSoon(now time.Time) bool {
+	end := t.Subscription.EndDate
+	return !end.IsZero() && now.Before(end.Time) && end.Sub(now) <= ExpiryNotice
+}
+
+// DateLayout is the layout of the dates the console reads and shows
+// (subscription dates).
+const DateLayout = "2006-01-02"
+
+// DateIn returns the start of the date s (DateLayout) in loc, or the zero
+// Time for "".
+func DateIn(s string, loc *time.Location) (Time, error) {
+	if s = strings.TrimSpace(s); s == "" {
+		return Time{}, nil
+	}
+	d, err := time.ParseInLocation(DateLayout, s, loc)
+	if err != nil {
+		return Time{}, err
+	}
+	return NewTime(d), nil
+}
+
+// DateOf returns the date of t in loc (DateLayout), or "" for the zero
+// Time.
+func DateOf(t Time, loc *time.Location) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(loc).Format(DateLayout)
 }
 
 // TenantMetadata is free-form descriptive data about a tenant.
@@ -195,6 +309,9 @@ type TenantListing struct {
 	MaxUsers     int    `json:"maxUsers"`
 	CreatedAt    Time   `json:"createdAt"`
 	UpdatedAt    Time   `json:"updatedAt"`
+	// SubscriptionEnd is the tenant's Subscription.EndDate: the expiry
+	// worker finds the tenants whose subscription ended by it.
+	SubscriptionEnd Time `json:"subscriptionEnd"`
 	// TenantETag is the ETag of the tenant document this entry was made
 	// from, so that actions on the list are checked against what it shows.
 	TenantETag string `json:"tenantEtag,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"net/mail"
 	"regexp"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -50,6 +51,10 @@ type TenantInput struct {
 	MaxUsers    int
 	Industry    string
 	Country     string
+	// StartDate and EndDate are the subscription's dates (DateLayout, in
+	// the tenant's time zone), "" for none.
+	StartDate string
+	EndDate   string
 }
 
 // Validate checks the input of a new tenant, or of an edit when creating
@@ -87,6 +92,15 @@ func (in *TenantInput) Validate(creating bool) error {
 	}
 	if in.Country != "" && !countryPattern.MatchString(in.Country) {
 		f["country"] = "validation.country"
+	}
+	in.StartDate, in.EndDate = strings.TrimSpace(in.StartDate), strings.TrimSpace(in.EndDate)
+	for name, v := range map[string]string{"startDate": in.StartDate, "endDate": in.EndDate} {
+		if _, err := DateIn(v, time.UTC); err != nil {
+			f[name] = "validation.date"
+		}
+	}
+	if f["startDate"] == "" && f["endDate"] == "" && in.StartDate != "" && in.EndDate != "" && in.EndDate <= in.StartDate {
+		f["endDate"] = "validation.end_before_start"
 	}
 	return f.Err()
 }

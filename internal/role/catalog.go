@@ -23,6 +23,8 @@ const (
 	TenantsCreate  = "tenants.create"
 	TenantsUpdate  = "tenants.update"
 	TenantsDelete  = "tenants.delete"
+	SettingsRead   = "settings.read"   // a tenant's settings and subscription
+	SettingsUpdate = "settings.update" // a tenant's time zone, locale and feature flags
 	UsersRead      = "users.read"
 	UsersCreate    = "users.create"
 	UsersUpdate    = "users.update"
@@ -100,7 +102,7 @@ func buildCatalog() []ServiceInfo {
 	}
 	services := []svc{
 		{kanri.TenantManagementID, "テナント管理サービス", "テナントの追加・編集・停止・削除", "management",
-			[]string{TenantsRead, DomainsRead}, []string{DomainsCreate, DomainsUpdate, DomainsDelete},
+			[]string{TenantsRead, DomainsRead, SettingsRead}, []string{DomainsCreate, DomainsUpdate, DomainsDelete, SettingsUpdate},
 			[]string{TenantsCreate, TenantsUpdate, TenantsDelete}, nil},
 		{kanri.AuthServiceID, "認証認可サービス", "ユーザー・ロール・監査ログの管理", "security",
 			[]string{UsersRead, RolesRead, AuditRead}, []string{UsersCreate, UsersUpdate, UsersDelete, RolesUpdate}, nil, nil},

@@ -7,6 +7,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 )
 
 // AssignmentInputOf returns the form's view of an assignment.
@@ -193,17 +194,32 @@ func (s *Service) End(ctx context.Context, tenantID, serviceID string, seen kanr
 	return a, nil
 }
 
-// Usable answers whether a tenant may use a service now: it has an
-// assignment that is active and not past its expiry, of a service that is
-// active. Every feature that belongs to a service asks it before serving a
-// Usable says whether a tenant may use a service now: its assignment must
-// be active (not suspended or expired) and the service itself active.
+// Usable says whether a tenant may use a service now: its plan must
+// include the service (role.PlanAllows, the plan table), its assignment
+// must be active (not suspended or expired) and the service itself active;
+// the API service also needs the tenant's apiAccess flag on. Every feature
+// that belongs to a service asks it before serving a tenant.
 func (s *Service) Usable(ctx context.Context, tenantID, serviceID string) error {
+	t, err := s.Store.Tenant(tenantID).Profile(ctx)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		t = nil // data of no known tenant (a test's): no plan to check
+	} else if err != nil {
+		return err
+	}
 	a, svc, err := s.Usability(ctx, tenantID, serviceID)
 	if err != nil {
 		return err
 	}
-	return UsableAt(a, svc, s.Now())
+	return UsableAt(t, serviceID, a, svc, s.Now())
+}
+
+// UsableFor is Usable for a caller that has read the tenant already.
+func (s *Service) UsableFor(ctx context.Context, t *kanri.Tenant, serviceID string) error {
+	a, svc, err := s.Usability(ctx, t.ID, serviceID)
+	if err != nil {
+		return err
+	}
+	return UsableAt(t, serviceID, a, svc, s.Now())
 }
 
 // Usability returns what decides whether a tenant may use a service: its
@@ -223,9 +239,15 @@ func (s *Service) Usability(ctx context.Context, tenantID, serviceID string) (*k
 	return a, svc, nil
 }
 
-// UsableAt says whether a tenant may use a service at now, given its
-// assignment of it (nil when there is none) and the service.
-func UsableAt(a *kanri.ServiceAssignment, svc *kanri.Service, now time.Time) error {
+// UsableAt says whether tenant t may use the service serviceID at now,
+// given its assignment of it (nil when there is none) and the service: the
+// plan first (an assignment the plan does not include is of no use), then
+// the assignment, the service and, for the API, the tenant's apiAccess
+// flag. A nil t (no tenant document) skips the tenant's checks.
+func UsableAt(t *kanri.Tenant, serviceID string, a *kanri.ServiceAssignment, svc *kanri.Service, now time.Time) error {
+	if t != nil && !role.PlanAllows(t.Plan, serviceID) {
+		return kanri.E(kanri.EFORBIDDEN, "services.plan_use")
+	}
 	if a == nil {
 		return kanri.E(kanri.EFORBIDDEN, "services.not_assigned_use")
 	}
@@ -237,6 +259,9 @@ func UsableAt(a *kanri.ServiceAssignment, svc *kanri.Service, now time.Time) err
 	}
 	if !svc.IsActive {
 		return kanri.E(kanri.EFORBIDDEN, "services.inactive_use")
+	}
+	if t != nil && serviceID == kanri.APIServiceID && !t.APIAccessOn() {
+		return kanri.E(kanri.EFORBIDDEN, "services.api_access_off_use")
 	}
 	return nil
 }

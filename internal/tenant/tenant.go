@@ -22,6 +22,8 @@ import (
 // Service manages tenants.
 type Service struct {
 	app.Deps
+	// zoneHooks are called after a tenant's time zone changed (OnZoneChange).
+	zoneHooks []ZoneHook
 }
 
 // New returns a tenant service.
@@ -115,6 +117,7 @@ func (s *Service) Create(ctx context.Context, in kanri.TenantInput) (*kanri.Tena
 		UpdatedAt:   now,
 		CreatedBy:   actor.UserID,
 	}
+	t.Subscription = subscriptionOf(in, t.Location())
 	// A deleted tenant keeps its id; a new tenant of the same name gets a
 	// suffix.
 	if _, err := s.Store.Tenant(t.ID).Profile(ctx); err == nil {
@@ -181,6 +184,11 @@ func (s *Service) reserve(ctx context.Context, r *kanri.TenantName) error {
 // form edits changed since it was opened: base holds their values then
 // (nil: any change is a conflict). Other changes, such as userCount moving
 // as users come and go, do not make it stale.
+//
+// An end date moved past now renews the subscription: a tenant the expiry
+// worker suspended (SuspendedByExpiry) is reactivated, recorded as
+// tenant.reactivate with the reason subscription_renewed; one the operator
+// suspended stays suspended.
 func (s *Service) Update(ctx context.Context, id, etag string, base *kanri.TenantInput, in kanri.TenantInput) (*kanri.Tenant, error) {
 	if err := in.Validate(false); err != nil {
 		return nil, err
@@ -199,15 +207,32 @@ func (s *Service) Update(ctx context.Context, id, etag string, base *kanri.Tenan
 		before := tenantFields(t)
 		t.DisplayName, t.Plan, t.MaxUsers = in.DisplayName, in.Plan, in.MaxUsers
 		t.Metadata = kanri.TenantMetadata{Industry: in.Industry, Country: in.Country}
-		if len(audit.Diff(before, tenantFields(t))) == 0 {
+		t.Subscription = subscriptionOf(in, t.Location())
+		after := tenantFields(t)
+		if len(audit.Diff(before, after)) == 0 {
 			return t, nil // nothing changed: no new version, no record
+		}
+		renewed := t.Status == kanri.TenantSuspended && t.SuspendedReason == kanri.SuspendedByExpiry && !t.SubscriptionEnded(s.Now())
+		if renewed {
+			t.Status, t.SuspendedReason = kanri.TenantActive, ""
 		}
 		if err := s.save(ctx, t); err != nil {
 			return nil, store.Raced(err) // a race with another write: check again
 		}
-		s.record(ctx, t, "tenant.update", before, tenantFields(t))
+		s.record(ctx, t, "tenant.update", before, after)
+		if renewed {
+			s.recordReason(ctx, t, "tenant.reactivate", map[string]any{"status": kanri.TenantSuspended}, map[string]any{"status": t.Status}, kanri.ReasonSubscriptionRenewed)
+		}
 		return t, nil
 	})
+}
+
+// subscriptionOf returns the subscription dates of in, read in loc (the
+// tenant's time zone). The input is validated: the dates parse.
+func subscriptionOf(in kanri.TenantInput, loc *time.Location) kanri.Subscription {
+	start, _ := kanri.DateIn(in.StartDate, loc)
+	end, _ := kanri.DateIn(in.EndDate, loc)
+	return kanri.Subscription{StartDate: start, EndDate: end}
 }
 
 // InputOf returns the fields of t that the edit form changes, as the form
@@ -216,19 +241,25 @@ func InputOf(t *kanri.Tenant) kanri.TenantInput {
 	return kanri.TenantInput{
 		Name: t.Name, DisplayName: t.DisplayName, Plan: t.Plan, MaxUsers: t.MaxUsers,
 		Industry: t.Metadata.Industry, Country: t.Metadata.Country,
+		StartDate: kanri.DateOf(t.Subscription.StartDate, t.Location()),
+		EndDate:   kanri.DateOf(t.Subscription.EndDate, t.Location()),
 	}
 }
 
 // SetStatus suspends (active → suspended) or reactivates (suspended →
-// active) a tenant as seen.
+// active) a tenant as seen. A suspension is the operator's
+// (SuspendedByOperator): a renewal of the subscription does not undo it.
+// Reactivating a tenant whose subscription has ended is allowed: the
+// expiry worker suspends it again at its next run unless the end date
+// moves.
 func (s *Service) SetStatus(ctx context.Context, id string, seen kanri.Seen, status string) (*kanri.Tenant, error) {
 	return s.act(ctx, id, seen, func(t *kanri.Tenant) (string, error) {
 		switch {
 		case status == kanri.TenantSuspended && t.Status == kanri.TenantActive:
-			t.Status = status
+			t.Status, t.SuspendedReason = status, kanri.SuspendedByOperator
 			return "tenant.suspend", nil
 		case status == kanri.TenantActive && t.Status == kanri.TenantSuspended:
-			t.Status = status
+			t.Status, t.SuspendedReason = status, ""
 			return "tenant.reactivate", nil
 		}
 		return "", kanri.E(kanri.ECONFLICT, "error.tenant_transition")
@@ -603,7 +634,7 @@ func (s *Service) writeListing(ctx context.Context, t *kanri.Tenant, etag string
 		Name: t.Name, NameLower: strings.ToLower(t.Name), DisplayName: t.DisplayName,
 		IsPrivileged: t.IsPrivileged, Status: t.Status, Plan: t.Plan,
 		UserCount: t.UserCount, MaxUsers: t.MaxUsers, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
-		TenantETag: t.ETag,
+		SubscriptionEnd: t.Subscription.EndDate, TenantETag: t.ETag,
 	}
 	if etag == "" {
 		return listings(s.system()).Create(ctx, l)
@@ -655,11 +686,16 @@ func (s *Service) release(ctx context.Context, nameID, tenantRef string) {
 }
 
 func (s *Service) record(ctx context.Context, t *kanri.Tenant, action string, before, after map[string]any) {
+	s.recordReason(ctx, t, action, before, after, "")
+}
+
+func (s *Service) recordReason(ctx context.Context, t *kanri.Tenant, action string, before, after map[string]any, reason string) {
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: t.ID,
 		Action:   action,
 		Resource: kanri.AuditResource{Type: kanri.AuditTenant, ID: t.ID, Name: t.Name},
 		Changes:  audit.Diff(before, after),
+		Reason:   reason,
 	})
 }
 
@@ -667,6 +703,11 @@ func tenantFields(t *kanri.Tenant) map[string]any {
 	return map[string]any{
 		"name": t.Name, "displayName": t.DisplayName, "plan": t.Plan, "maxUsers": t.MaxUsers,
 		"status": t.Status, "industry": t.Metadata.Industry, "country": t.Metadata.Country,
+		// The dates as the operator enters them: days of the tenant's zone.
+		"subscription": map[string]any{
+			"startDate": kanri.DateOf(t.Subscription.StartDate, t.Location()),
+			"endDate":   kanri.DateOf(t.Subscription.EndDate, t.Location()),
+		},
 	}
 }
 

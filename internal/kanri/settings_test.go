@@ -1,0 +1,157 @@
+package kanri
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+	_ "time/tzdata" // every zone of the list, whatever the machine has
+)
+
+// TestFlagsDefaultOn: a tenant written before the flags existed, or with
+// none set, has every feature on; a saved flag is kept as saved.
+func TestFlagsDefaultOn(t *testing.T) {
+	var old Tenant
+	if err := json.Unmarshal([]byte(`{"id":"tenant_old","settings":{"timezone":"Asia/Tokyo"}}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	if !old.TwoFactorAvailable() || !old.APIAccessOn() || !old.AdvancedReportingOn() || old.TwoFactorRequired(true) {
+		t.Errorf("a tenant without flags: 2FA %v (required %v), API %v, reporting %v",
+			old.TwoFactorAvailable(), old.TwoFactorRequired(true), old.APIAccessOn(), old.AdvancedReportingOn())
+	}
+	in := SettingsInputOf(&old)
+	if want := (SettingsInput{Timezone: "Asia/Tokyo", TwoFactorAuth: true, TwoFactorEnforcement: TwoFactorOff, APIAccess: true, AdvancedReporting: true}); in != want {
+		t.Errorf("the form of a tenant without flags: %+v, want %+v", in, want)
+	}
+	in.APIAccess, in.TwoFactorEnforcement = false, TwoFactorAdmins
+	in.Apply(&old.Settings)
+	b, _ := json.Marshal(old.Settings)
+	var back Tenant
+	if err := json.Unmarshal([]byte(`{"settings":`+string(b)+`}`), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.APIAccessOn() || !back.AdvancedReportingOn() || !back.TwoFactorRequired(true) || back.TwoFactorRequired(false) {
+		t.Errorf("saved settings read back: %s", b)
+	}
+	if SettingsInputOf(&Tenant{}).Timezone != DefaultTimeZone {
+		t.Error("a tenant without a zone is not shown the default zone")
+	}
+}
+
+func TestSettingsInputValidate(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		in    SettingsInput
+		field string // "" when valid
+	}{
+		{"tokyo", SettingsInput{Timezone: "Asia/Tokyo"}, ""},
+		{"utc", SettingsInput{Timezone: "UTC"}, ""},
+		{"an older alias", SettingsInput{Timezone: "US/Eastern"}, ""},
+		{"spaces trimmed", SettingsInput{Timezone: " Europe/Paris ", Locale: " ja-JP "}, ""},
+		{"no zone", SettingsInput{}, "timezone"},
+		{"local", SettingsInput{Timezone: "Local"}, "timezone"},
+		{"a path", SettingsInput{Timezone: "../../etc/passwd"}, "timezone"},
+		{"absolute", SettingsInput{Timezone: "/etc/localtime"}, "timezone"},
+		{"unknown", SettingsInput{Timezone: "Asia/Nowhere"}, "timezone"},
+		{"a NUL", SettingsInput{Timezone: "UTC\x00"}, "timezone"},
+		{"a locale", SettingsInput{Timezone: "UTC", Locale: "en-US"}, ""},
+		{"another locale", SettingsInput{Timezone: "UTC", Locale: "fr-FR"}, "locale"},
+		{"a level", SettingsInput{Timezone: "UTC", TwoFactorEnforcement: TwoFactorEveryone}, ""},
+		{"another level", SettingsInput{Timezone: "UTC", TwoFactorEnforcement: "root"}, "twoFactorEnforcement"},
+	} {
+		in := c.in
+		err := in.Validate()
+		got := ""
+		for f := range ErrorFields(err) {
+			got = f
+		}
+		if got != c.field {
+			t.Errorf("%s: error on %q (%v), want %q", c.name, got, err, c.field)
+		}
+		if err == nil && (in.TwoFactorEnforcement == "" || in.Timezone != strings.TrimSpace(in.Timezone) || in.Locale != strings.TrimSpace(in.Locale)) {
+			t.Errorf("%s: not normalised: %+v", c.name, in)
+		}
+	}
+}
+
+// TestEveryListedZoneLoads: the settings page offers only zones that load.
+func TestEveryListedZoneLoads(t *testing.T) {
+	if len(TimeZones) < 300 {
+		t.Fatalf("%d zones listed", len(TimeZones))
+	}
+	for i, z := range TimeZones {
+		if !ValidTimeZone(z) {
+			t.Errorf("listed zone %q does not load", z)
+		}
+		if i > 0 && TimeZones[i-1] >= z {
+			t.Errorf("zones not sorted at %q", z)
+		}
+	}
+}
+
+// TestSubscriptionDates: the end date is the start of its day in the
+// tenant's zone; the notice starts 14 days before it and the subscription
+// ends at it.
+func TestSubscriptionDates(t *testing.T) {
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	end, err := DateIn("2027-01-01", tokyo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2026, 12, 31, 15, 0, 0, 0, time.UTC); !end.Equal(want) {
+		t.Fatalf("DateIn = %v, want %v", end, want)
+	}
+	if got := DateOf(end, tokyo); got != "2027-01-01" {
+		t.Errorf("DateOf = %s", got)
+	}
+	ten := &Tenant{Subscription: Subscription{EndDate: end}}
+	for _, c := range []struct {
+		name        string
+		now         time.Time
+		soon, ended bool
+	}{
+		{"15 days before", end.Add(-15 * 24 * time.Hour), false, false},
+		{"14 days before", end.Add(-ExpiryNotice), true, false},
+		{"a second before", end.Add(-time.Second), true, false},
+		{"at the end", end.Time, false, true},
+		{"after", end.Add(time.Hour), false, true},
+	} {
+		if got := ten.SubscriptionEndsSoon(c.now); got != c.soon {
+			t.Errorf("%s: ends soon %v, want %v", c.name, got, c.soon)
+		}
+		if got := ten.SubscriptionEnded(c.now); got != c.ended {
+			t.Errorf("%s: ended %v, want %v", c.name, got, c.ended)
+		}
+	}
+	none := &Tenant{}
+	if none.SubscriptionEnded(time.Now()) || none.SubscriptionEndsSoon(time.Now()) {
+		t.Error("a subscription without an end ends")
+	}
+}
+
+func TestTenantInputDates(t *testing.T) {
+	base := TenantInput{DisplayName: "X", Plan: PlanFree, MaxUsers: 5}
+	for _, c := range []struct {
+		start, end string
+		field      string
+	}{
+		{"", "", ""},
+		{"2026-01-01", "", ""},
+		{"", "2027-01-01", ""},
+		{"2026-01-01", "2027-01-01", ""},
+		{"2026-01-01", "2026-01-01", "endDate"},
+		{"2027-01-01", "2026-01-01", "endDate"},
+		{"2026-02-30", "", "startDate"},
+		{"", "tomorrow", "endDate"},
+	} {
+		in := base
+		in.StartDate, in.EndDate = c.start, c.end
+		got := ""
+		for f := range ErrorFields(in.Validate(false)) {
+			got = f
+		}
+		if got != c.field {
+			t.Errorf("%q–%q: error on %q, want %q", c.start, c.end, got, c.field)
+		}
+	}
+}
