@@ -132,4 +132,4 @@ bench-messaging:
 ## 4 GB free in the temporary directory (TMPDIR).
 .PHONY: bench-backups
 bench-backups:
-	KANRI_BENCH_BACKUP_SCALES=$${KANRI_BENCH_BACKUP_SCALES:-0.1,1} $(GO) test -run '^$$' -bench '^BenchmarkBackups$$' -benchtime 1x -timeout 90m ./internal/bench/
+	KANRI_BENCH_BACKUP_SCALES=$${KANRI_BENCH_BACKUP_SCALES:-0.1,1} $(GO) test -tags benchchild -run '^$$' -bench '^BenchmarkBackups$$' -benchtime 1x -timeout 90m ./internal/bench/
