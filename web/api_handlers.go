@@ -99,7 +99,9 @@ func (s *Server) apiCreateUser(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	u, err := s.Users.Create(c.Request().Context(), routeTenant(c).ID, kanri.UserInput(in))
+	u, err := s.Users.Create(c.Request().Context(), routeTenant(c).ID, kanri.UserInput{
+		Username: in.Username, Email: in.Email, DisplayName: in.DisplayName, Password: in.Password,
+	})
 	if err != nil {
 		return err
 	}

@@ -576,7 +576,13 @@ func apiSchemas(base string) map[string]any {
 			"password": map[string]any{"type": "string", "maxLength": kanri.PasswordMaxBytes, "format": "password",
 				"description": i18n.Translate(i18n.English, "validation.password_policy")},
 		}),
-		"UserUpdate": obj(nil, map[string]any{"email": email, "displayName": displayName}),
+		"UserUpdate": obj(nil, map[string]any{"email": email, "displayName": displayName,
+			"profile": obj(nil, map[string]any{
+				"firstName": map[string]any{"type": "string", "maxLength": kanri.ProfileMax}, "lastName": map[string]any{"type": "string", "maxLength": kanri.ProfileMax},
+				"department": map[string]any{"type": "string", "maxLength": kanri.ProfileMax}, "jobTitle": map[string]any{"type": "string", "maxLength": kanri.ProfileMax},
+				"phoneNumber": map[string]any{"type": "string", "description": "With its country code (\"+81 90-1234-5678\"); stored in E.164. Empty for none."},
+			}),
+		}),
 		"RoleAssignment": obj([]string{"id", "userId", "serviceId", "roleName", "role", "roleLabel"}, map[string]any{
 			"id": str, "userId": str, "serviceId": str, "roleName": map[string]any{"type": "string", "description": "The role's name in the service's catalogue (the spec's, 管理者), as in the id."},
 			"role":       roleKey,

@@ -163,3 +163,36 @@ func TestHostileInputInTheNewFields(t *testing.T) {
 		}
 	}
 }
+
+// TestTheUsersAPIEditsProfiles: PATCH /users/{id} changes the profile
+// fields it sends and keeps the others; a bad phone number is a 422 that
+// changes nothing; a stale If-Match is refused.
+func TestTheUsersAPIEditsProfiles(t *testing.T) {
+	e := newEnv(t)
+	_, secret := e.apiKey(t, e.acme.ID, "read", "write")
+	path := "/api/v1/users/" + e.acmeBob.ID
+	call := e.api(t, http.MethodPatch, path, secret, map[string]any{"profile": map[string]any{"jobTitle": "Manager", "phoneNumber": "+1 415 555 0100"}})
+	if call.status != http.StatusOK {
+		t.Fatalf("PATCH profile: %d %s", call.status, call.body)
+	}
+	first := call.resp.Header.Get("ETag")
+	call = e.api(t, http.MethodPatch, path, secret, map[string]any{"profile": map[string]any{"department": "営業部"}})
+	if call.status != http.StatusOK {
+		t.Fatalf("second PATCH: %d %s", call.status, call.body)
+	}
+	u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
+	if u.Profile.JobTitle != "Manager" || u.Profile.PhoneNumber != "+14155550100" || u.Profile.Department != "営業部" {
+		t.Errorf("profile after two patches: %+v", u.Profile)
+	}
+	call = e.api(t, http.MethodPatch, path, secret, map[string]any{"profile": map[string]any{"phoneNumber": "not a number"}})
+	if call.status != http.StatusUnprocessableEntity {
+		t.Errorf("a bad phone number: %d %s", call.status, call.body)
+	}
+	call = e.api(t, http.MethodPatch, path, secret, map[string]any{"profile": map[string]any{"jobTitle": "Stale"}}, "If-Match", first)
+	if call.status != http.StatusPreconditionFailed {
+		t.Errorf("a stale If-Match on a changed profile: %d %s", call.status, call.body)
+	}
+	if u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID); u.Profile.JobTitle != "Manager" || u.Profile.PhoneNumber != "+14155550100" {
+		t.Errorf("refused patches changed the profile: %+v", u.Profile)
+	}
+}

@@ -260,8 +260,19 @@ type AdminGuard struct {
 // UserModificationRequest is a partial update of a user (the API's PATCH):
 // a field sent (not nil) is changed, a field left out keeps its value.
 type UserModificationRequest struct {
-	Email       *string `json:"email"`
-	DisplayName *string `json:"displayName"`
+	Email       *string              `json:"email"`
+	DisplayName *string              `json:"displayName"`
+	Profile     *ProfileModification `json:"profile"`
+}
+
+// ProfileModification is a partial update of a user's profile: a field
+// sent (not nil) is changed.
+type ProfileModification struct {
+	FirstName   *string `json:"firstName"`
+	LastName    *string `json:"lastName"`
+	PhoneNumber *string `json:"phoneNumber"`
+	Department  *string `json:"department"`
+	JobTitle    *string `json:"jobTitle"`
 }
 
 // Patch returns in with the fields of r applied.
@@ -271,6 +282,18 @@ func (r UserModificationRequest) Patch(in UserInput) UserInput {
 	}
 	if r.DisplayName != nil {
 		in.DisplayName = *r.DisplayName
+	}
+	if p := r.Profile; p != nil && in.Profile != nil {
+		next := *in.Profile
+		for _, f := range []struct{ from, to *string }{
+			{p.FirstName, &next.FirstName}, {p.LastName, &next.LastName}, {p.PhoneNumber, &next.PhoneNumber},
+			{p.Department, &next.Department}, {p.JobTitle, &next.JobTitle},
+		} {
+			if f.from != nil {
+				*f.to = *f.from
+			}
+		}
+		in.Profile = &next
 	}
 	return in
 }

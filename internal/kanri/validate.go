@@ -111,6 +111,9 @@ type UserInput struct {
 	Email       string
 	DisplayName string
 	Password    string // only when creating
+	// Profile, when not nil, is the profile an edit sets (the API's
+	// PATCH); the console edits the profile with its own form.
+	Profile *UserProfile
 }
 
 // Validate checks a new user (creating) or an edit.

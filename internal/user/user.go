@@ -223,13 +223,30 @@ func (s *Service) Update(ctx context.Context, tenantID, id, etag string, base *k
 	if err := s.TenantOpen(ctx, tenantID); err != nil {
 		return nil, err
 	}
+	if in.Profile != nil {
+		if err := kanri.CheckProfile(in.Profile); err != nil {
+			return nil, err
+		}
+	}
 	return s.change(ctx, tenantID, id, kanri.Seen{}, "user.update", func(u *kanri.User) error {
-		if etag != "" && etag != u.ETag && (base == nil || u.Email != base.Email || u.DisplayName != base.DisplayName) {
+		if etag != "" && etag != u.ETag && (base == nil || u.Email != base.Email || u.DisplayName != base.DisplayName ||
+			(base.Profile != nil && u.Profile != *base.Profile)) {
 			return kanri.Stale()
 		}
 		u.Email, u.DisplayName = in.Email, in.DisplayName
+		setProfile(u, in.Profile)
 		return nil
 	})
+}
+
+// setProfile sets u's profile to p, keeping its avatar; a nil p changes
+// nothing.
+func setProfile(u *kanri.User, p *kanri.UserProfile) {
+	if p != nil {
+		next := *p
+		next.AvatarURL = u.Profile.AvatarURL
+		u.Profile = next
+	}
 }
 
 // Patch applies a partial update onto the user as stored. match is the
@@ -248,8 +265,13 @@ func (s *Service) Patch(ctx context.Context, tenantID, id string, r kanri.UserMo
 		return nil, err
 	}
 	if named != "" {
-		base := kanri.UserInput{Username: cur.Username, Email: cur.Email, DisplayName: cur.DisplayName}
-		return s.Update(ctx, tenantID, cur.ID, named, &base, r.Patch(base))
+		profile := cur.Profile
+		base := kanri.UserInput{Username: cur.Username, Email: cur.Email, DisplayName: cur.DisplayName, Profile: &profile}
+		in := r.Patch(base)
+		if r.Profile == nil {
+			in.Profile = nil
+		}
+		return s.Update(ctx, tenantID, cur.ID, named, &base, in)
 	}
 	// No version named: the patch applies to the version current at each
 	// attempt, so that a write that came first costs one retry of change
@@ -258,9 +280,18 @@ func (s *Service) Patch(ctx context.Context, tenantID, id string, r kanri.UserMo
 		return nil, err
 	}
 	return s.change(ctx, tenantID, cur.ID, kanri.Seen{}, "user.update", func(u *kanri.User) error {
-		in := r.Patch(InputOf(u))
+		profile := u.Profile
+		base := InputOf(u)
+		base.Profile = &profile
+		in := r.Patch(base)
 		if err := in.Validate(false); err != nil {
 			return err
+		}
+		if r.Profile != nil {
+			if err := kanri.CheckProfile(in.Profile); err != nil {
+				return err
+			}
+			setProfile(u, in.Profile)
 		}
 		u.Email, u.DisplayName = in.Email, in.DisplayName
 		return nil
