@@ -88,10 +88,11 @@ func (s *Server) apiGetUser(c echo.Context) error {
 
 // apiUserCreate is the body of POST /users.
 type apiUserCreate struct {
-	Username    string `json:"username"`
-	Email       string `json:"email"`
-	DisplayName string `json:"displayName"`
-	Password    string `json:"password"`
+	Username    string      `json:"username"`
+	Email       string      `json:"email"`
+	DisplayName string      `json:"displayName"`
+	Password    string      `json:"password"`
+	Profile     *apiProfile `json:"profile"`
 }
 
 func (s *Server) apiCreateUser(c echo.Context) error {
@@ -99,9 +100,11 @@ func (s *Server) apiCreateUser(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	u, err := s.Users.Create(c.Request().Context(), routeTenant(c).ID, kanri.UserInput{
-		Username: in.Username, Email: in.Email, DisplayName: in.DisplayName, Password: in.Password,
-	})
+	user := kanri.UserInput{Username: in.Username, Email: in.Email, DisplayName: in.DisplayName, Password: in.Password}
+	if p := in.Profile; p != nil {
+		user.Profile = &kanri.UserProfile{FirstName: p.FirstName, LastName: p.LastName, PhoneNumber: p.PhoneNumber, Department: p.Department, JobTitle: p.JobTitle}
+	}
+	u, err := s.Users.Create(c.Request().Context(), routeTenant(c).ID, user)
 	if err != nil {
 		return err
 	}

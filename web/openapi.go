@@ -557,6 +557,11 @@ func apiSchemas(base string) map[string]any {
 			"hasMore": map[string]any{"type": "boolean", "description": "Whether there is a next page."},
 		})
 	}
+	profileInput := obj(nil, map[string]any{
+		"firstName": map[string]any{"type": "string", "maxLength": kanri.ProfileMax}, "lastName": map[string]any{"type": "string", "maxLength": kanri.ProfileMax},
+		"department": map[string]any{"type": "string", "maxLength": kanri.ProfileMax}, "jobTitle": map[string]any{"type": "string", "maxLength": kanri.ProfileMax},
+		"phoneNumber": map[string]any{"type": "string", "description": "With its country code (\"+81 90-1234-5678\"); stored in E.164. Empty for none."},
+	})
 	roleKey := map[string]any{"type": "string", "enum": []string{"global_admin", "admin", "member", "viewer"}, "description": "The role's key."}
 	out := map[string]any{
 		"User": obj([]string{"id", "tenantId", "username", "email", "displayName", "isActive", "status"}, map[string]any{
@@ -575,14 +580,9 @@ func apiSchemas(base string) map[string]any {
 			"email": email, "displayName": displayName,
 			"password": map[string]any{"type": "string", "maxLength": kanri.PasswordMaxBytes, "format": "password",
 				"description": i18n.Translate(i18n.English, "validation.password_policy")},
+			"profile": profileInput,
 		}),
-		"UserUpdate": obj(nil, map[string]any{"email": email, "displayName": displayName,
-			"profile": obj(nil, map[string]any{
-				"firstName": map[string]any{"type": "string", "maxLength": kanri.ProfileMax}, "lastName": map[string]any{"type": "string", "maxLength": kanri.ProfileMax},
-				"department": map[string]any{"type": "string", "maxLength": kanri.ProfileMax}, "jobTitle": map[string]any{"type": "string", "maxLength": kanri.ProfileMax},
-				"phoneNumber": map[string]any{"type": "string", "description": "With its country code (\"+81 90-1234-5678\"); stored in E.164. Empty for none."},
-			}),
-		}),
+		"UserUpdate": obj(nil, map[string]any{"email": email, "displayName": displayName, "profile": profileInput}),
 		"RoleAssignment": obj([]string{"id", "userId", "serviceId", "roleName", "role", "roleLabel"}, map[string]any{
 			"id": str, "userId": str, "serviceId": str, "roleName": map[string]any{"type": "string", "description": "The role's name in the service's catalogue (the spec's, 管理者), as in the id."},
 			"role":       roleKey,

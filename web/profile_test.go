@@ -196,3 +196,28 @@ func TestTheUsersAPIEditsProfiles(t *testing.T) {
 		t.Errorf("refused patches changed the profile: %+v", u.Profile)
 	}
 }
+
+// TestTheUsersAPICreatesUsersWithAProfile: POST /users takes a profile,
+// checked like the console's.
+func TestTheUsersAPICreatesUsersWithAProfile(t *testing.T) {
+	e := newEnv(t)
+	_, secret := e.apiKey(t, e.acme.ID, "read", "write")
+	body := map[string]any{"username": "hana", "email": "hana@acme.test", "displayName": "Hana", "password": "Another-pass-9",
+		"profile": map[string]any{"lastName": "山田", "phoneNumber": "+81 3-1234-5678"}}
+	call := e.api(t, http.MethodPost, "/api/v1/users", secret, body)
+	var got struct {
+		ID      string
+		Profile struct{ LastName, PhoneNumber string }
+	}
+	if err := json.Unmarshal(call.body, &got); call.status != http.StatusCreated || err != nil || got.Profile.LastName != "山田" || got.Profile.PhoneNumber != "+81312345678" {
+		t.Fatalf("POST with a profile: %d %s (%v)", call.status, call.body, err)
+	}
+	body["username"], body["email"] = "hana2", "hana2@acme.test"
+	body["profile"] = map[string]any{"phoneNumber": "03-1234-5678"}
+	if call := e.api(t, http.MethodPost, "/api/v1/users", secret, body); call.status != http.StatusUnprocessableEntity {
+		t.Errorf("POST with a bad phone number: %d %s", call.status, call.body)
+	}
+	if _, err := e.users.IDByUsername(context.Background(), e.acme.ID, "hana2"); err == nil {
+		t.Error("a refused POST created the user")
+	}
+}

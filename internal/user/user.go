@@ -114,6 +114,14 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 	if err := in.Validate(true); err != nil {
 		return nil, err
 	}
+	var profile kanri.UserProfile
+	if in.Profile != nil {
+		profile = *in.Profile
+		if err := kanri.CheckProfile(&profile); err != nil {
+			return nil, err
+		}
+		profile.AvatarURL = ""
+	}
 	id := "user_" + uuid.NewString()
 	t, err := s.tenants.ChangeUserCount(ctx, tenantID, id, +1)
 	if err != nil {
@@ -133,6 +141,7 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 		DisplayName:  in.DisplayName,
 		IsActive:     true,
 		Security:     kanri.UserSecurity{LastPasswordChangeAt: now},
+		Profile:      profile,
 		CreatedAt:    now,
 		UpdatedAt:    now,
 		CreatedBy:    audit.ActorFrom(ctx).UserID,
