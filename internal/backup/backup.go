@@ -117,15 +117,6 @@ func (s *Service) Location(ctx context.Context, tenantID string) (*time.Location
 	return t.Location(), nil
 }
 
-// SetTimezone sets the tenant's time zone (a setting of the tenant's
-// settings page, tenant.Service.UpdateSettings), which moves every job's
-// next run to the schedule read in it (Reschedule, the zone hook New
-// registers).
-func (s *Service) SetTimezone(ctx context.Context, tenantID, name string) error {
-	_, err := s.tenants.SetTimezone(ctx, tenantID, name)
-	return err
-}
-
 // Reschedule moves the next run of every job of the tenant to its
 // schedule read in loc: the tenants service calls it when the tenant's
 // time zone changes. Running it again changes nothing.
@@ -419,6 +410,7 @@ func (s *Service) reportOverdue(ctx context.Context) error {
 	if err != nil || !ok {
 		return err
 	}
+	locs := map[string]*time.Location{} // one read of each tenant, not of each job
 	next := ""
 	for {
 		jobs, n, err := s.Store.Privileged().BackupJobs(ctx, next)
@@ -426,9 +418,12 @@ func (s *Service) reportOverdue(ctx context.Context) error {
 			return err
 		}
 		for _, j := range jobs {
-			loc, err := s.Location(ctx, j.TenantID)
-			if err != nil {
-				return err
+			loc := locs[j.TenantID]
+			if loc == nil {
+				if loc, err = s.Location(ctx, j.TenantID); err != nil {
+					return err
+				}
+				locs[j.TenantID] = loc
 			}
 			if a, ok := s.alertOf(j, loc); ok {
 				s.Logger.Error("backup job needs attention", "tenant", j.TenantID, "job", j.ID, "name", j.Name, "alert", a.Kind, "lastSuccess", j.LastSuccessAt)

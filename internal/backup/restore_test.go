@@ -289,7 +289,7 @@ func TestHostileJobInputIsRefusedAndChangesNothing(t *testing.T) {
 		}
 	}
 	for _, tz := range []string{"", "Local", "../../etc/passwd", "Asia/Nowhere", "UTC\x00"} {
-		if err := e.svcs.Backups.SetTimezone(e.ctx, e.tenant.ID, tz); kanri.ErrorFields(err)["timezone"] == "" {
+		if _, err := e.svcs.Tenants.SetTimezone(e.ctx, e.tenant.ID, tz); kanri.ErrorFields(err)["timezone"] == "" {
 			t.Errorf("time zone %q: %v, want refused", tz, err)
 		}
 	}
