@@ -560,9 +560,9 @@ func APIKeysPage(p Page, rows []APIKeyRow, apiUsable bool) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var35 string
-					templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(WhenDate(r.Key.CreatedAt))
+					templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(LocalDate(ctx, r.Key.CreatedAt))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `apikeys.templ`, Line: 73, Col: 108}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `apikeys.templ`, Line: 73, Col: 114}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 					if templ_7745c5c3_Err != nil {
@@ -586,9 +586,9 @@ func APIKeysPage(p Page, rows []APIKeyRow, apiUsable bool) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var37 string
-					templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(WhenDate(r.Key.ExpiresAt))
+					templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(LocalDate(ctx, r.Key.ExpiresAt))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `apikeys.templ`, Line: 75, Col: 61}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `apikeys.templ`, Line: 75, Col: 67}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 					if templ_7745c5c3_Err != nil {
@@ -1273,7 +1273,7 @@ func APIKeyFormPage(p Page, f APIKeyForm) templ.Component {
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = Field("expiresAt", T(ctx, "services.expires_at"), T(ctx, "apikeys.expires_help"), f.Errors).Render(templ.WithChildren(ctx, templ_7745c5c3_Var72), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Field("expiresAt", T(ctx, "services.expires_at"), T(ctx, "apikeys.expires_help", ZoneOf(ctx).String()), f.Errors).Render(templ.WithChildren(ctx, templ_7745c5c3_Var72), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -2042,9 +2042,9 @@ func FilePage(p Page, v FileView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var107 string
-				templ_7745c5c3_Var107, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "files.in_trash_until", WhenDate(kanri.NewTime(f.PurgeAt()))))
+				templ_7745c5c3_Var107, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "files.in_trash_until", LocalDate(ctx, kanri.NewTime(f.PurgeAt()))))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `files.templ`, Line: 368, Col: 142}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `files.templ`, Line: 368, Col: 148}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var107))
 				if templ_7745c5c3_Err != nil {
@@ -3090,9 +3090,9 @@ func TrashPage(p Page, v FolderView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var170 string
-					templ_7745c5c3_Var170, templ_7745c5c3_Err = templ.JoinStringErrs(WhenDate(kanri.NewTime(f.PurgeAt())))
+					templ_7745c5c3_Var170, templ_7745c5c3_Err = templ.JoinStringErrs(LocalDate(ctx, kanri.NewTime(f.PurgeAt())))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `files.templ`, Line: 489, Col: 72}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `files.templ`, Line: 489, Col: 78}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var170))
 					if templ_7745c5c3_Err != nil {

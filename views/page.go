@@ -180,6 +180,16 @@ func ZoneOf(ctx context.Context) *time.Location {
 // or a dash for the zero time.
 func Local(ctx context.Context, t kanri.Time) string { return WhenIn(t.Time, ZoneOf(ctx)) }
 
+// LocalDate formats the date of an instant in the tenant's time zone
+// (ZoneOf ctx), or a dash for the zero time: the day an expiry set as a
+// date ends, in the zone the form read it in (kanri.DayEndIn).
+func LocalDate(ctx context.Context, t kanri.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return kanri.DateOf(t, ZoneOf(ctx))
+}
+
 // LocalSeconds is Local to the second, for the audit log.
 func LocalSeconds(ctx context.Context, t kanri.Time) string {
 	if t.IsZero() {

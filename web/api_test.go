@@ -560,7 +560,7 @@ func TestAPIKeyConsole(t *testing.T) {
 		t.Fatalf("stored key: %+v", k)
 	}
 	_, body = admin.get(base)
-	if want := `data-testid="apikey-created-Nightly">` + k.CreatedAt.UTC().Format("2006-01-02") + "<"; !strings.Contains(body, want) {
+	if want := `data-testid="apikey-created-Nightly">` + kanri.DateOf(k.CreatedAt, e.acme.Location()) + "<"; !strings.Contains(body, want) {
 		t.Errorf("the list does not show the creation date %s", want)
 	}
 	// Rotated: redirected to the new secret, once; a reload rotates

@@ -263,7 +263,8 @@ func (s *Server) editAssignment(c echo.Context) error {
 	a, err := s.Catalog.Assignment(ctx, routeTenant(c).ID, svc.ID)
 	switch {
 	case err == nil:
-		f.Assigned, f.ETag, f.Input, f.Base = true, a.ETag, service.AssignmentInputOf(a), service.AssignmentInputOf(a)
+		loc := routeTenant(c).Location()
+		f.Assigned, f.ETag, f.Input, f.Base = true, a.ETag, service.AssignmentInputOf(a, loc), service.AssignmentInputOf(a, loc)
 	case !kanri.IsCode(err, kanri.ENOTFOUND):
 		return err
 	}
@@ -295,7 +296,9 @@ func (s *Server) saveAssignment(c echo.Context) error {
 	}
 	f := views.AssignmentForm{Service: svc, Fields: kanri.ConfigFields(svc.ID), Assigned: etag != ""}
 	f.ETag, f.Input = etag, in
-	status, err := editFailed(&f.Edit, err, func() (*kanri.ServiceAssignment, error) { return s.Catalog.Assignment(ctx, t.ID, svc.ID) }, service.AssignmentInputOf)
+	status, err := editFailed(&f.Edit, err, func() (*kanri.ServiceAssignment, error) { return s.Catalog.Assignment(ctx, t.ID, svc.ID) }, func(a *kanri.ServiceAssignment) kanri.AssignmentInput {
+		return service.AssignmentInputOf(a, t.Location())
+	})
 	if err != nil {
 		return err
 	}

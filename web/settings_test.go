@@ -467,3 +467,67 @@ func TestBackupsPageLinksToSettings(t *testing.T) {
 		t.Errorf("the old zone form's route answered %d", resp.StatusCode)
 	}
 }
+
+// TestDatesAreTheTenantsDays: an expiry typed as a date (a service
+// assignment's, an API key's) ends with that day in the tenant's time
+// zone, and the pages show the dates of that zone: the day typed comes
+// back on the list and in the form.
+func TestDatesAreTheTenantsDays(t *testing.T) {
+	e := newEnv(t)
+	ctx := system()
+	// At 05:00 UTC it is 18:00 the day before in Pago Pago (UTC-11), and
+	// the end of a day there is 10:59:59 UTC the next day: every date
+	// below differs from the UTC one.
+	const zone = "Pacific/Pago_Pago"
+	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.Timezone = zone })
+	loc, _ := time.LoadLocation(zone)
+	now := e.clock.Now()
+	e.clock.Advance(now.Truncate(24 * time.Hour).Add(29 * time.Hour).Sub(now))
+	day := e.clock.Now().In(loc).AddDate(0, 0, 10).Format(kanri.DateLayout)
+	end, _ := kanri.DayEndIn(day, loc)
+
+	op := e.client(t).signIn("privileged", adminEmail)
+	base := "/t/" + e.acme.ID + "/services"
+	_, form := op.get(base + "/messaging-service/edit")
+	if !strings.Contains(form, zone) {
+		t.Errorf("the assignment form does not say its dates are of %s", zone)
+	}
+	resp, _ := op.post(base+"/messaging-service", url.Values{"expiresAt": {day}})
+	wantStatus(t, "assign", resp, http.StatusSeeOther)
+	a, err := e.catalog.Assignment(ctx, e.acme.ID, kanri.MessagingServiceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.ExpiresAt.Equal(end.Time) {
+		t.Errorf("the assignment expires at %v, want %v (the end of %s in %s)", a.ExpiresAt, end, day, zone)
+	}
+	if _, page := op.get(base); !strings.Contains(page, day) {
+		t.Errorf("the services list does not show the expiry as %s", day)
+	}
+	if _, form = op.get(base + "/messaging-service/edit"); !strings.Contains(form, `value="`+day+`"`) {
+		t.Errorf("the assignment form does not show the expiry as %s", day)
+	}
+
+	e.apiKey(t, e.acme.ID, "read") // makes the API usable
+	admin := e.client(t).signIn("acme", "admin")
+	keys := "/t/" + e.acme.ID + "/api-keys"
+	resp, _ = admin.post(keys, url.Values{"name": {"Dated"}, "scopes": {"read"}, "expiresAt": {day}})
+	wantStatus(t, "create a key", resp, http.StatusSeeOther)
+	all, _ := e.keys.List(ctx, e.acme.ID)
+	var k *kanri.APIKey
+	for _, key := range all {
+		if key.Name == "Dated" {
+			k = key
+		}
+	}
+	if k == nil || !k.ExpiresAt.Equal(end.Time) {
+		t.Fatalf("the key: %+v, want it to expire at %v", k, end)
+	}
+	_, page := admin.get(keys)
+	if want := `data-testid="apikey-created-Dated">` + e.clock.Now().In(loc).Format(kanri.DateLayout) + "<"; !strings.Contains(page, want) {
+		t.Errorf("the key list does not show the creation date of %s: no %s", zone, want)
+	}
+	if !strings.Contains(page, ">"+day+"<") {
+		t.Errorf("the key list does not show the expiry as %s", day)
+	}
+}

@@ -46,11 +46,11 @@ type Input struct {
 	Scopes          []string
 	RateLimit       string // a number, as typed
 	RateLimitWindow string
-	ExpiresAt       string // a date; "" for none
+	ExpiresAt       string // a date, the key's last day in the tenant's time zone; "" for none
 }
 
-// parse validates the input.
-func (in *Input) parse(now time.Time) (limit int, expires kanri.Time, err error) {
+// parse validates the input; loc is the tenant's time zone.
+func (in *Input) parse(now time.Time, loc *time.Location) (limit int, expires kanri.Time, err error) {
 	in.Name = strings.TrimSpace(in.Name)
 	f := kanri.Fields{}
 	if msg := kanri.CheckName(in.Name); msg != "" {
@@ -79,10 +79,10 @@ func (in *Input) parse(now time.Time) (limit int, expires kanri.Time, err error)
 		f["rateLimitWindow"] = "validation.rate_limit_window"
 	}
 	if e := strings.TrimSpace(in.ExpiresAt); e != "" {
-		d, perr := time.Parse("2006-01-02", e)
+		d, perr := kanri.DayEndIn(e, loc)
 		if perr != nil {
 			f["expiresAt"] = "validation.date"
-		} else if expires = kanri.NewTime(d.Add(24*time.Hour - time.Second)); !expires.After(now) {
+		} else if expires = d; !expires.After(now) {
 			f["expiresAt"] = "validation.expiry_past"
 		}
 	}
@@ -115,10 +115,11 @@ func (s *Service) Get(ctx context.Context, tenantID, id string) (*kanri.APIKey, 
 // that a crash between the two writes leaves at worst an entry that points
 // to no key, which authenticates nothing.
 func (s *Service) Create(ctx context.Context, tenantID string, in Input) (*kanri.APIKey, string, error) {
-	if err := s.TenantOpen(ctx, tenantID); err != nil {
+	t, err := s.OpenTenant(ctx, tenantID)
+	if err != nil {
 		return nil, "", err
 	}
-	limit, expires, err := in.parse(s.Now())
+	limit, expires, err := in.parse(s.Now(), t.Location())
 	if err != nil {
 		return nil, "", err
 	}

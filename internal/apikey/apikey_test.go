@@ -508,3 +508,35 @@ func TestHeldSecretIsClaimedOnce(t *testing.T) {
 		t.Errorf("second claim: got %v, want not found", err)
 	}
 }
+
+// TestAKeysExpiryDateIsTheTenantsDay: a key given an expiry date works to
+// the end of that day in the tenant's time zone.
+func TestAKeysExpiryDateIsTheTenantsDay(t *testing.T) {
+	f := setup(t)
+	const ten = "tenant_pago" // UTC-11: its day ends at 10:59:59 UTC the next day
+	zoned := &kanri.Tenant{Doc: kanri.Doc{ID: ten}, Name: "pago", Status: kanri.TenantActive, Plan: kanri.PlanStandard}
+	zoned.Settings.Timezone = "Pacific/Pago_Pago"
+	if err := f.d.Store.Tenant(ten).Tenants().Create(f.ctx, zoned); err != nil {
+		t.Fatal(err)
+	}
+	k, secret, err := f.keys.Create(f.ctx, ten, apikey.Input{Name: "Deploy", Scopes: []string{"read"}, ExpiresAt: "2026-06-20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := k.ExpiresAt.Time, time.Date(2026, 6, 21, 10, 59, 59, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("expires at %v, want %v", got, want)
+	}
+	f.clock.add(k.ExpiresAt.Sub(f.clock.now()) - time.Second)
+	if _, err := f.keys.Authenticate(f.ctx, secret); err != nil {
+		t.Errorf("on the last second of the tenant's day: %v", err)
+	}
+	f.clock.add(time.Second)
+	if _, err := f.keys.Authenticate(f.ctx, secret); err == nil {
+		t.Error("the key works after the tenant's day is over")
+	}
+	// The tenant's 2026-06-20 is over now (in UTC it is 2026-06-21 all
+	// along): no new key can expire on it.
+	if _, _, err := f.keys.Create(f.ctx, ten, apikey.Input{Name: "Old", Scopes: []string{"read"}, ExpiresAt: "2026-06-20"}); kanri.ErrorFields(err)["expiresAt"] != "validation.expiry_past" {
+		t.Errorf("a key expiring on a day over: got %v", err)
+	}
+}

@@ -45,12 +45,20 @@ func NewDeps(st *store.Store, log *slog.Logger, now func() time.Time) Deps {
 // test's) is not deleted; whether the caller may reach the tenant at all is
 // the web layer's decision.
 func (d Deps) TenantOpen(ctx context.Context, tenantID string) error {
+	_, err := d.OpenTenant(ctx, tenantID)
+	return err
+}
+
+// OpenTenant is TenantOpen for a caller that needs the tenant too (its
+// time zone, say). A partition without a tenant document gives an empty
+// tenant, whose settings are the defaults.
+func (d Deps) OpenTenant(ctx context.Context, tenantID string) (*kanri.Tenant, error) {
 	t, err := d.Store.Tenant(tenantID).Profile(ctx)
 	switch {
 	case kanri.IsCode(err, kanri.ENOTFOUND):
-		return nil
+		return &kanri.Tenant{}, nil
 	case err != nil:
-		return err
+		return nil, err
 	}
-	return t.CheckOpen()
+	return t, t.CheckOpen()
 }

@@ -305,7 +305,7 @@ func ConfigFields(serviceID string) []ConfigField { return configSchemas[service
 // typed fields as typed; ConfigJSON the config of a service without any.
 type AssignmentInput struct {
 	ServiceID  string
-	ExpiresAt  string // a date (2026-12-31, the end of that day UTC) or an ISO 8601 instant; "" for none
+	ExpiresAt  string // a date (2026-12-31, the end of that day in the tenant's time zone) or an ISO 8601 instant; "" for none
 	Config     map[string]string
 	ConfigJSON string
 }
@@ -363,13 +363,14 @@ func exactNumber(n json.Number) (float64, bool) {
 }
 
 // Parse validates the input and returns the config to store and the
-// expiry.
-func (in *AssignmentInput) Parse() (map[string]any, Time, error) {
+// expiry. An expiry given as a date is the end of that day in loc, the
+// tenant's time zone (DayEndIn).
+func (in *AssignmentInput) Parse(loc *time.Location) (map[string]any, Time, error) {
 	f := Fields{}
 	var expires Time
 	if e := strings.TrimSpace(in.ExpiresAt); e != "" {
-		if d, err := time.Parse("2006-01-02", e); err == nil {
-			expires = NewTime(d.Add(24*time.Hour - time.Second))
+		if d, err := DayEndIn(e, loc); err == nil {
+			expires = d
 		} else if t, err := time.Parse(time.RFC3339, e); err == nil {
 			expires = NewTime(t)
 		} else {

@@ -155,3 +155,43 @@ func TestTenantInputDates(t *testing.T) {
 		}
 	}
 }
+
+// TestDayEndIn: an expiry given as a date lasts to the last second of that
+// day in the tenant's zone, on days the clocks change too.
+func TestDayEndIn(t *testing.T) {
+	zone := func(name string) *time.Location {
+		loc, err := time.LoadLocation(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return loc
+	}
+	for _, c := range []struct {
+		date string
+		loc  *time.Location
+		want time.Time // zero: no expiry
+	}{
+		{"", time.UTC, time.Time{}},
+		{"2027-01-01", time.UTC, time.Date(2027, 1, 1, 23, 59, 59, 0, time.UTC)},
+		{"2027-01-01", zone("Asia/Tokyo"), time.Date(2027, 1, 1, 14, 59, 59, 0, time.UTC)},
+		{" 2027-01-01 ", zone("Pacific/Kiritimati"), time.Date(2027, 1, 1, 9, 59, 59, 0, time.UTC)},
+		// 23 and 25 hour days in New York.
+		{"2027-03-14", zone("America/New_York"), time.Date(2027, 3, 15, 3, 59, 59, 0, time.UTC)},
+		{"2027-11-07", zone("America/New_York"), time.Date(2027, 11, 8, 4, 59, 59, 0, time.UTC)},
+	} {
+		got, err := DayEndIn(c.date, c.loc)
+		if err != nil || !got.Equal(c.want) {
+			t.Errorf("DayEndIn(%q, %s) = %v, %v; want %v", c.date, c.loc, got, err, c.want)
+		}
+		if d := strings.TrimSpace(c.date); d != "" {
+			if got := DateOf(got, c.loc); got != d {
+				t.Errorf("DateOf(DayEndIn(%q), %s) = %s", d, c.loc, got)
+			}
+		}
+	}
+	for _, bad := range []string{"tomorrow", "2027-02-30", "2027-1-1", "2027-01-01T00:00:00Z"} {
+		if _, err := DayEndIn(bad, time.UTC); err == nil {
+			t.Errorf("DayEndIn(%q) accepted", bad)
+		}
+	}
+}

@@ -211,6 +211,20 @@ func DateIn(s string, loc *time.Location) (Time, error) {
 	return NewTime(d), nil
 }
 
+// DayEndIn returns the last second of the date s (DateLayout) in loc, or
+// the zero Time for "": an expiry given as a date lasts to the end of that
+// day where the tenant is (a day of 23 or 25 hours when the clocks change).
+func DayEndIn(s string, loc *time.Location) (Time, error) {
+	if s = strings.TrimSpace(s); s == "" {
+		return Time{}, nil
+	}
+	d, err := time.ParseInLocation(DateLayout, s, loc)
+	if err != nil {
+		return Time{}, err
+	}
+	return NewTime(d.AddDate(0, 0, 1).Add(-time.Second)), nil
+}
+
 // DateOf returns the date of t in loc (DateLayout), or "" for the zero
 // Time.
 func DateOf(t Time, loc *time.Location) string {

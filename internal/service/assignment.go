@@ -10,12 +10,10 @@ import (
 	"github.com/kanri/kanri/internal/role"
 )
 
-// AssignmentInputOf returns the form's view of an assignment.
-func AssignmentInputOf(a *kanri.ServiceAssignment) kanri.AssignmentInput {
-	in := kanri.AssignmentInput{ServiceID: a.ServiceID}
-	if !a.ExpiresAt.IsZero() {
-		in.ExpiresAt = a.ExpiresAt.UTC().Format("2006-01-02")
-	}
+// AssignmentInputOf returns the form's view of an assignment: its expiry
+// is the date in loc, the tenant's time zone.
+func AssignmentInputOf(a *kanri.ServiceAssignment, loc *time.Location) kanri.AssignmentInput {
+	in := kanri.AssignmentInput{ServiceID: a.ServiceID, ExpiresAt: kanri.DateOf(a.ExpiresAt, loc)}
 	if fs := kanri.ConfigFields(a.ServiceID); fs != nil {
 		in.Config = map[string]string{}
 		for _, f := range fs {
@@ -47,7 +45,8 @@ func (s *Service) Assignment(ctx context.Context, tenantID, serviceID string) (*
 // returns the existing assignment unchanged (created is false). An
 // inactive service cannot be assigned.
 func (s *Service) Assign(ctx context.Context, tenantID string, in kanri.AssignmentInput) (a *kanri.ServiceAssignment, created bool, err error) {
-	if err := s.TenantOpen(ctx, tenantID); err != nil {
+	t, err := s.OpenTenant(ctx, tenantID)
+	if err != nil {
 		return nil, false, err
 	}
 	svc, err := s.Get(ctx, in.ServiceID)
@@ -56,7 +55,7 @@ func (s *Service) Assign(ctx context.Context, tenantID string, in kanri.Assignme
 	} else if err != nil {
 		return nil, false, err
 	}
-	config, expires, err := in.Parse()
+	config, expires, err := in.Parse(t.Location())
 	if err != nil {
 		return nil, false, err
 	}
@@ -100,11 +99,13 @@ func (s *Service) Assign(ctx context.Context, tenantID string, in kanri.Assignme
 // on the version at etag.
 func (s *Service) UpdateAssignment(ctx context.Context, tenantID, serviceID, etag string, in kanri.AssignmentInput) (*kanri.ServiceAssignment, error) {
 	in.ServiceID = serviceID
-	config, expires, err := in.Parse()
+	t, err := s.OpenTenant(ctx, tenantID)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.TenantOpen(ctx, tenantID); err != nil {
+	loc := t.Location()
+	config, expires, err := in.Parse(loc)
+	if err != nil {
 		return nil, err
 	}
 	a, err := s.Assignment(ctx, tenantID, serviceID)
@@ -115,7 +116,7 @@ func (s *Service) UpdateAssignment(ctx context.Context, tenantID, serviceID, eta
 		return nil, kanri.Stale()
 	}
 	switch {
-	case !expires.IsZero() && !a.ExpiresAt.IsZero() && expires.Format("2006-01-02") == a.ExpiresAt.UTC().Format("2006-01-02"):
+	case !expires.IsZero() && !a.ExpiresAt.IsZero() && kanri.DateOf(expires, loc) == kanri.DateOf(a.ExpiresAt, loc):
 		// The form shows the date of the stored instant: the same date
 		// keeps that instant.
 		expires = a.ExpiresAt

@@ -272,7 +272,7 @@ func TestAssignments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := service.AssignmentInputOf(m).ConfigJSON, "{\n  \"maxChannels\": 20,\n  \"retention\": \"1y\"\n}"; got != want {
+	if got, want := service.AssignmentInputOf(m, time.UTC).ConfigJSON, "{\n  \"maxChannels\": 20,\n  \"retention\": \"1y\"\n}"; got != want {
 		t.Errorf("config shown: got %q, want %q", got, want)
 	}
 	if err := f.svc.Usable(f.ctx, ten, kanri.MessagingServiceID); err != nil {
@@ -286,7 +286,7 @@ func TestAssignments(t *testing.T) {
 		t.Errorf("reactivate an expired assignment: got %v, want ECONFLICT", err)
 	}
 	m, _ = f.svc.Assignment(f.ctx, ten, kanri.MessagingServiceID)
-	in := service.AssignmentInputOf(m)
+	in := service.AssignmentInputOf(m, time.UTC)
 	in.ExpiresAt = "2026-03-01"
 	if _, err := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, m.ETag, in); kanri.ErrorFields(err)["expiresAt"] != "validation.expiry_past" {
 		t.Errorf("update to a past expiry: got %v", err)
@@ -297,7 +297,7 @@ func TestAssignments(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Saved again as the form shows it (a date), the instant stays.
-	again, err2 := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, m.ETag, service.AssignmentInputOf(m))
+	again, err2 := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, m.ETag, service.AssignmentInputOf(m, time.UTC))
 	if err2 != nil || !again.ExpiresAt.Equal(m.ExpiresAt.Time) {
 		t.Errorf("saved unchanged: expiry %v, want %v (%v)", again.ExpiresAt, m.ExpiresAt, err2)
 	}
@@ -419,5 +419,49 @@ func TestSizes(t *testing.T) {
 	}
 	if got, want := kanri.HumanSize(1536<<20), "1.5 GB"; got != want {
 		t.Errorf("HumanSize: got %q, want %q", got, want)
+	}
+}
+
+// TestAnExpiryDateIsTheTenantsDay: an assignment expiring on a date ends
+// at the end of that day in the tenant's time zone, and its form shows
+// that date again.
+func TestAnExpiryDateIsTheTenantsDay(t *testing.T) {
+	f := setup(t)
+	const ten = "tenant_kiritimati" // UTC+14: its day ends at 09:59:59 UTC
+	zoned := &kanri.Tenant{Doc: kanri.Doc{ID: ten}, Name: "kiritimati", Status: kanri.TenantActive, Plan: kanri.PlanStandard}
+	zoned.Settings.Timezone = "Pacific/Kiritimati"
+	if err := f.d.Store.Tenant(ten).Tenants().Create(f.ctx, zoned); err != nil {
+		t.Fatal(err)
+	}
+	loc := zoned.Location()
+	a, _, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ExpiresAt: "2026-03-20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := a.ExpiresAt.Time, time.Date(2026, 3, 20, 9, 59, 59, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("expires at %v, want %v", got, want)
+	}
+	if got, want := service.AssignmentInputOf(a, loc).ExpiresAt, "2026-03-20"; got != want {
+		t.Errorf("form shows %q, want %q", got, want)
+	}
+	again, err := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, a.ETag, service.AssignmentInputOf(a, loc))
+	if err != nil || again.ETag != a.ETag {
+		t.Errorf("saved unchanged: %v, etag %s, want %s", err, again.ETag, a.ETag)
+	}
+	in := service.AssignmentInputOf(a, loc)
+	in.ExpiresAt = "2026-03-21"
+	if a, err = f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, a.ETag, in); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := a.ExpiresAt.Time, time.Date(2026, 3, 21, 9, 59, 59, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("moved: expires at %v, want %v", got, want)
+	}
+	f.clock.set(time.Date(2026, 3, 21, 9, 59, 58, 0, time.UTC))
+	if err := f.svc.Usable(f.ctx, ten, kanri.MessagingServiceID); err != nil {
+		t.Errorf("Usable on the last second of the tenant's day: %v", err)
+	}
+	f.clock.set(time.Date(2026, 3, 21, 10, 0, 0, 0, time.UTC))
+	if err := f.svc.Usable(f.ctx, ten, kanri.MessagingServiceID); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+		t.Errorf("Usable once the tenant's day is over: got %v, want EFORBIDDEN", err)
 	}
 }
