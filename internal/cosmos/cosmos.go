@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,12 +88,20 @@ func Open(ctx context.Context, cfg Config, specs []docstore.Spec) (*Store, error
 	}
 	s := &Store{db: db, containers: map[string]*azcosmos.ContainerClient{}, specs: map[string]docstore.Spec{}}
 	for _, sp := range specs {
-		if _, err := db.CreateContainer(ctx, containerProperties(sp), nil); err != nil && status(err) != http.StatusConflict {
+		created := true
+		if _, err := db.CreateContainer(ctx, containerProperties(sp), nil); status(err) == http.StatusConflict {
+			created = false
+		} else if err != nil {
 			return nil, fmt.Errorf("cosmos: create container %s: %w", sp.Name, err)
 		}
 		c, err := db.NewContainer(sp.Name)
 		if err != nil {
 			return nil, fmt.Errorf("cosmos: container %s: %w", sp.Name, err)
+		}
+		if !created {
+			if err := upgrade(ctx, c, sp); err != nil {
+				return nil, fmt.Errorf("cosmos: upgrade container %s: %w", sp.Name, err)
+			}
 		}
 		s.containers[sp.Name] = c
 		s.specs[sp.Name] = sp
@@ -132,6 +141,78 @@ func containerProperties(sp docstore.Spec) azcosmos.ContainerProperties {
 		DefaultTimeToLive:      &ttl,
 		IndexingPolicy:         ip,
 	}
+}
+
+// upgrade brings an existing container's settings to its spec: a version
+// that adds a composite index (which an ORDER BY needs on Azure) or an
+// excluded path (a secret that must not be indexed) or changes the default
+// TTL replaces the container's settings. Azure then re-indexes in the
+// background; the partition key cannot change and is left alone. Paths
+// the container excludes or indexes beyond the spec are kept, so a
+// container tuned by hand is only added to.
+func upgrade(ctx context.Context, c *azcosmos.ContainerClient, sp docstore.Spec) error {
+	resp, err := c.Read(ctx, nil)
+	if err != nil {
+		return err
+	}
+	props := resp.ContainerProperties
+	if props == nil {
+		return errors.New("no container properties")
+	}
+	want := containerProperties(sp)
+	if !mergePolicy(props, want) {
+		return nil
+	}
+	_, err = c.Replace(ctx, *props, nil)
+	return err
+}
+
+// mergePolicy adds to have what want has and have lacks: excluded paths,
+// composite indexes and the default TTL. It reports whether it added
+// anything.
+func mergePolicy(have *azcosmos.ContainerProperties, want azcosmos.ContainerProperties) bool {
+	changed := false
+	if have.DefaultTimeToLive == nil || *have.DefaultTimeToLive != *want.DefaultTimeToLive {
+		have.DefaultTimeToLive, changed = want.DefaultTimeToLive, true
+	}
+	if have.IndexingPolicy == nil {
+		have.IndexingPolicy = want.IndexingPolicy
+		return true
+	}
+	ip := have.IndexingPolicy
+	for _, p := range want.IndexingPolicy.ExcludedPaths {
+		if !slices.ContainsFunc(ip.ExcludedPaths, func(e azcosmos.ExcludedPath) bool { return samePath(e.Path, p.Path) }) {
+			ip.ExcludedPaths, changed = append(ip.ExcludedPaths, p), true
+		}
+	}
+	for _, ci := range want.IndexingPolicy.CompositeIndexes {
+		if !slices.ContainsFunc(ip.CompositeIndexes, func(e []azcosmos.CompositeIndex) bool {
+			return slices.EqualFunc(e, ci, func(a, b azcosmos.CompositeIndex) bool {
+				return samePath(a.Path, b.Path) && sameOrder(a.Order, b.Order)
+			})
+		}) {
+			ip.CompositeIndexes, changed = append(ip.CompositeIndexes, ci), true
+		}
+	}
+	return changed
+}
+
+// sameOrder compares composite index orders; none is ascending.
+func sameOrder(a, b azcosmos.CompositeIndexOrder) bool {
+	norm := func(o azcosmos.CompositeIndexOrder) string {
+		if o == "" {
+			return string(azcosmos.CompositeIndexAscending)
+		}
+		return strings.ToLower(string(o))
+	}
+	return norm(a) == norm(b)
+}
+
+// samePath compares index paths as Cosmos DB does: it may quote a
+// segment ("/\"_etag\"/?") or drop the default ascending order.
+func samePath(a, b string) bool {
+	unquote := func(p string) string { return strings.ReplaceAll(p, `"`, "") }
+	return unquote(a) == unquote(b)
 }
 
 // Container returns the named container. It panics if the store was not
