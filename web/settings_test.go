@@ -382,6 +382,28 @@ func TestSubscriptionEndBanner(t *testing.T) {
 		_, page := c.get("/t/" + e.acme.ID + "/users")
 		return strings.Contains(page, `data-testid="subscription-banner"`)
 	}
+	// The operator's list shows the end as the tenant's day, how near it
+	// is, and why a suspended tenant is suspended.
+	listed := func(state, reason string) {
+		t.Helper()
+		_, page := e.client(t).signIn("privileged", adminEmail).get("/tenants?q=acme")
+		i := strings.Index(page, `data-testid="tenant-row-acme"`)
+		if i < 0 {
+			t.Fatal("acme is not on the operator's list")
+		}
+		row := page[i:]
+		row = row[:strings.Index(row, "</tr>")]
+		if want := `data-testid="tenant-subscription-end" data-state="` + state + `">`; !strings.Contains(row, want) || !strings.Contains(row, end) {
+			t.Errorf("the list's row of acme lacks %s and %s: %s", want, end, row)
+		}
+		switch {
+		case reason == "" && strings.Contains(row, "tenant-suspended-reason"):
+			t.Errorf("the list's row of acme gives a reason of suspension: %s", row)
+		case reason != "" && !strings.Contains(row, `data-reason="`+reason+`"`):
+			t.Errorf("the list's row of acme does not give the reason %s: %s", reason, row)
+		}
+	}
+	listed("running", "")
 	if banner(admin) {
 		t.Error("a banner 20 days before the end")
 	}
@@ -397,10 +419,12 @@ func TestSubscriptionEndBanner(t *testing.T) {
 	if banner(viewer) {
 		t.Error("a banner for a viewer")
 	}
+	listed("soon", "")
 	e.clock.Advance(14 * 24 * time.Hour) // past the end
 	if n, err := e.tenants.SuspendExpired(context.Background()); err != nil || n != 1 {
 		t.Fatalf("SuspendExpired: %d, %v; want 1", n, err)
 	}
+	listed("ended", kanri.SuspendedByExpiry)
 	if resp, _ := admin.get("/t/" + e.acme.ID + "/users"); resp.StatusCode == http.StatusOK {
 		t.Error("the administrator of a suspended tenant still reaches its pages")
 	}
@@ -411,6 +435,13 @@ func TestSubscriptionEndBanner(t *testing.T) {
 	if banner(e.client(t).signIn("acme", "admin")) {
 		t.Error("a banner a year before the end")
 	}
+	end = later
+	listed("running", "")
+	cur := e.fresh(t, e.acme.ID)
+	if _, err := e.tenants.SetStatus(ctx, e.acme.ID, kanri.Seen{ETag: cur.ETag, State: cur.Status}, kanri.TenantSuspended); err != nil {
+		t.Fatal(err)
+	}
+	listed("running", kanri.SuspendedByOperator)
 }
 
 // TestOperatorEditsSubscriptionDates: the operator's tenant form keeps the

@@ -83,7 +83,8 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	// Before serving: users created meanwhile would not see the addresses
 	// of existing users reserved yet.
 	if err := upgrade.New(svcs.Deps, tenants).Run(ctx, append(users.Upgrades(),
-		upgrade.Upgrade{Name: tenant.UpgradeSearchTerms, Tenant: tenants.AddSearchTerms})); err != nil {
+		upgrade.Upgrade{Name: tenant.UpgradeSearchTerms, Tenant: tenants.AddSearchTerms},
+		upgrade.Upgrade{Name: tenant.UpgradeListingSubscription, Tenant: tenants.RewriteListing})); err != nil {
 		return nil, nil, err
 	}
 	if cfg.Store != StoreCosmos {

@@ -148,8 +148,12 @@ func (t *Tenant) TwoFactorRequired(admin bool) bool {
 
 // Location returns the tenant's time zone: its setting, else
 // DefaultTimeZone, else UTC when neither is known to this machine.
-func (t *Tenant) Location() *time.Location {
-	for _, name := range []string{t.Settings.Timezone, DefaultTimeZone} {
+func (t *Tenant) Location() *time.Location { return zone(t.Settings.Timezone) }
+
+// zone returns the time zone named, else DefaultTimeZone, else UTC when
+// neither is known to this machine.
+func zone(name string) *time.Location {
+	for _, name := range []string{name, DefaultTimeZone} {
 		if name == "" {
 			continue
 		}
@@ -180,19 +184,25 @@ type Subscription struct {
 	EndDate   Time `json:"endDate"`
 }
 
+// Ended reports whether the subscription has ended at now.
+func (s Subscription) Ended(now time.Time) bool {
+	return !s.EndDate.IsZero() && !now.Before(s.EndDate.Time)
+}
+
+// EndsSoon reports whether the subscription ends within ExpiryNotice of
+// now (and has not ended yet).
+func (s Subscription) EndsSoon(now time.Time) bool {
+	end := s.EndDate
+	return !end.IsZero() && now.Before(end.Time) && end.Sub(now) <= ExpiryNotice
+}
+
 // SubscriptionEnded reports whether the tenant's subscription has ended
 // at now.
-func (t *Tenant) SubscriptionEnded(now time.Time) bool {
-	end := t.Subscription.EndDate
-	return !end.IsZero() && !now.Before(end.Time)
-}
+func (t *Tenant) SubscriptionEnded(now time.Time) bool { return t.Subscription.Ended(now) }
 
 // SubscriptionEndsSoon reports whether the tenant's subscription ends
 // within ExpiryNotice of now (and has not ended yet).
-func (t *Tenant) SubscriptionEndsSoon(now time.Time) bool {
-	end := t.Subscription.EndDate
-	return !end.IsZero() && now.Before(end.Time) && end.Sub(now) <= ExpiryNotice
-}
+func (t *Tenant) SubscriptionEndsSoon(now time.Time) bool { return t.Subscription.EndsSoon(now) }
 
 // DateLayout is the layout of the dates the console reads and shows
 // (subscription dates).
@@ -326,6 +336,10 @@ type TenantListing struct {
 	// SubscriptionEnd is the tenant's Subscription.EndDate: the expiry
 	// worker finds the tenants whose subscription ended by it.
 	SubscriptionEnd Time `json:"subscriptionEnd"`
+	// SuspendedReason and Timezone are the tenant's, so that the list says
+	// why a tenant is suspended and shows its end date as the tenant's day.
+	SuspendedReason string `json:"suspendedReason,omitempty"`
+	Timezone        string `json:"timezone,omitempty"`
 	// TenantETag is the ETag of the tenant document this entry was made
 	// from, so that actions on the list are checked against what it shows.
 	TenantETag string `json:"tenantEtag,omitempty"`
@@ -333,6 +347,9 @@ type TenantListing struct {
 	// kept by the repository.
 	SearchTerms []string `json:"searchTerms,omitempty"`
 }
+
+// Location returns the tenant's time zone, as Tenant.Location does.
+func (l *TenantListing) Location() *time.Location { return zone(l.Timezone) }
 
 // TenantName reserves a tenant name among the tenants that are not
 // deleted (spec §3.1.5). Its id is TenantNameID(name), so the store's id

@@ -601,9 +601,17 @@ func (s *Service) saveWith(ctx context.Context, t *kanri.Tenant, ops ...docstore
 // index is derived data: a failure is logged, and the next save of the
 // tenant repairs it.
 func (s *Service) syncListing(ctx context.Context, t *kanri.Tenant) {
+	if err := s.writeListingOf(ctx, t.ID); err != nil {
+		s.Logger.Error("tenant index out of date", "tenant", t.ID, "err", err)
+	}
+}
+
+// writeListingOf writes the index entry of the tenant id from the tenant
+// as stored now, guarded by the entry's ETag.
+func (s *Service) writeListingOf(ctx context.Context, id string) error {
 	repo := listings(s.system())
-	err := store.RetryErr(ctx, func() error {
-		cur, err := repo.Get(ctx, t.ID)
+	return store.RetryErr(ctx, func() error {
+		cur, err := repo.Get(ctx, id)
 		etag := ""
 		switch {
 		case err == nil:
@@ -611,7 +619,7 @@ func (s *Service) syncListing(ctx context.Context, t *kanri.Tenant) {
 		case !kanri.IsCode(err, kanri.ENOTFOUND):
 			return err
 		}
-		latest, err := s.Store.Tenant(t.ID).Profile(ctx)
+		latest, err := s.Store.Tenant(id).Profile(ctx)
 		if err != nil {
 			return err
 		}
@@ -621,9 +629,6 @@ func (s *Service) syncListing(ctx context.Context, t *kanri.Tenant) {
 		}
 		return store.Raced(err)
 	})
-	if err != nil {
-		s.Logger.Error("tenant index out of date", "tenant", t.ID, "err", err)
-	}
 }
 
 // writeListing writes the index entry of t, at the entry's etag ("": a new
@@ -634,7 +639,8 @@ func (s *Service) writeListing(ctx context.Context, t *kanri.Tenant, etag string
 		Name: t.Name, NameLower: strings.ToLower(t.Name), DisplayName: t.DisplayName,
 		IsPrivileged: t.IsPrivileged, Status: t.Status, Plan: t.Plan,
 		UserCount: t.UserCount, MaxUsers: t.MaxUsers, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
-		SubscriptionEnd: t.Subscription.EndDate, TenantETag: t.ETag,
+		SubscriptionEnd: t.Subscription.EndDate, SuspendedReason: t.SuspendedReason, Timezone: t.Settings.Timezone,
+		TenantETag: t.ETag,
 	}
 	if etag == "" {
 		return listings(s.system()).Create(ctx, l)
@@ -664,6 +670,22 @@ func (s *Service) AddSearchTerms(ctx context.Context, tenantID string) error {
 		return err
 	}
 	return nil
+}
+
+// UpgradeListingSubscription names the upgrade RewriteListing.
+const UpgradeListingSubscription = "tenant-listing-subscription"
+
+// RewriteListing writes the operator's index entry of a tenant again from
+// the tenant, so that entries written before they kept why a tenant is
+// suspended and its time zone have both: a one-time upgrade for the
+// upgrade runner. A tenant without a document has no entry to write.
+func (s *Service) RewriteListing(ctx context.Context, tenantID string) error {
+	if _, err := s.Store.Tenant(tenantID).Profile(ctx); kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	return s.writeListingOf(ctx, tenantID)
 }
 
 // release frees a tenant name reserved for tenantRef, and only then: a
