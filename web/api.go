@@ -346,7 +346,7 @@ func (s *Server) creatorPerms(ctx context.Context, k *kanri.APIKey, t *kanri.Ten
 	if !u.IsActive || !u.DeletedAt.IsZero() {
 		return nil, home.ID, "", kanri.E(kanri.EUNAUTHENTICATED, "api.creator_gone")
 	}
-	access, err := s.Roles.AccessOf(ctx, home, u.ID)
+	access, err := s.Roles.AccessOf(ctx, home.ID, u.ID)
 	if err != nil {
 		return nil, home.ID, "", err
 	}

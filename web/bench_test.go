@@ -6,8 +6,10 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -47,4 +49,67 @@ func BenchmarkUserListPage(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSignedInPage measures a light signed-in page (the tenant's
+// settings: the user, tenant, session and roles every request loads, then
+// the page) on the embedded store as it is and with each store call
+// taking a round trip first, as on Cosmos DB (rtt), to show how many
+// round trips a request waits for in a row.
+func BenchmarkSignedInPage(b *testing.B) {
+	for _, rtt := range []time.Duration{0, time.Millisecond} {
+		b.Run("rtt="+rtt.String(), func(b *testing.B) {
+			e := newEnvOver(b, func(ds docstore.Store) docstore.Store { return slowStore{ds, rtt} })
+			c := e.client(b).signIn("acme", "admin")
+			path := e.srv.URL + "/t/" + e.acme.ID + "/settings"
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := c.http.Get(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Fatalf("status %d", resp.StatusCode)
+				}
+			}
+		})
+	}
+}
+
+// slowStore is a store whose every call first waits for a round trip.
+type slowStore struct {
+	docstore.Store
+	rtt time.Duration
+}
+
+func (s slowStore) Container(name string) docstore.Container {
+	return slowContainer{s.Store.Container(name), s.rtt}
+}
+
+type slowContainer struct {
+	docstore.Container
+	rtt time.Duration
+}
+
+func (c slowContainer) wait() {
+	if c.rtt > 0 {
+		time.Sleep(c.rtt)
+	}
+}
+
+func (c slowContainer) Read(ctx context.Context, pk, id string) (docstore.Item, error) {
+	c.wait()
+	return c.Container.Read(ctx, pk, id)
+}
+
+func (c slowContainer) Query(ctx context.Context, pk string, q docstore.Query) (docstore.Page, error) {
+	c.wait()
+	return c.Container.Query(ctx, pk, q)
+}
+
+func (c slowContainer) Replace(ctx context.Context, pk, id string, body []byte, ifMatch string) (string, error) {
+	c.wait()
+	return c.Container.Replace(ctx, pk, id, body, ifMatch)
 }

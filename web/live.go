@@ -138,7 +138,7 @@ func (s *Server) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tena
 	if err != nil || home.Status != kanri.TenantActive {
 		return false
 	}
-	access, err := s.Roles.AccessOf(ctx, home, u.ID)
+	access, err := s.Roles.AccessOf(ctx, home.ID, u.ID)
 	if err != nil || !access.Perms.Has(perm) || (home.ID != t.ID && !access.GlobalAdmin) {
 		return false
 	}

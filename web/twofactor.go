@@ -46,7 +46,7 @@ func (s *Server) afterPassword(c echo.Context, u *kanri.User, t *kanri.Tenant, n
 		}
 		return c.Redirect(http.StatusSeeOther, "/login/2fa")
 	}
-	access, err := s.Roles.AccessOf(ctx, t, u.ID)
+	access, err := s.Roles.AccessOf(ctx, t.ID, u.ID)
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func (s *Server) secondFactor(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	access, err := s.Roles.AccessOf(ctx, t, u.ID)
+	access, err := s.Roles.AccessOf(ctx, t.ID, u.ID)
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (s *Server) confirmTwoFactor(c echo.Context) error {
 func (s *Server) disableTwoFactor(c echo.Context) error {
 	ctx := c.Request().Context()
 	u, home := c.Get(ctxUser).(*kanri.User), c.Get(ctxHome).(*kanri.Tenant)
-	access, err := s.Roles.AccessOf(ctx, home, u.ID)
+	access, err := s.Roles.AccessOf(ctx, home.ID, u.ID)
 	if err != nil {
 		return err
 	}

@@ -465,8 +465,8 @@ type Access struct {
 
 // AccessOf returns what a user of a tenant may do, from one read of their
 // role assignments.
-func (s *Service) AccessOf(ctx context.Context, t *kanri.Tenant, userID string) (Access, error) {
-	return s.access(ctx, t.ID, userID)
+func (s *Service) AccessOf(ctx context.Context, tenantID, userID string) (Access, error) {
+	return s.access(ctx, tenantID, userID)
 }
 
 func (s *Service) access(ctx context.Context, tenantID, userID string) (Access, error) {

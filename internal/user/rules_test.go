@@ -230,7 +230,7 @@ func TestRoleHoldersAndAccess(t *testing.T) {
 		{"customer admin", ten, owner, false, role.UsersCreate, role.TenantsCreate},
 	}
 	for _, tt := range tests {
-		a, err := f.roles.AccessOf(f.ctx, tt.tenant, tt.user)
+		a, err := f.roles.AccessOf(f.ctx, tt.tenant.ID, tt.user)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -421,7 +421,7 @@ func TestExactlyOneFirstAdministrator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, _ := f.roles.AccessOf(f.ctx, p, staff.ID); a.GlobalAdmin {
+	if a, _ := f.roles.AccessOf(f.ctx, p.ID, staff.ID); a.GlobalAdmin {
 		t.Errorf("a user created while the operator's count was 0 became a global administrator")
 	}
 }

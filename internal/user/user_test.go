@@ -619,7 +619,7 @@ func TestBootstrapCompletesAHalfDoneStart(t *testing.T) {
 	if _, created, err := auth.Bootstrap(f.ctx, f.tenants, f.users, f.roles, "root@example.com", password); err != nil || created {
 		t.Fatalf("bootstrap over a half-done start: created %v, %v", created, err)
 	}
-	if a, _ := f.roles.AccessOf(f.ctx, p, root.ID); !a.GlobalAdmin {
+	if a, _ := f.roles.AccessOf(f.ctx, p.ID, root.ID); !a.GlobalAdmin {
 		t.Error("the bootstrap administrator was not made global administrator")
 	}
 }
