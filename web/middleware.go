@@ -137,8 +137,8 @@ func (s *Server) visit(ctx context.Context, tenantID, userID, token string) (vis
 }
 
 // requireUser lets only signed-in, active users of active tenants through;
-// others go to the sign-in page. It loads the user and their tenant once
-// per request.
+// others go to the sign-in page. It loads the user, their tenant, the
+// session's record and the user's roles once per request (visit).
 func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		uid, tid, issued, ok := s.signedIn(c)

@@ -15,9 +15,11 @@ import (
 	"time"
 	_ "time/tzdata" // every IANA time zone a tenant may choose, whatever the machine has
 
+	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/schedule"
+	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
@@ -84,7 +86,9 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	// of existing users reserved yet.
 	if err := upgrade.New(svcs.Deps, tenants).Run(ctx, append(users.Upgrades(),
 		upgrade.Upgrade{Name: tenant.UpgradeSearchTerms, Tenant: tenants.AddSearchTerms},
-		upgrade.Upgrade{Name: tenant.UpgradeListingSubscription, Tenant: tenants.RewriteListing})); err != nil {
+		upgrade.Upgrade{Name: tenant.UpgradeListingSubscription, Tenant: tenants.RewriteListing},
+		upgrade.Upgrade{Name: service.UpgradeExpiryDays, Tenant: svcs.Catalog.MoveExpiryDays},
+		upgrade.Upgrade{Name: apikey.UpgradeExpiryDays, Tenant: svcs.Keys.MoveExpiryDays})); err != nil {
 		return nil, nil, err
 	}
 	if cfg.Store != StoreCosmos {

@@ -540,3 +540,48 @@ func TestAKeysExpiryDateIsTheTenantsDay(t *testing.T) {
 		t.Errorf("a key expiring on a day over: got %v", err)
 	}
 }
+
+// TestMoveExpiryDays: the upgrade moves an expiry an earlier version
+// stored for a date (its last second in UTC) to the last second of that
+// date in the tenant's zone, once, and leaves other expiries alone.
+func TestMoveExpiryDays(t *testing.T) {
+	f := setup(t)
+	const ten = "tenant_tokyo"
+	if err := f.d.Store.Tenant(ten).Tenants().Create(f.ctx, &kanri.Tenant{Doc: kanri.Doc{ID: ten}, Name: "tokyo", Status: kanri.TenantActive, Plan: kanri.PlanStandard}); err != nil {
+		t.Fatal(err)
+	}
+	repo := f.d.Store.Tenant(ten).APIKeys()
+	set := func(name string, expires time.Time) *kanri.APIKey {
+		k, _, err := f.keys.Create(f.ctx, ten, apikey.Input{Name: name, Scopes: []string{"read"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.ExpiresAt = kanri.NewTime(expires)
+		if err := repo.Replace(f.ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	legacy := set("Legacy", time.Date(2026, 7, 1, 23, 59, 59, 0, time.UTC))
+	instant := set("Instant", time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC))
+	for range 2 {
+		if err := f.keys.MoveExpiryDays(f.ctx, ten); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		k    *kanri.APIKey
+		want time.Time
+	}{
+		{legacy, time.Date(2026, 7, 1, 14, 59, 59, 0, time.UTC)}, // 23:59:59 JST
+		{instant, time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)},
+	} {
+		got, err := repo.Get(f.ctx, c.k.ID)
+		if err != nil || !got.ExpiresAt.Equal(c.want) {
+			t.Errorf("%s expires at %v (%v), want %v", c.k.Name, got.ExpiresAt, err, c.want)
+		}
+	}
+	if err := f.keys.MoveExpiryDays(f.ctx, "tenant_unknown"); err != nil {
+		t.Errorf("a partition without a tenant: %v", err)
+	}
+}

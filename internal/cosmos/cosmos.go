@@ -145,11 +145,13 @@ func containerProperties(sp docstore.Spec) azcosmos.ContainerProperties {
 
 // upgrade brings an existing container's settings to its spec: a version
 // that adds a composite index (which an ORDER BY needs on Azure) or an
-// excluded path (a secret that must not be indexed) or changes the default
-// TTL replaces the container's settings. Azure then re-indexes in the
-// background; the partition key cannot change and is left alone. Paths
-// the container excludes or indexes beyond the spec are kept, so a
-// container tuned by hand is only added to.
+// excluded path (a secret that must not be indexed), or a container whose
+// TTL is off, has its settings replaced with what it had plus what it
+// lacks. Azure then re-indexes in the background; the partition key cannot
+// change and is left alone. Paths and a default TTL the container has
+// beyond the spec are kept, so a container tuned by hand is only added to
+// (but for settings this SDK does not read, such as computed properties,
+// which Kanri never sets).
 func upgrade(ctx context.Context, c *azcosmos.ContainerClient, sp docstore.Spec) error {
 	resp, err := c.Read(ctx, nil)
 	if err != nil {
@@ -168,11 +170,13 @@ func upgrade(ctx context.Context, c *azcosmos.ContainerClient, sp docstore.Spec)
 }
 
 // mergePolicy adds to have what want has and have lacks: excluded paths,
-// composite indexes and the default TTL. It reports whether it added
-// anything.
+// composite indexes, and TTL where it is off (the documents' own ttl needs
+// it on). A default TTL the container has is kept: an operator may keep
+// audit records longer than the spec's default. It reports whether it
+// added anything.
 func mergePolicy(have *azcosmos.ContainerProperties, want azcosmos.ContainerProperties) bool {
 	changed := false
-	if have.DefaultTimeToLive == nil || *have.DefaultTimeToLive != *want.DefaultTimeToLive {
+	if have.DefaultTimeToLive == nil {
 		have.DefaultTimeToLive, changed = want.DefaultTimeToLive, true
 	}
 	if have.IndexingPolicy == nil {

@@ -10,7 +10,7 @@ import (
 // with quoted segments, orders left out and paths of its own; none of
 // that is a difference, so an up-to-date container is not replaced.
 func TestMergePolicyReadsPathsAsAzureWritesThem(t *testing.T) {
-	ttl := int32(-1)
+	ttl, year := int32(-1), int32(365*24*3600)
 	want := azcosmos.ContainerProperties{DefaultTimeToLive: &ttl, IndexingPolicy: &azcosmos.IndexingPolicy{
 		ExcludedPaths:    []azcosmos.ExcludedPath{{Path: "/_etag/?"}, {Path: "/secret/?"}},
 		CompositeIndexes: [][]azcosmos.CompositeIndex{{{Path: "/tenantId", Order: azcosmos.CompositeIndexAscending}, {Path: "/at", Order: azcosmos.CompositeIndexDescending}}},
@@ -33,7 +33,11 @@ func TestMergePolicyReadsPathsAsAzureWritesThem(t *testing.T) {
 			ExcludedPaths:    want.IndexingPolicy.ExcludedPaths,
 			CompositeIndexes: [][]azcosmos.CompositeIndex{{{Path: "/tenantId"}, {Path: "/at"}}},
 		}}, true},
-		{"no default TTL", azcosmos.ContainerProperties{IndexingPolicy: &azcosmos.IndexingPolicy{
+		{"a default TTL of its own", azcosmos.ContainerProperties{DefaultTimeToLive: &year, IndexingPolicy: &azcosmos.IndexingPolicy{
+			ExcludedPaths:    want.IndexingPolicy.ExcludedPaths,
+			CompositeIndexes: want.IndexingPolicy.CompositeIndexes,
+		}}, false},
+		{"TTL off", azcosmos.ContainerProperties{IndexingPolicy: &azcosmos.IndexingPolicy{
 			ExcludedPaths:    want.IndexingPolicy.ExcludedPaths,
 			CompositeIndexes: want.IndexingPolicy.CompositeIndexes,
 		}}, true},

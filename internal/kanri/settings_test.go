@@ -178,6 +178,17 @@ func TestDayEndIn(t *testing.T) {
 		// 23 and 25 hour days in New York.
 		{"2027-03-14", zone("America/New_York"), time.Date(2027, 3, 15, 3, 59, 59, 0, time.UTC)},
 		{"2027-11-07", zone("America/New_York"), time.Date(2027, 11, 8, 4, 59, 59, 0, time.UTC)},
+		// Clocks that jump forward at midnight: the next day starts at
+		// 01:00, so the day before ends at 00:59:59 by the new offset.
+		{"2025-09-06", zone("America/Santiago"), time.Date(2025, 9, 7, 3, 59, 59, 0, time.UTC)},
+		{"2025-09-07", zone("America/Santiago"), time.Date(2025, 9, 8, 2, 59, 59, 0, time.UTC)},
+		{"2025-03-29", zone("Asia/Beirut"), time.Date(2025, 3, 29, 21, 59, 59, 0, time.UTC)},
+		{"2025-03-30", zone("Asia/Beirut"), time.Date(2025, 3, 30, 20, 59, 59, 0, time.UTC)},
+		{"2025-04-24", zone("Africa/Cairo"), time.Date(2025, 4, 24, 21, 59, 59, 0, time.UTC)},
+		{"2025-04-25", zone("Africa/Cairo"), time.Date(2025, 4, 25, 20, 59, 59, 0, time.UTC)},
+		// The end of a month and of a year.
+		{"2027-02-28", zone("Asia/Tokyo"), time.Date(2027, 2, 28, 14, 59, 59, 0, time.UTC)},
+		{"2027-12-31", zone("America/New_York"), time.Date(2028, 1, 1, 4, 59, 59, 0, time.UTC)},
 	} {
 		got, err := DayEndIn(c.date, c.loc)
 		if err != nil || !got.Equal(c.want) {
@@ -192,6 +203,24 @@ func TestDayEndIn(t *testing.T) {
 	for _, bad := range []string{"tomorrow", "2027-02-30", "2027-1-1", "2027-01-01T00:00:00Z"} {
 		if _, err := DayEndIn(bad, time.UTC); err == nil {
 			t.Errorf("DayEndIn(%q) accepted", bad)
+		}
+	}
+	// A day starts where the one before ends, also when it has no 00:00.
+	for _, c := range []struct {
+		date string
+		loc  *time.Location
+		want time.Time
+	}{
+		{"2025-09-07", zone("America/Santiago"), time.Date(2025, 9, 7, 4, 0, 0, 0, time.UTC)},
+		{"2025-03-30", zone("Asia/Beirut"), time.Date(2025, 3, 29, 22, 0, 0, 0, time.UTC)},
+		{"2027-01-01", zone("Asia/Tokyo"), time.Date(2026, 12, 31, 15, 0, 0, 0, time.UTC)},
+	} {
+		got, err := DateIn(c.date, c.loc)
+		if err != nil || !got.Equal(c.want) {
+			t.Errorf("DateIn(%q, %s) = %v, %v; want %v", c.date, c.loc, got, err, c.want)
+		}
+		if d := DateOf(got, c.loc); d != c.date {
+			t.Errorf("DateOf(DateIn(%q), %s) = %s", c.date, c.loc, d)
 		}
 	}
 }

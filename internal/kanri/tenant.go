@@ -214,11 +214,11 @@ func DateIn(s string, loc *time.Location) (Time, error) {
 	if s = strings.TrimSpace(s); s == "" {
 		return Time{}, nil
 	}
-	d, err := time.ParseInLocation(DateLayout, s, loc)
+	d, err := time.Parse(DateLayout, s)
 	if err != nil {
 		return Time{}, err
 	}
-	return NewTime(d), nil
+	return NewTime(dayStart(d, loc)), nil
 }
 
 // DayEndIn returns the last second of the date s (DateLayout) in loc, or
@@ -228,11 +228,34 @@ func DayEndIn(s string, loc *time.Location) (Time, error) {
 	if s = strings.TrimSpace(s); s == "" {
 		return Time{}, nil
 	}
-	d, err := time.ParseInLocation(DateLayout, s, loc)
+	d, err := time.Parse(DateLayout, s)
 	if err != nil {
 		return Time{}, err
 	}
-	return NewTime(d.AddDate(0, 0, 1).Add(-time.Second)), nil
+	return NewTime(dayStart(d.AddDate(0, 0, 1), loc).Add(-time.Second)), nil
+}
+
+// LegacyDayEnd reports whether t is an expiry typed as a date by a version
+// before dates were the tenant's days, which stored it as the last second
+// of that day in UTC, and returns the date.
+func LegacyDayEnd(t Time) (string, bool) {
+	u := t.UTC()
+	if t.IsZero() || u.Hour() != 23 || u.Minute() != 59 || u.Second() != 59 || u.Nanosecond() != 0 {
+		return "", false
+	}
+	return u.Format(DateLayout), true
+}
+
+// dayStart returns the first instant of the calendar date of d (a date at
+// midnight UTC) in loc. Where the clocks jump forward at midnight (Santiago,
+// Beirut, Cairo) the day has no 00:00: it starts at the jump.
+func dayStart(d time.Time, loc *time.Location) time.Time {
+	y, m, day := d.Date()
+	t := time.Date(y, m, day, 0, 0, 0, 0, loc)
+	if t.Day() != day { // time.Date went back to the day before
+		_, t = t.ZoneBounds()
+	}
+	return t
 }
 
 // DateOf returns the date of t in loc (DateLayout), or "" for the zero

@@ -8,6 +8,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/store"
 )
 
 // AssignmentInputOf returns the form's view of an assignment: its expiry
@@ -93,6 +94,53 @@ func (s *Service) Assign(ctx context.Context, tenantID string, in kanri.Assignme
 	}
 	s.recordAssignment(ctx, tenantID, a, "service.assign", nil, assignmentFields(a))
 	return a, true, nil
+}
+
+// UpgradeExpiryDays names the upgrade MoveExpiryDays.
+const UpgradeExpiryDays = "assignment-expiry-days"
+
+// MoveExpiryDays moves the expiry of each of the tenant's assignments given
+// as a date by an earlier version (the last second of that day in UTC,
+// kanri.LegacyDayEnd) to the last second of that day in the tenant's time
+// zone, as dates are read now: a one-time upgrade for the upgrade runner.
+// The date the assignment shows stays the one typed; it is not audited.
+func (s *Service) MoveExpiryDays(ctx context.Context, tenantID string) error {
+	t, err := s.Store.Tenant(tenantID).Profile(ctx)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	all, err := s.Assignments(ctx, tenantID)
+	if err != nil {
+		return err
+	}
+	repo := s.Store.Tenant(tenantID).ServiceAssignments()
+	for _, a := range all {
+		day, ok := kanri.LegacyDayEnd(a.ExpiresAt)
+		if !ok {
+			continue
+		}
+		end, _ := kanri.DayEndIn(day, t.Location())
+		if end.Equal(a.ExpiresAt.Time) {
+			continue // a tenant in UTC
+		}
+		_, err := store.Retry(ctx, func() (*kanri.ServiceAssignment, error) {
+			cur, err := repo.Get(ctx, a.ID)
+			if err != nil {
+				return nil, err
+			}
+			if d, ok := kanri.LegacyDayEnd(cur.ExpiresAt); !ok || d != day {
+				return cur, nil // moved, or changed, meanwhile
+			}
+			cur.ExpiresAt = end
+			return cur, store.Raced(repo.Replace(ctx, cur))
+		})
+		if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return err
+		}
+	}
+	return nil
 }
 
 // UpdateAssignment saves an edit of an assignment's config and expiry made

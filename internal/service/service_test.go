@@ -465,3 +465,48 @@ func TestAnExpiryDateIsTheTenantsDay(t *testing.T) {
 		t.Errorf("Usable once the tenant's day is over: got %v, want EFORBIDDEN", err)
 	}
 }
+
+// TestMoveExpiryDays: the upgrade moves an assignment's expiry an earlier
+// version stored for a date (its last second in UTC) to the last second of
+// that date in the tenant's zone, once, and leaves other expiries alone.
+func TestMoveExpiryDays(t *testing.T) {
+	f := setup(t)
+	const ten = "tenant_tokyo"
+	if err := f.d.Store.Tenant(ten).Tenants().Create(f.ctx, &kanri.Tenant{Doc: kanri.Doc{ID: ten}, Name: "tokyo", Status: kanri.TenantActive, Plan: kanri.PlanStandard}); err != nil {
+		t.Fatal(err)
+	}
+	repo := f.d.Store.Tenant(ten).ServiceAssignments()
+	set := func(serviceID string, expires time.Time) *kanri.ServiceAssignment {
+		a, _, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{ServiceID: serviceID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.ExpiresAt = kanri.NewTime(expires)
+		if err := repo.Replace(f.ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	legacy := set(kanri.MessagingServiceID, time.Date(2026, 7, 1, 23, 59, 59, 0, time.UTC))
+	instant := set(kanri.FileServiceID, time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC))
+	for range 2 {
+		if err := f.svc.MoveExpiryDays(f.ctx, ten); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		a    *kanri.ServiceAssignment
+		want time.Time
+	}{
+		{legacy, time.Date(2026, 7, 1, 14, 59, 59, 0, time.UTC)}, // 23:59:59 JST
+		{instant, time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)},
+	} {
+		got, err := repo.Get(f.ctx, c.a.ID)
+		if err != nil || !got.ExpiresAt.Equal(c.want) {
+			t.Errorf("%s expires at %v (%v), want %v", c.a.ServiceID, got.ExpiresAt, err, c.want)
+		}
+	}
+	if err := f.svc.MoveExpiryDays(f.ctx, "tenant_unknown"); err != nil {
+		t.Errorf("a partition without a tenant: %v", err)
+	}
+}
