@@ -109,6 +109,10 @@ type BackupRestoreView struct {
 	Location *time.Location
 	Errors   Errors
 	Confirm  string
+	// ComputedAt is when the archive and the tenant were compared;
+	// AgainURL compares them again.
+	ComputedAt time.Time
+	AgainURL   string
 }
 
 // BackupDiff counts one part's changes.

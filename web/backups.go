@@ -300,7 +300,7 @@ func (s *Server) renderRestore(c echo.Context, status int, confirm string, errs 
 	parts := restoreParts(c, h)
 	offset, _ := strconv.Atoi(c.QueryParam("offset"))
 	offset = max(offset, 0)
-	dry, err := s.Backups.DryRun(ctx, t.ID, h.ID, parts, offset, dryRunPage)
+	dry, err := s.Backups.DryRun(ctx, t.ID, h.ID, parts, offset, dryRunPage, c.QueryParam("fresh") == "1")
 	if err != nil {
 		return err
 	}
@@ -308,7 +308,7 @@ func (s *Server) renderRestore(c echo.Context, status int, confirm string, errs 
 	if err != nil {
 		return err
 	}
-	v := views.BackupRestoreView{Run: h, Tenant: t, Parts: parts, Total: dry.Total, Offset: offset, Location: loc, Errors: errs, Confirm: confirm}
+	v := views.BackupRestoreView{Run: h, Tenant: t, Parts: parts, Total: dry.Total, Offset: offset, Location: loc, Errors: errs, Confirm: confirm, ComputedAt: dry.ComputedAt}
 	for _, d := range dry.Parts {
 		v.Diffs = append(v.Diffs, views.BackupDiff{Part: d.Part, Added: d.Added, Changed: d.Changed, Removed: d.Removed})
 	}
@@ -319,6 +319,7 @@ func (s *Server) renderRestore(c echo.Context, status int, confirm string, errs 
 		q := url.Values{"parts": parts, "offset": {strconv.Itoa(off)}}
 		return views.BackupRunPath(t.ID, h.ID) + "/restore?" + q.Encode()
 	}
+	v.AgainURL = views.BackupRunPath(t.ID, h.ID) + "/restore?" + url.Values{"parts": parts, "fresh": {"1"}}.Encode()
 	if offset+dryRunPage < dry.Total {
 		v.NextURL = at(offset + dryRunPage)
 	}

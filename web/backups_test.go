@@ -123,6 +123,15 @@ func TestBackupsInTheConsole(t *testing.T) {
 	if !strings.Contains(body, `data-testid="restore-what"`) || !strings.Contains(body, "(acme)") {
 		t.Errorf("the confirmation does not name the tenant: %s", excerpt(body, "restore-what"))
 	}
+	again := base + "/history/" + run.ID + "/restore?fresh=1&amp;parts=users"
+	if !strings.Contains(body, `data-testid="restore-computed-at"`) || !strings.Contains(body, `href="`+again+`"`) {
+		t.Errorf("the dry run does not say when it compared, with a link to compare again: %s", excerpt(body, "restore-computed-at"))
+	}
+	resp, body = admin.get(strings.ReplaceAll(again, "&amp;", "&"))
+	wantStatus(t, "compare again", resp, http.StatusOK)
+	if !strings.Contains(body, e.acmeBob.ID) {
+		t.Error("compared again, the dry run does not show bob coming back")
+	}
 	resp, body = admin.post(base+"/history/"+run.ID+"/restore", url.Values{"parts": {"users"}, "confirm": {"globex"}})
 	wantStatus(t, "wrong confirmation", resp, http.StatusUnprocessableEntity)
 	if !strings.Contains(body, `data-testid="field-error-confirm"`) {

@@ -161,6 +161,7 @@ func (s *Service) ResumeRestores(ctx context.Context) error {
 // still running (to be attempted again by the worker) or failed after
 // maxAttempts.
 func (s *Service) finish(ctx context.Context, tenantID string, r *kanri.BackupRestore) error {
+	defer s.dryRuns.forget(tenantID)
 	repo := s.Store.Tenant(tenantID).BackupRestores()
 	r.Attempts++
 	r.ETag = ""

@@ -59,6 +59,7 @@ type Service struct {
 	mu      sync.Mutex
 	bg      context.Context
 	running sync.WaitGroup
+	dryRuns dryRuns
 	// beforePart, when set, is called before each part's documents are
 	// restored (tests interrupt restores with it).
 	beforePart func(part string) error

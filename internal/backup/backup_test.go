@@ -382,7 +382,7 @@ func testRoundTrip(t *testing.T, e *env) {
 	if changed := e.state(t); len(changed.docs) == len(before.docs) {
 		t.Log("note: the changes kept the number of documents")
 	}
-	dry, err := e.svcs.Backups.DryRun(e.ctx, e.tenant.ID, h.ID, kanri.AllBackupParts, 0, 50)
+	dry, err := e.svcs.Backups.DryRun(e.ctx, e.tenant.ID, h.ID, kanri.AllBackupParts, 0, 50, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +403,7 @@ func testRoundTrip(t *testing.T, e *env) {
 		t.Fatalf("restore = %+v, %v; want done", r, err)
 	}
 	compare(t, before, e.state(t))
-	again, err := e.svcs.Backups.DryRun(e.ctx, e.tenant.ID, h.ID, kanri.AllBackupParts, 0, 50)
+	again, err := e.svcs.Backups.DryRun(e.ctx, e.tenant.ID, h.ID, kanri.AllBackupParts, 0, 50, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
@@ -116,6 +117,18 @@ type DryRun struct {
 	Changes []Change
 	Offset  int
 	Total   int
+	// ComputedAt is when the archive and the tenant were compared.
+	ComputedAt time.Time
+}
+
+// page returns the result with the page of changes from offset.
+func (d *DryRun) page(offset, limit int) *DryRun {
+	out := *d
+	out.Offset, out.Changes = offset, nil
+	if offset < len(d.Changes) {
+		out.Changes = d.Changes[offset:min(len(d.Changes), offset+limit)]
+	}
+	return &out
 }
 
 // keep says whether a restore leaves a document alone: the restorer's own
@@ -288,8 +301,32 @@ func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts 
 }
 
 // DryRun verifies the archive and returns what restoring parts of it
-// into the tenant would change, with one page of the changed documents.
-func (s *Service) DryRun(ctx context.Context, tenantID, historyID string, parts []string, offset, limit int) (*DryRun, error) {
+// into the tenant would change, with one page of the changed documents
+// from offset. The whole result is kept for dryRunTTL on this instance, so
+// that its other pages cost a page, not the tenant; fresh compares the
+// archive and the tenant again. ComputedAt says when they were compared.
+func (s *Service) DryRun(ctx context.Context, tenantID, historyID string, parts []string, offset, limit int, fresh bool) (*DryRun, error) {
+	key := dryRunKey(tenantID, historyID, audit.ActorFrom(ctx).UserID, parts)
+	if r := s.dryRuns.get(key, s.Now()); r != nil && !fresh {
+		return r.page(offset, limit), nil
+	}
+	v, err, _ := s.dryRuns.group.Do(key, func() (any, error) {
+		r, err := s.dryRun(ctx, tenantID, historyID, parts)
+		if err == nil {
+			s.dryRuns.put(key, r, r.ComputedAt)
+		}
+		return r, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*DryRun).page(offset, limit), nil
+}
+
+// dryRun compares the archive with the tenant: the whole result, with
+// every change.
+func (s *Service) dryRun(ctx context.Context, tenantID, historyID string, parts []string) (*DryRun, error) {
+	now := s.Now()
 	m, err := s.Verify(ctx, tenantID, historyID)
 	if err != nil {
 		return nil, err
@@ -303,7 +340,7 @@ func (s *Service) DryRun(ctx context.Context, tenantID, historyID string, parts 
 	if err != nil {
 		return nil, err
 	}
-	out := &DryRun{Manifest: m, Offset: offset}
+	out := &DryRun{Manifest: m, ComputedAt: now}
 	counts := map[string]*PartDiff{}
 	for _, p := range parts {
 		counts[p] = &PartDiff{Part: p}
@@ -339,10 +376,7 @@ func (s *Service) DryRun(ctx context.Context, tenantID, historyID string, parts 
 		}
 		return strings.Compare(x.Container+"\x00"+x.ID, y.Container+"\x00"+y.ID)
 	})
-	out.Total = len(all)
-	if offset < len(all) {
-		out.Changes = all[offset:min(len(all), offset+limit)]
-	}
+	out.Total, out.Changes = len(all), all
 	return out, nil
 }
 

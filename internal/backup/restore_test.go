@@ -46,7 +46,7 @@ func TestADamagedArchiveIsRefused(t *testing.T) {
 			if key, _ := kanri.ErrorMessage(err); key != "backups.error.damaged" {
 				t.Errorf("Verify's message = %s, want backups.error.damaged", key)
 			}
-			if _, err := e.svcs.Backups.DryRun(e.ctx, e.tenant.ID, h.ID, kanri.AllBackupParts, 0, 10); !kanri.IsCode(err, kanri.EINVALID) {
+			if _, err := e.svcs.Backups.DryRun(e.ctx, e.tenant.ID, h.ID, kanri.AllBackupParts, 0, 10, false); !kanri.IsCode(err, kanri.EINVALID) {
 				t.Errorf("DryRun = %v, want EINVALID", err)
 			}
 			if _, err := e.svcs.Backups.Restore(e.ctx, e.tenant.ID, h.ID, kanri.AllBackupParts); !kanri.IsCode(err, kanri.EINVALID) {
@@ -70,7 +70,7 @@ func TestAnotherTenantsBackupsAreNotFound(t *testing.T) {
 	_, checks["job"] = b.Job(e.ctx, other, h.JobID)
 	_, checks["history"] = b.History(e.ctx, other, h.ID)
 	_, checks["verify"] = b.Verify(e.ctx, other, h.ID)
-	_, checks["dry run"] = b.DryRun(e.ctx, other, h.ID, []string{kanri.PartUsers}, 0, 10)
+	_, checks["dry run"] = b.DryRun(e.ctx, other, h.ID, []string{kanri.PartUsers}, 0, 10, false)
 	_, checks["restore"] = b.Restore(e.ctx, other, h.ID, []string{kanri.PartUsers})
 	checks["download"] = b.Download(e.ctx, other, h.ID, discard{})
 	_, checks["run"] = b.RunNow(e.ctx, other, h.JobID)

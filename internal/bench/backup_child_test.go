@@ -88,7 +88,7 @@ func TestBackupChild(t *testing.T) {
 		r.HistoryID, r.BytesWritten, r.BackupSize, r.Items, r.Status = h.ID, h.BytesWritten, h.BackupSize, h.ItemsBackedUp, h.Status
 		r.FilesNew = m.Files.New
 	case "DryRun":
-		d, err := bk.DryRun(ctx, p.Tenant, p.Archive, kanri.AllBackupParts, 0, 50)
+		d, err := bk.DryRun(ctx, p.Tenant, p.Archive, kanri.AllBackupParts, 0, 50, false)
 		if err != nil {
 			t.Fatal(err)
 		}
