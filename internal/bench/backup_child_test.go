@@ -95,6 +95,11 @@ func TestBackupChild(t *testing.T) {
 		r.Seconds = time.Since(start).Seconds()
 		r.Changes = d.Total
 		t.Logf("dry run: %+v", d.Parts)
+		next := time.Now()
+		if _, err := bk.DryRun(ctx, p.Tenant, p.Archive, kanri.AllBackupParts, 50, 50, false); err != nil {
+			t.Fatal(err)
+		}
+		r.NextPageSeconds = time.Since(next).Seconds()
 	case "Restore", "RestoreNewTenant":
 		var rs *kanri.BackupRestore
 		target := p.Tenant
