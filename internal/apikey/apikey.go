@@ -145,47 +145,10 @@ func (s *Service) Create(ctx context.Context, tenantID string, in Input) (*kanri
 // UpgradeExpiryDays names the upgrade MoveExpiryDays.
 const UpgradeExpiryDays = "apikey-expiry-days"
 
-// MoveExpiryDays moves the expiry of each of the tenant's keys given as a
-// date by an earlier version (the last second of that day in UTC,
-// kanri.LegacyDayEnd) to the last second of that day in the tenant's time
-// zone, as dates are read now: a one-time upgrade for the upgrade runner.
-// The date the key shows stays the one typed; it is not audited.
+// MoveExpiryDays moves the expiries an earlier version stored for a date
+// to the end of that day in the tenant's time zone (app.MoveExpiryDays).
 func (s *Service) MoveExpiryDays(ctx context.Context, tenantID string) error {
-	t, err := s.Store.Tenant(tenantID).Profile(ctx)
-	if kanri.IsCode(err, kanri.ENOTFOUND) {
-		return nil
-	} else if err != nil {
-		return err
-	}
-	keys, err := s.List(ctx, tenantID)
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		day, ok := kanri.LegacyDayEnd(k.ExpiresAt)
-		if !ok {
-			continue
-		}
-		end, _ := kanri.DayEndIn(day, t.Location())
-		if end.Equal(k.ExpiresAt.Time) {
-			continue // a tenant in UTC
-		}
-		_, err := store.Retry(ctx, func() (*kanri.APIKey, error) {
-			cur, err := s.Get(ctx, tenantID, k.ID)
-			if err != nil {
-				return nil, err
-			}
-			if d, ok := kanri.LegacyDayEnd(cur.ExpiresAt); !ok || d != day {
-				return cur, nil // moved, or changed, meanwhile
-			}
-			cur.ExpiresAt = end
-			return cur, store.Raced(s.Store.Tenant(tenantID).APIKeys().Replace(ctx, cur))
-		})
-		if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
-			return err
-		}
-	}
-	return nil
+	return app.MoveExpiryDays(ctx, s.Deps, tenantID, s.Store.Tenant(tenantID).APIKeys(), func(d *kanri.APIKey) *kanri.Time { return &d.ExpiresAt })
 }
 
 func normalScopes(scopes []string) []string {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"time"
 
+	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/store"
 )
 
 // AssignmentInputOf returns the form's view of an assignment: its expiry
@@ -99,48 +99,10 @@ func (s *Service) Assign(ctx context.Context, tenantID string, in kanri.Assignme
 // UpgradeExpiryDays names the upgrade MoveExpiryDays.
 const UpgradeExpiryDays = "assignment-expiry-days"
 
-// MoveExpiryDays moves the expiry of each of the tenant's assignments given
-// as a date by an earlier version (the last second of that day in UTC,
-// kanri.LegacyDayEnd) to the last second of that day in the tenant's time
-// zone, as dates are read now: a one-time upgrade for the upgrade runner.
-// The date the assignment shows stays the one typed; it is not audited.
+// MoveExpiryDays moves the expiries an earlier version stored for a date
+// to the end of that day in the tenant's time zone (app.MoveExpiryDays).
 func (s *Service) MoveExpiryDays(ctx context.Context, tenantID string) error {
-	t, err := s.Store.Tenant(tenantID).Profile(ctx)
-	if kanri.IsCode(err, kanri.ENOTFOUND) {
-		return nil
-	} else if err != nil {
-		return err
-	}
-	all, err := s.Assignments(ctx, tenantID)
-	if err != nil {
-		return err
-	}
-	repo := s.Store.Tenant(tenantID).ServiceAssignments()
-	for _, a := range all {
-		day, ok := kanri.LegacyDayEnd(a.ExpiresAt)
-		if !ok {
-			continue
-		}
-		end, _ := kanri.DayEndIn(day, t.Location())
-		if end.Equal(a.ExpiresAt.Time) {
-			continue // a tenant in UTC
-		}
-		_, err := store.Retry(ctx, func() (*kanri.ServiceAssignment, error) {
-			cur, err := repo.Get(ctx, a.ID)
-			if err != nil {
-				return nil, err
-			}
-			if d, ok := kanri.LegacyDayEnd(cur.ExpiresAt); !ok || d != day {
-				return cur, nil // moved, or changed, meanwhile
-			}
-			cur.ExpiresAt = end
-			return cur, store.Raced(repo.Replace(ctx, cur))
-		})
-		if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
-			return err
-		}
-	}
-	return nil
+	return app.MoveExpiryDays(ctx, s.Deps, tenantID, s.Store.Tenant(tenantID).ServiceAssignments(), func(d *kanri.ServiceAssignment) *kanri.Time { return &d.ExpiresAt })
 }
 
 // UpdateAssignment saves an edit of an assignment's config and expiry made
