@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/backup"
+	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
@@ -402,34 +403,13 @@ func (s *Server) backupEvents(c echo.Context) error {
 	if err := write("event: backup\ndata: connected\n\n"); err != nil {
 		return nil
 	}
-	heartbeat, recheck := time.NewTicker(liveHeartbeat), time.NewTicker(liveRecheck)
-	defer heartbeat.Stop()
-	defer recheck.Stop()
-	for {
-		select {
-		case <-ctx.Done():
+	_ = s.pump(ctx, c, t, role.BackupsRead, sub, write, func(e events.Event) error {
+		if e.Topic != backup.Topic {
 			return nil
-		case e, ok := <-sub.C:
-			if !ok {
-				return nil // the bus closed (shutdown) or the tab fell behind: the browser reconnects
-			}
-			if e.Topic != backup.Topic {
-				continue
-			}
-			if err := write("event: backup\ndata: " + e.Kind + "\n\n"); err != nil {
-				return nil
-			}
-		case <-heartbeat.C:
-			if err := write(": ping\n\n"); err != nil {
-				return nil
-			}
-		case <-recheck.C:
-			if !s.stillAllowed(ctx, c, t, role.BackupsRead) {
-				_ = write("event: end\ndata: \n\n")
-				return nil
-			}
 		}
-	}
+		return write("event: backup\ndata: " + e.Kind + "\n\n") // fails only when the browser went
+	})
+	return nil
 }
 
 // backupsPage is the page of the backup pages: with their live stream.

@@ -82,6 +82,19 @@ func (s *Server) liveEvents(c echo.Context) error {
 		// entries, about 12 KB decoded) served the snapshot alone.
 		l.open.Recent = nil
 	}
+	if err := s.pump(ctx, c, t, role.ChannelsRead, sub, l.write, func(e events.Event) error { return l.deliver(ctx, e) }); err != nil {
+		return l.end(err)
+	}
+	return nil
+}
+
+// pump runs a stream until the browser goes, the bus closes the
+// subscription (at shutdown, or when the tab fell behind: the browser
+// reconnects), a write fails or deliver fails, whose error it returns. It
+// passes each event to deliver, pings every liveHeartbeat, and every
+// liveRecheck checks that the session holds and its user still has perm
+// in the tenant, or ends the stream with an end event.
+func (s *Server) pump(ctx context.Context, c echo.Context, t *kanri.Tenant, perm string, sub *events.Subscription, write func(string) error, deliver func(events.Event) error) error {
 	heartbeat, recheck := time.NewTicker(liveHeartbeat), time.NewTicker(liveRecheck)
 	defer heartbeat.Stop()
 	defer recheck.Stop()
@@ -91,18 +104,18 @@ func (s *Server) liveEvents(c echo.Context) error {
 			return nil
 		case e, ok := <-sub.C:
 			if !ok {
-				return nil // the bus closed (shutdown) or the tab fell behind: the browser reconnects
+				return nil
 			}
-			if err := l.deliver(ctx, e); err != nil {
-				return l.end(err)
+			if err := deliver(e); err != nil {
+				return err
 			}
 		case <-heartbeat.C:
-			if err := l.write(": ping\n\n"); err != nil {
+			if err := write(": ping\n\n"); err != nil {
 				return nil
 			}
 		case <-recheck.C:
-			if !s.stillAllowed(ctx, c, t, role.ChannelsRead) {
-				_ = l.write("event: end\ndata: \n\n")
+			if !s.stillAllowed(ctx, c, t, perm) {
+				_ = write("event: end\ndata: \n\n")
 				return nil
 			}
 		}
