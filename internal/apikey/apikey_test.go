@@ -12,7 +12,7 @@ import (
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
-	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
@@ -56,14 +56,7 @@ var stores = []struct {
 }{{"embedded", setup}, {"cosmos", setupCosmos}}
 
 // openEmbedded opens an embedded store in a temporary directory.
-func openEmbedded(t *testing.T) docstore.Store {
-	t.Helper()
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ds
-}
+func openEmbedded(t *testing.T) docstore.Store { return bolttest.Open(t) }
 
 // openCosmos opens a store on a local Cosmos DB test server.
 func openCosmos(t *testing.T) docstore.Store {

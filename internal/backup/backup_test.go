@@ -20,7 +20,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
-	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/disk"
@@ -41,15 +41,6 @@ type env struct {
 	blobs  *blob.Bucket
 	tenant *kanri.Tenant
 	admin  *kanri.User
-}
-
-func embedded(t *testing.T) docstore.Store {
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
-	return ds
 }
 
 // cosmosDB opens a new database on srv (a second call with the same name
@@ -420,7 +411,7 @@ func testRoundTrip(t *testing.T, e *env) {
 }
 
 func TestRoundTripEmbedded(t *testing.T) {
-	testRoundTrip(t, newEnv(t, embedded(t), t.TempDir()))
+	testRoundTrip(t, newEnv(t, bolttest.Open(t), t.TempDir()))
 }
 
 func TestRoundTripCosmos(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
@@ -146,11 +146,7 @@ func run(b *testing.B, st docstore.Store, tenants int) {
 }
 
 func BenchmarkEmbedded(b *testing.B) {
-	st, err := bolt.Open(b.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := bolttest.Open(b)
 	load(b, st, 100)
 	run(b, st, 100)
 }

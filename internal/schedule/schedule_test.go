@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
@@ -17,12 +17,7 @@ import (
 // TestContractEmbedded runs the scheduler's contract on the embedded store.
 func TestContractEmbedded(t *testing.T) {
 	scheduletest.Run(t, func(t *testing.T) docstore.Store {
-		st, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
+		return bolttest.Open(t)
 	})
 }
 

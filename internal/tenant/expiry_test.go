@@ -17,7 +17,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
-	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/disk"
@@ -35,15 +35,6 @@ var start = time.Date(2026, 11, 26, 12, 0, 30, 0, time.UTC)
 
 // operator is the context of the operator's changes.
 var operator = audit.WithActor(context.Background(), audit.Actor{UserID: "user_operator", UserName: "operator", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
-
-func embedded(t *testing.T) docstore.Store {
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
-	return ds
-}
 
 // cosmosDB opens the database name on srv: a second call opens the same
 // database, as a second instance would.
@@ -115,7 +106,7 @@ func TestSubscriptionExpirySuspendsOnceAcrossInstances(t *testing.T) {
 		name string
 		open func(t *testing.T) (docstore.Store, docstore.Store)
 	}{
-		{"embedded", func(t *testing.T) (docstore.Store, docstore.Store) { ds := embedded(t); return ds, ds }},
+		{"embedded", func(t *testing.T) (docstore.Store, docstore.Store) { ds := bolttest.Open(t); return ds, ds }},
 		{"cosmos", func(t *testing.T) (docstore.Store, docstore.Store) {
 			srv := cosmostest.Start(t)
 			b := make([]byte, 6)
@@ -249,7 +240,7 @@ func TestSubscriptionExpirySuspendsOnceAcrossInstances(t *testing.T) {
 // TestExpiredQueryReadsOneRange: the expiry's query reads one range of an
 // index of the operator's index, however many tenants there are.
 func TestExpiredQueryReadsOneRange(t *testing.T) {
-	ds := embedded(t)
+	ds := bolttest.Open(t)
 	plan, err := ds.Container(docstore.Tenant).(docstore.Explainer).Explain(kanri.SystemTenantID, tenant.ExpiredQuery(start, ""))
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +254,7 @@ func TestExpiredQueryReadsOneRange(t *testing.T) {
 // backup jobs' next runs to the schedule read in it, and is recorded once.
 func TestTimeZoneChangeMovesBackupRuns(t *testing.T) {
 	clock := scheduletest.NewClock(start)
-	svcs := instance(t, embedded(t), "only", clock)
+	svcs := instance(t, bolttest.Open(t), "only", clock)
 	if _, err := svcs.Roles.Seed(operator); err != nil {
 		t.Fatal(err)
 	}
