@@ -112,5 +112,5 @@ func TestRestoreInBatchesEmbedded(t *testing.T) { testRestoreInBatches(t, boltte
 
 func TestRestoreInBatchesCosmos(t *testing.T) {
 	srv := cosmostest.Start(t)
-	testRestoreInBatches(t, cosmosDB(t, srv, randomName()))
+	testRestoreInBatches(t, cosmostest.OpenNew(t, srv))
 }

@@ -45,10 +45,10 @@ func instance(t *testing.T, ds docstore.Store, blobDir, name string, clock *sche
 // both look for due jobs every minute, and each slot runs exactly once.
 func TestScheduledRunsHappenOncePerSlotAcrossInstances(t *testing.T) {
 	srv := cosmostest.Start(t)
-	db, blobs := randomName(), t.TempDir()
+	db, blobs := cosmostest.NewDatabase(), t.TempDir()
 	clock := scheduletest.NewClock(time.Date(2026, 11, 26, 12, 0, 30, 0, time.UTC))
-	a := instance(t, cosmosDB(t, srv, db), blobs, "instance-a", clock)
-	b := instance(t, cosmosDB(t, srv, db), blobs, "instance-b", clock)
+	a := instance(t, cosmostest.Open(t, srv, db), blobs, "instance-a", clock)
+	b := instance(t, cosmostest.Open(t, srv, db), blobs, "instance-b", clock)
 	e := &env{ctx: audit.WithActor(t.Context(), audit.Actor{UserID: "user_operator"}), svcs: a}
 	if _, err := a.Roles.Seed(e.ctx); err != nil {
 		t.Fatal(err)

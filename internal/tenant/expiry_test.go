@@ -2,8 +2,6 @@ package tenant_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -18,7 +16,6 @@ import (
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
-	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/disk"
 	"github.com/kanri/kanri/internal/docstore"
@@ -35,19 +32,6 @@ var start = time.Date(2026, 11, 26, 12, 0, 30, 0, time.UTC)
 
 // operator is the context of the operator's changes.
 var operator = audit.WithActor(context.Background(), audit.Actor{UserID: "user_operator", UserName: "operator", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
-
-// cosmosDB opens the database name on srv: a second call opens the same
-// database, as a second instance would.
-func cosmosDB(t *testing.T, srv *cosmostest.Server, name string) docstore.Store {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ds, err := cosmos.Open(ctx, cosmos.Config{Endpoint: srv.Endpoint, Key: srv.Key(), Database: name, InsecureSkipVerify: true}, docstore.Specs())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
-	return ds
-}
 
 // slotClock is the shared clock as the schedulers see it: it counts the
 // instances waiting for their next slot (a sleep until a whole hour), as
@@ -109,10 +93,8 @@ func TestSubscriptionExpirySuspendsOnceAcrossInstances(t *testing.T) {
 		{"embedded", func(t *testing.T) (docstore.Store, docstore.Store) { ds := bolttest.Open(t); return ds, ds }},
 		{"cosmos", func(t *testing.T) (docstore.Store, docstore.Store) {
 			srv := cosmostest.Start(t)
-			b := make([]byte, 6)
-			rand.Read(b)
-			db := "kanri-test-" + hex.EncodeToString(b)
-			return cosmosDB(t, srv, db), cosmosDB(t, srv, db)
+			db := cosmostest.NewDatabase()
+			return cosmostest.Open(t, srv, db), cosmostest.Open(t, srv, db)
 		}},
 	} {
 		t.Run(backend.name, func(t *testing.T) {

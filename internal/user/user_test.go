@@ -14,7 +14,6 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
-	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
@@ -47,13 +46,7 @@ func setup(t *testing.T) *fixture {
 func setupCosmos(t *testing.T) *fixture {
 	t.Helper()
 	srv := cosmostest.Start(t)
-	ds, err := cosmos.Open(t.Context(), cosmos.Config{
-		Endpoint: srv.Endpoint, Key: srv.Key(), Database: "kanri-user-test", InsecureSkipVerify: true,
-	}, docstore.Specs())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return setupOn(t, ds)
+	return setupOn(t, cosmostest.Open(t, srv, "kanri-user-test"))
 }
 
 func setupOn(t *testing.T, ds docstore.Store) *fixture {
