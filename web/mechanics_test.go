@@ -16,8 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/app"
-	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/service"
@@ -300,11 +299,7 @@ func TestRenderSendsWholePages(t *testing.T) {
 // their routes with: a tenant reaches them only while its assignment of
 // the service is active and unexpired, and the service itself active.
 func TestUsableGuardsAServicesRoutes(t *testing.T) {
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ds.Close()
+	ds := bolttest.Open(t)
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	d := app.NewDeps(store.New(ds, nil), nil, func() time.Time { return now })
 	if _, err := role.New(d).Seed(t.Context()); err != nil {

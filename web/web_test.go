@@ -23,7 +23,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
-	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/disk"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
@@ -90,11 +90,7 @@ func newEnv(t testing.TB) *env {
 // recorder or counter).
 func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 	t.Helper()
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
+	ds := bolttest.Open(t)
 	calls := docstoretest.NewCounting(wrap(ds))
 	faults := &faultStore{Store: calls}
 	clk := &clock{t: time.Now()}
@@ -128,6 +124,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 			e.globex, e.globAdmin = ten, admin
 		}
 	}
+	var err error
 	e.acmeBob, err = us.Create(ctx, e.acme.ID, kanri.UserInput{Username: "bob", Email: "bob@acme.test", DisplayName: "Bob", Password: password})
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
@@ -217,10 +216,7 @@ func TestInstancesStartTogetherOnAnEmptyDatabase(t *testing.T) {
 				t.Errorf("trial %d: shutdown: %v", trial, err)
 			}
 		}
-		ds, err := cosmos.Open(t.Context(), cosmos.Config{Endpoint: cs.Endpoint, Key: cs.Key(), Database: db, InsecureSkipVerify: true}, docstore.Specs())
-		if err != nil {
-			t.Fatal(err)
-		}
+		ds := cosmostest.Open(t, cs, db)
 		users, _, err := store.New(ds, nil).Tenant(kanri.PrivilegedTenantID).Users().Query(t.Context(), docstore.Query{})
 		if err != nil {
 			t.Fatal(err)

@@ -12,8 +12,7 @@ import (
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
-	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/cosmos"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
@@ -56,24 +55,12 @@ var stores = []struct {
 }{{"embedded", setup}, {"cosmos", setupCosmos}}
 
 // openEmbedded opens an embedded store in a temporary directory.
-func openEmbedded(t *testing.T) docstore.Store {
-	t.Helper()
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ds
-}
+func openEmbedded(t *testing.T) docstore.Store { return bolttest.Open(t) }
 
 // openCosmos opens a store on a local Cosmos DB test server.
 func openCosmos(t *testing.T) docstore.Store {
 	t.Helper()
-	srv := cosmostest.Start(t)
-	ds, err := cosmos.Open(t.Context(), cosmos.Config{Endpoint: srv.Endpoint, Key: srv.Key(), Database: "kanri-apikey-test", InsecureSkipVerify: true}, docstore.Specs())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ds
+	return cosmostest.Open(t, cosmostest.Start(t), "kanri-apikey-test")
 }
 
 func TestSecretFormat(t *testing.T) {

@@ -5,8 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -14,11 +13,7 @@ import (
 // TestLimiterForgetsIdleKeys fills a limiter with buckets of keys idle
 // for two days and one in use: the next new key drops the idle ones only.
 func TestLimiterForgetsIdleKeys(t *testing.T) {
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ds.Close()
+	ds := bolttest.Open(t)
 	now := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
 	l := NewLimiter(store.New(ds, nil), func() time.Time { return now })
 	for i := range maxBuckets - 1 {

@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/internal/app"
-	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -18,11 +17,7 @@ import (
 // in UTC, alone. On API keys and service assignments, the two documents
 // whose forms take expiry dates.
 func TestMoveExpiryDays(t *testing.T) {
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
+	ds := bolttest.Open(t)
 	d := app.NewDeps(store.New(ds, nil), nil, nil)
 	ctx := t.Context()
 	legacy := time.Date(2026, 7, 1, 23, 59, 59, 0, time.UTC)

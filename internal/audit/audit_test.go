@@ -10,8 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -73,10 +72,7 @@ func TestCSVCellsAreDefused(t *testing.T) {
 }
 
 func TestARecordThatCannotBeWrittenIsLoggedAndCounted(t *testing.T) {
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := bolttest.Open(t)
 	var logs bytes.Buffer
 	l := New(store.New(ds, nil), slog.New(slog.NewJSONHandler(&logs, nil)), nil)
 	ctx := WithActor(t.Context(), Actor{UserID: "user_1", RequestID: "req-1"})
@@ -97,11 +93,7 @@ func TestARecordThatCannotBeWrittenIsLoggedAndCounted(t *testing.T) {
 }
 
 func TestExportStopsWhenItsContextEnds(t *testing.T) {
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ds.Close()
+	ds := bolttest.Open(t)
 	l := New(store.New(ds, nil), slog.New(slog.DiscardHandler), nil)
 	for range 3 {
 		l.Record(t.Context(), Entry{TenantID: "tenant_a", Action: "user.update"})

@@ -14,8 +14,7 @@ import (
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
-	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
@@ -45,11 +44,7 @@ const pass = "Correct-Horse-9"
 // fixture's clock, and the secret shown at enrolment.
 func enrolled(t *testing.T, key []byte) *fixture {
 	t.Helper()
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
+	ds := bolttest.Open(t)
 	clk := &clock{t: time.Date(2026, 11, 26, 9, 0, 5, 0, time.UTC)}
 	svcs := services.New(store.New(ds, nil), slog.New(slog.DiscardHandler), clk.now, services.Options{
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, TwoFactorKey: key,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kanri/kanri/internal/backup"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
@@ -107,9 +108,9 @@ func testRestoreInBatches(t *testing.T, ds docstore.Store) {
 	}
 }
 
-func TestRestoreInBatchesEmbedded(t *testing.T) { testRestoreInBatches(t, embedded(t)) }
+func TestRestoreInBatchesEmbedded(t *testing.T) { testRestoreInBatches(t, bolttest.Open(t)) }
 
 func TestRestoreInBatchesCosmos(t *testing.T) {
 	srv := cosmostest.Start(t)
-	testRestoreInBatches(t, cosmosDB(t, srv, randomName()))
+	testRestoreInBatches(t, cosmostest.OpenNew(t, srv))
 }

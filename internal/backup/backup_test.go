@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -20,8 +18,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
-	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/cosmos"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/disk"
 	"github.com/kanri/kanri/internal/docstore"
@@ -41,34 +38,6 @@ type env struct {
 	blobs  *blob.Bucket
 	tenant *kanri.Tenant
 	admin  *kanri.User
-}
-
-func embedded(t *testing.T) docstore.Store {
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
-	return ds
-}
-
-// cosmosDB opens a new database on srv (a second call with the same name
-// opens the same database, as a second instance would).
-func cosmosDB(t *testing.T, srv *cosmostest.Server, name string) docstore.Store {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ds, err := cosmos.Open(ctx, cosmos.Config{Endpoint: srv.Endpoint, Key: srv.Key(), Database: name, InsecureSkipVerify: true}, docstore.Specs())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
-	return ds
-}
-
-func randomName() string {
-	b := make([]byte, 6)
-	rand.Read(b)
-	return "kanri-test-" + hex.EncodeToString(b)
 }
 
 func newEnv(t *testing.T, ds docstore.Store, blobDir string) *env {
@@ -420,12 +389,12 @@ func testRoundTrip(t *testing.T, e *env) {
 }
 
 func TestRoundTripEmbedded(t *testing.T) {
-	testRoundTrip(t, newEnv(t, embedded(t), t.TempDir()))
+	testRoundTrip(t, newEnv(t, bolttest.Open(t), t.TempDir()))
 }
 
 func TestRoundTripCosmos(t *testing.T) {
 	srv := cosmostest.Start(t)
-	testRoundTrip(t, newEnv(t, cosmosDB(t, srv, randomName()), t.TempDir()))
+	testRoundTrip(t, newEnv(t, cosmostest.OpenNew(t, srv), t.TempDir()))
 }
 
 var _ = slices.Contains[[]string]

@@ -3,6 +3,7 @@ package backup_test
 import (
 	"testing"
 
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/user"
 )
@@ -12,7 +13,7 @@ import (
 // since does not show until asked for: fresh); a restore of the tenant
 // forgets the result.
 func TestDryRunsAreKeptForTheirPages(t *testing.T) {
-	e := newEnv(t, embedded(t), t.TempDir())
+	e := newEnv(t, bolttest.Open(t), t.TempDir())
 	e.fill(t)
 	h := e.backup(t, []string{kanri.PartUsers})
 	users, _, err := e.svcs.Users.List(e.ctx, e.tenant.ID, user.ListFilter{})

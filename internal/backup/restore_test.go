@@ -8,6 +8,7 @@ import (
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/backup"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schedule/scheduletest"
 )
@@ -19,7 +20,7 @@ func TestADamagedArchiveIsRefused(t *testing.T) {
 	for _, damage := range []string{"part", "content", "manifest"} {
 		t.Run(damage, func(t *testing.T) {
 			dir := t.TempDir()
-			e := newEnv(t, embedded(t), dir)
+			e := newEnv(t, bolttest.Open(t), dir)
 			e.fill(t)
 			h := e.backup(t, kanri.AllBackupParts)
 			prefix := "backups/" + e.tenant.ID + "/"
@@ -61,7 +62,7 @@ func TestADamagedArchiveIsRefused(t *testing.T) {
 // TestAnotherTenantsBackupsAreNotFound: every id of one tenant's jobs,
 // runs and restores is not found from another tenant.
 func TestAnotherTenantsBackupsAreNotFound(t *testing.T) {
-	e := newEnv(t, embedded(t), t.TempDir())
+	e := newEnv(t, bolttest.Open(t), t.TempDir())
 	e.fill(t)
 	h := e.backup(t, []string{kanri.PartUsers})
 	other := e.svcs.Deps.Store.Tenant("tenant_other").ID()
@@ -89,7 +90,7 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 // TestOneBackupOrRestoreAtATime: while the tenant's lease is held, a run
 // and a restore are refused as busy.
 func TestOneBackupOrRestoreAtATime(t *testing.T) {
-	e := newEnv(t, embedded(t), t.TempDir())
+	e := newEnv(t, bolttest.Open(t), t.TempDir())
 	e.fill(t)
 	h := e.backup(t, []string{kanri.PartUsers})
 	lease, err := e.svcs.Scheduler.Acquire(e.ctx, e.tenant.ID, "backup", "test", time.Hour)
@@ -108,7 +109,7 @@ func TestOneBackupOrRestoreAtATime(t *testing.T) {
 // TestAnInterruptedRestoreIsFinished: a restore that fails halfway (after
 // its first part) is attempted again by the worker and completes.
 func TestAnInterruptedRestoreIsFinished(t *testing.T) {
-	e := newEnv(t, embedded(t), t.TempDir())
+	e := newEnv(t, bolttest.Open(t), t.TempDir())
 	e.fill(t)
 	h := e.backup(t, kanri.AllBackupParts)
 	before := e.state(t)
@@ -143,7 +144,7 @@ func TestAnInterruptedRestoreIsFinished(t *testing.T) {
 // tenant; the copy has the archive's documents under the new tenant and
 // the original is untouched.
 func TestRestoreIntoANewTenant(t *testing.T) {
-	e := newEnv(t, embedded(t), t.TempDir())
+	e := newEnv(t, bolttest.Open(t), t.TempDir())
 	e.fill(t)
 	h := e.backup(t, kanri.AllBackupParts)
 	e.mess(t)
@@ -184,7 +185,7 @@ func TestRestoreIntoANewTenant(t *testing.T) {
 // contents go only when no kept archive references them.
 func TestRetentionKeepsTheLatestSuccessAndReferencedContents(t *testing.T) {
 	clock := scheduletest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
-	svcs := instance(t, embedded(t), t.TempDir(), "only", clock)
+	svcs := instance(t, bolttest.Open(t), t.TempDir(), "only", clock)
 	e := &env{ctx: audit.WithActor(t.Context(), audit.Actor{UserID: "user_operator"}), svcs: svcs}
 	svcs.Roles.Seed(e.ctx)
 	e.tenant = e.existingOrNew(t, "acme")
@@ -258,7 +259,7 @@ func TestRetentionKeepsTheLatestSuccessAndReferencedContents(t *testing.T) {
 // TestHostileJobInputIsRefusedAndChangesNothing: every field of the job
 // form refuses what it must, with the field named, and nothing is stored.
 func TestHostileJobInputIsRefusedAndChangesNothing(t *testing.T) {
-	e := newEnv(t, embedded(t), t.TempDir())
+	e := newEnv(t, bolttest.Open(t), t.TempDir())
 	good := kanri.BackupJobInput{Name: "nightly", Schedule: "0 3 * * *", Parts: []string{kanri.PartUsers}, RetentionDays: 7, IsActive: true}
 	for _, c := range []struct {
 		field string

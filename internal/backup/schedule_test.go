@@ -14,6 +14,7 @@ import (
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/backup"
 	"github.com/kanri/kanri/internal/blob"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/disk"
 	"github.com/kanri/kanri/internal/docstore"
@@ -44,10 +45,10 @@ func instance(t *testing.T, ds docstore.Store, blobDir, name string, clock *sche
 // both look for due jobs every minute, and each slot runs exactly once.
 func TestScheduledRunsHappenOncePerSlotAcrossInstances(t *testing.T) {
 	srv := cosmostest.Start(t)
-	db, blobs := randomName(), t.TempDir()
+	db, blobs := cosmostest.NewDatabase(), t.TempDir()
 	clock := scheduletest.NewClock(time.Date(2026, 11, 26, 12, 0, 30, 0, time.UTC))
-	a := instance(t, cosmosDB(t, srv, db), blobs, "instance-a", clock)
-	b := instance(t, cosmosDB(t, srv, db), blobs, "instance-b", clock)
+	a := instance(t, cosmostest.Open(t, srv, db), blobs, "instance-a", clock)
+	b := instance(t, cosmostest.Open(t, srv, db), blobs, "instance-b", clock)
 	e := &env{ctx: audit.WithActor(t.Context(), audit.Actor{UserID: "user_operator"}), svcs: a}
 	if _, err := a.Roles.Seed(e.ctx); err != nil {
 		t.Fatal(err)
@@ -98,7 +99,7 @@ func TestScheduledRunsHappenOncePerSlotAcrossInstances(t *testing.T) {
 // was up runs once, and its next run is the schedule's next after now.
 func TestMissedRunsRunOnceAtStart(t *testing.T) {
 	clock := scheduletest.NewClock(time.Date(2026, 11, 26, 12, 0, 30, 0, time.UTC))
-	ds := embedded(t)
+	ds := bolttest.Open(t)
 	svcs := instance(t, ds, t.TempDir(), "only", clock)
 	e := &env{ctx: audit.WithActor(t.Context(), audit.Actor{UserID: "user_operator"}), svcs: svcs}
 	svcs.Roles.Seed(e.ctx)
@@ -141,7 +142,7 @@ func blobsOf(t *testing.T, svcs *services.Set) *blob.Bucket {
 // job that succeeded on time and a paused one are not.
 func TestAlertsSayWhichJobsNeedAttention(t *testing.T) {
 	clock := scheduletest.NewClock(time.Date(2026, 11, 26, 12, 0, 30, 0, time.UTC))
-	svcs := instance(t, embedded(t), t.TempDir(), "only", clock)
+	svcs := instance(t, bolttest.Open(t), t.TempDir(), "only", clock)
 	e := &env{ctx: audit.WithActor(t.Context(), audit.Actor{UserID: "user_operator"}), svcs: svcs}
 	svcs.Roles.Seed(e.ctx)
 	e.tenant = e.existingOrNew(t, "acme")
@@ -205,7 +206,7 @@ func TestAlertsSayWhichJobsNeedAttention(t *testing.T) {
 // and releases the lease, so that the next run starts at once instead of
 // answering busy until the lease expires.
 func TestACrashedRunIsFailedAndTheNextRunsAtOnce(t *testing.T) {
-	ds := embedded(t)
+	ds := bolttest.Open(t)
 	e := newEnv(t, ds, t.TempDir())
 	tid := e.tenant.ID
 	if _, _, err := e.svcs.Catalog.Assign(e.ctx, tid, kanri.AssignmentInput{ServiceID: kanri.BackupServiceID}); err != nil {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/internal/audit"
-	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
@@ -28,11 +28,7 @@ func BenchmarkEmbeddedAuditPage(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("KANRI_BENCH_AUDIT")); err == nil && v > 0 {
 		big = v
 	}
-	st, err := bolt.Open(b.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := bolttest.Open(b)
 	c := st.Container(docstore.Audit)
 	sizes := []int{1000, big}
 	for _, n := range sizes {

@@ -4,15 +4,12 @@ package bench
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
-	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/cosmos"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
@@ -146,11 +143,7 @@ func run(b *testing.B, st docstore.Store, tenants int) {
 }
 
 func BenchmarkEmbedded(b *testing.B) {
-	st, err := bolt.Open(b.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := bolttest.Open(b)
 	load(b, st, 100)
 	run(b, st, 100)
 }
@@ -163,14 +156,7 @@ func BenchmarkEmbedded(b *testing.B) {
 // code path works at scale and what it costs in the client.
 func BenchmarkCosmos(b *testing.B) {
 	srv := cosmostest.Start(b)
-	r := make([]byte, 4)
-	rand.Read(r)
-	st, err := cosmos.Open(context.Background(), cosmos.Config{
-		Endpoint: srv.Endpoint, Key: srv.Key(), Database: "bench-" + hex.EncodeToString(r), InsecureSkipVerify: true,
-	}, docstore.Specs())
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := cosmostest.OpenNew(b, srv)
 	load(b, st, 10)
 	run(b, st, 10)
 }

@@ -764,11 +764,7 @@ func BenchmarkMessagingCrossInstance(b *testing.B) {
 	open := func() *cosmos.Events {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		st, err := cosmos.Open(ctx, cosmos.Config{Endpoint: srv.Endpoint, Key: srv.Key(), Database: db, InsecureSkipVerify: true}, docstore.Specs())
-		if err != nil {
-			b.Fatal(err)
-		}
-		bus, err := st.Events(ctx, slog.New(slog.DiscardHandler), poll)
+		bus, err := cosmostest.Open(b, srv, db).Events(ctx, slog.New(slog.DiscardHandler), poll)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
-	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
@@ -40,11 +40,7 @@ func envInt(name string, def int) int {
 // unless set).
 func BenchmarkEmbeddedAuditQueries(b *testing.B) {
 	big := envInt("KANRI_BENCH_AUDIT", 1_000_000)
-	ds, err := bolt.Open(b.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ds.Close()
+	ds := bolttest.Open(b)
 	rec := docstoretest.NewRecorder(ds)
 	st := store.New(rec, nil)
 	log := audit.New(st, nil, nil)
@@ -102,11 +98,7 @@ func replay(b *testing.B, ds docstore.Store, r docstoretest.Recorded, want int) 
 // tenant of 1,000 users and one of KANRI_BENCH_USERS (100,000 unless set).
 func BenchmarkEmbeddedUserSearch(b *testing.B) {
 	big := envInt("KANRI_BENCH_USERS", 100_000)
-	ds, err := bolt.Open(b.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ds.Close()
+	ds := bolttest.Open(b)
 	rec := docstoretest.NewRecorder(ds)
 	d := app.NewDeps(store.New(rec, nil), nil, nil)
 	users := user.New(d, tenant.New(d), role.New(d), auth.Hasher{Cost: 4})

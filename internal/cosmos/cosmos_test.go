@@ -2,8 +2,6 @@ package cosmos_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"testing"
 	"time"
 
@@ -17,14 +15,12 @@ import (
 // its own.
 func open(t testing.TB, specs []docstore.Spec) docstore.Store {
 	srv := cosmostest.Start(t)
-	b := make([]byte, 4)
-	rand.Read(b)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	st, err := cosmos.Open(ctx, cosmos.Config{
 		Endpoint:           srv.Endpoint,
 		Key:                srv.Key(),
-		Database:           "kanri-test-" + hex.EncodeToString(b),
+		Database:           cosmostest.NewDatabase(),
 		InsecureSkipVerify: true,
 	}, specs)
 	if err != nil {

@@ -1,15 +1,10 @@
 package cosmos_test
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"testing"
 	"time"
 
-	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
-	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/events/eventstest"
 )
@@ -20,7 +15,7 @@ import (
 func TestEventsContract(t *testing.T) {
 	srv := cosmostest.Start(t)
 	eventstest.Run(t, func(t *testing.T) events.Bus {
-		st := openOn(t, srv)
+		st := cosmostest.OpenNew(t, srv)
 		bus, err := st.Events(t.Context(), nil, 20*time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
@@ -33,8 +28,8 @@ func TestEventsContract(t *testing.T) {
 // another's, both over one database, as two Kanri processes would.
 func TestEventsCrossInstances(t *testing.T) {
 	srv := cosmostest.Start(t)
-	db := "kanri-test-" + randomHex()
-	a, b := openDB(t, srv, db), openDB(t, srv, db)
+	db := cosmostest.NewDatabase()
+	a, b := cosmostest.Open(t, srv, db), cosmostest.Open(t, srv, db)
 	busA, err := a.Events(t.Context(), nil, 20*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -62,26 +57,4 @@ func TestEventsCrossInstances(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("instance B received nothing")
 	}
-}
-
-func randomHex() string {
-	b := make([]byte, 4)
-	rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// openOn opens a store on a new database of srv.
-func openOn(t *testing.T, srv *cosmostest.Server) *cosmos.Store {
-	return openDB(t, srv, "kanri-test-"+randomHex())
-}
-
-func openDB(t *testing.T, srv *cosmostest.Server, db string) *cosmos.Store {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st, err := cosmos.Open(ctx, cosmos.Config{Endpoint: srv.Endpoint, Key: srv.Key(), Database: db, InsecureSkipVerify: true}, docstore.Specs())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
 }

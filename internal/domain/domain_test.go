@@ -9,8 +9,7 @@ import (
 
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
-	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/domain"
 	"github.com/kanri/kanri/internal/domain/dnstest"
 	"github.com/kanri/kanri/internal/kanri"
@@ -60,11 +59,7 @@ const (
 
 func setup(t *testing.T) *fixture {
 	t.Helper()
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
+	ds := bolttest.Open(t)
 	f := &fixture{dns: dnstest.Start(t), now: time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)}
 	d := app.NewDeps(store.New(ds, nil), nil, func() time.Time { return f.now })
 	f.st = d.Store

@@ -12,6 +12,7 @@ import (
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/kanri"
@@ -47,11 +48,7 @@ var (
 
 func setup(t *testing.T) *fixture {
 	t.Helper()
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
+	ds := bolttest.Open(t)
 	clk := &clock{t: time.Date(2026, 6, 10, 10, 30, 0, 0, time.UTC)}
 	st := store.New(ds, nil)
 	d := app.NewDeps(st, slog.New(slog.DiscardHandler), clk.now)

@@ -13,8 +13,7 @@ import (
 
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
-	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/cosmos"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
@@ -53,23 +52,13 @@ func setupOn(t *testing.T, ds docstore.Store) *fixture {
 
 func setup(t *testing.T) *fixture {
 	t.Helper()
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return setupOn(t, ds)
+	return setupOn(t, bolttest.Open(t))
 }
 
 func setupCosmos(t *testing.T) *fixture {
 	t.Helper()
 	srv := cosmostest.Start(t)
-	ds, err := cosmos.Open(t.Context(), cosmos.Config{
-		Endpoint: srv.Endpoint, Key: srv.Key(), Database: "kanri-service-test", InsecureSkipVerify: true,
-	}, docstore.Specs())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return setupOn(t, ds)
+	return setupOn(t, cosmostest.Open(t, srv, "kanri-service-test"))
 }
 
 func TestCatalog(t *testing.T) {

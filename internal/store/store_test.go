@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
@@ -16,11 +16,7 @@ import (
 
 func openStore(t *testing.T) (*store.Store, docstore.Store) {
 	t.Helper()
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
+	ds := bolttest.Open(t)
 	return store.New(ds, nil), ds
 }
 

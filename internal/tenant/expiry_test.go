@@ -2,8 +2,6 @@ package tenant_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -17,8 +15,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
-	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/cosmos"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/disk"
 	"github.com/kanri/kanri/internal/docstore"
@@ -35,28 +32,6 @@ var start = time.Date(2026, 11, 26, 12, 0, 30, 0, time.UTC)
 
 // operator is the context of the operator's changes.
 var operator = audit.WithActor(context.Background(), audit.Actor{UserID: "user_operator", UserName: "operator", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
-
-func embedded(t *testing.T) docstore.Store {
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
-	return ds
-}
-
-// cosmosDB opens the database name on srv: a second call opens the same
-// database, as a second instance would.
-func cosmosDB(t *testing.T, srv *cosmostest.Server, name string) docstore.Store {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ds, err := cosmos.Open(ctx, cosmos.Config{Endpoint: srv.Endpoint, Key: srv.Key(), Database: name, InsecureSkipVerify: true}, docstore.Specs())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
-	return ds
-}
 
 // slotClock is the shared clock as the schedulers see it: it counts the
 // instances waiting for their next slot (a sleep until a whole hour), as
@@ -115,13 +90,11 @@ func TestSubscriptionExpirySuspendsOnceAcrossInstances(t *testing.T) {
 		name string
 		open func(t *testing.T) (docstore.Store, docstore.Store)
 	}{
-		{"embedded", func(t *testing.T) (docstore.Store, docstore.Store) { ds := embedded(t); return ds, ds }},
+		{"embedded", func(t *testing.T) (docstore.Store, docstore.Store) { ds := bolttest.Open(t); return ds, ds }},
 		{"cosmos", func(t *testing.T) (docstore.Store, docstore.Store) {
 			srv := cosmostest.Start(t)
-			b := make([]byte, 6)
-			rand.Read(b)
-			db := "kanri-test-" + hex.EncodeToString(b)
-			return cosmosDB(t, srv, db), cosmosDB(t, srv, db)
+			db := cosmostest.NewDatabase()
+			return cosmostest.Open(t, srv, db), cosmostest.Open(t, srv, db)
 		}},
 	} {
 		t.Run(backend.name, func(t *testing.T) {
@@ -249,7 +222,7 @@ func TestSubscriptionExpirySuspendsOnceAcrossInstances(t *testing.T) {
 // TestExpiredQueryReadsOneRange: the expiry's query reads one range of an
 // index of the operator's index, however many tenants there are.
 func TestExpiredQueryReadsOneRange(t *testing.T) {
-	ds := embedded(t)
+	ds := bolttest.Open(t)
 	plan, err := ds.Container(docstore.Tenant).(docstore.Explainer).Explain(kanri.SystemTenantID, tenant.ExpiredQuery(start, ""))
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +236,7 @@ func TestExpiredQueryReadsOneRange(t *testing.T) {
 // backup jobs' next runs to the schedule read in it, and is recorded once.
 func TestTimeZoneChangeMovesBackupRuns(t *testing.T) {
 	clock := scheduletest.NewClock(start)
-	svcs := instance(t, embedded(t), "only", clock)
+	svcs := instance(t, bolttest.Open(t), "only", clock)
 	if _, err := svcs.Roles.Seed(operator); err != nil {
 		t.Fatal(err)
 	}

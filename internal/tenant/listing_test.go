@@ -3,6 +3,7 @@ package tenant_test
 import (
 	"testing"
 
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schedule/scheduletest"
@@ -13,7 +14,7 @@ import (
 // holds why it is suspended and its time zone, and the upgrade
 // RewriteListing gives them to an entry written before it held them.
 func TestListingsKeepWhyAndWhere(t *testing.T) {
-	ds := embedded(t)
+	ds := bolttest.Open(t)
 	svcs := instance(t, ds, "one", scheduletest.NewClock(start))
 	ten, err := svcs.Tenants.Create(operator, kanri.TenantInput{Name: "zoned", DisplayName: "Zoned", Plan: kanri.PlanStandard, MaxUsers: 10})
 	if err != nil {

@@ -11,8 +11,7 @@ import (
 
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
-	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
@@ -30,11 +29,7 @@ type fixture struct {
 
 func setup(t *testing.T, n int) *fixture {
 	t.Helper()
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
+	ds := bolttest.Open(t)
 	calls := docstoretest.NewCounting(ds)
 	d := app.NewDeps(store.New(calls, nil), slog.New(slog.DiscardHandler), nil)
 	ts := tenant.New(d)

@@ -13,8 +13,7 @@ import (
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
-	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/cosmos"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
@@ -39,11 +38,7 @@ type fixture struct {
 
 func setup(t *testing.T) *fixture {
 	t.Helper()
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return setupOn(t, ds)
+	return setupOn(t, bolttest.Open(t))
 }
 
 // setupCosmos is setup on a fresh database of the local Cosmos DB test
@@ -51,13 +46,7 @@ func setup(t *testing.T) *fixture {
 func setupCosmos(t *testing.T) *fixture {
 	t.Helper()
 	srv := cosmostest.Start(t)
-	ds, err := cosmos.Open(t.Context(), cosmos.Config{
-		Endpoint: srv.Endpoint, Key: srv.Key(), Database: "kanri-user-test", InsecureSkipVerify: true,
-	}, docstore.Specs())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return setupOn(t, ds)
+	return setupOn(t, cosmostest.Open(t, srv, "kanri-user-test"))
 }
 
 func setupOn(t *testing.T, ds docstore.Store) *fixture {

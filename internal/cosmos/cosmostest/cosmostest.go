@@ -4,7 +4,8 @@
 // @vercel/cosmosdb-server (in-memory, pinned in package.json) started through
 // launcher.js, which fixes three of its defects (404 on missing items,
 // atomic transactional batches, TTL). See launcher.js for what is fixed and
-// what is deliberately not (queries ignore the partition key).
+// what is deliberately not (queries ignore the partition key). Open and
+// OpenNew open a store (package cosmos) on a database of a running server.
 //
 // Test-only: never import this package from production code.
 package cosmostest

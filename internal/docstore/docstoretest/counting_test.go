@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 )
@@ -12,11 +12,7 @@ import (
 // TestCountingStoreCountsEachMethod makes one call of each method and
 // checks that exactly its counter moved, in total and for its container.
 func TestCountingStoreCountsEachMethod(t *testing.T) {
-	ds, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ds.Close() })
+	ds := bolttest.Open(t)
 	s := docstoretest.NewCounting(ds)
 	ctx := context.Background()
 	c := s.Container(docstore.Auth)
