@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -75,6 +76,9 @@ type server struct {
 	// DNS is the DNS server the console verifies domains against.
 	DNS *dnstest.Server
 	env []string // the environment it runs in, for another instance
+	// debugURL is its Go profiler (KANRI_DEBUG_ADDR), from which a failed
+	// step takes the stacks of every goroutine.
+	debugURL string
 }
 
 // lineLog keeps the server's output lines.
@@ -129,6 +133,7 @@ func startServer(t *testing.T, store string) *server {
 		"KANRI_BCRYPT_COST=4",
 		"KANRI_LOG_LEVEL=info",
 		"KANRI_API_USAGE_FLUSH=100ms",
+		"KANRI_DEBUG_ADDR=127.0.0.1:0", // the stacks of a failed step
 	)
 	dns := dnstest.Start(t)
 	secret := make([]byte, 32)
@@ -211,6 +216,9 @@ func launch(t *testing.T, store string, env []string) *server {
 				continue
 			}
 			var rec struct{ Msg, Addr string }
+			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "profiler listening" && rec.Addr != "" {
+				s.setDebugURL("http://" + rec.Addr)
+			}
 			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "kanri listening" && rec.Addr != "" {
 				select {
 				case addr <- rec.Addr:
@@ -506,12 +514,58 @@ func (s *suite) step(t *testing.T, name string, deps []string, pages func() []*s
 				t.Logf("browser events of this step:\n  %s", strings.Join(evs, "\n  "))
 			}
 			t.Logf("kanri output during this step (last 80 lines):\n%s", s.srv.log.since(logMark, 80))
+			s.srv.saveStacks(t, filepath.Join(repoRoot, "e2e", "screenshots", sanitize(t.Name())+"-goroutines.txt"))
 		})
 		fn(t)
 		if os.Getenv(debugEnv) != "" {
 			t.Logf("DEBUG\n%s", s.srv.log.since(logMark, 200))
 		}
 	})
+}
+
+// setDebugURL records where the server's profiler listens.
+func (s *server) setDebugURL(u string) {
+	s.log.mu.Lock()
+	defer s.log.mu.Unlock()
+	s.debugURL = u
+}
+
+// saveStacks writes the stacks of every goroutine of the server to path,
+// and logs those in Kanri's own code: where a step that timed out was
+// waiting (a request, a background run) shows there.
+func (s *server) saveStacks(t *testing.T, path string) {
+	s.log.mu.Lock()
+	u := s.debugURL
+	s.log.mu.Unlock()
+	if u == "" {
+		t.Log("kanri's goroutines: no profiler address was logged")
+		return
+	}
+	c := &http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get(u + "/debug/pprof/goroutine?debug=2")
+	if err != nil {
+		t.Logf("kanri's goroutines: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Logf("kanri's goroutines: %v", err)
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Logf("kanri's goroutines: %v", err)
+	}
+	if err := os.WriteFile(path, body, 0o644); err != nil {
+		t.Logf("kanri's goroutines: %v", err)
+	}
+	var ours []string
+	for _, g := range strings.Split(string(body), "\n\n") {
+		if strings.Contains(g, "github.com/kanri/kanri/internal/") {
+			ours = append(ours, g)
+		}
+	}
+	t.Logf("kanri's goroutines (all in %s); the %d in its own code:\n%s", path, len(ours), strings.Join(ours, "\n\n"))
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
