@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kanri/kanri/internal/audit"
@@ -172,8 +173,12 @@ func (s *Service) archive(ctx context.Context, tenantID string, j *kanri.BackupJ
 			w.abort(err)
 		}
 	}
-	last := s.Now()
-	items := 0
+	// The progress is written by a goroutine of its own, never by the
+	// dump's: on the embedded store the dump is one read transaction, and
+	// a write that must grow the store's memory map waits for every read
+	// transaction to end, so the dump's own goroutine would wait for itself.
+	var items atomic.Int64
+	stopProgress := s.reportProgress(ctx, tenantID, h, &items)
 	snapshot, err := s.dump(ctx, tenantID, containersOf(h.Parts), func(container string, it docstore.Item) error {
 		var hd header
 		if err := json.Unmarshal(it.Body, &hd); err != nil {
@@ -183,13 +188,10 @@ func (s *Service) archive(ctx context.Context, tenantID string, j *kanri.BackupJ
 		if w == nil {
 			return nil
 		}
-		items++
-		if now := s.Now(); now.Sub(last) >= progressEvery {
-			last = now
-			s.progress(ctx, tenantID, h, items)
-		}
+		items.Add(1)
 		return w.write(container, it.Body)
 	})
+	stopProgress()
 	if err != nil {
 		abort(err)
 		return nil, err
@@ -230,6 +232,32 @@ func (s *Service) archive(ctx context.Context, tenantID string, j *kanri.BackupJ
 		h.BytesWritten += p.Bytes
 	}
 	return m, nil
+}
+
+// reportProgress records every progressEvery how many items the run h has
+// backed up, until the returned stop is called; stop returns once no
+// progress write is under way, so h is the caller's again.
+func (s *Service) reportProgress(ctx context.Context, tenantID string, h *kanri.BackupHistory, items *atomic.Int64) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				s.progress(ctx, tenantID, h, int(items.Load()))
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
 
 // progress records how far run h got.
