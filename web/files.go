@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"strconv"
@@ -491,11 +492,18 @@ func (s *Server) thumbnail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return sendImage(c, r, files.ThumbnailType(f))
+}
+
+// sendImage sends an image Kanri made (a thumbnail, an avatar) from r,
+// which it closes: never sniffed as anything else, kept by the browser
+// for a day and by no shared cache.
+func sendImage(c echo.Context, r io.ReadCloser, contentType string) error {
 	defer r.Close()
 	h := c.Response().Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "private, max-age=86400")
-	return c.Stream(http.StatusOK, files.ThumbnailType(f), r)
+	return c.Stream(http.StatusOK, contentType, r)
 }
 
 // The console's tus routes: the tenant of the path, uploads under it.

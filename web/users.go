@@ -297,9 +297,5 @@ func (s *Server) sendAvatar(c echo.Context, u *kanri.User) error {
 	if err != nil {
 		return err
 	}
-	defer r.Close()
-	h := c.Response().Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "private, max-age=86400")
-	return c.Stream(http.StatusOK, "image/png", r)
+	return sendImage(c, r, "image/png")
 }

@@ -211,11 +211,8 @@ const DateLayout = "2006-01-02"
 // DateIn returns the start of the date s (DateLayout) in loc, or the zero
 // Time for "".
 func DateIn(s string, loc *time.Location) (Time, error) {
-	if s = strings.TrimSpace(s); s == "" {
-		return Time{}, nil
-	}
-	d, err := time.Parse(DateLayout, s)
-	if err != nil {
+	d, err := parseDate(s)
+	if err != nil || d.IsZero() {
 		return Time{}, err
 	}
 	return NewTime(dayStart(d, loc)), nil
@@ -225,14 +222,20 @@ func DateIn(s string, loc *time.Location) (Time, error) {
 // the zero Time for "": an expiry given as a date lasts to the end of that
 // day where the tenant is (a day of 23 or 25 hours when the clocks change).
 func DayEndIn(s string, loc *time.Location) (Time, error) {
-	if s = strings.TrimSpace(s); s == "" {
-		return Time{}, nil
-	}
-	d, err := time.Parse(DateLayout, s)
-	if err != nil {
+	d, err := parseDate(s)
+	if err != nil || d.IsZero() {
 		return Time{}, err
 	}
 	return NewTime(dayStart(d.AddDate(0, 0, 1), loc).Add(-time.Second)), nil
+}
+
+// parseDate reads s (DateLayout, spaces around it ignored) as a date at
+// midnight UTC, or the zero time for "".
+func parseDate(s string) (time.Time, error) {
+	if s = strings.TrimSpace(s); s == "" {
+		return time.Time{}, nil
+	}
+	return time.Parse(DateLayout, s)
 }
 
 // LegacyDayEnd reports whether t is an expiry typed as a date by a version
