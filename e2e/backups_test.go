@@ -19,8 +19,10 @@ const backupsPath = "/t/" + tenantID + "/backups"
 // the next runs show in Tokyo time), runs it now and watches it succeed
 // with its size, downloads the archive, deletes a user, sees the dry run
 // bring the user back, confirms with the tenant's name, and the user is
-// back.
+// back. Then the operator restores the archive as a new tenant, and every
+// service of the copy works.
 func (s *suite) backupSteps(t *testing.T) {
+	var runPath string
 	s.step(t, "backups_run_download_and_restore", []string{"tenant_admin_sees_only_own_tenant"}, s.pagesOf(&s.admin, &s.alice), func(t *testing.T) {
 		s.open(t, s.admin, servicesPath, 200)
 		s.click(t, s.admin, "service-assign-backup-service")
@@ -88,7 +90,7 @@ func (s *suite) backupSteps(t *testing.T) {
 		if !bytes.Contains(tarBytes, []byte("manifest.json")) || !bytes.Contains(tarBytes, []byte("users.ndjson.gz")) || !strings.HasSuffix(dl.SuggestedFilename(), ".tar") {
 			t.Errorf("the download %s (%d bytes) is not the archive", dl.SuggestedFilename(), len(tarBytes))
 		}
-		runPath := strings.TrimPrefix(s.alice.page.URL(), s.srv.URL)
+		runPath = strings.TrimPrefix(s.alice.page.URL(), s.srv.URL)
 
 		// Dora is deleted.
 		s.open(t, s.alice, usersPath+"/"+doraID+"/edit", 200)
@@ -124,5 +126,33 @@ func (s *suite) backupSteps(t *testing.T) {
 			s.alice.page.WaitForTimeout(200)
 		}
 		s.hasText(t, s.alice, "user-status-dora", "Active")
+	})
+
+	s.step(t, "backups_restore_into_new_tenant", []string{"backups_run_download_and_restore"}, s.pagesOf(&s.admin), func(t *testing.T) {
+		const copyName = "acme-copy"
+		copyPath := "/t/tenant_" + copyName
+		s.open(t, s.admin, runPath, 200)
+		s.fill(t, s.admin, "backup-copy-name", copyName)
+		s.submitStatus(t, s.admin, s.admin.tid("backup-copy"), runPath+"/copy", 303)
+		s.atPath(t, s.admin, copyPath+"/backups")
+
+		// The copy's users are the archive's once the restore has run.
+		deadline := time.Now().Add(time.Minute)
+		for {
+			s.open(t, s.admin, copyPath+"/users", 200)
+			if n, _ := s.admin.tid("user-row-alice").Count(); n == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the copy has no alice a minute after the restore")
+			}
+			s.admin.page.WaitForTimeout(200)
+		}
+		// Every service the archive had assigned works in the copy, as
+		// assigned there (its usage page, its own page).
+		for _, path := range []string{"/files", "/channels", "/backups", "/services/file-service", "/services/messaging-service", "/services/backup-service", "/services"} {
+			s.open(t, s.admin, copyPath+path, 200)
+		}
+		s.hasAttr(t, s.admin, s.admin.tid("tenant-service-file-service"), "the copy's files service", "data-status", "active")
 	})
 }

@@ -88,6 +88,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 		upgrade.Upgrade{Name: tenant.UpgradeSearchTerms, Tenant: tenants.AddSearchTerms},
 		upgrade.Upgrade{Name: tenant.UpgradeListingSubscription, Tenant: tenants.RewriteListing},
 		upgrade.Upgrade{Name: service.UpgradeExpiryDays, Tenant: svcs.Catalog.MoveExpiryDays},
+		upgrade.Upgrade{Name: service.UpgradeMovedIDs, Tenant: svcs.Catalog.MoveIDs},
 		upgrade.Upgrade{Name: apikey.UpgradeExpiryDays, Tenant: svcs.Keys.MoveExpiryDays})); err != nil {
 		return nil, nil, err
 	}

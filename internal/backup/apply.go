@@ -258,13 +258,15 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 			if k.keeps(part, hd.Type, hd.ID, body) {
 				return nil
 			}
-			key := docKey(container, hd.ID)
+			id := kanri.MovedID(hd.Type, hd.ID, src, tenantID)
+
+			key := docKey(container, id)
 			cur, exists := now[key]
 			if exists && !cur.inArchive {
 				cur.inArchive = true
 				now[key] = cur
 			}
-			out, err := s.rewrite(body, src, tenantID, hd.Type, hd.ID)
+			out, err := s.rewrite(body, src, tenantID, hd.Type, id)
 			if err != nil {
 				return err
 			}
@@ -284,7 +286,7 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 			if hd.Type == kanri.TypeAPIKey && src == tenantID {
 				after = func() error { return s.relink(ctx, tenantID, out) }
 			}
-			return writes.add(ctx, container, docstore.Op{Kind: docstore.OpUpsert, ID: hd.ID, Body: out}, after)
+			return writes.add(ctx, container, docstore.Op{Kind: docstore.OpUpsert, ID: id, Body: out}, after)
 		})
 		if err == nil {
 			err = writes.flush(ctx)
@@ -414,8 +416,9 @@ func (b *batcher) flush(ctx context.Context) error {
 }
 
 // rewrite returns an archived document as it is written into tenantID:
-// normalised, and for another tenant with its partition and its file's
-// blob name moved.
+// normalised, and for another tenant moved to it: its partition, its id
+// (id, from kanri.MovedID), its file's blob name, and a user's avatar,
+// which a copy does not have (avatars are not archived).
 func (s *Service) rewrite(body []byte, src, tenantID, typ, id string) ([]byte, error) {
 	if src == tenantID {
 		return normalise(body, "")
@@ -425,8 +428,14 @@ func (s *Service) rewrite(body []byte, src, tenantID, typ, id string) ([]byte, e
 		return nil, err
 	}
 	m["tenantId"] = tenantID
-	if typ == kanri.TypeFile {
+	m["id"] = id
+	switch typ {
+	case kanri.TypeFile:
 		m["storageUrl"] = "blob:" + kanri.BlobName(tenantID, id)
+	case kanri.TypeUser:
+		if p, ok := m["profile"].(map[string]any); ok && p["avatarUrl"] != nil {
+			p["avatarUrl"] = ""
+		}
 	}
 	b, err := json.Marshal(m)
 	if err != nil {

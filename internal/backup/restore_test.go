@@ -2,6 +2,8 @@ package backup_test
 
 import (
 	"errors"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -141,11 +143,15 @@ func TestAnInterruptedRestoreIsFinished(t *testing.T) {
 }
 
 // TestRestoreIntoANewTenant: the operator restores an archive as a new
-// tenant; the copy has the archive's documents under the new tenant and
-// the original is untouched.
+// tenant; the copy has the archive's documents under the new tenant, no
+// id of the source in them, and every service of the copy works; the
+// original is untouched.
 func TestRestoreIntoANewTenant(t *testing.T) {
 	e := newEnv(t, bolttest.Open(t), t.TempDir())
 	e.fill(t)
+	if err := e.svcs.Catalog.AddUsage(e.ctx, e.tenant.ID, kanri.FileServiceID, map[string]int64{kanri.MetricAPICalls: 7}); err != nil {
+		t.Fatal(err)
+	}
 	h := e.backup(t, kanri.AllBackupParts)
 	e.mess(t)
 	original := e.state(t)
@@ -167,6 +173,21 @@ func TestRestoreIntoANewTenant(t *testing.T) {
 		if d["type"] == kanri.TypeUser {
 			users++
 		}
+		// The audit log is the history of the source, as it happened.
+		if where := mentions(d, e.tenant.ID); where != "" && d["type"] != kanri.TypeAuditLog {
+			t.Errorf("%s in the copy names the source tenant in %s", key, where)
+		}
+	}
+	for _, svc := range []string{kanri.FileServiceID, kanri.MessagingServiceID, kanri.APIServiceID, kanri.BackupServiceID} {
+		if err := e.svcs.Catalog.Usable(e.ctx, ten.ID, svc); err != nil {
+			t.Errorf("%s is not usable in the copy: %v", svc, err)
+		}
+		if _, created, err := e.svcs.Catalog.Assign(opCtx, ten.ID, kanri.AssignmentInput{ServiceID: svc}); err != nil || created {
+			t.Errorf("assigning %s again to the copy: created %t (%v), want the restored assignment", svc, created, err)
+		}
+	}
+	if us, err := e.svcs.Catalog.RecentUsage(e.ctx, ten.ID, kanri.FileServiceID, 1); err != nil || us[0].Metrics[kanri.MetricAPICalls] != 7 {
+		t.Errorf("the copy's usage of files: %+v (%v), want the archive's 7 calls", us, err)
 	}
 	if users != 4 {
 		t.Errorf("the copy has %d users, want the archive's 4", users)
@@ -300,4 +321,33 @@ func TestHostileJobInputIsRefusedAndChangesNothing(t *testing.T) {
 	if ten, _ := e.svcs.Deps.Store.Tenant(e.tenant.ID).Profile(e.ctx); ten.Settings.Timezone != "" {
 		t.Errorf("a refused time zone was stored: %q", ten.Settings.Timezone)
 	}
+}
+
+// mentions returns where in document d the tenant id appears as an id
+// (the whole of a string, or a part of it between separators), or "".
+func mentions(d map[string]any, tenantID string) string {
+	re := regexp.MustCompile(`(^|[^a-z0-9-])` + regexp.QuoteMeta(tenantID) + `($|[^a-z0-9-])`)
+	var walk func(path string, v any) string
+	walk = func(path string, v any) string {
+		switch v := v.(type) {
+		case string:
+			if re.MatchString(v) {
+				return path
+			}
+		case map[string]any:
+			for k, x := range v {
+				if w := walk(path+"."+k, x); w != "" {
+					return w
+				}
+			}
+		case []any:
+			for i, x := range v {
+				if w := walk(fmt.Sprintf("%s[%d]", path, i), x); w != "" {
+					return w
+				}
+			}
+		}
+		return ""
+	}
+	return walk("", d)
 }

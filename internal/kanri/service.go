@@ -136,6 +136,27 @@ func (m *UsageMetrics) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// MovedID returns the id a document of type typ with id id has once it
+// moves from tenant from to tenant to (a restore into a new tenant):
+// the ids of assignments and of usage embed their tenant's id, every
+// other id stays as it is.
+func MovedID(typ, id, from, to string) string {
+	switch typ {
+	case TypeServiceAssignment:
+		if rest, ok := strings.CutPrefix(id, "assignment_"+from+"_"); ok {
+			return "assignment_" + to + "_" + rest
+		}
+	case TypeServiceUsage:
+		// usage_{YYYYMM}_{tenant}_{service}
+		if month, rest, ok := strings.Cut(strings.TrimPrefix(id, "usage_"), "_"); ok {
+			if svc, ok := strings.CutPrefix(rest, from+"_"); ok {
+				return "usage_" + month + "_" + to + "_" + svc
+			}
+		}
+	}
+	return id
+}
+
 // UsageID returns the id of a tenant's usage of a service in the month of
 // t (spec §4.3: usage_{YYYYMM}_{tenant}_{service}).
 func UsageID(t time.Time, tenantID, serviceID string) string {

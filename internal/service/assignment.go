@@ -9,6 +9,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/store"
 )
 
 // AssignmentInputOf returns the form's view of an assignment: its expiry
@@ -103,6 +104,57 @@ const UpgradeExpiryDays = "assignment-expiry-days"
 // to the end of that day in the tenant's time zone (app.MoveExpiryDays).
 func (s *Service) MoveExpiryDays(ctx context.Context, tenantID string) error {
 	return app.MoveExpiryDays(ctx, s.Deps, tenantID, s.Store.Tenant(tenantID).ServiceAssignments(), func(d *kanri.ServiceAssignment) *kanri.Time { return &d.ExpiresAt })
+}
+
+// UpgradeMovedIDs names the upgrade MoveIDs.
+const UpgradeMovedIDs = "assignment-moved-ids"
+
+// MoveIDs gives the assignments and usage that an earlier version's
+// restore into a new tenant copied with the source tenant's id in their
+// ids the ids of the tenant they are in (kanri.MovedID), so the copy's
+// services work. Where the tenant has since made a document under the
+// right id (the service assigned again), that one is kept and the copy
+// is removed. Run again, it moves nothing.
+func (s *Service) MoveIDs(ctx context.Context, tenantID string) error {
+	as, err := s.Store.Tenant(tenantID).ServiceAssignments().All(ctx, docstore.Query{})
+	if err != nil {
+		return err
+	}
+	if err := moveIDs(ctx, s.Store.Tenant(tenantID).ServiceAssignments(), as, func(a *kanri.ServiceAssignment) string {
+		return kanri.AssignmentID(tenantID, a.ServiceID)
+	}); err != nil {
+		return err
+	}
+	us, err := s.Store.Tenant(tenantID).ServiceUsage().All(ctx, docstore.Query{})
+	if err != nil {
+		return err
+	}
+	return moveIDs(ctx, s.Store.Tenant(tenantID).ServiceUsage(), us, func(u *kanri.ServiceUsage) string {
+		month, err := time.Parse("2006-01", u.Period)
+		if err != nil {
+			return u.ID
+		}
+		return kanri.UsageID(month, tenantID, u.ServiceID)
+	})
+}
+
+// moveIDs stores each of docs whose id is not want(doc) under that id,
+// unless a document is there already, and removes it from its old id.
+func moveIDs[E any, P store.Entity[E]](ctx context.Context, repo *store.Repo[E, P], docs []P, want func(P) string) error {
+	for _, d := range docs {
+		old, id := d.Base().ID, want(d)
+		if old == id {
+			continue
+		}
+		d.Base().ID, d.Base().ETag = id, ""
+		if err := repo.Create(ctx, d); err != nil && !kanri.IsCode(err, kanri.ECONFLICT) {
+			return err
+		}
+		if err := repo.Delete(ctx, old, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return err
+		}
+	}
+	return nil
 }
 
 // UpdateAssignment saves an edit of an assignment's config and expiry made

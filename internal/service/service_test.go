@@ -454,3 +454,50 @@ func TestAnExpiryDateIsTheTenantsDay(t *testing.T) {
 		t.Errorf("Usable once the tenant's day is over: got %v, want EFORBIDDEN", err)
 	}
 }
+
+// TestMoveIDs: assignments and usage an earlier version's restore into a
+// new tenant left under the source tenant's ids move to the tenant's own,
+// an assignment made since under the right id is kept, and a second run
+// changes nothing.
+func TestMoveIDs(t *testing.T) {
+	f := setup(t)
+	ten, src := "tenant_copy", "tenant_src"
+	assignments, usage := f.d.Store.Tenant(ten).ServiceAssignments(), f.d.Store.Tenant(ten).ServiceUsage()
+	for _, a := range []*kanri.ServiceAssignment{
+		{Doc: kanri.Doc{ID: kanri.AssignmentID(src, kanri.FileServiceID)}, ServiceID: kanri.FileServiceID, Status: kanri.AssignmentActive, Config: map[string]any{"maxStorage": "5GB"}},
+		{Doc: kanri.Doc{ID: kanri.AssignmentID(src, kanri.MessagingServiceID)}, ServiceID: kanri.MessagingServiceID, Status: kanri.AssignmentActive},
+		{Doc: kanri.Doc{ID: kanri.AssignmentID(ten, kanri.MessagingServiceID)}, ServiceID: kanri.MessagingServiceID, Status: kanri.AssignmentSuspended},
+	} {
+		if err := assignments.Create(f.ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	month := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	if err := usage.Create(f.ctx, &kanri.ServiceUsage{Doc: kanri.Doc{ID: kanri.UsageID(month, src, kanri.FileServiceID)}, ServiceID: kanri.FileServiceID, Period: kanri.Period(month), Metrics: kanri.UsageMetrics{kanri.MetricAPICalls: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := f.svc.MoveIDs(f.ctx, ten); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := assignments.All(f.ctx, docstore.Query{OrderBy: "serviceId"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, a := range all {
+		got[a.ID] = a.Status
+	}
+	want := map[string]string{kanri.AssignmentID(ten, kanri.FileServiceID): kanri.AssignmentActive, kanri.AssignmentID(ten, kanri.MessagingServiceID): kanri.AssignmentSuspended}
+	if !maps.Equal(got, want) {
+		t.Errorf("assignments: got %v, want %v", got, want)
+	}
+	if a, err := f.svc.Assignment(f.ctx, ten, kanri.FileServiceID); err != nil || a.Config["maxStorage"] != "5GB" {
+		t.Errorf("the moved assignment: %+v (%v), want its config kept", a, err)
+	}
+	us, err := f.svc.Usage(f.ctx, ten, kanri.FileServiceID, month, month)
+	if err != nil || us[0].Metrics[kanri.MetricAPICalls] != 4 {
+		t.Errorf("the moved usage: %+v (%v), want 4 calls", us, err)
+	}
+}
