@@ -123,9 +123,7 @@ func (s *suite) fileSteps(t *testing.T) {
 		s.fill(t, s.alice, "folder-new-name", "Reports")
 		s.submitStatus(t, s.alice, s.alice.tid("folder-new-submit"), filesPath+"/folders", 303)
 		s.containsText(t, s.alice, "flash", "Reports")
-		s.hasText(t, s.alice, "crumb-current", "Reports") // the new folder opens
-		s.visible(t, s.alice, "files-empty")
-		s.click(t, s.alice, "crumb-top")
+		s.atPath(t, s.alice, filesPath) // alice stays where she was
 		s.visible(t, s.alice, "folder-row-Reports")
 		s.open(t, s.alice, fileURL, 200)
 		if _, err := s.alice.tid("file-move-target").SelectOption(playwright.SelectOptionValues{Labels: &[]string{"/Reports"}}); err != nil {
@@ -139,6 +137,46 @@ func (s *suite) fileSteps(t *testing.T) {
 		s.visible(t, s.alice, "file-row-report.bin")
 		s.hasText(t, s.alice, "crumb-current", "Reports")
 		s.download(t, s.alice, fileURL+"/download", report)
+	})
+
+	s.step(t, "files_previewed", []string{"files_uploaded_paused_and_resumed"}, s.pagesOf(&s.alice), func(t *testing.T) {
+		// A text file and a PDF show on their pages, in a frame of the
+		// file's page (the previews forbid other sites to frame them).
+		s.open(t, s.alice, filesPath, 200)
+		if err := s.alice.tid("upload-input").SetInputFiles([]playwright.InputFile{
+			{Name: "notes.txt", MimeType: "text/plain", Buffer: []byte("議事録: preview me")},
+			{Name: "brief.pdf", MimeType: "application/pdf", Buffer: []byte(onePagePDF)},
+		}); err != nil {
+			t.Fatalf("choosing files: %v", err)
+		}
+		s.visible(t, s.alice, "file-row-notes.txt")
+		s.visible(t, s.alice, "file-row-brief.pdf")
+		s.click(t, s.alice, "file-open-notes.txt")
+		frame := s.alice.page.FrameLocator(`[data-testid="file-preview-frame"]`)
+		if err := s.expect.Locator(frame.Locator("body")).ToContainText("議事録: preview me"); err != nil {
+			t.Errorf("the text preview does not show: %v", err)
+		}
+		s.open(t, s.alice, filesPath, 200)
+		s.click(t, s.alice, "file-open-brief.pdf")
+		s.visible(t, s.alice, "file-preview-frame")
+		// Chromium's PDF viewer is a frame of its own inside the preview;
+		// a refused or blocked frame shows chrome-error:// instead.
+		deadline := time.Now().Add(actionTimeout)
+		for {
+			var urls []string
+			viewer := false
+			for _, f := range s.alice.page.Frames() {
+				urls = append(urls, f.URL())
+				viewer = viewer || strings.HasPrefix(f.URL(), "chrome-extension://mhjfbmdgcfjbbpaeojofohoefgiehjai/")
+			}
+			if viewer {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the PDF viewer did not open in the preview; frames %q", urls)
+			}
+			s.alice.page.WaitForTimeout(100)
+		}
 	})
 
 	s.step(t, "files_over_the_limit_refused", []string{"files_uploaded_paused_and_resumed"}, s.pagesOf(&s.alice), func(t *testing.T) {
@@ -218,3 +256,10 @@ func sha256Hex(p []byte) string {
 	h := sha256.Sum256(p)
 	return hex.EncodeToString(h[:])
 }
+
+// onePagePDF is a PDF of one page saying "Hello PDF".
+const onePagePDF = "%PDF-1.1\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n" +
+	"2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n" +
+	"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 300 144]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>endobj\n" +
+	"4 0 obj<</Length 44>>stream\nBT /F1 24 Tf 20 100 Td (Hello PDF) Tj ET\nendstream endobj\n" +
+	"5 0 obj<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"

@@ -129,7 +129,9 @@ func (s *Server) createFolder(c echo.Context) error {
 	parent := c.FormValue("parent")
 	f, err := s.Files.CreateFolder(c.Request().Context(), t.ID, parent, c.FormValue("name"))
 	if err == nil {
-		return s.done(c, views.FolderPath(t.ID, f.ID), "files.folder_created", f.Name)
+		// The person stays where they were, the new folder in the list:
+		// folders made one after another stay side by side.
+		return s.done(c, views.FolderPathOrTop(t.ID, parent), "files.folder_created", f.Name)
 	}
 	if !kanri.IsCode(err, kanri.EINVALID) {
 		return err
@@ -421,6 +423,11 @@ func (s *Server) sendContent(c echo.Context, f *kanri.File, inline bool) error {
 	return s.streamFile(c, f, disposition, contentType)
 }
 
+// contentPolicy is the Content-Security-Policy of a file's bytes: a
+// sandbox without scripts, whatever the file holds, that only Kanri's own
+// pages may frame (the file's page shows the preview).
+const contentPolicy = "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'"
+
 // streamFile streams a file as sendContent says, as the disposition
 // (attachment or inline) of the content type: the console's download and
 // preview and the API's content send it this one way.
@@ -428,7 +435,11 @@ func (s *Server) streamFile(c echo.Context, f *kanri.File, disposition, contentT
 	w := c.Response()
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; plugin-types application/pdf")
+	h.Set("Content-Security-Policy", contentPolicy)
+	if disposition == "inline" {
+		// The file's page frames its preview; no other site may.
+		h.Set("X-Frame-Options", "SAMEORIGIN")
+	}
 	h.Set("Cache-Control", "private, no-cache")
 	h.Set(echo.HeaderContentType, contentType)
 	h.Set("Content-Disposition", contentDisposition(disposition, f.Title()))

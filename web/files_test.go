@@ -209,6 +209,26 @@ func TestUploadsSpeakTusAndDownloadsAreSafe(t *testing.T) {
 	bin := e.uploadFile(t, e.acme.ID, "", "x.bin", []byte{0, 1, 2, 3})
 	resp, _ = c.get(base + "/files/" + bin.ID + "/preview")
 	wantStatus(t, "preview of a binary file", resp, http.StatusNotFound)
+
+	// A preview is framed by the file's page, and by no other site; it
+	// runs no script whatever it holds.
+	resp, body = c.get(base + "/files/" + fileID + "/preview")
+	wantStatus(t, "preview of a text file", resp, http.StatusOK)
+	if body != string(data) {
+		t.Errorf("preview body %q, want the file's", body)
+	}
+	csp := resp.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"sandbox;", "frame-ancestors 'self'", "default-src 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("preview CSP %q lacks %q", csp, want)
+		}
+	}
+	if strings.Contains(csp, "allow-scripts") || strings.Contains(csp, "frame-ancestors 'none'") {
+		t.Errorf("preview CSP %q", csp)
+	}
+	if got, want := resp.Header.Get("X-Frame-Options"), "SAMEORIGIN"; got != want {
+		t.Errorf("preview X-Frame-Options: got %q, want %q", got, want)
+	}
 }
 
 func TestAnotherTenantsFilesAnswer404(t *testing.T) {
@@ -357,5 +377,36 @@ func TestAFolderOfManyFoldersIsPaged(t *testing.T) {
 	_, body := c.get("/t/" + e.acme.ID + "/files?folders=not-a-token")
 	if got := len(rows.FindAllString(body, -1)); got != 200 || !strings.Contains(body, `data-testid="folder-row-f000"`) {
 		t.Errorf("a bad continuation lists %d folders, want the first 200", got)
+	}
+}
+
+// TestANewFolderLeavesThePersonWhereTheyWere: creating a folder answers
+// with the page of the folder it was made in, so that folders made one
+// after another are side by side, not nested.
+func TestANewFolderLeavesThePersonWhereTheyWere(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	c := e.client(t).signIn("acme", "admin")
+	base := "/t/" + e.acme.ID + "/files"
+	resp, _ := c.post(base+"/folders", url.Values{"name": {"Top"}})
+	if got, want := resp.Header.Get("Location"), base; resp.StatusCode != http.StatusSeeOther || got != want {
+		t.Fatalf("a folder at the top: %d to %q, want 303 to %q", resp.StatusCode, got, want)
+	}
+	_, body := c.get(base)
+	top := regexp.MustCompile(`/folders/(folder_[0-9a-f]+)"[^>]*data-testid="folder-open-Top"`).FindStringSubmatch(body)
+	if top == nil {
+		t.Fatalf("the top level does not list the new folder")
+	}
+	for _, name := range []string{"One", "Two"} {
+		resp, _ := c.post(base+"/folders", url.Values{"name": {name}, "parent": {top[1]}})
+		if got, want := resp.Header.Get("Location"), base+"/folders/"+top[1]; got != want {
+			t.Errorf("folder %s made in Top: redirected to %q, want %q", name, got, want)
+		}
+	}
+	_, body = c.get(base + "/folders/" + top[1])
+	for _, name := range []string{"One", "Two"} {
+		if !strings.Contains(body, `data-testid="folder-row-`+name+`"`) {
+			t.Errorf("Top does not list %s", name)
+		}
 	}
 }
