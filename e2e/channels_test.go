@@ -3,6 +3,8 @@
 package e2e
 
 import (
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -146,6 +148,78 @@ func (s *suite) channelSteps(t *testing.T) {
 		if err := chiyo.ctx.Close(); err != nil {
 			t.Errorf("closing chiyo's session: %v", err)
 		}
+	})
+
+	s.step(t, "channels_history_reached_by_scrolling_and_link", []string{"channels_two_people_chat_live"}, s.pagesOf(&s.alice), func(t *testing.T) {
+		// A channel of 120 messages (posted with the page's session, as
+		// its form does) shows its latest 50.
+		s.open(t, s.alice, channelsPath+"/new", 200)
+		s.fill(t, s.alice, "channel-name", "history")
+		s.submitStatus(t, s.alice, s.alice.tid("channel-save"), channelsPath, 303)
+		historyPath := strings.TrimPrefix(s.alice.page.URL(), s.srv.URL)
+		csrf, err := s.alice.page.Locator(`input[name="_csrf"]`).First().InputValue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 120 {
+			resp, err := s.alice.ctx.Request().Post(s.url(historyPath+"/messages"), playwright.APIRequestContextPostOptions{
+				Form:         map[string]any{"content": fmt.Sprintf("history-%03d", i), "_csrf": csrf},
+				MaxRedirects: playwright.Int(0),
+			})
+			if err != nil || resp.Status() != http.StatusSeeOther {
+				t.Fatalf("posting message %d: %v %v", i, resp, err)
+			}
+		}
+		texts := func() []string {
+			got, err := s.alice.page.Evaluate(`() => Array.from(document.querySelectorAll('#messages [data-testid="message-content"]')).map(e => e.textContent.trim())`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, v := range got.([]any) {
+				out = append(out, v.(string))
+			}
+			return out
+		}
+		s.open(t, s.alice, historyPath, 200)
+		if err := s.expect.Locator(s.alice.tid("message-content").Last()).ToHaveText("history-119"); err != nil {
+			t.Fatal(err)
+		}
+		// Scrolling the pane up loads the older pages in place, each once,
+		// up to the first message.
+		all := s.alice.page.Locator(`#messages [data-testid="message"]`)
+		for len(texts()) < 120 {
+			shown := count(all)
+			if _, err := s.alice.tid("message-scroll").Evaluate(`el => { el.scrollTop = 0 }`, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := all.Nth(shown).WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateAttached}); err != nil {
+				t.Fatalf("scrolling up past %d messages loads no older ones: %v", shown, err)
+			}
+		}
+		got := texts()
+		for i, text := range got {
+			if want := fmt.Sprintf("history-%03d", i); text != want {
+				t.Fatalf("message %d of the scrolled channel is %q, want %q (of %d shown)", i, text, want, len(got))
+			}
+		}
+		s.absent(t, s.alice, "messages-older")
+
+		// Without scripts, the link is a page of its own, with a way back.
+		s.open(t, s.alice, historyPath, 200)
+		href, err := s.alice.tid("messages-older").Locator("a").GetAttribute("href")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.open(t, s.alice, href, 200)
+		// It ends with the message before the latest 50 (older ones may
+		// load above as it scrolls).
+		if got := texts(); len(got) < 50 || got[len(got)-1] != "history-069" {
+			t.Errorf("the older page shows %d messages ending %v, want them to end with history-069", len(got), got[max(0, len(got)-3):])
+		}
+		s.visible(t, s.alice, "messages-older-page")
+		s.click(t, s.alice, "messages-latest")
+		s.atPath(t, s.alice, historyPath)
 	})
 
 	s.step(t, "channels_private_invisible_to_non_members", []string{"channels_two_people_chat_live"}, s.pagesOf(&s.alice, &s.vera), func(t *testing.T) {

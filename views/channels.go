@@ -106,6 +106,10 @@ type ChannelView struct {
 	FirstUnread int64
 	Search      string
 	Composer    ComposerView
+	// Paged is an older page of the messages shown as a page of its own
+	// (the link followed without scripts): no composer, no live updates,
+	// and a link back to the latest.
+	Paged bool
 }
 
 // ComposerView is the form that posts a message.

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/a-h/templ"
@@ -164,9 +165,9 @@ func (s *Server) messagePage(c echo.Context, ch *kanri.Channel, m *kanri.Channel
 	}
 	olderURL := ""
 	if older != "" {
-		olderURL = views.ChannelPath(t.ID, ch.ID) + "/messages?next=" + older
+		olderURL = views.ChannelPath(t.ID, ch.ID) + "/messages?next=" + url.QueryEscape(older)
 		if search != "" {
-			olderURL += "&q=" + search
+			olderURL += "&q=" + url.QueryEscape(search)
 		}
 	}
 	return out, olderURL, nil
@@ -222,14 +223,15 @@ func (s *Server) olderMessages(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ms, older, err := s.messagePage(c, ch, m, c.QueryParam("next"), c.QueryParam("q"))
-	if err != nil {
+	v := views.ChannelView{Channel: ch, Member: m, CanManage: messaging.CanManage(me, ch, m), Search: c.QueryParam("q"), Paged: true}
+	if v.Messages, v.OlderURL, err = s.messagePage(c, ch, m, c.QueryParam("next"), v.Search); err != nil {
 		return err
 	}
-	if !isHTMX(c) {
-		return redirect(c, views.ChannelPath(t.ID, ch.ID))
+	if isHTMX(c) {
+		return render(c, http.StatusOK, views.OlderPage(v.OlderURL, v.Messages))
 	}
-	return render(c, http.StatusOK, views.OlderPage(older, ms))
+	p := s.page(c, "channels.title", "channels") // no live updates
+	return render(c, http.StatusOK, views.ChannelPage(p, v))
 }
 
 // editChannel shows a channel's form.

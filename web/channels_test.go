@@ -3,8 +3,10 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -198,4 +200,75 @@ func TestChannelPagesDoWhatTheySay(t *testing.T) {
 	wantStatus(t, "delete", resp, http.StatusSeeOther)
 	resp, _ = admin.get(pub)
 	wantStatus(t, "the deleted channel", resp, http.StatusNotFound)
+}
+
+// TestOlderMessagesReachTheFirst: a channel of 120 messages shows its
+// latest 50; the older pages, loaded in place (htmx) and by the link
+// (a page of its own), reach the first message without repeating one.
+func TestOlderMessagesReachTheFirst(t *testing.T) {
+	e := newEnv(t)
+	c := e.chat(t)
+	for i := range 120 {
+		e.say(t, c.admin, c.public, fmt.Sprintf("message-%03d", i))
+	}
+	admin := e.client(t).signIn("acme", "admin")
+	_, body := admin.get("/t/" + e.acme.ID + "/channels/" + c.public.ID)
+	shown := messagesIn(body)
+	if len(shown) != 50 || shown[0] != "message-070" || shown[49] != "message-119" {
+		t.Fatalf("the channel's page shows %d messages %v, want the latest 50", len(shown), shown)
+	}
+	for _, htmx := range []bool{true, false} {
+		seen := map[string]bool{}
+		for _, m := range shown {
+			seen[m] = true
+		}
+		older, pages := olderURLIn(body), 0
+		for older != "" {
+			h := http.Header{}
+			if htmx {
+				h.Set("HX-Request", "true")
+			}
+			resp, page := admin.send(http.MethodGet, older, nil, h)
+			wantStatus(t, "older messages", resp, http.StatusOK)
+			if pages++; pages > 5 {
+				t.Fatal("more than 5 older pages for 70 messages")
+			}
+			for _, m := range messagesIn(page) {
+				if seen[m] {
+					t.Errorf("htmx %t: page %d repeats %s", htmx, pages, m)
+				}
+				seen[m] = true
+			}
+			if !htmx && !strings.Contains(page, `data-testid="messages-latest"`) {
+				t.Errorf("an older page of its own has no way back to the latest")
+			}
+			older = olderURLIn(page)
+		}
+		if len(seen) != 120 || !seen["message-000"] {
+			t.Errorf("htmx %t: %d messages reached, want all 120", htmx, len(seen))
+		}
+	}
+}
+
+var (
+	messageText = regexp.MustCompile(`data-testid="message-content">(message-\d{3})<`)
+	olderLink   = regexp.MustCompile(`data-testid="messages-older"[^>]*>\s*<a href="([^"]+)"`)
+)
+
+// messagesIn returns the texts message-NNN in a page, in order.
+func messagesIn(page string) []string {
+	var out []string
+	for _, m := range messageText.FindAllStringSubmatch(page, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// olderURLIn returns the URL of a page's older messages, or "".
+func olderURLIn(page string) string {
+	m := olderLink.FindStringSubmatch(page)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(m[1])
 }

@@ -52,6 +52,24 @@
     if (el && stick) el.scrollTop = el.scrollHeight;
   });
 
+  // Older messages come in above what the person reads: the pane keeps
+  // its distance from the bottom, so what was in view stays in view (the
+  // pane's own scroll anchoring is off: it would move it twice).
+  var fromBottom = null;
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var el = scroller();
+    if (el && e.detail.target && e.detail.target.matches && e.detail.target.matches(".older")) {
+      fromBottom = el.scrollHeight - el.scrollTop;
+    }
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    var el = scroller();
+    if (el && fromBottom !== null) {
+      el.scrollTop = el.scrollHeight - fromBottom;
+      fromBottom = null;
+    }
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     var el = scroller();
     if (!el) return;
