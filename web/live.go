@@ -73,7 +73,9 @@ func (s *Server) liveEvents(c echo.Context) error {
 	defer sub.Close()
 
 	l.w, l.flush = c.Response(), startStream(c)
-	if err := l.snapshot(ctx, !resumed); err != nil {
+	// A resume that failed leaves the tab's messages unknown (edits and
+	// deletions since do not change the latest number): they come whole.
+	if err := l.snapshot(ctx, !resumed, last != "" && !resumed); err != nil {
 		return l.end(err)
 	}
 	if l.open != nil {
@@ -227,8 +229,9 @@ func (l *liveStream) send(ctx context.Context, id string, comps ...templ.Compone
 }
 
 // snapshot sends the unread counts of the person's channels and, with
-// messages, the open channel's latest messages.
-func (l *liveStream) snapshot(ctx context.Context, messages bool) error {
+// messages, the open channel's latest messages: when the page's latest
+// message (its seq) is not the channel's, or whole when told.
+func (l *liveStream) snapshot(ctx context.Context, messages, whole bool) error {
 	mine, _, err := l.s.Messaging.Mine(ctx, l.tenantID, l.me.UserID, liveChannels, "")
 	if err != nil {
 		return err
@@ -253,7 +256,7 @@ func (l *liveStream) snapshot(ctx context.Context, messages bool) error {
 			return err
 		}
 		l.open, l.openMember, l.snapSeq = ch, m, ch.LastSeq
-		if shown, err := strconv.ParseInt(l.c.QueryParam("seq"), 10, 64); err != nil || shown != ch.LastSeq {
+		if shown, err := strconv.ParseInt(l.c.QueryParam("seq"), 10, 64); whole || err != nil || shown != ch.LastSeq {
 			// The page may miss messages: it gets the latest ones whole.
 			ms, older, err := l.s.messagePage(l.c, ch, m, "", "")
 			if err != nil {

@@ -314,3 +314,49 @@ func TestLiveStreamEndsWhenTheRoleIsLost(t *testing.T) {
 	}
 	live.ended(t, 20*time.Second)
 }
+
+// TestAFailedResumeSendsTheSnapshot: a stream that reconnects with a
+// Last-Event-ID the server cannot resume from (another instance's, or
+// older than the kept events) gets the channel's messages whole, even
+// when no message was added: edits and deletions made meanwhile arrive.
+func TestAFailedResumeSendsTheSnapshot(t *testing.T) {
+	e := newEnv(t)
+	c := e.chat(t)
+	bob := e.client(t).signIn("acme", "bob")
+	live, _ := bob.openLive(livePath(e.acme.ID, c.public.ID, 0), "")
+	first := e.say(t, c.admin, c.public, "first")
+	ev, _ := live.next(t, "msg-"+first.ID)
+	live.close()
+	// Another instance's position: the same shape, another epoch.
+	epoch, n, _ := strings.Cut(ev.id, ".")
+	foreign := strings.Map(func(r rune) rune {
+		if r == '0' {
+			return '1'
+		}
+		return '0'
+	}, epoch) + "." + n
+	kept := e.say(t, c.admin, c.public, "before the edit")
+	gone := e.say(t, c.admin, c.public, "to be deleted")
+	ch, _, err := e.config.Messaging.Channel(context.Background(), e.acme.ID, e.acmeBob.ID, c.public.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: c.admin.UserID, TenantID: e.acme.ID})
+	if _, err := e.config.Messaging.EditMessage(ctx, e.acme.ID, c.admin, c.public.ID, kept.ID, kanri.Seen{}, "after the edit"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.config.Messaging.DeleteMessage(ctx, e.acme.ID, c.admin, c.public.ID, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, last := range []string{"nonsense", foreign} {
+		live, resp := bob.openLive(livePath(e.acme.ID, c.public.ID, ch.LastSeq), last)
+		if live == nil {
+			t.Fatalf("Last-Event-ID %q: status %d, want the stream", last, resp.StatusCode)
+		}
+		ev, _ := live.next(t, `id="messages" hx-swap-oob="true"`)
+		if !strings.Contains(ev.data, "after the edit") || strings.Contains(ev.data, "msg-"+gone.ID) {
+			t.Errorf("Last-Event-ID %q: the snapshot does not have the edit and the deletion: %.300s", last, ev.data)
+		}
+		live.close()
+	}
+}
