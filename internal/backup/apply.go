@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
@@ -282,6 +283,13 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 			if exists && (cur.digest == d || part == kanri.PartAudit) {
 				return nil
 			}
+			if hd.Type == kanri.TypeUser {
+				// Sessions are never restored: a user the restore writes
+				// (back from deletion, or changed) signs in again.
+				if out, err = endSessions(out, s.Now()); err != nil {
+					return err
+				}
+			}
 			var after func() error
 			if hd.Type == kanri.TypeAPIKey && src == tenantID {
 				after = func() error { return s.relink(ctx, tenantID, out) }
@@ -442,6 +450,22 @@ func (s *Service) rewrite(body []byte, src, tenantID, typ, id string) ([]byte, e
 		return nil, err
 	}
 	return normalise(b, "")
+}
+
+// endSessions returns a user's document with every session begun before
+// now ended (security.sessionsValidAfter).
+func endSessions(body []byte, now time.Time) ([]byte, error) {
+	m, err := decodeDoc(body)
+	if err != nil {
+		return nil, err
+	}
+	sec, _ := m["security"].(map[string]any)
+	if sec == nil {
+		sec = map[string]any{}
+		m["security"] = sec
+	}
+	sec["sessionsValidAfter"] = kanri.NewTime(now)
+	return json.Marshal(m)
 }
 
 // putContent copies a restored file's content from the archive's kept

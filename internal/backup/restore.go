@@ -159,9 +159,18 @@ func (k keeper) keeps(part, typ, id string, body []byte) bool {
 // docKey identifies a document in a partition.
 func docKey(container, id string) string { return container + "\x00" + id }
 
-// digest is a document's content, system properties and ETags aside.
+// digest is a document's content, system properties and ETags aside, and
+// a user's sessions too: a restore never restores sessions (it ends those
+// of the users it writes), so they are no difference to restore.
 func digest(body []byte) ([32]byte, error) {
-	n, err := normalise(body, "")
+	m, err := decodeDoc(body)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	if sec, ok := m["security"].(map[string]any); ok && m["type"] == kanri.TypeUser {
+		delete(sec, "sessionsValidAfter")
+	}
+	n, err := json.Marshal(m)
 	if err != nil {
 		return [32]byte{}, err
 	}
@@ -171,6 +180,19 @@ func digest(body []byte) ([32]byte, error) {
 // normalise returns body without system properties, its keys sorted, and
 // its tenantId set to tenantID when that is not empty.
 func normalise(body []byte, tenantID string) ([]byte, error) {
+	m, err := decodeDoc(body)
+	if err != nil {
+		return nil, err
+	}
+	if tenantID != "" {
+		m["tenantId"] = tenantID
+	}
+	return json.Marshal(m)
+}
+
+// decodeDoc decodes a document without its system properties, its
+// numbers kept as they are written.
+func decodeDoc(body []byte) (map[string]any, error) {
 	var m map[string]any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -182,10 +204,7 @@ func normalise(body []byte, tenantID string) ([]byte, error) {
 			delete(m, k)
 		}
 	}
-	if tenantID != "" {
-		m["tenantId"] = tenantID
-	}
-	return json.Marshal(m)
+	return m, nil
 }
 
 // archived is what an archive holds of the chosen parts: each document's

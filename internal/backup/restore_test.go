@@ -351,3 +351,36 @@ func mentions(d map[string]any, tenantID string) string {
 	}
 	return walk("", d)
 }
+
+// TestARestoredUserSignsInAgain: sessions are never restored. A user the
+// restore brings back from deletion has every earlier session ended; a
+// user the restore leaves as it was keeps theirs.
+func TestARestoredUserSignsInAgain(t *testing.T) {
+	e := newEnv(t, bolttest.Open(t), t.TempDir())
+	e.fill(t)
+	h := e.backup(t, []string{kanri.PartUsers})
+	bobID, err := e.svcs.Deps.Store.Tenant(e.tenant.ID).UserIDByUsername(e.ctx, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	carolID, err := e.svcs.Deps.Store.Tenant(e.tenant.ID).UserIDByUsername(e.ctx, "carol")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svcs.Users.Delete(e.ctx, e.tenant.ID, bobID, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	before := e.state(t)
+	if _, err := e.svcs.Backups.Restore(e.ctx, e.tenant.ID, h.ID, []string{kanri.PartUsers}); err != nil {
+		t.Fatal(err)
+	}
+	e.svcs.Backups.Wait()
+	after := e.state(t)
+	got, err := time.Parse(time.RFC3339Nano, after.sessionsValidAfter[bobID])
+	if err != nil || got.Before(h.StartedAt.Time) {
+		t.Errorf("bob, restored, has sessions valid after %q (%v), want after the restore", after.sessionsValidAfter[bobID], err)
+	}
+	if got, want := after.sessionsValidAfter[carolID], before.sessionsValidAfter[carolID]; got != want {
+		t.Errorf("carol, unchanged by the restore: sessions valid after %q, want %q as before", got, want)
+	}
+}
