@@ -150,7 +150,7 @@ func (s *suite) channelSteps(t *testing.T) {
 		}
 	})
 
-	s.step(t, "channels_history_reached_by_scrolling_and_link", []string{"channels_two_people_chat_live"}, s.pagesOf(&s.alice), func(t *testing.T) {
+	s.step(t, "channels_history_reached_by_scrolling_and_link", []string{"channels_two_people_chat_live", "narrow_viewport_users"}, s.pagesOf(&s.alice, &s.narrow), func(t *testing.T) {
 		// A channel of 120 messages (posted with the page's session, as
 		// its form does) shows its latest 50.
 		s.open(t, s.alice, channelsPath+"/new", 200)
@@ -220,6 +220,15 @@ func (s *suite) channelSteps(t *testing.T) {
 		s.visible(t, s.alice, "messages-older-page")
 		s.click(t, s.alice, "messages-latest")
 		s.atPath(t, s.alice, historyPath)
+
+		// On a phone the composer is in view with the latest message,
+		// without scrolling the page.
+		s.open(t, s.narrow, historyPath, 200)
+		for _, loc := range []playwright.Locator{s.narrow.tid("message-input"), s.narrow.tid("message-send"), s.narrow.tid("message-content").Last()} {
+			if err := s.expect.Locator(loc).ToBeInViewport(); err != nil {
+				t.Errorf("on a 390x844 screen: %v", err)
+			}
+		}
 	})
 
 	s.step(t, "channels_private_invisible_to_non_members", []string{"channels_two_people_chat_live"}, s.pagesOf(&s.alice, &s.vera), func(t *testing.T) {
