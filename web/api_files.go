@@ -14,6 +14,7 @@ import (
 
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/role"
 )
 
@@ -330,39 +331,63 @@ func (s *Server) apiUpdateFile(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
 	t := routeTenant(c)
-	f, err := s.Files.LiveFile(ctx, t.ID, c.Param("file"))
-	if err != nil {
-		return err
-	}
-	sn, err := fileSeen(c, f)
-	if err != nil {
-		return err
-	}
 	if in.FolderID.Set {
 		if err := s.folderExists(c, "folderId", in.FolderID.ID); err != nil {
 			return err // before any change: the request changes all it asks or nothing
 		}
 	}
+	f, err := unlessIfMatch(c, func() (*kanri.File, error) { return s.patchFile(c, t.ID, in) })
+	if err != nil {
+		return err
+	}
+	return sendDoc(c, http.StatusOK, apiFileTag(f), apiFileOf(f))
+}
+
+// patchFile makes the changes of a PATCH to the file as it is read now, at
+// the version read: ESTALE if it changed meanwhile.
+func (s *Server) patchFile(c echo.Context, tenantID string, in apiFileUpdate) (*kanri.File, error) {
+	ctx := c.Request().Context()
+	f, err := s.Files.LiveFile(ctx, tenantID, c.Param("file"))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := fileSeen(c, f); err != nil {
+		return nil, err
+	}
+	sn := kanri.Seen{ETag: f.ETag, State: f.State()} // the fields not sent are these
 	if in.DisplayName != nil || in.Tags != nil || in.Description != nil {
 		fi, err := in.input(f)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if f, err = s.Files.UpdateFile(ctx, t.ID, f.ID, sn, fi); err != nil {
-			return err
+		if f, err = s.Files.UpdateFile(ctx, tenantID, f.ID, sn, fi); err != nil {
+			return nil, err
 		}
-		if sn.ETag != "" {
-			sn = kanri.Seen{ETag: f.ETag, State: f.State()}
-		}
+		sn = kanri.Seen{ETag: f.ETag, State: f.State()}
 	}
 	if in.FolderID.Set && in.FolderID.ID != deref(f.FolderID) {
-		if f, err = s.Files.MoveFile(ctx, t.ID, f.ID, sn, in.FolderID.ID); err != nil {
-			return err
+		if f, err = s.Files.MoveFile(ctx, tenantID, f.ID, sn, in.FolderID.ID); err != nil {
+			return nil, err
 		}
 	}
-	return sendDoc(c, http.StatusOK, apiFileTag(f), apiFileOf(f))
+	return f, nil
+}
+
+// unlessIfMatch runs patch, a read of a document and a change of it at
+// the version read. With If-Match, a change made since is 412 (the
+// precondition the patch checks). Without it, the patch is made to the
+// version current when it is written: a change made meanwhile is read
+// again (store.Retry), never refused and never undone.
+func unlessIfMatch[T any](c echo.Context, patch func() (T, error)) (T, error) {
+	conditional := strings.TrimSpace(c.Request().Header.Get("If-Match")) != ""
+	return store.Retry(c.Request().Context(), func() (T, error) {
+		v, err := patch()
+		if !conditional && kanri.IsCode(err, kanri.ESTALE) {
+			return v, store.LostRace(err)
+		}
+		return v, err
+	})
 }
 
 func (s *Server) apiTrashFile(c echo.Context) error {
@@ -523,25 +548,28 @@ func (s *Server) apiUpdateFolder(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	t := routeTenant(c)
-	f, err := s.Files.Folder(ctx, t.ID, c.Param("folder"))
-	if err != nil {
-		return err
-	}
-	tag, err := precondition(c, f.ETag)
-	if err != nil {
-		return err
-	}
-	name, parent := f.Name, deref(f.ParentFolderID)
-	if in.Name != nil {
-		name = *in.Name
-	}
-	if in.ParentID.Set {
-		parent = in.ParentID.ID
-	}
-	if name != f.Name || parent != deref(f.ParentFolderID) {
-		if f, err = s.Files.RelocateFolder(ctx, t.ID, f.ID, tag, parent, name); err != nil {
-			return renamedField(err, "folderId", "parentId")
+	f, err := unlessIfMatch(c, func() (*kanri.Folder, error) {
+		f, err := s.Files.Folder(ctx, t.ID, c.Param("folder"))
+		if err != nil {
+			return nil, err
 		}
+		if _, err := precondition(c, f.ETag); err != nil {
+			return nil, err
+		}
+		name, parent := f.Name, deref(f.ParentFolderID) // the fields not sent are these
+		if in.Name != nil {
+			name = *in.Name
+		}
+		if in.ParentID.Set {
+			parent = in.ParentID.ID
+		}
+		if name == f.Name && parent == deref(f.ParentFolderID) {
+			return f, nil
+		}
+		return s.Files.RelocateFolder(ctx, t.ID, f.ID, f.ETag, parent, name)
+	})
+	if err != nil {
+		return renamedField(err, "folderId", "parentId")
 	}
 	return sendDoc(c, http.StatusOK, f.ETag, apiFolderOf(f))
 }

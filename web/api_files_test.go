@@ -3,10 +3,13 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -645,5 +648,86 @@ func TestAPIFilesRefusals(t *testing.T) {
 	}
 	if u, err := e.files.Upload(ctx, e.acme.ID, up.ID); err != nil || u.Offset != 0 {
 		t.Errorf("the upload changed: %+v %v", u, err)
+	}
+}
+
+// TestAPIPatchesWithoutIfMatchKeepEachOther: PATCHes without If-Match sent
+// at once to one file, one folder and one message are each made to the
+// document as it is when written: none is refused (412) and none undoes
+// another's field.
+func TestAPIPatchesWithoutIfMatchKeepEachOther(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	e.assignMessaging(t, e.acme.ID)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	file := e.uploadFile(t, e.acme.ID, "", "busy.txt", []byte("busy"))
+	var parent, folder apiFolderDoc
+	e.api(t, http.MethodPost, "/api/v1/folders", rw, map[string]any{"name": "Parent"}).decode(&parent)
+	e.api(t, http.MethodPost, "/api/v1/folders", rw, map[string]any{"name": "Busy"}).decode(&folder)
+	ch := e.createChannel(t, rw, map[string]any{"name": "busy"})
+	msg := e.postMessage(t, rw, ch.ID, "first")
+	const n = 8
+	for _, tc := range []struct {
+		name   string
+		path   string
+		fields map[string]func(i int) any // a field each writer changes
+		check  func(t *testing.T)
+	}{
+		{"file", "/api/v1/files/" + file.ID, map[string]func(int) any{
+			"displayName": func(i int) any { return fmt.Sprintf("name %d", i) },
+			"description": func(i int) any { return fmt.Sprintf("description %d", i) },
+		}, func(t *testing.T) {
+			var got apiFileDoc
+			e.api(t, http.MethodGet, "/api/v1/files/"+file.ID, rw, nil).decode(&got)
+			if want := fmt.Sprintf("name %d/description %d", n-1, n-1); got.DisplayName+"/"+got.Description != want {
+				t.Errorf("got %s/%s, want %s", got.DisplayName, got.Description, want)
+			}
+		}},
+		{"folder", "/api/v1/folders/" + folder.ID, map[string]func(int) any{
+			"name":     func(i int) any { return fmt.Sprintf("Busy %d", i) },
+			"parentId": func(i int) any { return []any{parent.ID, nil}[i%2] },
+		}, func(t *testing.T) {
+			var got apiFolderDoc
+			e.api(t, http.MethodGet, "/api/v1/folders/"+folder.ID, rw, nil).decode(&got)
+			if got.Name != fmt.Sprintf("Busy %d", n-1) || got.ParentFolderID != nil {
+				t.Errorf("got %s in %v, want Busy %d at the top", got.Name, got.ParentFolderID, n-1)
+			}
+		}},
+		{"message", "/api/v1/channels/" + ch.ID + "/messages/" + msg.ID, map[string]func(int) any{
+			"content": func(i int) any { return fmt.Sprintf("edit %d", i) },
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var wg sync.WaitGroup
+			for field, value := range tc.fields {
+				for range 2 { // two writers of each field
+					wg.Go(func() {
+						for i := range n {
+							if a := e.api(t, http.MethodPatch, tc.path, rw, map[string]any{field: value(i)}); a.status != http.StatusOK {
+								t.Errorf("PATCH %s %d: got %d, want 200: %s", field, i, a.status, a.body)
+							}
+						}
+					})
+				}
+			}
+			// Reactions change the message beside the edits.
+			if tc.name == "message" {
+				wg.Go(func() {
+					for i := range n {
+						method := []string{http.MethodPost, http.MethodDelete}[i%2]
+						path := tc.path + "/reactions"
+						var body any = map[string]any{"emoji": "👍"}
+						if method == http.MethodDelete {
+							path, body = path+"/"+url.PathEscape("👍"), nil
+						}
+						e.api(t, method, path, rw, body)
+					}
+				})
+			}
+			wg.Wait()
+			if tc.check != nil {
+				tc.check(t)
+			}
+		})
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -393,8 +392,7 @@ func (s *Server) apiUpdateChannel(c echo.Context) error {
 		return err
 	}
 	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
-	conditional := strings.TrimSpace(c.Request().Header.Get("If-Match")) != ""
-	ch, err := store.Retry(ctx, func() (*kanri.Channel, error) {
+	ch, err := unlessIfMatch(c, func() (*kanri.Channel, error) {
 		ch, _, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("channel"))
 		if err != nil {
 			return nil, err
@@ -403,11 +401,7 @@ func (s *Server) apiUpdateChannel(c echo.Context) error {
 			return nil, err
 		}
 		seen := kanri.Seen{ETag: ch.ETag, State: ch.State()} // the fields not sent are these
-		ch, err = s.Messaging.UpdateChannel(ctx, t.ID, me, ch.ID, seen, in.Patch(ch))
-		if !conditional && kanri.IsCode(err, kanri.ESTALE) {
-			return nil, store.LostRace(err) // changed since it was read: read it again
-		}
-		return ch, err
+		return s.Messaging.UpdateChannel(ctx, t.ID, me, ch.ID, seen, in.Patch(ch))
 	})
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/search"
 )
 
@@ -194,6 +195,13 @@ func (s *Service) landed(ctx context.Context, tenantID string, f *kanri.File) (*
 // changeFile applies change to a live file as seen and writes it, unless
 // it changed nothing.
 func (s *Service) changeFile(ctx context.Context, tenantID, id string, seen kanri.Seen, action string, change func(*kanri.File) error) (*kanri.File, error) {
+	return store.Retry(ctx, func() (*kanri.File, error) { return s.changeFileOnce(ctx, tenantID, id, seen, action, change) })
+}
+
+// changeFileOnce is one attempt of changeFile: a write that another beat
+// is a lost race (store.Retry reads the file again), and stale only if the
+// file as seen changed.
+func (s *Service) changeFileOnce(ctx context.Context, tenantID, id string, seen kanri.Seen, action string, change func(*kanri.File) error) (*kanri.File, error) {
 	f, err := s.LiveFile(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
@@ -213,10 +221,8 @@ func (s *Service) changeFile(ctx context.Context, tenantID, id string, seen kanr
 		return f, nil
 	}
 	f.UpdatedAt = kanri.NewTime(s.Now())
-	if err := s.Store.Tenant(tenantID).Files().Replace(ctx, f); kanri.IsCode(err, kanri.ESTALE) {
-		return nil, kanri.Stale()
-	} else if err != nil {
-		return nil, err
+	if err := s.Store.Tenant(tenantID).Files().Replace(ctx, f); err != nil {
+		return nil, store.Raced(err)
 	}
 	s.audit(ctx, tenantID, action, kanri.AuditFile, f.ID, f.Title(), before, after)
 	return f, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
 )
 
 // maxSubtree is the most folders a rename, move or delete rewrites; a
@@ -124,6 +125,12 @@ func (s *Service) RelocateFolder(ctx context.Context, tenantID, id, etag, parent
 // transaction of the folder and its name's reservations, then rewrites
 // the paths of the folders inside it.
 func (s *Service) relocate(ctx context.Context, tenantID, id, etag string, where func(*kanri.Folder) (string, string, error)) (*kanri.Folder, error) {
+	return store.Retry(ctx, func() (*kanri.Folder, error) { return s.relocateOnce(ctx, tenantID, id, etag, where) })
+}
+
+// relocateOnce is one attempt of relocate: without an ETag, a write that
+// another beat reads the folder again (store.Retry); with one, it is stale.
+func (s *Service) relocateOnce(ctx context.Context, tenantID, id, etag string, where func(*kanri.Folder) (string, string, error)) (*kanri.Folder, error) {
 	f, err := s.Folder(ctx, tenantID, id)
 	if err != nil {
 		return nil, err
@@ -189,6 +196,8 @@ func (s *Service) relocate(ctx context.Context, tenantID, id, etag string, where
 	switch {
 	case kanri.IsCode(err, kanri.ECONFLICT):
 		return nil, kanri.Invalid(kanri.Fields{"name": "files.folder_exists"})
+	case kanri.IsCode(err, kanri.ESTALE) && etag == "":
+		return nil, store.LostRace(err)
 	case kanri.IsCode(err, kanri.ESTALE):
 		return nil, kanri.Stale()
 	case err != nil:

@@ -141,12 +141,19 @@ func (s *Service) Message(ctx context.Context, tenantID, userID, channelID, id s
 	return m, s.fillReactions(ctx, tenantID, channelID, []*kanri.Message{m})
 }
 
-// EditMessage changes the content of p's own message, as seen.
+// EditMessage changes the content of p's own message, as seen. A write
+// that another (a reaction's count, say) beat reads the message again; it
+// is stale only if the content seen changed.
 func (s *Service) EditMessage(ctx context.Context, tenantID string, p Person, channelID, id string, seen kanri.Seen, content string) (*kanri.Message, error) {
 	content = normalizeContent(content)
 	if msg := kanri.CheckMessage(content); msg != "" {
 		return nil, kanri.Invalid(kanri.Fields{"content": msg})
 	}
+	return store.Retry(ctx, func() (*kanri.Message, error) { return s.editOnce(ctx, tenantID, p, channelID, id, seen, content) })
+}
+
+// editOnce is one attempt of EditMessage.
+func (s *Service) editOnce(ctx context.Context, tenantID string, p Person, channelID, id string, seen kanri.Seen, content string) (*kanri.Message, error) {
 	c, _, err := s.writable(ctx, tenantID, p, channelID)
 	if err != nil {
 		return nil, err
@@ -169,10 +176,7 @@ func (s *Service) EditMessage(ctx context.Context, tenantID string, p Person, ch
 	m.Content, m.EditedAt, m.Reactions = content, kanri.NewTime(now), nil
 	m.TTL = kanri.MessageTTL(m.SentAt.Time, now)
 	if err := s.Store.Tenant(tenantID).Messages().Replace(ctx, m); err != nil {
-		if kanri.IsCode(err, kanri.ESTALE) {
-			return nil, kanri.Stale()
-		}
-		return nil, err
+		return nil, store.Raced(err)
 	}
 	m.Reactions = reactions
 	s.publish(ctx, tenantID, KindMessageUpdated, Payload{ChannelID: channelID, Private: c.IsPrivate, Message: m})
