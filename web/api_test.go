@@ -171,7 +171,10 @@ func TestAPIKeysAuthenticate(t *testing.T) {
 	if p != nil && !strings.Contains(p["detail"].(string), "revoked") {
 		t.Errorf("revoked: detail %q", p["detail"])
 	}
-	exp, expSecret, _ := e.keys.Create(e.asAdmin(e.acme.ID), e.acme.ID, apikey.Input{Name: "short", Scopes: []string{"read"}, ExpiresAt: e.clock.Now().Format("2006-01-02")})
+	// Today in the tenant's time zone, where the key's last day is: the
+	// UTC date is yesterday there for part of every day.
+	today := e.clock.Now().In(e.acme.Location()).Format("2006-01-02")
+	exp, expSecret, _ := e.keys.Create(e.asAdmin(e.acme.ID), e.acme.ID, apikey.Input{Name: "short", Scopes: []string{"read"}, ExpiresAt: today})
 	if a := e.api(t, http.MethodGet, "/api/v1/users", expSecret, nil); a.status != http.StatusOK {
 		t.Errorf("before expiry: %d", a.status)
 	}
