@@ -670,6 +670,18 @@ func jsonProblem(err error) string {
 // etag returns a document's ETag as an HTTP header value.
 func etag(v string) string { return `"` + strings.Trim(v, `"`) + `"` }
 
+// refuseIfMatch refuses If-Match on a change that is not conditional
+// (400): a client that sends it expects the change to depend on it, and
+// it would not.
+func refuseIfMatch(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if _, ok := c.Request().Header["If-Match"]; ok {
+			return apiProblem(c, http.StatusBadRequest, "This operation does not take If-Match: it changes no document a client reads with an ETag. Send it without If-Match.")
+		}
+		return next(c)
+	}
+}
+
 // precondition checks the request's If-Match header (RFC 9110 §13.1.1)
 // against a document's ETag: it returns the ETag to save at, which is the
 // document's when the header matches or is "*", and "" when there is no

@@ -140,8 +140,8 @@ func (s *Server) apiMessagingRoutes() []apiRoute {
 			statuses: map[int]string{http.StatusForbidden: "The key's creator did not send the message, or is not a member of the channel.", http.StatusNotFound: msgNotFound, http.StatusConflict: archived,
 				http.StatusUnprocessableEntity: fmt.Sprintf("The content is empty, longer than %d characters or not valid text (control or direction characters included); errors names it.", kanri.MaxMessageLength)}},
 		{method: http.MethodDelete, path: "/channels/:channel/messages/:message", scope: kanri.ScopeWrite, perm: role.MessagesCreate, service: msvc, h: s.apiDeleteMessage, op: "deleteMessage", summary: "Delete a message",
-			doc:      "Its sender may, and whoever holds messages.delete may delete anyone's (which is audited).",
-			status:   204,
+			doc:    "Its sender may, and whoever holds messages.delete may delete anyone's (which is audited). Send the ETag read in If-Match so that a message edited or reacted to since is not deleted (412).",
+			status: 204, ifMatch: true,
 			statuses: map[int]string{http.StatusForbidden: "The key's creator did not send the message and does not hold messages.delete.", http.StatusNotFound: msgNotFound}},
 		{method: http.MethodPost, path: "/channels/:channel/messages/:message/reactions", scope: kanri.ScopeWrite, perm: role.MessagesCreate, service: msvc, h: s.apiAddReaction, op: "addReaction", tag: "Messages", summary: "React to a message",
 			doc:     "The answer is the message with its reactions. A reaction the key's creator has already made is answered 200: reacting twice is reacting once. Location is the path that takes the reaction back (DELETE).",
@@ -642,8 +642,18 @@ func (s *Server) apiEditMessage(c echo.Context) error {
 	return sendDoc(c, http.StatusOK, apiMessageTag(m), apiMessageOf(m))
 }
 
+// apiDeleteMessage deletes a message; with If-Match, only the version
+// read (a message edited or reacted to since is 412).
 func (s *Server) apiDeleteMessage(c echo.Context) error {
-	if err := s.Messaging.DeleteMessage(c.Request().Context(), routeTenant(c).ID, apiPerson(c), c.Param("channel"), c.Param("message")); err != nil {
+	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
+	m, err := s.Messaging.Message(ctx, t.ID, me.UserID, c.Param("channel"), c.Param("message"))
+	if err != nil {
+		return err
+	}
+	if _, err := precondition(c, apiMessageTag(m)); err != nil {
+		return err
+	}
+	if err := s.Messaging.DeleteMessage(ctx, t.ID, me, m.ChannelID, m.ID); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -2,9 +2,11 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -918,5 +920,69 @@ func TestAPIChannelPatchesWithoutIfMatchKeepEachOther(t *testing.T) {
 	got, _ := e.getChannel(t, rw, ch.ID)
 	if want := fmt.Sprintf("displayName %d/description %d", n-1, n-1); got.DisplayName+"/"+got.Description != want {
 		t.Errorf("got %s/%s, want %s", got.DisplayName, got.Description, want)
+	}
+}
+
+// TestAPIIfMatchIsHonouredOrRefused: every change either takes If-Match
+// (a stale one is 412 and changes nothing) or refuses it with 400 before
+// doing anything; none ignores it.
+func TestAPIIfMatchIsHonouredOrRefused(t *testing.T) {
+	e := newEnv(t)
+	e.assignMessaging(t, e.acme.ID)
+	e.assignFiles(t, e.acme.ID)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	ch := e.createChannel(t, rw, map[string]any{"name": "ifmatch"})
+	msg := e.postMessage(t, rw, ch.ID, "keep me")
+	stale := `"stale"`
+
+	// DELETE of a message takes it.
+	path := "/api/v1/channels/" + ch.ID + "/messages/" + msg.ID
+	if a := e.api(t, http.MethodDelete, path, rw, nil, "If-Match", stale); a.status != http.StatusPreconditionFailed {
+		t.Errorf("DELETE a message with a stale If-Match: %d, want 412", a.status)
+	}
+	if a := e.api(t, http.MethodGet, path, rw, nil); a.status != http.StatusOK {
+		t.Fatalf("the message is gone after a stale DELETE: %d", a.status)
+	}
+	tag := e.api(t, http.MethodGet, path, rw, nil).resp.Header.Get("ETag")
+	if a := e.api(t, http.MethodDelete, path, rw, nil, "If-Match", tag); a.status != http.StatusNoContent {
+		t.Errorf("DELETE a message with its ETag: %d, want 204", a.status)
+	}
+
+	// Every other change refuses it, before it changes anything. Which
+	// take it, the document says (an If-Match parameter).
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct{ Name string }
+		}
+	}
+	if err := json.Unmarshal(e.api(t, http.MethodGet, "/api/v1/openapi.json", "", nil).body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	param := regexp.MustCompile(`:([a-z]+)`)
+	honours := func(method, path string) bool {
+		op := doc.Paths[param.ReplaceAllString(strings.TrimPrefix(path, "/api/v1"), "{$1}")][strings.ToLower(method)]
+		return slices.ContainsFunc(op.Parameters, func(p struct{ Name string }) bool { return p.Name == "If-Match" })
+	}
+	if !honours(http.MethodDelete, "/api/v1/channels/:channel/messages/:message") {
+		t.Fatal("the document does not say DELETE of a message takes If-Match")
+	}
+	refused := 0
+	for _, r := range e.routes() {
+		if !strings.HasPrefix(r.Name, "api:") || r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
+			continue
+		}
+		if honours(r.Method, r.Path) {
+			continue
+		}
+		p := strings.NewReplacer(":channel", ch.ID, ":message", msg.ID, ":user", e.acmeBob.ID, ":id", e.acmeBob.ID,
+			":emoji", url.PathEscape("👍"), ":service", kanri.FileServiceID, ":role", "viewer", ":upload", "upload_x", ":file", "file_x", ":folder", "folder_x").Replace(r.Path)
+		a := e.api(t, r.Method, p, rw, messagingBody(r.Method, r.Path, e.acmeBob.ID), "If-Match", stale)
+		if a.status != http.StatusBadRequest || !strings.Contains(string(a.body), "does not take If-Match") {
+			t.Errorf("%s %s with If-Match: %d %.200s, want 400", r.Method, r.Path, a.status, a.body)
+		}
+		refused++
+	}
+	if refused < 10 {
+		t.Errorf("only %d operations checked", refused)
 	}
 }

@@ -404,6 +404,12 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 	}
 	if r.request != "" {
 		out["400"] = problem("The request cannot be read: the body is not one JSON object of the documented fields (spelt exactly, each once), or ended before its Content-Length; Authorization was sent twice; the detail names what.", nil, rateLimit)
+	}
+	if r.method != http.MethodGet && !r.ifMatch {
+		bad := out["400"].(map[string]any)
+		bad["description"] = strings.TrimSuffix(bad["description"].(string), ".") + "; or If-Match was sent: this operation does not take it."
+	}
+	if r.request != "" {
 		out["408"] = problem("The body did not arrive in time (it stalled); send the request again.", nil, rateLimit)
 		out["415"] = problem("The body is not application/json.", rateLimit, nil)
 		out["422"] = problem("The input is invalid, a username or e-mail already taken included; errors names the fields.", rateLimit, nil)

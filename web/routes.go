@@ -52,6 +52,9 @@ func (s *Server) routes(e *echo.Echo) {
 	apiUploads := e.Group("/api/v1"+apiUploadsPath, s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
 	for _, r := range s.apiRoutes() {
 		mw := []echo.MiddlewareFunc{apiScope(r.scope), s.apiPerm(r.perm), checkQuery(r.query)}
+		if r.method != http.MethodGet && !r.ifMatch {
+			mw = append([]echo.MiddlewareFunc{refuseIfMatch}, mw...)
+		}
 		if r.service != "" {
 			mw = append(mw, s.usable(r.service))
 		}
