@@ -155,4 +155,24 @@ func (s *suite) backupSteps(t *testing.T) {
 		}
 		s.hasAttr(t, s.admin, s.admin.tid("tenant-service-file-service"), "the copy's files service", "data-status", "active")
 	})
+
+	s.step(t, "closed_organisation_says_why", []string{"backups_restore_into_new_tenant"}, s.pagesOf(&s.admin), func(t *testing.T) {
+		// Alice signs in to the copy; the operator suspends it. Her open
+		// session ends with the reason, and the right password says it
+		// again instead of "check your password".
+		p := s.newSession(t, "alice-copy", nil)
+		s.signInOK(t, p, "acme-copy", "alice", alicePass, "/t/tenant_acme-copy/users")
+		s.open(t, s.admin, "/tenants?q=acme-copy", 200)
+		s.submitStatus(t, s.admin, s.admin.tid("tenant-suspend-acme-copy"), "/tenants/tenant_acme-copy/suspend", 303)
+		s.open(t, p, "/t/tenant_acme-copy/users", 200) // the sign-in page
+		s.atPath(t, p, "/login")
+		s.containsText(t, p, "flash", "suspended")
+		if st := s.signIn(t, p, "acme-copy", "alice", alicePass); st != 403 {
+			t.Fatalf("the right password of a suspended organisation answered %d, want 403", st)
+		}
+		s.containsText(t, p, "login-error", "suspended")
+		if msg := s.signInFails(t, p, "acme-copy", "alice", "Wrong-pass-000"); strings.Contains(msg, "suspended") {
+			t.Errorf("a wrong password is told of the suspension: %q", msg)
+		}
+	})
 }

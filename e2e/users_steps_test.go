@@ -87,7 +87,10 @@ func (s *suite) userSteps(t *testing.T) {
 		for i := 1; i <= 5; i++ {
 			s.signInFails(t, bob, tenantName, "bob", "Wrong-pass-"+strings.Repeat("9", i+2))
 		}
-		s.signInFails(t, bob, tenantName, "bob", bobPass) // locked: even the right password fails
+		// Locked: even the right password fails, saying so and until when.
+		if msg := s.signInFails(t, bob, tenantName, "bob", bobPass); !strings.Contains(msg, "locked") || !strings.Contains(msg, "JST") {
+			t.Errorf("a locked account says %q, want that it is locked until a time (JST)", msg)
+		}
 
 		s.open(t, s.alice, usersPath, 200)
 		s.hasText(t, s.alice, "user-status-bob", "Locked")

@@ -177,7 +177,7 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			s.grants.put(hash, g, gen)
 		}
-		if g.tenant.Status != kanri.TenantActive {
+		if !g.tenant.OpenAt(s.Now()) {
 			return kanri.E(kanri.EUNAUTHENTICATED, "api.tenant_inactive")
 		}
 		k, t := *g.key, *g.tenant // the request's own copies

@@ -32,9 +32,11 @@ func (s *Server) login(c echo.Context) error {
 	ctx := c.Request().Context()
 	tenantName, username, next := c.FormValue("tenant"), c.FormValue("username"), nextPath(c.FormValue("next"))
 	u, t, err := s.Auth.SignIn(ctx, tenantName, username, c.FormValue("password"))
-	if kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
+	if code := kanri.ErrorCode(err); code == kanri.EUNAUTHENTICATED || code == kanri.EFORBIDDEN {
+		// The wrong password (or no such user), a locked account, or the
+		// right password of a closed organisation: each says which.
 		p := s.page(c, "login.title", "")
-		return render(c, http.StatusUnauthorized, views.Login(p, tenantName, username, next, i18n.T(ctx, "login.failed")))
+		return render(c, status(err), views.Login(p, tenantName, username, next, message(ctx, err, "login.failed")))
 	}
 	if err != nil {
 		return err

@@ -150,7 +150,7 @@ func (s *Server) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tena
 		return false // ended from the account page or by an administrator
 	}
 	home, err := s.Tenants.Get(ctx, u.TenantID)
-	if err != nil || home.Status != kanri.TenantActive {
+	if err != nil || !home.OpenAt(s.Now()) {
 		return false
 	}
 	access, err := s.Roles.AccessOf(ctx, home.ID, u.ID)

@@ -155,12 +155,15 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		u, home, rec, access := v.user, v.home, v.session, v.access
-		if u == nil || home == nil || rec == nil || !u.IsActive || !u.DeletedAt.IsZero() || home.Status != kanri.TenantActive ||
+		if u == nil || home == nil || rec == nil || !u.IsActive || !u.DeletedAt.IsZero() || !home.OpenAt(s.Now()) ||
 			issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
 			// Gone, deactivated, suspended, signed out everywhere, or this
 			// session ended (from the account page, by an administrator)
-			// on any instance.
+			// on any instance. A closed organisation says why.
 			s.endSession(c)
+			if u != nil && home != nil && !home.OpenAt(s.Now()) {
+				return kanri.E(kanri.EUNAUTHENTICATED, home.ClosedMessage(s.Now()))
+			}
 			return kanri.E(kanri.EUNAUTHENTICATED, "login.expired")
 		}
 		c.Set(ctxUser, u)

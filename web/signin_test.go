@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -151,5 +152,70 @@ func TestStartPageIsOneTheUserMayOpen(t *testing.T) {
 		}
 		resp, _ = c.get(tt.want)
 		wantStatus(t, tt.user+"'s start page", resp, http.StatusOK)
+	}
+}
+
+// TestAClosedOrganisationSaysWhy: the right password of a user whose
+// organisation's subscription has ended (before the expiry worker ran,
+// too) or which the operator suspended says so, and is not counted as a
+// failed attempt, so retrying never locks the account; a wrong password
+// says only that something was wrong; a signed-in user whose organisation
+// closed is told why on the sign-in page; a locked account says until
+// when.
+func TestAClosedOrganisationSaysWhy(t *testing.T) {
+	e := newEnv(t)
+	loc := e.fresh(t, e.acme.ID).Location()
+	tomorrow := e.clock.Now().In(loc).AddDate(0, 0, 1)
+	got := e.setTenant(t, e.acme.ID, func(in *kanri.TenantInput) { in.EndDate = tomorrow.Format(kanri.DateLayout) })
+	e.clock.Advance(got.Subscription.EndDate.Sub(e.clock.Now()) - 5*time.Minute)
+	bob := e.client(t).signIn("acme", "bob")
+	e.clock.Advance(10 * time.Minute) // past the end; the worker has not run
+	for i := range auth.MaxFailedAttempts + 1 {
+		c := e.client(t)
+		c.get("/login")
+		resp, page := c.post("/login", url.Values{"tenant": {"acme"}, "username": {"bob"}, "password": {password}})
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "subscription has ended") {
+			t.Fatalf("attempt %d with the right password: %d, want 403 saying the subscription ended", i+1, resp.StatusCode)
+		}
+	}
+	c := e.client(t)
+	c.get("/login")
+	resp, page := c.post("/login", url.Values{"tenant": {"acme"}, "username": {"bob"}, "password": {"wrong-password-1"}})
+	if resp.StatusCode != http.StatusUnauthorized || strings.Contains(page, "subscription") {
+		t.Errorf("a wrong password of a closed organisation: %d, want 401 telling nothing of it", resp.StatusCode)
+	}
+	if u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID); u.Security.FailedLoginAttempts != 1 || !u.Security.LockedUntil.IsZero() {
+		t.Errorf("bob has %d failed attempts (locked until %v), want the wrong one only", u.Security.FailedLoginAttempts, u.Security.LockedUntil)
+	}
+	// The signed-in session ends, and says why.
+	resp, _ = bob.get("/account")
+	if _, page := bob.get("/login"); !strings.Contains(page, "subscription has ended") {
+		t.Errorf("a session of a closed organisation is not told why it ended (%d)", resp.StatusCode)
+	}
+
+	// Renewed, then suspended by the operator.
+	e.setTenant(t, e.acme.ID, func(in *kanri.TenantInput) {
+		in.EndDate = e.clock.Now().In(loc).AddDate(1, 0, 0).Format(kanri.DateLayout)
+	})
+	cur := e.fresh(t, e.acme.ID)
+	if _, err := e.tenants.SetStatus(system(), e.acme.ID, kanri.Seen{ETag: cur.ETag, State: cur.Status}, kanri.TenantSuspended); err != nil {
+		t.Fatal(err)
+	}
+	c = e.client(t)
+	c.get("/login")
+	if resp, page := c.post("/login", url.Values{"tenant": {"acme"}, "username": {"bob"}, "password": {password}}); resp.StatusCode != http.StatusForbidden || !strings.Contains(page, "is suspended") {
+		t.Errorf("the right password of a suspended organisation: %d, want 403 saying it is suspended", resp.StatusCode)
+	}
+
+	// A locked account says until when, in the organisation's zone.
+	if _, err := e.tenants.SetStatus(system(), e.acme.ID, kanri.Seen{}, kanri.TenantActive); err != nil {
+		t.Fatal(err)
+	}
+	for range auth.MaxFailedAttempts {
+		c.post("/login", url.Values{"tenant": {"acme"}, "username": {"bob"}, "password": {"wrong-password-1"}})
+	}
+	until := e.clock.Now().Add(auth.LockoutDuration).In(loc).Format("2006-01-02 15:04 MST")
+	if resp, page := c.post("/login", url.Values{"tenant": {"acme"}, "username": {"bob"}, "password": {password}}); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(page, "locked") || !strings.Contains(page, until) {
+		t.Errorf("a locked account: %d, want 401 saying it is locked until %s", resp.StatusCode, until)
 	}
 }

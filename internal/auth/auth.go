@@ -18,9 +18,13 @@ const (
 	LockoutDuration   = 15 * time.Minute
 )
 
-// ErrSignIn is the one error every failed sign-in returns, so that a caller
-// learns nothing about which part was wrong, nor whether the organisation or
-// the user exists, is inactive or locked.
+// ErrSignIn is the error of a failed sign-in, so that a caller learns
+// nothing about which part was wrong, nor whether the organisation or the
+// user exists or is inactive. Two answers say more: a locked account says
+// until when, whatever the password (a password checked during the lock
+// would let a guesser go on guessing); and a correct password of a user
+// whose organisation is closed says why (Tenant.ClosedMessage), so that
+// they stop retrying into the lockout.
 var ErrSignIn = kanri.E(kanri.EUNAUTHENTICATED, "login.failed")
 
 // Service signs users in.
@@ -77,7 +81,8 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 	if refused {
 		s.hasher.waste(password) // as long as any other answer
 		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonAccountLocked)
-		return nil, nil, ErrSignIn
+		until := u.Security.LockedUntil.In(t.Location()).Format("2006-01-02 15:04 MST")
+		return nil, nil, kanri.E(kanri.EUNAUTHENTICATED, "login.locked", until)
 	}
 	checked := u.PasswordHash
 	ok := s.hasher.Check(checked, password)
@@ -91,9 +96,22 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 	case !u.IsActive || !u.DeletedAt.IsZero():
 		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonUserInactive)
 		return nil, nil, ErrSignIn
-	case t.Status != kanri.TenantActive:
+	case !t.OpenAt(now):
 		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonTenantInactive+":"+t.Status)
-		return nil, nil, ErrSignIn
+		// The password was right: its attempt is not held against them.
+		if _, err := s.update(ctx, t.ID, u.ID, func(u *kanri.User) bool {
+			if u.PasswordHash != checked {
+				return false
+			}
+			u.Security.FailedLoginAttempts = max(0, u.Security.FailedLoginAttempts-1)
+			if locked { // the lock this attempt's count set
+				u.Security.LockedUntil = kanri.Time{}
+			}
+			return true
+		}); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, kanri.E(kanri.EFORBIDDEN, t.ClosedMessage(now))
 	}
 	// The right password: the attempts, and a lock this attempt's count
 	// set, are cleared, unless the password was reset (or the user

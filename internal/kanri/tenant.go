@@ -200,6 +200,27 @@ func (s Subscription) EndsSoon(now time.Time) bool {
 // at now.
 func (t *Tenant) SubscriptionEnded(now time.Time) bool { return t.Subscription.Ended(now) }
 
+// OpenAt reports whether the tenant's people may sign in and work at now:
+// it is active and its subscription has not ended. A subscription ends at
+// its end date, whether the expiry worker has recorded the suspension yet
+// or not.
+func (t *Tenant) OpenAt(now time.Time) bool {
+	return t.Status == TenantActive && (t.IsPrivileged || !t.SubscriptionEnded(now))
+}
+
+// ClosedMessage returns the message key that tells the tenant's people why
+// they cannot sign in at now: its subscription ended, it is suspended, or
+// it is deleted.
+func (t *Tenant) ClosedMessage(now time.Time) string {
+	switch {
+	case t.Status == TenantDeleted:
+		return "login.tenant_deleted"
+	case t.SuspendedReason == SuspendedByExpiry || (!t.IsPrivileged && t.SubscriptionEnded(now)):
+		return "login.subscription_ended"
+	}
+	return "login.tenant_suspended"
+}
+
 // SubscriptionEndsSoon reports whether the tenant's subscription ends
 // within ExpiryNotice of now (and has not ended yet).
 func (t *Tenant) SubscriptionEndsSoon(now time.Time) bool { return t.Subscription.EndsSoon(now) }
