@@ -28,6 +28,7 @@ const (
 	carolPass     = "Carol-pass-123"
 	davePass      = "Dave-pass-1234"
 	veraPass      = "Vera-pass-1234"
+	fumiPass      = "Fumi-pass-1234"
 	bobNewPass    = "Bob-new-pass-5678"
 )
 

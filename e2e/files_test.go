@@ -179,6 +179,74 @@ func (s *suite) fileSteps(t *testing.T) {
 		}
 	})
 
+	s.step(t, "files_unfinished_resumed_and_cancelled", []string{"files_uploaded_paused_and_resumed"}, s.pagesOf(&s.alice), func(t *testing.T) {
+		// An upload stopped before its bytes (paused, then the tab left)
+		// is listed on the files page with Resume and Cancel.
+		stop := func(name string, data []byte) {
+			t.Helper()
+			s.open(t, s.alice, filesPath, 200)
+			held := make(chan playwright.Route, 1)
+			s.route(t, s.alice, uploadsPath+"/*", func(r playwright.Route) {
+				if r.Request().Method() == http.MethodPatch {
+					held <- r
+					return
+				}
+				_ = r.Continue()
+			})
+			if err := s.alice.tid("upload-input").SetInputFiles([]playwright.InputFile{{Name: name, MimeType: "application/octet-stream", Buffer: data}}); err != nil {
+				t.Fatal(err)
+			}
+			var r playwright.Route
+			select {
+			case r = <-held:
+			case <-time.After(actionTimeout):
+				t.Fatalf("%s sent no bytes", name)
+			}
+			row := s.alice.page.Locator(fmt.Sprintf(`[data-testid="upload-row"][data-name=%q]`, name))
+			if err := row.GetByTestId("upload-toggle").Click(); err != nil {
+				t.Fatal(err)
+			}
+			s.hasAttr(t, s.alice, row, name+" row", "data-state", "paused")
+			_ = r.Abort()
+			s.unroute(t, s.alice, uploadsPath+"/*")
+		}
+		unfinished := func(name string) playwright.Locator {
+			return s.alice.page.Locator(fmt.Sprintf(`[data-testid="unfinished-upload"][data-name=%q]`, name))
+		}
+		later := randomBytes(t, 120_000)
+		stop("later.bin", later)
+		s.open(t, s.alice, filesPath, 200)
+		if err := s.expect.Locator(unfinished("later.bin").GetByTestId("unfinished-progress")).ToContainText("117.2 KB"); err != nil {
+			t.Errorf("the stopped upload is not listed with its size: %v", err)
+		}
+		s.visible(t, s.alice, "storage-reserved")
+		// Resume: the same file picked again is sent, and listed.
+		if err := unfinished("later.bin").GetByTestId("unfinished-resume").SetInputFiles([]playwright.InputFile{{Name: "later.bin", MimeType: "application/octet-stream", Buffer: later}}); err != nil {
+			t.Fatal(err)
+		}
+		s.hasAttr(t, s.alice, s.alice.page.Locator(`[data-testid="upload-row"][data-name="later.bin"]`), "later.bin row", "data-state", "done")
+		s.visible(t, s.alice, "file-row-later.bin")
+		s.absent(t, s.alice, "unfinished-upload")
+		s.download(t, s.alice, strings.TrimPrefix(mustAttr(t, s.alice.tid("file-open-later.bin"), "href"), s.srv.URL)+"/download", later)
+
+		// Cancel: asked first, then the space is free.
+		stop("never.bin", randomBytes(t, 90_000))
+		s.open(t, s.alice, filesPath, 200)
+		mark := s.eventMark()
+		cancel := unfinished("never.bin").GetByTestId("unfinished-cancel")
+		action, err := cancel.Locator("xpath=ancestor::form").GetAttribute("action")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.submitStatus(t, s.alice, cancel, action, 303)
+		if !strings.Contains(strings.Join(s.eventsSince(mark), "\n"), "dialog confirm") {
+			t.Errorf("cancelling an upload asked for no confirmation")
+		}
+		s.containsText(t, s.alice, "flash", "never.bin")
+		s.absent(t, s.alice, "unfinished-upload")
+		s.absent(t, s.alice, "storage-reserved")
+	})
+
 	s.step(t, "files_over_the_limit_refused", []string{"files_uploaded_paused_and_resumed"}, s.pagesOf(&s.alice), func(t *testing.T) {
 		// The operator set a 10 MB limit on the file service; 11 MiB is
 		// refused before any byte is sent, with the message.
@@ -218,6 +286,45 @@ func (s *suite) fileSteps(t *testing.T) {
 		s.open(t, s.alice, filesPath, 200)
 		s.visible(t, s.alice, "file-row-photo.bin")
 		s.download(t, s.alice, fileURL+"/download", photo)
+	})
+
+	s.step(t, "files_member_manages_own_files", []string{"files_trashed_and_restored"}, s.pagesOf(&s.alice), func(t *testing.T) {
+		// Alice makes Fumi a member of the file service.
+		s.open(t, s.alice, usersPath, 200)
+		s.createUser(t, s.alice, "fumi", "Fumi Files", fumiPass)
+		id := s.userID(t, s.alice, tenantID, "fumi")
+		s.open(t, s.alice, usersPath+"/"+id+"/roles", 200)
+		s.submit(t, s.alice, s.alice.tid("role-assign-file-service-member"), usersPath+"/"+id+"/roles")
+		s.visible(t, s.alice, "role-held-file-service-member")
+
+		// Fumi uploads, renames and trashes her own file; alice's she may
+		// only read.
+		fumi := s.newSession(t, "fumi", nil)
+		s.signInOK(t, fumi, tenantName, "fumi", fumiPass, "/account")
+		s.open(t, fumi, filesPath, 200)
+		if err := fumi.tid("upload-input").SetInputFiles([]playwright.InputFile{{Name: "fumi.txt", MimeType: "text/plain", Buffer: []byte("fumi's notes")}}); err != nil {
+			t.Fatal(err)
+		}
+		s.visible(t, fumi, "file-row-fumi.txt")
+		s.click(t, fumi, "file-open-photo.bin")
+		s.visible(t, fumi, "file-checksum")
+		s.absent(t, fumi, "file-edit-form")
+		s.absent(t, fumi, "file-trash")
+		s.open(t, fumi, filesPath, 200)
+		s.click(t, fumi, "file-open-fumi.txt")
+		fileURL := strings.TrimPrefix(fumi.page.URL(), s.srv.URL)
+		s.fill(t, fumi, "file-display-name", "Fumi's notes")
+		s.submitStatus(t, fumi, fumi.tid("file-save"), fileURL, 303)
+		s.containsText(t, fumi, "flash", "Fumi's notes")
+		s.submitStatus(t, fumi, fumi.tid("file-trash"), fileURL+"/delete", 303)
+		s.containsText(t, fumi, "flash", "moved to the trash")
+		if err := fumi.ctx.Close(); err != nil {
+			t.Errorf("closing fumi's session: %v", err)
+		}
+
+		// Fumi goes again: the tenant's user limit is the later steps'.
+		s.open(t, s.alice, usersPath+"/"+id+"/edit", 200)
+		s.submitStatus(t, s.alice, s.alice.tid("user-delete"), usersPath+"/"+id+"/delete", 303)
 	})
 }
 
@@ -263,3 +370,13 @@ const onePagePDF = "%PDF-1.1\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n" +
 	"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 300 144]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>endobj\n" +
 	"4 0 obj<</Length 44>>stream\nBT /F1 24 Tf 20 100 Td (Hello PDF) Tj ET\nendstream endobj\n" +
 	"5 0 obj<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+
+// mustAttr returns an attribute of the element loc finds.
+func mustAttr(t *testing.T, loc playwright.Locator, name string) string {
+	t.Helper()
+	v, err := loc.GetAttribute(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

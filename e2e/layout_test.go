@@ -85,8 +85,16 @@ const listFit = `() => {
   for (const table of tables) {
     const name = table.dataset.testid || "table";
     const box = table.parentElement;
-    if (table.scrollWidth > box.clientWidth + 1)
-      problems.push(name + ": scrollWidth " + table.scrollWidth + " > its container's clientWidth " + box.clientWidth);
+    if (table.scrollWidth > box.clientWidth + 1) {
+      // Which columns take the room, and the widest thing in each.
+      const cols = Array.from(table.querySelectorAll("thead th")).map((th, i) => {
+        let widest = "";
+        for (const td of table.querySelectorAll("tbody tr td:nth-child(" + (i + 1) + ")"))
+          for (const el of td.querySelectorAll("*")) if (el.getBoundingClientRect().width > widest.w || !widest) widest = { w: el.getBoundingClientRect().width, t: el.textContent.trim().slice(0, 30) };
+        return (th.textContent.trim() || "?") + " " + Math.round(th.getBoundingClientRect().width) + "px" + (widest ? " (" + JSON.stringify(widest.t) + " " + Math.round(widest.w) + "px)" : "");
+      });
+      problems.push(name + ": scrollWidth " + table.scrollWidth + " > its container's clientWidth " + box.clientWidth + "; columns: " + cols.join(", "));
+    }
     for (const tr of table.querySelectorAll("tbody tr")) {
       const row = tr.dataset.testid || name + " row";
       const els = Array.from(tr.querySelectorAll("td.actions a, td.actions button, td .role-cell button")).filter(shown);

@@ -14,8 +14,8 @@ import (
 
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/store"
 )
 
 // The files of the API: folders, files' metadata and bytes, and tus
@@ -70,15 +70,16 @@ func (s *Server) apiFileRoutes() []apiRoute {
 			query: []apiParam{paramFileFolder, paramFileSearch, paramFileSort, paramDesc, paramLimit, paramNext}, response: "FileList", status: 200, etag: true},
 		{method: http.MethodGet, path: "/files/:file", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiGetFile, op: "getFile", summary: "Read a file's metadata",
 			doc: "A file in the trash is read too (its deletedAt is set).", response: "File", status: 200, etag: true},
-		{method: http.MethodPatch, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesUpdate, service: fsvc, h: s.apiUpdateFile, op: "updateFile", summary: "Change a file's display name, tags or description, or move it",
+		{method: http.MethodPatch, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiUpdateFile, op: "updateFile", summary: "Change a file's display name, tags or description, or move it",
 			doc:     "Only the fields sent change; folderId moves the file (null for the top level). Send the ETag read in If-Match so that a change made since is not overwritten (412); a download does not change the ETag. A file in the trash is not found (404).",
 			request: "FileUpdate", response: "File", status: 200, ifMatch: true, etag: true,
-			statuses: map[int]string{http.StatusUnprocessableEntity: "A field is invalid (a name, too many or too long tags, a tag holding a comma or space, too long a description), or folderId names no folder; errors names the field."}},
-		{method: http.MethodDelete, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesDelete, service: fsvc, h: s.apiTrashFile, op: "deleteFile", summary: "Move a file to the trash",
-			doc: "As in the console, the file stays restorable for 30 days and still counts in the storage used until it is purged.", status: 204, ifMatch: true},
-		{method: http.MethodPost, path: "/files/:file/restore", scope: kanri.ScopeWrite, perm: role.FilesDelete, service: fsvc, h: s.apiRestoreFile, op: "restoreFile", summary: "Take a file out of the trash",
+			statuses: map[int]string{http.StatusForbidden: notYours, http.StatusUnprocessableEntity: "A field is invalid (a name, too many or too long tags, a tag holding a comma or space, too long a description), or folderId names no folder; errors names the field."}},
+		{method: http.MethodDelete, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiTrashFile, op: "deleteFile", summary: "Move a file to the trash",
+			doc: "As in the console, the file stays restorable for 30 days and still counts in the storage used until it is purged.", status: 204, ifMatch: true,
+			statuses: map[int]string{http.StatusForbidden: notYours}},
+		{method: http.MethodPost, path: "/files/:file/restore", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiRestoreFile, op: "restoreFile", summary: "Take a file out of the trash",
 			doc: "Back into its folder, or to the top level if its folder is gone.", response: "File", status: 200, ifMatch: true, etag: true,
-			statuses: map[int]string{http.StatusConflict: "The file is not in the trash."}},
+			statuses: map[int]string{http.StatusForbidden: notYours, http.StatusConflict: "The file is not in the trash."}},
 		{method: http.MethodGet, path: "/files/:file/content", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiFileContent, op: "getFileContent", summary: "Download a file's bytes",
 			doc:     "The bytes as stored, as an attachment named after the file (its type is the metadata's contentType). Range asks for part of them (206); the ETag is the file's SHA-256, and If-None-Match or If-Range take it. A whole download is checked against the checksum as it streams: a mismatch ends the connection early.",
 			content: "application/octet-stream", status: 200, etag: true,
@@ -114,7 +115,7 @@ func (s *Server) apiFileRoutes() []apiRoute {
 			}},
 		{method: http.MethodGet, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiHeadUpload, op: "getUpload", tag: "Files", summary: "Ask how far an upload got (tus HEAD)",
 			doc: "tus clients send HEAD, which is answered as this GET, without a body. Upload-Offset is where to resume; once the upload is complete, Kanri-File-Id names its file.",
-			tus: true, reqHeaders: []apiHeader{tusResumableHeader}, respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadLength, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID}, status: 200,
+			tus: true, reqHeaders: []apiHeader{tusResumableHeader}, respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadLength, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID, hdrUploadMetadata}, status: 200,
 			statuses: map[int]string{http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken."}},
 		{method: http.MethodPatch, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiPatchUpload, op: "writeUpload", tag: "Files", summary: "Send an upload's bytes from an offset (tus PATCH)",
 			doc: "The body (application/offset+octet-stream) is written at Upload-Offset, which must be where the upload stands. The body may take as long as it needs, but not stall for a minute; what arrived before an interruption is kept, and HEAD says where to resume. Upload-Checksum (sha1 or sha256, base64) checks this part. The last part makes the file: Kanri-File-Id names it.",
@@ -352,6 +353,9 @@ func (s *Server) patchFile(c echo.Context, tenantID string, in apiFileUpdate) (*
 	if err != nil {
 		return nil, err
 	}
+	if err := apiMayChange(c, f, role.FilesUpdate); err != nil {
+		return nil, err
+	}
 	if _, err := fileSeen(c, f); err != nil {
 		return nil, err
 	}
@@ -390,11 +394,29 @@ func unlessIfMatch[T any](c echo.Context, patch func() (T, error)) (T, error) {
 	})
 }
 
+// notYours is the 403 of a change of a file by a member (files.create)
+// who did not upload it.
+const notYours = "The key's creator may change only the files they (or the key) uploaded: they hold files.create, not files.update or files.delete."
+
+// apiMayChange says whether the key may change file f: anyone's when its
+// creator holds manage (files.update or files.delete), else only a file
+// the creator or the key uploaded (files.MayChange).
+func apiMayChange(c echo.Context, f *kanri.File, manage string) error {
+	k, g := apiKeyOf(c), apiGrantOf(c)
+	if f.UploadedBy == k.ID {
+		return nil
+	}
+	return files.MayChange(f, k.CreatedBy, g.perms.Has(manage))
+}
+
 func (s *Server) apiTrashFile(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := routeTenant(c)
 	f, err := s.Files.LiveFile(ctx, t.ID, c.Param("file"))
 	if err != nil {
+		return err
+	}
+	if err := apiMayChange(c, f, role.FilesDelete); err != nil {
 		return err
 	}
 	sn, err := fileSeen(c, f)
@@ -412,6 +434,9 @@ func (s *Server) apiRestoreFile(c echo.Context) error {
 	t := routeTenant(c)
 	f, err := s.Files.File(ctx, t.ID, c.Param("file"))
 	if err != nil {
+		return err
+	}
+	if err := apiMayChange(c, f, role.FilesDelete); err != nil {
 		return err
 	}
 	sn, err := fileSeen(c, f)

@@ -15,7 +15,9 @@ import (
 
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/files"
+	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
 )
 
@@ -64,6 +66,9 @@ func (s *Server) showFolder(c echo.Context, folderID string) error {
 		return err
 	}
 	if err := s.storageView(c, &v); err != nil {
+		return err
+	}
+	if err := s.unfinishedView(c, &v); err != nil {
 		return err
 	}
 	if v.Folder != nil {
@@ -115,6 +120,60 @@ func (s *Server) storageView(c echo.Context, v *views.FolderView) error {
 	}
 	v.Storage, v.Limits = st, limits
 	return nil
+}
+
+// maxUnfinished is how many uploads in progress the files page lists.
+const maxUnfinished = 20
+
+// unfinishedView adds the uploads in progress the person may resume or
+// cancel to a files page: their own, or everyone's for whoever may delete
+// files (an administrator), with who started each.
+func (s *Server) unfinishedView(c echo.Context, v *views.FolderView) error {
+	if !can(c, role.FilesCreate) {
+		return nil
+	}
+	ctx, t, me := c.Request().Context(), routeTenant(c), c.Get(ctxUser).(*kanri.User)
+	who := me.ID
+	if v.Everyone = can(c, role.FilesDelete); v.Everyone {
+		who = ""
+	}
+	ups, err := s.Files.Unfinished(ctx, t.ID, who, maxUnfinished)
+	if err != nil {
+		return err
+	}
+	for _, up := range ups {
+		u := views.UnfinishedUpload{Upload: up}
+		if up.UploadedBy != me.ID {
+			u.By = s.starter(ctx, t.ID, up.UploadedBy)
+		}
+		v.Unfinished = append(v.Unfinished, u)
+	}
+	return nil
+}
+
+// starter names who started an upload: a user's display name, or an API
+// key's name.
+func (s *Server) starter(ctx context.Context, tenantID, id string) string {
+	if strings.HasPrefix(id, "apikey_") {
+		if k, err := s.Keys.Get(ctx, tenantID, id); err == nil {
+			return i18n.T(ctx, "files.by_api_key", k.Name)
+		}
+	} else if u, err := s.Users.Get(ctx, tenantID, id); err == nil {
+		return u.DisplayName
+	}
+	return i18n.T(ctx, "files.by_unknown")
+}
+
+// cancelUpload gives up an upload in progress from the files page: one's
+// own, or anyone's for an administrator. Its space is freed at once.
+func (s *Server) cancelUpload(c echo.Context) error {
+	ctx, t, me := c.Request().Context(), routeTenant(c), c.Get(ctxUser).(*kanri.User)
+	up, err := s.Files.CancelUpload(ctx, t.ID, c.Param("upload"), me.ID, can(c, role.FilesDelete))
+	if err != nil {
+		return err
+	}
+	s.flash(c, "success", i18n.T(ctx, "files.upload_cancelled", up.Name))
+	return redirect(c, backTo(c, views.FolderPathOrTop(t.ID, deref(up.FolderID))))
 }
 
 // moveTargets returns the folders a move form offers, by path.
@@ -247,7 +306,10 @@ func (s *Server) showFileWith(c echo.Context, status int, in *views.FileForm, er
 	if err != nil {
 		return err
 	}
-	v := views.FileView{File: f, TenantID: t.ID, Errors: errs}
+	me := c.Get(ctxUser).(*kanri.User)
+	v := views.FileView{File: f, TenantID: t.ID, Errors: errs,
+		CanEdit:  can(c, role.FilesCreate) && files.MayChange(f, me.ID, can(c, role.FilesUpdate)) == nil,
+		CanTrash: can(c, role.FilesCreate) && files.MayChange(f, me.ID, can(c, role.FilesDelete)) == nil}
 	if f.FolderID != nil {
 		if v.Trail, err = s.Files.Ancestors(ctx, t.ID, *f.FolderID); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
 			return err
@@ -267,6 +329,18 @@ func (s *Server) showFileWith(c echo.Context, status int, in *views.FileForm, er
 	v.Preview = previewKind(f)
 	v.Thumbnail = files.Thumbnailable(f)
 	return render(c, status, views.FilePage(s.page(c, "files.file", "files"), v))
+}
+
+// ownFile lets h change the route's file for whoever holds manage, and
+// for a member (files.create) only their own files (files.MayChange).
+func (s *Server) ownFile(manage string, h echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		me := c.Get(ctxUser).(*kanri.User)
+		if _, err := s.Files.Changeable(c.Request().Context(), routeTenant(c).ID, c.Param("id"), me.ID, can(c, manage)); err != nil {
+			return err
+		}
+		return h(c)
+	}
 }
 
 // updateFile saves a file's display name, tags and description.

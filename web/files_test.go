@@ -19,9 +19,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 )
 
 // assignFiles assigns the file service to a tenant (once).
@@ -115,6 +117,11 @@ func TestUploadsSpeakTusAndDownloadsAreSafe(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Upload-Offset") != "0" || resp.Header.Get("Upload-Length") != "6000" || resp.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("HEAD: %d %v", resp.StatusCode, resp.Header)
 	}
+	if got, want := resp.Header.Get("Upload-Metadata"), meta("filename", name, "filetype", "text/plain"); got != want {
+		t.Errorf("HEAD's Upload-Metadata: got %q, want %q as given at creation", got, want)
+	}
+	resp, _ = c.tus(http.MethodPost, base+"/uploads", nil, http.Header{"Upload-Length": {"1"}, "Upload-Metadata": {meta("filename", strings.Repeat("x", 4000))}})
+	wantStatus(t, "metadata over 4 KB", resp, http.StatusBadRequest)
 	part := http.Header{"Content-Type": {"application/offset+octet-stream"}, "Upload-Offset": {"0"}}
 	resp, _ = c.tus(http.MethodPatch, loc, data[:2500], http.Header{"Content-Type": {"text/plain"}, "Upload-Offset": {"0"}})
 	wantStatus(t, "PATCH of another type", resp, http.StatusUnsupportedMediaType)
@@ -408,5 +415,114 @@ func TestANewFolderLeavesThePersonWhereTheyWere(t *testing.T) {
 		if !strings.Contains(body, `data-testid="folder-row-`+name+`"`) {
 			t.Errorf("Top does not list %s", name)
 		}
+	}
+}
+
+// TestUploadsInProgressAreListedAndCancelled: an upload that stopped is
+// listed on the files page with its progress; the quota's refusal says
+// what holds the space; Cancel frees it at once; another tenant cannot
+// cancel it.
+func TestUploadsInProgressAreListedAndCancelled(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
+	a, _ := e.catalog.Assignment(ctx, e.acme.ID, kanri.FileServiceID)
+	if _, err := e.catalog.UpdateAssignment(ctx, e.acme.ID, kanri.FileServiceID, a.ETag, kanri.AssignmentInput{ServiceID: kanri.FileServiceID, Config: map[string]string{"maxFileSize": "1MB", "maxStorage": "1MB"}}); err != nil {
+		t.Fatal(err)
+	}
+	c := e.client(t).signIn("acme", "admin")
+	base := "/t/" + e.acme.ID
+	resp, _ := c.tus(http.MethodPost, base+"/uploads", nil, http.Header{"Upload-Length": {"800000"}, "Upload-Metadata": {meta("filename", "half.bin")}})
+	loc := resp.Header.Get("Location")
+	resp, _ = c.tus(http.MethodPatch, loc, make([]byte, 200000), http.Header{"Content-Type": {"application/offset+octet-stream"}, "Upload-Offset": {"0"}})
+	wantStatus(t, "the first part", resp, http.StatusNoContent)
+	upload := strings.TrimPrefix(loc, base+"/uploads/")
+
+	_, page := c.get(base + "/files")
+	for _, want := range []string{`data-testid="unfinished-upload" data-name="half.bin" data-size="800000" data-upload-url="` + loc + `"`, "195.3 KB of 781.2 KB", `/files/uploads/` + upload + `/cancel`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the files page lacks %s", want)
+		}
+	}
+	resp, body := c.tus(http.MethodPost, base+"/uploads", nil, http.Header{"Upload-Length": {"500000"}, "Upload-Metadata": {meta("filename", "more.bin")}})
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "Uploads in progress hold 781.2 KB") {
+		t.Errorf("over the quota with an upload in progress: %d %q", resp.StatusCode, body)
+	}
+
+	g := e.client(t).signIn("globex", "admin")
+	resp, _ = g.post("/t/"+e.acme.ID+"/files/uploads/"+upload+"/cancel", nil)
+	wantStatus(t, "globex cancels acme's upload", resp, http.StatusNotFound)
+	resp, _ = c.post(base+"/files/uploads/"+upload+"/cancel", nil)
+	wantStatus(t, "cancel", resp, http.StatusSeeOther)
+	if st, _ := e.files.Storage(context.Background(), e.acme.ID); st.Reserved != 0 {
+		t.Errorf("reserved %d after the cancel", st.Reserved)
+	}
+	if _, page := c.get(base + "/files"); strings.Contains(page, "unfinished-upload") {
+		t.Error("the cancelled upload is still listed")
+	}
+	resp, _ = c.tus(http.MethodPost, base+"/uploads", nil, http.Header{"Upload-Length": {"500000"}, "Upload-Metadata": {meta("filename", "more.bin")}})
+	wantStatus(t, "an upload once the space is free", resp, http.StatusCreated)
+}
+
+// TestAFilesMemberChangesOnlyTheirOwnFiles: the files service's member
+// role uploads, and edits, moves, trashes and restores the files they
+// uploaded, in the console and through a key of theirs; another person's
+// file is theirs to read only (403), and its page offers no change.
+func TestAFilesMemberChangesOnlyTheirOwnFiles(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	ctx := system()
+	if _, _, err := e.roles.Assign(ctx, role.Grant{Tenant: e.acme, UserID: e.acmeBob.ID, ServiceID: kanri.FileServiceID, RoleName: role.Member}); err != nil {
+		t.Fatal(err)
+	}
+	theirs := e.uploadFile(t, e.acme.ID, "", "theirs.txt", []byte("the admin's"))
+	bob := e.client(t).signIn("acme", "bob")
+	base := "/t/" + e.acme.ID + "/files/"
+	resp, _ := bob.tus(http.MethodPost, "/t/"+e.acme.ID+"/uploads", nil, http.Header{"Upload-Length": {"5"}, "Upload-Metadata": {meta("filename", "mine.txt")}})
+	wantStatus(t, "a member's upload", resp, http.StatusCreated)
+	resp, _ = bob.tus(http.MethodPatch, resp.Header.Get("Location"), []byte("bob's"), http.Header{"Content-Type": {"application/offset+octet-stream"}, "Upload-Offset": {"0"}})
+	mine := resp.Header.Get("Kanri-File-Id")
+	if resp.StatusCode != http.StatusNoContent || mine == "" {
+		t.Fatalf("a member's upload: %d %v", resp.StatusCode, resp.Header)
+	}
+	_, page := bob.get(base + mine)
+	if !strings.Contains(page, `data-testid="file-edit-form"`) || !strings.Contains(page, `data-testid="file-trash"`) {
+		t.Error("the member's own file offers no edit or trash")
+	}
+	_, page = bob.get(base + theirs.ID)
+	if strings.Contains(page, `data-testid="file-edit-form"`) || strings.Contains(page, `data-testid="file-trash"`) {
+		t.Error("another person's file offers the member edit or trash")
+	}
+	for _, c := range []struct {
+		action string
+		form   url.Values
+	}{
+		{"", url.Values{"displayName": {"renamed"}}},
+		{"/move", url.Values{"target": {""}}},
+		{"/delete", nil},
+		{"/restore", nil},
+	} {
+		resp, _ := bob.post(base+theirs.ID+c.action, c.form)
+		wantStatus(t, "the member changes another's file: POST "+c.action, resp, http.StatusForbidden)
+		resp, _ = bob.post(base+mine+c.action, c.form)
+		wantStatus(t, "the member changes their own file: POST "+c.action, resp, http.StatusSeeOther)
+	}
+	if f, _ := e.files.File(context.Background(), e.acme.ID, theirs.ID); f.DisplayName != "" || f.InTrash() {
+		t.Errorf("the other file changed: %+v", f)
+	}
+	if f, _ := e.files.File(context.Background(), e.acme.ID, mine); f.DisplayName != "renamed" || f.InTrash() {
+		t.Errorf("the member's file: %q, in the trash %t; want renamed and restored", f.DisplayName, f.InTrash())
+	}
+	// The same through a key bob made.
+	e.assign(t, e.acme.ID, kanri.APIServiceID)
+	k, secret, err := e.keys.Create(audit.WithActor(context.Background(), audit.Actor{UserID: e.acmeBob.ID, TenantID: e.acme.ID}), e.acme.ID, apikey.Input{Name: "bob's", Scopes: []string{"read", "write"}})
+	if err != nil || k == nil {
+		t.Fatal(err)
+	}
+	if a := e.api(t, http.MethodPatch, "/api/v1/files/"+theirs.ID, secret, map[string]any{"description": "no"}); a.status != http.StatusForbidden || !strings.Contains(string(a.body), "uploaded") {
+		t.Errorf("the member's key changes another's file: %d %s, want 403", a.status, a.body)
+	}
+	if a := e.api(t, http.MethodPatch, "/api/v1/files/"+mine, secret, map[string]any{"description": "mine"}); a.status != http.StatusOK {
+		t.Errorf("the member's key changes their own file: %d %s, want 200", a.status, a.body)
 	}
 }

@@ -245,6 +245,7 @@ const (
 	hdrUploadOffset         = "Upload-Offset"
 	hdrUploadLength         = "Upload-Length"
 	hdrUploadExpires        = "Upload-Expires"
+	hdrUploadMetadata       = "Upload-Metadata"
 	hdrKanriFileID          = "Kanri-File-Id"
 )
 
@@ -294,6 +295,7 @@ var headerDocs = map[string]struct {
 	hdrUploadOffset:         {"The bytes of the upload received so far: where to resume.", map[string]any{"type": "integer", "minimum": 0}},
 	hdrUploadLength:         {"The upload's size in bytes.", map[string]any{"type": "integer", "minimum": 0}},
 	hdrUploadExpires:        {"When the upload expires unless completed (an HTTP date); its bytes and reservation are then given up.", map[string]any{"type": "string"}},
+	hdrUploadMetadata:       {"The Upload-Metadata given when the upload was created, as it was sent.", map[string]any{"type": "string", "maxLength": 4096}},
 	hdrKanriFileID:          {"The id of the file the upload became, once complete: GET /files/{file} reads it.", map[string]any{"type": "string"}},
 }
 

@@ -17,9 +17,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 )
 
 // Resumable uploads speak the tus 1.0 protocol (https://tus.io/protocols/
@@ -41,6 +43,10 @@ const (
 	// for uploads, which may take hours).
 	uploadIdle = time.Minute
 )
+
+// maxTusMetadata is the longest Upload-Metadata kept with an upload (the
+// file's name, type and folder take far less).
+const maxTusMetadata = 4 << 10
 
 // tusRoute is where an upload's requests go: its tenant and the address
 // of its uploads.
@@ -99,10 +105,11 @@ func (s *Server) tusCreate(c echo.Context, r tusRoute) error {
 		return tusError(c, http.StatusBadRequest, i18n.T(req.Context(), "files.bad_length"))
 	}
 	meta, ok := tusMetadata(req.Header.Get("Upload-Metadata"))
-	if !ok {
+	if !ok || len(req.Header.Get("Upload-Metadata")) > maxTusMetadata {
 		return tusError(c, http.StatusBadRequest, i18n.T(req.Context(), "files.bad_metadata"))
 	}
-	in := files.UploadInput{Name: first(meta["filename"], meta["name"]), Size: size, FolderID: meta["folderId"], ContentType: first(meta["filetype"], meta["type"])}
+	in := files.UploadInput{Name: first(meta["filename"], meta["name"]), Size: size, FolderID: meta["folderId"], ContentType: first(meta["filetype"], meta["type"]),
+		Metadata: strings.TrimSpace(req.Header.Get("Upload-Metadata"))}
 	up, err := s.Files.CreateUpload(req.Context(), r.tenantID, in)
 	if err != nil {
 		return s.tusFailure(c, err)
@@ -168,6 +175,9 @@ func (s *Server) tusHead(c echo.Context, r tusRoute) error {
 	tusProgress(c, up)
 	h := c.Response().Header()
 	h.Set("Upload-Length", strconv.FormatInt(up.Size, 10))
+	if up.Metadata != "" {
+		h.Set("Upload-Metadata", up.Metadata) // as given at creation (tus 1.0, creation)
+	}
 	return c.NoContent(http.StatusOK)
 }
 
@@ -270,7 +280,11 @@ func (s *Server) tusDelete(c echo.Context, r tusRoute) error {
 	if err := tusCheck(c); err != nil || c.Response().Committed {
 		return err
 	}
-	if err := s.Files.TerminateUpload(c.Request().Context(), r.tenantID, c.Param("upload")); err != nil {
+	// In the console, one's own upload, or anyone's for an administrator
+	// (as the files page's Cancel); a key acts for the tenant's uploads.
+	ctx := c.Request().Context()
+	anyone := isAPI(c) || can(c, role.FilesDelete)
+	if _, err := s.Files.CancelUpload(ctx, r.tenantID, c.Param("upload"), audit.ActorFrom(ctx).UserID, anyone); err != nil {
 		return s.tusFailure(c, err)
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -8,8 +8,8 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/search"
+	"github.com/kanri/kanri/internal/store"
 )
 
 // File returns one of the tenant's files, in the trash or not.
@@ -152,6 +152,27 @@ func (s *Service) UpdateFile(ctx context.Context, tenantID, id string, seen kanr
 		f.DisplayName, f.Metadata = in.DisplayName, meta
 		return nil
 	})
+}
+
+// MayChange says whether userID may change (edit, move, trash, restore)
+// the file f: an administrator of the files (manage: files.update or
+// files.delete, as the change needs) may change anyone's; a member
+// (files.create) only the files they uploaded. Another person's file is
+// EFORBIDDEN, "files.not_yours".
+func MayChange(f *kanri.File, userID string, manage bool) error {
+	if manage || f.UploadedBy == userID {
+		return nil
+	}
+	return kanri.E(kanri.EFORBIDDEN, "files.not_yours")
+}
+
+// Changeable returns the file id when userID may change it (MayChange).
+func (s *Service) Changeable(ctx context.Context, tenantID, id, userID string, manage bool) (*kanri.File, error) {
+	f, err := s.File(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	return f, MayChange(f, userID, manage)
 }
 
 // MoveFile moves a file as seen into a folder ("" for the top level).

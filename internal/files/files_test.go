@@ -392,7 +392,21 @@ func TestAnUploadGivenUpOrExpiredGivesItsReservationBack(t *testing.T) {
 	if _, _, err := f.files.WriteUpload(f.ctx, ten, up.ID, 0, io.MultiReader(bytes.NewReader(random(100)), failing{}), nil); err == nil {
 		t.Fatal("an interrupted write reported no error")
 	}
-	if err := f.files.TerminateUpload(f.ctx, ten, up.ID); err != nil {
+	// Listed as its starter's, unfinished; cancelled by another person
+	// only with anyone (an administrator).
+	starter := audit.ActorFrom(f.ctx).UserID
+	for _, c := range []struct {
+		who  string
+		want int
+	}{{starter, 1}, {"", 1}, {"user_other", 0}} {
+		if got, err := f.files.Unfinished(f.ctx, ten, c.who, 10); err != nil || len(got) != c.want {
+			t.Errorf("Unfinished(%q): %d uploads (%v), want %d", c.who, len(got), err, c.want)
+		}
+	}
+	if _, err := f.files.CancelUpload(f.ctx, ten, up.ID, "user_other", false); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Errorf("another person cancelled the upload: %v, want ENOTFOUND", err)
+	}
+	if _, err := f.files.CancelUpload(f.ctx, ten, up.ID, "user_other", true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.files.Upload(f.ctx, ten, up.ID); !kanri.IsCode(err, kanri.ENOTFOUND) {

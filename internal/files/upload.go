@@ -35,6 +35,9 @@ type UploadInput struct {
 	Size        int64
 	FolderID    string
 	ContentType string
+	// Metadata is the tus Upload-Metadata header as the client sent it,
+	// which HEAD gives back.
+	Metadata string
 }
 
 // Upload returns one of the tenant's uploads in progress.
@@ -92,13 +95,18 @@ func (s *Service) CreateUpload(ctx context.Context, tenantID string, in UploadIn
 	now := s.Now()
 	up := &kanri.Upload{
 		Doc: kanri.Doc{ID: newID("upload_")}, FileID: newID("file_"), Name: in.Name, FolderID: ptr(in.FolderID),
-		Size: in.Size, ContentType: declaredType(in.ContentType, in.Name), HashState: state,
+		Size: in.Size, ContentType: declaredType(in.ContentType, in.Name), HashState: state, Metadata: in.Metadata,
 		UploadedBy: audit.ActorFrom(ctx).UserID, CreatedAt: kanri.NewTime(now), ExpiresAt: kanri.NewTime(now.Add(kanri.UploadLifetime)),
 	}
 	repo := s.Store.Tenant(tenantID).Uploads()
 	_, err = s.account(ctx, tenantID, func(st *kanri.FileStorage) error {
 		if st.Total()+in.Size > limits.MaxStorage {
-			return kanri.E(kanri.ETOOLARGE, "files.quota_exceeded", in.Name, kanri.HumanSize(max(0, limits.MaxStorage-st.Total())), kanri.HumanSize(limits.MaxStorage))
+			left := kanri.HumanSize(max(0, limits.MaxStorage-st.Total()))
+			if st.Reserved > 0 {
+				// Say what holds the space, and where to free it.
+				return kanri.E(kanri.ETOOLARGE, "files.quota_exceeded_reserved", in.Name, left, kanri.HumanSize(limits.MaxStorage), kanri.HumanSize(st.Reserved), kanri.HumanSize(st.Trash))
+			}
+			return kanri.E(kanri.ETOOLARGE, "files.quota_exceeded", in.Name, left, kanri.HumanSize(limits.MaxStorage))
 		}
 		st.Reserved += in.Size
 		return nil
@@ -350,17 +358,39 @@ func (s *Service) complete(ctx context.Context, tenantID string, up *kanri.Uploa
 	return s.landed(ctx, tenantID, f)
 }
 
-// TerminateUpload gives up an upload: its reservation is given back with
-// the upload's removal, in one transaction, and its staged bytes dropped.
-func (s *Service) TerminateUpload(ctx context.Context, tenantID, id string) error {
+// Unfinished returns the tenant's uploads in progress that have not
+// expired, the first to expire first: those userID started, or everyone's
+// for "". At most limit.
+func (s *Service) Unfinished(ctx context.Context, tenantID, userID string, limit int) ([]*kanri.Upload, error) {
+	where := []docstore.Filter{docstore.Gt("expiresAt", kanri.FormatTime(s.Now())), docstore.Eq("completedAt", nil)}
+	if userID != "" {
+		where = append(where, docstore.Eq("uploadedBy", userID))
+	}
+	ups, _, err := s.Store.Tenant(tenantID).Uploads().Query(ctx, docstore.Query{Where: where, OrderBy: "expiresAt", Limit: limit})
+	return ups, err
+}
+
+// CancelUpload gives up an upload in progress for the person who started
+// it (userID) or, with anyone, for an administrator: its reservation is
+// given back with the upload's removal, in one transaction, and its
+// staged bytes dropped; it is audited.
+// Another person's upload is not found.
+func (s *Service) CancelUpload(ctx context.Context, tenantID, id, userID string, anyone bool) (*kanri.Upload, error) {
 	up, err := s.Upload(ctx, tenantID, id)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if up.UploadedBy != userID && !anyone {
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
 	if !up.CompletedAt.IsZero() {
-		return kanri.E(kanri.ECONFLICT, "files.upload_completed")
+		return nil, kanri.E(kanri.ECONFLICT, "files.upload_completed")
 	}
-	return s.release(ctx, tenantID, up)
+	if err := s.release(ctx, tenantID, up); err != nil {
+		return nil, err
+	}
+	s.audit(ctx, tenantID, "file.upload_cancel", kanri.AuditFile, up.FileID, up.Name, map[string]any{"size": up.Size, "offset": up.Offset}, nil)
+	return up, nil
 }
 
 // release removes an upload and gives its reservation back; a completed

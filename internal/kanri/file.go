@@ -149,6 +149,9 @@ type Upload struct {
 	ContentType string  `json:"contentType"`
 	// Sniffed is the content type read from the first bytes.
 	Sniffed string `json:"sniffed,omitempty"`
+	// Metadata is the tus Upload-Metadata given at creation (at most the
+	// length the header parser accepts), returned by HEAD.
+	Metadata string `json:"metadata,omitempty"`
 	// Blocks are the ids of the staged blocks received so far, in order.
 	Blocks []string `json:"blocks,omitempty"`
 	// HashState is the SHA-256 state after Offset bytes, so that the

@@ -109,7 +109,8 @@ func buildCatalog() []ServiceInfo {
 		{kanri.ServiceSettingID, "サービス設定サービス", "テナントへのサービス割り当てと設定", "management",
 			[]string{ServicesRead}, nil, []string{ServicesUpdate, ServicesManage}, nil},
 		{kanri.FileServiceID, "ファイル管理サービス", "ファイルのアップロード・ダウンロード・管理", "storage",
-			[]string{FilesRead}, []string{FilesCreate, FilesUpdate, FilesDelete}, nil, nil},
+			[]string{FilesRead}, []string{FilesCreate, FilesUpdate, FilesDelete}, nil,
+			[]string{FilesCreate}}, // a member uploads, and changes and trashes its own files (files.MayChange)
 		{kanri.MessagingServiceID, "メッセージングサービス", "チャネルとメッセージ", "communication",
 			[]string{ChannelsRead}, []string{ChannelsCreate, MessagesCreate, ChannelsUpdate, ChannelsDelete, MessagesDelete}, nil,
 			[]string{ChannelsCreate, MessagesCreate}},

@@ -23,7 +23,7 @@
       .then(function (resp) { return resp.ok ? resp.text() : Promise.reject(resp.status); })
       .then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html");
-        ["#file-results", "#storage"].forEach(function (sel) {
+        ["#file-results", "#storage", "#unfinished"].forEach(function (sel) {
           var fresh = doc.querySelector(sel);
           var old = document.querySelector(sel);
           if (!fresh || !old) return;
@@ -64,7 +64,8 @@
     return { li: li, bar: bar, pct: pct, btn: btn, status: status };
   }
 
-  function start(file) {
+  // start uploads file: anew, or continuing the upload at resumeURL.
+  function start(file, resumeURL) {
     var ui = row(file);
     var meta = { filename: file.name, filetype: file.type || "" };
     var folder = zone.getAttribute("data-folder");
@@ -72,6 +73,7 @@
     var done = false;
     var upload = new tus.Upload(file, {
       endpoint: zone.getAttribute("data-endpoint"),
+      uploadUrl: resumeURL || null,
       metadata: meta,
       headers: { "X-CSRF-Token": csrf },
       retryDelays: [0, 1000, 3000, 5000, 10000, 20000],
@@ -129,6 +131,10 @@
     });
     ui.li.setAttribute("data-state", "uploading");
     running++;
+    if (resumeURL) {
+      upload.start();
+      return;
+    }
     upload.findPreviousUploads().then(function (previous) {
       if (previous.length > 0) upload.resumeFromPreviousUpload(previous[0]);
       upload.start();
@@ -138,6 +144,24 @@
   function add(files) {
     for (var i = 0; i < files.length; i++) start(files[i]);
   }
+
+  // Resume: the same file picked again for an upload in progress of the
+  // list continues it where the server has it.
+  document.addEventListener("change", function (e) {
+    var pick = e.target;
+    if (!pick.matches || !pick.matches("input[data-resume]") || !pick.files || !pick.files[0]) return;
+    var item = pick.closest("[data-upload-url]");
+    var file = pick.files[0];
+    pick.value = "";
+    if (file.name !== item.getAttribute("data-name") || String(file.size) !== item.getAttribute("data-size")) {
+      item.querySelector("[role=status]").textContent = msg("mismatch")
+        .replace("{name}", item.getAttribute("data-name"))
+        .replace("{size}", item.getAttribute("data-size") + " B");
+      return;
+    }
+    item.remove();
+    start(file, item.getAttribute("data-upload-url"));
+  });
 
   input.addEventListener("change", function () {
     add(input.files);
