@@ -62,8 +62,15 @@ func T(ctx context.Context, key string, args ...any) string {
 	return Translate(Lang(ctx), key, args...)
 }
 
-// Translate returns the message for key in lang.
+// Translate returns the message for key in lang. A count of one (the
+// first argument, an integer) takes the key's singular, key+".one", where
+// the catalog has one ("1 member", not "1 members").
 func Translate(lang, key string, args ...any) string {
+	if len(args) > 0 && isOne(args[0]) {
+		if _, ok := catalog[key+".one"]; ok {
+			key += ".one"
+		}
+	}
 	m, ok := catalog[key]
 	if !ok {
 		return key
@@ -80,3 +87,14 @@ func Translate(lang, key string, args ...any) string {
 
 // Has reports whether key is in the catalog.
 func Has(key string) bool { _, ok := catalog[key]; return ok }
+
+// isOne reports whether v is the integer 1.
+func isOne(v any) bool {
+	switch n := v.(type) {
+	case int:
+		return n == 1
+	case int64:
+		return n == 1
+	}
+	return false
+}

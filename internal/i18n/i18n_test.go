@@ -105,3 +105,15 @@ func TestEnglishHasNoJapanese(t *testing.T) {
 		}
 	}
 }
+
+// TestPlurals: a count of one takes the key's singular where it has one.
+func TestPlurals(t *testing.T) {
+	for _, c := range []struct {
+		n    any
+		want string
+	}{{1, "1 member"}, {2, "2 members"}, {0, "0 members"}, {int64(1), "1 member"}} {
+		if got := Translate(English, "channels.member_count", c.n); got != c.want {
+			t.Errorf("member_count(%v): got %q, want %q", c.n, got, c.want)
+		}
+	}
+}
