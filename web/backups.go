@@ -100,6 +100,9 @@ func (s *Server) backupJobFailed(c echo.Context, j *kanri.BackupJob, in kanri.Ba
 	switch {
 	case kanri.IsCode(err, kanri.ESTALE):
 		status, errs = http.StatusConflict, views.Errors{"_form": "stale.title"}
+	case kanri.IsCode(err, kanri.ECONFLICT) && j == nil:
+		// The tenant has its most jobs: said on the form, input kept.
+		status, errs = http.StatusConflict, views.Errors{"_form": message(c.Request().Context(), err, "error.title")}
 	case !kanri.IsCode(err, kanri.EINVALID):
 		return err
 	}

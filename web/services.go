@@ -241,7 +241,7 @@ func (s *Server) tenantServiceUsage(c echo.Context) error {
 // assignmentForm reads the assignment form for a service.
 func assignmentForm(c echo.Context, serviceID string) kanri.AssignmentInput {
 	in := kanri.AssignmentInput{ServiceID: serviceID, ExpiresAt: c.FormValue("expiresAt"), ConfigJSON: c.FormValue("configJson")}
-	if fs := kanri.ConfigFields(serviceID); fs != nil {
+	if fs, own := kanri.ConfigFields(serviceID); own {
 		in.Config = map[string]string{}
 		for _, f := range fs {
 			in.Config[f.Key] = c.FormValue("config." + f.Key)
@@ -258,7 +258,8 @@ func (s *Server) editAssignment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := views.AssignmentForm{Service: svc, Fields: kanri.ConfigFields(svc.ID)}
+	fields, own := kanri.ConfigFields(svc.ID)
+	f := views.AssignmentForm{Service: svc, Fields: fields, Own: own}
 	f.Input = kanri.AssignmentInput{ServiceID: svc.ID}
 	a, err := s.Catalog.Assignment(ctx, routeTenant(c).ID, svc.ID)
 	switch {
@@ -294,7 +295,8 @@ func (s *Server) saveAssignment(c echo.Context) error {
 	} else if _, err = s.Catalog.UpdateAssignment(ctx, t.ID, svc.ID, etag, in); err == nil {
 		return s.done(c, views.TenantServicesPath(t.ID), "services.assignment_saved", name)
 	}
-	f := views.AssignmentForm{Service: svc, Fields: kanri.ConfigFields(svc.ID), Assigned: etag != ""}
+	fields, own := kanri.ConfigFields(svc.ID)
+	f := views.AssignmentForm{Service: svc, Fields: fields, Own: own, Assigned: etag != ""}
 	f.ETag, f.Input = etag, in
 	status, err := editFailed(&f.Edit, err, func() (*kanri.ServiceAssignment, error) { return s.Catalog.Assignment(ctx, t.ID, svc.ID) }, func(a *kanri.ServiceAssignment) kanri.AssignmentInput {
 		return service.AssignmentInputOf(a, t.Location())

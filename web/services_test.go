@@ -345,11 +345,15 @@ func TestNestedSettingsReadable(t *testing.T) {
 	op := e.client(t).signIn("privileged", adminEmail)
 	op.post("/lang", url.Values{"lang": {"en"}, "next": {"/"}})
 	base := "/t/" + e.acme.ID + "/services"
-	op.get(base + "/messaging-service/edit")
-	resp, _ := op.post(base+"/messaging-service", url.Values{"configJson": {`{"features":{"forecast":false,"pipeline":true},"seats":5}`}})
+	// A service of the operator's catalog: its config is free JSON.
+	if _, err := e.catalog.Create(system(), "crm", kanri.ServiceInput{Name: "CRM"}); err != nil {
+		t.Fatal(err)
+	}
+	op.get(base + "/crm/edit")
+	resp, _ := op.post(base+"/crm", url.Values{"configJson": {`{"features":{"forecast":false,"pipeline":true},"seats":5}`}})
 	wantStatus(t, "assign", resp, http.StatusSeeOther)
 	_, list := op.get(base)
-	_, page := op.get(base + "/messaging-service")
+	_, page := op.get(base + "/crm")
 	tests := []struct {
 		name, body string
 		want       []string
@@ -448,5 +452,54 @@ func TestServiceInUseNamesItsTenants(t *testing.T) {
 		if n := strings.Count(got, ", ") + 1; tc.wantArgs == "" && n != 5 {
 			t.Errorf("delete with %d holders: named %d (%q), want the first 5", len(tc.holders), n, got)
 		}
+	}
+}
+
+// TestServiceSettingsAreTypedAndEnforced: Kanri's services take typed
+// settings, not free JSON, and enforce them: with at most 2 channels, the
+// third is refused with why, in the console and the API; a service
+// without settings says so.
+func TestServiceSettingsAreTypedAndEnforced(t *testing.T) {
+	e := newEnv(t)
+	op := e.client(t).signIn("privileged", adminEmail)
+	base := "/t/" + e.acme.ID + "/services"
+	_, page := op.get(base + "/messaging-service/edit")
+	if !strings.Contains(page, `data-testid="assignment-maxChannels"`) || strings.Contains(page, "assignment-config-json") {
+		t.Fatal("the messaging service's form is not its typed settings")
+	}
+	resp, page := op.post(base+"/messaging-service", url.Values{"config.maxChannels": {"two"}})
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(page, `data-testid="field-error-config.maxChannels"`) || !strings.Contains(page, `value="two"`) {
+		t.Errorf("a bad count: %d, want 422 with the field's error and the input kept", resp.StatusCode)
+	}
+	resp, _ = op.post(base+"/messaging-service", url.Values{"config.maxChannels": {"2"}})
+	wantStatus(t, "assign with at most 2 channels", resp, http.StatusSeeOther)
+	if _, page := op.get(base + "/api-service/edit"); !strings.Contains(page, `data-testid="assignment-no-settings"`) {
+		t.Error("the API service's form does not say it has no settings")
+	}
+
+	admin := e.client(t).signIn("acme", "admin")
+	for _, name := range []string{"one", "two"} {
+		resp, _ := admin.post("/t/"+e.acme.ID+"/channels", url.Values{"name": {name}})
+		wantStatus(t, "channel "+name, resp, http.StatusSeeOther)
+	}
+	resp, page = admin.post("/t/"+e.acme.ID+"/channels", url.Values{"name": {"three"}})
+	if resp.StatusCode == http.StatusSeeOther || !strings.Contains(page, "most channels (2)") {
+		t.Errorf("a third channel: %d, want it refused saying the limit", resp.StatusCode)
+	}
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	if a := e.api(t, http.MethodPost, "/api/v1/channels", rw, map[string]any{"name": "four"}); a.status != http.StatusConflict {
+		t.Errorf("a third channel through the API: %d %s, want 409", a.status, a.body)
+	}
+
+	// At most one backup job.
+	resp, _ = op.post(base+"/backup-service", url.Values{"config.maxJobs": {"1"}})
+	wantStatus(t, "assign backups with at most 1 job", resp, http.StatusSeeOther)
+	job := url.Values{"name": {"Nightly"}, "schedule": {"0 3 * * *"}, "parts": {kanri.PartUsers}, "retentionDays": {"7"}, "isActive": {"1"}}
+	resp, _ = admin.post("/t/"+e.acme.ID+"/backups", job)
+	wantStatus(t, "the first job", resp, http.StatusSeeOther)
+	job.Set("name", "Hourly")
+	resp, page = admin.post("/t/"+e.acme.ID+"/backups", job)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(page, "most backup jobs (1)") || !strings.Contains(page, `value="Hourly"`) {
+		t.Errorf("a second job: %d, want 409 saying the limit with the input kept", resp.StatusCode)
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/tenant"
 )
@@ -235,7 +236,29 @@ func (s *Service) CreateJob(ctx context.Context, tenantID string, in Input) (*ka
 		CreatedBy: audit.ActorFrom(ctx).UserID, CreatedAt: now, UpdatedAt: now,
 	}
 	j.NextRunAt = s.nextRun(j, loc)
-	if err := s.Store.Tenant(tenantID).BackupJobs().Create(ctx, j); err != nil {
+	ten := s.Store.Tenant(tenantID)
+	limit, err := store.CountLimit(ctx, ten, kanri.BackupServiceID, "maxJobs")
+	if err != nil {
+		return nil, err
+	}
+	jobs := ten.BackupJobs()
+	if limit == 0 {
+		err = jobs.Create(ctx, j)
+	} else {
+		var op docstore.Op
+		var res []docstore.Result
+		if op, err = jobs.Op(docstore.OpCreate, j); err == nil {
+			res, err = store.CreateWithin(ctx, ten, docstore.Backup, "backup_jobs", limit, kanri.E(kanri.ECONFLICT, "backups.limit_reached", limit),
+				func() (int, error) {
+					js, _, err := jobs.Query(ctx, docstore.Query{Limit: limit})
+					return len(js), err
+				}, []docstore.Op{op})
+		}
+		if err == nil {
+			j.ETag = res[0].ETag
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	s.recordJob(ctx, tenantID, j, "backup_job.create", nil, jobFields(j))

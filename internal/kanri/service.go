@@ -307,20 +307,67 @@ func (in *ServiceInput) Validate(id string, creating bool) error {
 }
 
 // A ConfigField is a typed setting a service declares for its
-// assignments; services without any take their config as a JSON object.
+// assignments: a limit the service enforces. Kanri's own services take
+// only these; a service of the operator's catalog (which Kanri does not
+// run) takes its config as a JSON object.
 type ConfigField struct {
 	Key  string
-	Kind string // "size": an amount of bytes written as 100GB, 10MB
+	Kind string // "size": an amount of bytes written as 100GB, 10MB; "count": a whole number
 }
 
-// configSchemas are the typed settings of the services that have some.
+// Setting kinds.
+const (
+	KindSize  = "size"
+	KindCount = "count"
+)
+
+// MaxCountSetting is the largest a count setting may be.
+const MaxCountSetting = 1_000_000
+
+// configSchemas are the typed settings of Kanri's own services; those
+// with none (nil) have no settings.
 var configSchemas = map[string][]ConfigField{
-	FileServiceID: {{Key: "maxStorage", Kind: "size"}, {Key: "maxFileSize", Kind: "size"}},
+	TenantManagementID: nil,
+	AuthServiceID:      nil,
+	ServiceSettingID:   nil,
+	FileServiceID:      {{Key: "maxStorage", Kind: KindSize}, {Key: "maxFileSize", Kind: KindSize}},
+	MessagingServiceID: {{Key: "maxChannels", Kind: KindCount}},
+	APIServiceID:       nil,
+	BackupServiceID:    {{Key: "maxJobs", Kind: KindCount}},
 }
 
-// ConfigFields returns the typed settings of a service, or nil when its
-// config is free JSON.
-func ConfigFields(serviceID string) []ConfigField { return configSchemas[serviceID] }
+// ConfigFields returns the typed settings of a service (none for one of
+// Kanri's services without settings), and whether it is one of Kanri's:
+// a service that is not takes its config as free JSON.
+func ConfigFields(serviceID string) ([]ConfigField, bool) {
+	fs, ok := configSchemas[serviceID]
+	return fs, ok
+}
+
+// CountSetting reads a count setting of an assignment's config: 0 when it
+// is absent or not a whole number from 1 to MaxCountSetting (no limit).
+// Earlier versions stored it as free JSON, a number or a string.
+func CountSetting(config map[string]any, key string) int {
+	var n float64
+	switch v := config[key].(type) {
+	case int:
+		n = float64(v)
+	case float64:
+		n = v
+	case json.Number:
+		n, _ = v.Float64()
+	case string:
+		i, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return 0
+		}
+		n = float64(i)
+	}
+	if n < 1 || n > MaxCountSetting || n != float64(int(n)) {
+		return 0
+	}
+	return int(n)
+}
 
 // AssignmentInput is what the assignment form edits. Config holds the
 // typed fields as typed; ConfigJSON the config of a service without any.
@@ -338,6 +385,28 @@ func PrettyJSON(v map[string]any) string {
 		return ""
 	}
 	return string(b)
+}
+
+// maxConfigDepth is how deeply a free JSON config may nest: a config is
+// settings, and a form shows it; 3,000 nested arrays rendered 18 MB.
+const maxConfigDepth = 8
+
+// depth returns how deeply v nests (a scalar is 0).
+func depth(v any) int {
+	d := 0
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	case []any:
+		for _, e := range v {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	}
+	return 0
 }
 
 // maxExactInteger is the largest integer a float64 (what a stored JSON
@@ -399,11 +468,20 @@ func (in *AssignmentInput) Parse(loc *time.Location) (map[string]any, Time, erro
 		}
 	}
 	config := map[string]any{}
-	if fs := ConfigFields(in.ServiceID); fs != nil {
+	if fs, own := ConfigFields(in.ServiceID); own {
 		sizes := map[string]int64{}
 		for _, cf := range fs {
 			v := strings.TrimSpace(in.Config[cf.Key])
 			if v == "" {
+				continue
+			}
+			if cf.Kind == KindCount {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 1 || n > MaxCountSetting {
+					f["config."+cf.Key] = "validation.count"
+					continue
+				}
+				config[cf.Key] = n
 				continue
 			}
 			n, err := ParseSize(v)
@@ -426,6 +504,8 @@ func (in *AssignmentInput) Parse(loc *time.Location) (map[string]any, Time, erro
 			f["configJson"] = "validation.too_long"
 		} else if _, ok := exactNumbers(config); !ok {
 			f["configJson"] = "validation.json_number"
+		} else if depth(config) > maxConfigDepth {
+			f["configJson"] = "validation.json_depth"
 		}
 	}
 	if len(f) > 0 {
@@ -452,4 +532,17 @@ func CheckName(name string) string {
 		return "validation.name_length"
 	}
 	return ""
+}
+
+// TypeLimitGuard is the type of the guards that keep a tenant's count of
+// something (its channels, its backup jobs) within a setting's limit.
+const TypeLimitGuard = "limit_guard"
+
+// LimitGuard serialises the creations of one kind of a tenant's
+// documents while a limit on their number is set: each creation writes it
+// at the version it read, so creators racing see each other's creations
+// (store.CreateWithin).
+type LimitGuard struct {
+	Doc
+	Version int `json:"version"`
 }

@@ -88,14 +88,33 @@ func (s *Service) CreateChannel(ctx context.Context, tenantID string, p Person, 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := ten.Batch(ctx, docstore.Messaging, ops); err != nil {
-		if kanri.IsCode(err, kanri.ECONFLICT) {
+	limit, err := store.CountLimit(ctx, ten, kanri.MessagingServiceID, "maxChannels")
+	if err != nil {
+		return nil, err
+	}
+	if limit == 0 {
+		_, err = ten.Batch(ctx, docstore.Messaging, ops)
+	} else {
+		_, err = store.CreateWithin(ctx, ten, docstore.Messaging, "channels", limit, kanri.E(kanri.ECONFLICT, "channels.limit_reached", limit),
+			func() (int, error) {
+				cs, _, err := ten.Channels().Query(ctx, docstore.Query{Limit: limit})
+				return len(cs), err
+			}, ops)
+	}
+	if err != nil {
+		if kanri.IsCode(err, kanri.ECONFLICT) && !isLimit(err) {
 			return nil, nameTaken()
 		}
 		return nil, err
 	}
 	s.audit(ctx, tenantID, "channel.create", kanri.TypeChannel, c.ID, c.Name, nil, channelFields(c))
 	return ten.Channels().Get(ctx, c.ID)
+}
+
+// isLimit reports whether err is the refusal of a channel past the limit.
+func isLimit(err error) bool {
+	key, _ := kanri.ErrorMessage(err)
+	return key == "channels.limit_reached"
 }
 
 // pendingOp is a batch operation or the error of making it.

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/kanri/kanri/internal/app"
@@ -16,11 +17,16 @@ import (
 // is the date in loc, the tenant's time zone.
 func AssignmentInputOf(a *kanri.ServiceAssignment, loc *time.Location) kanri.AssignmentInput {
 	in := kanri.AssignmentInput{ServiceID: a.ServiceID, ExpiresAt: kanri.DateOf(a.ExpiresAt, loc)}
-	if fs := kanri.ConfigFields(a.ServiceID); fs != nil {
+	if fs, own := kanri.ConfigFields(a.ServiceID); own {
 		in.Config = map[string]string{}
 		for _, f := range fs {
-			if v, ok := a.Config[f.Key].(string); ok {
+			switch v := a.Config[f.Key].(type) {
+			case string:
 				in.Config[f.Key] = v
+			case float64:
+				in.Config[f.Key] = strconv.FormatFloat(v, 'f', -1, 64)
+			case int:
+				in.Config[f.Key] = strconv.Itoa(v)
 			}
 		}
 	} else if len(a.Config) > 0 {

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -196,6 +197,11 @@ func TestHealth(t *testing.T) {
 func TestAssignments(t *testing.T) {
 	f := setup(t)
 	ten := "tenant_acme"
+	// A service of the operator's catalog, which Kanri does not run: its
+	// config is free JSON.
+	if _, err := f.svc.Create(f.ctx, "crm", kanri.ServiceInput{Name: "CRM"}); err != nil {
+		t.Fatal(err)
+	}
 	a, created, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{
 		ServiceID: kanri.FileServiceID, Config: map[string]string{"maxStorage": "100 gb", "maxFileSize": "10MB"},
 	})
@@ -226,10 +232,13 @@ func TestAssignments(t *testing.T) {
 	}{
 		{"bad size", kanri.AssignmentInput{ServiceID: kanri.FileServiceID, Config: map[string]string{"maxFileSize": "ten"}}, "config.maxFileSize"},
 		{"file over storage", kanri.AssignmentInput{ServiceID: kanri.FileServiceID, Config: map[string]string{"maxStorage": "1GB", "maxFileSize": "2GB"}}, "config.maxFileSize"},
-		{"bad json", kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ConfigJSON: "[1,2]"}, "configJson"},
-		{"number too large", kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ConfigJSON: `{"x": 1e400}`}, "configJson"},
-		{"inexact integer", kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ConfigJSON: `{"x": [12345678901234567891]}`}, "configJson"},
-		{"two json values", kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ConfigJSON: `{"a":1} {}`}, "configJson"},
+		{"bad count", kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, Config: map[string]string{"maxChannels": "2.5"}}, "config.maxChannels"},
+		{"count too large", kanri.AssignmentInput{ServiceID: kanri.BackupServiceID, Config: map[string]string{"maxJobs": "1000001"}}, "config.maxJobs"},
+		{"bad json", kanri.AssignmentInput{ServiceID: "crm", ConfigJSON: "[1,2]"}, "configJson"},
+		{"number too large", kanri.AssignmentInput{ServiceID: "crm", ConfigJSON: `{"x": 1e400}`}, "configJson"},
+		{"inexact integer", kanri.AssignmentInput{ServiceID: "crm", ConfigJSON: `{"x": [12345678901234567891]}`}, "configJson"},
+		{"two json values", kanri.AssignmentInput{ServiceID: "crm", ConfigJSON: `{"a":1} {}`}, "configJson"},
+		{"too deep", kanri.AssignmentInput{ServiceID: "crm", ConfigJSON: `{"x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`}, "configJson"},
 		{"bad date", kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ExpiresAt: "tomorrow"}, "expiresAt"},
 		{"past expiry", kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ExpiresAt: "2026-01-01"}, "expiresAt"},
 		{"unknown service", kanri.AssignmentInput{ServiceID: "nope"}, "serviceId"},
@@ -257,12 +266,22 @@ func TestAssignments(t *testing.T) {
 	}
 
 	// Expiry takes effect at its time, without a job.
-	m, _, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ExpiresAt: "2026-03-20", ConfigJSON: `{"maxChannels": 20, "retention": "1y"}`})
+	m, _, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{ServiceID: kanri.MessagingServiceID, ExpiresAt: "2026-03-20", Config: map[string]string{"maxChannels": "20"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := service.AssignmentInputOf(m, time.UTC).ConfigJSON, "{\n  \"maxChannels\": 20,\n  \"retention\": \"1y\"\n}"; got != want {
-		t.Errorf("config shown: got %q, want %q", got, want)
+	if got, want := service.AssignmentInputOf(m, time.UTC).Config["maxChannels"], "20"; got != want {
+		t.Errorf("setting shown: got %q, want %q", got, want)
+	}
+	if got := kanri.CountSetting(m.Config, "maxChannels"); got != 20 {
+		t.Errorf("maxChannels read back as %d, want 20", got)
+	}
+	crm, _, err := f.svc.Assign(f.ctx, ten, kanri.AssignmentInput{ServiceID: "crm", ConfigJSON: `{"seats": 20, "retention": "1y"}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := service.AssignmentInputOf(crm, time.UTC).ConfigJSON, "{\n  \"retention\": \"1y\",\n  \"seats\": 20\n}"; got != want {
+		t.Errorf("a catalog service's config shown: got %q, want %q", got, want)
 	}
 	if err := f.svc.Usable(f.ctx, ten, kanri.MessagingServiceID); err != nil {
 		t.Errorf("Usable before expiry: %v", err)

@@ -238,8 +238,13 @@ func TestSignInLocksAfterFiveFailures(t *testing.T) {
 			t.Fatalf("bad password %d: got %v", i, err)
 		}
 	}
-	if _, _, err := f.auth.SignIn(f.ctx, "acme", "erin", password); err != auth.ErrSignIn {
-		t.Fatalf("right password while locked: got %v, want the generic error", err)
+	// Locked: any password, the right one too, is told until when.
+	for _, pass := range []string{password, "wrong-password"} {
+		if _, _, err := f.auth.SignIn(f.ctx, "acme", "erin", pass); !kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
+			t.Fatalf("%q while locked: got %v, want unauthenticated", pass, err)
+		} else if key, _ := kanri.ErrorMessage(err); key != "login.locked" {
+			t.Fatalf("%q while locked says %q, want login.locked", pass, key)
+		}
 	}
 	locked, _ := f.users.Get(f.ctx, ten.ID, u.ID)
 	if !locked.Locked(time.Now()) || locked.Status(time.Now()) != kanri.UserLocked {
@@ -289,7 +294,7 @@ func TestSignInGivesOneGenericError(t *testing.T) {
 		{"unknown user", "acme", "nobody", password},
 		{"wrong password", "acme", "gina", "Wrong-password-1"},
 		{"inactive user", "acme", "frank", password},
-		{"suspended tenant", "initech", "hank", password},
+		{"suspended tenant, wrong password", "initech", "hank", "Wrong-password-1"},
 		{"hostile input", `acme' OR 1=1 --`, `" OR ""="`, password},
 		{"empty", "", "", ""},
 	}
@@ -299,6 +304,12 @@ func TestSignInGivesOneGenericError(t *testing.T) {
 				t.Errorf("got %v, want the generic sign-in error", err)
 			}
 		})
+	}
+	// The right password of a suspended organisation's user says so.
+	if _, _, err := f.auth.SignIn(f.ctx, "initech", "hank", password); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+		t.Errorf("the right password of a suspended tenant: got %v, want EFORBIDDEN", err)
+	} else if key, _ := kanri.ErrorMessage(err); key != "login.tenant_suspended" {
+		t.Errorf("the right password of a suspended tenant says %q, want login.tenant_suspended", key)
 	}
 	u, ten2, err := f.auth.SignIn(f.ctx, "ACME", "Gina", password)
 	if err != nil || u.Username != "gina" || ten2.ID != ten.ID {
@@ -487,7 +498,9 @@ func TestParallelGuessesCannotOutrunTheLockout(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 40 {
 		wg.Go(func() {
-			if _, _, err := f.auth.SignIn(f.ctx, "acme", "target", fmt.Sprintf("Wrong-guess-%02d", i)); err != auth.ErrSignIn {
+			// The generic error, or once the lock is on, that it is locked.
+			_, _, err := f.auth.SignIn(f.ctx, "acme", "target", fmt.Sprintf("Wrong-guess-%02d", i))
+			if key, _ := kanri.ErrorMessage(err); err != auth.ErrSignIn && key != "login.locked" {
 				t.Errorf("guess %d: got %v", i, err)
 			}
 		})
@@ -509,7 +522,7 @@ func TestParallelGuessesCannotOutrunTheLockout(t *testing.T) {
 	if len(recs) != 40 {
 		t.Errorf("failed sign-in records: got %d, want 40", len(recs))
 	}
-	if _, _, err := f.auth.SignIn(f.ctx, "acme", "target", password); err != auth.ErrSignIn {
+	if _, _, err := f.auth.SignIn(f.ctx, "acme", "target", password); !kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
 		t.Errorf("the right password after the lockout: got %v, want refused", err)
 	}
 }
