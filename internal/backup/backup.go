@@ -29,8 +29,8 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/schedule"
+	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 )
 
