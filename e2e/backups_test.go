@@ -33,6 +33,8 @@ func (s *suite) backupSteps(t *testing.T) {
 		s.open(t, s.alice, usersPath, 200)
 		s.createUser(t, s.alice, "dora", "Dora Backup", "Dora-pass-12345")
 		doraID := s.userID(t, s.alice, tenantID, "dora")
+		dora := s.newSession(t, "dora", nil)
+		s.signInOK(t, dora, tenantName, "dora", "Dora-pass-12345", "/account")
 
 		s.open(t, s.alice, backupsPath, 200)
 		s.visible(t, s.alice, "backup-jobs-none")
@@ -126,6 +128,12 @@ func (s *suite) backupSteps(t *testing.T) {
 			s.alice.page.WaitForTimeout(200)
 		}
 		s.hasText(t, s.alice, "user-status-dora", "Active")
+		// Sessions are not restored: dora's from before signs in again.
+		s.open(t, dora, "/account", 200)
+		s.atPath(t, dora, "/login")
+		if err := dora.ctx.Close(); err != nil {
+			t.Errorf("closing dora's session: %v", err)
+		}
 	})
 
 	s.step(t, "backups_restore_into_new_tenant", []string{"backups_run_download_and_restore"}, s.pagesOf(&s.admin), func(t *testing.T) {

@@ -231,6 +231,26 @@ func (s *suite) channelSteps(t *testing.T) {
 		}
 	})
 
+	s.step(t, "channels_limit_said_on_the_form", []string{"channels_history_reached_by_scrolling_and_link"}, s.pagesOf(&s.admin, &s.alice), func(t *testing.T) {
+		// The operator allows one channel; the tenant has more, so a new
+		// one is refused on its form, the input kept. Then no limit again.
+		limit := func(n string) {
+			t.Helper()
+			s.open(t, s.admin, servicesPath+"/messaging-service/edit", 200)
+			s.fill(t, s.admin, "assignment-maxChannels", n)
+			s.submitStatus(t, s.admin, s.admin.tid("assignment-submit"), servicesPath+"/messaging-service", 303)
+		}
+		limit("1")
+		s.open(t, s.alice, channelsPath+"/new", 200)
+		s.fill(t, s.alice, "channel-name", "one-too-many")
+		s.submitStatus(t, s.alice, s.alice.tid("channel-save"), channelsPath, 409)
+		s.containsText(t, s.alice, "form-error", "most channels (1)")
+		s.hasValue(t, s.alice, "channel-name", "one-too-many")
+		limit("")
+		s.submitStatus(t, s.alice, s.alice.tid("channel-save"), channelsPath, 303)
+		s.hasText(t, s.alice, "channel-title", "# one-too-many")
+	})
+
 	s.step(t, "channels_private_invisible_to_non_members", []string{"channels_two_people_chat_live"}, s.pagesOf(&s.alice, &s.vera), func(t *testing.T) {
 		s.open(t, s.alice, channelsPath+"/new", 200)
 		s.fill(t, s.alice, "channel-name", "secret")

@@ -67,9 +67,12 @@ func TestAPIDocsPage(t *testing.T) {
 			Parameters  []struct{ Name string }
 		}
 	}
-	_, body := e.client(t).get("/api/v1/openapi.json")
+	resp, body := e.client(t).get("/api/v1/openapi.json")
 	if err := json.Unmarshal([]byte(body), &doc); err != nil {
 		t.Fatal(err)
+	}
+	if resp.Header.Get("Cache-Control") != "no-cache" || !strings.Contains(resp.Header.Get("Vary"), "Host") {
+		t.Errorf("the document's caching: Cache-Control %q, Vary %q; it names its host", resp.Header.Get("Cache-Control"), resp.Header.Get("Vary"))
 	}
 	page := getDocsPage(t, e)
 	ops := 0

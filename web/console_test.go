@@ -263,3 +263,20 @@ func TestFilteringAListClearsTheMessage(t *testing.T) {
 		t.Error("a full page clears its own message")
 	}
 }
+
+// TestTheNavigationMarksTheCurrentPage: the side navigation marks the
+// page shown (aria-current="page"), and only it.
+func TestTheNavigationMarksTheCurrentPage(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	for _, c := range []struct{ path, nav string }{
+		{"/t/" + e.acme.ID + "/users", "nav-users"},
+		{"/t/" + e.acme.ID + "/roles", "nav-roles"},
+		{"/t/" + e.acme.ID + "/audit", "nav-audit"},
+	} {
+		_, page := admin.get(c.path)
+		if got := strings.Count(page, `aria-current="page"`); got != 1 || !strings.Contains(page, `data-testid="`+c.nav+`" aria-current="page"`) {
+			t.Errorf("%s: %d links marked current, want %s alone", c.path, got, c.nav)
+		}
+	}
+}

@@ -70,8 +70,8 @@ func (s *Server) requestContext(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		status := c.Response().Status
 		level := s.Logger.Info
-		if status >= 500 {
-			level = s.Logger.Error
+		if status >= 500 && req.Context().Err() == nil {
+			level = s.Logger.Error // a client that gave up is no server error
 		}
 		if !strings.HasPrefix(req.URL.Path, "/static/") {
 			level("request", "method", req.Method, "path", req.URL.Path, "status", status,

@@ -680,5 +680,10 @@ func apiExamples() map[string]any {
 
 // openAPI serves the OpenAPI document.
 func (s *Server) openAPI(c echo.Context) error {
+	// The document names the server it was asked of: caches keep one per
+	// host and scheme, and ask again before using it (a new version).
+	h := c.Response().Header()
+	h.Set(echo.HeaderCacheControl, "no-cache")
+	h.Set(echo.HeaderVary, "Host, X-Forwarded-Proto")
 	return c.JSON(http.StatusOK, s.openAPIDoc(baseURL(c)))
 }

@@ -35,7 +35,7 @@ func (j *BackupJob) Parts() []string { return BackupParts(j.Target) }
 
 // State is what an edit of the job depends on.
 func (j *BackupJob) State() string {
-	return strings.Join([]string{j.Name, j.Description, j.Schedule, j.Target, strconv.Itoa(j.RetentionDays), boolString(j.IsActive)}, "\x00")
+	return StateOf(j.Name, j.Description, j.Schedule, j.Target, strconv.Itoa(j.RetentionDays), boolString(j.IsActive))
 }
 
 // Backup statuses of a run (BackupHistory.Status).

@@ -69,12 +69,7 @@ func (f *File) Title() string {
 // writing lastAccessedAt changes none of it, so it never makes an open
 // form stale.
 func (f *File) State() string {
-	h := sha256.New()
-	for _, v := range append([]string{f.Name, f.DisplayName, f.Metadata.Description, derefString(f.FolderID), f.DeletedAt.String()}, f.Metadata.Tags...) {
-		h.Write([]byte(v))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil)[:12])
+	return StateOf(append([]string{f.Name, f.DisplayName, f.Metadata.Description, derefString(f.FolderID), f.DeletedAt.String()}, f.Metadata.Tags...)...)
 }
 
 func derefString(p *string) string {

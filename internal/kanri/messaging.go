@@ -57,7 +57,19 @@ func (c *Channel) Title() string {
 
 // State is what an edit of the channel depends on.
 func (c *Channel) State() string {
-	return c.Name + "\x00" + c.DisplayName + "\x00" + c.Description + "\x00" + boolString(c.IsPrivate) + boolString(c.Archived)
+	return StateOf(c.Name, c.DisplayName, c.Description, boolString(c.IsPrivate)+boolString(c.Archived))
+}
+
+// StateOf is the state of a document made of fields, as forms carry it in
+// a hidden field: a digest, so that no separator (a NUL, which HTML
+// cannot carry) nor a field's text goes into the page.
+func StateOf(fields ...string) string {
+	h := sha256.New()
+	for _, f := range fields {
+		h.Write([]byte(f))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
 func boolString(b bool) string {
