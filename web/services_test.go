@@ -257,7 +257,7 @@ func TestServicesSayWhatIsTrue(t *testing.T) {
 				t.Errorf("%s: the row of %s does not read %s:\n%s", who.name, c.id, c.status, row)
 			}
 		}
-		if !strings.Contains(body, "API keys and the API need the API usage service assigned") {
+		if !strings.Contains(body, "the API (with API keys) are each available once their service is assigned") {
 			t.Errorf("%s: the page does not say which service gates the API", who.name)
 		}
 	}
@@ -501,5 +501,34 @@ func TestServiceSettingsAreTypedAndEnforced(t *testing.T) {
 	resp, page = admin.post("/t/"+e.acme.ID+"/backups", job)
 	if resp.StatusCode != http.StatusConflict || !strings.Contains(page, "most backup jobs (1)") || !strings.Contains(page, `value="Hourly"`) {
 		t.Errorf("a second job: %d, want 409 saying the limit with the input kept", resp.StatusCode)
+	}
+}
+
+// TestAServiceThePlanExcludesIsNotAssigned: the operator is not offered,
+// and cannot make, an assignment the tenant's plan excludes (it would
+// show active and answer 403); an included service offers no Assign.
+func TestAServiceThePlanExcludesIsNotAssigned(t *testing.T) {
+	e := newEnv(t)
+	free, err := e.tenants.Create(system(), kanri.TenantInput{Name: "freebie", DisplayName: "Freebie", Plan: kanri.PlanFree, MaxUsers: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := e.client(t).signIn("privileged", adminEmail)
+	base := "/t/" + free.ID + "/services"
+	_, page := op.get(base)
+	for _, absent := range []string{`data-testid="service-assign-backup-service"`, `data-testid="service-assign-auth-service"`} {
+		if strings.Contains(page, absent) {
+			t.Errorf("the services page offers %s", absent)
+		}
+	}
+	if !strings.Contains(page, `data-testid="service-assign-file-service"`) {
+		t.Error("the services page does not offer the file service")
+	}
+	resp, page := op.post(base+"/backup-service", url.Values{})
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(page, "plan does not include") {
+		t.Errorf("assigning a service the plan excludes: %d, want 422 saying why", resp.StatusCode)
+	}
+	if _, err := e.catalog.Assignment(system(), free.ID, kanri.BackupServiceID); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Errorf("the excluded service was assigned: %v", err)
 	}
 }

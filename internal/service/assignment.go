@@ -75,6 +75,10 @@ func (s *Service) Assign(ctx context.Context, tenantID string, in kanri.Assignme
 	if !svc.IsActive {
 		return nil, false, kanri.Invalid(kanri.Fields{"serviceId": "validation.service_inactive"})
 	}
+	if !role.PlanAllows(t.Plan, svc.ID) {
+		// Assigned, it would show active and answer 403 (UsableAt).
+		return nil, false, kanri.Invalid(kanri.Fields{"serviceId": "services.plan_excludes"})
+	}
 	if !expires.IsZero() && !expires.After(s.Now()) {
 		return nil, false, kanri.Invalid(kanri.Fields{"expiresAt": "validation.expiry_past"})
 	}
