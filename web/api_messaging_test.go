@@ -328,8 +328,15 @@ func TestAPIChannelMembers(t *testing.T) {
 		t.Errorf("members: got %v, want %v", got, want)
 	}
 
-	// Owners add, remove and hand over; the last owner stays one.
+	// Owners add, remove and hand over; the last owner stays one. Bob
+	// needs a messaging role first (he could not read the channel).
 	bob := e.acmeBob.ID
+	if a := e.api(t, http.MethodPost, path+"/members", admin, map[string]any{"userId": bob}); a.status != http.StatusUnprocessableEntity {
+		t.Errorf("add bob without a messaging role: %d, want 422", a.status)
+	}
+	if _, _, err := e.roles.Assign(system(), role.Grant{Tenant: e.acme, UserID: bob, ServiceID: kanri.MessagingServiceID, RoleName: role.Viewer}); err != nil {
+		t.Fatal(err)
+	}
 	a := e.api(t, http.MethodPost, path+"/members", admin, map[string]any{"userId": bob})
 	var m apiMemberDoc
 	a.decode(&m)

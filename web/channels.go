@@ -9,7 +9,6 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
@@ -349,16 +348,8 @@ func (s *Server) showMembersWith(c echo.Context, status int, errs views.Errors) 
 		in[mb.UserID] = true
 	}
 	if v.CanManage {
-		users, _, err := s.Store.Tenant(t.ID).Users().Query(ctx, docstore.Query{
-			Where: []docstore.Filter{docstore.Eq("isActive", true)}, OrderBy: "username", Limit: 200,
-		})
-		if err != nil {
+		if v.Candidates, err = s.Messaging.Candidates(ctx, t.ID, in); err != nil {
 			return err
-		}
-		for _, u := range users {
-			if !in[u.ID] && u.DeletedAt.IsZero() {
-				v.Candidates = append(v.Candidates, u)
-			}
 		}
 	}
 	return render(c, status, views.MembersPage(s.page(c, "channels.members", "channels"), v))

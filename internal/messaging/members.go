@@ -2,6 +2,7 @@ package messaging
 
 import (
 	"context"
+	"slices"
 
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
@@ -152,15 +153,54 @@ func (s *Service) AddMember(ctx context.Context, tenantID string, p Person, chan
 	if !canManage(p, c, m) {
 		return kanri.E(kanri.EFORBIDDEN, "channels.not_owner")
 	}
-	u, err := s.Store.Tenant(tenantID).Users().Get(ctx, userID)
+	ten := s.Store.Tenant(tenantID)
+	u, err := ten.Users().Get(ctx, userID)
 	if err != nil || !u.IsActive || !u.DeletedAt.IsZero() {
 		return kanri.Invalid(kanri.Fields{"userId": "channels.no_such_user"})
+	}
+	// A member must be able to read the channel: a role of the messaging
+	// service (any of them reads channels).
+	ras, _, err := ten.RoleAssignments().Query(ctx, docstore.Query{
+		Where: []docstore.Filter{docstore.Eq("userId", u.ID), docstore.Eq("serviceId", kanri.MessagingServiceID)}, Limit: 1})
+	if err != nil {
+		return err
+	}
+	if len(ras) == 0 {
+		return kanri.Invalid(kanri.Fields{"userId": "channels.no_messaging_role"})
 	}
 	name := u.DisplayName
 	if name == "" {
 		name = u.Username
 	}
 	return s.add(ctx, tenantID, p, c.ID, u.ID, name, kanri.SystemAdded)
+}
+
+// maxCandidates is the most people a channel's add form offers.
+const maxCandidates = 200
+
+// Candidates returns the people an owner may add to a channel: the
+// tenant's active users with a role of the messaging service (who can
+// read channels) who are not members (in), by username.
+func (s *Service) Candidates(ctx context.Context, tenantID string, in map[string]bool) ([]*kanri.User, error) {
+	ten := s.Store.Tenant(tenantID)
+	ras, _, err := ten.RoleAssignments().Query(ctx, docstore.Query{
+		Where: []docstore.Filter{docstore.Eq("serviceId", kanri.MessagingServiceID)}, Limit: docstore.MaxPageSize})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, ra := range ras {
+		if !in[ra.UserID] && !slices.Contains(ids, ra.UserID) {
+			ids = append(ids, ra.UserID)
+		}
+	}
+	slices.Sort(ids)
+	users, err := ten.Users().ByIDs(ctx, ids, "username")
+	if err != nil {
+		return nil, err
+	}
+	users = slices.DeleteFunc(users, func(u *kanri.User) bool { return !u.IsActive || !u.DeletedAt.IsZero() })
+	return users[:min(len(users), maxCandidates)], nil
 }
 
 // Leave ends p's membership of a channel. The last owner must hand the

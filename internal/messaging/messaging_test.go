@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,6 +57,11 @@ func setup(t *testing.T) *fixture {
 	for _, p := range []messaging.Person{alice, bob, carol, admin} {
 		u := &kanri.User{Doc: kanri.Doc{ID: p.UserID}, Username: strings.ToLower(p.Name), DisplayName: p.Name, IsActive: true}
 		if err := st.Tenant(ten).Users().Create(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		// Each may read channels: a role of the messaging service.
+		ra := &kanri.RoleAssignment{Doc: kanri.Doc{ID: kanri.RoleAssignmentID(u.ID, kanri.MessagingServiceID, "member")}, UserID: u.ID, ServiceID: kanri.MessagingServiceID, RoleName: "member"}
+		if err := st.Tenant(ten).RoleAssignments().Create(ctx, ra); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -543,5 +549,36 @@ func TestMembershipChangesThatChangeNothingAreNotRecorded(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("Member(%s, by %s): got %q, want %q", tc.member, tc.who, got, tc.want)
 		}
+	}
+}
+
+// TestOnlyAUserWhoCanReadChannelsIsAdded: a user of the tenant without a
+// role of the messaging service cannot be added to a channel (they could
+// not read it).
+func TestOnlyAUserWhoCanReadChannelsIsAdded(t *testing.T) {
+	f := setup(t)
+	c := f.channel(t, alice, "secret", true)
+	dan := &kanri.User{Doc: kanri.Doc{ID: "user_dan"}, Username: "dan", DisplayName: "Dan", IsActive: true}
+	if err := f.st.Tenant(ten).Users().Create(f.ctx, dan); err != nil {
+		t.Fatal(err)
+	}
+	err := f.svc.AddMember(f.ctx, ten, alice, c.ID, dan.ID)
+	if got := kanri.ErrorFields(err)["userId"]; got != "channels.no_messaging_role" {
+		t.Errorf("adding a user without a messaging role: %v, want channels.no_messaging_role", err)
+	}
+	if err := f.svc.AddMember(f.ctx, ten, alice, c.ID, bob.UserID); err != nil {
+		t.Errorf("adding bob, who has a messaging role: %v", err)
+	}
+	// The add form offers those who could read it and are not members.
+	cands, err := f.svc.Candidates(f.ctx, ten, map[string]bool{alice.UserID: true, bob.UserID: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range cands {
+		got = append(got, u.ID)
+	}
+	if want := []string{admin.UserID, carol.UserID}; !slices.Equal(got, want) && !slices.Equal(got, []string{carol.UserID, admin.UserID}) {
+		t.Errorf("candidates: got %v, want %v (not dan, who has no messaging role)", got, want)
 	}
 }
