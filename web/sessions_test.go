@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 )
 
@@ -56,6 +57,14 @@ func TestSessionsAreListedAndEndedOneByOne(t *testing.T) {
 	wantStatus(t, "end the others", resp, http.StatusSeeOther)
 	if !signedOut(desk) || !signedOut(phone) || !signedOut(tablet) || signedOut(laptop) {
 		t.Error("ending the others did not sign out exactly the others")
+	}
+	// Each ending is in the audit log, as the user's own.
+	recs, _, err := e.config.Services.Deps.Audit.Query(context.Background(), e.acme.ID, audit.Filter{Action: "user.sessions_end", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Resource.ID != e.acmeAdmin.ID {
+		t.Errorf("%d records of one's own sessions ended, want 2 (one and the others)", len(recs))
 	}
 	// Signing out ends this session only.
 	other := e.client(t).signIn("acme", "admin")

@@ -111,11 +111,9 @@ func (s *Service) EndOtherSessions(ctx context.Context, tenantID, userID, keep s
 	return n, nil
 }
 
-// recordEnded audits sessions ended by someone other than their user.
+// recordEnded audits sessions ended, by their user (from the account
+// page) or by an administrator: the record's actor says which.
 func (s *Service) recordEnded(ctx context.Context, tenantID, userID string, n int) {
-	if audit.ActorFrom(ctx).UserID == userID {
-		return
-	}
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: tenantID, Action: "user.sessions_end",
 		Resource: kanri.AuditResource{Type: kanri.AuditUser, ID: userID},
