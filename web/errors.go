@@ -83,6 +83,15 @@ func clientGone(err error) bool {
 // err carries none of its own.
 func message(ctx context.Context, err error, fallback string) string {
 	key, args := kanri.ErrorMessage(err)
+	if fields := kanri.ErrorFields(err); key == "error.invalid" && len(fields) == 1 {
+		// An action with one thing wrong (a refused avatar, say) says
+		// what, not only that something was.
+		for _, msg := range fields {
+			if i18n.Has(msg) {
+				return i18n.T(ctx, msg)
+			}
+		}
+	}
 	if key == "error.internal" || key == "error.invalid" || !i18n.Has(key) {
 		return i18n.T(ctx, fallback)
 	}

@@ -91,9 +91,19 @@ func TestAvatars(t *testing.T) {
 		resp, _ := c.send(http.MethodPost, path, &body, http.Header{"Content-Type": {w.FormDataContentType()}})
 		return resp
 	}
-	resp := upload(bob, "/account/avatar", []byte("not an image"))
+	resp := upload(bob, "/account/avatar", []byte("<svg xmlns='http://www.w3.org/2000/svg'/>"))
 	if u, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID); u.Profile.AvatarURL != "" {
 		t.Fatalf("a non-image became an avatar (%d)", resp.StatusCode)
+	}
+	// The refusal says why on the page it came from.
+	page := ""
+	for loc := resp.Header.Get("Location"); loc != ""; {
+		var r *http.Response
+		r, page = bob.get(loc)
+		loc = r.Header.Get("Location")
+	}
+	if !strings.Contains(page, "not an image Kanri reads") {
+		t.Errorf("a refused avatar does not say why (%d)", resp.StatusCode)
 	}
 	resp = upload(bob, "/account/avatar", pngImage(t, 640, 400))
 	wantStatus(t, "upload a picture", resp, http.StatusSeeOther)
