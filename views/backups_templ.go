@@ -2820,7 +2820,7 @@ func BackupRunPage(p Page, v BackupRunView) templ.Component {
 							}()
 						}
 						ctx = templ.InitializeContext(ctx)
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 234, "<input id=\"f-name\" name=\"name\" required maxlength=\"63\" data-testid=\"backup-copy-name\">")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 234, "<input id=\"f-name\" name=\"name\" required minlength=\"3\" maxlength=\"100\" pattern=\"[A-Za-z0-9_\\-]+\" data-testid=\"backup-copy-name\">")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}

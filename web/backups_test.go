@@ -282,7 +282,10 @@ func TestTheOperatorRestoresAnArchiveAsANewTenant(t *testing.T) {
 	if _, err := e.users.Get(context.Background(), cp.ID, e.acmeBob.ID); err != nil {
 		t.Errorf("bob is not in the copy: %v", err)
 	}
-	op.post(runPath+"/copy", url.Values{"name": {"acme-copy"}})
+	resp, _ = op.post(runPath+"/copy", url.Values{"name": {"acme-copy"}})
+	if !strings.Contains(op.landing(resp), "Another tenant already uses this name") {
+		t.Errorf("a copy under a taken name does not say why (%d to %q)", resp.StatusCode, resp.Header.Get("Location"))
+	}
 	e.config.Services.Backups.Wait()
 	if rs, _, _ := e.st.Tenant(cp.ID).BackupRestores().Query(context.Background(), docstore.Query{Limit: 10}); len(rs) != 1 {
 		t.Errorf("%d restores into acme-copy after a second copy under its name, want the first only", len(rs))

@@ -96,13 +96,7 @@ func TestAvatars(t *testing.T) {
 		t.Fatalf("a non-image became an avatar (%d)", resp.StatusCode)
 	}
 	// The refusal says why on the page it came from.
-	page := ""
-	for loc := resp.Header.Get("Location"); loc != ""; {
-		var r *http.Response
-		r, page = bob.get(loc)
-		loc = r.Header.Get("Location")
-	}
-	if !strings.Contains(page, "not an image Kanri reads") {
+	if !strings.Contains(bob.landing(resp), "not an image Kanri reads") {
 		t.Errorf("a refused avatar does not say why (%d)", resp.StatusCode)
 	}
 	resp = upload(bob, "/account/avatar", pngImage(t, 640, 400))

@@ -185,6 +185,19 @@ func (c *client) get(path string) (*http.Response, string) {
 	return resp, string(b)
 }
 
+// landing follows the redirects from resp and returns the page they end
+// on ("" when resp is no redirect).
+func (c *client) landing(resp *http.Response) string {
+	c.t.Helper()
+	page := ""
+	for loc, n := resp.Header.Get("Location"), 0; loc != "" && n < 10; n++ {
+		var r *http.Response
+		r, page = c.get(loc)
+		loc = r.Header.Get("Location")
+	}
+	return page
+}
+
 // post submits a form with the client's CSRF token (unless the form sets
 // _csrf itself).
 func (c *client) post(path string, form url.Values) (*http.Response, string) {
