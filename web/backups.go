@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/kanri/kanri/internal/backup"
 	"github.com/kanri/kanri/internal/events"
+	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
@@ -77,7 +79,7 @@ func (s *Server) showBackupJobForm(c echo.Context, status int, j *kanri.BackupJo
 	}
 	f := views.BackupJobForm{Job: j, Input: in, Errors: errs, Location: loc, Next: s.Backups.NextRuns(in.Schedule, loc, nextRunsShown)}
 	if errs["schedule"] != "" {
-		f.ScheduleDetail = backup.ScheduleError(in.Schedule)
+		f.ScheduleDetail = scheduleError(c.Request().Context(), in.Schedule)
 	}
 	title := "backups.new_job"
 	if j != nil {
@@ -187,6 +189,21 @@ func (s *Server) runBackupJob(c echo.Context) error {
 	return s.done(c, views.BackupsPath(t.ID), "backups.run_started", h.JobName)
 }
 
+// scheduleError says in the person's language what is wrong with a
+// schedule that does not parse (backup.ScheduleError), "" when nothing.
+func scheduleError(ctx context.Context, spec string) string {
+	key, args := backup.ScheduleError(spec)
+	if key == "" {
+		return ""
+	}
+	for i, a := range args {
+		if k, ok := a.(string); ok && strings.HasPrefix(k, "backups.cron_") {
+			args[i] = i18n.T(ctx, k) // the field's name
+		}
+	}
+	return i18n.T(ctx, key, args...)
+}
+
 // schedulePreview answers the job form's schedule field with the next
 // runs, or why the schedule does not parse.
 func (s *Server) schedulePreview(c echo.Context) error {
@@ -198,7 +215,7 @@ func (s *Server) schedulePreview(c echo.Context) error {
 	next := s.Backups.NextRuns(spec, loc, nextRunsShown)
 	detail := ""
 	if next == nil && strings.TrimSpace(spec) != "" {
-		detail = backup.ScheduleError(spec)
+		detail = scheduleError(c.Request().Context(), spec)
 	}
 	return render(c, http.StatusOK, views.BackupSchedulePreview(next, loc, detail))
 }

@@ -69,7 +69,7 @@ func TestBackupsInTheConsole(t *testing.T) {
 	form := url.Values{"name": {"Nightly <b>"}, "schedule": {"61 * * *"}, "parts": {"users", "audit"}, "retentionDays": {"30"}, "isActive": {"1"}}
 	resp, body = admin.post(base, form)
 	wantStatus(t, "bad schedule", resp, http.StatusUnprocessableEntity)
-	if !strings.Contains(body, `data-testid="field-error-schedule"`) || !strings.Contains(body, `value="61 * * *"`) || !strings.Contains(body, `data-testid="schedule-detail"`) {
+	if !strings.Contains(body, `data-testid="field-error-schedule"`) || !strings.Contains(body, `value="61 * * *"`) || !strings.Contains(body, "A schedule has 5 fields (minute hour day month weekday), not 4.") {
 		t.Errorf("a refused schedule is not explained with the input kept: %s", excerpt(body, "schedule"))
 	}
 	form.Set("schedule", "0 3 * * *")

@@ -15,6 +15,8 @@ package backup
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -173,13 +175,62 @@ func check(in *Input) (*schedule.Cron, error) {
 // Input is what the job form edits.
 type Input = kanri.BackupJobInput
 
-// ScheduleError explains why a schedule does not parse, in the cron
-// library's words (shown beside the field's translated message).
-func ScheduleError(spec string) string {
-	if _, err := schedule.ParseCron(spec); err != nil {
-		return err.Error()
+// cronFields are the fields of a schedule, in order, with their ranges
+// and the names they also take.
+var cronFields = []struct {
+	name     string
+	min, max int
+	names    []string
+}{
+	{"minute", 0, 59, nil},
+	{"hour", 0, 23, nil},
+	{"day", 1, 31, nil},
+	{"month", 1, 12, []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
+	{"weekday", 0, 7, []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}},
+}
+
+// ScheduleError explains why a schedule does not parse, as a message key
+// of the catalog and its arguments ("" when it parses): which field holds
+// what it cannot take, rather than the cron library's English.
+func ScheduleError(spec string) (string, []any) {
+	if _, err := schedule.ParseCron(spec); err == nil {
+		return "", nil
 	}
-	return ""
+	fields := strings.Fields(spec)
+	if len(fields) != len(cronFields) {
+		return "backups.cron_fields", []any{len(fields)}
+	}
+	for i, field := range fields {
+		f := cronFields[i]
+		for _, part := range strings.Split(field, ",") {
+			rng, step, stepped := strings.Cut(part, "/")
+			if stepped {
+				if n, err := strconv.Atoi(step); err != nil || n < 1 {
+					return "backups.cron_step", []any{part, "backups.cron_" + f.name}
+				}
+			}
+			if rng == "*" {
+				continue
+			}
+			vals := []string{rng}
+			if lo, hi, ranged := strings.Cut(rng, "-"); ranged {
+				vals = []string{lo, hi}
+			}
+			for _, v := range vals {
+				if slices.Contains(f.names, strings.ToLower(v)) {
+					continue
+				}
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return "backups.cron_value", []any{v, "backups.cron_" + f.name}
+				}
+				if n < f.min || n > f.max {
+					return "backups.cron_range", []any{n, "backups.cron_" + f.name, f.min, f.max}
+				}
+			}
+		}
+	}
+	return "backups.cron_other", nil
 }
 
 // NextRuns returns the next n times the schedule runs after now, in loc;

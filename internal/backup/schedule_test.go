@@ -2,6 +2,7 @@ package backup_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -268,5 +269,27 @@ func TestACrashedRunIsFailedAndTheNextRunsAtOnce(t *testing.T) {
 	}
 	if _, err := e.svcs.Backups.Verify(e.ctx, tid, h.ID); err == nil {
 		t.Error("the crashed run's archive verifies")
+	}
+}
+
+// TestScheduleErrorsSayWhichField: a schedule that does not parse is
+// explained by the field at fault and its range, not the library's text.
+func TestScheduleErrorsSayWhichField(t *testing.T) {
+	for _, c := range []struct {
+		spec, key string
+		args      []any
+	}{
+		{"0 3 * * *", "", nil},
+		{"61 * * *", "backups.cron_fields", []any{4}},
+		{"61 * * * *", "backups.cron_range", []any{61, "backups.cron_minute", 0, 59}},
+		{"0 25 * * *", "backups.cron_range", []any{25, "backups.cron_hour", 0, 23}},
+		{"0 3 * 1-13 *", "backups.cron_range", []any{13, "backups.cron_month", 1, 12}},
+		{"0 3 * * funday", "backups.cron_value", []any{"funday", "backups.cron_weekday"}},
+		{"*/0 * * * *", "backups.cron_step", []any{"*/0", "backups.cron_minute"}},
+	} {
+		key, args := backup.ScheduleError(c.spec)
+		if key != c.key || fmt.Sprint(args) != fmt.Sprint(c.args) {
+			t.Errorf("%q: got %s %v, want %s %v", c.spec, key, args, c.key, c.args)
+		}
 	}
 }
