@@ -242,8 +242,9 @@ func TestTenantPagesShowTimesInItsZone(t *testing.T) {
 
 	staff := e.client(t).signIn("privileged", adminEmail)
 	_, page = staff.get("/tenants")
-	if want := e.acme.CreatedAt.UTC().Format("2006-01-02 15:04") + "<"; !strings.Contains(page, want) {
-		t.Errorf("the operator's tenant list does not show acme's creation in UTC (%s)", want)
+	opZone := e.fresh(t, kanri.PrivilegedTenantID).Location()
+	if want := e.acme.CreatedAt.In(opZone).Format("2006-01-02 15:04 MST") + "<"; !strings.Contains(page, want) {
+		t.Errorf("the operator's tenant list does not show acme's creation in the operator's zone, named (%s)", want)
 	}
 }
 
