@@ -57,7 +57,7 @@ func (s *suite) channelSteps(t *testing.T) {
 		// Chiyo signs in on the other instance (on Cosmos DB) and joins.
 		other := s.srv.another(t)
 		chiyo := s.newSessionAt(t, "chiyo", nil, other.URL)
-		s.signInOK(t, chiyo, tenantName, "chiyo", chiyoPass, "/account")
+		s.signInOK(t, chiyo, tenantName, "chiyo", chiyoPass, channelsPath) // a member of messaging starts at Channels
 		s.open(t, chiyo, channelsPath, 200)
 		s.submitStatus(t, chiyo, chiyo.tid("channel-join-general"), generalPath+"/join", 303)
 		s.visible(t, chiyo, "message-form")
@@ -262,7 +262,7 @@ func (s *suite) channelSteps(t *testing.T) {
 		s.post(t, s.alice, "top secret")
 
 		chiyo := s.newSession(t, "chiyo", nil)
-		s.signInOK(t, chiyo, tenantName, "chiyo", chiyoPass, "/account")
+		s.signInOK(t, chiyo, tenantName, "chiyo", chiyoPass, channelsPath) // a member of messaging starts at Channels
 		s.open(t, chiyo, channelsPath, 200)
 		s.absent(t, chiyo, "channel-browse-secret")
 		s.absent(t, chiyo, "channel-row-secret")

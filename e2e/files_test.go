@@ -300,7 +300,7 @@ func (s *suite) fileSteps(t *testing.T) {
 		// Fumi uploads, renames and trashes her own file; alice's she may
 		// only read.
 		fumi := s.newSession(t, "fumi", nil)
-		s.signInOK(t, fumi, tenantName, "fumi", fumiPass, "/account")
+		s.signInOK(t, fumi, tenantName, "fumi", fumiPass, filesPath) // a member of the files starts at Files
 		s.open(t, fumi, filesPath, 200)
 		if err := fumi.tid("upload-input").SetInputFiles([]playwright.InputFile{{Name: "fumi.txt", MimeType: "text/plain", Buffer: []byte("fumi's notes")}}); err != nil {
 			t.Fatal(err)

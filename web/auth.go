@@ -85,6 +85,10 @@ func homePath(t *kanri.Tenant, a role.Access) string {
 		return views.RolesPath(t.ID)
 	case a.Perms.Has(role.AuditRead):
 		return views.AuditPath(t.ID)
+	case a.Perms.Has(role.ChannelsRead):
+		return views.ChannelsPath(t.ID) // a member of messaging
+	case a.Perms.Has(role.FilesRead):
+		return views.FilesPath(t.ID)
 	}
 	return views.AccountPath()
 }

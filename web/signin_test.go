@@ -12,6 +12,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 )
 
 func TestSignInAndSessions(t *testing.T) {
@@ -217,5 +218,36 @@ func TestAClosedOrganisationSaysWhy(t *testing.T) {
 	until := e.clock.Now().Add(auth.LockoutDuration).In(loc).Format("2006-01-02 15:04 MST")
 	if resp, page := c.post("/login", url.Values{"tenant": {"acme"}, "username": {"bob"}, "password": {password}}); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(page, "locked") || !strings.Contains(page, until) {
 		t.Errorf("a locked account: %d, want 401 saying it is locked until %s", resp.StatusCode, until)
+	}
+}
+
+// TestMembersStartWhereTheyWork: a member of messaging only starts at
+// Channels, of the files only at Files, and someone without roles at
+// their account.
+func TestMembersStartWhereTheyWork(t *testing.T) {
+	e := newEnv(t)
+	e.assignMessaging(t, e.acme.ID)
+	e.assignFiles(t, e.acme.ID)
+	home := func(user string) string {
+		t.Helper()
+		c := e.client(t)
+		c.get("/login")
+		resp, _ := c.post("/login", url.Values{"tenant": {"acme"}, "username": {user}, "password": {password}})
+		return resp.Header.Get("Location")
+	}
+	if got, want := home("bob"), "/account"; got != want {
+		t.Errorf("bob without roles starts at %q, want %q", got, want)
+	}
+	if _, _, err := e.roles.Assign(system(), role.Grant{Tenant: e.acme, UserID: e.acmeBob.ID, ServiceID: kanri.FileServiceID, RoleName: role.Member}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := home("bob"), "/t/"+e.acme.ID+"/files"; got != want {
+		t.Errorf("bob, a files member, starts at %q, want %q", got, want)
+	}
+	if _, _, err := e.roles.Assign(system(), role.Grant{Tenant: e.acme, UserID: e.acmeBob.ID, ServiceID: kanri.MessagingServiceID, RoleName: role.Member}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := home("bob"), "/t/"+e.acme.ID+"/channels"; got != want {
+		t.Errorf("bob, a messaging member, starts at %q, want %q", got, want)
 	}
 }
