@@ -60,7 +60,7 @@ func (s *Server) listChannels(c echo.Context) error {
 		v.Joined[m.Channel.ID] = true
 	}
 	if mineNext != "" {
-		v.MinePaging = views.Paging{NextURL: views.ChannelsPath(t.ID) + "?mine=" + mineNext, Total: -1}
+		v.MinePaging = views.Paging{NextURL: views.ChannelsPath(t.ID) + "?mine=" + url.QueryEscape(mineNext), Total: -1}
 	}
 	browse, pg, err := listPage(c, views.ChannelsPath(t.ID), 50, func(next string, limit int) ([]*kanri.Channel, string, error) {
 		return s.Messaging.Browse(ctx, t.ID, messaging.BrowseQuery{Search: v.Search, Archived: v.Archived, Limit: limit, Next: next})

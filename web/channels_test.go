@@ -272,3 +272,16 @@ func olderURLIn(page string) string {
 	}
 	return html.UnescapeString(m[1])
 }
+
+// TestMyChannelsCountNothingFalse: the list of one's channels shows no
+// "0 in all" under channels it lists.
+func TestMyChannelsCountNothingFalse(t *testing.T) {
+	e := newEnv(t)
+	e.chat(t)
+	_, page := e.client(t).signIn("acme", "bob").get("/t/" + e.acme.ID + "/channels")
+	mine := page[strings.Index(page, `data-testid="channels-mine"`):]
+	mine = mine[:strings.Index(mine, `data-testid="channel-search-form"`)]
+	if strings.Contains(mine, "0 in all") {
+		t.Error("My channels lists a channel and says 0 in all")
+	}
+}
