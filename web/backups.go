@@ -364,7 +364,7 @@ func (s *Server) restoreBackup(c echo.Context) error {
 	if _, err := s.Backups.Restore(ctx, t.ID, h.ID, restoreParts(c, h)); err != nil {
 		return err
 	}
-	return s.done(c, views.BackupsPath(t.ID), "backups.restore_started", views.WhenIn(h.StartedAt.Time, nil))
+	return s.done(c, views.BackupsPath(t.ID), "backups.restore_started", views.WhenIn(h.StartedAt.Time, t.Location()))
 }
 
 // retryRestore runs a failed restore again.
@@ -384,7 +384,7 @@ func (s *Server) copyBackup(c echo.Context) error {
 		return err
 	}
 	name := strings.TrimSpace(c.FormValue("name"))
-	in := kanri.TenantInput{Name: name, DisplayName: t.DisplayName + " (" + views.WhenIn(h.StartedAt.Time, nil) + ")", Plan: t.Plan, MaxUsers: t.MaxUsers}
+	in := kanri.TenantInput{Name: name, DisplayName: t.DisplayName + " (" + views.WhenIn(h.StartedAt.Time, t.Location()) + ")", Plan: t.Plan, MaxUsers: t.MaxUsers}
 	copied, _, err := s.Backups.RestoreAsNewTenant(ctx, t.ID, h.ID, in)
 	if err != nil {
 		return err

@@ -276,6 +276,9 @@ func TestTheOperatorRestoresAnArchiveAsANewTenant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.HasSuffix(cp.DisplayName, " JST)") { // the archive's time in acme's zone
+		t.Errorf("the copy is named %q, want the archive's time in Tokyo", cp.DisplayName)
+	}
 	if cp.UserCount != 2 { // acme's admin and bob, as the archive has them
 		t.Errorf("the copy has userCount %d, want 2", cp.UserCount)
 	}
