@@ -127,6 +127,8 @@ type ComposerView struct {
 // Attachment is a file a message links to, as its page shows it.
 type Attachment struct {
 	ID, Name string
+	// Image says the file is an image with a thumbnail, shown with it.
+	Image bool
 }
 
 // MemberRow is one member of a channel.

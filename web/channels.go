@@ -195,7 +195,7 @@ func (s *Server) attachments(ctx context.Context, tenantID string, msg *kanri.Me
 	var out []views.Attachment
 	for _, id := range msg.Attachments {
 		if f, err := s.Files.LiveFile(ctx, tenantID, id); err == nil {
-			out = append(out, views.Attachment{ID: f.ID, Name: f.Title()})
+			out = append(out, views.Attachment{ID: f.ID, Name: f.Title(), Image: previewKind(f) == "image"})
 		}
 	}
 	return out

@@ -285,3 +285,22 @@ func TestMyChannelsCountNothingFalse(t *testing.T) {
 		t.Error("My channels lists a channel and says 0 in all")
 	}
 }
+
+// TestAnAttachedImageIsShown: an image attached to a message shows as its
+// thumbnail; another file as its name.
+func TestAnAttachedImageIsShown(t *testing.T) {
+	e := newEnv(t)
+	c := e.chat(t)
+	img := e.uploadFile(t, e.acme.ID, "", "pic.png", pngImage(t, 300, 200))
+	doc := e.uploadFile(t, e.acme.ID, "", "notes.txt", []byte("notes"))
+	if _, err := e.config.Messaging.Post(context.Background(), e.acme.ID, c.admin, c.public.ID, "see these", []string{img.ID, doc.ID}); err != nil {
+		t.Fatal(err)
+	}
+	_, page := e.client(t).signIn("acme", "admin").get("/t/" + e.acme.ID + "/channels/" + c.public.ID)
+	if want := `src="/t/` + e.acme.ID + `/files/` + img.ID + `/thumbnail"`; !strings.Contains(page, want) {
+		t.Error("the attached image is not shown as its thumbnail")
+	}
+	if !strings.Contains(page, "📎 notes.txt") {
+		t.Error("the attached text file is not shown by its name")
+	}
+}
