@@ -55,7 +55,7 @@ func (s *suite) serviceSteps(t *testing.T) {
 				t.Errorf("%s does not read Included: %v", id, err)
 			}
 		}
-		s.containsText(t, s.alice, "services-gates", "API keys and the API need the API usage service assigned")
+		s.containsText(t, s.alice, "services-gates", "the API (with API keys) are each available once their service is assigned")
 		s.containsText(t, s.alice, "tenant-service-file-service", "available while assigned")
 		s.click(t, s.alice, "service-usage-file-service")
 		s.atPath(t, s.alice, servicesPath+"/file-service")
