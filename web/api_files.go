@@ -15,7 +15,6 @@ import (
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/store"
 )
 
 // The files of the API: folders, files' metadata and bytes, and tus
@@ -376,22 +375,6 @@ func (s *Server) patchFile(c echo.Context, tenantID string, in apiFileUpdate) (*
 		}
 	}
 	return f, nil
-}
-
-// unlessIfMatch runs patch, a read of a document and a change of it at
-// the version read. With If-Match, a change made since is 412 (the
-// precondition the patch checks). Without it, the patch is made to the
-// version current when it is written: a change made meanwhile is read
-// again (store.Retry), never refused and never undone.
-func unlessIfMatch[T any](c echo.Context, patch func() (T, error)) (T, error) {
-	conditional := strings.TrimSpace(c.Request().Header.Get("If-Match")) != ""
-	return store.Retry(c.Request().Context(), func() (T, error) {
-		v, err := patch()
-		if !conditional && kanri.IsCode(err, kanri.ESTALE) {
-			return v, store.LostRace(err)
-		}
-		return v, err
-	})
 }
 
 // notYours is the 403 of a change of a file by a member (files.create)

@@ -141,10 +141,14 @@ func (s *Server) unfinishedView(c echo.Context, v *views.FolderView) error {
 	if err != nil {
 		return err
 	}
+	names := map[string]string{} // one read per person, however many uploads
 	for _, up := range ups {
 		u := views.UnfinishedUpload{Upload: up}
-		if up.UploadedBy != me.ID {
-			u.By = s.starter(ctx, t.ID, up.UploadedBy)
+		if by := up.UploadedBy; by != me.ID {
+			if _, ok := names[by]; !ok {
+				names[by] = s.starter(ctx, t.ID, by)
+			}
+			u.By = names[by]
 		}
 		v.Unfinished = append(v.Unfinished, u)
 	}

@@ -104,12 +104,12 @@ func (s *Server) tusCreate(c echo.Context, r tusRoute) error {
 	if err != nil || size < 0 {
 		return tusError(c, http.StatusBadRequest, i18n.T(req.Context(), "files.bad_length"))
 	}
-	meta, ok := tusMetadata(req.Header.Get("Upload-Metadata"))
-	if !ok || len(req.Header.Get("Upload-Metadata")) > maxTusMetadata {
+	raw := strings.TrimSpace(req.Header.Get("Upload-Metadata"))
+	meta, ok := tusMetadata(raw)
+	if !ok || len(raw) > maxTusMetadata {
 		return tusError(c, http.StatusBadRequest, i18n.T(req.Context(), "files.bad_metadata"))
 	}
-	in := files.UploadInput{Name: first(meta["filename"], meta["name"]), Size: size, FolderID: meta["folderId"], ContentType: first(meta["filetype"], meta["type"]),
-		Metadata: strings.TrimSpace(req.Header.Get("Upload-Metadata"))}
+	in := files.UploadInput{Name: first(meta["filename"], meta["name"]), Size: size, FolderID: meta["folderId"], ContentType: first(meta["filetype"], meta["type"]), Metadata: raw}
 	up, err := s.Files.CreateUpload(req.Context(), r.tenantID, in)
 	if err != nil {
 		return s.tusFailure(c, err)

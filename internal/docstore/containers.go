@@ -80,6 +80,7 @@ func Specs() []Spec {
 			{"folder_parent_name", kanri.TypeFolder, []string{"parentFolderId", "nameKey"}},
 			{"folder_path", kanri.TypeFolder, []string{"path"}},
 			{"upload_expires", kanri.TypeUpload, []string{"expiresAt"}},
+			{"upload_open", kanri.TypeUpload, []string{"completedAt", "expiresAt"}}, // uploads in progress (files.Unfinished)
 		}},
 		{Name: Messaging, Indexing: defaultIndexing(), Indexes: []Index{
 			{"channel_name", kanri.TypeChannel, []string{"name"}},

@@ -22,6 +22,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
+	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
@@ -734,5 +735,19 @@ func TestFolderListsAndSearchAreServedByIndexes(t *testing.T) {
 	found, _, err := f.files.Search(f.ctx, ten, "gam", 10, "")
 	if err != nil || len(found) != 1 || found[0].Name != "Gamma.txt" {
 		t.Errorf("search: %v, %v", found, err)
+	}
+}
+
+// TestUnfinishedReadsOpenUploadsOnly: the files page's list of uploads in
+// progress reads a range of the index of open uploads, not the uploads
+// completed in the last day (a busy tenant has thousands).
+func TestUnfinishedReadsOpenUploadsOnly(t *testing.T) {
+	ds := bolttest.Open(t)
+	plan, err := ds.Container(docstore.Files).(docstore.Explainer).Explain(ten, files.UnfinishedQuery(time.Now(), "user_a", 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Access != docstore.AccessIndex || len(plan.Ranges) != 1 || !strings.HasPrefix(plan.Ranges[0], "upload_open[") || !slices.ContainsFunc(plan.Served, func(f string) bool { return strings.HasPrefix(f, "completedAt =") }) {
+		t.Errorf("plan %+v, want one range of upload_open serving completedAt", plan)
 	}
 }

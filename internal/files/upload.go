@@ -16,6 +16,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
@@ -362,12 +363,19 @@ func (s *Service) complete(ctx context.Context, tenantID string, up *kanri.Uploa
 // expired, the first to expire first: those userID started, or everyone's
 // for "". At most limit.
 func (s *Service) Unfinished(ctx context.Context, tenantID, userID string, limit int) ([]*kanri.Upload, error) {
-	where := []docstore.Filter{docstore.Gt("expiresAt", kanri.FormatTime(s.Now())), docstore.Eq("completedAt", nil)}
+	ups, _, err := s.Store.Tenant(tenantID).Uploads().Query(ctx, UnfinishedQuery(s.Now(), userID, limit))
+	return ups, err
+}
+
+// UnfinishedQuery is Unfinished's query: the uploads not completed (the
+// upload_open index: completed ones stay a day, and a busy tenant has
+// many) that have not expired at now, of userID unless it is "".
+func UnfinishedQuery(now time.Time, userID string, limit int) docstore.Query {
+	where := []docstore.Filter{docstore.Eq("completedAt", nil), docstore.Gt("expiresAt", kanri.FormatTime(now))}
 	if userID != "" {
 		where = append(where, docstore.Eq("uploadedBy", userID))
 	}
-	ups, _, err := s.Store.Tenant(tenantID).Uploads().Query(ctx, docstore.Query{Where: where, OrderBy: "expiresAt", Limit: limit})
-	return ups, err
+	return docstore.Query{Type: kanri.TypeUpload, Where: where, OrderBy: "expiresAt", Limit: limit}
 }
 
 // CancelUpload gives up an upload in progress for the person who started
