@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/playwright-community/playwright-go"
 )
 
 // The accessibility check: axe-core (npm, pinned in package.json) runs on
@@ -132,7 +130,7 @@ func (s *suite) checkA11y(t *testing.T, p *session) {
 	for attempt := 0; ; attempt++ {
 		r, err := s.runAxe(p, src)
 		if err != nil && attempt < 5 && strings.Contains(err.Error(), "Execution context was destroyed") {
-			if err := p.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad}); err != nil {
+			if err := waitLoaded(p); err != nil {
 				t.Fatalf("%s: waiting for %s to load: %v", p.label, p.page.URL(), err)
 			}
 			continue

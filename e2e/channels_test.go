@@ -119,6 +119,7 @@ func (s *suite) channelSteps(t *testing.T) {
 		if err := s.alice.ctx.SetOffline(true); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { _ = s.alice.ctx.SetOffline(false) }) // whatever fails below, the later steps have a network
 		s.post(t, chiyo, "while you were away 1")
 		s.post(t, chiyo, "while you were away 2")
 		// chiyo also edits her earlier message: the edit must reach alice
@@ -144,6 +145,36 @@ func (s *suite) channelSteps(t *testing.T) {
 			if err := s.expect.Locator(loc).ToHaveCount(1); err != nil {
 				t.Errorf("after the network came back, %q is shown %v times: %v", text, count(loc), err)
 			}
+		}
+
+		// Chiyo starts editing; Alice's reaction to that message arrives
+		// live without closing the edit or losing its text; Alice's picker
+		// closes once she has chosen.
+		mine := chiyo.page.Locator(`[data-testid="message"]`).Filter(playwright.LocatorFilterOptions{HasText: "while you were away 2"})
+		if err := mine.GetByTestId("message-edit").Click(); err != nil {
+			t.Fatal(err)
+		}
+		if err := mine.GetByTestId("message-edit-input").Fill("typed, not saved"); err != nil {
+			t.Fatal(err)
+		}
+		theirs := s.alice.page.Locator(`[data-testid="message"]`).Filter(playwright.LocatorFilterOptions{HasText: "while you were away 2"})
+		if err := theirs.GetByTestId("react-add").Click(); err != nil {
+			t.Fatal(err)
+		}
+		if err := theirs.Locator(`[data-testid="react-with"][data-emoji="👍"]`).Click(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.expect.Locator(mine.Locator(`[data-testid="reaction"][data-emoji="👍"]`).GetByTestId("reaction-count")).ToHaveText("1"); err != nil {
+			t.Fatalf("chiyo does not see alice's reaction live: %v", err)
+		}
+		if err := s.expect.Locator(mine.GetByTestId("message-edit-input")).ToBeVisible(); err != nil {
+			t.Errorf("a live reaction closed chiyo's edit: %v", err)
+		}
+		if err := s.expect.Locator(mine.GetByTestId("message-edit-input")).ToHaveValue("typed, not saved"); err != nil {
+			t.Errorf("a live reaction closed chiyo's edit or lost its text: %v", err)
+		}
+		if err := s.expect.Locator(theirs.Locator("details.react-picker[open]")).ToHaveCount(0); err != nil {
+			t.Errorf("alice's reaction picker stays open after she chose: %v", err)
 		}
 		if err := chiyo.ctx.Close(); err != nil {
 			t.Errorf("closing chiyo's session: %v", err)

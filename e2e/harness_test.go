@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -632,11 +633,27 @@ func (s *suite) submit(t *testing.T, p *session, button playwright.Locator, path
 	if m := resp.Request().Method(); m != "POST" {
 		t.Fatalf("%s: the first response of %s was to a %s, want the POST", p.label, path, m)
 	}
-	if err := p.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad}); err != nil {
+	if err := waitLoaded(p); err != nil {
 		t.Fatalf("%s: after POST %s: %v", p.label, path, err)
 	}
 	s.checkA11y(t, p)
 	return resp
+}
+
+// waitLoaded waits until p's document has loaded. playwright-go reads the
+// frame's load states and then listens for the next change: a "load" that
+// comes in between (the redirected page committed and loaded meanwhile)
+// is missed, and the wait would last its whole timeout. Waiting a second
+// at a time reads the states again.
+func waitLoaded(p *session) error {
+	var err error
+	for range 60 {
+		err = p.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad, Timeout: playwright.Float(1000)})
+		if !errors.Is(err, playwright.ErrTimeout) {
+			return err
+		}
+	}
+	return err
 }
 
 // submitStatus is submit and a check of the status of the POST's response.

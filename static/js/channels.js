@@ -3,6 +3,39 @@
 (function () {
   "use strict";
 
+  // keepOpen carries what the person is doing in a message into its new
+  // rendering, so a live update (a reaction, the message delivered again)
+  // never closes it under their hands: an open reaction picker stays open,
+  // and an open edit keeps its typed text and the caret. An edit is carried
+  // only while the message's text is unchanged: its new rendering holds
+  // the new version tag, and carrying the typed text over a change made
+  // elsewhere would overwrite that change unseen. It returns what to do
+  // once the new rendering is in the page.
+  function keepOpen(old, el) {
+    var focused = old.contains(document.activeElement) ? document.activeElement : null;
+    var caret = null;
+    old.querySelectorAll("details[open]").forEach(function (d) {
+      var twin = el.querySelector("details." + d.classList[0]);
+      if (!twin) return;
+      if (d.classList.contains("message-edit")) {
+        var was = d.querySelector('input[name="state"]'), now = twin.querySelector('input[name="state"]');
+        if (!was || !now || was.value !== now.value) return;
+        var typed = d.querySelector("textarea"), into = twin.querySelector("textarea");
+        if (typed && into) {
+          into.value = typed.value;
+          if (focused === typed) caret = { el: into, start: typed.selectionStart, end: typed.selectionEnd };
+        }
+      }
+      twin.open = true;
+    });
+    return function () {
+      if (caret) {
+        caret.el.focus();
+        caret.el.setSelectionRange(caret.start, caret.end);
+      }
+    };
+  }
+
   // A message the page already shows (sent from this tab, or delivered
   // again after a reconnect) is replaced, never shown twice.
   document.addEventListener("htmx:oobBeforeSwap", function (e) {
@@ -15,7 +48,9 @@
     Array.prototype.forEach.call(fresh, function (el) {
       var old = document.getElementById(el.id);
       if (old && old !== el) {
+        var keep = keepOpen(old, el);
         old.replaceWith(el);
+        keep();
         htmx.process(el);
         replaced++;
       }
@@ -80,6 +115,13 @@
     } else {
       el.scrollTop = el.scrollHeight;
     }
+  });
+
+  // A reaction chosen closes its picker (a live update keeps open ones
+  // open).
+  document.addEventListener("submit", function (e) {
+    var picker = e.target.closest && e.target.closest("details.react-picker");
+    if (picker) picker.open = false;
   });
 
   // Enter sends the composer's message (Shift+Enter starts a new line).
