@@ -33,6 +33,10 @@ type Page struct {
 	// they allow. GlobalAdmin says the user is a global administrator.
 	Perms       map[string]bool
 	GlobalAdmin bool
+	// Services are the services the navigation's tenant may use now (nil
+	// when not read: a part of a page); the navigation links only to their
+	// pages.
+	Services map[string]bool
 	// Now is the request's time, for statuses such as "locked".
 	Now time.Time
 	// Live is the URL of the page's stream of live updates (one per tab,
@@ -45,6 +49,9 @@ type Page struct {
 
 // Can reports whether the signed-in user holds perm.
 func (p Page) Can(perm string) bool { return p.Perms[perm] }
+
+// Uses reports whether the navigation's tenant may use the service now.
+func (p Page) Uses(serviceID string) bool { return p.Services == nil || p.Services[serviceID] }
 
 // Flash is a one-time message shown at the top of a page.
 type Flash struct {

@@ -532,3 +532,37 @@ func TestAServiceThePlanExcludesIsNotAssigned(t *testing.T) {
 		t.Errorf("the excluded service was assigned: %v", err)
 	}
 }
+
+// TestNavigationListsUsableServices: the navigation links to the pages of
+// the services the tenant may use now, for its administrator and for the
+// operator inside it: none before they are assigned, and not while one is
+// suspended.
+func TestNavigationListsUsableServices(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	staff := e.client(t).signIn("privileged", adminEmail)
+	links := []string{"nav-files", "nav-channels", "nav-backups"}
+	check := func(when string, want map[string]bool) {
+		t.Helper()
+		for _, c := range []struct {
+			who    string
+			client *client
+		}{{"the administrator", admin}, {"the operator", staff}} {
+			_, page := c.client.get("/t/" + e.acme.ID + "/users")
+			for _, nav := range links {
+				if got := strings.Contains(page, `data-testid="`+nav+`"`); got != want[nav] {
+					t.Errorf("%s, %s: %s shown %v, want %v", when, c.who, nav, got, want[nav])
+				}
+			}
+		}
+	}
+	check("nothing assigned", map[string]bool{})
+	e.assignFiles(t, e.acme.ID)
+	e.assignBackups(t, e.acme.ID)
+	check("files and backups assigned", map[string]bool{"nav-files": true, "nav-backups": true})
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
+	if _, err := e.catalog.Suspend(ctx, e.acme.ID, kanri.FileServiceID, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	check("files suspended", map[string]bool{"nav-backups": true})
+}

@@ -295,6 +295,32 @@ func (s *Service) UsableFor(ctx context.Context, t *kanri.Tenant, serviceID stri
 	return UsableAt(t, serviceID, a, svc, s.Now())
 }
 
+// UsableServices returns the services tenant t may use now (UsableAt for
+// each of its assignments), read with two queries whatever their number:
+// the console shows the pages of those services only.
+func (s *Service) UsableServices(ctx context.Context, t *kanri.Tenant) (map[string]bool, error) {
+	assigned, err := s.Assignments(ctx, t.ID)
+	if err != nil || len(assigned) == 0 {
+		return map[string]bool{}, err
+	}
+	catalog, err := s.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*kanri.Service, len(catalog))
+	for _, svc := range catalog {
+		byID[svc.ID] = svc
+	}
+	now := s.Now()
+	usable := map[string]bool{}
+	for _, a := range assigned {
+		if svc := byID[a.ServiceID]; svc != nil && UsableAt(t, a.ServiceID, a, svc, now) == nil {
+			usable[a.ServiceID] = true
+		}
+	}
+	return usable, nil
+}
+
 // Usability returns what decides whether a tenant may use a service: its
 // assignment (nil when there is none) and, when there is one, the service.
 // UsableAt decides from them, without reading, at any time.
