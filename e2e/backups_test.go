@@ -54,6 +54,7 @@ func (s *suite) backupSteps(t *testing.T) {
 		s.containsText(t, s.alice, "schedule-next", "02:30 JST")
 		s.submitStatus(t, s.alice, s.alice.tid("backup-job-save"), backupsPath, 303)
 		s.atPath(t, s.alice, backupsPath)
+		s.containsText(t, s.alice, "flash", "Backup job Nightly created.")
 		s.containsText(t, s.alice, "backup-job-next", "02:30 JST")
 		s.waitLive(t, s.alice) // the page's stream of the tenant's runs is open
 
@@ -64,9 +65,14 @@ func (s *suite) backupSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.submitStatus(t, s.alice, s.alice.tid("backup-run-Nightly"), runAction, 303)
+		s.containsText(t, s.alice, "flash", "Backup of Nightly started.")
 		row := s.alice.tid("backup-run-row-Nightly").First()
 		if err := s.expect.Locator(row).ToHaveAttribute("data-status", "success", playwright.LocatorAssertionsToHaveAttributeOptions{Timeout: playwright.Float(60_000)}); err != nil {
 			t.Fatalf("the run did not succeed: %v", err)
+		}
+		// The job's last run follows, without a reload.
+		if err := s.expect.Locator(s.alice.tid("backup-job-Nightly").GetByTestId("backup-job-last-status")).ToHaveText("Succeeded"); err != nil {
+			t.Errorf("the job's last run is not shown without a reload: %v", err)
 		}
 		if err := s.expect.Locator(row.GetByTestId("backup-run-size")).ToContainText("B"); err != nil {
 			t.Errorf("the run shows no size: %v", err)
@@ -115,18 +121,13 @@ func (s *suite) backupSteps(t *testing.T) {
 		s.submitStatus(t, s.alice, s.alice.tid("restore-submit"), runPath+"/restore", 303)
 		s.atPath(t, s.alice, backupsPath)
 
-		// Dora is back once the restore has run.
-		deadline := time.Now().Add(time.Minute)
-		for {
-			s.open(t, s.alice, usersPath, 200)
-			if n, _ := s.alice.tid("user-row-dora").Count(); n == 1 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("dora is not back a minute after the restore")
-			}
-			s.alice.page.WaitForTimeout(200)
+		// The page says when the restore has finished, without a reload;
+		// Dora is back.
+		if err := s.expect.Locator(s.alice.tid("restore-status")).ToHaveAttribute("data-status", "done", playwright.LocatorAssertionsToHaveAttributeOptions{Timeout: playwright.Float(60_000)}); err != nil {
+			t.Fatalf("the backups page does not say the restore finished: %v", err)
 		}
+		s.containsText(t, s.alice, "restore-status", "Documents written")
+		s.open(t, s.alice, usersPath, 200)
 		s.hasText(t, s.alice, "user-status-dora", "Active")
 		// Sessions are not restored: dora's from before signs in again.
 		s.open(t, dora, "/account", 200)

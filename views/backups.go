@@ -22,6 +22,9 @@ func BackupRunPath(tenantID, historyID string) string {
 	return BackupHistoryPath(tenantID) + "/" + historyID
 }
 
+// restoreReported is how long the backups page says a restore finished.
+const restoreReported = 24 * time.Hour
+
 // BackupsView is what the backups page shows.
 type BackupsView struct {
 	Jobs     []BackupJobRow

@@ -76,6 +76,9 @@ func TestBackupsInTheConsole(t *testing.T) {
 	resp, _ = admin.post(base, form)
 	wantStatus(t, "create job", resp, http.StatusSeeOther)
 	_, body = admin.get(base)
+	if !strings.Contains(body, "Backup job Nightly &lt;b&gt; created.") {
+		t.Errorf("creating a job is not confirmed: %s", excerpt(body, "flash"))
+	}
 	if !strings.Contains(body, `data-testid="backup-job-Nightly &lt;b&gt;"`) || !strings.Contains(body, " 03:00 JST") {
 		t.Fatalf("the job is not listed, escaped, with its next run in Tokyo time: %s", excerpt(body, "backup-job"))
 	}
@@ -84,6 +87,15 @@ func TestBackupsInTheConsole(t *testing.T) {
 	resp, _ = admin.post(base+"/jobs/"+job.ID+"/run", nil)
 	wantStatus(t, "run now", resp, http.StatusSeeOther)
 	e.config.Services.Backups.Wait()
+	_, body = admin.get(base)
+	if !strings.Contains(body, "Backup of Nightly &lt;b&gt; started.") {
+		t.Errorf("Run now is not confirmed: %s", excerpt(body, "flash"))
+	}
+	// The jobs' last runs come with the live refresh of the runs (the
+	// same answer, its part #backup-jobs-panel).
+	if !strings.Contains(body, `hx-select-oob="#backup-jobs-panel,#restore-status"`) || !strings.Contains(body, `id="backup-jobs-panel"`) || !strings.Contains(body, `data-testid="backup-job-last-status"`) {
+		t.Errorf("the jobs' last runs are not refreshed with the runs: %s", excerpt(body, "backup-jobs-panel"))
+	}
 	_, body = admin.get(base + "/history?status=success")
 	if !strings.Contains(body, `data-status="success"`) || strings.Contains(body, `data-running`) {
 		t.Fatalf("the run did not succeed: %s", excerpt(body, "backup-run-row"))
@@ -148,8 +160,8 @@ func TestBackupsInTheConsole(t *testing.T) {
 		t.Fatalf("bob after the restore: %+v, %v", u, err)
 	}
 	_, body = admin.get(base)
-	if strings.Contains(body, `data-testid="restore-status"`) {
-		t.Error("a finished restore is still announced")
+	if !strings.Contains(body, `data-testid="restore-status" data-status="done"`) || !strings.Contains(body, "Documents written: ") {
+		t.Errorf("a finished restore is not reported: %s", excerpt(body, "restore-status"))
 	}
 	_, body = admin.get("/t/" + e.acme.ID + "/audit")
 	for _, action := range []string{"backup_job.create", "backup.run", "backup.download", "backup.restore"} {
@@ -228,7 +240,7 @@ func TestTheOperatorSeesFailedBackupsInTheTenantList(t *testing.T) {
 
 // TestBackupEventsTellThePageOfRuns: the backups stream starts with an
 // event (the page reloads its runs on every connect) and then tells of a
-// run's start and end; another tenant's administrator cannot open it.
+// run's start and end, and of a restore's end; another tenant's administrator cannot open it.
 func TestBackupEventsTellThePageOfRuns(t *testing.T) {
 	e := newEnv(t)
 	job, _, _ := e.matrixBackup(t, 1)
@@ -246,6 +258,16 @@ func TestBackupEventsTellThePageOfRuns(t *testing.T) {
 	}
 	l.next(t, "backup.started")
 	l.next(t, "backup.finished")
+	// A restore's end is told too: the page's restore banner follows it.
+	e.config.Services.Backups.Wait()
+	runs, _, err := e.config.Services.Backups.Histories(ctx, e.acme.ID, "", 1, "")
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("runs: %v %v", runs, err)
+	}
+	if _, err := e.config.Services.Backups.Restore(ctx, e.acme.ID, runs[0].ID, []string{kanri.PartUsers}); err != nil {
+		t.Fatal(err)
+	}
+	l.next(t, "restore.finished")
 	e.assignBackups(t, e.globex.ID)
 	g := e.client(t).signIn("globex", "admin")
 	if l, resp := g.openLive("/t/"+e.acme.ID+"/backups/events", ""); l != nil || resp.StatusCode != http.StatusNotFound {

@@ -186,6 +186,8 @@ func (s *Service) finish(ctx context.Context, tenantID string, r *kanri.BackupRe
 	r.ETag = ""
 	if werr := repo.Replace(wctx, r); werr != nil {
 		s.Logger.Error("restore not recorded", "tenant", tenantID, "restore", r.ID, "err", werr)
+	} else if r.Status != kanri.RestoreRunning {
+		s.announce(wctx, tenantID, "restore.finished", map[string]any{"restoreId": r.ID, "status": r.Status})
 	}
 	return err
 }

@@ -98,12 +98,18 @@ func (s *Service) start(ctx context.Context, tenantID string, j *kanri.BackupJob
 }
 
 func (s *Service) publish(ctx context.Context, tenantID, kind string, h *kanri.BackupHistory) {
+	s.announce(ctx, tenantID, kind, map[string]any{"historyId": h.ID, "jobId": h.JobID, "status": h.Status, "items": h.ItemsBackedUp, "size": h.BackupSize})
+}
+
+// announce tells the tenant's open backups pages (events of Topic) that a
+// run or a restore changed.
+func (s *Service) announce(ctx context.Context, tenantID, kind string, what map[string]any) {
 	if s.bus == nil {
 		return
 	}
-	data, _ := json.Marshal(map[string]any{"historyId": h.ID, "jobId": h.JobID, "status": h.Status, "items": h.ItemsBackedUp, "size": h.BackupSize})
+	data, _ := json.Marshal(what)
 	if _, err := s.bus.Publish(context.WithoutCancel(ctx), events.Event{TenantID: tenantID, Topic: Topic, Kind: kind, Data: data}); err != nil {
-		s.Logger.Warn("backup progress not published", "tenant", tenantID, "err", err)
+		s.Logger.Warn("backup progress not published", "tenant", tenantID, "kind", kind, "err", err)
 	}
 }
 
