@@ -104,14 +104,14 @@ func (s *suite) fileSteps(t *testing.T) {
 		// The list refreshes with both files once nothing is running.
 		s.visible(t, s.alice, "file-row-report.bin")
 		s.visible(t, s.alice, "file-row-photo.bin")
-		s.containsText(t, s.alice, "storage-used", "468.8 KB")
+		s.containsText(t, s.alice, "storage-used", "468.8 KiB")
 	})
 
 	s.step(t, "files_checksum_folder_move_and_download", []string{"files_uploaded_paused_and_resumed"}, s.pagesOf(&s.alice), func(t *testing.T) {
 		s.open(t, s.alice, filesPath, 200)
 		s.click(t, s.alice, "file-open-report.bin")
 		s.containsText(t, s.alice, "file-checksum", "sha256:"+sha256Hex(report))
-		s.containsText(t, s.alice, "file-size", "293 KB")
+		s.containsText(t, s.alice, "file-size", "293 KiB")
 		fileURL := strings.TrimPrefix(s.alice.page.URL(), s.srv.URL)
 
 		// The bytes downloaded are the bytes uploaded, with the browser's
@@ -216,7 +216,7 @@ func (s *suite) fileSteps(t *testing.T) {
 		later := randomBytes(t, 120_000)
 		stop("later.bin", later)
 		s.open(t, s.alice, filesPath, 200)
-		if err := s.expect.Locator(unfinished("later.bin").GetByTestId("unfinished-progress")).ToContainText("117.2 KB"); err != nil {
+		if err := s.expect.Locator(unfinished("later.bin").GetByTestId("unfinished-progress")).ToContainText("117.2 KiB"); err != nil {
 			t.Errorf("the stopped upload is not listed with its size: %v", err)
 		}
 		s.visible(t, s.alice, "storage-reserved")
@@ -258,7 +258,7 @@ func (s *suite) fileSteps(t *testing.T) {
 		}
 		row := s.alice.page.Locator(`[data-testid="upload-row"][data-name="huge.bin"]`)
 		s.hasAttr(t, s.alice, row, "huge.bin row", "data-state", "failed")
-		if err := s.expect.Locator(row.GetByTestId("upload-status")).ToContainText("huge.bin is 11 MB, larger than the largest file allowed (10 MB)"); err != nil {
+		if err := s.expect.Locator(row.GetByTestId("upload-status")).ToContainText("huge.bin is 11 MiB, larger than the largest file allowed (10 MiB)"); err != nil {
 			t.Errorf("the refusal does not say why: %v", err)
 		}
 		s.open(t, s.alice, filesPath, 200)
@@ -277,7 +277,7 @@ func (s *suite) fileSteps(t *testing.T) {
 		}
 		s.containsText(t, s.alice, "flash", "photo.bin moved to the trash")
 		s.absent(t, s.alice, "file-row-photo.bin")
-		s.containsText(t, s.alice, "storage-trash", "175.8 KB")
+		s.containsText(t, s.alice, "storage-trash", "175.8 KiB")
 		s.click(t, s.alice, "files-trash")
 		s.atPath(t, s.alice, filesPath+"/trash")
 		s.visible(t, s.alice, "trash-row-photo.bin")

@@ -31,7 +31,7 @@ const (
 	// power of ten.
 	ScaleCounts Scale = iota
 	// ScaleSizes counts bytes: its steps are 1, 2 or 5 times a power of
-	// ten of KB, MB or GB (powers of 1024), as kanri.HumanSize shows them.
+	// ten of KiB, MiB or GiB (powers of 1024), as kanri.HumanSize shows them.
 	ScaleSizes
 )
 

@@ -492,7 +492,7 @@ func TestAPITusUpload(t *testing.T) {
 	}
 	a = e.api(t, http.MethodPost, "/api/v1/uploads", rw, nil, tusHeaders("Upload-Length", "6000", "Upload-Metadata", meta("filename", "big.bin"))...)
 	if p := wantProblem(t, "an upload over the largest file", a, http.StatusRequestEntityTooLarge, "too-large"); p != nil {
-		if d, _ := p["detail"].(string); !strings.Contains(d, "big.bin is 5.9 KB, larger than the largest file allowed (5 KB)") {
+		if d, _ := p["detail"].(string); !strings.Contains(d, "big.bin is 5.9 KiB, larger than the largest file allowed (5 KiB)") {
 			t.Errorf("detail %q", d)
 		}
 	}

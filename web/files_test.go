@@ -200,7 +200,7 @@ func TestUploadsSpeakTusAndDownloadsAreSafe(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp, body = c.tus(http.MethodPost, base+"/uploads", nil, http.Header{"Upload-Length": {"6000"}, "Upload-Metadata": {meta("filename", "big.bin")}})
-	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "big.bin is 5.9 KB, larger than the largest file allowed (5 KB)") {
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "big.bin is 5.9 KiB, larger than the largest file allowed (5 KiB)") {
 		t.Errorf("over the largest size: %d %q", resp.StatusCode, body)
 	}
 
@@ -338,7 +338,7 @@ func TestOperatorsSeeEachTenantsStorage(t *testing.T) {
 		got[m[1]] = [2]string{m[3], html.UnescapeString(m[2])}
 	}
 	for name, want := range map[string][2]string{
-		"acme":   {"4.9 KB", "2.9 KB in files and 2 KB in the trash (file count 2); 0 B reserved by uploads in progress"},
+		"acme":   {"4.9 KiB", "2.9 KiB in files and 2 KiB in the trash (file count 2); 0 B reserved by uploads in progress"},
 		"globex": {"0 B", "0 B in files and 0 B in the trash (file count 0); 0 B reserved by uploads in progress"},
 	} {
 		if got[name] != want {
@@ -439,13 +439,13 @@ func TestUploadsInProgressAreListedAndCancelled(t *testing.T) {
 	upload := strings.TrimPrefix(loc, base+"/uploads/")
 
 	_, page := c.get(base + "/files")
-	for _, want := range []string{`data-testid="unfinished-upload" data-name="half.bin" data-size="800000" data-upload-url="` + loc + `"`, "195.3 KB of 781.2 KB", `/files/uploads/` + upload + `/cancel`} {
+	for _, want := range []string{`data-testid="unfinished-upload" data-name="half.bin" data-size="800000" data-upload-url="` + loc + `"`, "195.3 KiB of 781.2 KiB", `/files/uploads/` + upload + `/cancel`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the files page lacks %s", want)
 		}
 	}
 	resp, body := c.tus(http.MethodPost, base+"/uploads", nil, http.Header{"Upload-Length": {"500000"}, "Upload-Metadata": {meta("filename", "more.bin")}})
-	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "Uploads in progress hold 781.2 KB") {
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "Uploads in progress hold 781.2 KiB") {
 		t.Errorf("over the quota with an upload in progress: %d %q", resp.StatusCode, body)
 	}
 

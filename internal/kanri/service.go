@@ -166,19 +166,25 @@ func UsageID(t time.Time, tenantID, serviceID string) string {
 // Period returns the month of t as the spec writes it: 2026-01.
 func Period(t time.Time) string { return t.UTC().Format("2006-01") }
 
-// sizeUnits are the units of sizes, in bytes (binary multiples, as storage
-// quotas are usually meant).
+// sizeUnits are the units of sizes, in bytes: binary multiples, as storage
+// quotas are usually meant. Settings are written with the data model's
+// suffix (suffix: "10MB", ../shared/spec); sizes shown for reading carry
+// the IEC name that says they are binary (iec: "10 MiB").
 var sizeUnits = []struct {
-	suffix string
-	bytes  int64
-}{{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"B", 1}}
+	suffix, iec string
+	bytes       int64
+}{{"TB", "TiB", 1 << 40}, {"GB", "GiB", 1 << 30}, {"MB", "MiB", 1 << 20}, {"KB", "KiB", 1 << 10}, {"B", "B", 1}}
 
-// ParseSize reads a size such as "100GB", "10 MB" or "512KB" (units B, KB,
-// MB, GB, TB, binary multiples; case and spaces ignored) into bytes.
+// ParseSize reads a size such as "100GB", "10 MB", "512KB" or "10 MiB"
+// (units B, KB, MB, GB, TB, binary multiples, or their IEC names; case and
+// spaces ignored) into bytes.
 func ParseSize(s string) (int64, error) {
 	t := strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
 	for _, u := range sizeUnits {
 		num, ok := strings.CutSuffix(t, u.suffix)
+		if !ok {
+			num, ok = strings.CutSuffix(t, strings.ToUpper(u.iec))
+		}
 		if !ok {
 			continue
 		}
@@ -202,12 +208,13 @@ func FormatSize(n int64) string {
 	return strconv.FormatInt(n, 10) + "B"
 }
 
-// HumanSize writes bytes for reading, rounded to one decimal: 1.5 GB.
+// HumanSize writes bytes for reading, rounded to one decimal, with the
+// IEC name of the binary unit: 1.5 GiB.
 func HumanSize(n int64) string {
 	for _, u := range sizeUnits[:4] {
 		if n >= u.bytes {
 			v := float64(n) / float64(u.bytes)
-			return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0") + " " + u.suffix
+			return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0") + " " + u.iec
 		}
 	}
 	return strconv.FormatInt(n, 10) + " B"

@@ -425,7 +425,7 @@ func TestSizes(t *testing.T) {
 			t.Errorf("FormatSize(%d): got %q, want %q", n, got, want)
 		}
 	}
-	if got, want := kanri.HumanSize(1536<<20), "1.5 GB"; got != want {
+	if got, want := kanri.HumanSize(1536<<20), "1.5 GiB"; got != want {
 		t.Errorf("HumanSize: got %q, want %q", got, want)
 	}
 }
