@@ -286,6 +286,30 @@ func (s *suite) fileSteps(t *testing.T) {
 		s.open(t, s.alice, filesPath, 200)
 		s.visible(t, s.alice, "file-row-photo.bin")
 		s.download(t, s.alice, fileURL+"/download", photo)
+
+		// A folder holding a file is deleted with one confirmation: the
+		// page that says how many files go to the trash.
+		s.fill(t, s.alice, "folder-new-name", "Old")
+		s.submitStatus(t, s.alice, s.alice.tid("folder-new-submit"), filesPath+"/folders", 303)
+		s.click(t, s.alice, "folder-open-Old")
+		folderURL := strings.TrimPrefix(s.alice.page.URL(), s.srv.URL)
+		if err := s.alice.tid("upload-input").SetInputFiles([]playwright.InputFile{{Name: "old.txt", MimeType: "text/plain", Buffer: []byte("old")}}); err != nil {
+			t.Fatal(err)
+		}
+		s.visible(t, s.alice, "file-row-old.txt")
+		s.open(t, s.alice, folderURL, 200)
+		if err := s.alice.tid("folder-actions").Locator("summary").Click(); err != nil {
+			t.Fatal(err)
+		}
+		mark = s.eventMark()
+		s.submitStatus(t, s.alice, s.alice.tid("folder-delete"), folderURL+"/delete", 409)
+		if strings.Contains(strings.Join(s.eventsSince(mark), "\n"), "dialog") {
+			t.Errorf("deleting a folder with files asked before its confirmation page")
+		}
+		s.containsText(t, s.alice, "folder-delete-count", "hold 1 file.")
+		s.submitStatus(t, s.alice, s.alice.tid("folder-delete-confirm"), folderURL+"/delete", 303)
+		s.containsText(t, s.alice, "flash", "Old")
+		s.visible(t, s.alice, "storage-trash")
 	})
 
 	s.step(t, "files_member_manages_own_files", []string{"files_trashed_and_restored"}, s.pagesOf(&s.alice), func(t *testing.T) {

@@ -597,11 +597,8 @@ func (s *Server) apiDeleteFolder(c echo.Context) error {
 	}
 	confirmed, _ := strconv.Atoi(paramConfirmFiles.str(c)) // digits within bounds, or none (0): checkQuery refused the rest
 	err = s.Files.DeleteFolder(ctx, t.ID, f.ID, tag, confirmed)
-	if n, ok := files.FolderNotEmpty(err); ok {
-		return kanri.E(kanri.ECONFLICT, "files.folder_not_empty", f.Path, n)
-	}
 	if err != nil {
-		return err
+		return err // a folder with files unconfirmed: its message says how many
 	}
 	return c.NoContent(http.StatusNoContent)
 }

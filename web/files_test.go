@@ -526,3 +526,51 @@ func TestAFilesMemberChangesOnlyTheirOwnFiles(t *testing.T) {
 		t.Errorf("the member's key changes their own file: %d %s, want 200", a.status, a.body)
 	}
 }
+
+// TestAFolderWithFilesIsDeletedWithOneConfirmation: the delete button of
+// an empty folder asks in the browser; one holding files does not, since
+// the page it leads to says how many files go to the trash (one: "1
+// file"), and confirming there deletes it.
+func TestAFolderWithFilesIsDeletedWithOneConfirmation(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	c := e.client(t).signIn("acme", "admin")
+	base := "/t/" + e.acme.ID + "/files"
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: e.acmeAdmin.ID, TenantID: e.acme.ID})
+	empty, err := e.config.Services.Files.CreateFolder(ctx, e.acme.ID, "", "Empty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := e.config.Services.Files.CreateFolder(ctx, e.acme.ID, "", "Full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.uploadFile(t, e.acme.ID, full.ID, "one.txt", []byte("one"))
+	for _, c2 := range []struct {
+		folder *kanri.Folder
+		asks   bool
+	}{{empty, true}, {full, false}} {
+		_, body := c.get(base + "/folders/" + c2.folder.ID)
+		end := strings.Index(body, `data-testid="folder-delete-form"`)
+		if end < 0 {
+			t.Fatalf("%s: no delete form", c2.folder.Name)
+		}
+		form := body[strings.LastIndex(body[:end], "<form"):end] // the form's tag
+		if got := strings.Contains(form, "data-confirm="); got != c2.asks {
+			t.Errorf("%s: the delete button asks first: %v, want %v (%s)", c2.folder.Name, got, c2.asks, form)
+		}
+	}
+	_, page := c.get(base + "/folders/" + full.ID)
+	resp, body := c.post(base+"/folders/"+full.ID+"/delete", url.Values{"etag": {formETag(page)}})
+	wantStatus(t, "delete a folder with a file", resp, http.StatusConflict)
+	for _, want := range []string{"hold 1 file.", "move 1 file to the trash", `name="files" value="1"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the confirmation lacks %q: %s", want, excerpt(body, "folder-delete-count"))
+		}
+	}
+	resp, _ = c.post(base+"/folders/"+full.ID+"/delete", url.Values{"etag": {formETag(page)}, "files": {"1"}})
+	wantStatus(t, "confirmed", resp, http.StatusSeeOther)
+	if _, err := e.config.Services.Files.Folder(ctx, e.acme.ID, full.ID); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Errorf("the confirmed folder is still there: %v", err)
+	}
+}

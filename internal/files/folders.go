@@ -254,14 +254,15 @@ func (s *Service) repath(ctx context.Context, tenantID string, inside []*kanri.F
 }
 
 // folderNotEmpty is the message of DeleteFolder's refusal to delete a
-// folder with files unconfirmed; its one argument is the number of files.
+// folder with files unconfirmed; its arguments are the number of files
+// and the folder's path.
 const folderNotEmpty = "files.folder_not_empty"
 
 // FolderNotEmpty reports whether err is DeleteFolder's refusal to delete
 // a folder with files unconfirmed, and how many files go with it.
 func FolderNotEmpty(err error) (int, bool) {
 	if kanri.IsCode(err, kanri.ECONFLICT) {
-		if key, args := kanri.ErrorMessage(err); key == folderNotEmpty && len(args) == 1 {
+		if key, args := kanri.ErrorMessage(err); key == folderNotEmpty && len(args) == 2 {
 			n, ok := args[0].(int)
 			return n, ok
 		}
@@ -297,7 +298,7 @@ func (s *Service) DeleteFolder(ctx context.Context, tenantID, id, etag string, c
 		files = append(files, fs...)
 	}
 	if len(files) > 0 && confirmed != len(files) {
-		return kanri.E(kanri.ECONFLICT, folderNotEmpty, len(files))
+		return kanri.E(kanri.ECONFLICT, folderNotEmpty, len(files), f.Path)
 	}
 	if s.hooks.afterFolderScan != nil {
 		s.hooks.afterFolderScan()
