@@ -47,6 +47,14 @@ type Page struct {
 	Theme string
 }
 
+// LiveRefresh is the request header of a part of a page reloaded because
+// its live stream said something changed, not because the person did
+// anything: the page's message of their last action stays.
+const LiveRefresh = "Kanri-Live-Refresh"
+
+// liveRefreshHeaders are the hx-headers of such a reload.
+var liveRefreshHeaders = `{"` + LiveRefresh + `": "1"}`
+
 // Can reports whether the signed-in user holds perm.
 func (p Page) Can(perm string) bool { return p.Perms[perm] }
 

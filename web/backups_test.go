@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/views"
 )
 
 // assignBackups assigns the backup service to a tenant.
@@ -91,9 +92,23 @@ func TestBackupsInTheConsole(t *testing.T) {
 	if !strings.Contains(body, "Backup of Nightly &lt;b&gt; started.") {
 		t.Errorf("Run now is not confirmed: %s", excerpt(body, "flash"))
 	}
+	// The live refresh of the runs leaves the page's message; a reload the
+	// person asked for in place clears it.
+	for _, c := range []struct {
+		h     http.Header
+		clear bool
+	}{
+		{http.Header{"HX-Request": {"true"}, views.LiveRefresh: {"1"}}, false},
+		{http.Header{"HX-Request": {"true"}}, true},
+	} {
+		_, part := admin.send(http.MethodGet, base, nil, c.h)
+		if got := strings.Contains(part, `<div id="flash" hx-swap-oob="true"></div>`); got != c.clear {
+			t.Errorf("%v: the message cleared %v, want %v", c.h, got, c.clear)
+		}
+	}
 	// The jobs' last runs come with the live refresh of the runs (the
 	// same answer, its part #backup-jobs-panel).
-	if !strings.Contains(body, `hx-select-oob="#backup-jobs-panel,#restore-status"`) || !strings.Contains(body, `id="backup-jobs-panel"`) || !strings.Contains(body, `data-testid="backup-job-last-status"`) {
+	if !strings.Contains(body, `hx-select-oob="#backup-jobs-panel,#restore-status" hx-headers="{&#34;Kanri-Live-Refresh&#34;: &#34;1&#34;}"`) || !strings.Contains(body, `id="backup-jobs-panel"`) || !strings.Contains(body, `data-testid="backup-job-last-status"`) {
 		t.Errorf("the jobs' last runs are not refreshed with the runs: %s", excerpt(body, "backup-jobs-panel"))
 	}
 	_, body = admin.get(base + "/history?status=success")
