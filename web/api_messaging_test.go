@@ -150,7 +150,7 @@ func TestAPIChannels(t *testing.T) {
 		body  map[string]any
 		field string
 	}{
-		{"a name with capitals and a space", map[string]any{"name": "Bad Name"}, "name"},
+		{"a name with punctuation", map[string]any{"name": "Bad!Name"}, "name"},
 		{"a name taken", map[string]any{"name": "general"}, "name"},
 		{"no name", map[string]any{"displayName": "Nameless"}, "name"},
 		{"a name too long", map[string]any{"name": strings.Repeat("a", 81)}, "name"},

@@ -75,7 +75,7 @@ func TestChannelPagesDoWhatTheySay(t *testing.T) {
 
 	// Create: a refused form keeps its input; a good one lands on the
 	// channel.
-	resp, body := admin.post(acme, url.Values{"name": {"Bad Name"}, "displayName": {"Kept <i>"}})
+	resp, body := admin.post(acme, url.Values{"name": {"Bad!Name"}, "displayName": {"Kept <i>"}})
 	wantStatus(t, "create with a bad name", resp, http.StatusUnprocessableEntity)
 	if !strings.Contains(body, `value="Kept &lt;i&gt;"`) {
 		t.Errorf("the refused form does not keep the display name")

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -82,6 +83,13 @@ func boolString(b bool) string {
 // channelName is what a channel's name may be: lower-case letters, digits,
 // hyphens and underscores, starting with a letter or digit.
 var channelName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,79}$`)
+
+// NormalChannelName returns the name a person meant by s: trimmed, in
+// lower case, with each run of spaces one hyphen ("Team Chat" is
+// team-chat). CheckChannelName still judges what it returns.
+func NormalChannelName(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(s)), "-")
+}
 
 // CheckChannelName returns the message key of what is wrong with a
 // channel's name, or "".

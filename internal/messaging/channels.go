@@ -30,8 +30,12 @@ type ChannelInput struct {
 }
 
 func (in *ChannelInput) check() error {
-	in.Name = strings.TrimSpace(in.Name)
+	typed := strings.TrimSpace(in.Name)
+	in.Name = kanri.NormalChannelName(typed)
 	in.DisplayName, in.Description = strings.TrimSpace(in.DisplayName), strings.TrimSpace(in.Description)
+	if in.DisplayName == "" && typed != in.Name && kanri.CheckChannelName(in.Name) == "" {
+		in.DisplayName = typed // "Team Chat" is shown as typed, named team-chat
+	}
 	f := kanri.Fields{}
 	if msg := kanri.CheckChannelName(in.Name); msg != "" {
 		f["name"] = msg

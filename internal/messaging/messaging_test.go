@@ -113,14 +113,24 @@ func TestChannelNamesAreUniqueAndChecked(t *testing.T) {
 		name, field, want string
 	}{
 		{"general", "name", "channels.name_taken"},
+		{" General ", "name", "channels.name_taken"}, // read as general
 		{"", "name", "validation.required"},
-		{"Bad Name", "name", "channels.bad_name"},
+		{"Bad!Name", "name", "channels.bad_name"},
 		{"<script>", "name", "channels.bad_name"},
 	} {
 		_, err := f.svc.CreateChannel(f.ctx, ten, bob, messaging.ChannelInput{Name: tc.name})
 		if got := kanri.ErrorFields(err)[tc.field]; got != tc.want {
 			t.Errorf("create %q: got %q (%v), want %q", tc.name, got, err, tc.want)
 		}
+	}
+	// A name typed the way people write is read as one: in lower case,
+	// spaces as hyphens, shown as typed.
+	team, err := f.svc.CreateChannel(f.ctx, ten, bob, messaging.ChannelInput{Name: "Team  Chat"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if team.Name != "team-chat" || team.DisplayName != "Team  Chat" {
+		t.Errorf("Team  Chat: named %q, shown %q; want team-chat, shown as typed", team.Name, team.DisplayName)
 	}
 	// A renamed channel frees its name.
 	c := f.channel(t, alice, "random", false)
