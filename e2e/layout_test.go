@@ -182,7 +182,7 @@ func (s *suite) listPagesSteps(t *testing.T) {
 		{"lists_fit_1280", &wide, playwright.Size{Width: 1280, Height: 900}},
 		{"lists_fit_390", &phone, playwright.Size{Width: 390, Height: 844}},
 	} {
-		s.step(t, c.name, []string{"admin_signs_in", "tenant_admin_sees_only_own_tenant"}, s.pagesOf(c.sess), func(t *testing.T) {
+		s.step(t, c.name, []string{"admin_signs_in", "tenant_admin_sees_only_own_tenant", "files_uploaded_paused_and_resumed", "channels_two_people_chat_live", "backups_run_download_and_restore"}, s.pagesOf(c.sess), func(t *testing.T) {
 			p := s.newSession(t, "admin-"+c.name, &c.size)
 			*c.sess = p
 			s.signInOK(t, p, "privileged", adminEmail, adminPass, "/tenants")
@@ -198,6 +198,7 @@ func (s *suite) listPagesSteps(t *testing.T) {
 				"/tenants", "/services", "/services/usage",
 				usersPath, "/t/" + tenantID + "/roles", servicesPath, servicesPath + "/api-service",
 				domainsPath, keysPath, keysPath + "/usage", "/t/" + tenantID + "/audit",
+				filesPath, filesPath + "/trash", channelsPath, backupsPath, backupsPath + "/history",
 				href("/t/"+tenantID+"/roles", `[data-testid^="role-holders-"]`),
 				href(usersPath, `[data-testid="user-roles-alice"]`),
 				href(keysPath, `[data-testid^="apikey-open-"]`),
