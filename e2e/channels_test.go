@@ -119,7 +119,10 @@ func (s *suite) channelSteps(t *testing.T) {
 		if err := s.alice.ctx.SetOffline(true); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = s.alice.ctx.SetOffline(false) }) // whatever fails below, the later steps have a network
+		// Whatever fails below, the later steps have a network.
+		t.Cleanup(func() { _ = s.alice.ctx.SetOffline(false) })
+		// Her page says the connection is lost.
+		s.visible(t, s.alice, "live-lost")
 		s.post(t, chiyo, "while you were away 1")
 		s.post(t, chiyo, "while you were away 2")
 		// chiyo also edits her earlier message: the edit must reach alice
@@ -139,6 +142,9 @@ func (s *suite) channelSteps(t *testing.T) {
 		}
 		if err := s.alice.ctx.SetOffline(false); err != nil {
 			t.Fatal(err)
+		}
+		if err := s.expect.Locator(s.alice.tid("live-lost")).ToBeHidden(); err != nil {
+			t.Errorf("alice's page still says the connection is lost once it is back: %v", err)
 		}
 		for _, text := range []string{"while you were away, edited", "while you were away 2"} {
 			loc := s.alice.page.Locator(`[data-testid="message-content"]`).Filter(playwright.LocatorFilterOptions{HasText: text})
@@ -291,6 +297,14 @@ func (s *suite) channelSteps(t *testing.T) {
 		s.submitStatus(t, s.alice, s.alice.tid("channel-save"), channelsPath, 303)
 		secretPath := strings.TrimPrefix(s.alice.page.URL(), s.srv.URL)
 		s.post(t, s.alice, "top secret")
+		// A message typed and not sent is still there after a reload; a
+		// sent one is not.
+		s.fill(t, s.alice, "message-input", "not sent yet")
+		s.open(t, s.alice, secretPath, 200)
+		s.hasValue(t, s.alice, "message-input", "not sent yet")
+		s.post(t, s.alice, "not sent yet")
+		s.open(t, s.alice, secretPath, 200)
+		s.hasValue(t, s.alice, "message-input", "")
 
 		chiyo := s.newSession(t, "chiyo", nil)
 		s.signInOK(t, chiyo, tenantName, "chiyo", chiyoPass, channelsPath) // a member of messaging starts at Channels

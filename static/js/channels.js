@@ -105,7 +105,35 @@
     }
   });
 
+  // The composer's text is kept in the tab (sessionStorage) as it is
+  // typed, so a message not sent (the session ended on another device, a
+  // reload, the network) is still there when the person comes back to the
+  // channel; once the composer comes back emptied (sent), it is forgotten.
+  function composers() { return document.querySelectorAll('form.composer'); }
+  function draftKey(form) { return "kanri-draft:" + form.getAttribute("action"); }
+  function keepDraft(form) {
+    var text = form.querySelector('textarea[name="content"]');
+    if (!text) return;
+    try {
+      if (text.value.trim() === "") sessionStorage.removeItem(draftKey(form));
+      else sessionStorage.setItem(draftKey(form), text.value);
+    } catch (_) { /* storage full or refused: the text stays on the page */ }
+  }
+  document.addEventListener("input", function (e) {
+    var form = e.target.closest && e.target.closest("form.composer");
+    if (form && e.target.name === "content") keepDraft(form);
+  });
+  document.addEventListener("htmx:afterSwap", function () { composers().forEach(keepDraft); });
+  function restoreDrafts() {
+    composers().forEach(function (form) {
+      var text = form.querySelector('textarea[name="content"]'), saved = null;
+      try { saved = sessionStorage.getItem(draftKey(form)); } catch (_) { return; }
+      if (text && saved && text.value === "") text.value = saved;
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    restoreDrafts();
     var el = scroller();
     if (!el) return;
     var first = document.getElementById("first-unread");
