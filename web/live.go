@@ -372,8 +372,11 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 			l.openMember.ReadSeq = max(l.openMember.ReadSeq, p.ReadSeq)
 		}
 	case messaging.KindMemberJoined, messaging.KindMemberLeft, messaging.KindChannelUpdated, messaging.KindChannelDeleted:
-		if open && (p.UserID == l.me.UserID || e.Kind == messaging.KindChannelDeleted) {
+		switch {
+		case open && (p.UserID == l.me.UserID || e.Kind == messaging.KindChannelDeleted):
 			comps = append(comps, views.ChannelChanged())
+		case open && p.MemberCount > 0:
+			comps = append(comps, views.MemberCount(p.MemberCount, true)) // someone else joined or left
 		}
 	}
 	if len(comps) == 0 {

@@ -205,6 +205,27 @@ func TestLiveStreamSendsASnapshotThenTheChannelsEvents(t *testing.T) {
 		t.Errorf("the live message does not link its attachment: %.400s", ev.data)
 	}
 
+	// Another's leaving changes the member count the admin's page shows;
+	// Bob's own leaving says the channel changed for him.
+	admin := e.client(t).signIn("acme", "admin")
+	adminLive, resp := admin.openLive(livePath(e.acme.ID, c.public.ID, att.Seq), "")
+	if adminLive == nil {
+		t.Fatalf("open the admin's stream: status %d", resp.StatusCode)
+	}
+	if err := e.config.Messaging.Leave(context.Background(), e.acme.ID, c.bob, c.public.ID); err != nil {
+		t.Fatal(err)
+	}
+	if ev, _ := adminLive.next(t, `id="channel-members-count"`); !strings.Contains(ev.data, `hx-swap-oob="true"`) || !strings.Contains(ev.data, ">1 member<") {
+		t.Errorf("the member count is not updated live: %.300s", ev.data)
+	}
+	live.next(t, `data-testid="channel-changed"`)
+	if err := e.config.Messaging.Join(context.Background(), e.acme.ID, c.bob, c.public.ID); err != nil {
+		t.Fatal(err)
+	}
+	if ev, _ := adminLive.next(t, `id="channel-members-count"`); !strings.Contains(ev.data, ">2 members<") {
+		t.Errorf("the member count is not updated live after a join: %.300s", ev.data)
+	}
+
 	// Nothing of the private channel Bob is not in ever arrives, though
 	// its messages are published on the same tenant's bus.
 	secret := e.say(t, c.admin, c.private, "top secret")

@@ -139,7 +139,7 @@ func (s *Service) add(ctx context.Context, tenantID string, p Person, channelID,
 		return err // nil: a member already, nothing written
 	}
 	s.audit(ctx, tenantID, "channel.member_add", kanri.TypeChannelMember, kanri.ChannelMemberID(channelID, userID), name, nil, map[string]any{"channel": c.Name, "userId": userID})
-	s.publish(ctx, tenantID, KindMemberJoined, Payload{ChannelID: channelID, Private: c.IsPrivate, UserID: userID, Name: c.Name})
+	s.publish(ctx, tenantID, KindMemberJoined, Payload{ChannelID: channelID, Private: c.IsPrivate, UserID: userID, Name: c.Name, MemberCount: c.MemberCount})
 	return nil
 }
 
@@ -245,7 +245,7 @@ func (s *Service) remove(ctx context.Context, tenantID string, p Person, channel
 		return err // nil: not a member, nothing written
 	}
 	s.audit(ctx, tenantID, "channel.member_remove", kanri.TypeChannelMember, kanri.ChannelMemberID(channelID, userID), name, map[string]any{"channel": c.Name, "userId": userID}, nil)
-	s.publish(ctx, tenantID, KindMemberLeft, Payload{ChannelID: channelID, Private: c.IsPrivate, UserID: userID, Name: c.Name})
+	s.publish(ctx, tenantID, KindMemberLeft, Payload{ChannelID: channelID, Private: c.IsPrivate, UserID: userID, Name: c.Name, MemberCount: c.MemberCount})
 	return nil
 }
 

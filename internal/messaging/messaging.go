@@ -91,8 +91,10 @@ type Payload struct {
 	// up to.
 	UserID  string `json:"userId,omitempty"`
 	ReadSeq int64  `json:"readSeq,omitempty"`
-	// Name is the channel's name, in the events of memberships.
-	Name string `json:"name,omitempty"`
+	// Name is the channel's name, and MemberCount its number of members
+	// after the change, in the events of memberships.
+	Name        string `json:"name,omitempty"`
+	MemberCount int    `json:"memberCount,omitempty"`
 }
 
 // Topic returns the events topic of a channel.
