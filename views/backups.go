@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -126,7 +127,18 @@ type BackupDiff struct {
 
 // BackupChange is one changed document.
 type BackupChange struct {
-	Part, Container, ID, Type, Kind string
+	Part, Container, ID, Type string
+	Label                     string
+	Kind                      string
+}
+
+// docTypeName names a document type for a person, in their language where
+// the catalog has it (doctype.<type>), else as the type itself.
+func docTypeName(ctx context.Context, typ string) string {
+	if i18n.Has("doctype." + typ) {
+		return i18n.T(ctx, "doctype."+typ)
+	}
+	return typ
 }
 
 // ChosePart reports whether the restore has part chosen.

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"strings"
@@ -146,6 +147,10 @@ func TestBackupsInTheConsole(t *testing.T) {
 	wantStatus(t, "dry run", resp, http.StatusOK)
 	if !strings.Contains(body, `data-testid="restore-diff-users"`) || !strings.Contains(body, `data-testid="restore-changes"`) || !strings.Contains(body, e.acmeBob.ID) {
 		t.Fatalf("the dry run does not show bob coming back: %s", excerpt(body, "restore-diff"))
+	}
+	// Changes are listed by what a person calls them, their kind named.
+	if want := `User <strong data-testid="restore-change-label">` + html.EscapeString(e.acmeBob.DisplayName) + `</strong>`; !strings.Contains(body, want) {
+		t.Errorf("the dry run does not name bob: want %s in %s", want, excerpt(body, "restore-changes"))
 	}
 	if !strings.Contains(body, `data-testid="restore-what"`) || !strings.Contains(body, "(acme)") {
 		t.Errorf("the confirmation does not name the tenant: %s", excerpt(body, "restore-what"))

@@ -96,6 +96,9 @@ type Change struct {
 	Container string
 	ID        string
 	Type      string
+	// Label is what a person calls the document (a user's display name, a
+	// file's name), as the archive has it; "" for one without a name.
+	Label string
 	// Kind is "added" (in the archive, not now: it comes back),
 	// "changed" (put back as it was) or "removed" (made after the backup:
 	// it goes).
@@ -218,8 +221,30 @@ type archived struct {
 type archivedDoc struct {
 	digest    [32]byte
 	part, typ string
+	label     string // what a person calls it (labelled.label)
 	// seen is set when the tenant has the document.
 	seen bool
+}
+
+// labelled is a document's header with the fields that name it for a
+// person, read by the dry run to list changes by name.
+type labelled struct {
+	header
+	DisplayName string `json:"displayName"`
+	Name        string `json:"name"`
+	Username    string `json:"username"`
+	Email       string `json:"email"`
+	Domain      string `json:"domain"`
+}
+
+// label returns the first of the fields that name the document.
+func (l *labelled) label() string {
+	for _, v := range []string{l.DisplayName, l.Name, l.Username, l.Email, l.Domain} {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // load reads the chosen parts of an archive (already verified).
@@ -231,7 +256,7 @@ func (s *Service) load(ctx context.Context, tenantID, historyID string, m *Manif
 			continue
 		}
 		err := readPart(ctx, s.blobs, archivePrefix(tenantID, historyID)+p.Blob, p.SHA256, func(container string, body json.RawMessage) error {
-			var hd header
+			var hd labelled
 			if err := json.Unmarshal(body, &hd); err != nil {
 				return err
 			}
@@ -247,7 +272,7 @@ func (s *Service) load(ctx context.Context, tenantID, historyID string, m *Manif
 				typ = hd.Type
 				types[typ] = typ
 			}
-			a.docs[docKey(container, hd.ID)] = archivedDoc{digest: d, part: p.Name, typ: typ}
+			a.docs[docKey(container, hd.ID)] = archivedDoc{digest: d, part: p.Name, typ: typ, label: hd.label()}
 			return nil
 		})
 		if err != nil {
@@ -264,7 +289,7 @@ func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts 
 	// marked seen in it).
 	seen := map[string]bool{}
 	_, err := s.dump(ctx, tenantID, containersOf(parts), func(container string, it docstore.Item) error {
-		var hd header
+		var hd labelled
 		if err := json.Unmarshal(it.Body, &hd); err != nil {
 			return err
 		}
@@ -284,7 +309,7 @@ func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts 
 				return nil
 			}
 			seen[key] = true
-			return fn(Change{Part: part, Container: container, ID: it.ID, Type: hd.Type, Kind: "removed"})
+			return fn(Change{Part: part, Container: container, ID: it.ID, Type: hd.Type, Label: hd.label(), Kind: "removed"})
 		case want.seen:
 			return nil
 		}
@@ -295,7 +320,7 @@ func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts 
 			return err
 		}
 		if got != want.digest && part != kanri.PartAudit {
-			return fn(Change{Part: part, Container: container, ID: it.ID, Type: hd.Type, Kind: "changed"})
+			return fn(Change{Part: part, Container: container, ID: it.ID, Type: hd.Type, Label: want.label, Kind: "changed"})
 		}
 		return nil
 	})
@@ -308,7 +333,7 @@ func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts 
 			continue
 		}
 		container, id, _ := strings.Cut(key, "\x00")
-		added = append(added, Change{Part: d.part, Container: container, ID: id, Type: d.typ, Kind: "added"})
+		added = append(added, Change{Part: d.part, Container: container, ID: id, Type: d.typ, Label: d.label, Kind: "added"})
 	}
 	slices.SortFunc(added, func(x, y Change) int { return strings.Compare(x.Container+x.ID, y.Container+y.ID) })
 	for _, c := range added {
