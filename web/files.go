@@ -331,7 +331,7 @@ func (s *Server) showFileWith(c echo.Context, status int, in *views.FileForm, er
 		return err
 	}
 	v.Preview = previewKind(f)
-	v.Thumbnail = files.Thumbnailable(f)
+	v.Thumbnail = f.Thumbnailable()
 	return render(c, status, views.FilePage(s.page(c, "files.file", "files"), v))
 }
 
@@ -462,7 +462,7 @@ func (s *Server) previewFile(c echo.Context) error {
 // (not at all).
 func previewKind(f *kanri.File) string {
 	switch {
-	case strings.HasPrefix(f.ContentType, "image/") && files.Thumbnailable(f):
+	case strings.HasPrefix(f.ContentType, "image/") && f.Thumbnailable():
 		return "image"
 	case f.ContentType == "application/pdf":
 		return "pdf"

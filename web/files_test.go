@@ -213,6 +213,25 @@ func TestUploadsSpeakTusAndDownloadsAreSafe(t *testing.T) {
 	if cfg, err := png.DecodeConfig(strings.NewReader(body)); err != nil || cfg.Width != 256 || cfg.Height != 128 {
 		t.Errorf("thumbnail %dx%d (%v), want 256x128", cfg.Width, cfg.Height, err)
 	}
+	// A tall image's thumbnail is bounded by its height.
+	tall := e.uploadFile(t, e.acme.ID, "", "tall.png", pngImage(t, 100, 900))
+	_, body = c.get(base + "/files/" + tall.ID + "/thumbnail")
+	if cfg, err := png.DecodeConfig(strings.NewReader(body)); err != nil || cfg.Width != 28 || cfg.Height != 256 {
+		t.Errorf("thumbnail of 100x900: %dx%d (%v), want 28x256", cfg.Width, cfg.Height, err)
+	}
+	// The list shows images small, and a file's page links to the image
+	// at full size.
+	_, body = c.get(base + "/files")
+	if want := `src="` + base + "/files/" + tall.ID + `/thumbnail"`; !strings.Contains(body, want) || !strings.Contains(body, `data-testid="file-list-thumb-tall.png"`) {
+		t.Errorf("the list shows no thumbnail of tall.png: %s", excerpt(body, "file-row-tall.png"))
+	}
+	if strings.Contains(body, `data-testid="file-list-thumb-x.bin"`) {
+		t.Error("the list shows a thumbnail of a file that is no image")
+	}
+	_, body = c.get(base + "/files/" + tall.ID)
+	if want := `href="` + base + "/files/" + tall.ID + `/preview" data-testid="file-full-size"`; !strings.Contains(body, want) {
+		t.Errorf("the file's page does not link to the full-size image: %s", excerpt(body, "file-preview"))
+	}
 	bin := e.uploadFile(t, e.acme.ID, "", "x.bin", []byte{0, 1, 2, 3})
 	resp, _ = c.get(base + "/files/" + bin.ID + "/preview")
 	wantStatus(t, "preview of a binary file", resp, http.StatusNotFound)

@@ -352,10 +352,7 @@ func (s *Service) purge(ctx context.Context, tenantID, id string) (*kanri.File, 
 // removeBlobs deletes a file's content and thumbnails; what fails is left
 // to the orphan cleanup.
 func (s *Service) removeBlobs(ctx context.Context, tenantID, fileID string) {
-	names := []string{kanri.BlobName(tenantID, fileID)}
-	for _, w := range thumbnailWidths {
-		names = append(names, kanri.ThumbnailBlobName(tenantID, fileID, w))
-	}
+	names := append([]string{kanri.BlobName(tenantID, fileID)}, thumbnailNames(tenantID, fileID)...)
 	for _, name := range names {
 		if err := s.Blobs.Delete(ctx, name); err != nil {
 			s.Logger.Warn("blob not deleted; the orphan cleanup will", "blob", name, "err", err)

@@ -16,12 +16,16 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 )
 
-// ThumbnailWidth is the width of the thumbnails the console shows.
-const ThumbnailWidth = 256
+// ThumbnailSize is the longest side of the thumbnails the console shows:
+// a tall image is as bounded as a wide one.
+const ThumbnailSize = 256
 
-// thumbnailWidths are every width thumbnails are made in (their blobs go
-// when their file is purged).
-var thumbnailWidths = []int{ThumbnailWidth}
+// thumbnailNames are the names of every thumbnail a file may have, which
+// go when it is purged: the current one, and the one earlier versions made
+// (bounded by its width only).
+func thumbnailNames(tenantID, fileID string) []string {
+	return []string{kanri.ThumbnailBlobName(tenantID, fileID, ThumbnailSize), kanri.LegacyThumbnailBlobName(tenantID, fileID, 256)}
+}
 
 // Limits of thumbnailing: images are decoded only up to maxThumbPixels
 // (decoding needs about 4 bytes a pixel), by at most thumbWorkers at once.
@@ -42,25 +46,15 @@ func newThumbnailer(s *Service) *thumbnailer {
 	return &thumbnailer{s: s, slots: make(chan struct{}, thumbWorkers)}
 }
 
-// Thumbnailable reports whether the console offers a thumbnail of the
-// file: an image Kanri can decode.
-func Thumbnailable(f *kanri.File) bool {
-	switch f.ContentType {
-	case "image/jpeg", "image/png", "image/gif", "image/webp":
-		return true
-	}
-	return false
-}
-
 // Thumbnail returns the name of the blob holding a thumbnail of a live
 // image file, made now if there is none yet. An image whose dimensions
 // would need more memory than allowed is refused (ETOOLARGE); one that
 // cannot be decoded is EINVALID.
 func (s *Service) Thumbnail(ctx context.Context, tenantID string, f *kanri.File) (string, error) {
-	if !Thumbnailable(f) {
+	if !f.Thumbnailable() {
 		return "", kanri.E(kanri.ENOTFOUND, "files.no_thumbnail")
 	}
-	name := kanri.ThumbnailBlobName(tenantID, f.ID, ThumbnailWidth)
+	name := kanri.ThumbnailBlobName(tenantID, f.ID, ThumbnailSize)
 	if _, err := s.Blobs.Stat(ctx, name); err == nil {
 		return name, nil
 	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
@@ -77,8 +71,20 @@ func (s *Service) Thumbnail(ctx context.Context, tenantID string, f *kanri.File)
 	return name, err
 }
 
+// thumbnailBounds returns the size of the thumbnail of a w×h image: its
+// longest side at most ThumbnailSize, its proportions kept.
+func thumbnailBounds(w, h int) (int, int) {
+	switch {
+	case w >= h && w > ThumbnailSize:
+		return ThumbnailSize, max(1, h*ThumbnailSize/w)
+	case h > w && h > ThumbnailSize:
+		return max(1, w*ThumbnailSize/h), ThumbnailSize
+	}
+	return w, h
+}
+
 // makeThumbnail decodes an image (after checking its dimensions from its
-// header) and stores it scaled to ThumbnailWidth, as PNG for images that
+// header) and stores it scaled to thumbnailBounds, as PNG for images that
 // may be transparent and JPEG otherwise.
 func (s *Service) makeThumbnail(ctx context.Context, tenantID string, f *kanri.File, name string) error {
 	src := kanri.BlobName(tenantID, f.ID)
@@ -100,10 +106,7 @@ func (s *Service) makeThumbnail(ctx context.Context, tenantID string, f *kanri.F
 		return kanri.Wrap(kanri.EINVALID, "files.not_an_image", err)
 	}
 	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if w > ThumbnailWidth {
-		w, h = ThumbnailWidth, max(1, h*ThumbnailWidth/w)
-	}
+	w, h := thumbnailBounds(b.Dx(), b.Dy())
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Over, nil)
 	var out bytes.Buffer

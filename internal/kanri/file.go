@@ -251,8 +251,25 @@ func CheckFileName(name string) string {
 // ids only, never of what a user typed.
 func BlobName(tenantID, fileID string) string { return "files/" + tenantID + "/" + fileID }
 
-// ThumbnailBlobName returns the name of a file's thumbnail of the given
-// width.
-func ThumbnailBlobName(tenantID, fileID string, width int) string {
+// Thumbnailable reports whether Kanri makes thumbnails of the file: an
+// image it can decode.
+func (f *File) Thumbnailable() bool {
+	switch f.ContentType {
+	case "image/jpeg", "image/png", "image/gif", "image/webp":
+		return true
+	}
+	return false
+}
+
+// ThumbnailBlobName returns the name of a file's thumbnail whose longest
+// side is size pixels. (Earlier versions bounded thumbnails by their width
+// only and named them "-<width>": LegacyThumbnailBlobName.)
+func ThumbnailBlobName(tenantID, fileID string, size int) string {
+	return "thumbs/" + tenantID + "/" + fileID + "-s" + strconv.Itoa(size)
+}
+
+// LegacyThumbnailBlobName returns the name earlier versions gave a file's
+// thumbnail of the given width, for its removal with the file.
+func LegacyThumbnailBlobName(tenantID, fileID string, width int) string {
 	return "thumbs/" + tenantID + "/" + fileID + "-" + strconv.Itoa(width)
 }
