@@ -429,6 +429,9 @@ func (s *Server) listTrash(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if v.Origins, err = s.Files.Origins(ctx, t.ID, v.Files); err != nil {
+		return err
+	}
 	if err := s.storageView(c, &v); err != nil {
 		return err
 	}

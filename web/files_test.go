@@ -592,4 +592,21 @@ func TestAFolderWithFilesIsDeletedWithOneConfirmation(t *testing.T) {
 	if _, err := e.config.Services.Files.Folder(ctx, e.acme.ID, full.ID); !kanri.IsCode(err, kanri.ENOTFOUND) {
 		t.Errorf("the confirmed folder is still there: %v", err)
 	}
+
+	// The trash says where each file was.
+	for _, f := range []*kanri.File{e.uploadFile(t, e.acme.ID, empty.ID, "kept.txt", []byte("k")), e.uploadFile(t, e.acme.ID, "", "top.txt", []byte("t"))} {
+		if _, err := e.config.Services.Files.TrashFile(ctx, e.acme.ID, f.ID, kanri.Seen{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, body = c.get(base + "/trash")
+	for name, want := range map[string]string{
+		"one.txt":  "A deleted folder (restored to the top level)",
+		"kept.txt": `<a href="` + base + "/folders/" + empty.ID + `">/Empty</a>`,
+		"top.txt":  "Top level",
+	} {
+		if cell := excerpt(body, `data-testid="trash-origin-`+name+`"`); !strings.Contains(cell[300:min(len(cell), 500)], want) {
+			t.Errorf("the trash's origin of %s: want %q in %s", name, want, cell[300:])
+		}
+	}
 }

@@ -357,3 +357,24 @@ func nilIfEmpty(id string) any {
 	}
 	return id
 }
+
+// Origins returns the folders that hold the given files (trashed ones
+// keep theirs), by id, each read once; a folder deleted since maps to nil
+// (its files are restored to the top level).
+func (s *Service) Origins(ctx context.Context, tenantID string, fs []*kanri.File) (map[string]*kanri.Folder, error) {
+	out := map[string]*kanri.Folder{}
+	for _, f := range fs {
+		if f.FolderID == nil {
+			continue
+		}
+		if _, ok := out[*f.FolderID]; ok {
+			continue
+		}
+		d, err := s.Folder(ctx, tenantID, *f.FolderID)
+		if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return nil, err
+		}
+		out[*f.FolderID] = d // nil when not found
+	}
+	return out, nil
+}
