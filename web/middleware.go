@@ -25,6 +25,7 @@ const (
 	ctxReqID   = "reqid"         // string: the request id
 	ctxPerms   = "perms"         // role.Set: the signed-in user's permissions
 	ctxGlobal  = "global"        // bool: the user is a global administrator
+	ctxEnrol   = "mustEnrol"     // bool: the user must turn on two-factor sign-in first
 )
 
 // contentSecurityPolicy allows only the console's own scripts, styles and
@@ -171,6 +172,9 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Set(ctxHome, home)
 		c.Set(ctxPerms, access.Perms)
 		c.Set(ctxGlobal, access.GlobalAdmin)
+		// Read on every request, so that a rule switched on reaches
+		// sessions already open, on every instance.
+		c.Set(ctxEnrol, !u.Security.TwoFactorEnabled && home.TwoFactorRequired(access.Admin))
 		a := audit.ActorFrom(ctx)
 		a.UserID, a.UserName, a.TenantID, a.GlobalAdmin = u.ID, u.Username, home.ID, access.GlobalAdmin
 		a.SessionID, _ = s.session(c).Values[keySession].(string)

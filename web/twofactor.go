@@ -16,14 +16,12 @@ import (
 // secondStepTimeout is how long the password step waits for the code.
 const secondStepTimeout = 5 * time.Minute
 
-// Session values of a sign-in between its two steps, and of a session
-// that must enrol before anything else.
+// Session values of a sign-in between its two steps.
 const (
 	keyPendingUser   = "pending_uid"
 	keyPendingTenant = "pending_tid"
 	keyPendingAt     = "pending_at"
 	keyPendingNext   = "pending_next"
-	keyMustEnrol     = "must_enrol"
 )
 
 // afterPassword goes on from a right password: to the second step when the
@@ -54,11 +52,7 @@ func (s *Server) afterPassword(c echo.Context, u *kanri.User, t *kanri.Tenant, n
 		return err
 	}
 	if t.TwoFactorRequired(access.Admin) {
-		s.session(c).Values[keyMustEnrol] = true
-		if err := s.saveSession(c); err != nil {
-			return err
-		}
-		return c.Redirect(http.StatusSeeOther, views.TwoFactorPath())
+		return c.Redirect(http.StatusSeeOther, views.TwoFactorPath()) // requireUser keeps them there until they enrol
 	}
 	if next != "" {
 		return c.Redirect(http.StatusSeeOther, next)
@@ -128,9 +122,11 @@ func (s *Server) cancelSecondFactor(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/login")
 }
 
-// mustEnrol reports whether the session may do nothing but enrol.
+// mustEnrol reports whether the signed-in user may do nothing but turn on
+// two-factor sign-in: their tenant requires it of them (requireUser reads
+// it on every request).
 func (s *Server) mustEnrol(c echo.Context) bool {
-	must, _ := s.session(c).Values[keyMustEnrol].(bool)
+	must, _ := c.Get(ctxEnrol).(bool)
 	return must
 }
 
@@ -201,12 +197,7 @@ func (s *Server) confirmTwoFactor(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.mustEnrol(c) {
-		delete(s.session(c).Values, keyMustEnrol)
-		if err := s.saveSession(c); err != nil {
-			return err
-		}
-	}
+	c.Set(ctxEnrol, false) // enrolled: the page shows the codes, not the requirement
 	return s.showTwoFactor(c, http.StatusOK, codes, nil)
 }
 

@@ -152,6 +152,27 @@ func TestEnforcedTwoFactorLeadsToEnrolment(t *testing.T) {
 	wantStatus(t, "disable while required", resp, http.StatusConflict)
 }
 
+// TestEnforcementReachesOpenSessions: a rule switched on while people are
+// signed in holds on their next request (the administrator who switched
+// it on included), not only at their next sign-in; switched off again, it
+// lets them go.
+func TestEnforcementReachesOpenSessions(t *testing.T) {
+	e := newEnv(t)
+	bob := e.client(t).signIn("acme", "bob")
+	admin := e.client(t).signIn("acme", "admin")
+	e.requireTwoFactor(t, e.acme.ID, kanri.TwoFactorEveryone)
+	for who, c := range map[string]*client{"bob": bob, "the admin": admin} {
+		resp, _ := c.get("/account")
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/account/2fa" {
+			t.Errorf("%s's open session after the rule: %d to %q, want the enrolment", who, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	e.requireTwoFactor(t, e.acme.ID, kanri.TwoFactorOff)
+	if resp, _ := bob.get("/account"); resp.StatusCode != http.StatusOK {
+		t.Errorf("bob after the rule is off: %d, want the account page", resp.StatusCode)
+	}
+}
+
 // TestAdministratorsOnlyEnforcement: with two factors required of
 // administrators, the admin is led to enrolment and bob is not.
 func TestAdministratorsOnlyEnforcement(t *testing.T) {
