@@ -117,3 +117,24 @@ func TestPlurals(t *testing.T) {
 		}
 	}
 }
+
+// TestJapaneseTerms keeps one Japanese word per concept: the settings page
+// said 2 段階認証 where the account pages said 二要素認証 for the same
+// two-factor authentication.
+func TestJapaneseTerms(t *testing.T) {
+	tests := []struct {
+		term     string
+		variants []string
+	}{
+		{"二要素認証", []string{"段階認証", "2要素認証", "２要素認証", "多要素認証", "二段階"}},
+	}
+	for _, tt := range tests {
+		for key, m := range catalog {
+			for _, v := range tt.variants {
+				if strings.Contains(m.ja, v) {
+					t.Errorf("%s: got %q in %q, want %q", key, v, m.ja, tt.term)
+				}
+			}
+		}
+	}
+}
