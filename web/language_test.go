@@ -166,3 +166,28 @@ func TestOperatorsRolesPageFormatsEveryMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestFlashIsInThePagesLanguage: a message left for the next page is in
+// that page's language, also when the language changed in between: the
+// save of the tenant's default language itself, or a switch of language
+// before the page is shown.
+func TestFlashIsInThePagesLanguage(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	path := "/t/" + e.acme.ID + "/settings"
+	ja := func(zone string) string { return html.EscapeString(i18n.Translate("ja", "settings.saved", zone)) }
+
+	resp, _ := admin.post(path, settingsForm(e.fresh(t, e.acme.ID), func(in *kanri.SettingsInput) { in.Locale = "ja-JP" }))
+	page := admin.landing(resp)
+	if got, want := strings.Contains(page, ja("Asia/Tokyo")), true; got != want || !strings.Contains(page, `<html lang="ja"`) {
+		t.Errorf("saving Japanese as the default language: the Japanese message shown %v, want %v", got, want)
+	}
+
+	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.Locale = "" })
+	resp, _ = admin.post(path, settingsForm(e.fresh(t, e.acme.ID), func(in *kanri.SettingsInput) { in.Timezone = "UTC" }))
+	admin.post("/lang", url.Values{"lang": {"ja"}, "next": {resp.Header.Get("Location")}})
+	_, page = admin.get(path)
+	if got, want := strings.Contains(page, ja("UTC")), true; got != want {
+		t.Errorf("a switch to Japanese before the message is shown: the Japanese message shown %v, want %v", got, want)
+	}
+}

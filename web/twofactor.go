@@ -93,7 +93,7 @@ func (s *Server) secondFactor(c echo.Context) error {
 	ctx := c.Request().Context()
 	uid, tid, next, ok := s.pendingSignIn(c)
 	if !ok {
-		s.flash(c, "info", i18n.T(ctx, "twofactor.timed_out"))
+		s.flash(c, "info", "twofactor.timed_out")
 		return c.Redirect(http.StatusSeeOther, "/login")
 	}
 	u, err := s.Auth.SecondFactor(ctx, tid, uid, c.FormValue("code"))
