@@ -564,3 +564,46 @@ func TestDatesAreTheTenantsDays(t *testing.T) {
 		t.Errorf("the key list does not show the expiry as %s", day)
 	}
 }
+
+// TestZonePreviewFollowsTheChoice: the settings form's zone list asks for
+// the time now in the zone chosen, before it is saved; a name that is not
+// a zone shows nothing.
+func TestZonePreviewFollowsTheChoice(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	path := "/t/" + e.acme.ID + "/settings"
+	_, page := admin.get(path)
+	if want := `hx-get="` + path + `/time-now"`; !strings.Contains(page, want) {
+		t.Errorf("the zone list does not ask for its preview: lacks %s", want)
+	}
+	tests := []struct {
+		zone string
+		want string // the time shown; "" for none
+	}{
+		{"America/New_York", "America/New_York"},
+		{"UTC", "UTC"},
+		{"Local", ""},
+		{"../../etc/passwd", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		resp, body := admin.get(path + "/time-now?timezone=" + url.QueryEscape(tt.zone))
+		wantStatus(t, tt.zone, resp, http.StatusOK)
+		if !strings.Contains(body, `id="timezone-now"`) {
+			t.Errorf("%q: the answer is not the preview: %s", tt.zone, body)
+		}
+		got := strings.Contains(body, "Now: ")
+		if want := tt.want != ""; got != want {
+			t.Errorf("%q: a time shown %v, want %v: %s", tt.zone, got, want, body)
+		}
+		if tt.want != "" {
+			loc, _ := time.LoadLocation(tt.want)
+			if want := "Now: " + e.clock.Now().In(loc).Format("2006-01-02 15:04 MST"); !strings.Contains(body, want) {
+				t.Errorf("%q: got %s, want %s", tt.zone, body, want)
+			}
+		}
+	}
+	other := e.client(t).signIn("globex", "admin")
+	resp, _ := other.get(path + "/time-now?timezone=UTC")
+	wantStatus(t, "another tenant's administrator", resp, http.StatusNotFound)
+}
