@@ -154,7 +154,7 @@ func (s *Server) showTwoFactor(c echo.Context, status int, recovery []string, er
 	home := c.Get(ctxHome).(*kanri.Tenant)
 	v := views.TwoFactorView{
 		Enabled: u.Security.TwoFactorEnabled, Available: home.TwoFactorAvailable(), Required: s.mustEnrol(c),
-		Recovery: recovery, Left: len(u.Security.RecoveryCodes), Errors: errs,
+		Account: account(u, home), Recovery: recovery, Left: len(u.Security.RecoveryCodes), Errors: errs,
 	}
 	if !v.Enabled && len(recovery) == 0 {
 		e, err := s.Auth.PendingTwoFactor(u, account(u, home))
