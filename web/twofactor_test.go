@@ -13,6 +13,7 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
+	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -135,6 +136,42 @@ func TestTwoFactorPageHelpsToKeepTheKeys(t *testing.T) {
 	_, page = bob.get("/account/2fa")
 	if strings.Contains(page, `data-testid="recovery-download"`) || strings.Contains(page, codes[0]) {
 		t.Error("the codes can be downloaded again")
+	}
+}
+
+// TestEnforcedTwoFactorCannotBeTurnedOff: where the tenant requires two
+// factors of a user, their page says so in place of the form that turns
+// it off; others have the form.
+func TestEnforcedTwoFactorCannotBeTurnedOff(t *testing.T) {
+	e := newEnv(t)
+	admin, bob := e.client(t).signIn("acme", "admin"), e.client(t).signIn("acme", "bob")
+	e.enrol(t, admin)
+	e.enrol(t, bob)
+	for _, tt := range []struct {
+		level                      string
+		adminEnforced, bobEnforced bool
+	}{
+		{kanri.TwoFactorOff, false, false},
+		{kanri.TwoFactorAdmins, true, false},
+		{kanri.TwoFactorEveryone, true, true},
+	} {
+		e.requireTwoFactor(t, e.acme.ID, tt.level)
+		for _, who := range []struct {
+			name     string
+			c        *client
+			enforced bool
+		}{{"admin", admin, tt.adminEnforced}, {"bob", bob, tt.bobEnforced}} {
+			_, page := who.c.get("/account/2fa")
+			gotForm, gotSays := strings.Contains(page, `data-testid="twofactor-disable-form"`), strings.Contains(page, `data-testid="twofactor-enforced"`)
+			if gotForm != !who.enforced || gotSays != who.enforced {
+				t.Errorf("%s, %s: the form shown %v, the requirement said %v; want %v, %v", tt.level, who.name, gotForm, gotSays, !who.enforced, who.enforced)
+			}
+		}
+	}
+	resp, page := bob.post("/account/2fa/disable", url.Values{"password": {password}, "code": {"000000"}})
+	wantStatus(t, "turning off while required", resp, http.StatusConflict)
+	if got, want := strings.Count(page, html.EscapeString(i18n.T(context.Background(), "twofactor.cannot_disable"))), 1; got != want {
+		t.Errorf("the refusal says why %d times, want %d", got, want)
 	}
 }
 
