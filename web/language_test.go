@@ -191,3 +191,39 @@ func TestFlashIsInThePagesLanguage(t *testing.T) {
 		t.Errorf("a switch to Japanese before the message is shown: the Japanese message shown %v, want %v", got, want)
 	}
 }
+
+// TestLoginMarksItsLanguage: the sign-in page's language buttons say which
+// language the page is in (aria-pressed), whether the browser or the
+// visitor's choice decided it.
+func TestLoginMarksItsLanguage(t *testing.T) {
+	e := newEnv(t)
+	pressed := regexp.MustCompile(`data-testid="lang-(ja|en)" aria-pressed="(true|false)"`)
+	state := func(page string) map[string]string {
+		got := map[string]string{}
+		for _, m := range pressed.FindAllStringSubmatch(page, -1) {
+			got[m[1]] = m[2]
+		}
+		return got
+	}
+	c := e.client(t)
+	for _, tt := range []struct {
+		name, accept, choose string
+		want                 map[string]string
+	}{
+		{"an English browser", "en", "", map[string]string{"en": "true", "ja": "false"}},
+		{"a Japanese browser", "ja", "", map[string]string{"en": "false", "ja": "true"}},
+		{"Japanese chosen", "en", "ja", map[string]string{"en": "false", "ja": "true"}},
+		{"English chosen", "ja", "en", map[string]string{"en": "true", "ja": "false"}},
+	} {
+		if tt.choose != "" {
+			c.post("/lang", url.Values{"lang": {tt.choose}, "next": {"/login"}})
+		}
+		_, page := c.send(http.MethodGet, "/login", nil, http.Header{"Accept-Language": {tt.accept}})
+		if got := state(page); got["en"] != tt.want["en"] || got["ja"] != tt.want["ja"] {
+			t.Errorf("%s: got pressed %v, want %v", tt.name, got, tt.want)
+		}
+		if m := csrfPattern.FindStringSubmatch(page); m != nil {
+			c.csrf = m[1]
+		}
+	}
+}
