@@ -1071,9 +1071,9 @@ func Layout(p Page) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var53 string
-			templ_7745c5c3_Var53, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "settings.expiry_banner", dateOrDash(t.Subscription.EndDate, t.Location()), daysLeft(t.Subscription.EndDate, p.Now)))
+			templ_7745c5c3_Var53, templ_7745c5c3_Err = templ.JoinStringErrs(OfTenant(ctx, p, "settings.expiry_banner", "settings.expiry_banner.visiting", dateOrDash(t.Subscription.EndDate, t.Location()), daysLeft(t.Subscription.EndDate, p.Now)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `components.templ`, Line: 129, Col: 131}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `components.templ`, Line: 129, Col: 176}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var53))
 			if templ_7745c5c3_Err != nil {

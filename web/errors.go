@@ -105,6 +105,20 @@ func messageOf(err error, fallback string) (string, []any) {
 	return key, args
 }
 
+// visiting returns, on a page of a tenant that an operator visits from
+// another tenant, the variant of a message that names the tenant where the
+// catalog has one (key + ".visiting", with the tenant's display name as
+// its first argument: "This service is suspended for Acme." rather than
+// "…for your organisation."); else key and args as they are.
+func visiting(c echo.Context, key string, args []any) (string, []any) {
+	t, _ := c.Get(ctxTenant).(*kanri.Tenant)
+	home, _ := c.Get(ctxHome).(*kanri.Tenant)
+	if t == nil || home == nil || t.ID == home.ID || !i18n.Has(key+".visiting") {
+		return key, args
+	}
+	return key + ".visiting", append([]any{t.DisplayName}, args...)
+}
+
 // titles are the headings of the error pages of each code.
 var titles = map[string]string{
 	kanri.ENOTFOUND:  "error.not_found",
@@ -160,6 +174,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	case !reads(c) && (code == kanri.ECONFLICT || code == kanri.ESTALE || code == kanri.EINVALID || code == kanri.EBUSY):
 		// An action that could not be done: say why on the page it came from.
 		key, args := messageOf(err, "error.title")
+		key, args = visiting(c, key, args)
 		s.flash(c, "error", key, args...)
 		s.respondRedirect(c, backTo(c, "/"))
 	default:
@@ -171,7 +186,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if code == kanri.EFORBIDDEN {
 			fallback = "error.forbidden_body"
 		}
-		body := message(ctx, err, fallback)
+		key, args := messageOf(err, fallback)
+		key, args = visiting(c, key, args)
+		body := i18n.T(ctx, key, args...)
 		if code == kanri.ENOTFOUND {
 			body = i18n.T(ctx, "error.not_found_body") // never which thing is missing
 		}

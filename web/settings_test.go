@@ -607,3 +607,49 @@ func TestZonePreviewFollowsTheChoice(t *testing.T) {
 	resp, _ := other.get(path + "/time-now?timezone=UTC")
 	wantStatus(t, "another tenant's administrator", resp, http.StatusNotFound)
 }
+
+// TestOperatorSeesTheTenantsName: the pages of a tenant say "your
+// organisation" to its own users, and name the tenant to an operator
+// working in it from the operator's tenant ("Acme's settings"), in
+// English and Japanese, on pages and on error pages alike.
+func TestOperatorSeesTheTenantsName(t *testing.T) {
+	e := newEnv(t)
+	e.setTenant(t, e.acme.ID, func(in *kanri.TenantInput) {
+		in.DisplayName = "Acme Corp"
+		in.EndDate = e.clock.Now().In(e.acme.Location()).AddDate(0, 0, 10).Format(kanri.DateLayout) // soon: a banner
+	})
+	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.APIAccess, in.AdvancedReporting = false, false })
+	acme := "/t/" + e.acme.ID
+	own := e.client(t).signIn("acme", "admin")
+	staff := e.client(t).signIn("privileged", adminEmail)
+	tests := []struct {
+		path, testid string
+		own, staff   string // in English
+		staffJa      string
+	}{
+		{acme + "/settings", "", "Organisation settings", "Acme Corp&#39;s settings", "Acme Corp の設定"},
+		{acme + "/users", "subscription-banner", "Your organisation&#39;s subscription ends", "Acme Corp&#39;s subscription ends", "Acme Corp の契約は"},
+		{acme + "/domains", "domains-none", "Add your organisation&#39;s e-mail domain", "Add Acme Corp&#39;s e-mail domain", "Acme Corp のメールドメイン"},
+		{acme + "/api-keys", "apikeys-api-access-off", "turned off in your organisation&#39;s settings", "turned off in Acme Corp&#39;s settings", "Acme Corp の設定でオフ"},
+		{acme + "/api-keys/usage", "error-page", "turned off in your organisation&#39;s settings", "turned off in Acme Corp&#39;s settings", "Acme Corp の設定でオフ"},
+	}
+	for _, tt := range tests {
+		_, page := own.get(tt.path)
+		if !strings.Contains(page, tt.own) {
+			t.Errorf("%s, its own administrator: lacks %q", tt.path, tt.own)
+		}
+		_, page = staff.get(tt.path)
+		if tt.testid != "" && !strings.Contains(page, `data-testid="`+tt.testid+`"`) {
+			t.Errorf("%s, the operator: no %s", tt.path, tt.testid)
+		}
+		if !strings.Contains(page, tt.staff) || strings.Contains(strings.ToLower(page), "your organisation") {
+			t.Errorf("%s, the operator: got %s, want %q and no \"your organisation\"", tt.path, excerpt(page, "organisation"), tt.staff)
+		}
+	}
+	staff.post("/lang", url.Values{"lang": {"ja"}, "next": {"/"}})
+	for _, tt := range tests {
+		if _, page := staff.get(tt.path); !strings.Contains(page, tt.staffJa) {
+			t.Errorf("%s, the operator in Japanese: lacks %q", tt.path, tt.staffJa)
+		}
+	}
+}

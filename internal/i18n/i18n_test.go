@@ -138,3 +138,29 @@ func TestJapaneseTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestVisitingVariants: a message's variant for an operator visiting a
+// tenant (key + ".visiting", which names the tenant) has its message for
+// the tenant's own users, and does not say "your organisation" itself.
+func TestVisitingVariants(t *testing.T) {
+	n := 0
+	for key, m := range catalog {
+		base, ok := strings.CutSuffix(key, ".visiting")
+		if !ok {
+			continue
+		}
+		n++
+		if !Has(base) {
+			t.Errorf("%s: no message %s for the tenant's own users", key, base)
+		}
+		if strings.Contains(strings.ToLower(m.en), "your organisation") {
+			t.Errorf("%s: got %q, want the tenant named", key, m.en)
+		}
+		if !strings.Contains(m.en, "%") || !strings.Contains(m.ja, "%") {
+			t.Errorf("%s: en %q, ja %q: want the tenant's name in both", key, m.en, m.ja)
+		}
+	}
+	if n == 0 {
+		t.Error("no .visiting variants")
+	}
+}
