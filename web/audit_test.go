@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/kanri/kanri/internal/kanri"
 )
 
 func TestAuditPageAndCSV(t *testing.T) {
@@ -115,5 +117,30 @@ func TestAuditPageSaysWhatChanged(t *testing.T) {
 	}
 	if strings.Contains(page, `data-testid="audit-empty"`) {
 		t.Error("From after To: says no records match")
+	}
+}
+
+// TestAuditFilterOffersEveryResourceType: the resource type filter offers
+// every type the records name, channels and messages too, and finds the
+// records of each.
+func TestAuditFilterOffersEveryResourceType(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	channelID, _ := e.matrixChannel(t, e.acme.ID, e.acmeAdmin.ID, 1)
+	page := "/t/" + e.acme.ID + "/audit"
+	_, body := admin.get(page)
+	for _, typ := range kanri.AuditResourceTypes() {
+		if !strings.Contains(body, `<option value="`+typ+`"`) {
+			t.Errorf("the filter does not offer %s", typ)
+		}
+	}
+	for _, typ := range []string{kanri.AuditChannel, kanri.AuditChannelMember} {
+		_, body = admin.get(page + "?resource=" + typ)
+		if !strings.Contains(body, `data-testid="audit-row"`) || strings.Contains(body, `data-action="user.`) {
+			t.Errorf("filtered by %s: no rows, or rows of users", typ)
+		}
+	}
+	if _, body = admin.get(page + "?resource=" + kanri.AuditChannel); !strings.Contains(body, `data-action="channel.create"`) {
+		t.Errorf("filtered by channel: no channel.create of %s", channelID)
 	}
 }

@@ -99,6 +99,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, DNSServer: dns.Addr, UsageQueue: 1000, Blobs: openBlobs(t),
 	})
 	st, ts, roles, us := svcs.Deps.Store, svcs.Tenants, svcs.Roles, svcs.Users
+	watchAudit(t, svcs.Deps.Audit)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
 	if _, err := roles.Seed(ctx); err != nil {
 		t.Fatal(err)
@@ -313,4 +314,28 @@ func cookieValue(cs []*http.Cookie, name string) string {
 		}
 	}
 	return ""
+}
+
+// watchAudit fails the test for every audit record the test's flows write
+// whose resource type the audit page does not offer as a filter
+// (kanri.AuditResourceTypes): the records of every feature a test drives
+// are checked, not a list of them.
+func watchAudit(t testing.TB, log *audit.Log) {
+	var mu sync.Mutex
+	var undeclared []string
+	log.Observe(func(en audit.Entry) {
+		if kanri.IsAuditResourceType(en.Resource.Type) {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		undeclared = append(undeclared, en.Action+" of a "+en.Resource.Type)
+	})
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, u := range undeclared {
+			t.Errorf("audit record %s: not a declared resource type (kanri.AuditResourceTypes)", u)
+		}
+	})
 }
