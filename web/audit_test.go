@@ -1,11 +1,14 @@
 package web_test
 
 import (
+	"context"
+	"html"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -142,5 +145,42 @@ func TestAuditFilterOffersEveryResourceType(t *testing.T) {
 	}
 	if _, body = admin.get(page + "?resource=" + kanri.AuditChannel); !strings.Contains(body, `data-action="channel.create"`) {
 		t.Errorf("filtered by channel: no channel.create of %s", channelID)
+	}
+}
+
+// TestAuditRecordsNamesNotIDsOrCounters: a file moved into a folder is
+// recorded with the folder's path, not its id, and a deleted user's record
+// holds no count of the role assignments its deletion removed.
+func TestAuditRecordsNamesNotIDsOrCounters(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	acme := "/t/" + e.acme.ID
+	f := e.uploadFile(t, e.acme.ID, "", "a.txt", []byte("hello"))
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: e.acmeAdmin.ID, TenantID: e.acme.ID})
+	docs, err := e.files.CreateFolder(ctx, e.acme.ID, "", "Docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, _ := admin.post(acme+"/files/"+f.ID+"/move", url.Values{"target": {docs.ID}, "etag": {f.ETag}, "state": {f.State()}})
+	wantStatus(t, "move", resp, http.StatusSeeOther)
+	resp, _ = admin.post(acme+"/users/"+e.acmeBob.ID+"/delete", url.Values{"etag": {""}})
+	wantStatus(t, "delete", resp, http.StatusSeeOther)
+	_, page := admin.get(acme + "/audit")
+	for _, want := range []string{"Folder: / → /Docs"} {
+		if !strings.Contains(html.UnescapeString(page), want) {
+			t.Errorf("the audit page lacks %q", want)
+		}
+	}
+	for _, unwanted := range []string{docs.ID, "roleAssignments"} {
+		if strings.Contains(page, unwanted) {
+			t.Errorf("the audit page shows %q", unwanted)
+		}
+	}
+	recs, _, err := e.config.Services.Deps.Audit.Query(ctx, e.acme.ID, audit.Filter{Action: "user.delete"})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("user.delete records: %d, %v", len(recs), err)
+	}
+	if _, ok := recs[0].Details.Changes["roleAssignments"]; ok {
+		t.Errorf("the deletion records a count of role assignments: %v", recs[0].Details.Changes)
 	}
 }
