@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -182,5 +183,29 @@ func TestAuditRecordsNamesNotIDsOrCounters(t *testing.T) {
 	}
 	if _, ok := recs[0].Details.Changes["roleAssignments"]; ok {
 		t.Errorf("the deletion records a count of role assignments: %v", recs[0].Details.Changes)
+	}
+}
+
+// TestAuditNamesActionsInThePagesLanguage: an action shows as words in the
+// page's language, its code in the title (and data-action); a failure's
+// badge, and a service assignment by its service's name, too.
+func TestAuditNamesActionsInThePagesLanguage(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	e.client(t).signInErr("acme", "admin", "Wrong-pass-99")
+	admin := e.client(t).signIn("acme", "admin")
+	admin.post("/lang", url.Values{"lang": {"ja"}, "next": {"/"}})
+	_, page := admin.get("/t/" + e.acme.ID + "/audit")
+	for _, want := range []string{
+		`<span title="user.create" data-testid="audit-action">ユーザー作成</span>`,
+		`<span title="auth.login_failed" data-testid="audit-action">サインイン失敗</span> <span class="badge deleted">失敗</span>`,
+		`サービス割り当て: <span title="file-service">` + i18n.Translate("ja", "service.file-service"),
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the Japanese audit page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, `<span class="mono">user.create</span>`) {
+		t.Error("the Japanese audit page shows an action's code as its text")
 	}
 }

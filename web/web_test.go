@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,7 @@ import (
 	"github.com/kanri/kanri/internal/domain"
 	"github.com/kanri/kanri/internal/domain/dnstest"
 	"github.com/kanri/kanri/internal/files"
+	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/service"
@@ -318,24 +320,29 @@ func cookieValue(cs []*http.Cookie, name string) string {
 
 // watchAudit fails the test for every audit record the test's flows write
 // whose resource type the audit page does not offer as a filter
-// (kanri.AuditResourceTypes): the records of every feature a test drives
-// are checked, not a list of them.
+// (kanri.AuditResourceTypes), or whose action the page cannot name
+// (audit.action.<action> in the catalog): the records of every feature a
+// test drives are checked, not a list of them.
 func watchAudit(t testing.TB, log *audit.Log) {
 	var mu sync.Mutex
-	var undeclared []string
+	var problems []string
 	log.Observe(func(en audit.Entry) {
-		if kanri.IsAuditResourceType(en.Resource.Type) {
-			return
+		var p []string
+		if !kanri.IsAuditResourceType(en.Resource.Type) {
+			p = append(p, en.Action+" of a "+en.Resource.Type+": not a declared resource type (kanri.AuditResourceTypes)")
+		}
+		if !i18n.Has("audit.action." + en.Action) {
+			p = append(p, en.Action+": no label audit.action."+en.Action+" in the catalog")
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		undeclared = append(undeclared, en.Action+" of a "+en.Resource.Type)
+		problems = append(problems, p...)
 	})
 	t.Cleanup(func() {
 		mu.Lock()
 		defer mu.Unlock()
-		for _, u := range undeclared {
-			t.Errorf("audit record %s: not a declared resource type (kanri.AuditResourceTypes)", u)
+		for _, p := range slices.Compact(slices.Sorted(slices.Values(problems))) {
+			t.Errorf("audit record %s", p)
 		}
 	})
 }
