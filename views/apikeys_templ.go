@@ -190,9 +190,9 @@ func APIKeysPage(p Page, rows []APIKeyRow, apiUsable bool) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var11 string
-				templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "services.api_access_off_use"))
+				templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(OfTenant(ctx, p, "services.api_access_off_use", "services.api_access_off_use.visiting"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `apikeys.templ`, Line: 35, Col: 43}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `apikeys.templ`, Line: 35, Col: 93}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 				if templ_7745c5c3_Err != nil {
@@ -244,9 +244,9 @@ func APIKeysPage(p Page, rows []APIKeyRow, apiUsable bool) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var14 string
-				templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "apikeys.api_unavailable"))
+				templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(OfTenant(ctx, p, "apikeys.api_unavailable", "apikeys.api_unavailable.visiting"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `apikeys.templ`, Line: 41, Col: 115}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `apikeys.templ`, Line: 41, Col: 161}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 				if templ_7745c5c3_Err != nil {

@@ -48,6 +48,7 @@ func TestChanges(t *testing.T) {
 	rec := func(reason string, ch map[string]kanri.Change) *kanri.AuditLog {
 		return &kanri.AuditLog{Details: kanri.AuditDetails{Changes: ch, Reason: reason}}
 	}
+	of := func(typ string, r *kanri.AuditLog) *kanri.AuditLog { r.Resource.Type = typ; return r }
 	tests := []struct {
 		name string
 		ctx  context.Context
@@ -83,6 +84,24 @@ func TestChanges(t *testing.T) {
 		{"tenant status reason of an older record", en, rec("organisation suspended", nil), "Organisation Suspended"},
 		{"tenant status reason", ja, rec(kanri.ReasonTenantInactive+":suspended", nil), "組織が一時停止中"},
 		{"other reason as it is", en, rec("imported by hand", nil), "imported by hand"},
+		{"user deleted: the count of its role assignments left out", en, rec("", map[string]kanri.Change{
+			"deleted": c(false, true), "isActive": c(true, false), "roleAssignments": c(nil, -5.0),
+		}), "Deleted; Deactivated"},
+		{"a folder by its path", en, rec("", map[string]kanri.Change{"folder": c("/", "/Docs")}), "Folder: / → /Docs"},
+		{"a folder by its id, in an older record", en, rec("", map[string]kanri.Change{"folderId": c(nil, "folder_1f2e")}), "Folder ID: set to folder_1f2e"},
+		{"files counted", ja, rec("", map[string]kanri.Change{"files": c(3.0, nil), "folders": c(1.0, nil), "path": c("/Docs", nil)}), "ファイル数: 3; フォルダー数: 1; パス: 削除（変更前 /Docs）"},
+		{"a plan by its word", ja, rec("", map[string]kanri.Change{"plan": c("standard", "free")}), "プラン: スタンダード → フリー"},
+		{"settings by their words", ja, rec("", map[string]kanri.Change{"settings": c(
+			map[string]any{"locale": "", "features": map[string]any{"twoFactorEnforcement": "off"}},
+			map[string]any{"locale": "ja-JP", "features": map[string]any{"twoFactorEnforcement": "admins"}},
+		)}), "二要素認証の必須対象: " + i18n.Translate("ja", "settings.two_factor_off") + " → 管理者; 既定の言語: 日本語 に設定"},
+		{"a domain's state", ja, of(kanri.AuditDomain, rec("", map[string]kanri.Change{"state": c("verified", "missing")})),
+			"状態: 確認済み → " + i18n.Translate("ja", "domains.state_missing")},
+		{"a channel member's role", ja, of(kanri.AuditChannelMember, rec("", map[string]kanri.Change{"role": c("member", "owner")})),
+			i18n.Translate("ja", "audit.field.role") + ": " + i18n.Translate("ja", "channels.role_member") + " → オーナー"},
+		{"backup parts", ja, rec("", map[string]kanri.Change{"parts": c(nil, "users,audit")}), i18n.Translate("ja", "audit.field.parts") + ": ユーザーとロール, 監査ログ に設定"},
+		{"a flag recorded as text", ja, rec("", map[string]kanri.Change{"isPrivate": c("false", "true")}), i18n.Translate("ja", "audit.field.isPrivate") + ": いいえ → はい"},
+		{"an unknown code as it is", en, rec("", map[string]kanri.Change{"plan": c(nil, "platinum")}), "Plan: set to platinum"},
 	}
 	for _, tt := range tests {
 		if got := changes(tt.ctx, tt.r); got != tt.want {

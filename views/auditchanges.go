@@ -27,6 +27,9 @@ type fieldView struct {
 	// event ("Password changed"); its first value, on creation, goes
 	// unsaid.
 	event string
+	// count fields say how many things an action took along (the files
+	// of a deleted folder): "Files: 3", whichever side holds the number.
+	count bool
 }
 
 // fieldViews is the one list of the recorded fields that the Changes
@@ -40,6 +43,28 @@ var fieldViews = map[string]fieldView{
 	"verified":          {on: "audit.verified", off: "audit.unverified"},
 	"passwordChangedAt": {event: "audit.password_changed"},
 	"keyPrefix":         {event: "audit.key_replaced"},
+	// A user's deletion recorded the role assignments it removed as a
+	// negative number "after", a counter's delta rather than a value.
+	"roleAssignments": {hidden: true},
+	"files":           {count: true},
+	"folders":         {count: true},
+}
+
+// valueWords are the recorded fields whose values are codes, by the start
+// of the catalog keys of their words ("plan." + "standard": "Standard"), a
+// resource type's own field under "Type/field"; a code without a word is
+// shown as it is. A list, or a text of comma-separated codes, is shown
+// code by code.
+var valueWords = map[string]string{
+	"plan":                                   "plan.",
+	"status":                                 "status.",
+	"state":                                  "status.",
+	kanri.AuditDomain + "/state":             "domains.state_",
+	kanri.AuditChannelMember + "/role":       "channels.role_",
+	"target":                                 "backups.part_",
+	"parts":                                  "backups.part_",
+	"settings.locale":                        "settings.locale_",
+	"settings.features.twoFactorEnforcement": "settings.two_factor_",
 }
 
 // changes renders an audit record's changes as text in the reader's
@@ -55,11 +80,12 @@ func changes(ctx context.Context, r *kanri.AuditLog) string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	typ := r.Resource.Type
 	var parts []string
 	for _, k := range keys {
 		c := r.Details.Changes[k]
 		if v, ok := fieldViews[k]; ok {
-			if s := v.describe(ctx, c); s != "" {
+			if s := v.describe(ctx, k, c); s != "" {
 				parts = append(parts, s)
 			}
 			continue
@@ -83,11 +109,11 @@ func changes(ctx context.Context, r *kanri.AuditLog) string {
 			label := fieldLabel(ctx, p)
 			switch {
 			case empty(b):
-				parts = append(parts, T(ctx, "audit.set_to", label, fieldValue(ctx, p, a)))
+				parts = append(parts, T(ctx, "audit.set_to", label, fieldValue(ctx, typ, p, a)))
 			case empty(a):
-				parts = append(parts, T(ctx, "audit.cleared", label, fieldValue(ctx, p, b)))
+				parts = append(parts, T(ctx, "audit.cleared", label, fieldValue(ctx, typ, p, b)))
 			default:
-				parts = append(parts, label+": "+fieldValue(ctx, p, b)+" → "+fieldValue(ctx, p, a))
+				parts = append(parts, label+": "+fieldValue(ctx, typ, p, b)+" → "+fieldValue(ctx, typ, p, a))
 			}
 		}
 	}
@@ -99,10 +125,19 @@ func changes(ctx context.Context, r *kanri.AuditLog) string {
 
 // describe returns the word for a change of a field shown in words, or ""
 // when it goes unsaid.
-func (v fieldView) describe(ctx context.Context, c kanri.Change) string {
+func (v fieldView) describe(ctx context.Context, field string, c kanri.Change) string {
 	switch {
 	case v.hidden:
 		return ""
+	case v.count:
+		n := c.After
+		if empty(n) {
+			n = c.Before
+		}
+		if empty(n) {
+			return ""
+		}
+		return fieldLabel(ctx, field) + ": " + formatValue(ctx, n)
 	case v.event != "":
 		if empty(c.Before) || empty(c.After) {
 			return ""
@@ -174,9 +209,10 @@ func settingLabel(ctx context.Context, path string) string {
 	return translated(ctx, "config."+path, path)
 }
 
-// fieldValue shows a recorded value of a field in the reader's language:
-// a role by its label, a service by its name, a status by its word.
-func fieldValue(ctx context.Context, path string, v any) string {
+// fieldValue shows a recorded value of a field of a resource of type typ
+// in the reader's language: a role by its label, a service by its name, a
+// code by its word (valueWords).
+func fieldValue(ctx context.Context, typ, path string, v any) string {
 	if s, ok := v.(string); ok {
 		switch path {
 		case "roleName":
@@ -185,9 +221,35 @@ func fieldValue(ctx context.Context, path string, v any) string {
 			}
 		case "serviceId":
 			return ServiceName(ctx, s, s)
-		case "status", "state":
-			return translated(ctx, "status."+s, s)
 		}
+	}
+	prefix, ok := valueWords[typ+"/"+path]
+	if !ok {
+		prefix, ok = valueWords[path]
+	}
+	if !ok {
+		return formatValue(ctx, v)
+	}
+	switch v := v.(type) {
+	case string:
+		if v == "" {
+			return formatValue(ctx, v)
+		}
+		codes := strings.Split(v, ",")
+		for i, code := range codes {
+			codes[i] = translated(ctx, prefix+strings.TrimSpace(code), strings.TrimSpace(code))
+		}
+		return strings.Join(codes, ", ")
+	case []any:
+		items := make([]any, len(v))
+		for i, item := range v {
+			if code, ok := item.(string); ok {
+				items[i] = translated(ctx, prefix+code, code)
+			} else {
+				items[i] = item
+			}
+		}
+		return formatValue(ctx, items)
 	}
 	return formatValue(ctx, v)
 }
@@ -198,8 +260,11 @@ func fieldValue(ctx context.Context, path string, v any) string {
 func formatValue(ctx context.Context, v any) string {
 	switch v := v.(type) {
 	case string:
-		if v == "" {
+		switch v {
+		case "":
 			return "\"\""
+		case "true", "false": // a flag recorded as text
+			return formatValue(ctx, v == "true")
 		}
 		return v
 	case float64:

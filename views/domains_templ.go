@@ -131,7 +131,7 @@ func DomainsPage(p Page, rows []DomainRow, input string, errs Errors) templ.Comp
 					}
 					return nil
 				})
-				templ_7745c5c3_Err = Field("domain", T(ctx, "domains.domain"), T(ctx, "domains.domain_help"), errs).Render(templ.WithChildren(ctx, templ_7745c5c3_Var5), templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Field("domain", T(ctx, "domains.domain"), OfTenant(ctx, p, "domains.domain_help", "domains.domain_help.visiting"), errs).Render(templ.WithChildren(ctx, templ_7745c5c3_Var5), templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -163,9 +163,9 @@ func DomainsPage(p Page, rows []DomainRow, input string, errs Errors) templ.Comp
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var8 string
-				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "domains.none"))
+				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(OfTenant(ctx, p, "domains.none", "domains.none.visiting"))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `domains.templ`, Line: 32, Col: 73}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `domains.templ`, Line: 32, Col: 108}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {

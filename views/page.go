@@ -78,6 +78,24 @@ func (p Page) TenantID() string {
 	return ""
 }
 
+// Visiting reports whether the page is about a tenant other than the
+// viewer's own: an operator's staff working in a customer's tenant, to
+// whom "your organisation" is not that tenant.
+func (p Page) Visiting() bool {
+	return p.Tenant != nil && p.Home != nil && p.Tenant.ID != p.Home.ID
+}
+
+// OfTenant says a message about the page's tenant: key ("your
+// organisation…") to the tenant's own users, visiting to a visitor from
+// another tenant (Page.Visiting), with the tenant's display name as its
+// first argument, before args ("Acme's settings").
+func OfTenant(ctx context.Context, p Page, key, visiting string, args ...any) string {
+	if !p.Visiting() {
+		return T(ctx, key, args...)
+	}
+	return T(ctx, visiting, append([]any{p.Tenant.DisplayName}, args...)...)
+}
+
 // Paging is the paging, page size and sorting of a list page.
 type Paging struct {
 	FirstURL string

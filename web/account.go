@@ -5,7 +5,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
 )
@@ -80,7 +79,7 @@ func (s *Server) changePassword(c echo.Context) error {
 	if err := s.startSession(c, u, u.TenantID); err != nil {
 		return err
 	}
-	s.flash(c, "success", i18n.T(ctx, "account.password_changed"))
+	s.flash(c, "success", "account.password_changed")
 	return redirect(c, views.AccountPath())
 }
 

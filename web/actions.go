@@ -3,7 +3,6 @@ package web
 import (
 	"github.com/labstack/echo/v4"
 
-	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -25,6 +24,6 @@ func (s *Server) action(c echo.Context, doneKey, dest string, do func(seen kanri
 
 // done reports a change that was made, in a message on the page at dest.
 func (s *Server) done(c echo.Context, dest, key string, args ...any) error {
-	s.flash(c, "success", i18n.T(c.Request().Context(), key, args...))
+	s.flash(c, "success", key, args...)
 	return redirect(c, dest)
 }

@@ -1,10 +1,16 @@
 package web_test
 
 import (
+	"context"
+	"html"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
 )
 
 func TestAuditPageAndCSV(t *testing.T) {
@@ -115,5 +121,91 @@ func TestAuditPageSaysWhatChanged(t *testing.T) {
 	}
 	if strings.Contains(page, `data-testid="audit-empty"`) {
 		t.Error("From after To: says no records match")
+	}
+}
+
+// TestAuditFilterOffersEveryResourceType: the resource type filter offers
+// every type the records name, channels and messages too, and finds the
+// records of each.
+func TestAuditFilterOffersEveryResourceType(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	channelID, _ := e.matrixChannel(t, e.acme.ID, e.acmeAdmin.ID, 1)
+	page := "/t/" + e.acme.ID + "/audit"
+	_, body := admin.get(page)
+	for _, typ := range kanri.AuditResourceTypes() {
+		if !strings.Contains(body, `<option value="`+typ+`"`) {
+			t.Errorf("the filter does not offer %s", typ)
+		}
+	}
+	for _, typ := range []string{kanri.AuditChannel, kanri.AuditChannelMember} {
+		_, body = admin.get(page + "?resource=" + typ)
+		if !strings.Contains(body, `data-testid="audit-row"`) || strings.Contains(body, `data-action="user.`) {
+			t.Errorf("filtered by %s: no rows, or rows of users", typ)
+		}
+	}
+	if _, body = admin.get(page + "?resource=" + kanri.AuditChannel); !strings.Contains(body, `data-action="channel.create"`) {
+		t.Errorf("filtered by channel: no channel.create of %s", channelID)
+	}
+}
+
+// TestAuditRecordsNamesNotIDsOrCounters: a file moved into a folder is
+// recorded with the folder's path, not its id, and a deleted user's record
+// holds no count of the role assignments its deletion removed.
+func TestAuditRecordsNamesNotIDsOrCounters(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	acme := "/t/" + e.acme.ID
+	f := e.uploadFile(t, e.acme.ID, "", "a.txt", []byte("hello"))
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: e.acmeAdmin.ID, TenantID: e.acme.ID})
+	docs, err := e.files.CreateFolder(ctx, e.acme.ID, "", "Docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, _ := admin.post(acme+"/files/"+f.ID+"/move", url.Values{"target": {docs.ID}, "etag": {f.ETag}, "state": {f.State()}})
+	wantStatus(t, "move", resp, http.StatusSeeOther)
+	resp, _ = admin.post(acme+"/users/"+e.acmeBob.ID+"/delete", url.Values{"etag": {""}})
+	wantStatus(t, "delete", resp, http.StatusSeeOther)
+	_, page := admin.get(acme + "/audit")
+	for _, want := range []string{"Folder: / → /Docs"} {
+		if !strings.Contains(html.UnescapeString(page), want) {
+			t.Errorf("the audit page lacks %q", want)
+		}
+	}
+	for _, unwanted := range []string{docs.ID, "roleAssignments"} {
+		if strings.Contains(page, unwanted) {
+			t.Errorf("the audit page shows %q", unwanted)
+		}
+	}
+	recs, _, err := e.config.Services.Deps.Audit.Query(ctx, e.acme.ID, audit.Filter{Action: "user.delete"})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("user.delete records: %d, %v", len(recs), err)
+	}
+	if _, ok := recs[0].Details.Changes["roleAssignments"]; ok {
+		t.Errorf("the deletion records a count of role assignments: %v", recs[0].Details.Changes)
+	}
+}
+
+// TestAuditNamesActionsInThePagesLanguage: an action shows as words in the
+// page's language, its code in the title (and data-action); a failure's
+// badge, and a service assignment by its service's name, too.
+func TestAuditNamesActionsInThePagesLanguage(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	e.client(t).signInErr("acme", "admin", "Wrong-pass-99")
+	admin := e.client(t).signIn("acme", "admin")
+	admin.post("/lang", url.Values{"lang": {"ja"}, "next": {"/"}})
+	_, page := admin.get("/t/" + e.acme.ID + "/audit")
+	for _, want := range []string{
+		`<span title="user.create" data-testid="audit-action">ユーザー作成</span>`,
+		`<span title="auth.login_failed" data-testid="audit-action">サインイン失敗</span> <span class="badge deleted">失敗</span>`,
+		`サービス割り当て: <span title="file-service">` + i18n.Translate("ja", "service.file-service"),
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the Japanese audit page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, `<span class="mono">user.create</span>`) {
+		t.Error("the Japanese audit page shows an action's code as its text")
 	}
 }

@@ -63,7 +63,7 @@ func (s *Server) logout(c echo.Context) error {
 	if err := s.endSession(c); err != nil {
 		return err
 	}
-	s.flash(c, "info", i18n.T(ctx, "login.signed_out"))
+	s.flash(c, "info", "login.signed_out")
 	return redirect(c, "/login")
 }
 

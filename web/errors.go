@@ -82,20 +82,41 @@ func clientGone(err error) bool {
 // message translates err's message key for the request, or fallback when
 // err carries none of its own.
 func message(ctx context.Context, err error, fallback string) string {
+	key, args := messageOf(err, fallback)
+	return i18n.T(ctx, key, args...)
+}
+
+// messageOf returns the message key of err, with its arguments, or
+// fallback when err carries none of its own.
+func messageOf(err error, fallback string) (string, []any) {
 	key, args := kanri.ErrorMessage(err)
 	if fields := kanri.ErrorFields(err); key == "error.invalid" && len(fields) == 1 {
 		// An action with one thing wrong (a refused avatar, say) says
 		// what, not only that something was.
 		for _, msg := range fields {
 			if i18n.Has(msg) {
-				return i18n.T(ctx, msg)
+				return msg, nil
 			}
 		}
 	}
 	if key == "error.internal" || key == "error.invalid" || !i18n.Has(key) {
-		return i18n.T(ctx, fallback)
+		return fallback, nil
 	}
-	return i18n.T(ctx, key, args...)
+	return key, args
+}
+
+// visiting returns, on a page of a tenant that an operator visits from
+// another tenant, the variant of a message that names the tenant where the
+// catalog has one (key + ".visiting", with the tenant's display name as
+// its first argument: "This service is suspended for Acme." rather than
+// "…for your organisation."); else key and args as they are.
+func visiting(c echo.Context, key string, args []any) (string, []any) {
+	t, _ := c.Get(ctxTenant).(*kanri.Tenant)
+	home, _ := c.Get(ctxHome).(*kanri.Tenant)
+	if t == nil || home == nil || t.ID == home.ID || !i18n.Has(key+".visiting") {
+		return key, args
+	}
+	return key + ".visiting", append([]any{t.DisplayName}, args...)
 }
 
 // titles are the headings of the error pages of each code.
@@ -135,7 +156,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 		// session did; a page asked for is where sign-in leads.
 		login := "/login"
 		if reads(c) && !isHTMX(c) {
-			s.flash(c, "info", message(ctx, err, "login.required"))
+			key, args := messageOf(err, "login.required")
+			s.flash(c, "info", key, args...)
 			if next := nextPath(c.Request().URL.RequestURI()); next != "" {
 				login += "?next=" + url.QueryEscape(next)
 			}
@@ -151,7 +173,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.errorPage(c, http.StatusInternalServerError, "error.internal", i18n.T(ctx, "error.internal_body", reqID(c)))
 	case !reads(c) && (code == kanri.ECONFLICT || code == kanri.ESTALE || code == kanri.EINVALID || code == kanri.EBUSY):
 		// An action that could not be done: say why on the page it came from.
-		s.flash(c, "error", message(ctx, err, "error.title"))
+		key, args := messageOf(err, "error.title")
+		key, args = visiting(c, key, args)
+		s.flash(c, "error", key, args...)
 		s.respondRedirect(c, backTo(c, "/"))
 	default:
 		title, ok := titles[code]
@@ -162,7 +186,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if code == kanri.EFORBIDDEN {
 			fallback = "error.forbidden_body"
 		}
-		body := message(ctx, err, fallback)
+		key, args := messageOf(err, fallback)
+		key, args = visiting(c, key, args)
+		body := i18n.T(ctx, key, args...)
 		if code == kanri.ENOTFOUND {
 			body = i18n.T(ctx, "error.not_found_body") // never which thing is missing
 		}

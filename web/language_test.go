@@ -166,3 +166,64 @@ func TestOperatorsRolesPageFormatsEveryMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestFlashIsInThePagesLanguage: a message left for the next page is in
+// that page's language, also when the language changed in between: the
+// save of the tenant's default language itself, or a switch of language
+// before the page is shown.
+func TestFlashIsInThePagesLanguage(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	path := "/t/" + e.acme.ID + "/settings"
+	ja := func(zone string) string { return html.EscapeString(i18n.Translate("ja", "settings.saved", zone)) }
+
+	resp, _ := admin.post(path, settingsForm(e.fresh(t, e.acme.ID), func(in *kanri.SettingsInput) { in.Locale = "ja-JP" }))
+	page := admin.landing(resp)
+	if got, want := strings.Contains(page, ja("Asia/Tokyo")), true; got != want || !strings.Contains(page, `<html lang="ja"`) {
+		t.Errorf("saving Japanese as the default language: the Japanese message shown %v, want %v", got, want)
+	}
+
+	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.Locale = "" })
+	resp, _ = admin.post(path, settingsForm(e.fresh(t, e.acme.ID), func(in *kanri.SettingsInput) { in.Timezone = "UTC" }))
+	admin.post("/lang", url.Values{"lang": {"ja"}, "next": {resp.Header.Get("Location")}})
+	_, page = admin.get(path)
+	if got, want := strings.Contains(page, ja("UTC")), true; got != want {
+		t.Errorf("a switch to Japanese before the message is shown: the Japanese message shown %v, want %v", got, want)
+	}
+}
+
+// TestLoginMarksItsLanguage: the sign-in page's language buttons say which
+// language the page is in (aria-pressed), whether the browser or the
+// visitor's choice decided it.
+func TestLoginMarksItsLanguage(t *testing.T) {
+	e := newEnv(t)
+	pressed := regexp.MustCompile(`data-testid="lang-(ja|en)" aria-pressed="(true|false)"`)
+	state := func(page string) map[string]string {
+		got := map[string]string{}
+		for _, m := range pressed.FindAllStringSubmatch(page, -1) {
+			got[m[1]] = m[2]
+		}
+		return got
+	}
+	c := e.client(t)
+	for _, tt := range []struct {
+		name, accept, choose string
+		want                 map[string]string
+	}{
+		{"an English browser", "en", "", map[string]string{"en": "true", "ja": "false"}},
+		{"a Japanese browser", "ja", "", map[string]string{"en": "false", "ja": "true"}},
+		{"Japanese chosen", "en", "ja", map[string]string{"en": "false", "ja": "true"}},
+		{"English chosen", "ja", "en", map[string]string{"en": "true", "ja": "false"}},
+	} {
+		if tt.choose != "" {
+			c.post("/lang", url.Values{"lang": {tt.choose}, "next": {"/login"}})
+		}
+		_, page := c.send(http.MethodGet, "/login", nil, http.Header{"Accept-Language": {tt.accept}})
+		if got := state(page); got["en"] != tt.want["en"] || got["ja"] != tt.want["ja"] {
+			t.Errorf("%s: got pressed %v, want %v", tt.name, got, tt.want)
+		}
+		if m := csrfPattern.FindStringSubmatch(page); m != nil {
+			c.csrf = m[1]
+		}
+	}
+}

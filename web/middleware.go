@@ -186,7 +186,7 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 		s.touch(c, rec)
 		if s.mustEnrol(c) && !enrolmentOnly(c.Request().URL.Path) {
-			s.flash(c, "info", i18n.T(ctx, "twofactor.required"))
+			s.flash(c, "info", "twofactor.required")
 			return redirect(c, views.TwoFactorPath())
 		}
 		return next(c)

@@ -257,6 +257,7 @@ func (s *Server) routes(e *echo.Echo) {
 
 		{t, http.MethodGet, "/settings", role.SettingsRead, s.showSettings},
 		{t, http.MethodPost, "/settings", role.SettingsUpdate, s.saveSettings},
+		{t, http.MethodGet, "/settings/time-now", role.SettingsRead, s.zoneNowPreview},
 	} {
 		r.g.Add(r.method, r.path, r.h, need(r.perm)).Name = "perm:" + r.perm
 	}

@@ -1,17 +1,22 @@
 package web
 
 import (
+	"context"
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -173,28 +178,78 @@ func (s *Server) checkCSRF(c echo.Context) error {
 	return nil
 }
 
-// flash stores a message for the next page.
-func (s *Server) flash(c echo.Context, kind, msg string) {
+// A flashMessage is a message for the next page, kept as its catalog key
+// and arguments so that it is translated into the language of the page
+// that shows it, not of the request that stored it: a save of the tenant's
+// default language, or a switch of language, comes between the two.
+type flashMessage struct {
+	Message string `json:"message"`
+	Args    []any  `json:"args,omitempty"`
+}
+
+// flash stores the message key, with its arguments, for the next page.
+// Integers stay integers (for %d and the singular of a count of one);
+// every other argument is kept as the text it formats to.
+func (s *Server) flash(c echo.Context, kind, key string, args ...any) {
+	m := flashMessage{Message: key, Args: make([]any, len(args))}
+	for i, a := range args {
+		switch n := a.(type) {
+		case int:
+			m.Args[i] = n
+		case int64:
+			m.Args[i] = n
+		default:
+			m.Args[i] = fmt.Sprint(a)
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		s.Logger.Warn("encode flash", "err", err)
+		return
+	}
 	sess := s.session(c)
-	sess.Values[keyFlash], sess.Values[keyFlashKind] = msg, kind
+	sess.Values[keyFlash], sess.Values[keyFlashKind] = string(b), kind
 	if err := s.saveSession(c); err != nil {
 		s.Logger.Warn("save flash", "err", err)
 	}
 }
 
-// takeFlash returns and clears the pending message.
+// takeFlash returns and clears the pending message, translated into the
+// language of the request.
 func (s *Server) takeFlash(c echo.Context) (kind, msg string) {
 	sess := s.session(c)
-	msg, _ = sess.Values[keyFlash].(string)
+	stored, _ := sess.Values[keyFlash].(string)
 	kind, _ = sess.Values[keyFlashKind].(string)
-	if msg != "" {
-		delete(sess.Values, keyFlash)
-		delete(sess.Values, keyFlashKind)
-		if err := s.saveSession(c); err != nil {
-			s.Logger.Warn("clear flash", "err", err)
+	if stored == "" {
+		return kind, ""
+	}
+	delete(sess.Values, keyFlash)
+	delete(sess.Values, keyFlashKind)
+	if err := s.saveSession(c); err != nil {
+		s.Logger.Warn("clear flash", "err", err)
+	}
+	return kind, flashText(c.Request().Context(), stored)
+}
+
+// flashText translates a message stored by flash. A session from before
+// messages were stored by key holds the text itself, which is shown as is.
+func flashText(ctx context.Context, stored string) string {
+	var m flashMessage
+	d := json.NewDecoder(strings.NewReader(stored))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil || m.Message == "" {
+		return stored
+	}
+	for i, a := range m.Args {
+		if n, ok := a.(json.Number); ok {
+			if v, err := n.Int64(); err == nil {
+				m.Args[i] = int(v)
+			} else {
+				m.Args[i] = n.String()
+			}
 		}
 	}
-	return kind, msg
+	return i18n.T(ctx, m.Message, m.Args...)
 }
 
 func randomToken() string {

@@ -82,6 +82,12 @@ func (s *Server) saveSettings(c echo.Context) error {
 	return render(c, status, views.SettingsPage(s.page(c, "settings.title", "settings"), f))
 }
 
+// zoneNowPreview answers the settings form's zone list with the time now
+// in the zone chosen, before it is saved.
+func (s *Server) zoneNowPreview(c echo.Context) error {
+	return render(c, http.StatusOK, views.ZoneNowPreview(c.QueryParam("timezone"), s.Now()))
+}
+
 // settingsForm returns the settings page's data of t but its edit.
 func (s *Server) settingsForm(t *kanri.Tenant) views.SettingsForm {
 	return views.SettingsForm{Tenant: t, Now: s.Now(), Plans: role.Plans, PlanTable: role.PlanTable()}

@@ -564,3 +564,92 @@ func TestDatesAreTheTenantsDays(t *testing.T) {
 		t.Errorf("the key list does not show the expiry as %s", day)
 	}
 }
+
+// TestZonePreviewFollowsTheChoice: the settings form's zone list asks for
+// the time now in the zone chosen, before it is saved; a name that is not
+// a zone shows nothing.
+func TestZonePreviewFollowsTheChoice(t *testing.T) {
+	e := newEnv(t)
+	admin := e.client(t).signIn("acme", "admin")
+	path := "/t/" + e.acme.ID + "/settings"
+	_, page := admin.get(path)
+	if want := `hx-get="` + path + `/time-now"`; !strings.Contains(page, want) {
+		t.Errorf("the zone list does not ask for its preview: lacks %s", want)
+	}
+	tests := []struct {
+		zone string
+		want string // the time shown; "" for none
+	}{
+		{"America/New_York", "America/New_York"},
+		{"UTC", "UTC"},
+		{"Local", ""},
+		{"../../etc/passwd", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		resp, body := admin.get(path + "/time-now?timezone=" + url.QueryEscape(tt.zone))
+		wantStatus(t, tt.zone, resp, http.StatusOK)
+		if !strings.Contains(body, `id="timezone-now"`) {
+			t.Errorf("%q: the answer is not the preview: %s", tt.zone, body)
+		}
+		got := strings.Contains(body, "Now: ")
+		if want := tt.want != ""; got != want {
+			t.Errorf("%q: a time shown %v, want %v: %s", tt.zone, got, want, body)
+		}
+		if tt.want != "" {
+			loc, _ := time.LoadLocation(tt.want)
+			if want := "Now: " + e.clock.Now().In(loc).Format("2006-01-02 15:04 MST"); !strings.Contains(body, want) {
+				t.Errorf("%q: got %s, want %s", tt.zone, body, want)
+			}
+		}
+	}
+	other := e.client(t).signIn("globex", "admin")
+	resp, _ := other.get(path + "/time-now?timezone=UTC")
+	wantStatus(t, "another tenant's administrator", resp, http.StatusNotFound)
+}
+
+// TestOperatorSeesTheTenantsName: the pages of a tenant say "your
+// organisation" to its own users, and name the tenant to an operator
+// working in it from the operator's tenant ("Acme's settings"), in
+// English and Japanese, on pages and on error pages alike.
+func TestOperatorSeesTheTenantsName(t *testing.T) {
+	e := newEnv(t)
+	e.setTenant(t, e.acme.ID, func(in *kanri.TenantInput) {
+		in.DisplayName = "Acme Corp"
+		in.EndDate = e.clock.Now().In(e.acme.Location()).AddDate(0, 0, 10).Format(kanri.DateLayout) // soon: a banner
+	})
+	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.APIAccess, in.AdvancedReporting = false, false })
+	acme := "/t/" + e.acme.ID
+	own := e.client(t).signIn("acme", "admin")
+	staff := e.client(t).signIn("privileged", adminEmail)
+	tests := []struct {
+		path, testid string
+		own, staff   string // in English
+		staffJa      string
+	}{
+		{acme + "/settings", "", "Organisation settings", "Acme Corp&#39;s settings", "Acme Corp の設定"},
+		{acme + "/users", "subscription-banner", "Your organisation&#39;s subscription ends", "Acme Corp&#39;s subscription ends", "Acme Corp の契約は"},
+		{acme + "/domains", "domains-none", "Add your organisation&#39;s e-mail domain", "Add Acme Corp&#39;s e-mail domain", "Acme Corp のメールドメイン"},
+		{acme + "/api-keys", "apikeys-api-access-off", "turned off in your organisation&#39;s settings", "turned off in Acme Corp&#39;s settings", "Acme Corp の設定でオフ"},
+		{acme + "/api-keys/usage", "error-page", "turned off in your organisation&#39;s settings", "turned off in Acme Corp&#39;s settings", "Acme Corp の設定でオフ"},
+	}
+	for _, tt := range tests {
+		_, page := own.get(tt.path)
+		if !strings.Contains(page, tt.own) {
+			t.Errorf("%s, its own administrator: lacks %q", tt.path, tt.own)
+		}
+		_, page = staff.get(tt.path)
+		if tt.testid != "" && !strings.Contains(page, `data-testid="`+tt.testid+`"`) {
+			t.Errorf("%s, the operator: no %s", tt.path, tt.testid)
+		}
+		if !strings.Contains(page, tt.staff) || strings.Contains(strings.ToLower(page), "your organisation") {
+			t.Errorf("%s, the operator: got %s, want %q and no \"your organisation\"", tt.path, excerpt(page, "organisation"), tt.staff)
+		}
+	}
+	staff.post("/lang", url.Values{"lang": {"ja"}, "next": {"/"}})
+	for _, tt := range tests {
+		if _, page := staff.get(tt.path); !strings.Contains(page, tt.staffJa) {
+			t.Errorf("%s, the operator in Japanese: lacks %q", tt.path, tt.staffJa)
+		}
+	}
+}

@@ -87,7 +87,7 @@ func (s *Server) secondFactor(c echo.Context) error {
 	ctx := c.Request().Context()
 	uid, tid, next, ok := s.pendingSignIn(c)
 	if !ok {
-		s.flash(c, "info", i18n.T(ctx, "twofactor.timed_out"))
+		s.flash(c, "info", "twofactor.timed_out")
 		return c.Redirect(http.StatusSeeOther, "/login")
 	}
 	u, err := s.Auth.SecondFactor(ctx, tid, uid, c.FormValue("code"))
@@ -148,9 +148,13 @@ func (s *Server) showTwoFactor(c echo.Context, status int, recovery []string, er
 		return err
 	}
 	home := c.Get(ctxHome).(*kanri.Tenant)
+	enforced, err := s.twoFactorEnforced(c, u, home)
+	if err != nil {
+		return err
+	}
 	v := views.TwoFactorView{
-		Enabled: u.Security.TwoFactorEnabled, Available: home.TwoFactorAvailable(), Required: s.mustEnrol(c),
-		Recovery: recovery, Left: len(u.Security.RecoveryCodes), Errors: errs,
+		Enabled: u.Security.TwoFactorEnabled, Available: home.TwoFactorAvailable(), Required: s.mustEnrol(c), Enforced: enforced,
+		Account: account(u, home), Recovery: recovery, Left: len(u.Security.RecoveryCodes), Errors: errs,
 	}
 	if !v.Enabled && len(recovery) == 0 {
 		e, err := s.Auth.PendingTwoFactor(u, account(u, home))
@@ -166,6 +170,17 @@ func (s *Server) showTwoFactor(c echo.Context, status int, recovery []string, er
 		}
 	}
 	return render(c, status, views.TwoFactorPage(s.page(c, "twofactor.title", "account"), v))
+}
+
+// twoFactorEnforced reports whether the tenant requires two-factor sign-in
+// of u (of everyone, or of administrators and u is one), so that u cannot
+// turn it off.
+func (s *Server) twoFactorEnforced(c echo.Context, u *kanri.User, home *kanri.Tenant) (bool, error) {
+	access, err := s.Roles.AccessOf(c.Request().Context(), home.ID, u.ID)
+	if err != nil {
+		return false, err
+	}
+	return home.TwoFactorRequired(access.Admin), nil
 }
 
 // account names the user in an authenticator app.
@@ -206,12 +221,13 @@ func (s *Server) confirmTwoFactor(c echo.Context) error {
 func (s *Server) disableTwoFactor(c echo.Context) error {
 	ctx := c.Request().Context()
 	u, home := c.Get(ctxUser).(*kanri.User), c.Get(ctxHome).(*kanri.Tenant)
-	access, err := s.Roles.AccessOf(ctx, home.ID, u.ID)
+	enforced, err := s.twoFactorEnforced(c, u, home)
 	if err != nil {
 		return err
 	}
-	if home.TwoFactorRequired(access.Admin) {
-		return s.showTwoFactor(c, http.StatusConflict, nil, views.Errors{"_form": "twofactor.cannot_disable"})
+	if enforced {
+		// The page shown says why, in place of the form.
+		return s.showTwoFactor(c, http.StatusConflict, nil, nil)
 	}
 	err = s.Auth.DisableTwoFactor(ctx, u.TenantID, u.ID, c.FormValue("password"), c.FormValue("code"))
 	if kanri.IsCode(err, kanri.EINVALID) {

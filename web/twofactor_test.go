@@ -13,11 +13,15 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
+	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
 var (
-	secretShown   = regexp.MustCompile(`data-testid="twofactor-secret">([A-Z2-7]+)<`)
+	// secretShown is the key for manual entry, in groups of four
+	// (<span>ABCD</span>…) whose text is the key itself.
+	secretShown   = regexp.MustCompile(`data-testid="twofactor-secret">((?:<span>[A-Z2-7]{1,4}</span>)+)</code>`)
+	secretGroup   = regexp.MustCompile(`<span>([A-Z2-7]{1,4})</span>`)
 	recoveryShown = regexp.MustCompile(`data-testid="recovery-code">([a-z2-7]{5}-[a-z2-7]{5})<`)
 )
 
@@ -42,7 +46,10 @@ func (e *env) enrol(t *testing.T, c *client) (string, []string) {
 	if m == nil || !strings.Contains(page, `data-testid="twofactor-qr"`) || !strings.Contains(page, "data:image/png;base64,") {
 		t.Fatalf("the enrolment page shows no QR code or secret: %s", excerpt(page, "twofactor"))
 	}
-	secret := m[1]
+	var secret string
+	for _, g := range secretGroup.FindAllStringSubmatch(m[1], -1) {
+		secret += g[1]
+	}
 	resp, _ = c.post("/account/2fa/confirm", url.Values{"code": {"000000"}})
 	wantStatus(t, "a wrong first code", resp, http.StatusUnprocessableEntity)
 	resp, page = c.post("/account/2fa/confirm", url.Values{"code": {codeAt(t, secret, e.clock.Now())}})
@@ -55,7 +62,7 @@ func (e *env) enrol(t *testing.T, c *client) (string, []string) {
 		t.Fatalf("%d recovery codes shown, want 10", len(codes))
 	}
 	_, page = c.get("/account/2fa")
-	if strings.Contains(page, secret) || strings.Contains(page, codes[0]) {
+	if strings.Contains(page, `data-testid="twofactor-secret"`) || strings.Contains(page, codes[0]) {
 		t.Error("the secret or a recovery code is shown again")
 	}
 	return secret, codes
@@ -66,6 +73,106 @@ func (c *client) signInStep(tenantName, username, pass string) string {
 	c.get("/login")
 	resp, _ := c.post("/login", url.Values{"tenant": {tenantName}, "username": {username}, "password": {pass}})
 	return resp.Header.Get("Location")
+}
+
+// TestTwoFactorPageHelpsToKeepTheKeys: the key for manual entry shows in
+// groups of four, with a Copy button that copies it whole; the recovery
+// codes, right after enrolment, have a Download link (a text file of the
+// codes, one a line, named for the account) and a Copy button that copies
+// them one a line.
+func TestTwoFactorPageHelpsToKeepTheKeys(t *testing.T) {
+	e := newEnv(t)
+	bob := e.client(t).signIn("acme", "bob")
+	bob.get("/account/2fa")
+	bob.post("/account/2fa/setup", nil)
+	_, page := bob.get("/account/2fa")
+	m := secretShown.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the key is not shown in groups: %s", excerpt(page, "twofactor-secret"))
+	}
+	var groups []string
+	for _, g := range secretGroup.FindAllStringSubmatch(m[1], -1) {
+		groups = append(groups, g[1])
+	}
+	for i, g := range groups {
+		if len(g) != 4 && i < len(groups)-1 {
+			t.Errorf("group %d of the key: got %q, want four characters", i, g)
+		}
+	}
+	if got, want := len(groups), 2; got < want {
+		t.Errorf("the key is in %d groups, want at least %d", got, want)
+	}
+	if !strings.Contains(page, `data-copy="#twofactor-secret"`) || !strings.Contains(page, `id="twofactor-secret"`) {
+		t.Error("the key has no Copy button")
+	}
+	secret := strings.Join(groups, "")
+	resp, page := bob.post("/account/2fa/confirm", url.Values{"code": {codeAt(t, secret, e.clock.Now())}})
+	wantStatus(t, "confirm", resp, http.StatusOK)
+	var codes []string
+	for _, m := range recoveryShown.FindAllStringSubmatch(page, -1) {
+		codes = append(codes, m[1])
+	}
+	href := regexp.MustCompile(`href="(data:text/plain;charset=utf-8,[^"]*)" download="[^"]+\.txt" data-testid="recovery-download"`).FindStringSubmatch(page)
+	if href == nil {
+		t.Fatalf("no Download link of the codes: %s", excerpt(page, "recovery-download"))
+	}
+	file, err := url.PathUnescape(strings.TrimPrefix(html.UnescapeString(href[1]), "data:text/plain;charset=utf-8,"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := file, "bob@acme"; !strings.Contains(got, want) {
+		t.Errorf("the file does not name the account: got %q, want %q in it", got, want)
+	}
+	if got, want := file, strings.Join(codes, "\r\n")+"\r\n"; !strings.HasSuffix(got, want) {
+		t.Errorf("the file's codes: got %q, want it to end with %q", got, want)
+	}
+	copyText := regexp.MustCompile(`data-copy="#recovery-codes" data-copy-text="([^"]*)"`).FindStringSubmatch(page)
+	if copyText == nil {
+		t.Fatalf("no Copy button of the codes: %s", excerpt(page, "recovery-copy"))
+	}
+	if got, want := html.UnescapeString(copyText[1]), strings.Join(codes, "\n"); got != want {
+		t.Errorf("Copy copies %q, want %q", got, want)
+	}
+	_, page = bob.get("/account/2fa")
+	if strings.Contains(page, `data-testid="recovery-download"`) || strings.Contains(page, codes[0]) {
+		t.Error("the codes can be downloaded again")
+	}
+}
+
+// TestEnforcedTwoFactorCannotBeTurnedOff: where the tenant requires two
+// factors of a user, their page says so in place of the form that turns
+// it off; others have the form.
+func TestEnforcedTwoFactorCannotBeTurnedOff(t *testing.T) {
+	e := newEnv(t)
+	admin, bob := e.client(t).signIn("acme", "admin"), e.client(t).signIn("acme", "bob")
+	e.enrol(t, admin)
+	e.enrol(t, bob)
+	for _, tt := range []struct {
+		level                      string
+		adminEnforced, bobEnforced bool
+	}{
+		{kanri.TwoFactorOff, false, false},
+		{kanri.TwoFactorAdmins, true, false},
+		{kanri.TwoFactorEveryone, true, true},
+	} {
+		e.requireTwoFactor(t, e.acme.ID, tt.level)
+		for _, who := range []struct {
+			name     string
+			c        *client
+			enforced bool
+		}{{"admin", admin, tt.adminEnforced}, {"bob", bob, tt.bobEnforced}} {
+			_, page := who.c.get("/account/2fa")
+			gotForm, gotSays := strings.Contains(page, `data-testid="twofactor-disable-form"`), strings.Contains(page, `data-testid="twofactor-enforced"`)
+			if gotForm != !who.enforced || gotSays != who.enforced {
+				t.Errorf("%s, %s: the form shown %v, the requirement said %v; want %v, %v", tt.level, who.name, gotForm, gotSays, !who.enforced, who.enforced)
+			}
+		}
+	}
+	resp, page := bob.post("/account/2fa/disable", url.Values{"password": {password}, "code": {"000000"}})
+	wantStatus(t, "turning off while required", resp, http.StatusConflict)
+	if got, want := strings.Count(page, html.EscapeString(i18n.T(context.Background(), "twofactor.cannot_disable"))), 1; got != want {
+		t.Errorf("the refusal says why %d times, want %d", got, want)
+	}
 }
 
 // TestTwoFactorSignIn: bob enrols, and then signs in with the password

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,7 @@ import (
 	"github.com/kanri/kanri/internal/domain"
 	"github.com/kanri/kanri/internal/domain/dnstest"
 	"github.com/kanri/kanri/internal/files"
+	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/service"
@@ -99,6 +101,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, DNSServer: dns.Addr, UsageQueue: 1000, Blobs: openBlobs(t),
 	})
 	st, ts, roles, us := svcs.Deps.Store, svcs.Tenants, svcs.Roles, svcs.Users
+	watchAudit(t, svcs.Deps.Audit)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
 	if _, err := roles.Seed(ctx); err != nil {
 		t.Fatal(err)
@@ -313,4 +316,33 @@ func cookieValue(cs []*http.Cookie, name string) string {
 		}
 	}
 	return ""
+}
+
+// watchAudit fails the test for every audit record the test's flows write
+// whose resource type the audit page does not offer as a filter
+// (kanri.AuditResourceTypes), or whose action the page cannot name
+// (audit.action.<action> in the catalog): the records of every feature a
+// test drives are checked, not a list of them.
+func watchAudit(t testing.TB, log *audit.Log) {
+	var mu sync.Mutex
+	var problems []string
+	log.Observe(func(en audit.Entry) {
+		var p []string
+		if !kanri.IsAuditResourceType(en.Resource.Type) {
+			p = append(p, en.Action+" of a "+en.Resource.Type+": not a declared resource type (kanri.AuditResourceTypes)")
+		}
+		if !i18n.Has("audit.action." + en.Action) {
+			p = append(p, en.Action+": no label audit.action."+en.Action+" in the catalog")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		problems = append(problems, p...)
+	})
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range slices.Compact(slices.Sorted(slices.Values(problems))) {
+			t.Errorf("audit record %s", p)
+		}
+	})
 }

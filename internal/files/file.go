@@ -245,8 +245,36 @@ func (s *Service) changeFileOnce(ctx context.Context, tenantID, id string, seen 
 	if err := s.Store.Tenant(tenantID).Files().Replace(ctx, f); err != nil {
 		return nil, store.Raced(err)
 	}
+	s.nameFolders(ctx, tenantID, before, after)
 	s.audit(ctx, tenantID, action, kanri.AuditFile, f.ID, f.Title(), before, after)
 	return f, nil
+}
+
+// nameFolders replaces the folder ids of a file's fields before and after
+// a change by the folders' paths ("folder": "/" for the top level), for
+// the audit record: a record names a folder as people know it. A folder
+// that is gone is named by its id.
+func (s *Service) nameFolders(ctx context.Context, tenantID string, before, after map[string]any) {
+	b, _ := before["folderId"].(string)
+	a, _ := after["folderId"].(string)
+	delete(before, "folderId")
+	delete(after, "folderId")
+	if a != b {
+		before["folder"], after["folder"] = s.folderPath(ctx, tenantID, b), s.folderPath(ctx, tenantID, a)
+	}
+}
+
+// folderPath returns the path of a folder ("/" for the top level, ""),
+// or its id when it cannot be read.
+func (s *Service) folderPath(ctx context.Context, tenantID, id string) string {
+	if id == "" {
+		return "/"
+	}
+	f, err := s.Folder(ctx, tenantID, id)
+	if err != nil {
+		return id
+	}
+	return f.Path
 }
 
 // TrashFile moves a file as seen to the trash, where it stays restorable

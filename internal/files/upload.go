@@ -352,9 +352,11 @@ func (s *Service) complete(ctx context.Context, tenantID string, up *kanri.Uploa
 	if f, err = ten.Files().Get(ctx, f.ID); err != nil {
 		return nil, err
 	}
-	s.audit(ctx, tenantID, "file.upload", kanri.AuditFile, f.ID, f.Name, nil, map[string]any{
-		"name": f.Name, "size": f.Size, "contentType": f.ContentType, "checksum": f.Checksum, "folderId": folderID,
-	})
+	fields := map[string]any{"name": f.Name, "size": f.Size, "contentType": f.ContentType, "checksum": f.Checksum}
+	if folderID != "" { // the top level goes unsaid
+		fields["folder"] = s.folderPath(ctx, tenantID, folderID)
+	}
+	s.audit(ctx, tenantID, "file.upload", kanri.AuditFile, f.ID, f.Name, nil, fields)
 	s.meter.storage(tenantID)
 	return s.landed(ctx, tenantID, f)
 }

@@ -117,3 +117,50 @@ func TestPlurals(t *testing.T) {
 		}
 	}
 }
+
+// TestJapaneseTerms keeps one Japanese word per concept: the settings page
+// said 2 段階認証 where the account pages said 二要素認証 for the same
+// two-factor authentication.
+func TestJapaneseTerms(t *testing.T) {
+	tests := []struct {
+		term     string
+		variants []string
+	}{
+		{"二要素認証", []string{"段階認証", "2要素認証", "２要素認証", "多要素認証", "二段階"}},
+	}
+	for _, tt := range tests {
+		for key, m := range catalog {
+			for _, v := range tt.variants {
+				if strings.Contains(m.ja, v) {
+					t.Errorf("%s: got %q in %q, want %q", key, v, m.ja, tt.term)
+				}
+			}
+		}
+	}
+}
+
+// TestVisitingVariants: a message's variant for an operator visiting a
+// tenant (key + ".visiting", which names the tenant) has its message for
+// the tenant's own users, and does not say "your organisation" itself.
+func TestVisitingVariants(t *testing.T) {
+	n := 0
+	for key, m := range catalog {
+		base, ok := strings.CutSuffix(key, ".visiting")
+		if !ok {
+			continue
+		}
+		n++
+		if !Has(base) {
+			t.Errorf("%s: no message %s for the tenant's own users", key, base)
+		}
+		if strings.Contains(strings.ToLower(m.en), "your organisation") {
+			t.Errorf("%s: got %q, want the tenant named", key, m.en)
+		}
+		if !strings.Contains(m.en, "%") || !strings.Contains(m.ja, "%") {
+			t.Errorf("%s: en %q, ja %q: want the tenant's name in both", key, m.en, m.ja)
+		}
+	}
+	if n == 0 {
+		t.Error("no .visiting variants")
+	}
+}

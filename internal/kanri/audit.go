@@ -1,5 +1,7 @@
 package kanri
 
+import "slices"
+
 // Audit statuses (ADR 003).
 const (
 	AuditSuccess = "success"
@@ -21,13 +23,28 @@ const (
 	AuditFolder            = "Folder"
 	AuditBackupJob         = "BackupJob"
 	AuditBackup            = "Backup"
+	// The messaging service's records have named their resources by
+	// their documents' types since it began; the stored records keep
+	// these values.
+	AuditChannel       = TypeChannel
+	AuditChannelMember = TypeChannelMember
+	AuditMessage       = TypeMessage
 )
+
+// auditResourceTypes is every type of audited resource, in the order the
+// audit page offers them.
+var auditResourceTypes = []string{
+	AuditTenant, AuditUser, AuditRoleAssignment, AuditService, AuditServiceAssignment, AuditAPIKey, AuditDomain,
+	AuditFile, AuditFolder, AuditChannel, AuditChannelMember, AuditMessage, AuditBackupJob, AuditBackup,
+}
 
 // AuditResourceTypes returns every type of audited resource, in the order
 // the audit page offers them.
-func AuditResourceTypes() []string {
-	return []string{AuditTenant, AuditUser, AuditRoleAssignment, AuditService, AuditServiceAssignment, AuditAPIKey, AuditDomain, AuditFile, AuditFolder, AuditBackupJob, AuditBackup}
-}
+func AuditResourceTypes() []string { return slices.Clone(auditResourceTypes) }
+
+// IsAuditResourceType reports whether typ is a declared type of audited
+// resource (AuditResourceTypes).
+func IsAuditResourceType(typ string) bool { return slices.Contains(auditResourceTypes, typ) }
 
 // Reasons of the sign-in records (auth.login_failed, auth.lockout). A
 // record stores the code; pages show it in the reader's language.

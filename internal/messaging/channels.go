@@ -111,7 +111,7 @@ func (s *Service) CreateChannel(ctx context.Context, tenantID string, p Person, 
 		}
 		return nil, err
 	}
-	s.audit(ctx, tenantID, "channel.create", kanri.TypeChannel, c.ID, c.Name, nil, channelFields(c))
+	s.audit(ctx, tenantID, "channel.create", kanri.AuditChannel, c.ID, c.Name, nil, channelFields(c))
 	return ten.Channels().Get(ctx, c.ID)
 }
 
@@ -326,7 +326,7 @@ func (s *Service) changeChannel(ctx context.Context, tenantID string, p Person, 
 		return nil, err
 	}
 	if changes := audit.Diff(before, channelFields(c)); len(before) > 0 && len(changes) > 0 {
-		s.Audit.Record(ctx, audit.Entry{TenantID: tenantID, Action: action, Resource: kanri.AuditResource{Type: kanri.TypeChannel, ID: c.ID, Name: c.Name}, Changes: changes})
+		s.Audit.Record(ctx, audit.Entry{TenantID: tenantID, Action: action, Resource: kanri.AuditResource{Type: kanri.AuditChannel, ID: c.ID, Name: c.Name}, Changes: changes})
 		s.publish(ctx, tenantID, KindChannelUpdated, Payload{ChannelID: c.ID, Private: c.IsPrivate})
 	}
 	return c, nil
@@ -408,7 +408,7 @@ func (s *Service) DeleteChannel(ctx context.Context, tenantID string, p Person, 
 		}
 		return err
 	}
-	s.audit(ctx, tenantID, "channel.delete", kanri.TypeChannel, c.ID, c.Name, channelFields(c), nil)
+	s.audit(ctx, tenantID, "channel.delete", kanri.AuditChannel, c.ID, c.Name, channelFields(c), nil)
 	s.publish(ctx, tenantID, KindChannelDeleted, Payload{ChannelID: c.ID, Private: c.IsPrivate})
 	s.cleanups.Add(1)
 	go func() {

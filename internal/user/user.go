@@ -474,29 +474,27 @@ func (s *Service) deleteOnce(ctx context.Context, tenantID, id string, seen kanr
 		return nil, err
 	}
 	u.ETag = results[0].ETag
-	removed, err := s.removeRoleAssignments(ctx, ten, u.ID)
-	if err != nil {
+	if err := s.removeRoleAssignments(ctx, ten, u.ID); err != nil {
 		s.Logger.Error("role assignments of a deleted user remain", "tenant", tenantID, "user", u.ID, "err", err)
 	}
-	after := userFields(u)
-	after["roleAssignments"] = -removed
-	s.record(ctx, tenantID, u, "user.delete", before, after)
+	// The record holds the user's fields only: the number of role
+	// assignments removed is no field of the user.
+	s.record(ctx, tenantID, u, "user.delete", before, userFields(u))
 	return u, nil
 }
 
-func (s *Service) removeRoleAssignments(ctx context.Context, ten store.Tenant, userID string) (int, error) {
+// removeRoleAssignments deletes every role assignment of a user.
+func (s *Service) removeRoleAssignments(ctx context.Context, ten store.Tenant, userID string) error {
 	ras, err := ten.RoleAssignments().All(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("userId", userID)}})
 	if err != nil {
-		return 0, err
+		return err
 	}
-	n := 0
 	for _, ra := range ras {
 		if err := ten.RoleAssignments().Delete(ctx, ra.ID, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
-			return n, err
+			return err
 		}
-		n++
 	}
-	return n, nil
+	return nil
 }
 
 // changeable returns a user that is not deleted, that the actor may

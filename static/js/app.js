@@ -15,8 +15,10 @@
       if (el.form.requestSubmit) el.form.requestSubmit(); else el.form.submit();
     }
   });
-  // Copy buttons (data-copy="#id") copy that element's text, and say so
-  // (data-copied, in the button and in a status beside it). Where the
+  // Copy buttons (data-copy="#id") copy that element's text, or the
+  // button's data-copy-text where the text must keep its lines (a list's
+  // items), and say so (data-copied, in the button and in a status beside
+  // it). Where the
   // clipboard is unavailable (no secure context, permission refused), the
   // text is selected instead and the status says to copy it by hand
   // (data-selected).
@@ -39,7 +41,8 @@
     var src = document.querySelector(btn.getAttribute("data-copy"));
     if (!src) return;
     if (!navigator.clipboard || !navigator.clipboard.writeText) { selectText(btn, src); return; }
-    navigator.clipboard.writeText(src.textContent.trim()).then(function () {
+    var text = btn.hasAttribute("data-copy-text") ? btn.getAttribute("data-copy-text") : src.textContent.trim();
+    navigator.clipboard.writeText(text).then(function () {
       var msg = btn.getAttribute("data-copied") || btn.textContent;
       if (btn.hasAttribute("data-selected")) copyStatus(btn, msg); else btn.textContent = msg;
       btn.setAttribute("data-done", "1");
