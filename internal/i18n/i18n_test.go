@@ -127,6 +127,7 @@ func TestJapaneseTerms(t *testing.T) {
 		variants []string
 	}{
 		{"二要素認証", []string{"段階認証", "2要素認証", "２要素認証", "多要素認証", "二段階"}},
+		{"チャネル", []string{"チャンネル"}},
 	}
 	for _, tt := range tests {
 		for key, m := range catalog {
