@@ -38,6 +38,14 @@ func TestSessionsAreListedAndEndedOneByOne(t *testing.T) {
 	if got := strings.Count(body, `data-testid="session-current"`); got != 1 {
 		t.Errorf("%d sessions are marked current, want 1", got)
 	}
+	// Three sessions of one browser are told apart by their codes.
+	codes := map[string]bool{}
+	for _, m := range regexp.MustCompile(`data-testid="session-code">#(\w+)<`).FindAllStringSubmatch(body, -1) {
+		codes[m[1]] = true
+	}
+	if len(codes) != 3 {
+		t.Errorf("the sessions' codes: %v, want 3 different ones", codes)
+	}
 	ends := sessionEnd.FindAllStringSubmatch(body, -1)
 	if len(ends) != 2 {
 		t.Fatalf("%d end buttons, want 2 (not the current session's)", len(ends))
