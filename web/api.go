@@ -491,11 +491,19 @@ func (s *Server) apiError(c echo.Context, err error) {
 	}
 }
 
+// apiNotFound answers a path under /api/ that is no API version's: 404.
+func apiNotFound(echo.Context) error { return echo.ErrNotFound }
+
 // apiMethods returns the methods the API serves at the request's path
 // ("GET, POST"), or "" when it serves none: a path that exists with
-// another method is 405, not 404.
+// another method is 405, not 404. The path is the one Echo routed, as
+// the request wrote it (echo.GetPath): /api/v1/%75sers is not /users,
+// and so not found, as the router found no route for it.
 func (s *Server) apiMethods(c echo.Context) string {
-	path := strings.TrimPrefix(c.Request().URL.Path, "/api/v1")
+	path, ok := strings.CutPrefix(echo.GetPath(c.Request()), apiPrefix)
+	if !ok {
+		return ""
+	}
 	var allow []string
 	for _, r := range s.apiRoutes() {
 		re := regexp.MustCompile("^" + pathParam.ReplaceAllString(r.path, "[^/]+") + "$")

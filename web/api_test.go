@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -681,5 +682,30 @@ func TestRefusedCallsCostNoWrites(t *testing.T) {
 	calls, _, _ := e.keys.Calls(context.Background(), e.acme.ID, apikey.CallFilter{KeyID: k.ID})
 	if len(calls) != 3 {
 		t.Errorf("logged %d calls, want the 2 answered and the first refused", len(calls))
+	}
+}
+
+// TestAPIUnknownPathsAnswer404 checks that a path of no API version, or
+// one the router does not take as written, is not found: 404 as a
+// problem, before any key is asked for, never 401 or 405.
+func TestAPIUnknownPathsAnswer404(t *testing.T) {
+	e := newEnv(t)
+	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead)
+	for _, tc := range []struct{ name, method, path, secret string }{
+		{"another version without a key", http.MethodGet, "/api/v2/users", ""},
+		{"another version with a key", http.MethodGet, "/api/v2/users", secret},
+		{"another version, another method", http.MethodPost, "/api/v2/users", secret},
+		{"no version", http.MethodGet, "/api/users", ""},
+		{"an unreserved character percent-encoded", http.MethodGet, "/api/v1/%75sers", secret},
+		{"an id's character percent-encoded", http.MethodGet, "/api/v1/users/" + e.acmeBob.ID[:5] + "%" + fmt.Sprintf("%02X", e.acmeBob.ID[5]) + e.acmeBob.ID[6:], secret},
+	} {
+		a := e.api(t, tc.method, tc.path, tc.secret, nil)
+		wantProblem(t, tc.name, a, http.StatusNotFound, "not-found")
+		if got := a.resp.Header.Get("Allow"); got != "" {
+			t.Errorf("%s: Allow %q, want none", tc.name, got)
+		}
+		if got := a.resp.Header.Get("WWW-Authenticate"); got != "" {
+			t.Errorf("%s: WWW-Authenticate %q: a key was asked for", tc.name, got)
+		}
 	}
 }

@@ -43,6 +43,10 @@ func (s *Server) routes(e *echo.Echo) {
 	}).Name = public
 
 	// The JSON API: a key, not a session; no CSRF (no cookies are read).
+	// A path under /api/ of no version the server speaks (/api/v2/users)
+	// is not found, before any key is asked for: the console's catch-all
+	// would answer it 401 as a page that needs a sign-in.
+	e.RouteNotFound("/api/*", apiNotFound)
 	e.GET("/api/v1/openapi.json", s.openAPI).Name = public
 	e.GET("/api/v1/docs", s.apiDocs).Name = public
 	api := e.Group("/api/v1", s.bodies(apiBodyLimit, false), s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
