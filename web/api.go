@@ -507,8 +507,17 @@ func (s *Server) apiMethods(c echo.Context) string {
 	var allow []string
 	for _, r := range s.apiRoutes() {
 		re := regexp.MustCompile("^" + pathParam.ReplaceAllString(r.path, "[^/]+") + "$")
-		if re.MatchString(path) && !slices.Contains(allow, r.method) {
-			allow = append(allow, r.method)
+		if !re.MatchString(path) {
+			continue
+		}
+		methods := []string{r.method}
+		if r.method == http.MethodGet {
+			methods = append(methods, http.MethodHead) // answered as GET (headAsGet)
+		}
+		for _, m := range methods {
+			if !slices.Contains(allow, m) {
+				allow = append(allow, m)
+			}
 		}
 	}
 	return strings.Join(allow, ", ")

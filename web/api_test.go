@@ -656,12 +656,21 @@ func TestAPIPreconditionsAndMethods(t *testing.T) {
 			t.Errorf("If-Match %s: got %d, want %d", tc.ifMatch, a.status, tc.want)
 		}
 	}
-	a := e.api(t, http.MethodPut, "/api/v1/users", rw, map[string]string{})
-	wantProblem(t, "PUT /users", a, http.StatusMethodNotAllowed, "method-not-allowed")
-	if got := a.resp.Header.Get("Allow"); got != "GET, POST" {
-		t.Errorf("Allow: %q", got)
+	// Allow names HEAD wherever GET is allowed: HEAD is answered as GET.
+	for _, tc := range []struct{ method, path, allow string }{
+		{http.MethodPut, "/api/v1/users", "GET, HEAD, POST"},
+		{http.MethodOptions, "/api/v1/users", "GET, HEAD, POST"},
+		{http.MethodPut, path, "GET, HEAD, PATCH, DELETE"},
+		{http.MethodGet, path + "/deactivate", "POST"},
+		{http.MethodDelete, "/api/v1/audit", "GET, HEAD"},
+	} {
+		what := tc.method + " " + tc.path
+		a := e.api(t, tc.method, tc.path, rw, nil)
+		wantProblem(t, what, a, http.StatusMethodNotAllowed, "method-not-allowed")
+		if got := a.resp.Header.Get("Allow"); got != tc.allow {
+			t.Errorf("%s: Allow %q, want %q", what, got, tc.allow)
+		}
 	}
-	wantProblem(t, "GET /users/{id}/deactivate", e.api(t, http.MethodGet, path+"/deactivate", rw, nil), http.StatusMethodNotAllowed, "method-not-allowed")
 }
 
 // TestRefusedCallsCostNoWrites checks that a key over its limit adds one
