@@ -11,7 +11,6 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,6 +97,9 @@ type apiHeader struct {
 	name     string
 	required bool
 }
+
+// reads reports whether the route only reads: a GET, or a HEAD.
+func (r apiRoute) reads() bool { return r.method == http.MethodGet || r.method == http.MethodHead }
 
 // paged reports whether the route answers a list in pages.
 func (r apiRoute) paged() bool {
@@ -506,8 +508,7 @@ func (s *Server) apiMethods(c echo.Context) string {
 	}
 	var allow []string
 	for _, r := range s.apiRoutes() {
-		re := regexp.MustCompile("^" + pathParam.ReplaceAllString(r.path, "[^/]+") + "$")
-		if !re.MatchString(path) {
+		if !routePattern(r.path).MatchString(path) {
 			continue
 		}
 		methods := []string{r.method}

@@ -112,8 +112,8 @@ func (s *Server) apiFileRoutes() []apiRoute {
 				http.StatusRequestEntityTooLarge: "The file is larger than the tenant's largest file, or than the storage left; the detail says which and how large.",
 				http.StatusUnprocessableEntity:   "The file's name is invalid, or folderId names no folder of the tenant.",
 			}},
-		{method: http.MethodGet, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiHeadUpload, op: "getUpload", tag: "Files", summary: "Ask how far an upload got (tus HEAD)",
-			doc: "tus clients send HEAD, which is answered as this GET, without a body. Upload-Offset is where to resume; once the upload is complete, Kanri-File-Id names its file.",
+		{method: http.MethodHead, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiHeadUpload, op: "headUpload", tag: "Files", summary: "Ask how far an upload got (tus HEAD)",
+			doc: "Upload-Offset is where to resume; once the upload is complete, Kanri-File-Id names its file. An upload's address answers the tus methods only: GET is 405.",
 			tus: true, reqHeaders: []apiHeader{tusResumableHeader}, respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadLength, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID, hdrUploadMetadata}, status: 200,
 			statuses: map[int]string{http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken."}},
 		{method: http.MethodPatch, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiPatchUpload, op: "writeUpload", tag: "Files", summary: "Send an upload's bytes from an offset (tus PATCH)",
@@ -135,6 +135,9 @@ func (s *Server) apiFileRoutes() []apiRoute {
 				http.StatusConflict:           "The upload is complete.",
 				http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
 			}},
+		{method: http.MethodOptions, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiUploadOptionsAt, op: "uploadOptionsAt", tag: "Files", summary: "Ask what the tus server supports, at an upload's address",
+			doc: "As OPTIONS /uploads, for an upload of the tenant (tus servers answer OPTIONS at every address of theirs).",
+			tus: true, reqHeaders: []apiHeader{{name: "Tus-Resumable"}}, respHeaders: []string{hdrTusResumable, hdrTusVersion, hdrTusExtension, hdrTusChecksumAlgorithm}, optHeaders: []string{hdrTusMaxSize}, status: 204},
 	}
 }
 
@@ -612,10 +615,21 @@ func (s *Server) apiTus(c echo.Context) tusRoute {
 }
 
 func (s *Server) apiUploadOptions(c echo.Context) error { return s.tusOptions(c, routeTenant(c).ID) }
-func (s *Server) apiCreateUpload(c echo.Context) error  { return s.tusCreate(c, s.apiTus(c)) }
-func (s *Server) apiHeadUpload(c echo.Context) error    { return s.tusHead(c, s.apiTus(c)) }
-func (s *Server) apiPatchUpload(c echo.Context) error   { return s.tusPatch(c, s.apiTus(c)) }
-func (s *Server) apiDeleteUpload(c echo.Context) error  { return s.tusDelete(c, s.apiTus(c)) }
+
+// apiUploadOptionsAt answers OPTIONS at an upload's address as at the
+// uploads' own, for an upload of the key's tenant; another's is not found.
+func (s *Server) apiUploadOptionsAt(c echo.Context) error {
+	t := routeTenant(c)
+	if _, err := s.Files.Upload(c.Request().Context(), t.ID, c.Param("upload")); err != nil {
+		tusHeaders(c)
+		return s.tusFailure(c, err)
+	}
+	return s.tusOptions(c, t.ID)
+}
+func (s *Server) apiCreateUpload(c echo.Context) error { return s.tusCreate(c, s.apiTus(c)) }
+func (s *Server) apiHeadUpload(c echo.Context) error   { return s.tusHead(c, s.apiTus(c)) }
+func (s *Server) apiPatchUpload(c echo.Context) error  { return s.tusPatch(c, s.apiTus(c)) }
+func (s *Server) apiDeleteUpload(c echo.Context) error { return s.tusDelete(c, s.apiTus(c)) }
 
 // isAPI reports whether the request is one of the API's, made with a key.
 func isAPI(c echo.Context) bool {

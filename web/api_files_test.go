@@ -3,7 +3,9 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -34,25 +36,16 @@ type apiFolderDoc struct {
 	ParentFolderID *string
 }
 
-// apiHead sends a tus HEAD with a key. The document describes it as the
-// GET it is answered as, so that GET is sent too and checked against the
-// document (HEAD's answer has no body to check), and HEAD must be answered
-// with its status.
+// apiHead sends a tus HEAD with a key, checked against the document as
+// every call is. GET at the same address is no operation: 405, with the
+// tus methods in Allow.
 func (e *env) apiHead(t *testing.T, path, secret string) apiCall {
 	t.Helper()
 	get := e.api(t, http.MethodGet, path, secret, nil, tusHeaders()...)
-	req, _ := http.NewRequest(http.MethodHead, e.srv.URL+path, nil)
-	req.Header.Set("Authorization", "Bearer "+secret)
-	req.Header.Set("Tus-Resumable", "1.0.0")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if got, want := get.resp.Header.Get("Allow"), "HEAD, PATCH, DELETE, OPTIONS"; get.status != http.StatusMethodNotAllowed || got != want {
+		t.Errorf("GET %s: %d, Allow %q; want 405, Allow %q", path, get.status, got, want)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != get.status {
-		t.Errorf("HEAD %s: %d, but GET: %d", path, resp.StatusCode, get.status)
-	}
-	return apiCall{t: t, resp: resp, status: resp.StatusCode}
+	return e.api(t, http.MethodHead, path, secret, nil, tusHeaders()...)
 }
 
 // tusHeaders are the headers of a tus request of the API, beside the key.
@@ -444,6 +437,17 @@ func TestAPITusUpload(t *testing.T) {
 	if a := e.apiHead(t, loc, rw); a.status != http.StatusOK || a.resp.Header.Get("Upload-Offset") != "0" || a.resp.Header.Get("Upload-Length") != "200000" {
 		t.Fatalf("HEAD: %d %v", a.status, a.resp.Header)
 	}
+	if a := e.api(t, http.MethodOptions, loc, rw, nil); a.status != http.StatusNoContent || a.resp.Header.Get("Tus-Version") != "1.0.0" {
+		t.Errorf("OPTIONS at the upload's address: %d %v", a.status, a.resp.Header)
+	}
+	// The document says so too: HEAD, not GET, at an upload's address.
+	var doc struct{ Paths map[string]map[string]any }
+	if err := json.Unmarshal(servedDocument.doc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if ops := doc.Paths["/uploads/{upload}"]; ops["head"] == nil || ops["get"] != nil || ops["options"] == nil {
+		t.Errorf("the document's operations at /uploads/{upload}: %v, want head and options, no get", slices.Sorted(maps.Keys(ops)))
+	}
 	a = e.api(t, http.MethodPatch, loc, rw, string(data[:120_000]), part(0)...)
 	if a.status != http.StatusNoContent || a.resp.Header.Get("Upload-Offset") != "120000" || a.resp.Header.Get("Kanri-File-Id") != "" {
 		t.Fatalf("first part: %d %v %s", a.status, a.resp.Header, a.body)
@@ -535,8 +539,8 @@ func TestAPIFilesOfAnotherTenantAnswer404(t *testing.T) {
 		path := strings.NewReplacer(":file", fileID, ":folder", folder.ID, ":upload", up.ID).Replace(r.Path)
 		var a apiCall
 		switch {
-		case strings.Contains(r.Path, "/uploads/") && r.Method == http.MethodGet:
-			a = e.api(t, r.Method, path, rw, nil, tusHeaders()...) // HEAD, as tus sends it, is answered as this GET
+		case strings.Contains(r.Path, "/uploads/") && (r.Method == http.MethodHead || r.Method == http.MethodOptions):
+			a = e.api(t, r.Method, path, rw, nil, tusHeaders()...)
 		case strings.Contains(r.Path, "/uploads/"):
 			a = e.api(t, r.Method, path, rw, "0123456789", part(0)...)
 		case r.Method == http.MethodPatch:
@@ -614,7 +618,7 @@ func TestAPIFilesRefusals(t *testing.T) {
 		path := strings.NewReplacer(":file", file.ID, ":folder", folder.ID, ":upload", up.ID).Replace(r.Path)
 		call := func(secret string) apiCall {
 			switch {
-			case strings.HasPrefix(r.Path, "/api/v1/uploads") && r.Method == http.MethodGet:
+			case strings.HasPrefix(r.Path, "/api/v1/uploads") && (r.Method == http.MethodHead || r.Method == http.MethodOptions):
 				return e.api(t, r.Method, path, secret, nil, tusHeaders()...)
 			case strings.HasPrefix(r.Path, "/api/v1/uploads"):
 				return e.api(t, r.Method, path, secret, "0123456789", part(0)...)
@@ -623,18 +627,27 @@ func TestAPIFilesRefusals(t *testing.T) {
 			}
 			return e.api(t, r.Method, path+"?files=1", secret, nil)
 		}
-		if r.Name == "api:write" {
-			writes++
-			a := call(read)
-			if p := wantProblem(t, r.Method+" "+r.Path+" with a read-only key", a, http.StatusForbidden, "forbidden"); p != nil && !strings.Contains(p["detail"].(string), "write") {
-				t.Errorf("%s %s: detail %q does not name the scope", r.Method, r.Path, p["detail"])
+		// forbidden checks a refusal, and that its detail holds says
+		// (a HEAD's answer has no body to read it from).
+		forbidden := func(what string, a apiCall, says string) {
+			t.Helper()
+			what = r.Method + " " + r.Path + " " + what
+			if r.Method == http.MethodHead {
+				if a.status != http.StatusForbidden {
+					t.Errorf("%s: got %d, want 403", what, a.status)
+				}
+				return
+			}
+			if p := wantProblem(t, what, a, http.StatusForbidden, "forbidden"); p != nil && !strings.Contains(p["detail"].(string), says) {
+				t.Errorf("%s: detail %q, want it to say %q", what, p["detail"], says)
 			}
 		}
-		all++
-		a := call(globex)
-		if p := wantProblem(t, r.Method+" "+r.Path+" without the file service", a, http.StatusForbidden, "forbidden"); p != nil && p["detail"] != "This service is not assigned to your organisation." {
-			t.Errorf("%s %s without the file service: detail %q", r.Method, r.Path, p["detail"])
+		if r.Name == "api:write" {
+			writes++
+			forbidden("with a read-only key", call(read), "write")
 		}
+		all++
+		forbidden("without the file service", call(globex), "This service is not assigned to your organisation.")
 	}
 	if writes < 10 || all < 16 {
 		t.Errorf("checked %d writes of %d operations; the files operations look incomplete", writes, all)

@@ -120,6 +120,8 @@ func TestUploadsSpeakTusAndDownloadsAreSafe(t *testing.T) {
 	if got, want := resp.Header.Get("Upload-Metadata"), meta("filename", name, "filetype", "text/plain"); got != want {
 		t.Errorf("HEAD's Upload-Metadata: got %q, want %q as given at creation", got, want)
 	}
+	resp, _ = c.tus(http.MethodGet, loc, nil, nil)
+	wantStatus(t, "GET of an upload (tus asks with HEAD)", resp, http.StatusNotFound)
 	resp, _ = c.tus(http.MethodPost, base+"/uploads", nil, http.Header{"Upload-Length": {"1"}, "Upload-Metadata": {meta("filename", strings.Repeat("x", 4000))}})
 	wantStatus(t, "metadata over 4 KB", resp, http.StatusBadRequest)
 	part := http.Header{"Content-Type": {"application/offset+octet-stream"}, "Upload-Offset": {"0"}}

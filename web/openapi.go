@@ -146,7 +146,7 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 		for _, q := range r.query {
 			params = append(params, map[string]any{"name": q.name, "in": "query", "required": false, "schema": q.schema(), "description": q.doc})
 		}
-		if r.method == http.MethodGet && r.etag {
+		if r.reads() && r.etag {
 			params = append(params, map[string]any{"name": "If-None-Match", "in": "header", "required": false, "schema": map[string]any{"type": "string"},
 				"description": "ETags of answers already held (or *): when one is the current answer's, the answer is 304 Not Modified without a body."})
 		}
@@ -388,13 +388,13 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 	if r.unchanged != 0 {
 		out[strconv.Itoa(r.unchanged)] = response(http.StatusText(r.unchanged)+": the change was already made; the answer is the existing resource.", r.response, "application/json", success, nil)
 	}
-	if r.method == http.MethodGet && r.etag {
+	if r.reads() && r.etag {
 		out["304"] = response("Not Modified: If-None-Match names the current answer's ETag; no body.", "", "", success, optional)
 	}
 	if strings.Contains(r.path, ":") {
 		out["404"] = problem("No such resource in the key's tenant.", rateLimit, nil)
 	}
-	if r.method != http.MethodGet {
+	if !r.reads() {
 		conflict := "The change conflicts with the current state (the last administrator, the tenant's user limit)."
 		if slices.ContainsFunc(r.query, func(p apiParam) bool { return p.name == paramConfirm.name }) {
 			conflict = "The change conflicts with the current state (the last administrator), or the user made the request's API key and confirm=" + confirmDisableKey + " is missing: the change would disable the key itself."
@@ -407,7 +407,7 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 	if r.request != "" {
 		out["400"] = problem("The request cannot be read: the body is not one JSON object of the documented fields (spelt exactly, each once), or ended before its Content-Length; Authorization was sent twice; the detail names what.", nil, rateLimit)
 	}
-	if r.method != http.MethodGet && !r.ifMatch {
+	if !r.reads() && !r.ifMatch {
 		bad := out["400"].(map[string]any)
 		bad["description"] = strings.TrimSuffix(bad["description"].(string), ".") + "; or If-Match was sent: this operation does not take it."
 	}

@@ -32,7 +32,7 @@ const exportTimeout = 10 * time.Minute
 // tenants.
 func (s *Server) routes(e *echo.Echo) {
 	e.IPExtractor = echo.ExtractIPDirect()
-	e.Pre(headAsGet, s.apiPreflight)
+	e.Pre(s.headAsGet, s.apiPreflight)
 	e.Use(headRestored, middleware.Recover(), secureHeaders, s.requestContext)
 
 	e.GET("/healthz", s.healthz).Name = public
@@ -56,7 +56,7 @@ func (s *Server) routes(e *echo.Echo) {
 	apiUploads := e.Group("/api/v1"+apiUploadsPath, s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
 	for _, r := range s.apiRoutes() {
 		mw := []echo.MiddlewareFunc{apiScope(r.scope), s.apiPerm(r.perm), checkQuery(r.query)}
-		if r.method != http.MethodGet && !r.ifMatch {
+		if !r.reads() && !r.ifMatch {
 			mw = append([]echo.MiddlewareFunc{refuseIfMatch}, mw...)
 		}
 		if r.service != "" {
@@ -115,7 +115,7 @@ func (s *Server) routes(e *echo.Echo) {
 	up := e.Group("/t/:tenant/uploads", s.requireUser, s.resolveTenant, s.csrf, s.usable(kanri.FileServiceID))
 	up.OPTIONS("", s.uploadOptions, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
 	up.POST("", s.createUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
-	up.GET("/:upload", s.headUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate // HEAD arrives as GET
+	up.HEAD("/:upload", s.headUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate // not GET: HEAD is its own here
 	up.PATCH("/:upload", s.patchUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
 	up.DELETE("/:upload", s.deleteUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
 
@@ -264,4 +264,5 @@ func (s *Server) routes(e *echo.Echo) {
 	} {
 		r.g.Add(r.method, r.path, r.h, need(r.perm)).Name = "perm:" + r.perm
 	}
+	s.heads = headRoutes(e.Routes())
 }
