@@ -467,18 +467,7 @@ func (s *Server) apiError(c echo.Context, err error) {
 	case code == http.StatusUnsupportedMediaType:
 		p.Detail = i18n.T(ctx, "api.json_only")
 	default:
-		p.Detail = message(ctx, err, "error.title")
-		if fields := kanri.ErrorFields(err); len(fields) > 0 {
-			p.Errors = map[string]string{}
-			var says []string
-			for _, f := range slices.Sorted(maps.Keys(fields)) {
-				p.Errors[f] = i18n.T(ctx, fields[f])
-				says = append(says, f+": "+p.Errors[f])
-			}
-			if key, _ := kanri.ErrorMessage(err); key == "error.invalid" || !i18n.Has(key) {
-				p.Detail = strings.Join(says, " ") // what is wrong, not "Error"
-			}
-		}
+		p.Errors, p.Detail = fieldErrors(ctx, err, message(ctx, err, "error.title"))
 	}
 	switch code {
 	case http.StatusUnauthorized:
@@ -491,6 +480,27 @@ func (s *Server) apiError(c echo.Context, err error) {
 	if err := c.Blob(code, "application/problem+json", b); err != nil {
 		s.Logger.Warn("problem not sent", "err", err, "request_id", reqID(c))
 	}
+}
+
+// fieldErrors returns a problem's errors, the message of each field err
+// names in the request's language (nil when it names none), and its
+// detail: detail, or what is wrong with the fields when err says no more
+// than that the input is invalid (never "Error").
+func fieldErrors(ctx context.Context, err error, detail string) (map[string]string, string) {
+	fields := kanri.ErrorFields(err)
+	if len(fields) == 0 {
+		return nil, detail
+	}
+	out := map[string]string{}
+	var says []string
+	for _, f := range slices.Sorted(maps.Keys(fields)) {
+		out[f] = i18n.T(ctx, fields[f])
+		says = append(says, f+": "+out[f])
+	}
+	if key, _ := kanri.ErrorMessage(err); key == "error.invalid" || !i18n.Has(key) {
+		detail = strings.Join(says, " ")
+	}
+	return out, detail
 }
 
 // apiNotFound answers a path under /api/ that is no API version's: 404.

@@ -110,7 +110,7 @@ func (s *Server) apiFileRoutes() []apiRoute {
 				http.StatusBadRequest:            "Upload-Length is missing or not a whole number, Upload-Metadata cannot be read, or Upload-Defer-Length was sent; or Authorization was sent twice.",
 				http.StatusPreconditionFailed:    "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
 				http.StatusRequestEntityTooLarge: "The file is larger than the tenant's largest file, or than the storage left; the detail says which and how large.",
-				http.StatusUnprocessableEntity:   "The file's name is invalid, or folderId names no folder of the tenant.",
+				http.StatusUnprocessableEntity:   "The file's name is missing or invalid, or folderId names no folder of the tenant; errors names the metadata's key (filename, folderId).",
 			}},
 		{method: http.MethodHead, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiHeadUpload, op: "headUpload", tag: "Files", summary: "Ask how far an upload got (tus HEAD)",
 			doc: "Upload-Offset is where to resume; once the upload is complete, Kanri-File-Id names its file. An upload's address answers the tus methods only: GET is 405.",
@@ -641,11 +641,17 @@ func isAPI(c echo.Context) bool {
 // when empty), for a refusal made where no error is returned (tus,
 // http.ServeContent).
 func apiProblem(c echo.Context, status int, detail string) error {
+	return apiFieldProblem(c, status, detail, nil)
+}
+
+// apiFieldProblem is apiProblem with the invalid fields and why (errors),
+// as every 422 of the API has them.
+func apiFieldProblem(c echo.Context, status int, detail string, errs map[string]string) error {
 	title := http.StatusText(status)
 	if status == statusChecksumMismatch {
 		title = "Checksum Mismatch"
 	}
-	p := problem{Type: ProblemType(baseURL(c), status), Title: title, Status: status, Detail: detail, Instance: problemInstance(reqID(c)), RequestID: reqID(c)}
+	p := problem{Type: ProblemType(baseURL(c), status), Title: title, Status: status, Detail: detail, Errors: errs, Instance: problemInstance(reqID(c)), RequestID: reqID(c)}
 	b, err := json.Marshal(p)
 	if err != nil {
 		return err

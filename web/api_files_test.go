@@ -429,6 +429,30 @@ func TestAPITusUpload(t *testing.T) {
 	if a.resp.Header.Get("Tus-Version") != "1.0.0" {
 		t.Errorf("412 without Tus-Version: %v", a.resp.Header)
 	}
+	// An invalid creation names its fields in errors, as every 422 does.
+	for _, tc := range []struct {
+		what     string
+		metadata []string
+		fields   []string
+	}{
+		{"no name", []string{"filetype", "text/plain"}, []string{"filename"}},
+		{"a name of ..", []string{"filename", ".."}, []string{"filename"}},
+		{"no such folder", []string{"filename", "a.txt", "folderId", "folder_missing"}, []string{"folderId"}},
+		{"both", []string{"folderId", "folder_missing"}, []string{"filename", "folderId"}},
+	} {
+		a := e.api(t, http.MethodPost, "/api/v1/uploads", rw, nil, tusHeaders("Upload-Length", "10", "Upload-Metadata", meta(tc.metadata...))...)
+		p := wantProblem(t, tc.what, a, http.StatusUnprocessableEntity, "invalid")
+		if p == nil {
+			continue
+		}
+		errs, _ := p["errors"].(map[string]any)
+		if got := slices.Sorted(maps.Keys(errs)); !slices.Equal(got, tc.fields) {
+			t.Errorf("%s: errors %v, want the fields %v", tc.what, p["errors"], tc.fields)
+		}
+		if a.resp.Header.Get("Tus-Resumable") != "1.0.0" {
+			t.Errorf("%s: no Tus-Resumable", tc.what)
+		}
+	}
 	a = e.api(t, http.MethodPost, "/api/v1/uploads", rw, nil, tusHeaders("Upload-Length", strconv.Itoa(len(data)), "Upload-Metadata", meta("filename", "データ.bin", "folderId", folder.ID))...)
 	loc := a.resp.Header.Get("Location")
 	if a.status != http.StatusCreated || !strings.HasPrefix(loc, "/api/v1/uploads/upload_") || a.resp.Header.Get("Upload-Expires") == "" {

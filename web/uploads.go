@@ -112,7 +112,7 @@ func (s *Server) tusCreate(c echo.Context, r tusRoute) error {
 	in := files.UploadInput{Name: first(meta["filename"], meta["name"]), Size: size, FolderID: meta["folderId"], ContentType: first(meta["filetype"], meta["type"]), Metadata: raw}
 	up, err := s.Files.CreateUpload(req.Context(), r.tenantID, in)
 	if err != nil {
-		return s.tusFailure(c, err)
+		return s.tusFailure(c, renamedField(err, "name", "filename")) // the metadata's key
 	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderLocation, r.base+"/"+up.ID)
@@ -305,12 +305,20 @@ func (s *Server) tusFailure(c echo.Context, err error) error {
 			}
 		}
 	}
+	ctx := c.Request().Context()
 	key, args := kanri.ErrorMessage(err)
-	msg := i18n.T(c.Request().Context(), key, args...)
+	msg := i18n.T(ctx, key, args...)
+	if isAPI(c) {
+		// A problem like any of the API's: an invalid input names its
+		// fields in errors.
+		tusHeaders(c)
+		errs, detail := fieldErrors(ctx, err, msg)
+		return apiFieldProblem(c, st, detail, errs)
+	}
 	if fields := kanri.ErrorFields(err); len(fields) > 0 {
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(fields)) {
-			parts = append(parts, i18n.T(c.Request().Context(), fields[k]))
+			parts = append(parts, i18n.T(ctx, fields[k]))
 		}
 		msg = strings.Join(parts, " ")
 	}
