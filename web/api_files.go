@@ -122,9 +122,9 @@ func (s *Server) apiFileRoutes() []apiRoute {
 			respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID}, status: 204,
 			statuses: map[int]string{
 				http.StatusBadRequest:            "Upload-Offset is missing or not a whole number, or Upload-Checksum cannot be read.",
-				http.StatusConflict:              "Upload-Offset is not where the upload stands (Upload-Offset in the answer says where), another request is writing the upload, or it is complete.",
+				http.StatusConflict:              "Upload-Offset is not where the upload stands (Upload-Offset in the answer says where; checked before the length, as tusd does), or another request is writing the upload.",
 				http.StatusPreconditionFailed:    "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
-				http.StatusRequestEntityTooLarge: "More bytes were sent than the upload's length.",
+				http.StatusRequestEntityTooLarge: "The bytes sent go past the upload's length; a complete upload takes none (an empty PATCH at its end is answered 204 and changes nothing).",
 				http.StatusUnsupportedMediaType:  "The body is not application/offset+octet-stream.",
 				statusChecksumMismatch:           "The part's bytes do not match Upload-Checksum; they were not kept.",
 			}},

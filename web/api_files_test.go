@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -766,5 +767,76 @@ func TestAPIPatchesWithoutIfMatchKeepEachOther(t *testing.T) {
 				tc.check(t)
 			}
 		})
+	}
+}
+
+// TestAPITusPatchChecksTheOffsetFirst sends PATCHes that are wrong in
+// one way or two to an upload of 10 bytes: as tusd, a wrong offset is
+// 409 whatever the length, and bytes past the end 413; a complete upload
+// takes no byte more, and an empty PATCH at its end changes nothing.
+func TestAPITusPatchChecksTheOffsetFirst(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	a := e.api(t, http.MethodPost, "/api/v1/uploads", rw, nil, tusHeaders("Upload-Length", "10", "Upload-Metadata", meta("filename", "ten.bin"))...)
+	loc := a.resp.Header.Get("Location")
+	if a.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", a.status, a.body)
+	}
+	// chunked sends a PATCH whose length is not told (Transfer-Encoding:
+	// chunked), as a stream is sent.
+	chunked := func(offset int, body string) int {
+		req, _ := http.NewRequest(http.MethodPatch, e.srv.URL+loc, io.MultiReader(strings.NewReader(body)))
+		for kv := part(offset); len(kv) > 1; kv = kv[2:] {
+			req.Header.Set(kv[0], kv[1])
+		}
+		req.Header.Set("Authorization", "Bearer "+rw)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tc := range []struct {
+		what    string
+		offset  int
+		body    string
+		chunked bool
+		want    int
+		offsets string // the answer's Upload-Offset
+	}{
+		{"the first part", 0, "01234", false, http.StatusNoContent, "5"},
+		{"a wrong offset", 3, "34", false, http.StatusConflict, "5"},
+		{"a wrong offset that overruns", 8, "89abc", false, http.StatusConflict, "5"},
+		{"past the end", 5, "56789ab", false, http.StatusRequestEntityTooLarge, ""},
+		{"the last part", 5, "56789", false, http.StatusNoContent, "10"},
+		{"a byte more", 10, "x", false, http.StatusRequestEntityTooLarge, ""},
+		{"a byte more, of a length not told", 10, "x", true, http.StatusRequestEntityTooLarge, ""},
+		{"a wrong offset once complete", 5, "56789", false, http.StatusConflict, "10"},
+		{"an empty PATCH at the end", 10, "", false, http.StatusNoContent, "10"},
+	} {
+		if tc.chunked {
+			if got := chunked(tc.offset, tc.body); got != tc.want {
+				t.Errorf("%s: got %d, want %d", tc.what, got, tc.want)
+			}
+			continue
+		}
+		a := e.api(t, http.MethodPatch, loc, rw, tc.body, part(tc.offset)...)
+		if a.status != tc.want {
+			t.Errorf("%s: got %d, want %d: %s", tc.what, a.status, tc.want, a.body)
+			continue
+		}
+		if got := a.resp.Header.Get("Upload-Offset"); got != tc.offsets {
+			t.Errorf("%s: Upload-Offset %q, want %q", tc.what, got, tc.offsets)
+		}
+	}
+	up, err := e.files.Upload(t.Context(), e.acme.ID, strings.TrimPrefix(loc, "/api/v1/uploads/"))
+	if err != nil || up.Offset != 10 || up.CompletedAt.IsZero() {
+		t.Fatalf("the upload: %+v %v", up, err)
+	}
+	f, err := e.files.File(t.Context(), e.acme.ID, up.FileID)
+	if err != nil || f.Size != 10 {
+		t.Errorf("its file: %+v %v", f, err)
 	}
 }

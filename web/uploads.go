@@ -219,14 +219,28 @@ func (s *Server) tusPatch(c echo.Context, r tusRoute) error {
 	if err != nil {
 		return s.tusFailure(c, err)
 	}
+	// As tusd: the offset first (409, saying where the upload stands),
+	// then the length (413).
+	if offset != up.Offset {
+		return s.tusFailure(c, files.OffsetMismatch(up))
+	}
 	remaining := up.Size - offset
-	if req.ContentLength > remaining && up.CompletedAt.IsZero() {
+	if req.ContentLength > remaining {
 		return tusError(c, http.StatusRequestEntityTooLarge, i18n.T(ctx, "files.past_length"))
 	}
 	rc := http.NewResponseController(c.Response().Writer)
-	body := &idleBody{rc: rc, r: http.MaxBytesReader(c.Response(), req.Body, max(0, remaining))}
+	body := &idleBody{rc: rc, r: http.MaxBytesReader(c.Response(), req.Body, remaining)}
 	body.extend()
-	up, file, err := s.Files.WriteUpload(ctx, r.tenantID, up.ID, offset, body, sum)
+	var file *kanri.File
+	if !up.CompletedAt.IsZero() {
+		// Complete: a byte more would overrun it (413), which a body of
+		// unknown length shows only once read; an empty PATCH, a
+		// client's retry of its last, changes nothing (204, as tusd's).
+		_, err = io.Copy(io.Discard, body)
+	}
+	if err == nil {
+		up, file, err = s.Files.WriteUpload(ctx, r.tenantID, up.ID, offset, body, sum)
+	}
 	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var tooLarge *http.MaxBytesError
