@@ -80,9 +80,9 @@ func (s *Server) apiFileRoutes() []apiRoute {
 			doc: "Back into its folder, or to the top level if its folder is gone.", response: "File", status: 200, ifMatch: true, etag: true,
 			statuses: map[int]string{http.StatusForbidden: notYours, http.StatusConflict: "The file is not in the trash."}},
 		{method: http.MethodGet, path: "/files/:file/content", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiFileContent, op: "getFileContent", summary: "Download a file's bytes",
-			doc:     "The bytes as stored, as an attachment named after the file (its type is the metadata's contentType). Range asks for part of them (206); the ETag is the file's SHA-256, and If-None-Match or If-Range take it. A whole download is checked against the checksum as it streams: a mismatch ends the connection early.",
+			doc:     "The bytes as stored, as an attachment named after the file (its type is the metadata's contentType). Range asks for part of them (206), several parts as multipart/byteranges; the ETag is the file's SHA-256, and If-None-Match or If-Range take it. A whole download is checked against the checksum as it streams: a mismatch ends the connection early.",
 			content: "application/octet-stream", status: 200, etag: true,
-			statuses: map[int]string{http.StatusRequestedRangeNotSatisfiable: "Range asks for bytes the file does not have; Content-Range says its length.",
+			statuses: map[int]string{http.StatusRequestedRangeNotSatisfiable: "Range asks for bytes the file does not have, or is not a bytes range that can be read; Content-Range says the file's length (bytes */length).",
 				http.StatusPreconditionFailed: "If-Match or If-Unmodified-Since does not hold."}},
 
 		{method: http.MethodGet, path: "/folders", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiListFolders, op: "listFolders", summary: "List the folders of a folder, by name",

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"slices"
@@ -366,6 +368,11 @@ func TestAPIFileContent(t *testing.T) {
 		{"a range once the ETag no longer holds", []string{"Range", "bytes=0-9", "If-Range", `"other"`}, http.StatusOK, data},
 		{"the bytes held", []string{"If-None-Match", etag}, http.StatusNotModified, nil},
 		{"a range past the end", []string{"Range", "bytes=40000-"}, http.StatusRequestedRangeNotSatisfiable, nil},
+		{"a range of another unit, ignored", []string{"Range", "items=0-5"}, http.StatusOK, data},
+		{"no unit, ignored", []string{"Range", "0-5"}, http.StatusOK, data},
+		{"the unit in capitals", []string{"Range", "Bytes=0-9"}, http.StatusPartialContent, data[:10]},
+		{"a malformed range", []string{"Range", "bytes=abc"}, http.StatusRequestedRangeNotSatisfiable, nil},
+		{"a range backwards", []string{"Range", "bytes=9-0"}, http.StatusRequestedRangeNotSatisfiable, nil},
 	} {
 		a := e.api(t, http.MethodGet, path, read, nil, tc.headers...)
 		statuses = append(statuses, a.status)
@@ -383,6 +390,13 @@ func TestAPIFileContent(t *testing.T) {
 		if !bytes.Equal(a.body, tc.body) {
 			t.Errorf("%s: got %d bytes %.20q, want %d %.20q", tc.name, len(a.body), a.body, len(tc.body), tc.body)
 		}
+	}
+	// Two ranges: one answer of two parts (multipart/byteranges), each
+	// with its Content-Range, as the document says.
+	a = e.api(t, http.MethodGet, path, read, nil, "Range", "bytes=0-1,12345-12349")
+	statuses = append(statuses, a.status)
+	if got := byteRanges(t, a); a.status != http.StatusPartialContent || !slices.Equal(got, []string{"bytes 0-1/30000 01", "bytes 12345-12349/30000 56789"}) {
+		t.Errorf("two ranges: %d, parts %q", a.status, got)
 	}
 	// The usage log has each download's status, although the bytes went
 	// around Echo's writer.
@@ -838,5 +852,29 @@ func TestAPITusPatchChecksTheOffsetFirst(t *testing.T) {
 	f, err := e.files.File(t.Context(), e.acme.ID, up.FileID)
 	if err != nil || f.Size != 10 {
 		t.Errorf("its file: %+v %v", f, err)
+	}
+}
+
+// byteRanges returns the parts of a multipart/byteranges answer, each as
+// its Content-Range, a space and its bytes.
+func byteRanges(t *testing.T, a apiCall) []string {
+	t.Helper()
+	ct, params, err := mime.ParseMediaType(a.resp.Header.Get("Content-Type"))
+	if err != nil || ct != "multipart/byteranges" {
+		t.Errorf("content type %q, want multipart/byteranges", a.resp.Header.Get("Content-Type"))
+		return nil
+	}
+	var out []string
+	r := multipart.NewReader(bytes.NewReader(a.body), params["boundary"])
+	for {
+		p, err := r.NextPart()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(p)
+		out = append(out, p.Header.Get("Content-Range")+" "+string(b))
 	}
 }

@@ -186,6 +186,24 @@ func TestUploadsSpeakTusAndDownloadsAreSafe(t *testing.T) {
 	if rr.StatusCode != http.StatusPartialContent || string(got) != "kanri-" {
 		t.Errorf("range: %d %q", rr.StatusCode, got)
 	}
+	// A range of another unit is ignored; one of bytes that cannot be
+	// read is refused, saying the length.
+	for _, tc := range []struct {
+		rng    string
+		status int
+		cr     string
+	}{{"items=0-5", http.StatusOK, ""}, {"bytes=x-y", http.StatusRequestedRangeNotSatisfiable, "bytes */6000"}} {
+		req, _ = http.NewRequest(http.MethodGet, e.srv.URL+base+"/files/"+fileID+"/download", nil)
+		req.Header.Set("Range", tc.rng)
+		rr, err = c.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr.Body.Close()
+		if rr.StatusCode != tc.status || rr.Header.Get("Content-Range") != tc.cr {
+			t.Errorf("Range: %s: %d, Content-Range %q; want %d, %q", tc.rng, rr.StatusCode, rr.Header.Get("Content-Range"), tc.status, tc.cr)
+		}
+	}
 	req, _ = http.NewRequest(http.MethodGet, e.srv.URL+base+"/files/"+fileID+"/download", nil)
 	req.Header.Set("If-None-Match", etag)
 	rr, err = c.http.Do(req)

@@ -265,8 +265,9 @@ var requestHeaderDocs = map[string]struct {
 		map[string]any{"type": "string"}},
 	hdrUploadOffset:   {"The byte of the upload the body starts at: where the upload stands (HEAD says).", map[string]any{"type": "string", "pattern": "^[0-9]+$"}},
 	"Upload-Checksum": {"The checksum of this part: sha1 or sha256, a space, and the digest in base64 (else 460, and the part is not kept).", map[string]any{"type": "string"}},
-	"Range":           {"Part of the bytes, as bytes=first-last (RFC 9110 §14.2): answered 206 with that part.", map[string]any{"type": "string"}},
-	"If-Range":        {"The ETag of the bytes held: Range is honoured only while it holds, else the whole file is sent.", map[string]any{"type": "string"}},
+	"Range": {"Part of the bytes, as bytes=first-last, first- or -last (RFC 9110 §14.2): answered 206 with that part. Several ranges (bytes=0-99,200-299) are answered 206 as multipart/byteranges, unless together they are more than the file, which is then sent whole. A range of another unit is ignored (the whole file is sent); a bytes range that cannot be read or that the file does not have is 416.",
+		map[string]any{"type": "string"}},
+	"If-Range": {"The ETag of the bytes held: Range is honoured only while it holds, else the whole file is sent.", map[string]any{"type": "string"}},
 }
 
 // headerDocs describe the response headers, with their schemas.
@@ -423,14 +424,22 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 	}
 	if r.content != "" {
 		// A file's bytes: the whole (200), a part (206), or not modified
-		// (304), each as an attachment.
-		bytesOf := func(desc string, required []string) map[string]any {
-			resp := response(desc, "", "", required, []string{hdrAcceptRanges})
-			resp["content"] = map[string]any{r.content: map[string]any{"schema": binarySchema}}
+		// (304), each as an attachment. Several ranges are one answer of
+		// several parts (multipart/byteranges, as http.ServeContent
+		// sends them), each part with its Content-Range.
+		bytesOf := func(desc string, required, optional []string, types ...string) map[string]any {
+			resp := response(desc, "", "", required, append(optional, hdrAcceptRanges))
+			content := map[string]any{}
+			for _, t := range types {
+				content[t] = map[string]any{"schema": binarySchema}
+			}
+			resp["content"] = content
 			return resp
 		}
-		out[strconv.Itoa(r.status)] = bytesOf("The file's bytes.", append(slices.Clone(success), hdrContentDisposition))
-		out["206"] = bytesOf("Partial Content: the part Range asked for; Content-Range says which.", append(slices.Clone(success), hdrContentDisposition, hdrContentRange))
+		out[strconv.Itoa(r.status)] = bytesOf("The file's bytes.", append(slices.Clone(success), hdrContentDisposition), nil, r.content)
+		out["206"] = bytesOf("Partial Content: the part Range asked for, and Content-Range says which; or, for several ranges, "+
+			"multipart/byteranges: a part for each range, each with its own Content-Range and no Content-Range on the answer.",
+			append(slices.Clone(success), hdrContentDisposition), []string{hdrContentRange}, r.content, "multipart/byteranges")
 		out["304"] = response("Not Modified: If-None-Match names the file's ETag; no body.", "", "", success, []string{hdrContentDisposition, hdrAcceptRanges})
 	}
 	for status, desc := range r.statuses {
