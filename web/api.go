@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -535,12 +536,18 @@ func (s *Server) apiMethods(c echo.Context) string {
 }
 
 // readJSON reads a request's JSON body into v: it must be declared as
-// application/json and hold one object whose keys are fields of v, spelt
+// application/json in UTF-8 (the only charset JSON has, RFC 8259 §8.1:
+// another is 415), be valid UTF-8 (else 400: never read with its bad
+// bytes replaced) and hold one object whose keys are fields of v, spelt
 // exactly as documented, each once. A body that stalls is 408, one that
-// ends before its Content-Length 400, one over the limit 413.
+// ends before its Content-Length 400, one over the limit 413. null for a
+// field that cannot be null is invalid (422, naming the field).
 func readJSON(c echo.Context, v any) error {
-	ct, _, err := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
+	ct, params, err := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
 	if err != nil || ct != "application/json" {
+		return echo.NewHTTPError(http.StatusUnsupportedMediaType)
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
 		return echo.NewHTTPError(http.StatusUnsupportedMediaType)
 	}
 	body, err := io.ReadAll(c.Request().Body)
@@ -550,6 +557,9 @@ func readJSON(c echo.Context, v any) error {
 		}
 		return err
 	}
+	if !utf8.Valid(body) {
+		return badRequest("the body is not valid UTF-8")
+	}
 	if err := checkObject(body, v); err != nil {
 		return err
 	}
@@ -558,7 +568,56 @@ func readJSON(c echo.Context, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return badRequest(jsonProblem(err))
 	}
+	if f := nullFields(body, reflect.TypeOf(v), ""); len(f) > 0 {
+		return kanri.Invalid(f)
+	}
 	return nil
+}
+
+// unmarshaler is the type of json.Unmarshaler.
+var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// nullFields returns the fields of the JSON object body that are null
+// but cannot be, named as in the body (profile.firstName, tags): those
+// read into struct t's fields, at any depth, unless the field's type
+// reads null itself (a json.Unmarshaler, such as optionalID, whose null
+// means something). encoding/json would read such a null as "leave the
+// field as it is", which the document does not allow.
+func nullFields(body []byte, t reflect.Type, prefix string) kanri.Fields {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var obj map[string]json.RawMessage
+	if t.Kind() != reflect.Struct || json.Unmarshal(body, &obj) != nil {
+		return nil
+	}
+	out := kanri.Fields{}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		raw, ok := obj[name]
+		if !ok || name == "-" || !f.IsExported() || reflect.PointerTo(f.Type).Implements(unmarshaler) {
+			continue
+		}
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch {
+		case string(bytes.TrimSpace(raw)) == "null":
+			out[prefix+name] = "validation.not_null"
+		case ft.Kind() == reflect.Struct:
+			maps.Copy(out, nullFields(raw, ft, prefix+name+"."))
+		case ft.Kind() == reflect.Slice && !reflect.PointerTo(ft.Elem()).Implements(unmarshaler):
+			var items []json.RawMessage
+			if json.Unmarshal(raw, &items) == nil && slices.ContainsFunc(items, func(r json.RawMessage) bool { return string(r) == "null" }) {
+				out[prefix+name] = "validation.not_null"
+			}
+		}
+	}
+	return out
 }
 
 // checkObject checks that body is one JSON object whose keys are the JSON

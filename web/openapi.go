@@ -406,7 +406,7 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		out["412"] = problem("If-Match matches no current ETag.", rateLimit, nil)
 	}
 	if r.request != "" {
-		out["400"] = problem("The request cannot be read: the body is not one JSON object of the documented fields (spelt exactly, each once), or ended before its Content-Length; Authorization was sent twice; the detail names what.", nil, rateLimit)
+		out["400"] = problem("The request cannot be read: the body is not valid UTF-8, or not one JSON object of the documented fields (spelt exactly, each once), or ended before its Content-Length; Authorization was sent twice; the detail names what.", nil, rateLimit)
 	}
 	if !r.reads() && !r.ifMatch {
 		bad := out["400"].(map[string]any)
@@ -414,8 +414,8 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 	}
 	if r.request != "" {
 		out["408"] = problem("The body did not arrive in time (it stalled); send the request again.", nil, rateLimit)
-		out["415"] = problem("The body is not application/json.", rateLimit, nil)
-		out["422"] = problem("The input is invalid, a username or e-mail already taken included; errors names the fields.", rateLimit, nil)
+		out["415"] = problem("The body is not application/json, or is declared in another charset than UTF-8.", rateLimit, nil)
+		out["422"] = problem("The input is invalid, a username or e-mail already taken included, or a field that cannot be null is; errors names the fields.", rateLimit, nil)
 	}
 	for _, q := range r.query {
 		if q.refusable() {
