@@ -334,6 +334,8 @@ func TestAPIRefusesQueryParametersItCannotTake(t *testing.T) {
 		{"sort=email&sort=username", "sort"},
 		{"q=a&q=b", "q"},
 		{"status=", "status"},
+		{"limt=5", "limt"},
+		{"limit=5&colour=red", "colour"},
 	} {
 		a := e.api(t, http.MethodGet, "/api/v1/users?"+tc.query, secret, nil)
 		if p := wantProblem(t, tc.query, a, http.StatusBadRequest, "bad-request"); p != nil && !strings.Contains(p["detail"].(string), tc.names) {
@@ -347,6 +349,14 @@ func TestAPIRefusesQueryParametersItCannotTake(t *testing.T) {
 	}
 	a := e.api(t, http.MethodGet, "/api/v1/audit?limit=5&limit=6", secret, nil)
 	wantProblem(t, "the audit's limit twice", a, http.StatusBadRequest, "bad-request")
+	// An operation that takes no parameter takes none.
+	for _, path := range []string{"/api/v1/users/" + e.acmeBob.ID + "?fields=id", "/api/v1/me?verbose=true", "/api/v1/roles?limit=5"} {
+		a := e.api(t, http.MethodGet, path, secret, nil)
+		name := path[strings.Index(path, "?")+1 : strings.Index(path, "=")]
+		if p := wantProblem(t, path, a, http.StatusBadRequest, "bad-request"); p != nil && !strings.Contains(p["detail"].(string), name) {
+			t.Errorf("%s: the detail does not name %s: %v", path, name, p)
+		}
+	}
 }
 
 // TestHEADAnswersAsGET checks that HEAD on a GET route of the API and the

@@ -323,9 +323,10 @@ func responseHeaders(required, optional []string) map[string]any {
 // key's authentication (401), the rate limit (429, or 503 when its shared
 // counter is too contended), the tenant's API service (403), then the
 // route's scope and its creator's permission (403, or 401 when the creator
-// is gone). Every answer after the rate limit carries its RateLimit
-// headers; the handler's body limit answers 413 after it too when the
-// request did not say its length.
+// is gone), the service the route needs (403) and its query parameters
+// (400). Every answer after the rate limit carries its RateLimit headers;
+// the handler's body limit answers 413 after it too when the request did
+// not say its length.
 //
 // examples are the example values of the schemas (apiExamples): a
 // success answer's content has its schema's.
@@ -380,7 +381,7 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		"401": problem("The API key is missing, malformed, unknown, inactive, expired or revoked, or its creator's account is no longer active.",
 			[]string{hdrWWWAuthenticate}, rateLimit),
 		"403": problem(forbidden, rateLimit, nil),
-		"400": problem("The request cannot be read: Authorization sent twice, a query parameter repeated or with a value it does not take, or a body that ended before its Content-Length; the detail names what.", nil, rateLimit),
+		"400": problem("The request cannot be read: Authorization sent twice, a query parameter the operation does not take, repeated or with a value it does not take, or a body that ended before its Content-Length; the detail names what.", nil, rateLimit),
 		"413": problem("The body is larger than 65,536 bytes (every route has this limit).", nil, rateLimit),
 		"429": problem("The key's rate limit is spent; Retry-After says when to try again.", append([]string{hdrRetryAfter}, rateLimit...), nil),
 		"500": problem("An internal error; the detail gives the request id to quote.", nil, rateLimit),
@@ -406,7 +407,7 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		out["412"] = problem("If-Match matches no current ETag.", rateLimit, nil)
 	}
 	if r.request != "" {
-		out["400"] = problem("The request cannot be read: the body is not valid UTF-8, or not one JSON object of the documented fields (spelt exactly, each once), or ended before its Content-Length; Authorization was sent twice; the detail names what.", nil, rateLimit)
+		out["400"] = problem("The request cannot be read: the body is not valid UTF-8, or not one JSON object of the documented fields (spelt exactly, each once), or ended before its Content-Length; Authorization was sent twice, or a query parameter the operation does not take; the detail names what.", nil, rateLimit)
 	}
 	if !r.reads() && !r.ifMatch {
 		bad := out["400"].(map[string]any)

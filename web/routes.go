@@ -55,13 +55,14 @@ func (s *Server) routes(e *echo.Echo) {
 	// left of its upload) and no read or write deadline but an idle one.
 	apiUploads := e.Group("/api/v1"+apiUploadsPath, s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
 	for _, r := range s.apiRoutes() {
-		mw := []echo.MiddlewareFunc{apiScope(r.scope), s.apiPerm(r.perm), checkQuery(r.query)}
+		mw := []echo.MiddlewareFunc{apiScope(r.scope), s.apiPerm(r.perm)}
 		if !r.reads() && !r.ifMatch {
 			mw = append([]echo.MiddlewareFunc{refuseIfMatch}, mw...)
 		}
 		if r.service != "" {
 			mw = append(mw, s.usable(r.service))
 		}
+		mw = append(mw, checkQuery(r.query)) // a service the tenant cannot use is 403 whatever the query
 		if r.method == http.MethodPost && !r.tus {
 			mw = append(mw, s.apiIdempotent) // after the checks: a refused call claims no key
 		}
