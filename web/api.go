@@ -77,7 +77,9 @@ type apiRoute struct {
 	// tus marks an operation of the tus protocol (uploads): its request
 	// and answer are headers (tusHeaderDocs), its body bytes; it is served
 	// in the upload group, with the upload's own body limit and no write
-	// deadline, and takes no Idempotency-Key (tus resumes instead).
+	// deadline. Its creation (POST) takes an Idempotency-Key as every POST
+	// does, its request headers counting as its body; the other
+	// operations resume instead.
 	tus bool
 	// reqHeaders and respHeaders name the request headers a tus operation
 	// reads and the headers its success answer carries; optHeaders those

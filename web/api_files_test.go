@@ -878,3 +878,54 @@ func byteRanges(t *testing.T, a apiCall) []string {
 		out = append(out, p.Header.Get("Content-Range")+" "+string(b))
 	}
 }
+
+// TestAPITusCreationIsIdempotent retries an upload's creation with its
+// Idempotency-Key: the retry is the same upload, its size reserved once;
+// the key with another length is refused, and another key is another
+// upload.
+func TestAPITusCreationIsIdempotent(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	create := func(key, length string) apiCall {
+		return e.api(t, http.MethodPost, "/api/v1/uploads", rw, nil, tusHeaders("Upload-Length", length, "Upload-Metadata", meta("filename", "once.bin"), "Idempotency-Key", key)...)
+	}
+	reserved := func() int64 {
+		t.Helper()
+		st, err := e.files.Storage(t.Context(), e.acme.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Reserved
+	}
+	first := create("retry-1", "1000")
+	loc := first.resp.Header.Get("Location")
+	if first.status != http.StatusCreated || loc == "" {
+		t.Fatalf("create: %d %s", first.status, first.body)
+	}
+	for _, tc := range []struct {
+		what, key, length string
+		status            int
+		sameUpload        bool
+		reserved          int64
+	}{
+		{"a retry", "retry-1", "1000", http.StatusCreated, true, 1000},
+		{"a second retry", "retry-1", "1000", http.StatusCreated, true, 1000},
+		{"the key with another length", "retry-1", "2000", http.StatusUnprocessableEntity, false, 1000},
+		{"another key", "retry-2", "1000", http.StatusCreated, false, 2000},
+	} {
+		a := create(tc.key, tc.length)
+		if a.status != tc.status {
+			t.Errorf("%s: got %d, want %d: %s", tc.what, a.status, tc.status, a.body)
+		}
+		if got := a.resp.Header.Get("Location") == loc; got != tc.sameUpload {
+			t.Errorf("%s: Location %q, first %q", tc.what, a.resp.Header.Get("Location"), loc)
+		}
+		if tc.sameUpload && (a.resp.Header.Get("Idempotent-Replayed") != "true" || a.resp.Header.Get("Upload-Expires") != first.resp.Header.Get("Upload-Expires") || a.resp.Header.Get("Tus-Resumable") != "1.0.0") {
+			t.Errorf("%s: headers %v, want the first answer's, replayed", tc.what, a.resp.Header)
+		}
+		if got := reserved(); got != tc.reserved {
+			t.Errorf("%s: %d bytes reserved, want %d", tc.what, got, tc.reserved)
+		}
+	}
+}

@@ -158,7 +158,7 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 				params = append(params, map[string]any{"name": h, "in": "header", "required": false, "schema": requestHeaderDocs[h].schema, "description": requestHeaderDocs[h].doc})
 			}
 		}
-		if r.method == http.MethodPost && !r.tus {
+		if r.method == http.MethodPost {
 			params = append(params, map[string]any{"name": hdrIdempotencyKey, "in": "header", "required": false,
 				"schema":      map[string]any{"type": "string", "minLength": 1, "maxLength": maxIdempotencyKey, "pattern": `^[\x20-\x7e]+$`},
 				"description": "A key of the client's choice (a UUID) that makes the request happen once: sent again with the same key within 24 hours, the same request gets the first answer again (marked Idempotent-Replayed) instead of being served again. Keys are the API key's own. Answers of 5xx are not kept."})
@@ -485,7 +485,7 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 			}
 		}
 	}
-	if r.method == http.MethodPost && !r.tus {
+	if r.method == http.MethodPost {
 		idempotent(out, rateLimit, problem)
 	}
 	return out
@@ -497,14 +497,18 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 // gives but those of the checks before it (401, 403, 413, 429) and 5xx
 // may be a replay, marked Idempotent-Replayed.
 func idempotent(out map[string]any, rateLimit []string, problem func(string, []string, []string) map[string]any) {
-	const reuse = "The Idempotency-Key is malformed, or was sent with another request (method, path and query, body) in the last 24 hours."
+	const reuse = "The Idempotency-Key is malformed, or was sent with another request (method, path and query, body; a tus creation's Upload-Length and Upload-Metadata) in the last 24 hours."
 	if p, ok := out["422"].(map[string]any); ok {
 		p["description"] = p["description"].(string) + " Or: " + reuse
 	} else {
 		out["422"] = problem(reuse, rateLimit, nil)
 	}
-	p := out["409"].(map[string]any)
-	p["description"] = p["description"].(string) + " Or: a request with the same Idempotency-Key is still being served."
+	const busy = "A request with the same Idempotency-Key is still being served."
+	if p, ok := out["409"].(map[string]any); ok {
+		p["description"] = p["description"].(string) + " Or: " + busy
+	} else {
+		out["409"] = problem(busy, rateLimit, nil) // a tus creation conflicts with nothing else
+	}
 	for status, r := range out {
 		if status >= "500" || status == "401" || status == "403" || status == "413" || status == "429" {
 			continue

@@ -63,8 +63,17 @@ func (s *Server) routes(e *echo.Echo) {
 			mw = append(mw, s.usable(r.service))
 		}
 		mw = append(mw, checkQuery(r.query)) // a service the tenant cannot use is 403 whatever the query
-		if r.method == http.MethodPost && !r.tus {
-			mw = append(mw, s.apiIdempotent) // after the checks: a refused call claims no key
+		if r.method == http.MethodPost {
+			var headers []string
+			if r.tus {
+				// A creation's body is none (the bytes follow with
+				// PATCH), but the upload group has no body limit.
+				mw = append(mw, s.bodies(apiBodyLimit, false))
+				for _, h := range r.reqHeaders {
+					headers = append(headers, h.name)
+				}
+			}
+			mw = append(mw, s.apiIdempotent(headers)) // after the checks: a refused call claims no key
 		}
 		g, path := api, r.path
 		if r.tus {
