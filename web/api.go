@@ -472,6 +472,7 @@ func (s *Server) apiError(c echo.Context, err error) {
 	default:
 		p.Errors, p.Detail = fieldErrors(ctx, err, message(ctx, err, "error.title"))
 	}
+	s.corsBeforeKey(c)
 	switch code {
 	case http.StatusUnauthorized:
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="kanri"`)

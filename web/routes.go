@@ -32,8 +32,8 @@ const exportTimeout = 10 * time.Minute
 // tenants.
 func (s *Server) routes(e *echo.Echo) {
 	e.IPExtractor = echo.ExtractIPDirect()
-	e.Pre(s.headAsGet, s.apiPreflight)
-	e.Use(headRestored, middleware.Recover(), secureHeaders, s.requestContext)
+	e.Pre(s.headAsGet)
+	e.Use(headRestored, middleware.Recover(), secureHeaders, s.requestContext, s.apiPreflight)
 
 	e.GET("/healthz", s.healthz).Name = public
 	e.GET("/readyz", s.readyz).Name = public
