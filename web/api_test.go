@@ -718,3 +718,36 @@ func TestAPIUnknownPathsAnswer404(t *testing.T) {
 		}
 	}
 }
+
+// servedDoc returns the OpenAPI document a server serves, decoded.
+func servedDoc(t *testing.T, e *env) map[string]any {
+	t.Helper()
+	a := e.api(t, http.MethodGet, "/api/v1/openapi.json", "", nil)
+	var doc map[string]any
+	a.decode(&doc)
+	return doc
+}
+
+// TestOpenAPIEnumsSayTheirType walks the served document: every schema
+// with an enum says the type of its values, as generators and linters
+// need.
+func TestOpenAPIEnumsSayTheirType(t *testing.T) {
+	doc := servedDoc(t, newEnv(t))
+	var walk func(at string, v any)
+	walk = func(at string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if _, ok := v["enum"]; ok && v["type"] == nil {
+				t.Errorf("%s: an enum without a type", at)
+			}
+			for k, x := range v {
+				walk(at+"/"+k, x)
+			}
+		case []any:
+			for i, x := range v {
+				walk(fmt.Sprintf("%s/%d", at, i), x)
+			}
+		}
+	}
+	walk("#", doc)
+}
