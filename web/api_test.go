@@ -295,13 +295,18 @@ func TestAPIUsers(t *testing.T) {
 		t.Errorf("deactivate again: %d %s", a.status, a.body)
 	}
 
-	// Another tenant's key: acme's ids do not exist for it.
+	// Another tenant's key: acme's ids do not exist for it, a role dave
+	// holds included.
+	if a := e.api(t, http.MethodPost, "/api/v1/users/"+id+"/roles", rw, map[string]string{"serviceId": "auth-service", "role": "viewer"}); a.status != http.StatusCreated {
+		t.Fatalf("give dave a role: %d %s", a.status, a.body)
+	}
 	for _, c := range []struct{ method, path string }{
 		{http.MethodGet, "/api/v1/users/" + id},
 		{http.MethodPatch, "/api/v1/users/" + id},
 		{http.MethodPost, "/api/v1/users/" + id + "/reactivate"},
 		{http.MethodDelete, "/api/v1/users/" + id + "?confirm=disable-this-key"},
 		{http.MethodGet, "/api/v1/users/" + id + "/roles"},
+		{http.MethodGet, "/api/v1/users/" + id + "/roles/auth-service/viewer"},
 		{http.MethodDelete, "/api/v1/users/" + id + "/roles/auth-service/viewer"},
 	} {
 		var body any
@@ -750,4 +755,71 @@ func TestOpenAPIEnumsSayTheirType(t *testing.T) {
 		}
 	}
 	walk("#", doc)
+}
+
+// TestAPIResourcesThatChangeCanBeRead checks the served document: every
+// resource that can be changed or deleted can be read (GET, or HEAD for
+// a tus upload), so that the Location of one created answers GET.
+func TestAPIResourcesThatChangeCanBeRead(t *testing.T) {
+	doc := servedDoc(t, newEnv(t))
+	for path, ops := range doc["paths"].(map[string]any) {
+		ops := ops.(map[string]any)
+		if (ops["patch"] != nil || ops["delete"] != nil) && ops["get"] == nil && ops["head"] == nil {
+			t.Errorf("%s can be changed or deleted, but not read", path)
+		}
+	}
+}
+
+// TestAPILocationsAnswerGET follows the Location of each kind of thing
+// the API creates as a sub-resource (a role's assignment, a channel's
+// member, a reaction): it answers GET with the thing, to the key's
+// tenant only.
+func TestAPILocationsAnswerGET(t *testing.T) {
+	e := newEnv(t)
+	e.assignMessaging(t, e.acme.ID)
+	e.assignMessaging(t, e.globex.ID)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	_, globex := e.apiKey(t, e.globex.ID, "read", "write")
+	ch := e.createChannel(t, rw, map[string]any{"name": "general"})
+	msg := e.postMessage(t, rw, ch.ID, "hello")
+	if _, _, err := e.roles.Assign(system(), role.Grant{Tenant: e.acme, UserID: e.acmeBob.ID, ServiceID: kanri.MessagingServiceID, RoleName: role.Viewer}); err != nil {
+		t.Fatal(err) // who may read the channel may be added to it
+	}
+	for _, tc := range []struct {
+		what, path string
+		body       map[string]any
+		want       string // in the GET's answer
+	}{
+		{"a role", "/api/v1/users/" + e.acmeBob.ID + "/roles", map[string]any{"serviceId": kanri.AuthServiceID, "role": "viewer"}, `"role":"viewer"`},
+		{"a member", "/api/v1/channels/" + ch.ID + "/members", map[string]any{"userId": e.acmeBob.ID}, `"userId":"` + e.acmeBob.ID + `"`},
+		{"a reaction", "/api/v1/channels/" + ch.ID + "/messages/" + msg.ID + "/reactions", map[string]any{"emoji": "👍"}, `"emoji":"👍","userIds":["` + e.acmeAdmin.ID + `"]`},
+	} {
+		a := e.api(t, http.MethodPost, tc.path, rw, tc.body)
+		loc := a.resp.Header.Get("Location")
+		if a.status != http.StatusCreated || !strings.HasPrefix(loc, tc.path+"/") {
+			t.Errorf("%s: %d, Location %q", tc.what, a.status, loc)
+			continue
+		}
+		got := e.api(t, http.MethodGet, loc, rw, nil)
+		if got.status != http.StatusOK || !strings.Contains(string(got.body), tc.want) || got.resp.Header.Get("ETag") == "" {
+			t.Errorf("%s: GET %s: %d %s, want 200 with %s", tc.what, loc, got.status, got.body, tc.want)
+		}
+		if a := e.api(t, http.MethodGet, loc, rw, nil, "If-None-Match", got.resp.Header.Get("ETag")); a.status != http.StatusNotModified {
+			t.Errorf("%s: GET %s with its ETag: %d, want 304", tc.what, loc, a.status)
+		}
+		wantProblem(t, tc.what+" under another tenant's key", e.api(t, http.MethodGet, loc, globex, nil), http.StatusNotFound, "not-found")
+		// Taken back, it is gone.
+		if a := e.api(t, http.MethodDelete, loc, rw, nil); a.status != http.StatusNoContent {
+			t.Errorf("%s: DELETE %s: %d %s", tc.what, loc, a.status, a.body)
+		}
+		wantProblem(t, tc.what+" taken back", e.api(t, http.MethodGet, loc, rw, nil), http.StatusNotFound, "not-found")
+	}
+	for _, path := range []string{
+		"/api/v1/users/" + e.acmeBob.ID + "/roles/nothing/viewer",
+		"/api/v1/users/" + e.acmeBob.ID + "/roles/" + kanri.AuthServiceID + "/owner",
+		"/api/v1/channels/" + ch.ID + "/members/user_missing",
+		"/api/v1/channels/" + ch.ID + "/messages/" + msg.ID + "/reactions/" + url.PathEscape("🦄"),
+	} {
+		wantProblem(t, "GET "+path, e.api(t, http.MethodGet, path, rw, nil), http.StatusNotFound, "not-found")
+	}
 }
