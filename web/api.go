@@ -11,11 +11,11 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -77,7 +77,9 @@ type apiRoute struct {
 	// tus marks an operation of the tus protocol (uploads): its request
 	// and answer are headers (tusHeaderDocs), its body bytes; it is served
 	// in the upload group, with the upload's own body limit and no write
-	// deadline, and takes no Idempotency-Key (tus resumes instead).
+	// deadline. Its creation (POST) takes an Idempotency-Key as every POST
+	// does, its request headers counting as its body; the other
+	// operations resume instead.
 	tus bool
 	// reqHeaders and respHeaders name the request headers a tus operation
 	// reads and the headers its success answer carries; optHeaders those
@@ -98,6 +100,9 @@ type apiHeader struct {
 	name     string
 	required bool
 }
+
+// reads reports whether the route only reads: a GET, or a HEAD.
+func (r apiRoute) reads() bool { return r.method == http.MethodGet || r.method == http.MethodHead }
 
 // paged reports whether the route answers a list in pages.
 func (r apiRoute) paged() bool {
@@ -126,7 +131,9 @@ func (s *Server) apiRoutes() []apiRoute {
 		{method: http.MethodGet, path: "/users/:id/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiListRoles, op: "listUserRoles", summary: "List a user's role assignments",
 			response: "RoleAssignmentList", status: 200, etag: true},
 		{method: http.MethodPost, path: "/users/:id/roles", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiAssignRole, op: "assignUserRole", summary: "Give a user a role",
-			doc: "A role the user holds already is answered 200 with the existing assignment. Location is the path that takes the role back (DELETE).", request: "RoleAssignmentCreate", response: "RoleAssignment", status: 201, unchanged: 200, location: true},
+			doc: "A role the user holds already is answered 200 with the existing assignment. Location is the assignment's path: GET reads it, DELETE takes the role back.", request: "RoleAssignmentCreate", response: "RoleAssignment", status: 201, unchanged: 200, location: true},
+		{method: http.MethodGet, path: "/users/:id/roles/:service/:role", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiGetRole, op: "getUserRole", summary: "Read one of a user's role assignments",
+			doc: "The role by its key, as DELETE takes it back: 404 when the user does not hold it.", response: "RoleAssignment", status: 200, etag: true},
 		{method: http.MethodDelete, path: "/users/:id/roles/:service/:role", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiRemoveRole, op: "removeUserRole", summary: "Take a role from a user",
 			status: 204},
 		{method: http.MethodGet, path: "/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiRoleCatalog, op: "listRoles", summary: "List the roles that can be given in the tenant",
@@ -465,19 +472,9 @@ func (s *Server) apiError(c echo.Context, err error) {
 	case code == http.StatusUnsupportedMediaType:
 		p.Detail = i18n.T(ctx, "api.json_only")
 	default:
-		p.Detail = message(ctx, err, "error.title")
-		if fields := kanri.ErrorFields(err); len(fields) > 0 {
-			p.Errors = map[string]string{}
-			var says []string
-			for _, f := range slices.Sorted(maps.Keys(fields)) {
-				p.Errors[f] = i18n.T(ctx, fields[f])
-				says = append(says, f+": "+p.Errors[f])
-			}
-			if key, _ := kanri.ErrorMessage(err); key == "error.invalid" || !i18n.Has(key) {
-				p.Detail = strings.Join(says, " ") // what is wrong, not "Error"
-			}
-		}
+		p.Errors, p.Detail = fieldErrors(ctx, err, message(ctx, err, "error.title"))
 	}
+	s.corsBeforeKey(c)
 	switch code {
 	case http.StatusUnauthorized:
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="kanri"`)
@@ -491,28 +488,71 @@ func (s *Server) apiError(c echo.Context, err error) {
 	}
 }
 
+// fieldErrors returns a problem's errors, the message of each field err
+// names in the request's language (nil when it names none), and its
+// detail: detail, or what is wrong with the fields when err says no more
+// than that the input is invalid (never "Error").
+func fieldErrors(ctx context.Context, err error, detail string) (map[string]string, string) {
+	fields := kanri.ErrorFields(err)
+	if len(fields) == 0 {
+		return nil, detail
+	}
+	out := map[string]string{}
+	var says []string
+	for _, f := range slices.Sorted(maps.Keys(fields)) {
+		out[f] = i18n.T(ctx, fields[f])
+		says = append(says, f+": "+out[f])
+	}
+	if key, _ := kanri.ErrorMessage(err); key == "error.invalid" || !i18n.Has(key) {
+		detail = strings.Join(says, " ")
+	}
+	return out, detail
+}
+
+// apiNotFound answers a path under /api/ that is no API version's: 404.
+func apiNotFound(echo.Context) error { return echo.ErrNotFound }
+
 // apiMethods returns the methods the API serves at the request's path
 // ("GET, POST"), or "" when it serves none: a path that exists with
-// another method is 405, not 404.
+// another method is 405, not 404. The path is the one Echo routed, as
+// the request wrote it (echo.GetPath): /api/v1/%75sers is not /users,
+// and so not found, as the router found no route for it.
 func (s *Server) apiMethods(c echo.Context) string {
-	path := strings.TrimPrefix(c.Request().URL.Path, "/api/v1")
+	path, ok := strings.CutPrefix(echo.GetPath(c.Request()), apiPrefix)
+	if !ok {
+		return ""
+	}
 	var allow []string
 	for _, r := range s.apiRoutes() {
-		re := regexp.MustCompile("^" + pathParam.ReplaceAllString(r.path, "[^/]+") + "$")
-		if re.MatchString(path) && !slices.Contains(allow, r.method) {
-			allow = append(allow, r.method)
+		if !routePattern(r.path).MatchString(path) {
+			continue
+		}
+		methods := []string{r.method}
+		if r.method == http.MethodGet {
+			methods = append(methods, http.MethodHead) // answered as GET (headAsGet)
+		}
+		for _, m := range methods {
+			if !slices.Contains(allow, m) {
+				allow = append(allow, m)
+			}
 		}
 	}
 	return strings.Join(allow, ", ")
 }
 
 // readJSON reads a request's JSON body into v: it must be declared as
-// application/json and hold one object whose keys are fields of v, spelt
+// application/json in UTF-8 (the only charset JSON has, RFC 8259 §8.1:
+// another is 415), be valid UTF-8 (else 400: never read with its bad
+// bytes replaced) and hold one object whose keys are fields of v, spelt
 // exactly as documented, each once. A body that stalls is 408, one that
-// ends before its Content-Length 400, one over the limit 413.
+// ends before its Content-Length 400, one over the limit 413. null for a
+// field that cannot be null is invalid (422, naming the field).
 func readJSON(c echo.Context, v any) error {
-	ct, _, err := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
+	ct, params, err := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
 	if err != nil || ct != "application/json" {
+		return echo.NewHTTPError(http.StatusUnsupportedMediaType)
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
 		return echo.NewHTTPError(http.StatusUnsupportedMediaType)
 	}
 	body, err := io.ReadAll(c.Request().Body)
@@ -522,6 +562,9 @@ func readJSON(c echo.Context, v any) error {
 		}
 		return err
 	}
+	if !utf8.Valid(body) {
+		return badRequest("the body is not valid UTF-8")
+	}
 	if err := checkObject(body, v); err != nil {
 		return err
 	}
@@ -530,7 +573,56 @@ func readJSON(c echo.Context, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return badRequest(jsonProblem(err))
 	}
+	if f := nullFields(body, reflect.TypeOf(v), ""); len(f) > 0 {
+		return kanri.Invalid(f)
+	}
 	return nil
+}
+
+// unmarshaler is the type of json.Unmarshaler.
+var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// nullFields returns the fields of the JSON object body that are null
+// but cannot be, named as in the body (profile.firstName, tags): those
+// read into struct t's fields, at any depth, unless the field's type
+// reads null itself (a json.Unmarshaler, such as optionalID, whose null
+// means something). encoding/json would read such a null as "leave the
+// field as it is", which the document does not allow.
+func nullFields(body []byte, t reflect.Type, prefix string) kanri.Fields {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var obj map[string]json.RawMessage
+	if t.Kind() != reflect.Struct || json.Unmarshal(body, &obj) != nil {
+		return nil
+	}
+	out := kanri.Fields{}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		raw, ok := obj[name]
+		if !ok || name == "-" || !f.IsExported() || reflect.PointerTo(f.Type).Implements(unmarshaler) {
+			continue
+		}
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch {
+		case string(bytes.TrimSpace(raw)) == "null":
+			out[prefix+name] = "validation.not_null"
+		case ft.Kind() == reflect.Struct:
+			maps.Copy(out, nullFields(raw, ft, prefix+name+"."))
+		case ft.Kind() == reflect.Slice && !reflect.PointerTo(ft.Elem()).Implements(unmarshaler):
+			var items []json.RawMessage
+			if json.Unmarshal(raw, &items) == nil && slices.ContainsFunc(items, func(r json.RawMessage) bool { return string(r) == "null" }) {
+				out[prefix+name] = "validation.not_null"
+			}
+		}
+	}
+	return out
 }
 
 // checkObject checks that body is one JSON object whose keys are the JSON

@@ -80,9 +80,9 @@ func (s *Server) apiFileRoutes() []apiRoute {
 			doc: "Back into its folder, or to the top level if its folder is gone.", response: "File", status: 200, ifMatch: true, etag: true,
 			statuses: map[int]string{http.StatusForbidden: notYours, http.StatusConflict: "The file is not in the trash."}},
 		{method: http.MethodGet, path: "/files/:file/content", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiFileContent, op: "getFileContent", summary: "Download a file's bytes",
-			doc:     "The bytes as stored, as an attachment named after the file (its type is the metadata's contentType). Range asks for part of them (206); the ETag is the file's SHA-256, and If-None-Match or If-Range take it. A whole download is checked against the checksum as it streams: a mismatch ends the connection early.",
+			doc:     "The bytes as stored, as an attachment named after the file (its type is the metadata's contentType). Range asks for part of them (206), several parts as multipart/byteranges; the ETag is the file's SHA-256, and If-None-Match or If-Range take it. A whole download is checked against the checksum as it streams: a mismatch ends the connection early.",
 			content: "application/octet-stream", status: 200, etag: true,
-			statuses: map[int]string{http.StatusRequestedRangeNotSatisfiable: "Range asks for bytes the file does not have; Content-Range says its length.",
+			statuses: map[int]string{http.StatusRequestedRangeNotSatisfiable: "Range asks for bytes the file does not have, or is not a bytes range that can be read; Content-Range says the file's length (bytes */length).",
 				http.StatusPreconditionFailed: "If-Match or If-Unmodified-Since does not hold."}},
 
 		{method: http.MethodGet, path: "/folders", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiListFolders, op: "listFolders", summary: "List the folders of a folder, by name",
@@ -104,16 +104,16 @@ func (s *Server) apiFileRoutes() []apiRoute {
 			doc: "tus 1.0 (https://tus.io/protocols/resumable-upload): the version, the extensions (creation, termination, expiration, checksum), the checksum algorithms and the largest file the tenant may upload.",
 			tus: true, reqHeaders: []apiHeader{{name: "Tus-Resumable"}}, respHeaders: []string{hdrTusResumable, hdrTusVersion, hdrTusExtension, hdrTusChecksumAlgorithm}, optHeaders: []string{hdrTusMaxSize}, status: 204},
 		{method: http.MethodPost, path: apiUploadsPath, scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiCreateUpload, op: "createUpload", tag: "Files", summary: "Begin a resumable upload (tus creation)",
-			doc: "Upload-Length is the file's size; Upload-Metadata names the file (filename), its type (filetype) and the folder it goes to (folderId), each value in base64. The size is reserved in the tenant's storage until the upload completes or expires (Upload-Expires). Location is the upload's address: send its bytes there with PATCH.",
+			doc: "Upload-Length is the file's size; Upload-Metadata names the file (filename), its type (filetype) and the folder it goes to (folderId), each value in base64. The size is reserved in the tenant's storage until the upload completes or expires (Upload-Expires). Location is the upload's address: send its bytes there with PATCH. A creation retried with its Idempotency-Key is the same upload, reserved once.",
 			tus: true, reqHeaders: []apiHeader{tusResumableHeader, tusLengthHeader, tusMetadataHeader}, respHeaders: []string{hdrTusResumable, hdrLocation, hdrUploadExpires}, status: 201,
 			statuses: map[int]string{
 				http.StatusBadRequest:            "Upload-Length is missing or not a whole number, Upload-Metadata cannot be read, or Upload-Defer-Length was sent; or Authorization was sent twice.",
 				http.StatusPreconditionFailed:    "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
 				http.StatusRequestEntityTooLarge: "The file is larger than the tenant's largest file, or than the storage left; the detail says which and how large.",
-				http.StatusUnprocessableEntity:   "The file's name is invalid, or folderId names no folder of the tenant.",
+				http.StatusUnprocessableEntity:   "The file's name is missing or invalid, or folderId names no folder of the tenant; errors names the metadata's key (filename, folderId).",
 			}},
-		{method: http.MethodGet, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiHeadUpload, op: "getUpload", tag: "Files", summary: "Ask how far an upload got (tus HEAD)",
-			doc: "tus clients send HEAD, which is answered as this GET, without a body. Upload-Offset is where to resume; once the upload is complete, Kanri-File-Id names its file.",
+		{method: http.MethodHead, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiHeadUpload, op: "headUpload", tag: "Files", summary: "Ask how far an upload got (tus HEAD)",
+			doc: "Upload-Offset is where to resume; once the upload is complete, Kanri-File-Id names its file. An upload's address answers the tus methods only: GET is 405.",
 			tus: true, reqHeaders: []apiHeader{tusResumableHeader}, respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadLength, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID, hdrUploadMetadata}, status: 200,
 			statuses: map[int]string{http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken."}},
 		{method: http.MethodPatch, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiPatchUpload, op: "writeUpload", tag: "Files", summary: "Send an upload's bytes from an offset (tus PATCH)",
@@ -122,9 +122,9 @@ func (s *Server) apiFileRoutes() []apiRoute {
 			respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID}, status: 204,
 			statuses: map[int]string{
 				http.StatusBadRequest:            "Upload-Offset is missing or not a whole number, or Upload-Checksum cannot be read.",
-				http.StatusConflict:              "Upload-Offset is not where the upload stands (Upload-Offset in the answer says where), another request is writing the upload, or it is complete.",
+				http.StatusConflict:              "Upload-Offset is not where the upload stands (Upload-Offset in the answer says where; checked before the length, as tusd does), or another request is writing the upload.",
 				http.StatusPreconditionFailed:    "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
-				http.StatusRequestEntityTooLarge: "More bytes were sent than the upload's length.",
+				http.StatusRequestEntityTooLarge: "The bytes sent go past the upload's length; a complete upload takes none (an empty PATCH at its end is answered 204 and changes nothing).",
 				http.StatusUnsupportedMediaType:  "The body is not application/offset+octet-stream.",
 				statusChecksumMismatch:           "The part's bytes do not match Upload-Checksum; they were not kept.",
 			}},
@@ -135,6 +135,9 @@ func (s *Server) apiFileRoutes() []apiRoute {
 				http.StatusConflict:           "The upload is complete.",
 				http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
 			}},
+		{method: http.MethodOptions, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiUploadOptionsAt, op: "uploadOptionsAt", tag: "Files", summary: "Ask what the tus server supports, at an upload's address",
+			doc: "As OPTIONS /uploads, for an upload of the tenant (tus servers answer OPTIONS at every address of theirs).",
+			tus: true, reqHeaders: []apiHeader{{name: "Tus-Resumable"}}, respHeaders: []string{hdrTusResumable, hdrTusVersion, hdrTusExtension, hdrTusChecksumAlgorithm}, optHeaders: []string{hdrTusMaxSize}, status: 204},
 	}
 }
 
@@ -609,10 +612,21 @@ func (s *Server) apiTus(c echo.Context) tusRoute {
 }
 
 func (s *Server) apiUploadOptions(c echo.Context) error { return s.tusOptions(c, routeTenant(c).ID) }
-func (s *Server) apiCreateUpload(c echo.Context) error  { return s.tusCreate(c, s.apiTus(c)) }
-func (s *Server) apiHeadUpload(c echo.Context) error    { return s.tusHead(c, s.apiTus(c)) }
-func (s *Server) apiPatchUpload(c echo.Context) error   { return s.tusPatch(c, s.apiTus(c)) }
-func (s *Server) apiDeleteUpload(c echo.Context) error  { return s.tusDelete(c, s.apiTus(c)) }
+
+// apiUploadOptionsAt answers OPTIONS at an upload's address as at the
+// uploads' own, for an upload of the key's tenant; another's is not found.
+func (s *Server) apiUploadOptionsAt(c echo.Context) error {
+	t := routeTenant(c)
+	if _, err := s.Files.Upload(c.Request().Context(), t.ID, c.Param("upload")); err != nil {
+		tusHeaders(c)
+		return s.tusFailure(c, err)
+	}
+	return s.tusOptions(c, t.ID)
+}
+func (s *Server) apiCreateUpload(c echo.Context) error { return s.tusCreate(c, s.apiTus(c)) }
+func (s *Server) apiHeadUpload(c echo.Context) error   { return s.tusHead(c, s.apiTus(c)) }
+func (s *Server) apiPatchUpload(c echo.Context) error  { return s.tusPatch(c, s.apiTus(c)) }
+func (s *Server) apiDeleteUpload(c echo.Context) error { return s.tusDelete(c, s.apiTus(c)) }
 
 // isAPI reports whether the request is one of the API's, made with a key.
 func isAPI(c echo.Context) bool {
@@ -624,11 +638,17 @@ func isAPI(c echo.Context) bool {
 // when empty), for a refusal made where no error is returned (tus,
 // http.ServeContent).
 func apiProblem(c echo.Context, status int, detail string) error {
+	return apiFieldProblem(c, status, detail, nil)
+}
+
+// apiFieldProblem is apiProblem with the invalid fields and why (errors),
+// as every 422 of the API has them.
+func apiFieldProblem(c echo.Context, status int, detail string, errs map[string]string) error {
 	title := http.StatusText(status)
 	if status == statusChecksumMismatch {
 		title = "Checksum Mismatch"
 	}
-	p := problem{Type: ProblemType(baseURL(c), status), Title: title, Status: status, Detail: detail, Instance: problemInstance(reqID(c)), RequestID: reqID(c)}
+	p := problem{Type: ProblemType(baseURL(c), status), Title: title, Status: status, Detail: detail, Errors: errs, Instance: problemInstance(reqID(c)), RequestID: reqID(c)}
 	b, err := json.Marshal(p)
 	if err != nil {
 		return err

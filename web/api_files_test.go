@@ -3,7 +3,12 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"slices"
@@ -34,25 +39,16 @@ type apiFolderDoc struct {
 	ParentFolderID *string
 }
 
-// apiHead sends a tus HEAD with a key. The document describes it as the
-// GET it is answered as, so that GET is sent too and checked against the
-// document (HEAD's answer has no body to check), and HEAD must be answered
-// with its status.
+// apiHead sends a tus HEAD with a key, checked against the document as
+// every call is. GET at the same address is no operation: 405, with the
+// tus methods in Allow.
 func (e *env) apiHead(t *testing.T, path, secret string) apiCall {
 	t.Helper()
 	get := e.api(t, http.MethodGet, path, secret, nil, tusHeaders()...)
-	req, _ := http.NewRequest(http.MethodHead, e.srv.URL+path, nil)
-	req.Header.Set("Authorization", "Bearer "+secret)
-	req.Header.Set("Tus-Resumable", "1.0.0")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if got, want := get.resp.Header.Get("Allow"), "HEAD, PATCH, DELETE, OPTIONS"; get.status != http.StatusMethodNotAllowed || got != want {
+		t.Errorf("GET %s: %d, Allow %q; want 405, Allow %q", path, get.status, got, want)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != get.status {
-		t.Errorf("HEAD %s: %d, but GET: %d", path, resp.StatusCode, get.status)
-	}
-	return apiCall{t: t, resp: resp, status: resp.StatusCode}
+	return e.api(t, http.MethodHead, path, secret, nil, tusHeaders()...)
 }
 
 // tusHeaders are the headers of a tus request of the API, beside the key.
@@ -372,6 +368,11 @@ func TestAPIFileContent(t *testing.T) {
 		{"a range once the ETag no longer holds", []string{"Range", "bytes=0-9", "If-Range", `"other"`}, http.StatusOK, data},
 		{"the bytes held", []string{"If-None-Match", etag}, http.StatusNotModified, nil},
 		{"a range past the end", []string{"Range", "bytes=40000-"}, http.StatusRequestedRangeNotSatisfiable, nil},
+		{"a range of another unit, ignored", []string{"Range", "items=0-5"}, http.StatusOK, data},
+		{"no unit, ignored", []string{"Range", "0-5"}, http.StatusOK, data},
+		{"the unit in capitals", []string{"Range", "Bytes=0-9"}, http.StatusPartialContent, data[:10]},
+		{"a malformed range", []string{"Range", "bytes=abc"}, http.StatusRequestedRangeNotSatisfiable, nil},
+		{"a range backwards", []string{"Range", "bytes=9-0"}, http.StatusRequestedRangeNotSatisfiable, nil},
 	} {
 		a := e.api(t, http.MethodGet, path, read, nil, tc.headers...)
 		statuses = append(statuses, a.status)
@@ -389,6 +390,13 @@ func TestAPIFileContent(t *testing.T) {
 		if !bytes.Equal(a.body, tc.body) {
 			t.Errorf("%s: got %d bytes %.20q, want %d %.20q", tc.name, len(a.body), a.body, len(tc.body), tc.body)
 		}
+	}
+	// Two ranges: one answer of two parts (multipart/byteranges), each
+	// with its Content-Range, as the document says.
+	a = e.api(t, http.MethodGet, path, read, nil, "Range", "bytes=0-1,12345-12349")
+	statuses = append(statuses, a.status)
+	if got := byteRanges(t, a); a.status != http.StatusPartialContent || !slices.Equal(got, []string{"bytes 0-1/30000 01", "bytes 12345-12349/30000 56789"}) {
+		t.Errorf("two ranges: %d, parts %q", a.status, got)
 	}
 	// The usage log has each download's status, although the bytes went
 	// around Echo's writer.
@@ -436,6 +444,30 @@ func TestAPITusUpload(t *testing.T) {
 	if a.resp.Header.Get("Tus-Version") != "1.0.0" {
 		t.Errorf("412 without Tus-Version: %v", a.resp.Header)
 	}
+	// An invalid creation names its fields in errors, as every 422 does.
+	for _, tc := range []struct {
+		what     string
+		metadata []string
+		fields   []string
+	}{
+		{"no name", []string{"filetype", "text/plain"}, []string{"filename"}},
+		{"a name of ..", []string{"filename", ".."}, []string{"filename"}},
+		{"no such folder", []string{"filename", "a.txt", "folderId", "folder_missing"}, []string{"folderId"}},
+		{"both", []string{"folderId", "folder_missing"}, []string{"filename", "folderId"}},
+	} {
+		a := e.api(t, http.MethodPost, "/api/v1/uploads", rw, nil, tusHeaders("Upload-Length", "10", "Upload-Metadata", meta(tc.metadata...))...)
+		p := wantProblem(t, tc.what, a, http.StatusUnprocessableEntity, "invalid")
+		if p == nil {
+			continue
+		}
+		errs, _ := p["errors"].(map[string]any)
+		if got := slices.Sorted(maps.Keys(errs)); !slices.Equal(got, tc.fields) {
+			t.Errorf("%s: errors %v, want the fields %v", tc.what, p["errors"], tc.fields)
+		}
+		if a.resp.Header.Get("Tus-Resumable") != "1.0.0" {
+			t.Errorf("%s: no Tus-Resumable", tc.what)
+		}
+	}
 	a = e.api(t, http.MethodPost, "/api/v1/uploads", rw, nil, tusHeaders("Upload-Length", strconv.Itoa(len(data)), "Upload-Metadata", meta("filename", "データ.bin", "folderId", folder.ID))...)
 	loc := a.resp.Header.Get("Location")
 	if a.status != http.StatusCreated || !strings.HasPrefix(loc, "/api/v1/uploads/upload_") || a.resp.Header.Get("Upload-Expires") == "" {
@@ -443,6 +475,17 @@ func TestAPITusUpload(t *testing.T) {
 	}
 	if a := e.apiHead(t, loc, rw); a.status != http.StatusOK || a.resp.Header.Get("Upload-Offset") != "0" || a.resp.Header.Get("Upload-Length") != "200000" {
 		t.Fatalf("HEAD: %d %v", a.status, a.resp.Header)
+	}
+	if a := e.api(t, http.MethodOptions, loc, rw, nil); a.status != http.StatusNoContent || a.resp.Header.Get("Tus-Version") != "1.0.0" {
+		t.Errorf("OPTIONS at the upload's address: %d %v", a.status, a.resp.Header)
+	}
+	// The document says so too: HEAD, not GET, at an upload's address.
+	var doc struct{ Paths map[string]map[string]any }
+	if err := json.Unmarshal(servedDocument.doc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if ops := doc.Paths["/uploads/{upload}"]; ops["head"] == nil || ops["get"] != nil || ops["options"] == nil {
+		t.Errorf("the document's operations at /uploads/{upload}: %v, want head and options, no get", slices.Sorted(maps.Keys(ops)))
 	}
 	a = e.api(t, http.MethodPatch, loc, rw, string(data[:120_000]), part(0)...)
 	if a.status != http.StatusNoContent || a.resp.Header.Get("Upload-Offset") != "120000" || a.resp.Header.Get("Kanri-File-Id") != "" {
@@ -535,8 +578,8 @@ func TestAPIFilesOfAnotherTenantAnswer404(t *testing.T) {
 		path := strings.NewReplacer(":file", fileID, ":folder", folder.ID, ":upload", up.ID).Replace(r.Path)
 		var a apiCall
 		switch {
-		case strings.Contains(r.Path, "/uploads/") && r.Method == http.MethodGet:
-			a = e.api(t, r.Method, path, rw, nil, tusHeaders()...) // HEAD, as tus sends it, is answered as this GET
+		case strings.Contains(r.Path, "/uploads/") && (r.Method == http.MethodHead || r.Method == http.MethodOptions):
+			a = e.api(t, r.Method, path, rw, nil, tusHeaders()...)
 		case strings.Contains(r.Path, "/uploads/"):
 			a = e.api(t, r.Method, path, rw, "0123456789", part(0)...)
 		case r.Method == http.MethodPatch:
@@ -614,7 +657,7 @@ func TestAPIFilesRefusals(t *testing.T) {
 		path := strings.NewReplacer(":file", file.ID, ":folder", folder.ID, ":upload", up.ID).Replace(r.Path)
 		call := func(secret string) apiCall {
 			switch {
-			case strings.HasPrefix(r.Path, "/api/v1/uploads") && r.Method == http.MethodGet:
+			case strings.HasPrefix(r.Path, "/api/v1/uploads") && (r.Method == http.MethodHead || r.Method == http.MethodOptions):
 				return e.api(t, r.Method, path, secret, nil, tusHeaders()...)
 			case strings.HasPrefix(r.Path, "/api/v1/uploads"):
 				return e.api(t, r.Method, path, secret, "0123456789", part(0)...)
@@ -623,18 +666,27 @@ func TestAPIFilesRefusals(t *testing.T) {
 			}
 			return e.api(t, r.Method, path+"?files=1", secret, nil)
 		}
-		if r.Name == "api:write" {
-			writes++
-			a := call(read)
-			if p := wantProblem(t, r.Method+" "+r.Path+" with a read-only key", a, http.StatusForbidden, "forbidden"); p != nil && !strings.Contains(p["detail"].(string), "write") {
-				t.Errorf("%s %s: detail %q does not name the scope", r.Method, r.Path, p["detail"])
+		// forbidden checks a refusal, and that its detail holds says
+		// (a HEAD's answer has no body to read it from).
+		forbidden := func(what string, a apiCall, says string) {
+			t.Helper()
+			what = r.Method + " " + r.Path + " " + what
+			if r.Method == http.MethodHead {
+				if a.status != http.StatusForbidden {
+					t.Errorf("%s: got %d, want 403", what, a.status)
+				}
+				return
+			}
+			if p := wantProblem(t, what, a, http.StatusForbidden, "forbidden"); p != nil && !strings.Contains(p["detail"].(string), says) {
+				t.Errorf("%s: detail %q, want it to say %q", what, p["detail"], says)
 			}
 		}
-		all++
-		a := call(globex)
-		if p := wantProblem(t, r.Method+" "+r.Path+" without the file service", a, http.StatusForbidden, "forbidden"); p != nil && p["detail"] != "This service is not assigned to your organisation." {
-			t.Errorf("%s %s without the file service: detail %q", r.Method, r.Path, p["detail"])
+		if r.Name == "api:write" {
+			writes++
+			forbidden("with a read-only key", call(read), "write")
 		}
+		all++
+		forbidden("without the file service", call(globex), "This service is not assigned to your organisation.")
 	}
 	if writes < 10 || all < 16 {
 		t.Errorf("checked %d writes of %d operations; the files operations look incomplete", writes, all)
@@ -729,5 +781,151 @@ func TestAPIPatchesWithoutIfMatchKeepEachOther(t *testing.T) {
 				tc.check(t)
 			}
 		})
+	}
+}
+
+// TestAPITusPatchChecksTheOffsetFirst sends PATCHes that are wrong in
+// one way or two to an upload of 10 bytes: as tusd, a wrong offset is
+// 409 whatever the length, and bytes past the end 413; a complete upload
+// takes no byte more, and an empty PATCH at its end changes nothing.
+func TestAPITusPatchChecksTheOffsetFirst(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	a := e.api(t, http.MethodPost, "/api/v1/uploads", rw, nil, tusHeaders("Upload-Length", "10", "Upload-Metadata", meta("filename", "ten.bin"))...)
+	loc := a.resp.Header.Get("Location")
+	if a.status != http.StatusCreated {
+		t.Fatalf("create: %d %s", a.status, a.body)
+	}
+	// chunked sends a PATCH whose length is not told (Transfer-Encoding:
+	// chunked), as a stream is sent.
+	chunked := func(offset int, body string) int {
+		req, _ := http.NewRequest(http.MethodPatch, e.srv.URL+loc, io.MultiReader(strings.NewReader(body)))
+		for kv := part(offset); len(kv) > 1; kv = kv[2:] {
+			req.Header.Set(kv[0], kv[1])
+		}
+		req.Header.Set("Authorization", "Bearer "+rw)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tc := range []struct {
+		what    string
+		offset  int
+		body    string
+		chunked bool
+		want    int
+		offsets string // the answer's Upload-Offset
+	}{
+		{"the first part", 0, "01234", false, http.StatusNoContent, "5"},
+		{"a wrong offset", 3, "34", false, http.StatusConflict, "5"},
+		{"a wrong offset that overruns", 8, "89abc", false, http.StatusConflict, "5"},
+		{"past the end", 5, "56789ab", false, http.StatusRequestEntityTooLarge, ""},
+		{"the last part", 5, "56789", false, http.StatusNoContent, "10"},
+		{"a byte more", 10, "x", false, http.StatusRequestEntityTooLarge, ""},
+		{"a byte more, of a length not told", 10, "x", true, http.StatusRequestEntityTooLarge, ""},
+		{"a wrong offset once complete", 5, "56789", false, http.StatusConflict, "10"},
+		{"an empty PATCH at the end", 10, "", false, http.StatusNoContent, "10"},
+	} {
+		if tc.chunked {
+			if got := chunked(tc.offset, tc.body); got != tc.want {
+				t.Errorf("%s: got %d, want %d", tc.what, got, tc.want)
+			}
+			continue
+		}
+		a := e.api(t, http.MethodPatch, loc, rw, tc.body, part(tc.offset)...)
+		if a.status != tc.want {
+			t.Errorf("%s: got %d, want %d: %s", tc.what, a.status, tc.want, a.body)
+			continue
+		}
+		if got := a.resp.Header.Get("Upload-Offset"); got != tc.offsets {
+			t.Errorf("%s: Upload-Offset %q, want %q", tc.what, got, tc.offsets)
+		}
+	}
+	up, err := e.files.Upload(t.Context(), e.acme.ID, strings.TrimPrefix(loc, "/api/v1/uploads/"))
+	if err != nil || up.Offset != 10 || up.CompletedAt.IsZero() {
+		t.Fatalf("the upload: %+v %v", up, err)
+	}
+	f, err := e.files.File(t.Context(), e.acme.ID, up.FileID)
+	if err != nil || f.Size != 10 {
+		t.Errorf("its file: %+v %v", f, err)
+	}
+}
+
+// byteRanges returns the parts of a multipart/byteranges answer, each as
+// its Content-Range, a space and its bytes.
+func byteRanges(t *testing.T, a apiCall) []string {
+	t.Helper()
+	ct, params, err := mime.ParseMediaType(a.resp.Header.Get("Content-Type"))
+	if err != nil || ct != "multipart/byteranges" {
+		t.Errorf("content type %q, want multipart/byteranges", a.resp.Header.Get("Content-Type"))
+		return nil
+	}
+	var out []string
+	r := multipart.NewReader(bytes.NewReader(a.body), params["boundary"])
+	for {
+		p, err := r.NextPart()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(p)
+		out = append(out, p.Header.Get("Content-Range")+" "+string(b))
+	}
+}
+
+// TestAPITusCreationIsIdempotent retries an upload's creation with its
+// Idempotency-Key: the retry is the same upload, its size reserved once;
+// the key with another length is refused, and another key is another
+// upload.
+func TestAPITusCreationIsIdempotent(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	create := func(key, length string) apiCall {
+		return e.api(t, http.MethodPost, "/api/v1/uploads", rw, nil, tusHeaders("Upload-Length", length, "Upload-Metadata", meta("filename", "once.bin"), "Idempotency-Key", key)...)
+	}
+	reserved := func() int64 {
+		t.Helper()
+		st, err := e.files.Storage(t.Context(), e.acme.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Reserved
+	}
+	first := create("retry-1", "1000")
+	loc := first.resp.Header.Get("Location")
+	if first.status != http.StatusCreated || loc == "" {
+		t.Fatalf("create: %d %s", first.status, first.body)
+	}
+	for _, tc := range []struct {
+		what, key, length string
+		status            int
+		sameUpload        bool
+		reserved          int64
+	}{
+		{"a retry", "retry-1", "1000", http.StatusCreated, true, 1000},
+		{"a second retry", "retry-1", "1000", http.StatusCreated, true, 1000},
+		{"the key with another length", "retry-1", "2000", http.StatusUnprocessableEntity, false, 1000},
+		{"another key", "retry-2", "1000", http.StatusCreated, false, 2000},
+	} {
+		a := create(tc.key, tc.length)
+		if a.status != tc.status {
+			t.Errorf("%s: got %d, want %d: %s", tc.what, a.status, tc.status, a.body)
+		}
+		if got := a.resp.Header.Get("Location") == loc; got != tc.sameUpload {
+			t.Errorf("%s: Location %q, first %q", tc.what, a.resp.Header.Get("Location"), loc)
+		}
+		if tc.sameUpload && (a.resp.Header.Get("Idempotent-Replayed") != "true" || a.resp.Header.Get("Upload-Expires") != first.resp.Header.Get("Upload-Expires") || a.resp.Header.Get("Tus-Resumable") != "1.0.0") {
+			t.Errorf("%s: headers %v, want the first answer's, replayed", tc.what, a.resp.Header)
+		}
+		if got := reserved(); got != tc.reserved {
+			t.Errorf("%s: %d bytes reserved, want %d", tc.what, got, tc.reserved)
+		}
 	}
 }

@@ -264,6 +264,29 @@ func (s *Server) apiAssignRole(c echo.Context) error {
 	return c.JSON(http.StatusCreated, out)
 }
 
+// apiGetRole answers the assignment of a role, by its key, to a user of
+// the tenant: the resource a role's assignment is created as.
+func (s *Server) apiGetRole(c echo.Context) error {
+	u, err := s.apiUserOfTenant(c)
+	if err != nil {
+		return err
+	}
+	d, ok := role.FindKey(c.Param("service"), c.Param("role"))
+	if !ok {
+		return kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	ras, err := s.Roles.ForUser(c.Request().Context(), u.TenantID, u.ID)
+	if err != nil {
+		return err
+	}
+	for _, ra := range ras {
+		if ra.ServiceID == d.ServiceID && ra.RoleName == d.RoleName {
+			return sendTagged(c, apiRoleOf(c.Request().Context(), ra))
+		}
+	}
+	return kanri.E(kanri.ENOTFOUND, "error.not_found")
+}
+
 func (s *Server) apiRemoveRole(c echo.Context) error {
 	u, err := s.apiUserOfTenant(c)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -22,8 +23,9 @@ const (
 // maxIdempotencyKey is the longest Idempotency-Key taken, in bytes.
 const maxIdempotencyKey = 255
 
-// replayedHeaders are the headers of an answer that its replays repeat.
-var replayedHeaders = []string{echo.HeaderContentType, hdrLocation, hdrETag}
+// replayedHeaders are the headers of an answer that its replays repeat:
+// a JSON answer's, and a tus creation's.
+var replayedHeaders = []string{echo.HeaderContentType, hdrLocation, hdrETag, hdrTusResumable, hdrUploadExpires}
 
 // apiIdempotent makes a POST sent with an Idempotency-Key happen once: the
 // first request with the key claims it (in the store, before it is
@@ -34,59 +36,71 @@ var replayedHeaders = []string{echo.HeaderContentType, hdrLocation, hdrETag}
 // is 422; sent while its first request is still being served, 409. An
 // answer of 5xx is not recorded: the key is free again. Keys are the API
 // key's own.
-func (s *Server) apiIdempotent(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		keys := req.Header.Values(hdrIdempotencyKey)
-		if len(keys) == 0 {
-			return next(c)
-		}
-		if len(keys) > 1 || !validIdempotencyKey(keys[0]) {
-			return kanri.Invalid(kanri.Fields{hdrIdempotencyKey: "validation.idempotency_key"})
-		}
-		body, err := io.ReadAll(req.Body)
-		if err != nil {
-			return err // over the body limit: 413
-		}
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		h := sha256.New()
-		io.WriteString(h, req.Method+" "+req.URL.RequestURI()+"\n")
-		h.Write(body)
-		ctx := req.Context()
-		rec, err := s.Keys.ClaimIdempotency(ctx, apiKeyOf(c), keys[0], hex.EncodeToString(h.Sum(nil)))
-		if err != nil {
-			return err
-		}
-		if rec.Done {
-			return replay(c, rec)
-		}
-		res := c.Response()
-		w := &teeWriter{ResponseWriter: res.Writer}
-		res.Writer = w
-		if err := next(c); err != nil {
-			c.Error(err) // answer now, so that the answer is known
-		}
-		res.Writer = w.ResponseWriter
-		done := context.WithoutCancel(ctx) // the answer is given: record it even if the client has gone
-		if res.Status >= http.StatusInternalServerError || !res.Committed {
-			if err := s.Keys.ReleaseIdempotency(done, rec); err != nil {
-				s.Logger.Warn("idempotency key not released", "err", err, "request_id", reqID(c))
-			}
-			return nil
-		}
-		header := map[string]string{}
-		for _, name := range replayedHeaders {
-			if v := res.Header().Get(name); v != "" {
-				header[name] = v
-			}
-		}
-		if err := s.Keys.FinishIdempotency(done, rec, res.Status, header, w.body.Bytes()); err != nil {
-			// The claim stays until its lease ends: a repeat meanwhile is
-			// 409, never served twice.
-			s.Logger.Warn("idempotent answer not recorded", "err", err, "request_id", reqID(c))
+//
+// headers are the request headers that say what the request asks beside
+// its body (a tus creation's Upload-Length and Upload-Metadata): the
+// same key sent with other values of them is another request, 422.
+func (s *Server) apiIdempotent(headers []string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error { return s.idempotent(c, next, headers) }
+	}
+}
+
+// idempotent serves a request of an apiIdempotent route.
+func (s *Server) idempotent(c echo.Context, next echo.HandlerFunc, headers []string) error {
+	req := c.Request()
+	keys := req.Header.Values(hdrIdempotencyKey)
+	if len(keys) == 0 {
+		return next(c)
+	}
+	if len(keys) > 1 || !validIdempotencyKey(keys[0]) {
+		return kanri.Invalid(kanri.Fields{hdrIdempotencyKey: "validation.idempotency_key"})
+	}
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return err // over the body limit: 413
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	h := sha256.New()
+	io.WriteString(h, req.Method+" "+req.URL.RequestURI()+"\n")
+	for _, name := range headers {
+		io.WriteString(h, name+": "+strings.Join(req.Header.Values(name), ", ")+"\n")
+	}
+	h.Write(body)
+	ctx := req.Context()
+	rec, err := s.Keys.ClaimIdempotency(ctx, apiKeyOf(c), keys[0], hex.EncodeToString(h.Sum(nil)))
+	if err != nil {
+		return err
+	}
+	if rec.Done {
+		return replay(c, rec)
+	}
+	res := c.Response()
+	w := &teeWriter{ResponseWriter: res.Writer}
+	res.Writer = w
+	if err := next(c); err != nil {
+		c.Error(err) // answer now, so that the answer is known
+	}
+	res.Writer = w.ResponseWriter
+	done := context.WithoutCancel(ctx) // the answer is given: record it even if the client has gone
+	if res.Status >= http.StatusInternalServerError || !res.Committed {
+		if err := s.Keys.ReleaseIdempotency(done, rec); err != nil {
+			s.Logger.Warn("idempotency key not released", "err", err, "request_id", reqID(c))
 		}
 		return nil
 	}
+	header := map[string]string{}
+	for _, name := range replayedHeaders {
+		if v := res.Header().Get(name); v != "" {
+			header[name] = v
+		}
+	}
+	if err := s.Keys.FinishIdempotency(done, rec, res.Status, header, w.body.Bytes()); err != nil {
+		// The claim stays until its lease ends: a repeat meanwhile is
+		// 409, never served twice.
+		s.Logger.Warn("idempotent answer not recorded", "err", err, "request_id", reqID(c))
+	}
+	return nil
 }
 
 // validIdempotencyKey reports whether an Idempotency-Key is 1 to 255

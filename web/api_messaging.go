@@ -108,10 +108,13 @@ func (s *Server) apiMessagingRoutes() []apiRoute {
 			query: []apiParam{paramLimit, paramNext}, response: "MemberList", status: 200, etag: true,
 			statuses: map[int]string{http.StatusNotFound: notFound}},
 		{method: http.MethodPost, path: "/channels/:channel/members", scope: kanri.ScopeWrite, perm: role.ChannelsCreate, service: msvc, h: s.apiAddMember, op: "addChannelMember", summary: "Add a user to a channel",
-			doc:     "An owner adds an active user of the tenant, as a member. A user who is a member already is answered 200 with their membership. Location is the member's path.",
+			doc:     "An owner adds an active user of the tenant, as a member. A user who is a member already is answered 200 with their membership. Location is the member's path: GET reads the membership.",
 			request: "MemberAdd", response: "Member", status: 201, unchanged: 200, location: true,
 			statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: notFound, http.StatusConflict: archived,
 				http.StatusUnprocessableEntity: "userId names no active user of the tenant; errors names it."}},
+		{method: http.MethodGet, path: "/channels/:channel/members/:user", scope: kanri.ScopeRead, perm: role.ChannelsRead, service: msvc, h: s.apiGetMember, op: "getChannelMember", summary: "Read a member of a channel",
+			response: "Member", status: 200, etag: true,
+			statuses: map[int]string{http.StatusNotFound: memberNotFound}},
 		{method: http.MethodPatch, path: "/channels/:channel/members/:user", scope: kanri.ScopeWrite, perm: role.ChannelsCreate, service: msvc, h: s.apiUpdateMember, op: "updateChannelMember", summary: "Make a member an owner or a member",
 			doc:     "The last owner stays one (409) until another member is made an owner.",
 			request: "MemberUpdate", response: "Member", status: 200,
@@ -144,10 +147,13 @@ func (s *Server) apiMessagingRoutes() []apiRoute {
 			status: 204, ifMatch: true,
 			statuses: map[int]string{http.StatusForbidden: "The key's creator did not send the message and does not hold messages.delete.", http.StatusNotFound: msgNotFound}},
 		{method: http.MethodPost, path: "/channels/:channel/messages/:message/reactions", scope: kanri.ScopeWrite, perm: role.MessagesCreate, service: msvc, h: s.apiAddReaction, op: "addReaction", tag: "Messages", summary: "React to a message",
-			doc:     "The answer is the message with its reactions. A reaction the key's creator has already made is answered 200: reacting twice is reacting once. Location is the path that takes the reaction back (DELETE).",
+			doc:     "The answer is the message with its reactions. A reaction the key's creator has already made is answered 200: reacting twice is reacting once. Location is the reaction's path: GET reads who reacted with the emoji, DELETE takes the key creator's reaction back.",
 			request: "ReactionCreate", response: "Message", status: 201, unchanged: 200, location: true,
 			statuses: map[int]string{http.StatusForbidden: "The key's creator is not a member of the channel, or the message tells of a membership (system messages take no reactions).",
 				http.StatusNotFound: msgNotFound, http.StatusConflict: archived, http.StatusUnprocessableEntity: "The emoji is not one of those offered; errors names it."}},
+		{method: http.MethodGet, path: "/channels/:channel/messages/:message/reactions/:emoji", scope: kanri.ScopeRead, perm: role.ChannelsRead, service: msvc, h: s.apiGetReaction, op: "getReaction", tag: "Messages", summary: "Read who reacted to a message with an emoji",
+			response: "Reaction", status: 200, etag: true,
+			statuses: map[int]string{http.StatusNotFound: msgNotFound + " Or: nobody reacted to it with the emoji."}},
 		{method: http.MethodDelete, path: "/channels/:channel/messages/:message/reactions/:emoji", scope: kanri.ScopeWrite, perm: role.MessagesCreate, service: msvc, h: s.apiRemoveReaction, op: "removeReaction", tag: "Messages", summary: "Take back a reaction to a message",
 			doc:    "Taking back a reaction that is not there changes nothing.",
 			status: 204,
@@ -541,6 +547,15 @@ func (s *Server) apiAddMember(c echo.Context) error {
 	return c.JSON(http.StatusCreated, apiMemberOf(m))
 }
 
+// apiGetMember answers a member of a channel the key's creator can see.
+func (s *Server) apiGetMember(c echo.Context) error {
+	m, err := s.Messaging.Member(c.Request().Context(), routeTenant(c).ID, apiPerson(c).UserID, c.Param("channel"), c.Param("user"))
+	if err != nil {
+		return err
+	}
+	return sendTagged(c, apiMemberOf(m))
+}
+
 // apiMemberUpdate is the body of PATCH /channels/{channel}/members/{user}.
 type apiMemberUpdate struct {
 	Role string `json:"role"`
@@ -688,6 +703,31 @@ func (s *Server) apiAddReaction(c echo.Context) error {
 	return c.JSON(http.StatusCreated, apiMessageOf(m))
 }
 
+// apiReaction is the reaction to a message with one emoji, as the API
+// shows it: who reacted.
+type apiReaction struct {
+	Emoji   string   `json:"emoji"`
+	UserIDs []string `json:"userIds"`
+}
+
+// apiGetReaction answers who reacted with an emoji to a message the key's
+// creator can read: not found when nobody did.
+func (s *Server) apiGetReaction(c echo.Context) error {
+	emoji, err := url.PathUnescape(c.Param("emoji"))
+	if err != nil {
+		return kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	m, err := s.Messaging.Message(c.Request().Context(), routeTenant(c).ID, apiPerson(c).UserID, c.Param("channel"), c.Param("message"))
+	if err != nil {
+		return err
+	}
+	users := apiMessageOf(m).Reactions[emoji] // sorted
+	if len(users) == 0 {
+		return kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	return sendTagged(c, apiReaction{Emoji: emoji, UserIDs: users})
+}
+
 // apiRemoveReaction takes back the key creator's reaction to a message.
 // The emoji arrives path-escaped, or unescaped when Echo routed the
 // request by its decoded path.
@@ -772,6 +812,10 @@ func messagingSchemas(obj func([]string, map[string]any) map[string]any, list fu
 		}),
 		"MessageUpdate":  obj([]string{"content"}, map[string]any{"content": content}),
 		"ReactionCreate": obj([]string{"emoji"}, map[string]any{"emoji": emoji}),
+		"Reaction": obj([]string{"emoji", "userIds"}, map[string]any{
+			"emoji":   emoji,
+			"userIds": map[string]any{"type": "array", "minItems": 1, "items": str, "description": "The ids of the users who reacted with the emoji, in order."},
+		}),
 	}
 }
 
@@ -801,5 +845,6 @@ func messagingExamples(at string) map[string]any {
 		"MessageCreate":  map[string]any{"content": "The report is in the Reports folder.", "attachments": []any{exampleFileID}},
 		"MessageUpdate":  map[string]any{"content": "The report is in the Reports folder now."},
 		"ReactionCreate": map[string]any{"emoji": "👍"},
+		"Reaction":       map[string]any{"emoji": "👍", "userIds": []any{exampleUserID}},
 	}
 }

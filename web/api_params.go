@@ -1,6 +1,7 @@
 package web
 
 import (
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -110,11 +111,18 @@ func (p apiParam) check(q url.Values) error {
 }
 
 // checkQuery refuses a request whose query parameters an operation
-// declaring params cannot take (see apiParam.check).
+// declaring params cannot take (see apiParam.check), and one with a
+// parameter it does not declare (limt=5), which would otherwise be passed
+// over as if the client had not meant it (EMALFORMED, 400, naming it).
 func checkQuery(params []apiParam) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			q := c.QueryParams()
+			for _, name := range slices.Sorted(maps.Keys(q)) {
+				if !slices.ContainsFunc(params, func(p apiParam) bool { return p.name == name }) {
+					return kanri.E(kanri.EMALFORMED, "input.param_unknown", name)
+				}
+			}
 			for _, p := range params {
 				if err := p.check(q); err != nil {
 					return err

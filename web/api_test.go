@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -294,13 +295,18 @@ func TestAPIUsers(t *testing.T) {
 		t.Errorf("deactivate again: %d %s", a.status, a.body)
 	}
 
-	// Another tenant's key: acme's ids do not exist for it.
+	// Another tenant's key: acme's ids do not exist for it, a role dave
+	// holds included.
+	if a := e.api(t, http.MethodPost, "/api/v1/users/"+id+"/roles", rw, map[string]string{"serviceId": "auth-service", "role": "viewer"}); a.status != http.StatusCreated {
+		t.Fatalf("give dave a role: %d %s", a.status, a.body)
+	}
 	for _, c := range []struct{ method, path string }{
 		{http.MethodGet, "/api/v1/users/" + id},
 		{http.MethodPatch, "/api/v1/users/" + id},
 		{http.MethodPost, "/api/v1/users/" + id + "/reactivate"},
 		{http.MethodDelete, "/api/v1/users/" + id + "?confirm=disable-this-key"},
 		{http.MethodGet, "/api/v1/users/" + id + "/roles"},
+		{http.MethodGet, "/api/v1/users/" + id + "/roles/auth-service/viewer"},
 		{http.MethodDelete, "/api/v1/users/" + id + "/roles/auth-service/viewer"},
 	} {
 		var body any
@@ -655,12 +661,21 @@ func TestAPIPreconditionsAndMethods(t *testing.T) {
 			t.Errorf("If-Match %s: got %d, want %d", tc.ifMatch, a.status, tc.want)
 		}
 	}
-	a := e.api(t, http.MethodPut, "/api/v1/users", rw, map[string]string{})
-	wantProblem(t, "PUT /users", a, http.StatusMethodNotAllowed, "method-not-allowed")
-	if got := a.resp.Header.Get("Allow"); got != "GET, POST" {
-		t.Errorf("Allow: %q", got)
+	// Allow names HEAD wherever GET is allowed: HEAD is answered as GET.
+	for _, tc := range []struct{ method, path, allow string }{
+		{http.MethodPut, "/api/v1/users", "GET, HEAD, POST"},
+		{http.MethodOptions, "/api/v1/users", "GET, HEAD, POST"},
+		{http.MethodPut, path, "GET, HEAD, PATCH, DELETE"},
+		{http.MethodGet, path + "/deactivate", "POST"},
+		{http.MethodDelete, "/api/v1/audit", "GET, HEAD"},
+	} {
+		what := tc.method + " " + tc.path
+		a := e.api(t, tc.method, tc.path, rw, nil)
+		wantProblem(t, what, a, http.StatusMethodNotAllowed, "method-not-allowed")
+		if got := a.resp.Header.Get("Allow"); got != tc.allow {
+			t.Errorf("%s: Allow %q, want %q", what, got, tc.allow)
+		}
 	}
-	wantProblem(t, "GET /users/{id}/deactivate", e.api(t, http.MethodGet, path+"/deactivate", rw, nil), http.StatusMethodNotAllowed, "method-not-allowed")
 }
 
 // TestRefusedCallsCostNoWrites checks that a key over its limit adds one
@@ -681,5 +696,130 @@ func TestRefusedCallsCostNoWrites(t *testing.T) {
 	calls, _, _ := e.keys.Calls(context.Background(), e.acme.ID, apikey.CallFilter{KeyID: k.ID})
 	if len(calls) != 3 {
 		t.Errorf("logged %d calls, want the 2 answered and the first refused", len(calls))
+	}
+}
+
+// TestAPIUnknownPathsAnswer404 checks that a path of no API version, or
+// one the router does not take as written, is not found: 404 as a
+// problem, before any key is asked for, never 401 or 405.
+func TestAPIUnknownPathsAnswer404(t *testing.T) {
+	e := newEnv(t)
+	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead)
+	for _, tc := range []struct{ name, method, path, secret string }{
+		{"another version without a key", http.MethodGet, "/api/v2/users", ""},
+		{"another version with a key", http.MethodGet, "/api/v2/users", secret},
+		{"another version, another method", http.MethodPost, "/api/v2/users", secret},
+		{"no version", http.MethodGet, "/api/users", ""},
+		{"an unreserved character percent-encoded", http.MethodGet, "/api/v1/%75sers", secret},
+		{"an id's character percent-encoded", http.MethodGet, "/api/v1/users/" + e.acmeBob.ID[:5] + "%" + fmt.Sprintf("%02X", e.acmeBob.ID[5]) + e.acmeBob.ID[6:], secret},
+	} {
+		a := e.api(t, tc.method, tc.path, tc.secret, nil)
+		wantProblem(t, tc.name, a, http.StatusNotFound, "not-found")
+		if got := a.resp.Header.Get("Allow"); got != "" {
+			t.Errorf("%s: Allow %q, want none", tc.name, got)
+		}
+		if got := a.resp.Header.Get("WWW-Authenticate"); got != "" {
+			t.Errorf("%s: WWW-Authenticate %q: a key was asked for", tc.name, got)
+		}
+	}
+}
+
+// servedDoc returns the OpenAPI document a server serves, decoded.
+func servedDoc(t *testing.T, e *env) map[string]any {
+	t.Helper()
+	a := e.api(t, http.MethodGet, "/api/v1/openapi.json", "", nil)
+	var doc map[string]any
+	a.decode(&doc)
+	return doc
+}
+
+// TestOpenAPIEnumsSayTheirType walks the served document: every schema
+// with an enum says the type of its values, as generators and linters
+// need.
+func TestOpenAPIEnumsSayTheirType(t *testing.T) {
+	doc := servedDoc(t, newEnv(t))
+	var walk func(at string, v any)
+	walk = func(at string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if _, ok := v["enum"]; ok && v["type"] == nil {
+				t.Errorf("%s: an enum without a type", at)
+			}
+			for k, x := range v {
+				walk(at+"/"+k, x)
+			}
+		case []any:
+			for i, x := range v {
+				walk(fmt.Sprintf("%s/%d", at, i), x)
+			}
+		}
+	}
+	walk("#", doc)
+}
+
+// TestAPIResourcesThatChangeCanBeRead checks the served document: every
+// resource that can be changed or deleted can be read (GET, or HEAD for
+// a tus upload), so that the Location of one created answers GET.
+func TestAPIResourcesThatChangeCanBeRead(t *testing.T) {
+	doc := servedDoc(t, newEnv(t))
+	for path, ops := range doc["paths"].(map[string]any) {
+		ops := ops.(map[string]any)
+		if (ops["patch"] != nil || ops["delete"] != nil) && ops["get"] == nil && ops["head"] == nil {
+			t.Errorf("%s can be changed or deleted, but not read", path)
+		}
+	}
+}
+
+// TestAPILocationsAnswerGET follows the Location of each kind of thing
+// the API creates as a sub-resource (a role's assignment, a channel's
+// member, a reaction): it answers GET with the thing, to the key's
+// tenant only.
+func TestAPILocationsAnswerGET(t *testing.T) {
+	e := newEnv(t)
+	e.assignMessaging(t, e.acme.ID)
+	e.assignMessaging(t, e.globex.ID)
+	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
+	_, globex := e.apiKey(t, e.globex.ID, "read", "write")
+	ch := e.createChannel(t, rw, map[string]any{"name": "general"})
+	msg := e.postMessage(t, rw, ch.ID, "hello")
+	if _, _, err := e.roles.Assign(system(), role.Grant{Tenant: e.acme, UserID: e.acmeBob.ID, ServiceID: kanri.MessagingServiceID, RoleName: role.Viewer}); err != nil {
+		t.Fatal(err) // who may read the channel may be added to it
+	}
+	for _, tc := range []struct {
+		what, path string
+		body       map[string]any
+		want       string // in the GET's answer
+	}{
+		{"a role", "/api/v1/users/" + e.acmeBob.ID + "/roles", map[string]any{"serviceId": kanri.AuthServiceID, "role": "viewer"}, `"role":"viewer"`},
+		{"a member", "/api/v1/channels/" + ch.ID + "/members", map[string]any{"userId": e.acmeBob.ID}, `"userId":"` + e.acmeBob.ID + `"`},
+		{"a reaction", "/api/v1/channels/" + ch.ID + "/messages/" + msg.ID + "/reactions", map[string]any{"emoji": "👍"}, `"emoji":"👍","userIds":["` + e.acmeAdmin.ID + `"]`},
+	} {
+		a := e.api(t, http.MethodPost, tc.path, rw, tc.body)
+		loc := a.resp.Header.Get("Location")
+		if a.status != http.StatusCreated || !strings.HasPrefix(loc, tc.path+"/") {
+			t.Errorf("%s: %d, Location %q", tc.what, a.status, loc)
+			continue
+		}
+		got := e.api(t, http.MethodGet, loc, rw, nil)
+		if got.status != http.StatusOK || !strings.Contains(string(got.body), tc.want) || got.resp.Header.Get("ETag") == "" {
+			t.Errorf("%s: GET %s: %d %s, want 200 with %s", tc.what, loc, got.status, got.body, tc.want)
+		}
+		if a := e.api(t, http.MethodGet, loc, rw, nil, "If-None-Match", got.resp.Header.Get("ETag")); a.status != http.StatusNotModified {
+			t.Errorf("%s: GET %s with its ETag: %d, want 304", tc.what, loc, a.status)
+		}
+		wantProblem(t, tc.what+" under another tenant's key", e.api(t, http.MethodGet, loc, globex, nil), http.StatusNotFound, "not-found")
+		// Taken back, it is gone.
+		if a := e.api(t, http.MethodDelete, loc, rw, nil); a.status != http.StatusNoContent {
+			t.Errorf("%s: DELETE %s: %d %s", tc.what, loc, a.status, a.body)
+		}
+		wantProblem(t, tc.what+" taken back", e.api(t, http.MethodGet, loc, rw, nil), http.StatusNotFound, "not-found")
+	}
+	for _, path := range []string{
+		"/api/v1/users/" + e.acmeBob.ID + "/roles/nothing/viewer",
+		"/api/v1/users/" + e.acmeBob.ID + "/roles/" + kanri.AuthServiceID + "/owner",
+		"/api/v1/channels/" + ch.ID + "/members/user_missing",
+		"/api/v1/channels/" + ch.ID + "/messages/" + msg.ID + "/reactions/" + url.PathEscape("🦄"),
+	} {
+		wantProblem(t, "GET "+path, e.api(t, http.MethodGet, path, rw, nil), http.StatusNotFound, "not-found")
 	}
 }

@@ -182,7 +182,7 @@ func (s *Server) apiDocs(c echo.Context) error {
 	for _, t := range doc.Tags {
 		m.Tags = append(m.Tags, views.APITag{Name: t.Name, Description: t.Description, Anchor: "tag-" + strings.ToLower(t.Name)})
 	}
-	methodOrder := []string{"options", "get", "post", "put", "patch", "delete"}
+	methodOrder := []string{"options", "get", "head", "post", "put", "patch", "delete"}
 	for _, p := range slices.Sorted(maps.Keys(doc.Paths)) {
 		for _, method := range methodOrder {
 			o, ok := doc.Paths[p][method]
@@ -230,7 +230,11 @@ func (s *Server) docOperation(c echo.Context, doc *oaDoc, server, path, method s
 		}
 	}
 	curl := []string{"curl"}
-	if method != http.MethodGet {
+	switch method {
+	case http.MethodGet:
+	case http.MethodHead:
+		curl[0] += " --head" // -X HEAD would wait for a body that never comes
+	default:
 		curl[0] += " -X " + method
 	}
 	curl[0] += " " + shellQuote(server+example)

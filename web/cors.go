@@ -23,14 +23,19 @@ const (
 	corsMethods = "GET, HEAD, POST, PATCH, DELETE"
 	corsHeaders = "Authorization, Content-Type, If-Match, If-None-Match, If-Range, Range, Idempotency-Key, Accept-Language, " +
 		"Tus-Resumable, Upload-Length, Upload-Offset, Upload-Metadata, Upload-Checksum"
-	// corsExposed are the answer's headers a listed origin's pages may read.
-	corsExposed = "ETag, Location, Link, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Idempotent-Replayed, X-Request-Id, " +
-		"Content-Disposition, Content-Range, Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Upload-Offset, Upload-Length, Upload-Expires, Kanri-File-Id"
+	// corsExposed are the answer's headers a listed origin's pages may
+	// read: each the document says an answer carries, and Allow (beside
+	// those CORS lets pages read anyway, such as Content-Type).
+	corsExposed = "ETag, Location, Link, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Idempotent-Replayed, X-Request-Id, WWW-Authenticate, Allow, " +
+		"Accept-Ranges, Content-Disposition, Content-Range, Tus-Resumable, Tus-Version, Tus-Extension, Tus-Max-Size, Tus-Checksum-Algorithm, " +
+		"Upload-Offset, Upload-Length, Upload-Expires, Upload-Metadata, Kanri-File-Id"
 	corsMaxAge = "600"
 )
 
 // apiPreflight answers browsers' CORS preflight requests to the API
-// (OPTIONS with Access-Control-Request-Method) before routing: with the
+// (OPTIONS with Access-Control-Request-Method) before any route's own
+// middleware (a preflight carries no key), but after the server's (its
+// answer has a request id and the security headers as any): with the
 // permissions for an origin some tenant lists, and with none otherwise
 // (the browser then sends nothing).
 func (s *Server) apiPreflight(next echo.HandlerFunc) echo.HandlerFunc {
@@ -74,6 +79,33 @@ func (s *Server) apiCORS(next echo.HandlerFunc) echo.HandlerFunc {
 			h.Set("Access-Control-Expose-Headers", corsExposed)
 		}
 		return next(c)
+	}
+}
+
+// corsBeforeKey lets a page of an origin that some tenant lists read an
+// API answer given before the request's key was known (a 401, a 404 of no
+// API version, a 413): whoever a preflight lets send the request may read
+// why it was refused, or the page sees only a failed request. Such an
+// answer tells nothing of any tenant. Once the key is known, apiCORS
+// decides by the key's tenant alone.
+func (s *Server) corsBeforeKey(c echo.Context) {
+	origin := c.Request().Header.Get("Origin")
+	if _, known := c.Get(ctxGrant).(*apiGrant); origin == "" || known {
+		return
+	}
+	h := c.Response().Header()
+	h.Add("Vary", "Origin")
+	if kanri.NormalizeOrigin(origin) != origin {
+		return
+	}
+	listed, err := s.Keys.OriginListed(c.Request().Context(), origin)
+	if err != nil {
+		s.Logger.Warn("CORS: origin not looked up", "err", err, "request_id", reqID(c))
+		return
+	}
+	if listed {
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Expose-Headers", corsExposed)
 	}
 }
 

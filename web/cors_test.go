@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -42,7 +43,28 @@ func TestBrowsersReadTheAPIOnlyFromListedOrigins(t *testing.T) {
 		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "" && !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "Authorization") {
 			t.Errorf("preflight from %s allows %q without the Authorization header", origin, got)
 		}
+		// A preflight is an answer like any: its request id and the
+		// security headers.
+		if resp.Header.Get("X-Request-Id") == "" || resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Content-Security-Policy") == "" {
+			t.Errorf("preflight from %s: no request id or security headers: %v", origin, resp.Header)
+		}
 		return resp.Header.Get("Access-Control-Allow-Origin")
+	}
+	// refused is who may read a refusal given before any key is known (no
+	// key: 401; no API version: 404).
+	refused := func(path, origin string, status int) string {
+		t.Helper()
+		a := e.api(t, http.MethodGet, path, "", nil, "Origin", origin)
+		if a.status != status {
+			t.Fatalf("GET %s from %s without a key: %d, want %d", path, origin, a.status, status)
+		}
+		if !strings.Contains(a.resp.Header.Get("Vary"), "Origin") {
+			t.Errorf("GET %s from %s: the refusal does not vary by Origin", path, origin)
+		}
+		if got := a.resp.Header.Get("Access-Control-Allow-Origin"); got != "" && !strings.Contains(a.resp.Header.Get("Access-Control-Expose-Headers"), "WWW-Authenticate") {
+			t.Errorf("GET %s from %s: exposes %q", path, origin, a.resp.Header.Get("Access-Control-Expose-Headers"))
+		}
+		return a.resp.Header.Get("Access-Control-Allow-Origin")
 	}
 	readable := func(secret, origin string) string {
 		t.Helper()
@@ -92,6 +114,19 @@ func TestBrowsersReadTheAPIOnlyFromListedOrigins(t *testing.T) {
 	if got := preflight(other); got != "" {
 		t.Errorf("preflight from the unlisted %s: Allow-Origin %q", other, got)
 	}
+	// A refusal before the key is known can be read where a preflight
+	// passes, so that the page learns why; nowhere else.
+	for _, tc := range []struct {
+		path   string
+		status int
+	}{{"/api/v1/me", http.StatusUnauthorized}, {"/api/v2/me", http.StatusNotFound}} {
+		if got := refused(tc.path, app, tc.status); got != app {
+			t.Errorf("%d to the listed %s: Allow-Origin %q", tc.status, app, got)
+		}
+		if got := refused(tc.path, other, tc.status); got != "" {
+			t.Errorf("%d to the unlisted %s: Allow-Origin %q", tc.status, other, got)
+		}
+	}
 	if got := readable(acmeKey, other); got != "" {
 		t.Errorf("acme's answer to the unlisted %s: Allow-Origin %q", other, got)
 	}
@@ -137,4 +172,49 @@ func TestCORSEditsAreNotLost(t *testing.T) {
 	}
 	resp, _ = admin.post(page, url.Values{"origins": {"https://two.example"}, "etag": {formETag(body)}})
 	wantStatus(t, "second, again", resp, http.StatusSeeOther)
+}
+
+// TestListedOriginsReadEveryHeaderTheAPIDocuments checks that each header
+// the OpenAPI document says an answer carries is one a listed origin's
+// page may read: CORS hides every other but the safelisted ones.
+func TestListedOriginsReadEveryHeaderTheAPIDocuments(t *testing.T) {
+	e := newEnv(t)
+	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead)
+	const app = "https://app.acme.example"
+	if _, err := e.keys.SetCORSOrigins(e.asAdmin(e.acme.ID), e.acme.ID, "", []string{app}); err != nil {
+		t.Fatal(err)
+	}
+	a := e.api(t, http.MethodGet, "/api/v1/me", secret, nil, "Origin", app)
+	exposed := map[string]bool{}
+	for _, h := range strings.Split(a.resp.Header.Get("Access-Control-Expose-Headers"), ",") {
+		exposed[http.CanonicalHeaderKey(strings.TrimSpace(h))] = true
+	}
+	if a.resp.Header.Get("Access-Control-Allow-Origin") != app || len(exposed) < 10 {
+		t.Fatalf("GET /me from %s: %v", app, a.resp.Header)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct{ Headers map[string]any }
+		}
+	}
+	if err := json.Unmarshal(servedDocument.doc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	safelisted := map[string]bool{"Cache-Control": true, "Content-Language": true, "Content-Length": true, "Content-Type": true, "Expires": true, "Last-Modified": true, "Pragma": true}
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			for status, r := range op.Responses {
+				for name := range r.Headers {
+					if n := http.CanonicalHeaderKey(name); !exposed[n] && !safelisted[n] {
+						t.Errorf("%s %s %s carries %s, which listed origins cannot read", method, path, status, name)
+					}
+				}
+			}
+		}
+	}
+	for _, name := range []string{"Accept-Ranges", "Allow"} { // undocumented as headers, but answered
+		if !exposed[name] {
+			t.Errorf("listed origins cannot read %s", name)
+		}
+	}
 }

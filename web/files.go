@@ -529,7 +529,13 @@ func (s *Server) streamFile(c echo.Context, f *kanri.File, disposition, contentT
 	_ = http.NewResponseController(w.Writer).SetWriteDeadline(time.Time{})
 	content := s.Files.Open(c.Request().Context(), routeTenant(c).ID, f)
 	defer content.Close()
-	http.ServeContent(w.Writer, c.Request(), "", f.UploadedAt.Time, content)
+	req := c.Request()
+	if r, ok := bytesRange(req.Header.Get("Range")); ok {
+		req.Header.Set("Range", r)
+	} else {
+		req.Header.Del("Range") // another unit (items=0-5): ignored, the whole is sent (RFC 9110 §14.2)
+	}
+	http.ServeContent(rangeRefusal{ResponseWriter: w.Writer, size: f.Size}, req, "", f.UploadedAt.Time, content)
 	if content.Failed() {
 		// The answer is shorter than its Content-Length: end the
 		// connection so that the recipient sees the download failed.
@@ -537,6 +543,35 @@ func (s *Server) streamFile(c echo.Context, f *kanri.File, disposition, contentT
 	}
 	return nil
 }
+
+// bytesRange returns a Range header of the unit bytes with its unit as
+// http.ServeContent reads it (lower case: units compare ignoring case),
+// and false for a header of another unit, or none, which is ignored.
+func bytesRange(h string) (string, bool) {
+	unit, set, ok := strings.Cut(h, "=")
+	if !ok || !strings.EqualFold(strings.TrimSpace(unit), "bytes") {
+		return "", false
+	}
+	return "bytes=" + set, true
+}
+
+// rangeRefusal passes an answer through, and gives a 416 Content-Range:
+// bytes */size when it has none (http.ServeContent gives it only to a
+// range past the end, not to one it cannot read, RFC 9110 §15.5.17).
+type rangeRefusal struct {
+	http.ResponseWriter
+	size int64
+}
+
+func (w rangeRefusal) WriteHeader(code int) {
+	if h := w.Header(); code == http.StatusRequestedRangeNotSatisfiable && h.Get("Content-Range") == "" {
+		h.Set("Content-Range", fmt.Sprintf("bytes */%d", w.size))
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap returns the writer underneath, for http.ResponseController.
+func (w rangeRefusal) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // contentDisposition returns a Content-Disposition (RFC 6266) naming the
 // file: an ASCII fallback and the exact name in UTF-8 (RFC 5987), so that

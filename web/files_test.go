@@ -120,6 +120,8 @@ func TestUploadsSpeakTusAndDownloadsAreSafe(t *testing.T) {
 	if got, want := resp.Header.Get("Upload-Metadata"), meta("filename", name, "filetype", "text/plain"); got != want {
 		t.Errorf("HEAD's Upload-Metadata: got %q, want %q as given at creation", got, want)
 	}
+	resp, _ = c.tus(http.MethodGet, loc, nil, nil)
+	wantStatus(t, "GET of an upload (tus asks with HEAD)", resp, http.StatusNotFound)
 	resp, _ = c.tus(http.MethodPost, base+"/uploads", nil, http.Header{"Upload-Length": {"1"}, "Upload-Metadata": {meta("filename", strings.Repeat("x", 4000))}})
 	wantStatus(t, "metadata over 4 KB", resp, http.StatusBadRequest)
 	part := http.Header{"Content-Type": {"application/offset+octet-stream"}, "Upload-Offset": {"0"}}
@@ -183,6 +185,24 @@ func TestUploadsSpeakTusAndDownloadsAreSafe(t *testing.T) {
 	rr.Body.Close()
 	if rr.StatusCode != http.StatusPartialContent || string(got) != "kanri-" {
 		t.Errorf("range: %d %q", rr.StatusCode, got)
+	}
+	// A range of another unit is ignored; one of bytes that cannot be
+	// read is refused, saying the length.
+	for _, tc := range []struct {
+		rng    string
+		status int
+		cr     string
+	}{{"items=0-5", http.StatusOK, ""}, {"bytes=x-y", http.StatusRequestedRangeNotSatisfiable, "bytes */6000"}} {
+		req, _ = http.NewRequest(http.MethodGet, e.srv.URL+base+"/files/"+fileID+"/download", nil)
+		req.Header.Set("Range", tc.rng)
+		rr, err = c.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr.Body.Close()
+		if rr.StatusCode != tc.status || rr.Header.Get("Content-Range") != tc.cr {
+			t.Errorf("Range: %s: %d, Content-Range %q; want %d, %q", tc.rng, rr.StatusCode, rr.Header.Get("Content-Range"), tc.status, tc.cr)
+		}
 	}
 	req, _ = http.NewRequest(http.MethodGet, e.srv.URL+base+"/files/"+fileID+"/download", nil)
 	req.Header.Set("If-None-Match", etag)

@@ -2,6 +2,9 @@ package web
 
 import (
 	"net/http"
+	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 )
@@ -13,9 +16,13 @@ const ctxHead = "head"
 // request becomes a GET (Echo routes the request the server holds, so it
 // is changed in place), and its answer's status and headers are sent
 // without its body. headRestored makes it a HEAD again once routed.
-func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
+//
+// A path with a HEAD route of its own (s.heads: a tus upload's, where
+// HEAD says how far the upload got and GET is no operation) keeps its
+// HEAD, which is routed to that route.
+func (s *Server) headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if req := c.Request(); req.Method == http.MethodHead {
+		if req := c.Request(); req.Method == http.MethodHead && !s.heads.match(echo.GetPath(req)) {
 			req.Method = http.MethodGet
 			c.Set(ctxHead, true)
 			c.Response().Writer = headWriter{c.Response().Writer}
@@ -49,4 +56,35 @@ func (w headWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func reads(c echo.Context) bool {
 	m := c.Request().Method
 	return m == http.MethodGet || m == http.MethodHead
+}
+
+// pathSet is a set of route paths (/t/:tenant/uploads/:upload), which
+// match request paths as Echo routes them.
+type pathSet []*regexp.Regexp
+
+// routePattern returns the expression of an Echo route's path: a
+// parameter (:id) is one segment, a final * anything.
+func routePattern(path string) *regexp.Regexp {
+	p := pathParam.ReplaceAllString(regexp.QuoteMeta(path), "[^/]+")
+	if rest, ok := strings.CutSuffix(p, `\*`); ok {
+		p = rest + ".*"
+	}
+	return regexp.MustCompile("^" + p + "$")
+}
+
+// headRoutes returns the paths of the routes of method HEAD.
+func headRoutes(routes []*echo.Route) pathSet {
+	var out pathSet
+	for _, r := range routes {
+		if r.Method == http.MethodHead {
+			out = append(out, routePattern(r.Path))
+		}
+	}
+	return out
+}
+
+// match reports whether a request path (as Echo routes it) is one of the
+// set's.
+func (ps pathSet) match(path string) bool {
+	return slices.ContainsFunc(ps, func(re *regexp.Regexp) bool { return re.MatchString(path) })
 }

@@ -4,16 +4,20 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/web"
 )
 
@@ -160,6 +164,8 @@ func TestAPIRefusesLooseInput(t *testing.T) {
 		{"two objects", `{} {}`, "more than one"},
 		{"an unknown field", `{"role":"admin"}`, `"role"`},
 		{"truncated", `{"displayName":`, "ends too soon"},
+		{"invalid UTF-8", "{\"displayName\":\"Bob \xff\xfe\"}", "UTF-8"},
+		{"invalid UTF-8 in a key", "{\"display\xc3Name\":\"Bob\"}", "UTF-8"},
 	} {
 		a := e.api(t, http.MethodPatch, bob, secret, tc.body)
 		p := wantProblem(t, tc.what, a, http.StatusBadRequest, "bad-request")
@@ -171,8 +177,17 @@ func TestAPIRefusesLooseInput(t *testing.T) {
 			t.Errorf("%s: detail %q, want it to say %q and no Go type", tc.what, detail, tc.says)
 		}
 	}
+	// JSON has one charset, UTF-8 (RFC 8259 §8.1): a body declared in
+	// another is not read as if it were UTF-8.
+	for _, ct := range []string{"application/json; charset=utf-16", "application/json; charset=iso-8859-1", "text/json"} {
+		a := e.api(t, http.MethodPatch, bob, secret, `{"displayName":"Mallory"}`, "Content-Type", ct)
+		wantProblem(t, ct, a, http.StatusUnsupportedMediaType, "unsupported-media-type")
+	}
 	if u, _ := e.users.Get(t.Context(), e.acme.ID, e.acmeBob.ID); u.ETag != e.acmeBob.ETag {
 		t.Errorf("bob changed: ETag %s, want %s", u.ETag, e.acmeBob.ETag)
+	}
+	if a := e.api(t, http.MethodPatch, bob, secret, `{"displayName":"Bob"}`, "Content-Type", "application/json; charset=UTF-8"); a.status != http.StatusOK {
+		t.Errorf("charset=UTF-8: got %d, want 200: %s", a.status, a.body)
 	}
 	a = e.api(t, http.MethodPost, "/api/v1/users", secret, map[string]string{
 		"username": "bob", "email": "bob2@acme.test", "displayName": "Bob 2", "password": "Correct-horse-9",
@@ -181,6 +196,66 @@ func TestAPIRefusesLooseInput(t *testing.T) {
 		if detail, _ := p["detail"].(string); detail == "Error" || !strings.Contains(detail, "username") {
 			t.Errorf("a username taken: detail %q, want what is wrong", detail)
 		}
+	}
+}
+
+// TestAPIRefusesNullWhereTheDocumentDoes sends null for fields, at the
+// top and nested: a field the document says may be null (a folder's id,
+// for the top level) takes it; any other is invalid (422, naming it),
+// never read as "left out", and nothing changes.
+func TestAPIRefusesNullWhereTheDocumentDoes(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead, kanri.ScopeWrite)
+	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "system", TenantID: e.acme.ID})
+	folder, err := e.files.CreateFolder(ctx, e.acme.ID, "", "Inbox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := e.files.CreateFolder(ctx, e.acme.ID, folder.ID, "Sub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := e.uploadFile(t, e.acme.ID, folder.ID, "a.txt", []byte("a"))
+	bob := "/api/v1/users/" + e.acmeBob.ID
+	newUser := `"username":"nul","email":"nul@acme.test","displayName":"Nul","password":"Correct-horse-42"`
+	for _, tc := range []struct {
+		what, method, path, body string
+		want                     int
+		fields                   []string // of errors, for 422
+	}{
+		{"a string", http.MethodPatch, bob, `{"displayName":null}`, http.StatusUnprocessableEntity, []string{"displayName"}},
+		{"two fields", http.MethodPatch, bob, `{"displayName":null,"email":null}`, http.StatusUnprocessableEntity, []string{"displayName", "email"}},
+		{"an object", http.MethodPatch, bob, `{"profile":null}`, http.StatusUnprocessableEntity, []string{"profile"}},
+		{"a field of an object", http.MethodPatch, bob, `{"profile":{"jobTitle":"Boss","firstName":null}}`, http.StatusUnprocessableEntity, []string{"profile.firstName"}},
+		{"a field of a new user's profile", http.MethodPost, "/api/v1/users", `{` + newUser + `,"profile":{"lastName":null}}`, http.StatusUnprocessableEntity, []string{"profile.lastName"}},
+		{"an array", http.MethodPatch, "/api/v1/files/" + file.ID, `{"tags":null}`, http.StatusUnprocessableEntity, []string{"tags"}},
+		{"an item of an array", http.MethodPatch, "/api/v1/files/" + file.ID, `{"tags":["a",null]}`, http.StatusUnprocessableEntity, []string{"tags"}},
+		{"a parent that is no folder's id", http.MethodPost, "/api/v1/folders", `{"name":"New","parentId":null}`, http.StatusUnprocessableEntity, []string{"parentId"}},
+		{"a file's folder: the top level", http.MethodPatch, "/api/v1/files/" + file.ID, `{"folderId":null}`, http.StatusOK, nil},
+		{"a folder's parent: the top level", http.MethodPatch, "/api/v1/folders/" + sub.ID, `{"parentId":null}`, http.StatusOK, nil},
+	} {
+		a := e.api(t, tc.method, tc.path, secret, tc.body)
+		if tc.want != http.StatusUnprocessableEntity {
+			if a.status != tc.want {
+				t.Errorf("%s: got %d, want %d: %s", tc.what, a.status, tc.want, a.body)
+			}
+			continue
+		}
+		p := wantProblem(t, tc.what, a, tc.want, "invalid")
+		if p == nil {
+			continue
+		}
+		errs, _ := p["errors"].(map[string]any)
+		if got := slices.Sorted(maps.Keys(errs)); !slices.Equal(got, tc.fields) {
+			t.Errorf("%s: errors %v, want the fields %v", tc.what, p["errors"], tc.fields)
+		}
+	}
+	if u, _ := e.users.Get(t.Context(), e.acme.ID, e.acmeBob.ID); u.ETag != e.acmeBob.ETag {
+		t.Errorf("bob changed: %+v", u)
+	}
+	if list, _, _ := e.users.List(t.Context(), e.acme.ID, user.ListFilter{Search: "nul"}); len(list) != 0 {
+		t.Errorf("a user was created: %+v", list)
 	}
 }
 
@@ -259,6 +334,8 @@ func TestAPIRefusesQueryParametersItCannotTake(t *testing.T) {
 		{"sort=email&sort=username", "sort"},
 		{"q=a&q=b", "q"},
 		{"status=", "status"},
+		{"limt=5", "limt"},
+		{"limit=5&colour=red", "colour"},
 	} {
 		a := e.api(t, http.MethodGet, "/api/v1/users?"+tc.query, secret, nil)
 		if p := wantProblem(t, tc.query, a, http.StatusBadRequest, "bad-request"); p != nil && !strings.Contains(p["detail"].(string), tc.names) {
@@ -272,6 +349,14 @@ func TestAPIRefusesQueryParametersItCannotTake(t *testing.T) {
 	}
 	a := e.api(t, http.MethodGet, "/api/v1/audit?limit=5&limit=6", secret, nil)
 	wantProblem(t, "the audit's limit twice", a, http.StatusBadRequest, "bad-request")
+	// An operation that takes no parameter takes none.
+	for _, path := range []string{"/api/v1/users/" + e.acmeBob.ID + "?fields=id", "/api/v1/me?verbose=true", "/api/v1/roles?limit=5"} {
+		a := e.api(t, http.MethodGet, path, secret, nil)
+		name := path[strings.Index(path, "?")+1 : strings.Index(path, "=")]
+		if p := wantProblem(t, path, a, http.StatusBadRequest, "bad-request"); p != nil && !strings.Contains(p["detail"].(string), name) {
+			t.Errorf("%s: the detail does not name %s: %v", path, name, p)
+		}
+	}
 }
 
 // TestHEADAnswersAsGET checks that HEAD on a GET route of the API and the

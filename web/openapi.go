@@ -146,7 +146,7 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 		for _, q := range r.query {
 			params = append(params, map[string]any{"name": q.name, "in": "query", "required": false, "schema": q.schema(), "description": q.doc})
 		}
-		if r.method == http.MethodGet && r.etag {
+		if r.reads() && r.etag {
 			params = append(params, map[string]any{"name": "If-None-Match", "in": "header", "required": false, "schema": map[string]any{"type": "string"},
 				"description": "ETags of answers already held (or *): when one is the current answer's, the answer is 304 Not Modified without a body."})
 		}
@@ -158,7 +158,7 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 				params = append(params, map[string]any{"name": h, "in": "header", "required": false, "schema": requestHeaderDocs[h].schema, "description": requestHeaderDocs[h].doc})
 			}
 		}
-		if r.method == http.MethodPost && !r.tus {
+		if r.method == http.MethodPost {
 			params = append(params, map[string]any{"name": hdrIdempotencyKey, "in": "header", "required": false,
 				"schema":      map[string]any{"type": "string", "minLength": 1, "maxLength": maxIdempotencyKey, "pattern": `^[\x20-\x7e]+$`},
 				"description": "A key of the client's choice (a UUID) that makes the request happen once: sent again with the same key within 24 hours, the same request gets the first answer again (marked Idempotent-Replayed) instead of being served again. Keys are the API key's own. Answers of 5xx are not kept."})
@@ -265,8 +265,9 @@ var requestHeaderDocs = map[string]struct {
 		map[string]any{"type": "string"}},
 	hdrUploadOffset:   {"The byte of the upload the body starts at: where the upload stands (HEAD says).", map[string]any{"type": "string", "pattern": "^[0-9]+$"}},
 	"Upload-Checksum": {"The checksum of this part: sha1 or sha256, a space, and the digest in base64 (else 460, and the part is not kept).", map[string]any{"type": "string"}},
-	"Range":           {"Part of the bytes, as bytes=first-last (RFC 9110 §14.2): answered 206 with that part.", map[string]any{"type": "string"}},
-	"If-Range":        {"The ETag of the bytes held: Range is honoured only while it holds, else the whole file is sent.", map[string]any{"type": "string"}},
+	"Range": {"Part of the bytes, as bytes=first-last, first- or -last (RFC 9110 §14.2): answered 206 with that part. Several ranges (bytes=0-99,200-299) are answered 206 as multipart/byteranges, unless together they are more than the file, which is then sent whole. A range of another unit is ignored (the whole file is sent); a bytes range that cannot be read or that the file does not have is 416.",
+		map[string]any{"type": "string"}},
+	"If-Range": {"The ETag of the bytes held: Range is honoured only while it holds, else the whole file is sent.", map[string]any{"type": "string"}},
 }
 
 // headerDocs describe the response headers, with their schemas.
@@ -322,9 +323,10 @@ func responseHeaders(required, optional []string) map[string]any {
 // key's authentication (401), the rate limit (429, or 503 when its shared
 // counter is too contended), the tenant's API service (403), then the
 // route's scope and its creator's permission (403, or 401 when the creator
-// is gone). Every answer after the rate limit carries its RateLimit
-// headers; the handler's body limit answers 413 after it too when the
-// request did not say its length.
+// is gone), the service the route needs (403) and its query parameters
+// (400). Every answer after the rate limit carries its RateLimit headers;
+// the handler's body limit answers 413 after it too when the request did
+// not say its length.
 //
 // examples are the example values of the schemas (apiExamples): a
 // success answer's content has its schema's.
@@ -379,7 +381,7 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		"401": problem("The API key is missing, malformed, unknown, inactive, expired or revoked, or its creator's account is no longer active.",
 			[]string{hdrWWWAuthenticate}, rateLimit),
 		"403": problem(forbidden, rateLimit, nil),
-		"400": problem("The request cannot be read: Authorization sent twice, a query parameter repeated or with a value it does not take, or a body that ended before its Content-Length; the detail names what.", nil, rateLimit),
+		"400": problem("The request cannot be read: Authorization sent twice, a query parameter the operation does not take, repeated or with a value it does not take, or a body that ended before its Content-Length; the detail names what.", nil, rateLimit),
 		"413": problem("The body is larger than 65,536 bytes (every route has this limit).", nil, rateLimit),
 		"429": problem("The key's rate limit is spent; Retry-After says when to try again.", append([]string{hdrRetryAfter}, rateLimit...), nil),
 		"500": problem("An internal error; the detail gives the request id to quote.", nil, rateLimit),
@@ -388,13 +390,13 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 	if r.unchanged != 0 {
 		out[strconv.Itoa(r.unchanged)] = response(http.StatusText(r.unchanged)+": the change was already made; the answer is the existing resource.", r.response, "application/json", success, nil)
 	}
-	if r.method == http.MethodGet && r.etag {
+	if r.reads() && r.etag {
 		out["304"] = response("Not Modified: If-None-Match names the current answer's ETag; no body.", "", "", success, optional)
 	}
 	if strings.Contains(r.path, ":") {
 		out["404"] = problem("No such resource in the key's tenant.", rateLimit, nil)
 	}
-	if r.method != http.MethodGet {
+	if !r.reads() {
 		conflict := "The change conflicts with the current state (the last administrator, the tenant's user limit)."
 		if slices.ContainsFunc(r.query, func(p apiParam) bool { return p.name == paramConfirm.name }) {
 			conflict = "The change conflicts with the current state (the last administrator), or the user made the request's API key and confirm=" + confirmDisableKey + " is missing: the change would disable the key itself."
@@ -405,16 +407,16 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		out["412"] = problem("If-Match matches no current ETag.", rateLimit, nil)
 	}
 	if r.request != "" {
-		out["400"] = problem("The request cannot be read: the body is not one JSON object of the documented fields (spelt exactly, each once), or ended before its Content-Length; Authorization was sent twice; the detail names what.", nil, rateLimit)
+		out["400"] = problem("The request cannot be read: the body is not valid UTF-8, or not one JSON object of the documented fields (spelt exactly, each once), or ended before its Content-Length; Authorization was sent twice, or a query parameter the operation does not take; the detail names what.", nil, rateLimit)
 	}
-	if r.method != http.MethodGet && !r.ifMatch {
+	if !r.reads() && !r.ifMatch {
 		bad := out["400"].(map[string]any)
 		bad["description"] = strings.TrimSuffix(bad["description"].(string), ".") + "; or If-Match was sent: this operation does not take it."
 	}
 	if r.request != "" {
 		out["408"] = problem("The body did not arrive in time (it stalled); send the request again.", nil, rateLimit)
-		out["415"] = problem("The body is not application/json.", rateLimit, nil)
-		out["422"] = problem("The input is invalid, a username or e-mail already taken included; errors names the fields.", rateLimit, nil)
+		out["415"] = problem("The body is not application/json, or is declared in another charset than UTF-8.", rateLimit, nil)
+		out["422"] = problem("The input is invalid, a username or e-mail already taken included, or a field that cannot be null is; errors names the fields.", rateLimit, nil)
 	}
 	for _, q := range r.query {
 		if q.refusable() {
@@ -423,14 +425,22 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 	}
 	if r.content != "" {
 		// A file's bytes: the whole (200), a part (206), or not modified
-		// (304), each as an attachment.
-		bytesOf := func(desc string, required []string) map[string]any {
-			resp := response(desc, "", "", required, []string{hdrAcceptRanges})
-			resp["content"] = map[string]any{r.content: map[string]any{"schema": binarySchema}}
+		// (304), each as an attachment. Several ranges are one answer of
+		// several parts (multipart/byteranges, as http.ServeContent
+		// sends them), each part with its Content-Range.
+		bytesOf := func(desc string, required, optional []string, types ...string) map[string]any {
+			resp := response(desc, "", "", required, append(optional, hdrAcceptRanges))
+			content := map[string]any{}
+			for _, t := range types {
+				content[t] = map[string]any{"schema": binarySchema}
+			}
+			resp["content"] = content
 			return resp
 		}
-		out[strconv.Itoa(r.status)] = bytesOf("The file's bytes.", append(slices.Clone(success), hdrContentDisposition))
-		out["206"] = bytesOf("Partial Content: the part Range asked for; Content-Range says which.", append(slices.Clone(success), hdrContentDisposition, hdrContentRange))
+		out[strconv.Itoa(r.status)] = bytesOf("The file's bytes.", append(slices.Clone(success), hdrContentDisposition), nil, r.content)
+		out["206"] = bytesOf("Partial Content: the part Range asked for, and Content-Range says which; or, for several ranges, "+
+			"multipart/byteranges: a part for each range, each with its own Content-Range and no Content-Range on the answer.",
+			append(slices.Clone(success), hdrContentDisposition), []string{hdrContentRange}, r.content, "multipart/byteranges")
 		out["304"] = response("Not Modified: If-None-Match names the file's ETag; no body.", "", "", success, []string{hdrContentDisposition, hdrAcceptRanges})
 	}
 	for status, desc := range r.statuses {
@@ -475,7 +485,7 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 			}
 		}
 	}
-	if r.method == http.MethodPost && !r.tus {
+	if r.method == http.MethodPost {
 		idempotent(out, rateLimit, problem)
 	}
 	return out
@@ -487,14 +497,18 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 // gives but those of the checks before it (401, 403, 413, 429) and 5xx
 // may be a replay, marked Idempotent-Replayed.
 func idempotent(out map[string]any, rateLimit []string, problem func(string, []string, []string) map[string]any) {
-	const reuse = "The Idempotency-Key is malformed, or was sent with another request (method, path and query, body) in the last 24 hours."
+	const reuse = "The Idempotency-Key is malformed, or was sent with another request (method, path and query, body; a tus creation's Upload-Length and Upload-Metadata) in the last 24 hours."
 	if p, ok := out["422"].(map[string]any); ok {
 		p["description"] = p["description"].(string) + " Or: " + reuse
 	} else {
 		out["422"] = problem(reuse, rateLimit, nil)
 	}
-	p := out["409"].(map[string]any)
-	p["description"] = p["description"].(string) + " Or: a request with the same Idempotency-Key is still being served."
+	const busy = "A request with the same Idempotency-Key is still being served."
+	if p, ok := out["409"].(map[string]any); ok {
+		p["description"] = p["description"].(string) + " Or: " + busy
+	} else {
+		out["409"] = problem(busy, rateLimit, nil) // a tus creation conflicts with nothing else
+	}
 	for status, r := range out {
 		if status >= "500" || status == "401" || status == "403" || status == "413" || status == "429" {
 			continue
@@ -614,7 +628,7 @@ func apiSchemas(base string) map[string]any {
 			"id": str, "serviceId": str,
 			"serviceName": map[string]any{"type": "string", "description": "The service's name in the language of Accept-Language (English by default, ja)."},
 			"roleName":    map[string]any{"type": "string", "description": "The spec's role name (管理者)."},
-			"role":        map[string]any{"enum": []string{"global_admin", "admin", "member", "viewer"}, "description": "The role's stable English key: give it as role to POST /users/{id}/roles."},
+			"role":        map[string]any{"type": "string", "enum": []string{"global_admin", "admin", "member", "viewer"}, "description": "The role's stable English key: give it as role to POST /users/{id}/roles."},
 			"label":       map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
 		}),
 		"RoleList": list("Role"),
@@ -622,14 +636,14 @@ func apiSchemas(base string) map[string]any {
 			"key": obj([]string{"id", "name", "prefix", "scopes", "createdAt", "expiresAt"}, map[string]any{
 				"id": str, "name": str,
 				"prefix":    map[string]any{"type": "string", "description": "The key's first characters, as the console shows them; never the secret."},
-				"scopes":    map[string]any{"type": "array", "items": map[string]any{"enum": []string{"read", "write"}}},
+				"scopes":    map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []string{"read", "write"}}},
 				"createdAt": when,
 				"expiresAt": map[string]any{"type": []string{"string", "null"}, "format": "date-time", "description": "null when the key does not expire."},
 			}),
 			"tenant": obj([]string{"id", "name", "displayName"}, map[string]any{"id": str, "name": str, "displayName": str}),
 			"rateLimit": obj([]string{"limit", "window", "windowSeconds"}, map[string]any{
 				"limit":         map[string]any{"type": "integer", "minimum": 0, "description": "Calls per window."},
-				"window":        map[string]any{"enum": []string{"1m", "1h", "1d"}},
+				"window":        map[string]any{"type": "string", "enum": []string{"1m", "1h", "1d"}},
 				"windowSeconds": map[string]any{"type": "integer", "minimum": 1},
 			}),
 		}),

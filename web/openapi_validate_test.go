@@ -72,10 +72,11 @@ func (d *apiDocument) parse(doc []byte) error {
 	// the server sets on every response, pages and API alike, and the keys
 	// of the three maps of the API, a problem's field errors, an audit
 	// record's changes and a message's reactions (strict mode reports them
-	// although the schemas say additionalProperties).
+	// although the schemas say additionalProperties; a key with a dot, a
+	// nested field's such as profile.firstName, is written in brackets).
 	v, errs := validator.NewValidator(parsed, config.WithFormatAssertions(), config.WithStrictMode(),
 		config.WithStrictIgnoredHeaders(ignoredHeaders...),
-		config.WithStrictIgnorePaths("$.body.errors.*", "$.body.items[*].changes.**", "$.body.reactions.*", "$.body.items[*].reactions.*"))
+		config.WithStrictIgnorePaths("$.body.errors.*", "$.body.errors['**']", "$.body.items[*].changes.**", "$.body.reactions.*", "$.body.items[*].reactions.*"))
 	if len(errs) > 0 {
 		return fmt.Errorf("build the validator: %v", errs)
 	}

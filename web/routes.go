@@ -32,8 +32,8 @@ const exportTimeout = 10 * time.Minute
 // tenants.
 func (s *Server) routes(e *echo.Echo) {
 	e.IPExtractor = echo.ExtractIPDirect()
-	e.Pre(headAsGet, s.apiPreflight)
-	e.Use(headRestored, middleware.Recover(), secureHeaders, s.requestContext)
+	e.Pre(s.headAsGet)
+	e.Use(headRestored, middleware.Recover(), secureHeaders, s.requestContext, s.apiPreflight)
 
 	e.GET("/healthz", s.healthz).Name = public
 	e.GET("/readyz", s.readyz).Name = public
@@ -43,6 +43,10 @@ func (s *Server) routes(e *echo.Echo) {
 	}).Name = public
 
 	// The JSON API: a key, not a session; no CSRF (no cookies are read).
+	// A path under /api/ of no version the server speaks (/api/v2/users)
+	// is not found, before any key is asked for: the console's catch-all
+	// would answer it 401 as a page that needs a sign-in.
+	e.RouteNotFound("/api/*", apiNotFound)
 	e.GET("/api/v1/openapi.json", s.openAPI).Name = public
 	e.GET("/api/v1/docs", s.apiDocs).Name = public
 	api := e.Group("/api/v1", s.bodies(apiBodyLimit, false), s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
@@ -51,15 +55,25 @@ func (s *Server) routes(e *echo.Echo) {
 	// left of its upload) and no read or write deadline but an idle one.
 	apiUploads := e.Group("/api/v1"+apiUploadsPath, s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
 	for _, r := range s.apiRoutes() {
-		mw := []echo.MiddlewareFunc{apiScope(r.scope), s.apiPerm(r.perm), checkQuery(r.query)}
-		if r.method != http.MethodGet && !r.ifMatch {
+		mw := []echo.MiddlewareFunc{apiScope(r.scope), s.apiPerm(r.perm)}
+		if !r.reads() && !r.ifMatch {
 			mw = append([]echo.MiddlewareFunc{refuseIfMatch}, mw...)
 		}
 		if r.service != "" {
 			mw = append(mw, s.usable(r.service))
 		}
-		if r.method == http.MethodPost && !r.tus {
-			mw = append(mw, s.apiIdempotent) // after the checks: a refused call claims no key
+		mw = append(mw, checkQuery(r.query)) // a service the tenant cannot use is 403 whatever the query
+		if r.method == http.MethodPost {
+			var headers []string
+			if r.tus {
+				// A creation's body is none (the bytes follow with
+				// PATCH), but the upload group has no body limit.
+				mw = append(mw, s.bodies(apiBodyLimit, false))
+				for _, h := range r.reqHeaders {
+					headers = append(headers, h.name)
+				}
+			}
+			mw = append(mw, s.apiIdempotent(headers)) // after the checks: a refused call claims no key
 		}
 		g, path := api, r.path
 		if r.tus {
@@ -111,7 +125,7 @@ func (s *Server) routes(e *echo.Echo) {
 	up := e.Group("/t/:tenant/uploads", s.requireUser, s.resolveTenant, s.csrf, s.usable(kanri.FileServiceID))
 	up.OPTIONS("", s.uploadOptions, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
 	up.POST("", s.createUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
-	up.GET("/:upload", s.headUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate // HEAD arrives as GET
+	up.HEAD("/:upload", s.headUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate // not GET: HEAD is its own here
 	up.PATCH("/:upload", s.patchUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
 	up.DELETE("/:upload", s.deleteUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
 
@@ -261,4 +275,5 @@ func (s *Server) routes(e *echo.Echo) {
 	} {
 		r.g.Add(r.method, r.path, r.h, need(r.perm)).Name = "perm:" + r.perm
 	}
+	s.heads = headRoutes(e.Routes())
 }

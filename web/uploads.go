@@ -112,7 +112,7 @@ func (s *Server) tusCreate(c echo.Context, r tusRoute) error {
 	in := files.UploadInput{Name: first(meta["filename"], meta["name"]), Size: size, FolderID: meta["folderId"], ContentType: first(meta["filetype"], meta["type"]), Metadata: raw}
 	up, err := s.Files.CreateUpload(req.Context(), r.tenantID, in)
 	if err != nil {
-		return s.tusFailure(c, err)
+		return s.tusFailure(c, renamedField(err, "name", "filename")) // the metadata's key
 	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderLocation, r.base+"/"+up.ID)
@@ -219,14 +219,28 @@ func (s *Server) tusPatch(c echo.Context, r tusRoute) error {
 	if err != nil {
 		return s.tusFailure(c, err)
 	}
+	// As tusd: the offset first (409, saying where the upload stands),
+	// then the length (413).
+	if offset != up.Offset {
+		return s.tusFailure(c, files.OffsetMismatch(up))
+	}
 	remaining := up.Size - offset
-	if req.ContentLength > remaining && up.CompletedAt.IsZero() {
+	if req.ContentLength > remaining {
 		return tusError(c, http.StatusRequestEntityTooLarge, i18n.T(ctx, "files.past_length"))
 	}
 	rc := http.NewResponseController(c.Response().Writer)
-	body := &idleBody{rc: rc, r: http.MaxBytesReader(c.Response(), req.Body, max(0, remaining))}
+	body := &idleBody{rc: rc, r: http.MaxBytesReader(c.Response(), req.Body, remaining)}
 	body.extend()
-	up, file, err := s.Files.WriteUpload(ctx, r.tenantID, up.ID, offset, body, sum)
+	var file *kanri.File
+	if !up.CompletedAt.IsZero() {
+		// Complete: a byte more would overrun it (413), which a body of
+		// unknown length shows only once read; an empty PATCH, a
+		// client's retry of its last, changes nothing (204, as tusd's).
+		_, err = io.Copy(io.Discard, body)
+	}
+	if err == nil {
+		up, file, err = s.Files.WriteUpload(ctx, r.tenantID, up.ID, offset, body, sum)
+	}
 	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -305,12 +319,20 @@ func (s *Server) tusFailure(c echo.Context, err error) error {
 			}
 		}
 	}
+	ctx := c.Request().Context()
 	key, args := kanri.ErrorMessage(err)
-	msg := i18n.T(c.Request().Context(), key, args...)
+	msg := i18n.T(ctx, key, args...)
+	if isAPI(c) {
+		// A problem like any of the API's: an invalid input names its
+		// fields in errors.
+		tusHeaders(c)
+		errs, detail := fieldErrors(ctx, err, msg)
+		return apiFieldProblem(c, st, detail, errs)
+	}
 	if fields := kanri.ErrorFields(err); len(fields) > 0 {
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(fields)) {
-			parts = append(parts, i18n.T(c.Request().Context(), fields[k]))
+			parts = append(parts, i18n.T(ctx, fields[k]))
 		}
 		msg = strings.Join(parts, " ")
 	}

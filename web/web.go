@@ -46,6 +46,7 @@ type Server struct {
 	grants        grantCache   // what API keys may do, by the hash of their secret
 	payloads      payloadCache // the decoded payloads of the live streams' events
 	bodyTimeout   time.Duration
+	heads         pathSet // the paths of the routes of HEAD's own, which HEAD is not answered as GET on
 }
 
 // New returns the console's HTTP handler.

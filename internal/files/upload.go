@@ -152,6 +152,13 @@ type Checksum struct {
 // of its bytes were kept.
 var ErrChecksum = kanri.E(kanri.EINVALID, "files.checksum_mismatch")
 
+// OffsetMismatch is the error of a write to an upload at another offset
+// than where it stands (ECONFLICT), which says where it stands: its
+// message's one argument is the upload's offset (int64).
+func OffsetMismatch(up *kanri.Upload) error {
+	return kanri.E(kanri.ECONFLICT, "files.upload_offset", up.Offset)
+}
+
 // WriteUpload appends body's bytes to an upload at offset, which must be
 // where the upload stands. The bytes are staged in blocks, each recorded
 // in the upload's document as it is staged (so that a broken connection
@@ -165,7 +172,7 @@ func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset i
 		return nil, nil, err
 	}
 	if offset != up.Offset {
-		return up, nil, kanri.E(kanri.ECONFLICT, "files.upload_offset", up.Offset)
+		return up, nil, OffsetMismatch(up)
 	}
 	if !up.CompletedAt.IsZero() {
 		f, err := s.Store.Tenant(tenantID).Files().Get(ctx, up.FileID)
