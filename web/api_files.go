@@ -298,6 +298,7 @@ func (s *Server) apiGetFile(c echo.Context) error {
 
 // apiFileUpdate is the body of PATCH /files/{file}: the fields to change.
 type apiFileUpdate struct {
+	Name        *string    `json:"name"`
 	DisplayName *string    `json:"displayName"`
 	Tags        *[]string  `json:"tags"`
 	Description *string    `json:"description"`
@@ -312,6 +313,12 @@ const tagSeparators = ",、 \u3000\n"
 // the console's form sends it.
 func (in apiFileUpdate) input(f *kanri.File) (files.FileInput, error) {
 	out := files.FileInput{DisplayName: f.DisplayName, Tags: strings.Join(f.Metadata.Tags, ","), Description: f.Metadata.Description}
+	if in.Name != nil {
+		out.Name = *in.Name
+		if strings.TrimSpace(out.Name) == "" {
+			return out, kanri.Invalid(kanri.Fields{"name": "validation.required"})
+		}
+	}
 	if in.DisplayName != nil {
 		out.DisplayName = *in.DisplayName
 	}
@@ -362,7 +369,7 @@ func (s *Server) patchFile(c echo.Context, tenantID string, in apiFileUpdate) (*
 		return nil, err
 	}
 	sn := kanri.Seen{ETag: f.ETag, State: f.State()} // the fields not sent are these
-	if in.DisplayName != nil || in.Tags != nil || in.Description != nil {
+	if in.Name != nil || in.DisplayName != nil || in.Tags != nil || in.Description != nil {
 		fi, err := in.input(f)
 		if err != nil {
 			return nil, err
@@ -666,8 +673,8 @@ func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(st
 		"description": fmt.Sprintf("1 to %d characters, spaces around it trimmed: no / or \\, control or direction characters, nor . or ..", fileNameMax)}
 	return map[string]any{
 		"File": obj([]string{"id", "name", "displayName", "size", "contentType", "folderId", "checksum", "tags", "description", "uploadedBy", "uploadedAt", "updatedAt", "deletedAt"}, map[string]any{
-			"id": str, "name": map[string]any{"type": "string", "description": "The name it was uploaded with."},
-			"displayName": map[string]any{"type": "string", "description": "The name people gave it since; empty when none."},
+			"id": str, "name": map[string]any{"type": "string", "description": "The file's name: the one it was uploaded with, or renamed to; it downloads with it."},
+			"displayName": map[string]any{"type": "string", "description": "A title to show instead of the name; empty when none."},
 			"size":        map[string]any{"type": "integer", "minimum": 0, "description": "Bytes."},
 			"contentType": map[string]any{"type": "string", "description": "The media type the file is stored with."},
 			"folderId":    ref,
@@ -678,6 +685,7 @@ func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(st
 		}),
 		"FileList": list("File"),
 		"FileUpdate": obj(nil, map[string]any{
+			"name":        name,
 			"displayName": map[string]any{"type": "string", "maxLength": fileNameMax, "description": "The name to show; empty for the name it was uploaded with."},
 			"tags": map[string]any{"type": "array", "maxItems": fileTagsMax, "items": map[string]any{"type": "string", "minLength": 1, "maxLength": fileTagMax,
 				"description": "A tag: no commas, spaces, slashes or control characters."}},

@@ -290,6 +290,8 @@ func TestAPIFiles(t *testing.T) {
 		{"a folder that does not exist", map[string]any{"folderId": "folder_missing"}, http.StatusUnprocessableEntity},
 		{"an unknown field", map[string]any{"size": 1}, http.StatusBadRequest},
 		{"tags not a list", map[string]any{"tags": "a b"}, http.StatusBadRequest},
+		{"an empty name", map[string]any{"name": " "}, http.StatusUnprocessableEntity},
+		{"a name with a slash", map[string]any{"name": "a/b.txt"}, http.StatusUnprocessableEntity},
 	} {
 		if a := e.api(t, http.MethodPatch, path, rw, tc.body); a.status != tc.want {
 			t.Errorf("PATCH %s: got %d, want %d: %s", tc.name, a.status, tc.want, a.body)
@@ -299,6 +301,15 @@ func TestAPIFiles(t *testing.T) {
 	a.decode(&f)
 	if a.status != http.StatusOK || f.FolderID != nil || f.DisplayName != "Bee" {
 		t.Fatalf("move to the top level: %d %s", a.status, a.body)
+	}
+	// Renamed, it downloads with its new name.
+	a = e.api(t, http.MethodPatch, path, rw, map[string]any{"name": "bee.txt"}, "If-Match", a.resp.Header.Get("ETag"))
+	a.decode(&f)
+	if a.status != http.StatusOK || f.Name != "bee.txt" || f.DisplayName != "Bee" {
+		t.Fatalf("rename: %d %s", a.status, a.body)
+	}
+	if a := e.api(t, http.MethodGet, path+"/content", rw, nil); !strings.Contains(a.resp.Header.Get("Content-Disposition"), "bee.txt") {
+		t.Errorf("the renamed file downloads as %q", a.resp.Header.Get("Content-Disposition"))
 	}
 
 	// Trash and restore.

@@ -325,7 +325,7 @@ func (s *Server) showFileWith(c echo.Context, status int, in *views.FileForm, er
 	if in != nil {
 		v.Input = *in
 	} else {
-		v.Input = views.FileForm{DisplayName: f.DisplayName, Tags: strings.Join(f.Metadata.Tags, ", "), Description: f.Metadata.Description}
+		v.Input = views.FileForm{Name: f.Name, DisplayName: f.DisplayName, Tags: strings.Join(f.Metadata.Tags, ", "), Description: f.Metadata.Description}
 	}
 	if v.Targets, err = s.moveTargets(c); err != nil {
 		return err
@@ -347,11 +347,17 @@ func (s *Server) ownFile(manage string, h echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// updateFile saves a file's display name, tags and description.
+// updateFile saves a file's name, display name, tags and description.
 func (s *Server) updateFile(c echo.Context) error {
-	in := files.FileInput{DisplayName: c.FormValue("displayName"), Tags: c.FormValue("tags"), Description: c.FormValue("description")}
+	in := files.FileInput{Name: c.FormValue("name"), DisplayName: c.FormValue("displayName"), Tags: c.FormValue("tags"), Description: c.FormValue("description")}
 	t := routeTenant(c)
-	f, err := s.Files.UpdateFile(c.Request().Context(), t.ID, c.Param("id"), seen(c), in)
+	var f *kanri.File
+	var err error
+	if _, sent := c.Request().PostForm["name"]; sent && strings.TrimSpace(in.Name) == "" {
+		err = kanri.Invalid(kanri.Fields{"name": "validation.required"}) // the form's name emptied: not "keep it"
+	} else {
+		f, err = s.Files.UpdateFile(c.Request().Context(), t.ID, c.Param("id"), seen(c), in)
+	}
 	switch {
 	case err == nil:
 		return s.done(c, views.FilePath(t.ID, f.ID), "files.saved", f.Title())
@@ -523,7 +529,7 @@ func (s *Server) streamFile(c echo.Context, f *kanri.File, disposition, contentT
 	}
 	h.Set("Cache-Control", "private, no-cache")
 	h.Set(echo.HeaderContentType, contentType)
-	h.Set("Content-Disposition", contentDisposition(disposition, f.Title()))
+	h.Set("Content-Disposition", contentDisposition(disposition, f.Name)) // its file name, extension included: a title may have none
 	h.Set("ETag", `"`+strings.TrimPrefix(f.Checksum, "sha256:")+`"`)
 	// A large file takes as long as it takes: no write deadline.
 	_ = http.NewResponseController(w.Writer).SetWriteDeadline(time.Time{})

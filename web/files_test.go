@@ -630,3 +630,33 @@ func TestAFolderWithFilesIsDeletedWithOneConfirmation(t *testing.T) {
 		}
 	}
 }
+
+// TestAFileIsRenamedOnItsPage: the file's page renames it (the name it
+// downloads with), beside its display name; an emptied name is refused
+// with the input kept and nothing changed.
+func TestAFileIsRenamedOnItsPage(t *testing.T) {
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	c := e.client(t).signIn("acme", "admin")
+	f := e.uploadFile(t, e.acme.ID, "", "draft.txt", []byte("d"))
+	path := "/t/" + e.acme.ID + "/files/" + f.ID
+	_, page := c.get(path)
+	if !strings.Contains(page, `value="draft.txt" data-testid="file-name-input"`) {
+		t.Fatalf("the file's page has no name field: %s", excerpt(page, "file-edit-form"))
+	}
+	resp, body := c.post(path, url.Values{"etag": {formETag(page)}, "name": {" "}, "displayName": {"Kept title"}})
+	wantStatus(t, "an emptied name", resp, http.StatusUnprocessableEntity)
+	if !strings.Contains(body, `data-testid="field-error-name"`) || !strings.Contains(body, `value="Kept title"`) {
+		t.Errorf("an emptied name is not explained with the input kept: %s", excerpt(body, "file-edit-form"))
+	}
+	resp, _ = c.post(path, url.Values{"etag": {formETag(page)}, "name": {"final.txt"}, "displayName": {""}})
+	wantStatus(t, "rename", resp, http.StatusSeeOther)
+	got, err := e.files.File(context.Background(), e.acme.ID, f.ID)
+	if err != nil || got.Name != "final.txt" || got.NameKey != kanri.FoldName("final.txt") {
+		t.Fatalf("after the rename: %+v %v", got, err)
+	}
+	resp, _ = c.get(path + "/download")
+	if cd := resp.Header.Get("Content-Disposition"); !strings.Contains(cd, "final.txt") {
+		t.Errorf("the renamed file downloads as %q", cd)
+	}
+}

@@ -88,6 +88,8 @@ func (s *Service) Trash(ctx context.Context, tenantID string, limit int, next st
 
 // FileInput is what a file's form edits.
 type FileInput struct {
+	// Name renames the file (the name it downloads with); "" keeps it.
+	Name        string
 	DisplayName string
 	Tags        string // comma- or space-separated
 	Description string
@@ -112,8 +114,13 @@ func parseTags(s string) []string {
 }
 
 func (in *FileInput) parse() (kanri.FileMetadata, error) {
-	in.DisplayName, in.Description = strings.TrimSpace(in.DisplayName), strings.TrimSpace(in.Description)
+	in.Name, in.DisplayName, in.Description = strings.TrimSpace(in.Name), strings.TrimSpace(in.DisplayName), strings.TrimSpace(in.Description)
 	f := kanri.Fields{}
+	if in.Name != "" {
+		if msg := kanri.CheckFileName(in.Name); msg != "" {
+			f["name"] = msg
+		}
+	}
 	if in.DisplayName != "" {
 		if msg := kanri.CheckFileName(in.DisplayName); msg != "" {
 			f["displayName"] = msg
@@ -138,17 +145,20 @@ func (in *FileInput) parse() (kanri.FileMetadata, error) {
 }
 
 func fileFields(f *kanri.File) map[string]any {
-	return map[string]any{"displayName": f.DisplayName, "tags": f.Metadata.Tags, "description": f.Metadata.Description, "folderId": deref(f.FolderID)}
+	return map[string]any{"name": f.Name, "displayName": f.DisplayName, "tags": f.Metadata.Tags, "description": f.Metadata.Description, "folderId": deref(f.FolderID)}
 }
 
-// UpdateFile changes a file's display name and metadata as seen (its
-// ETag). A change that changes nothing writes nothing.
+// UpdateFile renames a file and changes its display name and metadata as
+// seen (its ETag). A change that changes nothing writes nothing.
 func (s *Service) UpdateFile(ctx context.Context, tenantID, id string, seen kanri.Seen, in FileInput) (*kanri.File, error) {
 	meta, err := in.parse()
 	if err != nil {
 		return nil, err
 	}
 	return s.changeFile(ctx, tenantID, id, seen, "file.update", func(f *kanri.File) error {
+		if in.Name != "" {
+			f.Name, f.NameKey = in.Name, kanri.FoldName(in.Name)
+		}
 		f.DisplayName, f.Metadata = in.DisplayName, meta
 		return nil
 	})
