@@ -85,8 +85,9 @@ type MessageView struct {
 	// seen.
 	MarkRead bool
 	CSRF     string
-	// UserID is who sees it.
-	UserID string
+	// UserID is who sees it, Username their username (a mention of them
+	// stands out).
+	UserID, Username string
 	// OOB, when set, is the message's hx-swap-oob: it replaces the message
 	// the page shows ("true").
 	OOB string
@@ -148,17 +149,50 @@ type MembersView struct {
 	Errors     Errors
 }
 
-// Segment is a piece of a message's text: plain text, or a link.
+// Segment is a piece of a message's text: plain text, a link (URL), or a
+// mention of someone by their username (Mention, without its @).
 type Segment struct {
-	Text string
-	URL  string
+	Text    string
+	URL     string
+	Mention string
+}
+
+// mentionPattern finds the mentions in a message's text: @ and a
+// username, at the start or after a character that is not part of a word
+// (an e-mail address mentions no one).
+var mentionPattern = regexp.MustCompile(`(?:^|[^\p{L}\p{N}._@-])(@([\p{L}\p{N}][\p{L}\p{N}._-]*))`)
+
+// mentions cuts plain text into text and mentions.
+func mentions(s string) []Segment {
+	var out []Segment
+	last := 0
+	for _, m := range mentionPattern.FindAllStringSubmatchIndex(s, -1) {
+		start, end := m[2], m[3]
+		name := strings.TrimRight(s[m[4]:m[5]], "._-") // "@bob." ends a sentence
+		end = m[4] + len(name)
+		if start > last {
+			out = append(out, Segment{Text: s[last:start]})
+		}
+		out = append(out, Segment{Text: s[start:end], Mention: name})
+		last = end
+	}
+	if last < len(s) {
+		out = append(out, Segment{Text: s[last:]})
+	}
+	return out
+}
+
+// Mentions says whether the text of seg mentions the person with the
+// given username (usernames compare without regard to case).
+func (seg Segment) Mentions(username string) bool {
+	return seg.Mention != "" && username != "" && strings.EqualFold(seg.Mention, username)
 }
 
 // linkPattern finds the web addresses in a message.
 var linkPattern = regexp.MustCompile(`https?://[^\s<>"'` + "`" + `]+`)
 
-// Segments cuts a message's text into plain text and links (http and
-// https only; trailing punctuation is not part of a link). Everything is
+// Segments cuts a message's text into plain text, links (http and https
+// only; trailing punctuation is not part of a link) and mentions. Everything is
 // escaped when rendered: nothing a person types becomes markup.
 func Segments(s string) []Segment {
 	var out []Segment
@@ -172,13 +206,13 @@ func Segments(s string) []Segment {
 			continue
 		}
 		if m[0] > last {
-			out = append(out, Segment{Text: s[last:m[0]]})
+			out = append(out, mentions(s[last:m[0]])...)
 		}
 		out = append(out, Segment{Text: s[m[0]:end], URL: s[m[0]:end]})
 		last = end
 	}
 	if last < len(s) {
-		out = append(out, Segment{Text: s[last:]})
+		out = append(out, mentions(s[last:])...)
 	}
 	return out
 }

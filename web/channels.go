@@ -27,7 +27,7 @@ func person(c echo.Context) messaging.Person {
 	if name == "" {
 		name = u.Username
 	}
-	return messaging.Person{UserID: u.ID, Name: name, ManageChannels: can(c, role.ChannelsUpdate), ModerateMessages: can(c, role.MessagesDelete)}
+	return messaging.Person{UserID: u.ID, Name: name, Username: u.Username, ManageChannels: can(c, role.ChannelsUpdate), ModerateMessages: can(c, role.MessagesDelete)}
 }
 
 // channelsPage returns the layout of a channels page, with its live
@@ -185,7 +185,7 @@ func (s *Server) messageView(ctx context.Context, tenantID string, me messaging.
 func messageViewWith(tenantID string, me messaging.Person, ch *kanri.Channel, m *kanri.ChannelMember, msg *kanri.Message, csrf string, atts []views.Attachment) views.MessageView {
 	member := m != nil && !ch.Archived
 	return views.MessageView{
-		TenantID: tenantID, Message: msg, UserID: me.UserID, CSRF: csrf, Attachments: atts,
+		TenantID: tenantID, Message: msg, UserID: me.UserID, Username: me.Username, CSRF: csrf, Attachments: atts,
 		Mine: msg.SenderID == me.UserID && msg.System == "", Moderate: me.ModerateMessages && msg.System == "", Member: member,
 	}
 }

@@ -381,3 +381,33 @@ func TestAFailedResumeSendsTheSnapshot(t *testing.T) {
 		live.close()
 	}
 }
+
+// TestAMentionStandsOutForWhoIsMentioned: "@bob" is marked on bob's page
+// (and in his live stream) as mentioning him; on the admin's, as a
+// mention of someone else; the text stays escaped.
+func TestAMentionStandsOutForWhoIsMentioned(t *testing.T) {
+	e := newEnv(t)
+	c := e.chat(t)
+	bob := e.client(t).signIn("acme", "bob")
+	live, resp := bob.openLive(livePath(e.acme.ID, c.public.ID, 0), "")
+	if live == nil {
+		t.Fatalf("open the stream: status %d", resp.StatusCode)
+	}
+	m := e.say(t, c.admin, c.public, "@BOB see <this>")
+	if ev, _ := live.next(t, "msg-"+m.ID); !strings.Contains(ev.data, `<mark class="mention me" data-testid="mention-me">@BOB</mark>`) || !strings.Contains(ev.data, "&lt;this&gt;") {
+		t.Errorf("bob's stream does not mark the mention of him: %.400s", ev.data)
+	}
+	path := "/t/" + e.acme.ID + "/channels/" + c.public.ID
+	for _, tc := range []struct {
+		who    string
+		client *client
+		want   string
+	}{
+		{"bob", bob, `data-testid="mention-me">@BOB<`},
+		{"the admin", e.client(t).signIn("acme", "admin"), `<span class="mention" data-testid="mention">@BOB</span>`},
+	} {
+		if _, page := tc.client.get(path); !strings.Contains(page, tc.want) {
+			t.Errorf("%s's page lacks %s: %s", tc.who, tc.want, excerpt(page, "msg-"+m.ID))
+		}
+	}
+}

@@ -53,6 +53,8 @@ func New(d app.Deps, bus events.Bus, files Files) *Service {
 type Person struct {
 	UserID string
 	Name   string
+	// Username is the person's username, by which others mention them.
+	Username string
 	// ManageChannels (channels.update) edits and archives any public
 	// channel; ModerateMessages (messages.delete) deletes anyone's message
 	// in a channel the person can read.
