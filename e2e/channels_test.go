@@ -5,6 +5,7 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -86,6 +87,9 @@ func (s *suite) channelSteps(t *testing.T) {
 		s.hasText(t, chiyo, "unread-general", "1")
 		s.post(t, s.alice, "and another")
 		s.hasText(t, chiyo, "unread-general", "2")
+		if err := s.expect.Page(chiyo.page).ToHaveTitle(regexp.MustCompile(`^\(2\) `)); err != nil {
+			t.Errorf("chiyo's tab title does not lead with her unread count: %v", err)
+		}
 		// Reading: the newest message comes into view and the page says
 		// so; the list then shows the channel read.
 		if _, err := chiyo.page.ExpectResponse(func(u string) bool { return strings.HasSuffix(u, "/read") }, func() error {
