@@ -621,7 +621,7 @@ func TestAFolderWithFilesIsDeletedWithOneConfirmation(t *testing.T) {
 	}
 	_, body = c.get(base + "/trash")
 	for name, want := range map[string]string{
-		"one.txt":  "A deleted folder (restored to the top level)",
+		"one.txt":  "/Full (deleted since: a restore makes it again)",
 		"kept.txt": `<a href="` + base + "/folders/" + empty.ID + `">/Empty</a>`,
 		"top.txt":  "Top level",
 	} {

@@ -293,8 +293,9 @@ func (s *Service) TrashFile(ctx context.Context, tenantID, id string, seen kanri
 	return s.trash(ctx, tenantID, id, seen, true)
 }
 
-// RestoreFile takes a file out of the trash, back into its folder, or to
-// the top level if its folder is gone.
+// RestoreFile takes a file out of the trash, back into its folder: one
+// deleted since is made again at the path it had (the folders of a
+// deleted folder's files come back as their files are restored).
 func (s *Service) RestoreFile(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.File, error) {
 	return s.trash(ctx, tenantID, id, seen, false)
 }
@@ -319,18 +320,37 @@ func (s *Service) trash(ctx context.Context, tenantID, id string, seen kanri.See
 			return kanri.E(kanri.ECONFLICT, "files.not_in_trash")
 		}
 		if in {
-			f.DeletedAt, f.DeletedBy = kanri.NewTime(s.Now()), audit.ActorFrom(ctx).UserID
+			f.DeletedAt, f.DeletedBy, f.TrashedFrom = kanri.NewTime(s.Now()), audit.ActorFrom(ctx).UserID, ""
 			st.Used, st.Trash = max(0, st.Used-f.Size), st.Trash+f.Size
+			if f.FolderID != nil {
+				d, err := s.Folder(ctx, tenantID, *f.FolderID)
+				if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+					return err
+				}
+				if d != nil {
+					f.TrashedFrom = d.Path
+				}
+			}
 		} else {
 			f.DeletedAt, f.DeletedBy = kanri.Time{}, ""
 			st.Used, st.Trash = st.Used+f.Size, max(0, st.Trash-f.Size)
 			if f.FolderID != nil {
 				if _, err := s.Folder(ctx, tenantID, *f.FolderID); kanri.IsCode(err, kanri.ENOTFOUND) {
+					// Its folder was deleted: made again where it was,
+					// else (no path kept) the top level.
 					f.FolderID = nil
+					if f.TrashedFrom != "" {
+						id, err := s.makePath(ctx, tenantID, f.TrashedFrom)
+						if err != nil {
+							return err
+						}
+						f.FolderID = ptr(id)
+					}
 				} else if err != nil {
 					return err
 				}
 			}
+			f.TrashedFrom = ""
 		}
 		return nil
 	}, func() ([]docstore.Op, error) {

@@ -561,14 +561,34 @@ func TestDeletingAFolderWithFilesIsConfirmedByTheirNumber(t *testing.T) {
 	if st := f.storage(t); st.Trash != 30 || st.Used != 0 {
 		t.Errorf("storage %+v", st)
 	}
-	// Restored, a file whose folder is gone lands at the top level.
-	back, err := f.files.RestoreFile(f.ctx, ten, trash[0].ID, kanri.Seen{})
-	if err != nil || back.FolderID != nil || back.InTrash() {
-		t.Fatalf("restore: %+v, %v", back, err)
-	}
 	// The folder's name is free again.
-	if _, err := f.files.CreateFolder(f.ctx, ten, "", "Docs"); err != nil {
-		t.Errorf("the name of a deleted folder: %v", err)
+	again, err := f.files.CreateFolder(f.ctx, ten, "", "Docs")
+	if err != nil {
+		t.Fatalf("the name of a deleted folder: %v", err)
+	}
+	// Restored, each file goes back to the path it had: a folder of that
+	// name there is used, one that is gone is made again, once.
+	paths := map[string]string{}
+	for _, tf := range trash {
+		paths[tf.Name] = tf.TrashedFrom
+		back, err := f.files.RestoreFile(f.ctx, ten, tf.ID, kanri.Seen{})
+		if err != nil || back.FolderID == nil || back.InTrash() || back.TrashedFrom != "" {
+			t.Fatalf("restore %s: %+v, %v", tf.Name, back, err)
+		}
+		d, err := f.files.Folder(f.ctx, ten, *back.FolderID)
+		if err != nil || d.Path != tf.TrashedFrom {
+			t.Errorf("%s restored into %+v (%v), want %s", tf.Name, d, err, tf.TrashedFrom)
+		}
+		if tf.Name == "a" && *back.FolderID != again.ID {
+			t.Errorf("a was not restored into the existing /Docs")
+		}
+	}
+	if paths["a"] != "/Docs" || paths["b"] != "/Docs/Inner" {
+		t.Errorf("the trash kept the paths %v, want a in /Docs and b in /Docs/Inner", paths)
+	}
+	inside, _, err := f.files.Folders(f.ctx, ten, again.ID, 10, "")
+	if err != nil || len(inside) != 1 || inside[0].Name != "Inner" {
+		t.Errorf("/Docs holds %v (%v), want Inner made again once", inside, err)
 	}
 }
 

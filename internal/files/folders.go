@@ -378,3 +378,40 @@ func (s *Service) Origins(ctx context.Context, tenantID string, fs []*kanri.File
 	}
 	return out, nil
 }
+
+// makePath returns the folder at path ("/A/B"), making the folders along
+// it that do not exist; two restores making the same folder at once meet
+// in one (its name's reservation).
+func (s *Service) makePath(ctx context.Context, tenantID, path string) (string, error) {
+	parentID := ""
+	for _, name := range strings.Split(strings.Trim(path, "/"), "/") {
+		if name == "" {
+			continue
+		}
+		id, err := s.childNamed(ctx, tenantID, parentID, name)
+		if kanri.IsCode(err, kanri.ENOTFOUND) {
+			var d *kanri.Folder
+			d, err = s.CreateFolder(ctx, tenantID, parentID, name)
+			if err == nil {
+				id = d.ID
+			} else if kanri.ErrorFields(err)["name"] == "files.folder_exists" {
+				id, err = s.childNamed(ctx, tenantID, parentID, name) // made meanwhile
+			}
+		}
+		if err != nil {
+			return "", err
+		}
+		parentID = id
+	}
+	return parentID, nil
+}
+
+// childNamed returns the id of the folder named name in parentID ("" for
+// the top level), by its name's reservation.
+func (s *Service) childNamed(ctx context.Context, tenantID, parentID, name string) (string, error) {
+	r, err := s.Store.Tenant(tenantID).FolderNames().Get(ctx, kanri.FolderNameID(parentID, kanri.FoldName(name)))
+	if err != nil {
+		return "", err
+	}
+	return r.FolderID, nil
+}

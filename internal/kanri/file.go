@@ -36,8 +36,11 @@ type File struct {
 	Metadata       FileMetadata `json:"metadata"`
 	// DeletedAt is when the file went to the trash; null while it is not
 	// there. A trashed file still counts in the quota until it is purged.
-	DeletedAt   Time     `json:"deletedAt"`
-	DeletedBy   string   `json:"deletedBy,omitempty"`
+	DeletedAt Time   `json:"deletedAt"`
+	DeletedBy string `json:"deletedBy,omitempty"`
+	// TrashedFrom is the path of the folder the file was in when it went
+	// to the trash: a restore after the folder was deleted makes it again.
+	TrashedFrom string   `json:"trashedFrom,omitempty"`
 	SearchTerms []string `json:"searchTerms,omitempty"`
 	// Damaged is set when a download found the bytes no longer match the
 	// checksum.
