@@ -291,8 +291,13 @@ func (s *suite) fileSteps(t *testing.T) {
 		// page that says how many files go to the trash.
 		s.fill(t, s.alice, "folder-new-name", "Old")
 		s.submitStatus(t, s.alice, s.alice.tid("folder-new-submit"), filesPath+"/folders", 303)
-		s.click(t, s.alice, "folder-open-Old")
-		folderURL := strings.TrimPrefix(s.alice.page.URL(), s.srv.URL)
+		// Opened by its address, so that the file is chosen on the
+		// folder's page once loaded, not on the page it replaces.
+		folderURL, err := s.alice.tid("folder-open-Old").GetAttribute("href")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.open(t, s.alice, folderURL, 200)
 		if err := s.alice.tid("upload-input").SetInputFiles([]playwright.InputFile{{Name: "old.txt", MimeType: "text/plain", Buffer: []byte("old")}}); err != nil {
 			t.Fatal(err)
 		}

@@ -182,7 +182,7 @@ func (s *suite) listPagesSteps(t *testing.T) {
 		{"lists_fit_1280", &wide, playwright.Size{Width: 1280, Height: 900}},
 		{"lists_fit_390", &phone, playwright.Size{Width: 390, Height: 844}},
 	} {
-		s.step(t, c.name, []string{"admin_signs_in", "tenant_admin_sees_only_own_tenant", "files_uploaded_paused_and_resumed", "channels_two_people_chat_live", "backups_run_download_and_restore"}, s.pagesOf(c.sess), func(t *testing.T) {
+		s.step(t, c.name, []string{"admin_signs_in", "tenant_admin_sees_only_own_tenant", "files_trashed_and_restored", "channels_two_people_chat_live", "backups_run_download_and_restore"}, s.pagesOf(c.sess), func(t *testing.T) {
 			p := s.newSession(t, "admin-"+c.name, &c.size)
 			*c.sess = p
 			s.signInOK(t, p, "privileged", adminEmail, adminPass, "/tenants")
