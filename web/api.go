@@ -243,7 +243,7 @@ func (s *Server) apiUsage(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		k := apiKeyOf(c)
 		u := apikey.NewUsage(k, start)
-		u.Endpoint, u.Method, u.StatusCode = c.Path(), c.Request().Method, c.Response().Status
+		u.Endpoint, u.Method, u.StatusCode = c.Path(), c.Request().Method, loggedStatus(c)
 		u.ResponseTime = int(s.Now().Sub(start) / time.Millisecond)
 		u.RequestSize, u.ResponseSize = max(0, c.Request().ContentLength), c.Response().Size
 		u.ClientIP, u.UserAgent = c.RealIP(), truncate(c.Request().UserAgent(), 256)
@@ -451,7 +451,7 @@ func (s *Server) apiError(c echo.Context, err error) {
 	p := problem{Type: ProblemType(baseURL(c), code), Title: http.StatusText(code), Status: code, Instance: problemInstance(reqID(c)), RequestID: reqID(c)}
 	switch {
 	case clientGone(err):
-		s.Logger.Info("request abandoned", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
+		s.abandoned(c, err)
 		p.Detail = i18n.T(ctx, "input.abandoned")
 	case code == http.StatusInternalServerError:
 		s.Logger.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
