@@ -57,6 +57,7 @@ func (s *Server) requestContext(next echo.HandlerFunc) echo.HandlerFunc {
 		req := c.Request()
 		id := randomToken()[:20] // never the client's: it goes into audit records
 		c.Set(ctxReqID, id)
+		c.Set(ctxBase, s.origin.base(req))
 		c.Response().Header().Set(echo.HeaderXRequestID, id)
 		lang := i18n.Negotiate(req.Header.Get("Accept-Language"))
 		if ck, err := c.Cookie(langCookie); err == nil {

@@ -26,12 +26,6 @@ func openAPIPath(p string) string { return pathParam.ReplaceAllString(p, "{$1}")
 // apiPrefix is the path of the API under the server's address.
 const apiPrefix = "/api/v1"
 
-// baseURL returns the absolute address of the running server as the
-// request reached it ("https://kanri.acme.co.jp"): the scheme Echo reads
-// (TLS, or X-Forwarded-Proto behind a proxy, as the cookies' Secure flag
-// does) and the request's Host.
-func baseURL(c echo.Context) string { return c.Scheme() + "://" + c.Request().Host }
-
 // apiTags group the operations of the document and of the docs page, in
 // this order; an operation's tag is its route's, or else the tag named by
 // the last segment of its path that names one (/users/:id/roles: Roles),
@@ -694,10 +688,13 @@ func apiExamples() map[string]any {
 
 // openAPI serves the OpenAPI document.
 func (s *Server) openAPI(c echo.Context) error {
-	// The document names the server it was asked of: caches keep one per
-	// host and scheme, and ask again before using it (a new version).
+	// The document names the server it was asked of (unless the server's
+	// address is configured): caches keep one per host, and ask again
+	// before using it (a new version).
 	h := c.Response().Header()
 	h.Set(echo.HeaderCacheControl, "no-cache")
-	h.Set(echo.HeaderVary, "Host, X-Forwarded-Proto")
+	if v := s.origin.vary(); v != "" {
+		h.Set(echo.HeaderVary, v)
+	}
 	return c.JSON(http.StatusOK, s.openAPIDoc(baseURL(c)))
 }
