@@ -742,6 +742,30 @@ func (s *Server) apiRemoveReaction(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
+// reactionNames name the reactions (kanri.Reactions) by their Unicode
+// names, so that a generated client has ReactionTHUMBS_UP, not a
+// constant named after the emoji's bytes.
+var reactionNames = map[any]enumName{
+	"👍":  {"THUMBS_UP", "👍 thumbs up"},
+	"❤️": {"HEART", "❤️ red heart"},
+	"😂":  {"TEARS_OF_JOY", "😂 face with tears of joy"},
+	"🎉":  {"PARTY_POPPER", "🎉 party popper"},
+	"😮":  {"OPEN_MOUTH", "😮 face with open mouth"},
+	"🙏":  {"FOLDED_HANDS", "🙏 folded hands"},
+	"👀":  {"EYES", "👀 eyes"},
+	"✅":  {"CHECK_MARK", "✅ check mark button"},
+}
+
+// systemNames name the kinds of system messages, and null, a person's
+// message.
+var systemNames = map[any]enumName{
+	kanri.SystemJoined:  {"JOINED", "A user joined the channel."},
+	kanri.SystemLeft:    {"LEFT", "A user left the channel."},
+	kanri.SystemAdded:   {"ADDED", "A user was added to the channel."},
+	kanri.SystemRemoved: {"REMOVED", "A user was removed from the channel."},
+	nil:                 {"NONE", "A person's message, not a system message."},
+}
+
 // messagingSchemas returns the schemas of the channels' and messages'
 // operations, made with the document's obj and list.
 func messagingSchemas(obj func([]string, map[string]any) map[string]any, list func(string) map[string]any) map[string]any {
@@ -757,7 +781,7 @@ func messagingSchemas(obj func([]string, map[string]any) map[string]any, list fu
 	isPrivate := map[string]any{"type": "boolean", "description": "Private: only its members can see it (to anyone else it is not found); public: anyone with channels.read can read and join it."}
 	content := map[string]any{"type": "string", "minLength": 1, "maxLength": kanri.MaxMessageLength,
 		"description": fmt.Sprintf("The text: at most %d characters; newlines are kept, spaces and blank lines around it trimmed.", kanri.MaxMessageLength)}
-	emoji := map[string]any{"type": "string", "enum": kanri.Reactions, "description": "One of the reactions offered."}
+	emoji := namedEnum(map[string]any{"type": "string", "enum": kanri.Reactions, "description": "One of the reactions offered."}, reactionNames)
 	return map[string]any{
 		"Channel": obj([]string{"id", "name", "displayName", "description", "isPrivate", "archived", "archivedAt", "memberCount", "createdBy", "createdAt", "updatedAt"}, map[string]any{
 			"id": str, "name": str, "displayName": str, "description": str, "isPrivate": boolean,
@@ -801,8 +825,8 @@ func messagingSchemas(obj func([]string, map[string]any) map[string]any, list fu
 			"reactions": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "array", "items": str},
 				"description": "Each emoji reacted with, and the ids of the users who did."},
 			"attachments": map[string]any{"type": "array", "items": str, "description": "The ids of the tenant's files the message links to."},
-			"system": map[string]any{"type": []string{"string", "null"}, "enum": []any{kanri.SystemJoined, kanri.SystemLeft, kanri.SystemAdded, kanri.SystemRemoved, nil},
-				"description": "What a system message tells of the channel's members; null for a person's message."},
+			"system": namedEnum(map[string]any{"type": []string{"string", "null"}, "enum": []any{kanri.SystemJoined, kanri.SystemLeft, kanri.SystemAdded, kanri.SystemRemoved, nil},
+				"description": "What a system message tells of the channel's members; null for a person's message."}, systemNames),
 			"subject": map[string]any{"type": []string{"string", "null"}, "description": "The name of whom a system message is about; null for a person's message."},
 		}),
 		"MessageList": list("Message"),

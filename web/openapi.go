@@ -212,6 +212,43 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 	}
 }
 
+// enumName is the name code generators give an enum's value (its
+// x-enum-varnames entry), and what the value means (x-enum-descriptions).
+type enumName struct{ name, doc string }
+
+// tusVersionNames and windowNames name the values of enums that start
+// with a digit.
+var (
+	tusVersionNames = map[any]enumName{tusVersion: {"V1_0_0", "tus 1.0.0."}}
+	windowNames     = map[any]enumName{"1m": {"MINUTE", "A minute."}, "1h": {"HOUR", "An hour."}, "1d": {"DAY", "A day."}}
+)
+
+// namedEnum adds to an enum's schema the names of its values, in its
+// order, as code generators read them (x-enum-varnames, and their
+// meaning in x-enum-descriptions). It panics on a value without a name,
+// which TestOpenAPIEnumsHaveReadableNames meets first.
+func namedEnum(schema map[string]any, names map[any]enumName) map[string]any {
+	var values []any
+	switch e := schema["enum"].(type) {
+	case []string:
+		for _, v := range e {
+			values = append(values, v)
+		}
+	case []any:
+		values = e
+	}
+	var varnames, docs []string
+	for _, v := range values {
+		n, ok := names[v]
+		if !ok {
+			panic(fmt.Sprintf("the enum value %v has no name", v))
+		}
+		varnames, docs = append(varnames, n.name), append(docs, n.doc)
+	}
+	schema["x-enum-varnames"], schema["x-enum-descriptions"] = varnames, docs
+	return schema
+}
+
 // schemaRef refers to a schema of components/schemas.
 func schemaRef(name string) map[string]any {
 	return map[string]any{"$ref": "#/components/schemas/" + name}
@@ -253,7 +290,7 @@ var requestHeaderDocs = map[string]struct {
 	doc    string
 	schema map[string]any
 }{
-	hdrTusResumable: {"The tus version the client speaks: 1.0.0 (else 412).", map[string]any{"type": "string", "enum": []string{tusVersion}}},
+	hdrTusResumable: {"The tus version the client speaks: 1.0.0 (else 412).", namedEnum(map[string]any{"type": "string", "enum": []string{tusVersion}}, tusVersionNames)},
 	hdrUploadLength: {"The file's size in bytes.", map[string]any{"type": "string", "pattern": "^[0-9]+$"}},
 	"Upload-Metadata": {"Comma-separated pairs of a key and its value in base64: filename (the file's name), filetype (its media type) and folderId (the folder it goes to; the top level without it).",
 		map[string]any{"type": "string"}},
@@ -282,7 +319,7 @@ var headerDocs = map[string]struct {
 	hdrContentDisposition:   {"attachment, with the file's name (filename, and filename* in UTF-8 for a name beyond ASCII).", map[string]any{"type": "string"}},
 	hdrAcceptRanges:         {"bytes: Range may ask for part of the file.", map[string]any{"type": "string"}},
 	hdrContentRange:         {"The part sent and the file's size (bytes first-last/size), or bytes */size when the range is refused.", map[string]any{"type": "string"}},
-	hdrTusResumable:         {"The tus version the server speaks: 1.0.0.", map[string]any{"type": "string", "enum": []string{tusVersion}}},
+	hdrTusResumable:         {"The tus version the server speaks: 1.0.0.", namedEnum(map[string]any{"type": "string", "enum": []string{tusVersion}}, tusVersionNames)},
 	hdrTusVersion:           {"The tus versions the server speaks: 1.0.0.", map[string]any{"type": "string"}},
 	hdrTusExtension:         {"The tus extensions the server supports: " + tusExtensions + ".", map[string]any{"type": "string"}},
 	hdrTusMaxSize:           {"The largest file the tenant may upload, in bytes.", map[string]any{"type": "integer", "minimum": 0}},
@@ -637,7 +674,7 @@ func apiSchemas(base string) map[string]any {
 			"tenant": obj([]string{"id", "name", "displayName"}, map[string]any{"id": str, "name": str, "displayName": str}),
 			"rateLimit": obj([]string{"limit", "window", "windowSeconds"}, map[string]any{
 				"limit":         map[string]any{"type": "integer", "minimum": 0, "description": "Calls per window."},
-				"window":        map[string]any{"type": "string", "enum": []string{"1m", "1h", "1d"}},
+				"window":        namedEnum(map[string]any{"type": "string", "enum": []string{"1m", "1h", "1d"}}, windowNames),
 				"windowSeconds": map[string]any{"type": "integer", "minimum": 1},
 			}),
 		}),
