@@ -140,6 +140,9 @@ func (s *Server) apiRoutes() []apiRoute {
 			doc: "Each role's stable English key is what POST /users/{id}/roles takes; its label is in the language of Accept-Language.", response: "RoleList", status: 200, etag: true},
 		{method: http.MethodGet, path: "/me", scope: kanri.ScopeRead, h: s.apiMe, op: "getMe", summary: "Read the API key of the request, its tenant and its rate limit",
 			doc: "Never the key's secret.", response: "Me", status: 200, etag: true},
+		{method: http.MethodGet, path: "/keys/:key", scope: kanri.ScopeRead, perm: role.APIKeysRead, h: s.apiGetKey, op: "getKey", summary: "Read one of the tenant's API keys",
+			doc:      "The key an id names where a field's kind says apiKey (a file's uploadedByKind, a folder's createdByKind, a role's assignedByKind, an audit record's userKind). Never the key's secret nor its hash.",
+			response: "APIKey", status: 200, etag: true},
 		{method: http.MethodGet, path: "/audit", scope: kanri.ScopeRead, perm: role.AuditRead, h: s.apiListAudit, op: "listAudit", summary: "List the tenant's audit log, newest first",
 			query: []apiParam{paramAuditAction, paramAuditUser, paramAuditResource, paramAuditFrom, paramAuditTo, paramLimit, paramNext}, response: "AuditList", status: 200, etag: true},
 	}, slices.Concat(s.apiFileRoutes(), s.apiMessagingRoutes())...)

@@ -144,19 +144,21 @@ func (s *Server) apiFileRoutes() []apiRoute {
 // apiFile is a file as the API shows it: its metadata, never where its
 // bytes are stored.
 type apiFile struct {
-	ID          string     `json:"id"`
-	Name        string     `json:"name"`
-	DisplayName string     `json:"displayName"`
-	Size        int64      `json:"size"`
-	ContentType string     `json:"contentType"`
-	FolderID    *string    `json:"folderId"`
-	Checksum    string     `json:"checksum"`
-	Tags        []string   `json:"tags"`
-	Description string     `json:"description"`
-	UploadedBy  string     `json:"uploadedBy"`
-	UploadedAt  kanri.Time `json:"uploadedAt"`
-	UpdatedAt   kanri.Time `json:"updatedAt"`
-	DeletedAt   kanri.Time `json:"deletedAt"`
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	DisplayName string   `json:"displayName"`
+	Size        int64    `json:"size"`
+	ContentType string   `json:"contentType"`
+	FolderID    *string  `json:"folderId"`
+	Checksum    string   `json:"checksum"`
+	Tags        []string `json:"tags"`
+	Description string   `json:"description"`
+	UploadedBy  string   `json:"uploadedBy"`
+	// UploadedByKind says what UploadedBy names (actorKind).
+	UploadedByKind string     `json:"uploadedByKind"`
+	UploadedAt     kanri.Time `json:"uploadedAt"`
+	UpdatedAt      kanri.Time `json:"updatedAt"`
+	DeletedAt      kanri.Time `json:"deletedAt"`
 }
 
 func apiFileOf(f *kanri.File) apiFile {
@@ -166,7 +168,7 @@ func apiFileOf(f *kanri.File) apiFile {
 	}
 	return apiFile{
 		ID: f.ID, Name: f.Name, DisplayName: f.DisplayName, Size: f.Size, ContentType: f.ContentType, FolderID: f.FolderID,
-		Checksum: f.Checksum, Tags: tags, Description: f.Metadata.Description, UploadedBy: f.UploadedBy,
+		Checksum: f.Checksum, Tags: tags, Description: f.Metadata.Description, UploadedBy: f.UploadedBy, UploadedByKind: actorKind(f.UploadedBy),
 		UploadedAt: f.UploadedAt, UpdatedAt: f.UpdatedAt, DeletedAt: f.DeletedAt,
 	}
 }
@@ -199,12 +201,13 @@ type apiFolder struct {
 	ParentFolderID *string    `json:"parentFolderId"`
 	Path           string     `json:"path"`
 	CreatedBy      string     `json:"createdBy"`
+	CreatedByKind  string     `json:"createdByKind"` // what CreatedBy names (actorKind)
 	CreatedAt      kanri.Time `json:"createdAt"`
 	UpdatedAt      kanri.Time `json:"updatedAt"`
 }
 
 func apiFolderOf(f *kanri.Folder) apiFolder {
-	return apiFolder{ID: f.ID, Name: f.Name, ParentFolderID: f.ParentFolderID, Path: f.Path, CreatedBy: f.CreatedBy, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
+	return apiFolder{ID: f.ID, Name: f.Name, ParentFolderID: f.ParentFolderID, Path: f.Path, CreatedBy: f.CreatedBy, CreatedByKind: actorKind(f.CreatedBy), CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
 }
 
 // optionalID is a folder's id in a request body that may leave it out:
@@ -665,7 +668,7 @@ func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(st
 	name := map[string]any{"type": "string", "minLength": 1, "maxLength": fileNameMax,
 		"description": fmt.Sprintf("1 to %d characters, spaces around it trimmed: no / or \\, control or direction characters, nor . or ..", fileNameMax)}
 	return map[string]any{
-		"File": obj([]string{"id", "name", "displayName", "size", "contentType", "folderId", "checksum", "tags", "description", "uploadedBy", "uploadedAt", "updatedAt", "deletedAt"}, map[string]any{
+		"File": obj([]string{"id", "name", "displayName", "size", "contentType", "folderId", "checksum", "tags", "description", "uploadedBy", "uploadedByKind", "uploadedAt", "updatedAt", "deletedAt"}, map[string]any{
 			"id": str, "name": map[string]any{"type": "string", "description": "The name it was uploaded with."},
 			"displayName": map[string]any{"type": "string", "description": "The name people gave it since; empty when none."},
 			"size":        map[string]any{"type": "integer", "minimum": 0, "description": "Bytes."},
@@ -673,7 +676,7 @@ func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(st
 			"folderId":    ref,
 			"checksum":    map[string]any{"type": "string", "description": "sha256: and the SHA-256 of the bytes in hex; the content's ETag is the hex."},
 			"tags":        map[string]any{"type": "array", "items": str},
-			"description": str, "uploadedBy": str, "uploadedAt": when, "updatedAt": when,
+			"description": str, "uploadedBy": actorIDSchema("uploadedByKind"), "uploadedByKind": actorKindSchema("uploadedBy"), "uploadedAt": when, "updatedAt": when,
 			"deletedAt": map[string]any{"type": []string{"string", "null"}, "format": "date-time", "description": "When the file went to the trash; null when it is not there."},
 		}),
 		"FileList": list("File"),
@@ -684,10 +687,10 @@ func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(st
 			"description": map[string]any{"type": "string", "maxLength": fileDescMax},
 			"folderId":    map[string]any{"type": []string{"string", "null"}, "description": "The folder to move the file to; null or empty for the top level."},
 		}),
-		"Folder": obj([]string{"id", "name", "parentFolderId", "path", "createdBy", "createdAt", "updatedAt"}, map[string]any{
+		"Folder": obj([]string{"id", "name", "parentFolderId", "path", "createdBy", "createdByKind", "createdAt", "updatedAt"}, map[string]any{
 			"id": str, "name": str, "parentFolderId": ref,
 			"path":      map[string]any{"type": "string", "description": "The names of the folders from the top level, as /Documents/2026."},
-			"createdBy": str, "createdAt": when, "updatedAt": when,
+			"createdBy": actorIDSchema("createdByKind"), "createdByKind": actorKindSchema("createdBy"), "createdAt": when, "updatedAt": when,
 		}),
 		"FolderList": list("Folder"),
 		"FolderCreate": obj([]string{"name"}, map[string]any{
@@ -705,8 +708,8 @@ func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(st
 func fileExamples(at string) map[string]any {
 	file := map[string]any{"id": exampleFileID, "name": "report-2026.pdf", "displayName": "", "size": 48213, "contentType": "application/pdf",
 		"folderId": exampleFolderID, "checksum": "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-		"tags": []any{"finance", "2026"}, "description": "", "uploadedBy": exampleUserID, "uploadedAt": at, "updatedAt": at, "deletedAt": nil}
-	folder := map[string]any{"id": exampleFolderID, "name": "Reports", "parentFolderId": nil, "path": "/Reports", "createdBy": exampleUserID, "createdAt": at, "updatedAt": at}
+		"tags": []any{"finance", "2026"}, "description": "", "uploadedBy": exampleUserID, "uploadedByKind": actorUser, "uploadedAt": at, "updatedAt": at, "deletedAt": nil}
+	folder := map[string]any{"id": exampleFolderID, "name": "Reports", "parentFolderId": nil, "path": "/Reports", "createdBy": exampleKeyID, "createdByKind": actorAPIKey, "createdAt": at, "updatedAt": at}
 	return map[string]any{
 		"File":         file,
 		"FileList":     map[string]any{"items": []any{file}, "hasMore": false},

@@ -38,6 +38,7 @@ var apiTags = []struct{ name, doc string }{
 	{"Channels", "The tenant's channels: list the key creator's channels with their unread counts and browse the public ones, create, change, archive and delete them, join and leave them, mark them read and manage their members. They need the tenant's messaging service; the key acts as its creator, and a private channel its creator is not a member of is not found."},
 	{"Messages", "The messages of a channel: list and search them (newest first), read, post, edit and delete them, and react to them."},
 	{"Audit", "The tenant's audit log: every change, who made it, when and from where."},
+	{"Keys", "The tenant's API keys, read by id: who made a change through the API. Never a key's secret."},
 	{"Me", "The API key of the request: what it is, its tenant and its rate limit."},
 }
 
@@ -103,6 +104,7 @@ var pathParamDocs = map[string]struct{ doc, example string }{
 	"channel": {"The channel's id.", exampleChannelID},
 	"message": {"The message's id.", exampleMessageID},
 	"user":    {"The member's user id.", exampleUserID},
+	"key":     {"The API key's id (apikey_…).", exampleKeyID},
 	"emoji":   {"The reaction's emoji, path-escaped (%F0%9F%91%8D for 👍): one of " + strings.Join(kanri.Reactions, " ") + ".", "%F0%9F%91%8D"},
 }
 
@@ -573,6 +575,7 @@ const (
 	exampleUserID = "user_0b7c6f0e-3f4a-4c1e-9d55-2a8e6b1f4c10"
 	exampleETag   = "00000a1b-0000-0d00-0000-65f1c2d30000"
 	exampleReqID  = "Yk3v9QeL2pXz7RtA0mNc"
+	exampleKeyID  = "apikey_1f2e3d4c5b6a79808f7e6d5c4b3a2918"
 
 	exampleFileID   = "file_3c9a1f0e7b2d4a6c8e5f1a2b3c4d5e6f"
 	exampleFolderID = "folder_8d2e4f6a1b3c5d7e9f0a2b4c6d8e0f1a"
@@ -636,20 +639,22 @@ func apiSchemas(base string) map[string]any {
 			"profile": profileInput,
 		}),
 		"UserUpdate": obj(nil, map[string]any{"email": email, "displayName": displayName, "profile": profileInput}),
-		"RoleAssignment": obj([]string{"id", "userId", "serviceId", "roleName", "role", "roleLabel"}, map[string]any{
+		"RoleAssignment": obj([]string{"id", "userId", "serviceId", "roleName", "role", "roleLabel", "assignedBy", "assignedByKind"}, map[string]any{
 			"id": str, "userId": str, "serviceId": str, "roleName": map[string]any{"type": "string", "description": "The role's name in the service's catalogue (the spec's, 管理者), as in the id."},
-			"role":       roleKey,
-			"roleLabel":  map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
-			"assignedBy": str, "assignedAt": when,
+			"role":           roleKey,
+			"roleLabel":      map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
+			"assignedBy":     actorIDSchema("assignedByKind"),
+			"assignedByKind": actorKindSchema("assignedBy"),
+			"assignedAt":     when,
 		}),
 		"RoleAssignmentList": list("RoleAssignment"),
 		"RoleAssignmentCreate": obj([]string{"serviceId", "role"}, map[string]any{
 			"serviceId": map[string]any{"type": "string", "minLength": 1, "description": "The service's id, such as auth-service."},
 			"role":      map[string]any{"type": "string", "minLength": 1, "description": "The role's key (admin or viewer) or its name in the service's catalogue."},
 		}),
-		"AuditRecord": obj([]string{"id", "timestamp", "action", "status"}, map[string]any{
+		"AuditRecord": obj([]string{"id", "timestamp", "action", "status", "userKind"}, map[string]any{
 			"id": str, "timestamp": when, "action": str, "status": map[string]any{"type": "string", "enum": []string{"success", "failure"}},
-			"userId": str, "userName": str,
+			"userId": actorIDSchema("userKind"), "userKind": actorKindSchema("userId"), "userName": str,
 			"resource": obj(nil, map[string]any{"type": str, "id": str, "name": str}),
 			"changes":  map[string]any{"type": "object", "additionalProperties": obj(nil, map[string]any{"before": map[string]any{}, "after": map[string]any{}})},
 			"reason":   str, "ipAddress": str, "requestId": str,
@@ -663,6 +668,7 @@ func apiSchemas(base string) map[string]any {
 			"label":       map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
 		}),
 		"RoleList": list("Role"),
+		"APIKey":   apiKeySchema(obj),
 		"Me": obj([]string{"key", "tenant", "rateLimit"}, map[string]any{
 			"key": obj([]string{"id", "name", "prefix", "scopes", "createdAt", "expiresAt"}, map[string]any{
 				"id": str, "name": str,
@@ -703,9 +709,9 @@ func apiExamples() map[string]any {
 		"displayName": "Hanako Yamada", "isActive": true, "status": "active", "createdAt": at, "updatedAt": at, "lastLoginAt": nil,
 		"profile": map[string]any{"firstName": "Hanako", "lastName": "Yamada", "phoneNumber": "+819012345678", "department": "営業部", "jobTitle": "Manager"}}
 	ra := map[string]any{"id": kanri.RoleAssignmentID(exampleUserID, kanri.AuthServiceID, "閲覧者"), "userId": exampleUserID, "serviceId": kanri.AuthServiceID,
-		"roleName": "閲覧者", "role": "viewer", "roleLabel": "Viewer", "assignedBy": "ak_1f2e3d4c", "assignedAt": at}
+		"roleName": "閲覧者", "role": "viewer", "roleLabel": "Viewer", "assignedBy": exampleKeyID, "assignedByKind": actorAPIKey, "assignedAt": at}
 	audit := map[string]any{"id": "audit_20260401T093000.000000000_9f86d081", "timestamp": at, "action": "user.create", "status": "success",
-		"userId": "ak_1f2e3d4c", "userName": "API key Nightly sync (ak_live_3x…)", "resource": map[string]any{"type": "User", "id": exampleUserID, "name": "hanako"},
+		"userId": exampleKeyID, "userKind": actorAPIKey, "userName": "API key Nightly sync (ak_live_3x…)", "resource": map[string]any{"type": "User", "id": exampleUserID, "name": "hanako"},
 		"ipAddress": "203.0.113.7", "requestId": exampleReqID}
 	out := map[string]any{
 		"User":                 user,
@@ -717,6 +723,8 @@ func apiExamples() map[string]any {
 		"RoleAssignmentCreate": map[string]any{"serviceId": kanri.AuthServiceID, "role": "viewer"},
 		"AuditRecord":          audit,
 		"AuditList":            map[string]any{"items": []any{audit}, "hasMore": false},
+		"APIKey": map[string]any{"id": exampleKeyID, "name": "Nightly sync", "prefix": "ak_live_3x", "scopes": []any{kanri.ScopeRead, kanri.ScopeWrite},
+			"status": kanri.KeyActive, "createdAt": at, "expiresAt": nil},
 	}
 	maps.Copy(out, fileExamples(at))
 	maps.Copy(out, messagingExamples(at))
