@@ -671,7 +671,7 @@ func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(st
 		"File": obj([]string{"id", "name", "displayName", "size", "contentType", "folderId", "checksum", "tags", "description", "uploadedBy", "uploadedByKind", "uploadedAt", "updatedAt", "deletedAt"}, map[string]any{
 			"id": str, "name": map[string]any{"type": "string", "description": "The name it was uploaded with."},
 			"displayName": map[string]any{"type": "string", "description": "The name people gave it since; empty when none."},
-			"size":        map[string]any{"type": "integer", "minimum": 0, "description": "Bytes."},
+			"size":        count(0, "Bytes."),
 			"contentType": map[string]any{"type": "string", "description": "The media type the file is stored with."},
 			"folderId":    ref,
 			"checksum":    map[string]any{"type": "string", "description": "sha256: and the SHA-256 of the bytes in hex; the content's ETag is the hex."},

@@ -787,13 +787,13 @@ func messagingSchemas(obj func([]string, map[string]any) map[string]any, list fu
 			"id": str, "name": str, "displayName": str, "description": str, "isPrivate": boolean,
 			"archived":    map[string]any{"type": "boolean", "description": "Archived channels are read-only."},
 			"archivedAt":  when,
-			"memberCount": map[string]any{"type": "integer", "minimum": 0},
+			"memberCount": count(0, ""),
 			"createdBy":   map[string]any{"type": "string", "description": "The id of the user who created it."},
 			"createdAt":   when, "updatedAt": when,
 			"membership": obj([]string{"role", "joinedAt", "readSeq", "unread", "unreadAtLeast"}, map[string]any{
 				"role": memberRole, "joinedAt": when,
-				"readSeq":       map[string]any{"type": "integer", "minimum": 0, "description": "The seq of the last message the key's creator read."},
-				"unread":        map[string]any{"type": "integer", "minimum": 0, "description": "How many messages of others the key's creator has not read."},
+				"readSeq":       count(0, "The seq of the last message the key's creator read."),
+				"unread":        count(0, "How many messages of others the key's creator has not read."),
 				"unreadAtLeast": map[string]any{"type": "boolean", "description": "true when there may be more unread messages than unread says."},
 			}),
 		}),
@@ -805,7 +805,7 @@ func messagingSchemas(obj func([]string, map[string]any) map[string]any, list fu
 			"name": name, "displayName": displayName, "description": description, "isPrivate": isPrivate,
 		}),
 		"ReadMark": obj([]string{"seq"}, map[string]any{
-			"seq": map[string]any{"type": "integer", "minimum": 0, "description": "The seq of the last message read."},
+			"seq": count(0, "The seq of the last message read."),
 		}),
 		"Member": obj([]string{"userId", "name", "role", "joinedAt"}, map[string]any{
 			"userId": str, "name": map[string]any{"type": "string", "description": "The user's display name, else their username; empty for a user who is gone."},
@@ -818,7 +818,7 @@ func messagingSchemas(obj func([]string, map[string]any) map[string]any, list fu
 		"MemberUpdate": obj([]string{"role"}, map[string]any{"role": memberRole}),
 		"Message": obj([]string{"id", "channelId", "seq", "content", "senderId", "senderName", "sentAt", "editedAt", "reactions", "attachments", "system", "subject"}, map[string]any{
 			"id": str, "channelId": str,
-			"seq":      map[string]any{"type": "integer", "minimum": 1, "description": "The message's number in its channel: later messages have larger ones."},
+			"seq":      count(1, "The message's number in its channel: later messages have larger ones."),
 			"content":  map[string]any{"type": "string", "description": "The text; empty for a system message."},
 			"senderId": str, "senderName": str, "sentAt": when,
 			"editedAt": map[string]any{"type": []string{"string", "null"}, "format": "date-time", "description": "When its sender last changed it; null when never."},

@@ -101,7 +101,7 @@ func TestAPIDocsPage(t *testing.T) {
 		t.Errorf("the document has %d operations", ops)
 	}
 	for _, tc := range []struct{ id, want string }{
-		{"apidocs-params-listUsers", "limit query integer no 1 to 100; default 50"},
+		{"apidocs-params-listUsers", "limit query integer (int32) no 1 to 100; default 50"},
 		{"apidocs-params-listUsers", "status query string no one of active, inactive, locked, deleted"},
 		{"apidocs-params-getUser", "id path string yes"},
 		{"apidocs-body-createUser", "username string yes at least 1 characters; at most 254 characters"},

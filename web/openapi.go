@@ -206,11 +206,15 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 				"Pages of the web origins a tenant's administrators list (API keys, Browser access) may call the API from a browser: " +
 				"preflight requests are answered for them, and answers to them carry Access-Control-Allow-Origin; no origin is listed by default.",
 		},
-		"servers":    []map[string]any{{"url": base + apiPrefix, "description": "This Kanri server."}},
-		"security":   []map[string]any{{"apiKey": []string{}}},
-		"tags":       tagsOf(routes),
-		"paths":      paths,
-		"components": map[string]any{"securitySchemes": map[string]any{"apiKey": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "ak_live_ + 43 base62 characters + 6 of checksum"}}, "schemas": apiSchemas(base)},
+		"servers":  []map[string]any{{"url": base + apiPrefix, "description": "This Kanri server.", "x-internal": false}},
+		"security": []map[string]any{{"apiKey": []string{}}},
+		"tags":     tagsOf(routes),
+		"paths":    paths,
+		"components": map[string]any{
+			"securitySchemes": map[string]any{"apiKey": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "ak_live_ + 43 base62 characters + 6 of checksum"}},
+			"schemas":         apiSchemas(base),
+			"headers":         headerComponents(paths),
+		},
 	}
 }
 
@@ -266,6 +270,9 @@ const (
 	hdrRetryAfter         = "Retry-After"
 	hdrWWWAuthenticate    = "WWW-Authenticate"
 	hdrLink               = "Link"
+	hdrRequestID          = echo.HeaderXRequestID
+	hdrAllowOrigin        = echo.HeaderAccessControlAllowOrigin
+	hdrExposeHeaders      = echo.HeaderAccessControlExposeHeaders
 
 	hdrContentDisposition   = "Content-Disposition"
 	hdrAcceptRanges         = "Accept-Ranges"
@@ -303,47 +310,118 @@ var requestHeaderDocs = map[string]struct {
 	"If-Range": {"The ETag of the bytes held: Range is honoured only while it holds, else the whole file is sent.", map[string]any{"type": "string"}},
 }
 
+// Bounds of the numbers the API answers with.
+const (
+	maxSeconds = 24 * 60 * 60 // the longest rate limit window (1d), in seconds
+	// maxCount bounds what has no bound of its own (a file's bytes, a
+	// channel's messages): the largest integer every JSON reader holds
+	// exactly (2^53-1), far beyond any a server reaches.
+	maxCount = 1<<53 - 1
+)
+
+// count returns the schema of a count or a sequence number of at least
+// min, described by doc ("" for none).
+func count(min int, doc string) map[string]any {
+	s := map[string]any{"type": "integer", "format": "int64", "minimum": min, "maximum": maxCount}
+	if doc != "" {
+		s["description"] = doc
+	}
+	return s
+}
+
+// Schemas of the response headers' values.
+var (
+	callsSchema   = map[string]any{"type": "integer", "format": "int32", "minimum": 0, "maximum": kanri.MaxRateLimit}
+	secondsSchema = map[string]any{"type": "integer", "format": "int32", "minimum": 0, "maximum": maxSeconds}
+	bytesSchema   = count(0, "")
+)
+
 // headerDocs describe the response headers, with their schemas.
 var headerDocs = map[string]struct {
 	doc    string
 	schema map[string]any
 }{
-	hdrETag:               {"The version of the answer: send it in If-None-Match to be answered 304 while it holds, or in If-Match (where the operation takes it) to change this version only.", map[string]any{"type": "string"}},
+	hdrETag: {"The version of the answer: send it in If-None-Match to be answered 304 while it holds, or in If-Match (where the operation takes it) to change this version only.",
+		map[string]any{"type": "string", "pattern": `^"[\x21\x23-\x7e]*"$`, "maxLength": 128}},
 	hdrIdempotentReplayed: {"true when the answer is the replay of the first answer to the request's Idempotency-Key.", map[string]any{"type": "string", "enum": []string{"true"}}},
-	hdrLink:               {`The next page, when there is one: <https://…?next=…>; rel="next" (an absolute URL).`, map[string]any{"type": "string"}},
-	hdrLocation:           {"The path of the new resource.", map[string]any{"type": "string", "format": "uri-reference"}},
-	hdrRateLimitLimit:     {"The calls the key may make in its window.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrRateLimitRemaining: {"The calls left in the current window.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrRateLimitReset:     {"Seconds until the window ends.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrRetryAfter:         {"Seconds to wait before calling again.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrWWWAuthenticate:    {"The authentication scheme the API takes: Bearer.", map[string]any{"type": "string"}},
+	hdrLink:               {`The next page, when there is one: <https://…?next=…>; rel="next" (an absolute URL).`, map[string]any{"type": "string", "pattern": `^<[^>]+>; rel="next"$`, "maxLength": 8192}},
+	hdrLocation:           {"The path of the new resource.", map[string]any{"type": "string", "format": "uri-reference", "maxLength": 2048}},
+	hdrRateLimitLimit:     {"The calls the key may make in its window.", callsSchema},
+	hdrRateLimitRemaining: {"The calls left in the current window.", callsSchema},
+	hdrRateLimitReset:     {"Seconds until the window ends.", secondsSchema},
+	hdrRetryAfter:         {"Seconds to wait before calling again.", secondsSchema},
+	hdrWWWAuthenticate:    {"The authentication scheme the API takes: Bearer.", map[string]any{"type": "string", "const": `Bearer realm="kanri"`}},
+	hdrRequestID: {"The request's id, which the server's log, a problem's requestId and the audit records of its changes carry: quote it when asking about the request.",
+		map[string]any{"type": "string", "pattern": "^[A-Za-z0-9_-]+$", "maxLength": 64}},
+	hdrAllowOrigin: {"The origin of the calling page, when the key's tenant lists it (API keys, Browser access): the browser lets the page read the answer.",
+		map[string]any{"type": "string", "format": "uri", "maxLength": 2048}},
+	hdrExposeHeaders: {"The headers of the answer the calling page may read, beside Access-Control-Allow-Origin.", map[string]any{"type": "string", "const": corsExposed}},
 
-	hdrContentDisposition:   {"attachment, with the file's name (filename, and filename* in UTF-8 for a name beyond ASCII).", map[string]any{"type": "string"}},
-	hdrAcceptRanges:         {"bytes: Range may ask for part of the file.", map[string]any{"type": "string"}},
-	hdrContentRange:         {"The part sent and the file's size (bytes first-last/size), or bytes */size when the range is refused.", map[string]any{"type": "string"}},
+	hdrContentDisposition:   {"attachment, with the file's name (filename, and filename* in UTF-8 for a name beyond ASCII).", map[string]any{"type": "string", "pattern": "^attachment", "maxLength": 4096}},
+	hdrAcceptRanges:         {"bytes: Range may ask for part of the file.", map[string]any{"type": "string", "const": "bytes"}},
+	hdrContentRange:         {"The part sent and the file's size (bytes first-last/size), or bytes */size when the range is refused.", map[string]any{"type": "string", "pattern": `^bytes ([0-9]+-[0-9]+|\*)/[0-9]+$`, "maxLength": 100}},
 	hdrTusResumable:         {"The tus version the server speaks: 1.0.0.", namedEnum(map[string]any{"type": "string", "enum": []string{tusVersion}}, tusVersionNames)},
-	hdrTusVersion:           {"The tus versions the server speaks: 1.0.0.", map[string]any{"type": "string"}},
-	hdrTusExtension:         {"The tus extensions the server supports: " + tusExtensions + ".", map[string]any{"type": "string"}},
-	hdrTusMaxSize:           {"The largest file the tenant may upload, in bytes.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrTusChecksumAlgorithm: {"The algorithms Upload-Checksum takes: " + tusChecksums + ".", map[string]any{"type": "string"}},
-	hdrUploadOffset:         {"The bytes of the upload received so far: where to resume.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrUploadLength:         {"The upload's size in bytes.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrUploadExpires:        {"When the upload expires unless completed (an HTTP date); its bytes and reservation are then given up.", map[string]any{"type": "string"}},
+	hdrTusVersion:           {"The tus versions the server speaks: 1.0.0.", map[string]any{"type": "string", "const": tusVersion}},
+	hdrTusExtension:         {"The tus extensions the server supports: " + tusExtensions + ".", map[string]any{"type": "string", "const": tusExtensions}},
+	hdrTusMaxSize:           {"The largest file the tenant may upload, in bytes.", bytesSchema},
+	hdrTusChecksumAlgorithm: {"The algorithms Upload-Checksum takes: " + tusChecksums + ".", map[string]any{"type": "string", "const": tusChecksums}},
+	hdrUploadOffset:         {"The bytes of the upload received so far: where to resume.", bytesSchema},
+	hdrUploadLength:         {"The upload's size in bytes.", bytesSchema},
+	hdrUploadExpires:        {"When the upload expires unless completed (an HTTP date, RFC 9110 §5.6.7); its bytes and reservation are then given up.", map[string]any{"type": "string", "maxLength": 29}},
 	hdrUploadMetadata:       {"The Upload-Metadata given when the upload was created, as it was sent.", map[string]any{"type": "string", "maxLength": 4096}},
-	hdrKanriFileID:          {"The id of the file the upload became, once complete: GET /files/{file} reads it.", map[string]any{"type": "string"}},
+	hdrKanriFileID:          {"The id of the file the upload became, once complete: GET /files/{file} reads it.", map[string]any{"type": "string", "pattern": "^file_[A-Za-z0-9_-]+$", "maxLength": 64}},
+}
+
+// everyAnswer are the headers of every answer of the API, and
+// corsAnswer those of every answer to a page of an origin the key's
+// tenant lists.
+var (
+	everyAnswer = []string{hdrRequestID}
+	corsAnswer  = []string{hdrAllowOrigin, hdrExposeHeaders}
+)
+
+// requiredHeader marks the name of a header's component that the answers
+// referring to it always carry (RateLimit-Limit.required); a component
+// named as its header is of a header sent where it applies.
+const requiredHeader = ".required"
+
+// headerRef returns a response's reference to a header of
+// components/headers, sent always (required) or only where it applies.
+func headerRef(name string, required bool) map[string]any {
+	if required {
+		name += requiredHeader
+	}
+	return map[string]any{"$ref": "#/components/headers/" + name}
 }
 
 // responseHeaders returns a response's headers object: the required
-// headers and those it may carry.
+// headers, those it may carry, and those of every answer.
 func responseHeaders(required, optional []string) map[string]any {
 	out := map[string]any{}
-	for _, names := range [][]string{optional, required} {
-		for _, n := range names {
-			h := map[string]any{"description": headerDocs[n].doc, "schema": headerDocs[n].schema}
-			if slices.Contains(required, n) {
-				h["required"] = true
+	for _, n := range slices.Concat(optional, corsAnswer) {
+		out[n] = headerRef(n, false)
+	}
+	for _, n := range slices.Concat(required, everyAnswer) {
+		out[n] = headerRef(n, true)
+	}
+	return out
+}
+
+// headerComponents returns the document's components/headers: each
+// header its responses refer to, described once (headerDocs), as always
+// sent or as sent where it applies.
+func headerComponents(paths map[string]map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, ops := range paths {
+		for _, op := range ops {
+			for _, resp := range op.(map[string]any)["responses"].(map[string]any) {
+				headers, _ := resp.(map[string]any)["headers"].(map[string]any)
+				for _, h := range headers {
+					key := strings.TrimPrefix(h.(map[string]any)["$ref"].(string), "#/components/headers/")
+					name, required := strings.CutSuffix(key, requiredHeader)
+					out[key] = map[string]any{"description": headerDocs[name].doc, "schema": headerDocs[name].schema, "required": required}
+				}
 			}
-			out[n] = h
 		}
 	}
 	return out
@@ -514,7 +592,7 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 				extra = append(extra, hdrUploadOffset)
 			}
 			for _, n := range extra {
-				h[n] = map[string]any{"description": headerDocs[n].doc, "schema": headerDocs[n].schema}
+				h[n] = headerRef(n, false)
 			}
 		}
 	}
@@ -552,7 +630,7 @@ func idempotent(out map[string]any, rateLimit []string, problem func(string, []s
 			h = map[string]any{}
 			resp["headers"] = h
 		}
-		h[hdrIdempotentReplayed] = map[string]any{"description": headerDocs[hdrIdempotentReplayed].doc, "schema": headerDocs[hdrIdempotentReplayed].schema}
+		h[hdrIdempotentReplayed] = headerRef(hdrIdempotentReplayed, false)
 	}
 }
 
@@ -679,16 +757,16 @@ func apiSchemas(base string) map[string]any {
 			}),
 			"tenant": obj([]string{"id", "name", "displayName"}, map[string]any{"id": str, "name": str, "displayName": str}),
 			"rateLimit": obj([]string{"limit", "window", "windowSeconds"}, map[string]any{
-				"limit":         map[string]any{"type": "integer", "minimum": 0, "description": "Calls per window."},
+				"limit":         map[string]any{"type": "integer", "format": "int32", "minimum": 1, "maximum": kanri.MaxRateLimit, "description": "Calls per window."},
 				"window":        namedEnum(map[string]any{"type": "string", "enum": []string{"1m", "1h", "1d"}}, windowNames),
-				"windowSeconds": map[string]any{"type": "integer", "minimum": 1},
+				"windowSeconds": map[string]any{"type": "integer", "format": "int32", "minimum": 1, "maximum": maxSeconds},
 			}),
 		}),
 		"Problem": map[string]any{"type": "object", "required": []string{"type", "title", "status"}, "properties": map[string]any{
 			"type": map[string]any{"type": "string", "format": "uri",
 				"description": "The problem's type: the address of its description on the docs page, " + base + apiPrefix + "/docs#problem-<kind> (about:blank for a status without one)."},
 			"title":     str,
-			"status":    map[string]any{"type": "integer", "minimum": 400, "maximum": 599},
+			"status":    map[string]any{"type": "integer", "format": "int32", "minimum": 400, "maximum": 599},
 			"detail":    str,
 			"instance":  map[string]any{"type": "string", "format": "uri", "description": "This occurrence of the problem: urn:kanri:request:<requestId>, the request's id, which the server's log and the X-Request-Id header carry."},
 			"requestId": str,
