@@ -143,9 +143,13 @@ func TestAPIDocsPage(t *testing.T) {
 	if got := byTestID(page, "apidocs-curl-listUsers"); !strings.Contains(got, "'http://kanri.example.jp/api/v1/users'") {
 		t.Errorf("another host: example request %q, want http://kanri.example.jp/api/v1/users", got)
 	}
-	for _, want := range []string{"パラメーター", "リクエスト例", "レスポンス例", "problem の種類", "http://kanri.example.jp/api/v1/docs#problem-not-found"} {
+	for _, want := range []string{"パラメーター", "リクエスト例", "レスポンス例", "problem の種類", "http://kanri.example.jp/api/v1/docs#problem-not-found",
+		"テナントのユーザーを一覧"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the Japanese page lacks %q", want)
 		}
+	}
+	if strings.Contains(page, "List the tenant's users") {
+		t.Error("the Japanese page gives an operation's summary in English")
 	}
 }

@@ -172,10 +172,14 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 		if r.doc != "" {
 			description = r.doc + "\n\n" + description
 		}
+		summary := r.summary
+		if summary == "" {
+			summary = i18n.Translate(i18n.English, summaryKey(operationID(r)))
+		}
 		op := map[string]any{
 			"operationId":   operationID(r),
 			"tags":          []string{tagOf(r)},
-			"summary":       r.summary,
+			"summary":       summary,
 			"description":   description,
 			"x-kanri-scope": r.scope,
 			"responses":     apiResponses(r, examples),
@@ -633,6 +637,12 @@ func idempotent(out map[string]any, rateLimit []string, problem func(string, []s
 		h[hdrIdempotentReplayed] = headerRef(hdrIdempotentReplayed, false)
 	}
 }
+
+// summaryKey returns the message key of the summary of the operation
+// with the operationId op: the summaries of the API's operations are in
+// the catalog (api.op.*), so that the docs page shows them in the
+// reader's language and the document in English.
+func summaryKey(op string) string { return "api.op." + op }
 
 // operationID returns the operationId of an API route: its own, or else
 // one made of its method and path (postUsersIdRoles).
