@@ -104,9 +104,9 @@ func TestAPIDocsPage(t *testing.T) {
 		{"apidocs-params-listUsers", "limit query integer (int32) no 1 to 100; default 50"},
 		{"apidocs-params-listUsers", "status query string no one of active, inactive, locked, deleted"},
 		{"apidocs-params-getUser", "id path string yes"},
-		{"apidocs-body-createUser", "username string yes at least 1 characters; at most 254 characters"},
+		{"apidocs-body-createUser", "username string yes at least 1 character; at most 254 characters"},
 		{"apidocs-body-createUser", "email string (idn-email) yes at most 254 characters"},
-		{"apidocs-body-updateUser", "displayName string no at least 1 characters; at most 200 characters"},
+		{"apidocs-body-updateUser", "displayName string no at least 1 character; at most 200 characters"},
 		{"apidocs-curl-createUser", `curl -X POST '` + e.srv.URL + `/api/v1/users'`},
 		{"apidocs-curl-createUser", `-d '{"displayName":"Hanako Yamada"`},
 		{"apidocs-curl-removeUserRole", `curl -X DELETE '` + e.srv.URL + `/api/v1/users/user_`},
@@ -144,12 +144,43 @@ func TestAPIDocsPage(t *testing.T) {
 		t.Errorf("another host: example request %q, want http://kanri.example.jp/api/v1/users", got)
 	}
 	for _, want := range []string{"パラメーター", "リクエスト例", "レスポンス例", "problem の種類", "http://kanri.example.jp/api/v1/docs#problem-not-found",
-		"テナントのユーザーを一覧"} {
+		"コンソールに戻る", "テナントのユーザーを一覧"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the Japanese page lacks %q", want)
 		}
 	}
 	if strings.Contains(page, "List the tenant's users") {
 		t.Error("the Japanese page gives an operation's summary in English")
+	}
+}
+
+// TestAPIDocsPageReads checks what makes the reference readable: a way
+// back to the console, a way back to the contents from each section,
+// examples folded away, the document's English marked as English on the
+// Japanese page, code spans as code rather than backticks, and a count of
+// one in the singular.
+func TestAPIDocsPageReads(t *testing.T) {
+	e := newEnv(t)
+	for _, lang := range []string{"en", "ja"} {
+		page := getDocsPage(t, e, "Accept-Language", lang)
+		for _, want := range []string{
+			`<a href="/" data-testid="apidocs-console">`,
+			`<nav id="contents" class="docs-toc"`,
+			`<a class="docs-top" href="#contents">`,
+			`<details class="docs-more"><summary>`,
+			`<p class="docs-desc" lang="en">Needs the scope <code class="mono">read</code> on the key, and its creator the console permission <code class="mono">users.read</code>.</p>`,
+		} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s: the page lacks %s", lang, want)
+			}
+		}
+		for _, unwanted := range []string{"`", "1 characters"} {
+			if strings.Contains(page, unwanted) {
+				t.Errorf("%s: the page shows %s", lang, unwanted)
+			}
+		}
+		if n, m := strings.Count(page, `class="panel docs-op"`), strings.Count(page, `<details class="docs-more">`); n == 0 || n != m {
+			t.Errorf("%s: %d operations, %d of them with their examples folded", lang, n, m)
+		}
 	}
 }
