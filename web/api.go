@@ -55,7 +55,9 @@ type apiRoute struct {
 	h    echo.HandlerFunc
 	// op is the operationId (listUsers); tag groups the operation, for a
 	// route whose path does not say it (see tagOf); summary says what the
-	// operation does in a line, and doc more when there is more to say.
+	// operation does in a line (for the API's own routes, the catalog's
+	// api.op.<op> says it, in both languages: see summaryKey), and doc
+	// more when there is more to say.
 	op, tag, summary, doc string
 	query                 []apiParam // query parameters, read by h through these declarations
 	request, response     string     // schema names; "" for none
@@ -113,34 +115,37 @@ func (r apiRoute) paged() bool {
 // them, from this one list.
 func (s *Server) apiRoutes() []apiRoute {
 	return append([]apiRoute{
-		{method: http.MethodGet, path: "/users", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiListUsers, op: "listUsers", summary: "List the tenant's users",
+		{method: http.MethodGet, path: "/users", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiListUsers, op: "listUsers",
 			query: []apiParam{paramUserSearch, paramUserStatus, paramUserSort, paramDesc, paramLimit, paramNext}, response: "UserList", status: 200, etag: true},
-		{method: http.MethodPost, path: "/users", scope: kanri.ScopeWrite, perm: role.UsersCreate, h: s.apiCreateUser, op: "createUser", summary: "Create a user",
+		{method: http.MethodPost, path: "/users", scope: kanri.ScopeWrite, perm: role.UsersCreate, h: s.apiCreateUser, op: "createUser",
 			request: "UserCreate", response: "User", status: 201, etag: true, location: true},
-		{method: http.MethodGet, path: "/users/:id", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiGetUser, op: "getUser", summary: "Read a user",
+		{method: http.MethodGet, path: "/users/:id", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiGetUser, op: "getUser",
 			response: "User", status: 200, etag: true},
-		{method: http.MethodPatch, path: "/users/:id", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiUpdateUser, op: "updateUser", summary: "Change a user's e-mail or display name",
+		{method: http.MethodPatch, path: "/users/:id", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiUpdateUser, op: "updateUser",
 			doc: "Only the fields sent change. Send the ETag read in If-Match so that a change made since is not overwritten (412).", request: "UserUpdate", response: "User", status: 200, ifMatch: true, etag: true},
-		{method: http.MethodDelete, path: "/users/:id", scope: kanri.ScopeWrite, perm: role.UsersDelete, h: s.apiDeleteUser, op: "deleteUser", summary: "Delete a user",
+		{method: http.MethodDelete, path: "/users/:id", scope: kanri.ScopeWrite, perm: role.UsersDelete, h: s.apiDeleteUser, op: "deleteUser",
 			doc:   "A soft delete, as the console's: the account is kept as deleted, its username and e-mail freed and its roles removed. The tenant's last administrator cannot be deleted (409).",
 			query: []apiParam{paramConfirm}, status: 204, ifMatch: true},
-		{method: http.MethodPost, path: "/users/:id/deactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiDeactivateUser, op: "deactivateUser", summary: "Deactivate a user",
+		{method: http.MethodPost, path: "/users/:id/deactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiDeactivateUser, op: "deactivateUser",
 			query: []apiParam{paramConfirm}, response: "User", status: 200, ifMatch: true, etag: true},
-		{method: http.MethodPost, path: "/users/:id/reactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiReactivateUser, op: "reactivateUser", summary: "Reactivate a user",
+		{method: http.MethodPost, path: "/users/:id/reactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiReactivateUser, op: "reactivateUser",
 			response: "User", status: 200, ifMatch: true, etag: true},
-		{method: http.MethodGet, path: "/users/:id/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiListRoles, op: "listUserRoles", summary: "List a user's role assignments",
+		{method: http.MethodGet, path: "/users/:id/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiListRoles, op: "listUserRoles",
 			response: "RoleAssignmentList", status: 200, etag: true},
-		{method: http.MethodPost, path: "/users/:id/roles", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiAssignRole, op: "assignUserRole", summary: "Give a user a role",
+		{method: http.MethodPost, path: "/users/:id/roles", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiAssignRole, op: "assignUserRole",
 			doc: "A role the user holds already is answered 200 with the existing assignment. Location is the assignment's path: GET reads it, DELETE takes the role back.", request: "RoleAssignmentCreate", response: "RoleAssignment", status: 201, unchanged: 200, location: true},
-		{method: http.MethodGet, path: "/users/:id/roles/:service/:role", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiGetRole, op: "getUserRole", summary: "Read one of a user's role assignments",
+		{method: http.MethodGet, path: "/users/:id/roles/:service/:role", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiGetRole, op: "getUserRole",
 			doc: "The role by its key, as DELETE takes it back: 404 when the user does not hold it.", response: "RoleAssignment", status: 200, etag: true},
-		{method: http.MethodDelete, path: "/users/:id/roles/:service/:role", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiRemoveRole, op: "removeUserRole", summary: "Take a role from a user",
+		{method: http.MethodDelete, path: "/users/:id/roles/:service/:role", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiRemoveRole, op: "removeUserRole",
 			status: 204},
-		{method: http.MethodGet, path: "/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiRoleCatalog, op: "listRoles", summary: "List the roles that can be given in the tenant",
+		{method: http.MethodGet, path: "/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiRoleCatalog, op: "listRoles",
 			doc: "Each role's stable English key is what POST /users/{id}/roles takes; its label is in the language of Accept-Language.", response: "RoleList", status: 200, etag: true},
-		{method: http.MethodGet, path: "/me", scope: kanri.ScopeRead, h: s.apiMe, op: "getMe", summary: "Read the API key of the request, its tenant and its rate limit",
+		{method: http.MethodGet, path: "/me", scope: kanri.ScopeRead, h: s.apiMe, op: "getMe",
 			doc: "Never the key's secret.", response: "Me", status: 200, etag: true},
-		{method: http.MethodGet, path: "/audit", scope: kanri.ScopeRead, perm: role.AuditRead, h: s.apiListAudit, op: "listAudit", summary: "List the tenant's audit log, newest first",
+		{method: http.MethodGet, path: "/keys/:key", scope: kanri.ScopeRead, perm: role.APIKeysRead, h: s.apiGetKey, op: "getKey",
+			doc:      "The key an id names where a field's kind says apiKey (a file's uploadedByKind, a folder's createdByKind, a role's assignedByKind, an audit record's userKind). Never the key's secret nor its hash.",
+			response: "APIKey", status: 200, etag: true},
+		{method: http.MethodGet, path: "/audit", scope: kanri.ScopeRead, perm: role.AuditRead, h: s.apiListAudit, op: "listAudit",
 			query: []apiParam{paramAuditAction, paramAuditUser, paramAuditResource, paramAuditFrom, paramAuditTo, paramLimit, paramNext}, response: "AuditList", status: 200, etag: true},
 	}, slices.Concat(s.apiFileRoutes(), s.apiMessagingRoutes())...)
 }
@@ -243,7 +248,7 @@ func (s *Server) apiUsage(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		k := apiKeyOf(c)
 		u := apikey.NewUsage(k, start)
-		u.Endpoint, u.Method, u.StatusCode = c.Path(), c.Request().Method, c.Response().Status
+		u.Endpoint, u.Method, u.StatusCode = c.Path(), c.Request().Method, loggedStatus(c)
 		u.ResponseTime = int(s.Now().Sub(start) / time.Millisecond)
 		u.RequestSize, u.ResponseSize = max(0, c.Request().ContentLength), c.Response().Size
 		u.ClientIP, u.UserAgent = c.RealIP(), truncate(c.Request().UserAgent(), 256)
@@ -451,7 +456,7 @@ func (s *Server) apiError(c echo.Context, err error) {
 	p := problem{Type: ProblemType(baseURL(c), code), Title: http.StatusText(code), Status: code, Instance: problemInstance(reqID(c)), RequestID: reqID(c)}
 	switch {
 	case clientGone(err):
-		s.Logger.Info("request abandoned", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
+		s.abandoned(c, err)
 		p.Detail = i18n.T(ctx, "input.abandoned")
 	case code == http.StatusInternalServerError:
 		s.Logger.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)

@@ -64,46 +64,46 @@ func (s *Server) apiFileRoutes() []apiRoute {
 		http.StatusUnprocessableEntity: "The name is invalid or taken by another folder of the same folder (compared ignoring case and width), or parentId names no folder, the folder itself or one inside it, or one too deep; errors names the field.",
 	}
 	return []apiRoute{
-		{method: http.MethodGet, path: "/files", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiListFiles, op: "listFiles", summary: "List the files of a folder, or search the tenant's files",
+		{method: http.MethodGet, path: "/files", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiListFiles, op: "listFiles",
 			doc:   "The files of the top level, or of the folder given, that are not in the trash, in the order asked; with q, the files of every folder whose names or tags have words beginning with its words.",
 			query: []apiParam{paramFileFolder, paramFileSearch, paramFileSort, paramDesc, paramLimit, paramNext}, response: "FileList", status: 200, etag: true},
-		{method: http.MethodGet, path: "/files/:file", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiGetFile, op: "getFile", summary: "Read a file's metadata",
+		{method: http.MethodGet, path: "/files/:file", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiGetFile, op: "getFile",
 			doc: "A file in the trash is read too (its deletedAt is set).", response: "File", status: 200, etag: true},
-		{method: http.MethodPatch, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiUpdateFile, op: "updateFile", summary: "Change a file's display name, tags or description, or move it",
+		{method: http.MethodPatch, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiUpdateFile, op: "updateFile",
 			doc:     "Only the fields sent change; folderId moves the file (null for the top level). Send the ETag read in If-Match so that a change made since is not overwritten (412); a download does not change the ETag. A file in the trash is not found (404).",
 			request: "FileUpdate", response: "File", status: 200, ifMatch: true, etag: true,
 			statuses: map[int]string{http.StatusForbidden: notYours, http.StatusUnprocessableEntity: "A field is invalid (a name, too many or too long tags, a tag holding a comma or space, too long a description), or folderId names no folder; errors names the field."}},
-		{method: http.MethodDelete, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiTrashFile, op: "deleteFile", summary: "Move a file to the trash",
+		{method: http.MethodDelete, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiTrashFile, op: "deleteFile",
 			doc: "As in the console, the file stays restorable for 30 days and still counts in the storage used until it is purged.", status: 204, ifMatch: true,
 			statuses: map[int]string{http.StatusForbidden: notYours}},
-		{method: http.MethodPost, path: "/files/:file/restore", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiRestoreFile, op: "restoreFile", summary: "Take a file out of the trash",
+		{method: http.MethodPost, path: "/files/:file/restore", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiRestoreFile, op: "restoreFile",
 			doc: "Back into its folder, or to the top level if its folder is gone.", response: "File", status: 200, ifMatch: true, etag: true,
 			statuses: map[int]string{http.StatusForbidden: notYours, http.StatusConflict: "The file is not in the trash."}},
-		{method: http.MethodGet, path: "/files/:file/content", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiFileContent, op: "getFileContent", summary: "Download a file's bytes",
+		{method: http.MethodGet, path: "/files/:file/content", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiFileContent, op: "getFileContent",
 			doc:     "The bytes as stored, as an attachment named after the file (its type is the metadata's contentType). Range asks for part of them (206), several parts as multipart/byteranges; the ETag is the file's SHA-256, and If-None-Match or If-Range take it. A whole download is checked against the checksum as it streams: a mismatch ends the connection early.",
 			content: "application/octet-stream", status: 200, etag: true,
 			statuses: map[int]string{http.StatusRequestedRangeNotSatisfiable: "Range asks for bytes the file does not have, or is not a bytes range that can be read; Content-Range says the file's length (bytes */length).",
 				http.StatusPreconditionFailed: "If-Match or If-Unmodified-Since does not hold."}},
 
-		{method: http.MethodGet, path: "/folders", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiListFolders, op: "listFolders", summary: "List the folders of a folder, by name",
+		{method: http.MethodGet, path: "/folders", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiListFolders, op: "listFolders",
 			query: []apiParam{paramFolderParent, paramLimit, paramNext}, response: "FolderList", status: 200, etag: true},
-		{method: http.MethodPost, path: "/folders", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiCreateFolder, op: "createFolder", summary: "Create a folder",
+		{method: http.MethodPost, path: "/folders", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiCreateFolder, op: "createFolder",
 			doc: "In the folder parentId, or at the top level. Names are unique among a folder's folders, compared ignoring case and width.", request: "FolderCreate", response: "Folder", status: 201, etag: true, location: true,
 			statuses: map[int]string{http.StatusUnprocessableEntity: "The name is invalid or taken by another folder of the same folder (compared ignoring case and width), or parentId names no folder or one too deep; errors names the field."}},
-		{method: http.MethodGet, path: "/folders/:folder", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiGetFolder, op: "getFolder", summary: "Read a folder",
+		{method: http.MethodGet, path: "/folders/:folder", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiGetFolder, op: "getFolder",
 			response: "Folder", status: 200, etag: true},
-		{method: http.MethodPatch, path: "/folders/:folder", scope: kanri.ScopeWrite, perm: role.FilesUpdate, service: fsvc, h: s.apiUpdateFolder, op: "updateFolder", summary: "Rename a folder or move it",
+		{method: http.MethodPatch, path: "/folders/:folder", scope: kanri.ScopeWrite, perm: role.FilesUpdate, service: fsvc, h: s.apiUpdateFolder, op: "updateFolder",
 			doc:     "Only the fields sent change: name renames the folder, parentId moves it (null for the top level); the paths of the folders inside follow. Send the ETag read in If-Match so that a change made since is not overwritten (412). A rename and a move sent together are one change: both are made, or neither.",
 			request: "FolderUpdate", response: "Folder", status: 200, ifMatch: true, etag: true, statuses: folderChange},
-		{method: http.MethodDelete, path: "/folders/:folder", scope: kanri.ScopeWrite, perm: role.FilesDelete, service: fsvc, h: s.apiDeleteFolder, op: "deleteFolder", summary: "Delete a folder and the folders inside it",
+		{method: http.MethodDelete, path: "/folders/:folder", scope: kanri.ScopeWrite, perm: role.FilesDelete, service: fsvc, h: s.apiDeleteFolder, op: "deleteFolder",
 			doc:   "The files inside go to the trash (restorable for 30 days, to the top level). A folder holding files is deleted only when files is their number, as the console asks the person to confirm it; without it, or with another number, the answer is 409 and its detail says how many.",
 			query: []apiParam{paramConfirmFiles}, status: 204, ifMatch: true,
 			statuses: map[int]string{http.StatusConflict: "The folder holds files and files is not their number (the detail says how many), or it holds too many folders to delete at once."}},
 
-		{method: http.MethodOptions, path: apiUploadsPath, scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiUploadOptions, op: "uploadOptions", tag: "Files", summary: "Ask what the tus server supports",
+		{method: http.MethodOptions, path: apiUploadsPath, scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiUploadOptions, op: "uploadOptions", tag: "Files",
 			doc: "tus 1.0 (https://tus.io/protocols/resumable-upload): the version, the extensions (creation, termination, expiration, checksum), the checksum algorithms and the largest file the tenant may upload.",
 			tus: true, reqHeaders: []apiHeader{{name: "Tus-Resumable"}}, respHeaders: []string{hdrTusResumable, hdrTusVersion, hdrTusExtension, hdrTusChecksumAlgorithm}, optHeaders: []string{hdrTusMaxSize}, status: 204},
-		{method: http.MethodPost, path: apiUploadsPath, scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiCreateUpload, op: "createUpload", tag: "Files", summary: "Begin a resumable upload (tus creation)",
+		{method: http.MethodPost, path: apiUploadsPath, scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiCreateUpload, op: "createUpload", tag: "Files",
 			doc: "Upload-Length is the file's size; Upload-Metadata names the file (filename), its type (filetype) and the folder it goes to (folderId), each value in base64. The size is reserved in the tenant's storage until the upload completes or expires (Upload-Expires). Location is the upload's address: send its bytes there with PATCH. A creation retried with its Idempotency-Key is the same upload, reserved once.",
 			tus: true, reqHeaders: []apiHeader{tusResumableHeader, tusLengthHeader, tusMetadataHeader}, respHeaders: []string{hdrTusResumable, hdrLocation, hdrUploadExpires}, status: 201,
 			statuses: map[int]string{
@@ -112,11 +112,11 @@ func (s *Server) apiFileRoutes() []apiRoute {
 				http.StatusRequestEntityTooLarge: "The file is larger than the tenant's largest file, or than the storage left; the detail says which and how large.",
 				http.StatusUnprocessableEntity:   "The file's name is missing or invalid, or folderId names no folder of the tenant; errors names the metadata's key (filename, folderId).",
 			}},
-		{method: http.MethodHead, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiHeadUpload, op: "headUpload", tag: "Files", summary: "Ask how far an upload got (tus HEAD)",
+		{method: http.MethodHead, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiHeadUpload, op: "headUpload", tag: "Files",
 			doc: "Upload-Offset is where to resume; once the upload is complete, Kanri-File-Id names its file. An upload's address answers the tus methods only: GET is 405.",
 			tus: true, reqHeaders: []apiHeader{tusResumableHeader}, respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadLength, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID, hdrUploadMetadata}, status: 200,
 			statuses: map[int]string{http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken."}},
-		{method: http.MethodPatch, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiPatchUpload, op: "writeUpload", tag: "Files", summary: "Send an upload's bytes from an offset (tus PATCH)",
+		{method: http.MethodPatch, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiPatchUpload, op: "writeUpload", tag: "Files",
 			doc: "The body (application/offset+octet-stream) is written at Upload-Offset, which must be where the upload stands. The body may take as long as it needs, but not stall for a minute; what arrived before an interruption is kept, and HEAD says where to resume. Upload-Checksum (sha1 or sha256, base64) checks this part. The last part makes the file: Kanri-File-Id names it.",
 			tus: true, reqHeaders: []apiHeader{tusResumableHeader, tusOffsetHeader, tusChecksumHeader}, reqBytes: tusOffsetType,
 			respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID}, status: 204,
@@ -128,14 +128,14 @@ func (s *Server) apiFileRoutes() []apiRoute {
 				http.StatusUnsupportedMediaType:  "The body is not application/offset+octet-stream.",
 				statusChecksumMismatch:           "The part's bytes do not match Upload-Checksum; they were not kept.",
 			}},
-		{method: http.MethodDelete, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiDeleteUpload, op: "deleteUpload", tag: "Files", summary: "Give an upload up (tus termination)",
+		{method: http.MethodDelete, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiDeleteUpload, op: "deleteUpload", tag: "Files",
 			doc: "Its bytes are deleted and its reservation of storage given back. A complete upload is 409: delete its file instead.",
 			tus: true, reqHeaders: []apiHeader{tusResumableHeader}, respHeaders: []string{hdrTusResumable}, status: 204,
 			statuses: map[int]string{
 				http.StatusConflict:           "The upload is complete.",
 				http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
 			}},
-		{method: http.MethodOptions, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiUploadOptionsAt, op: "uploadOptionsAt", tag: "Files", summary: "Ask what the tus server supports, at an upload's address",
+		{method: http.MethodOptions, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiUploadOptionsAt, op: "uploadOptionsAt", tag: "Files",
 			doc: "As OPTIONS /uploads, for an upload of the tenant (tus servers answer OPTIONS at every address of theirs).",
 			tus: true, reqHeaders: []apiHeader{{name: "Tus-Resumable"}}, respHeaders: []string{hdrTusResumable, hdrTusVersion, hdrTusExtension, hdrTusChecksumAlgorithm}, optHeaders: []string{hdrTusMaxSize}, status: 204},
 	}
@@ -144,19 +144,21 @@ func (s *Server) apiFileRoutes() []apiRoute {
 // apiFile is a file as the API shows it: its metadata, never where its
 // bytes are stored.
 type apiFile struct {
-	ID          string     `json:"id"`
-	Name        string     `json:"name"`
-	DisplayName string     `json:"displayName"`
-	Size        int64      `json:"size"`
-	ContentType string     `json:"contentType"`
-	FolderID    *string    `json:"folderId"`
-	Checksum    string     `json:"checksum"`
-	Tags        []string   `json:"tags"`
-	Description string     `json:"description"`
-	UploadedBy  string     `json:"uploadedBy"`
-	UploadedAt  kanri.Time `json:"uploadedAt"`
-	UpdatedAt   kanri.Time `json:"updatedAt"`
-	DeletedAt   kanri.Time `json:"deletedAt"`
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	DisplayName string   `json:"displayName"`
+	Size        int64    `json:"size"`
+	ContentType string   `json:"contentType"`
+	FolderID    *string  `json:"folderId"`
+	Checksum    string   `json:"checksum"`
+	Tags        []string `json:"tags"`
+	Description string   `json:"description"`
+	UploadedBy  string   `json:"uploadedBy"`
+	// UploadedByKind says what UploadedBy names (actorKind).
+	UploadedByKind string     `json:"uploadedByKind"`
+	UploadedAt     kanri.Time `json:"uploadedAt"`
+	UpdatedAt      kanri.Time `json:"updatedAt"`
+	DeletedAt      kanri.Time `json:"deletedAt"`
 }
 
 func apiFileOf(f *kanri.File) apiFile {
@@ -166,7 +168,7 @@ func apiFileOf(f *kanri.File) apiFile {
 	}
 	return apiFile{
 		ID: f.ID, Name: f.Name, DisplayName: f.DisplayName, Size: f.Size, ContentType: f.ContentType, FolderID: f.FolderID,
-		Checksum: f.Checksum, Tags: tags, Description: f.Metadata.Description, UploadedBy: f.UploadedBy,
+		Checksum: f.Checksum, Tags: tags, Description: f.Metadata.Description, UploadedBy: f.UploadedBy, UploadedByKind: actorKind(f.UploadedBy),
 		UploadedAt: f.UploadedAt, UpdatedAt: f.UpdatedAt, DeletedAt: f.DeletedAt,
 	}
 }
@@ -199,12 +201,13 @@ type apiFolder struct {
 	ParentFolderID *string    `json:"parentFolderId"`
 	Path           string     `json:"path"`
 	CreatedBy      string     `json:"createdBy"`
+	CreatedByKind  string     `json:"createdByKind"` // what CreatedBy names (actorKind)
 	CreatedAt      kanri.Time `json:"createdAt"`
 	UpdatedAt      kanri.Time `json:"updatedAt"`
 }
 
 func apiFolderOf(f *kanri.Folder) apiFolder {
-	return apiFolder{ID: f.ID, Name: f.Name, ParentFolderID: f.ParentFolderID, Path: f.Path, CreatedBy: f.CreatedBy, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
+	return apiFolder{ID: f.ID, Name: f.Name, ParentFolderID: f.ParentFolderID, Path: f.Path, CreatedBy: f.CreatedBy, CreatedByKind: actorKind(f.CreatedBy), CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
 }
 
 // optionalID is a folder's id in a request body that may leave it out:
@@ -672,15 +675,15 @@ func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(st
 	name := map[string]any{"type": "string", "minLength": 1, "maxLength": fileNameMax,
 		"description": fmt.Sprintf("1 to %d characters, spaces around it trimmed: no / or \\, control or direction characters, nor . or ..", fileNameMax)}
 	return map[string]any{
-		"File": obj([]string{"id", "name", "displayName", "size", "contentType", "folderId", "checksum", "tags", "description", "uploadedBy", "uploadedAt", "updatedAt", "deletedAt"}, map[string]any{
+		"File": obj([]string{"id", "name", "displayName", "size", "contentType", "folderId", "checksum", "tags", "description", "uploadedBy", "uploadedByKind", "uploadedAt", "updatedAt", "deletedAt"}, map[string]any{
 			"id": str, "name": map[string]any{"type": "string", "description": "The file's name: the one it was uploaded with, or renamed to; it downloads with it."},
 			"displayName": map[string]any{"type": "string", "description": "A title to show instead of the name; empty when none."},
-			"size":        map[string]any{"type": "integer", "minimum": 0, "description": "Bytes."},
+			"size":        count(0, "Bytes."),
 			"contentType": map[string]any{"type": "string", "description": "The media type the file is stored with."},
 			"folderId":    ref,
 			"checksum":    map[string]any{"type": "string", "description": "sha256: and the SHA-256 of the bytes in hex; the content's ETag is the hex."},
 			"tags":        map[string]any{"type": "array", "items": str},
-			"description": str, "uploadedBy": str, "uploadedAt": when, "updatedAt": when,
+			"description": str, "uploadedBy": actorIDSchema("uploadedByKind"), "uploadedByKind": actorKindSchema("uploadedBy"), "uploadedAt": when, "updatedAt": when,
 			"deletedAt": map[string]any{"type": []string{"string", "null"}, "format": "date-time", "description": "When the file went to the trash; null when it is not there."},
 		}),
 		"FileList": list("File"),
@@ -692,10 +695,10 @@ func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(st
 			"description": map[string]any{"type": "string", "maxLength": fileDescMax},
 			"folderId":    map[string]any{"type": []string{"string", "null"}, "description": "The folder to move the file to; null or empty for the top level."},
 		}),
-		"Folder": obj([]string{"id", "name", "parentFolderId", "path", "createdBy", "createdAt", "updatedAt"}, map[string]any{
+		"Folder": obj([]string{"id", "name", "parentFolderId", "path", "createdBy", "createdByKind", "createdAt", "updatedAt"}, map[string]any{
 			"id": str, "name": str, "parentFolderId": ref,
 			"path":      map[string]any{"type": "string", "description": "The names of the folders from the top level, as /Documents/2026."},
-			"createdBy": str, "createdAt": when, "updatedAt": when,
+			"createdBy": actorIDSchema("createdByKind"), "createdByKind": actorKindSchema("createdBy"), "createdAt": when, "updatedAt": when,
 		}),
 		"FolderList": list("Folder"),
 		"FolderCreate": obj([]string{"name"}, map[string]any{
@@ -713,8 +716,8 @@ func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(st
 func fileExamples(at string) map[string]any {
 	file := map[string]any{"id": exampleFileID, "name": "report-2026.pdf", "displayName": "", "size": 48213, "contentType": "application/pdf",
 		"folderId": exampleFolderID, "checksum": "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-		"tags": []any{"finance", "2026"}, "description": "", "uploadedBy": exampleUserID, "uploadedAt": at, "updatedAt": at, "deletedAt": nil}
-	folder := map[string]any{"id": exampleFolderID, "name": "Reports", "parentFolderId": nil, "path": "/Reports", "createdBy": exampleUserID, "createdAt": at, "updatedAt": at}
+		"tags": []any{"finance", "2026"}, "description": "", "uploadedBy": exampleUserID, "uploadedByKind": actorUser, "uploadedAt": at, "updatedAt": at, "deletedAt": nil}
+	folder := map[string]any{"id": exampleFolderID, "name": "Reports", "parentFolderId": nil, "path": "/Reports", "createdBy": exampleKeyID, "createdByKind": actorAPIKey, "createdAt": at, "updatedAt": at}
 	return map[string]any{
 		"File":         file,
 		"FileList":     map[string]any{"items": []any{file}, "hasMore": false},

@@ -191,18 +191,21 @@ func disablesItself(c echo.Context, u *kanri.User) error {
 // id and role name, and the role's stable English key (admin, viewer or
 // global_admin) and its label in the request's language.
 type apiRoleAssignment struct {
-	ID         string     `json:"id"`
-	UserID     string     `json:"userId"`
-	ServiceID  string     `json:"serviceId"`
-	RoleName   string     `json:"roleName"`
-	Role       string     `json:"role"`
-	RoleLabel  string     `json:"roleLabel"`
-	AssignedBy string     `json:"assignedBy"`
-	AssignedAt kanri.Time `json:"assignedAt"`
+	ID         string `json:"id"`
+	UserID     string `json:"userId"`
+	ServiceID  string `json:"serviceId"`
+	RoleName   string `json:"roleName"`
+	Role       string `json:"role"`
+	RoleLabel  string `json:"roleLabel"`
+	AssignedBy string `json:"assignedBy"`
+	// AssignedByKind says what AssignedBy names (actorKind).
+	AssignedByKind string     `json:"assignedByKind"`
+	AssignedAt     kanri.Time `json:"assignedAt"`
 }
 
 func apiRoleOf(ctx context.Context, ra *kanri.RoleAssignment) apiRoleAssignment {
-	out := apiRoleAssignment{ID: ra.ID, UserID: ra.UserID, ServiceID: ra.ServiceID, RoleName: ra.RoleName, RoleLabel: ra.RoleName, AssignedBy: ra.AssignedBy, AssignedAt: ra.AssignedAt}
+	out := apiRoleAssignment{ID: ra.ID, UserID: ra.UserID, ServiceID: ra.ServiceID, RoleName: ra.RoleName, RoleLabel: ra.RoleName,
+		AssignedBy: ra.AssignedBy, AssignedByKind: actorKind(ra.AssignedBy), AssignedAt: ra.AssignedAt}
 	if d, ok := role.Find(ra.ServiceID, ra.RoleName); ok {
 		out.Role, out.RoleLabel = d.Key, i18n.T(ctx, "role."+d.Key)
 	}
@@ -377,6 +380,7 @@ type apiAudit struct {
 	Action    string                  `json:"action"`
 	Status    string                  `json:"status"`
 	UserID    string                  `json:"userId"`
+	UserKind  string                  `json:"userKind"` // what UserID names (actorKind)
 	UserName  string                  `json:"userName"`
 	Resource  kanri.AuditResource     `json:"resource"`
 	Changes   map[string]kanri.Change `json:"changes,omitempty"`
@@ -402,7 +406,7 @@ func (s *Server) apiListAudit(c echo.Context) error {
 	out := make([]apiAudit, len(recs))
 	for i, r := range recs {
 		out[i] = apiAudit{
-			ID: r.ID, Timestamp: r.Timestamp, Action: r.Action, Status: r.Status, UserID: r.UserID, UserName: r.UserName,
+			ID: r.ID, Timestamp: r.Timestamp, Action: r.Action, Status: r.Status, UserID: r.UserID, UserKind: actorKind(r.UserID), UserName: r.UserName,
 			Resource: r.Resource, Changes: r.Details.Changes, Reason: r.Details.Reason,
 			IPAddress: r.Metadata.IPAddress, RequestID: r.Metadata.RequestID,
 		}

@@ -64,15 +64,16 @@ func sendTagged(c echo.Context, v any) error {
 }
 
 // nextPageURL returns the absolute URL of the next page of the request's
-// list: the request's own, its next parameter set to the token.
+// list: the request's own at the server's address (baseURL), its next
+// parameter set to the token.
 func nextPageURL(c echo.Context, next string) string {
 	q := url.Values{}
 	for k, v := range c.QueryParams() {
 		q[k] = v
 	}
 	q.Set(paramNext.name, next)
-	u := url.URL{Scheme: c.Scheme(), Host: c.Request().Host, Path: c.Request().URL.Path, RawQuery: q.Encode()}
-	return u.String()
+	u := url.URL{Path: c.Request().URL.Path, RawQuery: q.Encode()}
+	return baseURL(c) + u.String()
 }
 
 // notModified reports whether a successful GET's If-None-Match names tag

@@ -166,7 +166,7 @@ func (p apiParam) schema() map[string]any {
 	s := map[string]any{"type": "string"}
 	switch p.kind {
 	case integerParam:
-		s = map[string]any{"type": "integer", "minimum": p.min, "maximum": p.max, "default": p.def}
+		s = map[string]any{"type": "integer", "format": "int32", "minimum": p.min, "maximum": p.max, "default": p.def}
 	case booleanParam:
 		s = map[string]any{"type": "boolean", "default": false}
 	case dateParam:

@@ -823,3 +823,59 @@ func TestAPILocationsAnswerGET(t *testing.T) {
 		wantProblem(t, "GET "+path, e.api(t, http.MethodGet, path, rw, nil), http.StatusNotFound, "not-found")
 	}
 }
+
+// identifier is a value a code generator can name a constant after
+// (disable-this-key: DISABLE_THIS_KEY).
+var identifier = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+
+// TestOpenAPIEnumsHaveReadableNames walks the served document: an enum
+// with a value a generated client cannot name a constant after (an emoji,
+// null, 1m) names every value in x-enum-varnames (upper-case identifiers, one
+// per value, in its order, none twice) and says what each means in
+// x-enum-descriptions.
+func TestOpenAPIEnumsHaveReadableNames(t *testing.T) {
+	doc := servedDoc(t, newEnv(t))
+	named := map[string]bool{}
+	var walk func(at string, v any)
+	walk = func(at string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if enum, ok := v["enum"].([]any); ok {
+				readable := true
+				for _, x := range enum {
+					s, ok := x.(string)
+					readable = readable && ok && identifier.MatchString(s)
+				}
+				names, _ := v["x-enum-varnames"].([]any)
+				docs, _ := v["x-enum-descriptions"].([]any)
+				switch {
+				case !readable && len(names) != len(enum):
+					t.Errorf("%s: enum %v, x-enum-varnames %v: want a name for each value", at, enum, names)
+				case names != nil && len(docs) != len(names):
+					t.Errorf("%s: x-enum-varnames %v, x-enum-descriptions %v: want one description for each", at, names, docs)
+				}
+				seen := map[any]bool{}
+				for _, n := range names {
+					if s, _ := n.(string); !regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`).MatchString(s) || seen[n] {
+						t.Errorf("%s: x-enum-varnames %v: %v is no upper-case identifier, or is there twice", at, names, n)
+					}
+					seen[n] = true
+					named[fmt.Sprint(n)] = true
+				}
+			}
+			for k, x := range v {
+				walk(at+"/"+k, x)
+			}
+		case []any:
+			for i, x := range v {
+				walk(fmt.Sprintf("%s/%d", at, i), x)
+			}
+		}
+	}
+	walk("#", doc)
+	for _, want := range []string{"THUMBS_UP", "HEART", "JOINED", "NONE"} {
+		if !named[want] {
+			t.Errorf("no enum value is named %s", want)
+		}
+	}
+}

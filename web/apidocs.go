@@ -220,6 +220,9 @@ func (s *Server) docOperation(c echo.Context, doc *oaDoc, server, path, method s
 	op := views.APIOperation{
 		ID: o.OperationID, Method: method, Path: apiPrefix + path, Summary: o.Summary, Description: o.Description, Scope: o.Scope,
 	}
+	if key := summaryKey(o.OperationID); i18n.Has(key) {
+		op.Summary = i18n.T(c.Request().Context(), key) // the document's summaries are the catalog's English
+	}
 	example := path
 	for _, p := range o.Parameters {
 		op.Params = append(op.Params, views.APIField{

@@ -101,12 +101,12 @@ func TestAPIDocsPage(t *testing.T) {
 		t.Errorf("the document has %d operations", ops)
 	}
 	for _, tc := range []struct{ id, want string }{
-		{"apidocs-params-listUsers", "limit query integer no 1 to 100; default 50"},
+		{"apidocs-params-listUsers", "limit query integer (int32) no 1 to 100; default 50"},
 		{"apidocs-params-listUsers", "status query string no one of active, inactive, locked, deleted"},
 		{"apidocs-params-getUser", "id path string yes"},
-		{"apidocs-body-createUser", "username string yes at least 1 characters; at most 254 characters"},
+		{"apidocs-body-createUser", "username string yes at least 1 character; at most 254 characters"},
 		{"apidocs-body-createUser", "email string (idn-email) yes at most 254 characters"},
-		{"apidocs-body-updateUser", "displayName string no at least 1 characters; at most 200 characters"},
+		{"apidocs-body-updateUser", "displayName string no at least 1 character; at most 200 characters"},
 		{"apidocs-curl-createUser", `curl -X POST '` + e.srv.URL + `/api/v1/users'`},
 		{"apidocs-curl-createUser", `-d '{"displayName":"Hanako Yamada"`},
 		{"apidocs-curl-removeUserRole", `curl -X DELETE '` + e.srv.URL + `/api/v1/users/user_`},
@@ -137,14 +137,50 @@ func TestAPIDocsPage(t *testing.T) {
 		t.Error("the page is not laid out as the reference (body.docs-page)")
 	}
 
-	// Behind a proxy, the address is the one the client used.
+	// The address is the one the client used (its Host; a forwarded
+	// header from no trusted proxy is not believed: TestServerAddress).
 	page = getDocsPage(t, e, "Host", "kanri.example.jp", "X-Forwarded-Proto", "https", "Accept-Language", "ja")
-	if got := byTestID(page, "apidocs-curl-listUsers"); !strings.Contains(got, "'https://kanri.example.jp/api/v1/users'") {
-		t.Errorf("behind a proxy: example request %q, want https://kanri.example.jp/api/v1/users", got)
+	if got := byTestID(page, "apidocs-curl-listUsers"); !strings.Contains(got, "'http://kanri.example.jp/api/v1/users'") {
+		t.Errorf("another host: example request %q, want http://kanri.example.jp/api/v1/users", got)
 	}
-	for _, want := range []string{"パラメーター", "リクエスト例", "レスポンス例", "problem の種類", "https://kanri.example.jp/api/v1/docs#problem-not-found"} {
+	for _, want := range []string{"パラメーター", "リクエスト例", "レスポンス例", "problem の種類", "http://kanri.example.jp/api/v1/docs#problem-not-found",
+		"コンソールに戻る", "テナントのユーザーを一覧"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the Japanese page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "List the tenant's users") {
+		t.Error("the Japanese page gives an operation's summary in English")
+	}
+}
+
+// TestAPIDocsPageReads checks what makes the reference readable: a way
+// back to the console, a way back to the contents from each section,
+// examples folded away, the document's English marked as English on the
+// Japanese page, code spans as code rather than backticks, and a count of
+// one in the singular.
+func TestAPIDocsPageReads(t *testing.T) {
+	e := newEnv(t)
+	for _, lang := range []string{"en", "ja"} {
+		page := getDocsPage(t, e, "Accept-Language", lang)
+		for _, want := range []string{
+			`<a href="/" data-testid="apidocs-console">`,
+			`<nav id="contents" class="docs-toc"`,
+			`<a class="docs-top" href="#contents">`,
+			`<details class="docs-more"><summary>`,
+			`<p class="docs-desc" lang="en">Needs the scope <code class="mono">read</code> on the key, and its creator the console permission <code class="mono">users.read</code>.</p>`,
+		} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s: the page lacks %s", lang, want)
+			}
+		}
+		for _, unwanted := range []string{"`", "1 characters"} {
+			if strings.Contains(page, unwanted) {
+				t.Errorf("%s: the page shows %s", lang, unwanted)
+			}
+		}
+		if n, m := strings.Count(page, `class="panel docs-op"`), strings.Count(page, `<details class="docs-more">`); n == 0 || n != m {
+			t.Errorf("%s: %d operations, %d of them with their examples folded", lang, n, m)
 		}
 	}
 }

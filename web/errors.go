@@ -79,6 +79,36 @@ func clientGone(err error) bool {
 	return errors.Is(err, context.Canceled) && kanri.ErrorCode(err) != kanri.EBUSY
 }
 
+// ErrStopping is the cause with which the composition root cancels the
+// requests still running when the server stops (context.WithCancelCause):
+// their clients are still there, and are answered 503.
+var ErrStopping = errors.New("the server is stopping")
+
+// statusClientClosed is the status the request log and the API's usage
+// log give a request whose client went away before its answer (nginx's
+// 499): never sent, and no fault of the server's (not a 5xx).
+const statusClientClosed = 499
+
+// ctxGone marks a request whose client went away (an echo.Context value).
+const ctxGone = "clientGone"
+
+// markGone records that the request's client went away, when err says so
+// and the request's context was not ended by the server stopping.
+func markGone(c echo.Context, err error) {
+	if clientGone(err) && !errors.Is(context.Cause(c.Request().Context()), ErrStopping) {
+		c.Set(ctxGone, true)
+	}
+}
+
+// loggedStatus returns the status the logs give the request's answer:
+// statusClientClosed when its client went away, else the status sent.
+func loggedStatus(c echo.Context) int {
+	if gone, _ := c.Get(ctxGone).(bool); gone {
+		return statusClientClosed
+	}
+	return c.Response().Status
+}
+
 // message translates err's message key for the request, or fallback when
 // err carries none of its own.
 func message(ctx context.Context, err error, fallback string) string {
@@ -134,6 +164,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
+	markGone(c, err)
 	if c.Request().Context().Err() != nil {
 		// A body that stalled or ended early ends the request's context
 		// too, yet its client waits for the answer: render it regardless.
@@ -165,7 +196,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.respondRedirect(c, login)
 	case clientGone(err):
 		// The client went away (or the server is stopping): nobody to tell.
-		s.Logger.Info("request abandoned", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
+		s.abandoned(c, err)
 		c.Response().Header().Set("Retry-After", retryAfter)
 		s.errorPage(c, http.StatusServiceUnavailable, "error.title", i18n.T(ctx, "input.abandoned"))
 	case code == kanri.EINTERNAL:
@@ -194,6 +225,16 @@ func (s *Server) handleError(err error, c echo.Context) {
 		}
 		s.errorPage(c, status(err), title, body)
 	}
+}
+
+// abandoned logs a request that ended with its context: at info level,
+// as a client that went away, or as cut by the server stopping.
+func (s *Server) abandoned(c echo.Context, err error) {
+	what := "request abandoned: the client went away"
+	if gone, _ := c.Get(ctxGone).(bool); !gone {
+		what = "request cut short: the server is stopping"
+	}
+	s.Logger.Info(what, "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
 }
 
 // respondRedirect redirects from the error handler, logging what cannot be

@@ -57,6 +57,7 @@ func (s *Server) requestContext(next echo.HandlerFunc) echo.HandlerFunc {
 		req := c.Request()
 		id := randomToken()[:20] // never the client's: it goes into audit records
 		c.Set(ctxReqID, id)
+		c.Set(ctxBase, s.origin.base(req))
 		c.Response().Header().Set(echo.HeaderXRequestID, id)
 		lang := i18n.Negotiate(req.Header.Get("Accept-Language"))
 		if ck, err := c.Cookie(langCookie); err == nil {
@@ -69,10 +70,13 @@ func (s *Server) requestContext(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			c.Error(err)
 		}
-		status := c.Response().Status
+		status := loggedStatus(c) // 499 for a client that gave up: no server error
 		level := s.Logger.Info
-		if status >= 500 && req.Context().Err() == nil {
-			level = s.Logger.Error // a client that gave up is no server error
+		switch {
+		case status >= 500 && req.Context().Err() == nil:
+			level = s.Logger.Error
+		case status >= 500:
+			level = s.Logger.Warn // cut short by the server stopping
 		}
 		if !strings.HasPrefix(req.URL.Path, "/static/") {
 			level("request", "method", req.Method, "path", req.URL.Path, "status", status,

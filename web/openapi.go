@@ -26,12 +26,6 @@ func openAPIPath(p string) string { return pathParam.ReplaceAllString(p, "{$1}")
 // apiPrefix is the path of the API under the server's address.
 const apiPrefix = "/api/v1"
 
-// baseURL returns the absolute address of the running server as the
-// request reached it ("https://kanri.acme.co.jp"): the scheme Echo reads
-// (TLS, or X-Forwarded-Proto behind a proxy, as the cookies' Secure flag
-// does) and the request's Host.
-func baseURL(c echo.Context) string { return c.Scheme() + "://" + c.Request().Host }
-
 // apiTags group the operations of the document and of the docs page, in
 // this order; an operation's tag is its route's, or else the tag named by
 // the last segment of its path that names one (/users/:id/roles: Roles),
@@ -44,6 +38,7 @@ var apiTags = []struct{ name, doc string }{
 	{"Channels", "The tenant's channels: list the key creator's channels with their unread counts and browse the public ones, create, change, archive and delete them, join and leave them, mark them read and manage their members. They need the tenant's messaging service; the key acts as its creator, and a private channel its creator is not a member of is not found."},
 	{"Messages", "The messages of a channel: list and search them (newest first), read, post, edit and delete them, and react to them."},
 	{"Audit", "The tenant's audit log: every change, who made it, when and from where."},
+	{"Keys", "The tenant's API keys, read by id: who made a change through the API. Never a key's secret."},
 	{"Me", "The API key of the request: what it is, its tenant and its rate limit."},
 }
 
@@ -109,6 +104,7 @@ var pathParamDocs = map[string]struct{ doc, example string }{
 	"channel": {"The channel's id.", exampleChannelID},
 	"message": {"The message's id.", exampleMessageID},
 	"user":    {"The member's user id.", exampleUserID},
+	"key":     {"The API key's id (apikey_…).", exampleKeyID},
 	"emoji":   {"The reaction's emoji, path-escaped (%F0%9F%91%8D for 👍): one of " + strings.Join(kanri.Reactions, " ") + ".", "%F0%9F%91%8D"},
 }
 
@@ -176,10 +172,14 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 		if r.doc != "" {
 			description = r.doc + "\n\n" + description
 		}
+		summary := r.summary
+		if summary == "" {
+			summary = i18n.Translate(i18n.English, summaryKey(operationID(r)))
+		}
 		op := map[string]any{
 			"operationId":   operationID(r),
 			"tags":          []string{tagOf(r)},
-			"summary":       r.summary,
+			"summary":       summary,
 			"description":   description,
 			"x-kanri-scope": r.scope,
 			"responses":     apiResponses(r, examples),
@@ -210,12 +210,53 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 				"Pages of the web origins a tenant's administrators list (API keys, Browser access) may call the API from a browser: " +
 				"preflight requests are answered for them, and answers to them carry Access-Control-Allow-Origin; no origin is listed by default.",
 		},
-		"servers":    []map[string]any{{"url": base + apiPrefix, "description": "This Kanri server."}},
-		"security":   []map[string]any{{"apiKey": []string{}}},
-		"tags":       tagsOf(routes),
-		"paths":      paths,
-		"components": map[string]any{"securitySchemes": map[string]any{"apiKey": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "ak_live_ + 43 base62 characters + 6 of checksum"}}, "schemas": apiSchemas(base)},
+		"servers":  []map[string]any{{"url": base + apiPrefix, "description": "This Kanri server.", "x-internal": false}},
+		"security": []map[string]any{{"apiKey": []string{}}},
+		"tags":     tagsOf(routes),
+		"paths":    paths,
+		"components": map[string]any{
+			"securitySchemes": map[string]any{"apiKey": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "ak_live_ + 43 base62 characters + 6 of checksum"}},
+			"schemas":         apiSchemas(base),
+			"headers":         headerComponents(paths),
+		},
 	}
+}
+
+// enumName is the name code generators give an enum's value (its
+// x-enum-varnames entry), and what the value means (x-enum-descriptions).
+type enumName struct{ name, doc string }
+
+// tusVersionNames and windowNames name the values of enums that start
+// with a digit.
+var (
+	tusVersionNames = map[any]enumName{tusVersion: {"V1_0_0", "tus 1.0.0."}}
+	windowNames     = map[any]enumName{"1m": {"MINUTE", "A minute."}, "1h": {"HOUR", "An hour."}, "1d": {"DAY", "A day."}}
+)
+
+// namedEnum adds to an enum's schema the names of its values, in its
+// order, as code generators read them (x-enum-varnames, and their
+// meaning in x-enum-descriptions). It panics on a value without a name,
+// which TestOpenAPIEnumsHaveReadableNames meets first.
+func namedEnum(schema map[string]any, names map[any]enumName) map[string]any {
+	var values []any
+	switch e := schema["enum"].(type) {
+	case []string:
+		for _, v := range e {
+			values = append(values, v)
+		}
+	case []any:
+		values = e
+	}
+	var varnames, docs []string
+	for _, v := range values {
+		n, ok := names[v]
+		if !ok {
+			panic(fmt.Sprintf("the enum value %v has no name", v))
+		}
+		varnames, docs = append(varnames, n.name), append(docs, n.doc)
+	}
+	schema["x-enum-varnames"], schema["x-enum-descriptions"] = varnames, docs
+	return schema
 }
 
 // schemaRef refers to a schema of components/schemas.
@@ -233,6 +274,9 @@ const (
 	hdrRetryAfter         = "Retry-After"
 	hdrWWWAuthenticate    = "WWW-Authenticate"
 	hdrLink               = "Link"
+	hdrRequestID          = echo.HeaderXRequestID
+	hdrAllowOrigin        = echo.HeaderAccessControlAllowOrigin
+	hdrExposeHeaders      = echo.HeaderAccessControlExposeHeaders
 
 	hdrContentDisposition   = "Content-Disposition"
 	hdrAcceptRanges         = "Accept-Ranges"
@@ -259,7 +303,7 @@ var requestHeaderDocs = map[string]struct {
 	doc    string
 	schema map[string]any
 }{
-	hdrTusResumable: {"The tus version the client speaks: 1.0.0 (else 412).", map[string]any{"type": "string", "enum": []string{tusVersion}}},
+	hdrTusResumable: {"The tus version the client speaks: 1.0.0 (else 412).", namedEnum(map[string]any{"type": "string", "enum": []string{tusVersion}}, tusVersionNames)},
 	hdrUploadLength: {"The file's size in bytes.", map[string]any{"type": "string", "pattern": "^[0-9]+$"}},
 	"Upload-Metadata": {"Comma-separated pairs of a key and its value in base64: filename (the file's name), filetype (its media type) and folderId (the folder it goes to; the top level without it).",
 		map[string]any{"type": "string"}},
@@ -270,47 +314,118 @@ var requestHeaderDocs = map[string]struct {
 	"If-Range": {"The ETag of the bytes held: Range is honoured only while it holds, else the whole file is sent.", map[string]any{"type": "string"}},
 }
 
+// Bounds of the numbers the API answers with.
+const (
+	maxSeconds = 24 * 60 * 60 // the longest rate limit window (1d), in seconds
+	// maxCount bounds what has no bound of its own (a file's bytes, a
+	// channel's messages): the largest integer every JSON reader holds
+	// exactly (2^53-1), far beyond any a server reaches.
+	maxCount = 1<<53 - 1
+)
+
+// count returns the schema of a count or a sequence number of at least
+// min, described by doc ("" for none).
+func count(min int, doc string) map[string]any {
+	s := map[string]any{"type": "integer", "format": "int64", "minimum": min, "maximum": maxCount}
+	if doc != "" {
+		s["description"] = doc
+	}
+	return s
+}
+
+// Schemas of the response headers' values.
+var (
+	callsSchema   = map[string]any{"type": "integer", "format": "int32", "minimum": 0, "maximum": kanri.MaxRateLimit}
+	secondsSchema = map[string]any{"type": "integer", "format": "int32", "minimum": 0, "maximum": maxSeconds}
+	bytesSchema   = count(0, "")
+)
+
 // headerDocs describe the response headers, with their schemas.
 var headerDocs = map[string]struct {
 	doc    string
 	schema map[string]any
 }{
-	hdrETag:               {"The version of the answer: send it in If-None-Match to be answered 304 while it holds, or in If-Match (where the operation takes it) to change this version only.", map[string]any{"type": "string"}},
+	hdrETag: {"The version of the answer: send it in If-None-Match to be answered 304 while it holds, or in If-Match (where the operation takes it) to change this version only.",
+		map[string]any{"type": "string", "pattern": `^"[\x21\x23-\x7e]*"$`, "maxLength": 128}},
 	hdrIdempotentReplayed: {"true when the answer is the replay of the first answer to the request's Idempotency-Key.", map[string]any{"type": "string", "enum": []string{"true"}}},
-	hdrLink:               {`The next page, when there is one: <https://…?next=…>; rel="next" (an absolute URL).`, map[string]any{"type": "string"}},
-	hdrLocation:           {"The path of the new resource.", map[string]any{"type": "string", "format": "uri-reference"}},
-	hdrRateLimitLimit:     {"The calls the key may make in its window.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrRateLimitRemaining: {"The calls left in the current window.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrRateLimitReset:     {"Seconds until the window ends.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrRetryAfter:         {"Seconds to wait before calling again.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrWWWAuthenticate:    {"The authentication scheme the API takes: Bearer.", map[string]any{"type": "string"}},
+	hdrLink:               {`The next page, when there is one: <https://…?next=…>; rel="next" (an absolute URL).`, map[string]any{"type": "string", "pattern": `^<[^>]+>; rel="next"$`, "maxLength": 8192}},
+	hdrLocation:           {"The path of the new resource.", map[string]any{"type": "string", "format": "uri-reference", "maxLength": 2048}},
+	hdrRateLimitLimit:     {"The calls the key may make in its window.", callsSchema},
+	hdrRateLimitRemaining: {"The calls left in the current window.", callsSchema},
+	hdrRateLimitReset:     {"Seconds until the window ends.", secondsSchema},
+	hdrRetryAfter:         {"Seconds to wait before calling again.", secondsSchema},
+	hdrWWWAuthenticate:    {"The authentication scheme the API takes: Bearer.", map[string]any{"type": "string", "const": `Bearer realm="kanri"`}},
+	hdrRequestID: {"The request's id, which the server's log, a problem's requestId and the audit records of its changes carry: quote it when asking about the request.",
+		map[string]any{"type": "string", "pattern": "^[A-Za-z0-9_-]+$", "maxLength": 64}},
+	hdrAllowOrigin: {"The origin of the calling page, when the key's tenant lists it (API keys, Browser access): the browser lets the page read the answer.",
+		map[string]any{"type": "string", "format": "uri", "maxLength": 2048}},
+	hdrExposeHeaders: {"The headers of the answer the calling page may read, beside Access-Control-Allow-Origin.", map[string]any{"type": "string", "const": corsExposed}},
 
-	hdrContentDisposition:   {"attachment, with the file's name (filename, and filename* in UTF-8 for a name beyond ASCII).", map[string]any{"type": "string"}},
-	hdrAcceptRanges:         {"bytes: Range may ask for part of the file.", map[string]any{"type": "string"}},
-	hdrContentRange:         {"The part sent and the file's size (bytes first-last/size), or bytes */size when the range is refused.", map[string]any{"type": "string"}},
-	hdrTusResumable:         {"The tus version the server speaks: 1.0.0.", map[string]any{"type": "string", "enum": []string{tusVersion}}},
-	hdrTusVersion:           {"The tus versions the server speaks: 1.0.0.", map[string]any{"type": "string"}},
-	hdrTusExtension:         {"The tus extensions the server supports: " + tusExtensions + ".", map[string]any{"type": "string"}},
-	hdrTusMaxSize:           {"The largest file the tenant may upload, in bytes.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrTusChecksumAlgorithm: {"The algorithms Upload-Checksum takes: " + tusChecksums + ".", map[string]any{"type": "string"}},
-	hdrUploadOffset:         {"The bytes of the upload received so far: where to resume.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrUploadLength:         {"The upload's size in bytes.", map[string]any{"type": "integer", "minimum": 0}},
-	hdrUploadExpires:        {"When the upload expires unless completed (an HTTP date); its bytes and reservation are then given up.", map[string]any{"type": "string"}},
+	hdrContentDisposition:   {"attachment, with the file's name (filename, and filename* in UTF-8 for a name beyond ASCII).", map[string]any{"type": "string", "pattern": "^attachment", "maxLength": 4096}},
+	hdrAcceptRanges:         {"bytes: Range may ask for part of the file.", map[string]any{"type": "string", "const": "bytes"}},
+	hdrContentRange:         {"The part sent and the file's size (bytes first-last/size), or bytes */size when the range is refused.", map[string]any{"type": "string", "pattern": `^bytes ([0-9]+-[0-9]+|\*)/[0-9]+$`, "maxLength": 100}},
+	hdrTusResumable:         {"The tus version the server speaks: 1.0.0.", namedEnum(map[string]any{"type": "string", "enum": []string{tusVersion}}, tusVersionNames)},
+	hdrTusVersion:           {"The tus versions the server speaks: 1.0.0.", map[string]any{"type": "string", "const": tusVersion}},
+	hdrTusExtension:         {"The tus extensions the server supports: " + tusExtensions + ".", map[string]any{"type": "string", "const": tusExtensions}},
+	hdrTusMaxSize:           {"The largest file the tenant may upload, in bytes.", bytesSchema},
+	hdrTusChecksumAlgorithm: {"The algorithms Upload-Checksum takes: " + tusChecksums + ".", map[string]any{"type": "string", "const": tusChecksums}},
+	hdrUploadOffset:         {"The bytes of the upload received so far: where to resume.", bytesSchema},
+	hdrUploadLength:         {"The upload's size in bytes.", bytesSchema},
+	hdrUploadExpires:        {"When the upload expires unless completed (an HTTP date, RFC 9110 §5.6.7); its bytes and reservation are then given up.", map[string]any{"type": "string", "maxLength": 29}},
 	hdrUploadMetadata:       {"The Upload-Metadata given when the upload was created, as it was sent.", map[string]any{"type": "string", "maxLength": 4096}},
-	hdrKanriFileID:          {"The id of the file the upload became, once complete: GET /files/{file} reads it.", map[string]any{"type": "string"}},
+	hdrKanriFileID:          {"The id of the file the upload became, once complete: GET /files/{file} reads it.", map[string]any{"type": "string", "pattern": "^file_[A-Za-z0-9_-]+$", "maxLength": 64}},
+}
+
+// everyAnswer are the headers of every answer of the API, and
+// corsAnswer those of every answer to a page of an origin the key's
+// tenant lists.
+var (
+	everyAnswer = []string{hdrRequestID}
+	corsAnswer  = []string{hdrAllowOrigin, hdrExposeHeaders}
+)
+
+// requiredHeader marks the name of a header's component that the answers
+// referring to it always carry (RateLimit-Limit.required); a component
+// named as its header is of a header sent where it applies.
+const requiredHeader = ".required"
+
+// headerRef returns a response's reference to a header of
+// components/headers, sent always (required) or only where it applies.
+func headerRef(name string, required bool) map[string]any {
+	if required {
+		name += requiredHeader
+	}
+	return map[string]any{"$ref": "#/components/headers/" + name}
 }
 
 // responseHeaders returns a response's headers object: the required
-// headers and those it may carry.
+// headers, those it may carry, and those of every answer.
 func responseHeaders(required, optional []string) map[string]any {
 	out := map[string]any{}
-	for _, names := range [][]string{optional, required} {
-		for _, n := range names {
-			h := map[string]any{"description": headerDocs[n].doc, "schema": headerDocs[n].schema}
-			if slices.Contains(required, n) {
-				h["required"] = true
+	for _, n := range slices.Concat(optional, corsAnswer) {
+		out[n] = headerRef(n, false)
+	}
+	for _, n := range slices.Concat(required, everyAnswer) {
+		out[n] = headerRef(n, true)
+	}
+	return out
+}
+
+// headerComponents returns the document's components/headers: each
+// header its responses refer to, described once (headerDocs), as always
+// sent or as sent where it applies.
+func headerComponents(paths map[string]map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, ops := range paths {
+		for _, op := range ops {
+			for _, resp := range op.(map[string]any)["responses"].(map[string]any) {
+				headers, _ := resp.(map[string]any)["headers"].(map[string]any)
+				for _, h := range headers {
+					key := strings.TrimPrefix(h.(map[string]any)["$ref"].(string), "#/components/headers/")
+					name, required := strings.CutSuffix(key, requiredHeader)
+					out[key] = map[string]any{"description": headerDocs[name].doc, "schema": headerDocs[name].schema, "required": required}
+				}
 			}
-			out[n] = h
 		}
 	}
 	return out
@@ -481,7 +596,7 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 				extra = append(extra, hdrUploadOffset)
 			}
 			for _, n := range extra {
-				h[n] = map[string]any{"description": headerDocs[n].doc, "schema": headerDocs[n].schema}
+				h[n] = headerRef(n, false)
 			}
 		}
 	}
@@ -519,9 +634,15 @@ func idempotent(out map[string]any, rateLimit []string, problem func(string, []s
 			h = map[string]any{}
 			resp["headers"] = h
 		}
-		h[hdrIdempotentReplayed] = map[string]any{"description": headerDocs[hdrIdempotentReplayed].doc, "schema": headerDocs[hdrIdempotentReplayed].schema}
+		h[hdrIdempotentReplayed] = headerRef(hdrIdempotentReplayed, false)
 	}
 }
+
+// summaryKey returns the message key of the summary of the operation
+// with the operationId op: the summaries of the API's operations are in
+// the catalog (api.op.*), so that the docs page shows them in the
+// reader's language and the document in English.
+func summaryKey(op string) string { return "api.op." + op }
 
 // operationID returns the operationId of an API route: its own, or else
 // one made of its method and path (postUsersIdRoles).
@@ -542,6 +663,7 @@ const (
 	exampleUserID = "user_0b7c6f0e-3f4a-4c1e-9d55-2a8e6b1f4c10"
 	exampleETag   = "00000a1b-0000-0d00-0000-65f1c2d30000"
 	exampleReqID  = "Yk3v9QeL2pXz7RtA0mNc"
+	exampleKeyID  = "apikey_1f2e3d4c5b6a79808f7e6d5c4b3a2918"
 
 	exampleFileID   = "file_3c9a1f0e7b2d4a6c8e5f1a2b3c4d5e6f"
 	exampleFolderID = "folder_8d2e4f6a1b3c5d7e9f0a2b4c6d8e0f1a"
@@ -605,20 +727,22 @@ func apiSchemas(base string) map[string]any {
 			"profile": profileInput,
 		}),
 		"UserUpdate": obj(nil, map[string]any{"email": email, "displayName": displayName, "profile": profileInput}),
-		"RoleAssignment": obj([]string{"id", "userId", "serviceId", "roleName", "role", "roleLabel"}, map[string]any{
+		"RoleAssignment": obj([]string{"id", "userId", "serviceId", "roleName", "role", "roleLabel", "assignedBy", "assignedByKind"}, map[string]any{
 			"id": str, "userId": str, "serviceId": str, "roleName": map[string]any{"type": "string", "description": "The role's name in the service's catalogue (the spec's, 管理者), as in the id."},
-			"role":       roleKey,
-			"roleLabel":  map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
-			"assignedBy": str, "assignedAt": when,
+			"role":           roleKey,
+			"roleLabel":      map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
+			"assignedBy":     actorIDSchema("assignedByKind"),
+			"assignedByKind": actorKindSchema("assignedBy"),
+			"assignedAt":     when,
 		}),
 		"RoleAssignmentList": list("RoleAssignment"),
 		"RoleAssignmentCreate": obj([]string{"serviceId", "role"}, map[string]any{
 			"serviceId": map[string]any{"type": "string", "minLength": 1, "description": "The service's id, such as auth-service."},
 			"role":      map[string]any{"type": "string", "minLength": 1, "description": "The role's key (admin or viewer) or its name in the service's catalogue."},
 		}),
-		"AuditRecord": obj([]string{"id", "timestamp", "action", "status"}, map[string]any{
+		"AuditRecord": obj([]string{"id", "timestamp", "action", "status", "userKind"}, map[string]any{
 			"id": str, "timestamp": when, "action": str, "status": map[string]any{"type": "string", "enum": []string{"success", "failure"}},
-			"userId": str, "userName": str,
+			"userId": actorIDSchema("userKind"), "userKind": actorKindSchema("userId"), "userName": str,
 			"resource": obj(nil, map[string]any{"type": str, "id": str, "name": str}),
 			"changes":  map[string]any{"type": "object", "additionalProperties": obj(nil, map[string]any{"before": map[string]any{}, "after": map[string]any{}})},
 			"reason":   str, "ipAddress": str, "requestId": str,
@@ -632,6 +756,7 @@ func apiSchemas(base string) map[string]any {
 			"label":       map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
 		}),
 		"RoleList": list("Role"),
+		"APIKey":   apiKeySchema(obj),
 		"Me": obj([]string{"key", "tenant", "rateLimit"}, map[string]any{
 			"key": obj([]string{"id", "name", "prefix", "scopes", "createdAt", "expiresAt"}, map[string]any{
 				"id": str, "name": str,
@@ -642,16 +767,16 @@ func apiSchemas(base string) map[string]any {
 			}),
 			"tenant": obj([]string{"id", "name", "displayName"}, map[string]any{"id": str, "name": str, "displayName": str}),
 			"rateLimit": obj([]string{"limit", "window", "windowSeconds"}, map[string]any{
-				"limit":         map[string]any{"type": "integer", "minimum": 0, "description": "Calls per window."},
-				"window":        map[string]any{"type": "string", "enum": []string{"1m", "1h", "1d"}},
-				"windowSeconds": map[string]any{"type": "integer", "minimum": 1},
+				"limit":         map[string]any{"type": "integer", "format": "int32", "minimum": 1, "maximum": kanri.MaxRateLimit, "description": "Calls per window."},
+				"window":        namedEnum(map[string]any{"type": "string", "enum": []string{"1m", "1h", "1d"}}, windowNames),
+				"windowSeconds": map[string]any{"type": "integer", "format": "int32", "minimum": 1, "maximum": maxSeconds},
 			}),
 		}),
 		"Problem": map[string]any{"type": "object", "required": []string{"type", "title", "status"}, "properties": map[string]any{
 			"type": map[string]any{"type": "string", "format": "uri",
 				"description": "The problem's type: the address of its description on the docs page, " + base + apiPrefix + "/docs#problem-<kind> (about:blank for a status without one)."},
 			"title":     str,
-			"status":    map[string]any{"type": "integer", "minimum": 400, "maximum": 599},
+			"status":    map[string]any{"type": "integer", "format": "int32", "minimum": 400, "maximum": 599},
 			"detail":    str,
 			"instance":  map[string]any{"type": "string", "format": "uri", "description": "This occurrence of the problem: urn:kanri:request:<requestId>, the request's id, which the server's log and the X-Request-Id header carry."},
 			"requestId": str,
@@ -672,9 +797,9 @@ func apiExamples() map[string]any {
 		"displayName": "Hanako Yamada", "isActive": true, "status": "active", "createdAt": at, "updatedAt": at, "lastLoginAt": nil,
 		"profile": map[string]any{"firstName": "Hanako", "lastName": "Yamada", "phoneNumber": "+819012345678", "department": "営業部", "jobTitle": "Manager"}}
 	ra := map[string]any{"id": kanri.RoleAssignmentID(exampleUserID, kanri.AuthServiceID, "閲覧者"), "userId": exampleUserID, "serviceId": kanri.AuthServiceID,
-		"roleName": "閲覧者", "role": "viewer", "roleLabel": "Viewer", "assignedBy": "ak_1f2e3d4c", "assignedAt": at}
+		"roleName": "閲覧者", "role": "viewer", "roleLabel": "Viewer", "assignedBy": exampleKeyID, "assignedByKind": actorAPIKey, "assignedAt": at}
 	audit := map[string]any{"id": "audit_20260401T093000.000000000_9f86d081", "timestamp": at, "action": "user.create", "status": "success",
-		"userId": "ak_1f2e3d4c", "userName": "API key Nightly sync (ak_live_3x…)", "resource": map[string]any{"type": "User", "id": exampleUserID, "name": "hanako"},
+		"userId": exampleKeyID, "userKind": actorAPIKey, "userName": "API key Nightly sync (ak_live_3x…)", "resource": map[string]any{"type": "User", "id": exampleUserID, "name": "hanako"},
 		"ipAddress": "203.0.113.7", "requestId": exampleReqID}
 	out := map[string]any{
 		"User":                 user,
@@ -686,6 +811,8 @@ func apiExamples() map[string]any {
 		"RoleAssignmentCreate": map[string]any{"serviceId": kanri.AuthServiceID, "role": "viewer"},
 		"AuditRecord":          audit,
 		"AuditList":            map[string]any{"items": []any{audit}, "hasMore": false},
+		"APIKey": map[string]any{"id": exampleKeyID, "name": "Nightly sync", "prefix": "ak_live_3x", "scopes": []any{kanri.ScopeRead, kanri.ScopeWrite},
+			"status": kanri.KeyActive, "createdAt": at, "expiresAt": nil},
 	}
 	maps.Copy(out, fileExamples(at))
 	maps.Copy(out, messagingExamples(at))
@@ -694,10 +821,13 @@ func apiExamples() map[string]any {
 
 // openAPI serves the OpenAPI document.
 func (s *Server) openAPI(c echo.Context) error {
-	// The document names the server it was asked of: caches keep one per
-	// host and scheme, and ask again before using it (a new version).
+	// The document names the server it was asked of (unless the server's
+	// address is configured): caches keep one per host, and ask again
+	// before using it (a new version).
 	h := c.Response().Header()
 	h.Set(echo.HeaderCacheControl, "no-cache")
-	h.Set(echo.HeaderVary, "Host, X-Forwarded-Proto")
+	if v := s.origin.vary(); v != "" {
+		h.Set(echo.HeaderVary, v)
+	}
 	return c.JSON(http.StatusOK, s.openAPIDoc(baseURL(c)))
 }

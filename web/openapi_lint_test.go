@@ -97,7 +97,7 @@ func redoclyLint(t *testing.T, doc string) []lintProblem {
 }
 
 // spectralLint runs Spectral on a document with the repository's
-// .spectral.yaml (spectral:oas).
+// .spectral.yaml (spectral:oas and the OWASP API Security ruleset).
 func spectralLint(t *testing.T, doc string) []lintProblem {
 	tool, root := lintTool(t, "spectral")
 	cmd := exec.Command(tool, "lint", "--ruleset", filepath.Join(root, ".spectral.yaml"), "--format", "json", "--quiet", doc)
@@ -143,8 +143,8 @@ func countSeverity(ps []lintProblem, severity string) int {
 }
 
 // TestOpenAPIDocumentPassesLinters lints the document the server serves
-// with Redocly CLI's recommended rules and Spectral's spectral:oas (the
-// pinned npm tools, configured by redocly.yaml and .spectral.yaml at the
+// with Redocly CLI's recommended rules and Spectral's spectral:oas and
+// OWASP rules (the pinned npm tools, configured by redocly.yaml and .spectral.yaml at the
 // repository's root, which say which rules are off and why): neither may
 // report an error or a warning. It lints too the document of the API with
 // routes declared as apiRoutes declares them, with no more than a method,
@@ -204,7 +204,8 @@ func TestOpenAPILintersReportProblems(t *testing.T) {
 		want []string // rules it must report
 	}{
 		{redoclyLint, []string{"operation-operationId", "operation-4xx-response", "no-server-example.com"}},
-		{spectralLint, []string{"operation-operationId", "operation-tags", "operation-description"}},
+		{spectralLint, []string{"operation-operationId", "operation-tags", "operation-description",
+			"owasp:api4:2023-rate-limit", "owasp:api8:2023-define-error-responses-401", "owasp:api9:2023-inventory-access"}},
 	} {
 		got := tc.lint(t, doc)
 		for _, rule := range tc.want {

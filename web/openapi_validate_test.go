@@ -207,7 +207,7 @@ func TestOpenAPIValidatorCatchesMismatches(t *testing.T) {
 	}
 	user := `{"id":"user_1","tenantId":"acme","username":"bob","email":"bob@acme.test","displayName":"Bob","isActive":true,"status":"active","createdAt":"2026-01-02T03:04:05Z","updatedAt":null,"lastLoginAt":null}`
 	problem := `{"type":"` + e.srv.URL + `/api/v1/docs#problem-not-found","title":"Not Found","status":404,"detail":"No such resource.","instance":"urn:kanri:request:abc"}`
-	rateLimit := []string{"RateLimit-Limit", "100", "RateLimit-Remaining", "99", "RateLimit-Reset", "60"}
+	rateLimit := []string{"RateLimit-Limit", "100", "RateLimit-Remaining", "99", "RateLimit-Reset", "60", "X-Request-Id", "Yk3v9QeL2pXz7RtA0mNc"}
 	for _, tc := range []struct {
 		name, method, path, reqBody string
 		status                      int
@@ -236,6 +236,12 @@ func TestOpenAPIValidatorCatchesMismatches(t *testing.T) {
 			headers: []string{"ETag", `"1"`}, body: user, want: []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"}},
 		{name: "a RateLimit header not an integer", method: "GET", path: "/api/v1/users/user_1", status: 200,
 			headers: []string{"ETag", `"1"`, "RateLimit-Limit", "many", "RateLimit-Remaining", "99", "RateLimit-Reset", "60"}, body: user, want: []string{"RateLimit-Limit"}},
+		{name: "a RateLimit header over its maximum", method: "GET", path: "/api/v1/users/user_1", status: 200,
+			headers: []string{"ETag", `"1"`, "RateLimit-Limit", "100", "RateLimit-Remaining", "99", "RateLimit-Reset", "90000", "X-Request-Id", "a"}, body: user, want: []string{"RateLimit-Reset"}},
+		{name: "no request id", method: "GET", path: "/api/v1/users/user_1", status: 200,
+			headers: []string{"ETag", `"1"`, "RateLimit-Limit", "100", "RateLimit-Remaining", "99", "RateLimit-Reset", "60"}, body: user, want: []string{"X-Request-Id"}},
+		{name: "an ETag without its quotes", method: "GET", path: "/api/v1/users/user_1", status: 200,
+			headers: append([]string{"ETag", `1`}, rateLimit...), body: user, want: []string{"ETag"}},
 		{name: "an undocumented header", method: "GET", path: "/api/v1/users/user_1", status: 200,
 			headers: append([]string{"ETag", `"1"`, "Link", `<http://x/api/v1/users?next=a>; rel="next"`}, rateLimit...), body: user, want: []string{"Link"}},
 		{name: "a list without hasMore", method: "GET", path: "/api/v1/users", status: 200,

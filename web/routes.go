@@ -31,7 +31,8 @@ const exportTimeout = 10 * time.Minute
 // global administrators'; /t/:tenant resolves the tenant and hides other
 // tenants.
 func (s *Server) routes(e *echo.Echo) {
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = s.origin.ipExtractor()
+	e.SchemeExtractor = s.origin.scheme
 	e.Pre(s.headAsGet)
 	e.Use(headRestored, middleware.Recover(), secureHeaders, s.requestContext, s.apiPreflight)
 

@@ -5,6 +5,8 @@ package web
 
 import (
 	"net/http"
+	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/gorilla/sessions"
@@ -32,6 +34,16 @@ type Config struct {
 	// SessionSecret keys the session cookie: at least 32 random bytes, from
 	// which the cookie's authentication and encryption keys are derived.
 	SessionSecret []byte
+	// PublicURL is the absolute address the server's users reach it at
+	// (https://kanri.example.jp): when set, the OpenAPI document's server,
+	// the problems' types and the absolute links the server writes use it
+	// rather than the request's Host.
+	PublicURL string
+	// TrustedProxies are the addresses of the reverse proxies in front of
+	// the server: only a request whose connection comes from one of them
+	// has its X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-For
+	// believed. None by default: anybody can send those headers.
+	TrustedProxies []netip.Prefix
 	// BodyTimeout is how long a request's body may take to arrive from its
 	// first read (DefaultBodyTimeout when zero); a stalled body is 408.
 	BodyTimeout time.Duration
@@ -47,11 +59,13 @@ type Server struct {
 	payloads      payloadCache // the decoded payloads of the live streams' events
 	bodyTimeout   time.Duration
 	heads         pathSet // the paths of the routes of HEAD's own, which HEAD is not answered as GET on
+	origin        origin  // where the server is reached, and which proxies are believed
 }
 
 // New returns the console's HTTP handler.
 func New(cfg Config) http.Handler {
-	s := &Server{Deps: cfg.Deps, Services: cfg.Services, bodyTimeout: cfg.BodyTimeout}
+	s := &Server{Deps: cfg.Deps, Services: cfg.Services, bodyTimeout: cfg.BodyTimeout,
+		origin: origin{public: strings.TrimRight(cfg.PublicURL, "/"), proxies: cfg.TrustedProxies}}
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = DefaultBodyTimeout
 	}

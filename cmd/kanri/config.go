@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +58,13 @@ type Config struct {
 	BlobDir string
 	// Azure is the Azure Blob Storage account of KANRI_BLOB=azure.
 	Azure AzureConfig
+	// PublicURL is the address the server's users reach it at
+	// (https://kanri.example.jp), without a trailing slash; "" for the
+	// address each request was sent to.
+	PublicURL string
+	// TrustedProxies are the reverse proxies whose X-Forwarded-Proto,
+	// X-Forwarded-Host and X-Forwarded-For are believed; none when empty.
+	TrustedProxies []netip.Prefix
 	// DebugAddr, when set, serves the Go profiler (net/http/pprof) on its
 	// own listener; keep it on a loopback or private address.
 	DebugAddr string
@@ -100,8 +109,8 @@ type setting struct {
 // flag.ErrHelp after printing the help for -h or --help.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	var (
-		cfg                                                                                                  Config
-		insecure, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck, usageFlush string
+		cfg                                                                                                           Config
+		insecure, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck, usageFlush, proxies string
 	)
 	settings := []setting{
 		{"addr", "KANRI_ADDR", ":8080", "address to listen on", &cfg.Addr},
@@ -128,6 +137,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"azure-storage-account", "KANRI_AZURE_STORAGE_ACCOUNT", "", "name of the Azure Storage account", &cfg.Azure.Account},
 		{"azure-storage-key", "KANRI_AZURE_STORAGE_KEY", "", "shared key of the Azure Storage account (prefer the environment variable)", &cfg.Azure.Key},
 		{"azure-storage-container", "KANRI_AZURE_STORAGE_CONTAINER", "kanri", "container of Kanri's blobs; created if missing", &cfg.Azure.Container},
+		{"public-url", "KANRI_PUBLIC_URL", "", "the address users reach Kanri at, e.g. https://kanri.example.jp: the API's document, its problem types and the links Kanri writes use it; the address each request was sent to when empty", &cfg.PublicURL},
+		{"trusted-proxies", "KANRI_TRUSTED_PROXIES", "", "comma-separated addresses or CIDR ranges of the reverse proxies in front of Kanri, e.g. 10.0.0.0/8,127.0.0.1: only requests from them have X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-For believed; none when empty", &proxies},
 		{"debug-addr", "KANRI_DEBUG_ADDR", "", "address of the Go profiler (/debug/pprof/), e.g. 127.0.0.1:6060; off when empty. Never expose it publicly", &cfg.DebugAddr},
 		{"repair-grace", "KANRI_REPAIR_GRACE", "2m", "how old a pending user-count change must be before the repair after a crash settles it", &repairGrace},
 	}
@@ -199,6 +210,12 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 			errs = append(errs, fmt.Errorf("KANRI_BOOTSTRAP_ADMIN_PASSWORD does not meet the password policy: %s", i18n.Translate(i18n.English, msg)))
 		}
 	}
+	if cfg.PublicURL, err = parsePublicURL(cfg.PublicURL); err != nil {
+		errs = append(errs, fmt.Errorf("KANRI_PUBLIC_URL: %w", err))
+	}
+	if cfg.TrustedProxies, err = parseProxies(proxies); err != nil {
+		errs = append(errs, fmt.Errorf("KANRI_TRUSTED_PROXIES: %w", err))
+	}
 	if cfg.Addr == "" {
 		errs = append(errs, errors.New("KANRI_ADDR must not be empty"))
 	}
@@ -206,6 +223,44 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		errs = append(errs, errors.New("KANRI_DATA_DIR must not be empty"))
 	}
 	return cfg, errors.Join(errs...)
+}
+
+// parsePublicURL checks the server's public address: an absolute http or
+// https URL of a host alone (no path, query or credentials). It returns it
+// without a trailing slash; "" stays "".
+func parsePublicURL(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%q is not a URL", s)
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		return "", fmt.Errorf("%q is not an absolute http or https URL such as https://kanri.example.jp", s)
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery || strings.Trim(u.Path, "/") != "":
+		return "", fmt.Errorf("%q has more than a scheme and a host: Kanri is served at the root of its address", s)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+// parseProxies reads a comma-separated list of addresses and CIDR ranges.
+func parseProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+		} else if a, err := netip.ParseAddr(f); err == nil {
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+		} else {
+			return nil, fmt.Errorf("%q is not an IP address or a CIDR range such as 10.0.0.0/8", f)
+		}
+	}
+	return out, nil
 }
 
 func printHelp(out io.Writer, settings []setting) {

@@ -24,6 +24,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/web"
 )
 
 func main() {
@@ -90,7 +91,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	// Requests run in a context that shutdown cancels when draining takes
 	// too long (a long export), so that they stop before the store closes.
-	reqCtx, cancelRequests := context.WithCancel(context.Background())
+	// Their cause, web.ErrStopping, tells them apart from requests whose
+	// clients went away.
+	reqCtx, cancelCause := context.WithCancelCause(context.Background())
+	cancelRequests := func() { cancelCause(web.ErrStopping) }
 	defer cancelRequests()
 	srv := &http.Server{
 		Handler:           handler,

@@ -10,8 +10,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +66,15 @@ func TestParseConfig(t *testing.T) {
 		}, ""},
 		{"azure blobs without an account", []string{"-blob", "azure", "-azure-storage-endpoint", "https://a/"}, nil, nil, "KANRI_BLOB=azure needs"},
 		{"unknown blob store", nil, map[string]string{"KANRI_BLOB": "s3"}, nil, `unknown blob store "s3"`},
+		{"no public address nor proxies by default", nil, nil, func(c Config) bool { return c.PublicURL == "" && c.TrustedProxies == nil }, ""},
+		{"public address", nil, map[string]string{"KANRI_PUBLIC_URL": "https://Kanri.example.jp:8443/"}, func(c Config) bool { return c.PublicURL == "https://Kanri.example.jp:8443" }, ""},
+		{"public address with a path", []string{"-public-url", "https://kanri.example.jp/kanri"}, nil, nil, "KANRI_PUBLIC_URL"},
+		{"public address without a scheme", []string{"-public-url", "kanri.example.jp"}, nil, nil, "KANRI_PUBLIC_URL"},
+		{"public address with a query", []string{"-public-url", "https://kanri.example.jp/?a=1"}, nil, nil, "KANRI_PUBLIC_URL"},
+		{"trusted proxies", nil, map[string]string{"KANRI_TRUSTED_PROXIES": " 10.1.2.3/8, 127.0.0.1,::1 ,"}, func(c Config) bool {
+			return slices.Equal(c.TrustedProxies, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")})
+		}, ""},
+		{"a trusted proxy that is no address", []string{"-trusted-proxies", "10.0.0.0/8,proxy.internal"}, nil, nil, `KANRI_TRUSTED_PROXIES: "proxy.internal"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -151,6 +151,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	backups := worker{"backups", func(ctx context.Context) error { return svcs.Backups.Run(ctx, backupPoll) }}
 	return web.New(web.Config{
 		Deps: svcs.Deps, Services: *svcs, SessionSecret: secret,
+		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 	}), []worker{repair, health, recheck, expiry, usageLog, fileUsage, fileCleanup, channelCleanup, backups}, nil
 }
 

@@ -67,7 +67,7 @@ func (in *Input) parse(now time.Time, loc *time.Location) (limit int, expires ka
 	limit = kanri.DefaultRateLimit
 	if v := strings.TrimSpace(in.RateLimit); v != "" {
 		n, perr := strconv.Atoi(v)
-		if perr != nil || n < 1 || n > 1_000_000 {
+		if perr != nil || n < 1 || n > kanri.MaxRateLimit {
 			f["rateLimit"] = "validation.rate_limit"
 		}
 		limit = n

@@ -18,6 +18,7 @@ const (
 // Rate limit windows of API keys, and the default limit (spec §7.1).
 const (
 	DefaultRateLimit       = 1000
+	MaxRateLimit           = 1_000_000
 	DefaultRateLimitWindow = "1h"
 )
 
