@@ -43,7 +43,7 @@ func (e *env) otherInstance() instance {
 	return instance{keys: apikey.New(d), users: user.New(d, ts, roles, auth.Hasher{Cost: bcrypt.MinCost}), roles: roles, catalog: service.New(d), tenants: ts}
 }
 
-// TestAPIGrantChangesTakeEffect checks the bound the README gives: a
+// TestAPIGrantChangesTakeEffect checks the bound docs/api.md gives: a
 // change of a key, its creator, their role or the tenant's api-service
 // assignment takes effect at the next call on the instance that made it,
 // and on another instance once web.APIGrantTTL has passed (not before:

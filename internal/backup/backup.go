@@ -2,8 +2,8 @@
 // schedule, keeps the archives for a job's retention, and restores them,
 // into the tenant or into a new one.
 //
-// An archive is a folder of blobs (see archive.go and the README's
-// "Backups" section): a manifest, written last, and one gzip-compressed
+// An archive is a folder of blobs (see archive.go and docs/backups.md): a
+// manifest, written last, and one gzip-compressed
 // NDJSON file per part. File contents are kept once per tenant under their
 // SHA-256, so an archive references what an earlier one already kept.
 //

@@ -170,7 +170,7 @@ type state struct {
 }
 
 // ignored are the fields a restore does not bring back as they were (see
-// the README): the storage account's time of recount.
+// docs/backups.md): the storage account's time of recount.
 var ignored = map[string][]string{kanri.TypeFileStorage: {"updatedAt"}}
 
 func (e *env) state(t *testing.T) state {
