@@ -3,9 +3,9 @@
 // into the tenant or into a new one.
 //
 // An archive is a folder of blobs (see archive.go and docs/backups.md): a
-// manifest, written last, and one gzip-compressed
-// NDJSON file per part. File contents are kept once per tenant under their
-// SHA-256, so an archive references what an earlier one already kept.
+// manifest, written last, and one gzip-compressed NDJSON file per part.
+// File contents are kept once per tenant under their SHA-256, so an
+// archive references what an earlier one already kept.
 //
 // Runs are claimed through the scheduler (one instance runs each slot of a
 // job), and a tenant has one backup or restore at a time: both hold the
