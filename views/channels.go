@@ -42,8 +42,10 @@ func LivePath(tenantID, channelID string, seq int64, list bool) string {
 // ChannelRow is one channel in the list of a person's channels.
 type ChannelRow struct {
 	Channel *kanri.Channel
-	// Unread is the label of its unread count ("" for none).
-	Unread string
+	// Unread is the label of its unread count ("" for none); Mentions how
+	// many of those mention the person.
+	Unread   string
+	Mentions int
 }
 
 // ChannelsView is the channels page: the person's channels, and the
@@ -157,16 +159,11 @@ type Segment struct {
 	Mention string
 }
 
-// mentionPattern finds the mentions in a message's text: @ and a
-// username, at the start or after a character that is not part of a word
-// (an e-mail address mentions no one).
-var mentionPattern = regexp.MustCompile(`(?:^|[^\p{L}\p{N}._@-])(@([\p{L}\p{N}][\p{L}\p{N}._-]*))`)
-
-// mentions cuts plain text into text and mentions.
+// mentions cuts plain text into text and mentions (kanri.MentionPattern).
 func mentions(s string) []Segment {
 	var out []Segment
 	last := 0
-	for _, m := range mentionPattern.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range kanri.MentionPattern.FindAllStringSubmatchIndex(s, -1) {
 		start, end := m[2], m[3]
 		name := strings.TrimRight(s[m[4]:m[5]], "._-") // "@bob." ends a sentence
 		end = m[4] + len(name)

@@ -55,7 +55,7 @@ func (s *Server) listChannels(c echo.Context) error {
 	v := views.ChannelsView{Search: c.QueryParam("q"), Archived: c.QueryParam("archived") == "1", Joined: map[string]bool{}}
 	for _, m := range mine {
 		if !m.Channel.Archived || v.Archived {
-			v.Mine = append(v.Mine, views.ChannelRow{Channel: m.Channel, Unread: m.UnreadLabel()})
+			v.Mine = append(v.Mine, views.ChannelRow{Channel: m.Channel, Unread: m.UnreadLabel(), Mentions: m.Mentions})
 		}
 		v.Joined[m.Channel.ID] = true
 	}

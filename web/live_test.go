@@ -411,3 +411,20 @@ func TestAMentionStandsOutForWhoIsMentioned(t *testing.T) {
 		}
 	}
 }
+
+// TestTheChannelListCountsMentions: the channel list shows how many unread
+// messages mention the person, beside the unread count.
+func TestTheChannelListCountsMentions(t *testing.T) {
+	e := newEnv(t)
+	c := e.chat(t)
+	e.say(t, c.admin, c.public, "@bob please look")
+	e.say(t, c.admin, c.public, "and nobody else")
+	_, page := e.client(t).signIn("acme", "bob").get("/t/" + e.acme.ID + "/channels")
+	if want := `data-testid="mentions-general">@1<`; !strings.Contains(page, want) {
+		t.Errorf("bob's list lacks %s: %s", want, excerpt(page, "channel-row-general"))
+	}
+	_, page = e.client(t).signIn("acme", "admin").get("/t/" + e.acme.ID + "/channels")
+	if strings.Contains(page, `data-testid="mentions-general"`) {
+		t.Error("the admin's list counts a mention of bob")
+	}
+}

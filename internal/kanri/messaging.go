@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -140,6 +141,47 @@ type ChannelMember struct {
 	JoinedAt   Time   `json:"joinedAt"`
 	LastReadAt Time   `json:"lastReadAt"`
 	ReadSeq    int64  `json:"readSeq"`
+	// MentionSeqs are the numbers of the latest messages that mention the
+	// member (at most MaxMentionSeqs); those unread are its mentions.
+	MentionSeqs []int64 `json:"mentionSeqs,omitempty"`
+}
+
+// MaxMentionSeqs bounds how many mentions a membership remembers.
+const MaxMentionSeqs = 100
+
+// Mentions returns how many of the messages unread seqs (ChannelSeq's
+// UnreadSeqs: counted, not expired) mention the member: a deleted or
+// expired message that mentioned it no longer counts.
+func (m *ChannelMember) Mentions(unread []int64) int {
+	n := 0
+	for _, q := range m.MentionSeqs {
+		if slices.Contains(unread, q) {
+			n++
+		}
+	}
+	return n
+}
+
+// MentionPattern finds the mentions in a message's text: @ and a
+// username, at the start or after a character that is not part of a word
+// (an e-mail address mentions no one). Its group 1 is the mention, group 2
+// the name (trailing ".", "_" and "-" end a sentence, not the name).
+var MentionPattern = regexp.MustCompile(`(?:^|[^\p{L}\p{N}._@-])(@([\p{L}\p{N}][\p{L}\p{N}._-]*))`)
+
+// MentionedNames returns the usernames a message's text mentions, each
+// once, at most max of them.
+func MentionedNames(text string, max int) []string {
+	var out []string
+	for _, m := range MentionPattern.FindAllStringSubmatch(text, -1) {
+		name := strings.TrimRight(m[2], "._-")
+		if !slices.ContainsFunc(out, func(n string) bool { return strings.EqualFold(n, name) }) {
+			out = append(out, name)
+			if len(out) == max {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // ChannelMemberID returns the id of a user's membership of a channel.

@@ -214,9 +214,10 @@ type Membership struct {
 	Channel *kanri.Channel
 	Member  *kanri.ChannelMember
 	// Unread is the number of unread messages; AtLeast says there may be
-	// more.
-	Unread  int
-	AtLeast bool
+	// more. Mentions is how many of them mention the member.
+	Unread   int
+	AtLeast  bool
+	Mentions int
 }
 
 // UnreadLabel is how a list shows the unread count: "" for none, the
@@ -269,8 +270,8 @@ func (s *Service) Mine(ctx context.Context, tenantID, userID string, limit int, 
 	out := make([]Membership, 0, len(members))
 	for i, m := range members {
 		if c := channels[i]; c != nil {
-			n, atLeast := c.Unread(m.ReadSeq, now)
-			out = append(out, Membership{Channel: c, Member: m, Unread: n, AtLeast: atLeast})
+			seqs, atLeast := c.UnreadSeqs(m.ReadSeq, now)
+			out = append(out, Membership{Channel: c, Member: m, Unread: len(seqs), AtLeast: atLeast, Mentions: m.Mentions(seqs)})
 		}
 	}
 	return out, next, nil

@@ -108,11 +108,42 @@ func (s *Service) Post(ctx context.Context, tenantID string, p Person, channelID
 	if err != nil {
 		return nil, err
 	}
+	s.noteMentions(ctx, tenantID, p, msg)
 	s.publish(ctx, tenantID, KindMessageCreated, Payload{ChannelID: channelID, Private: private, Message: msg, Counted: true})
 	if err := s.MarkRead(ctx, tenantID, p.UserID, channelID, msg.Seq); err != nil {
 		s.Logger.Warn("messaging: moving the sender's read mark", "tenant", tenantID, "channel", channelID, "err", err)
 	}
 	return msg, nil
+}
+
+// maxMentions bounds how many people one message mentions (the rest of
+// its @names are shown, not counted).
+const maxMentions = 20
+
+// noteMentions remembers, in the membership of each member the message
+// mentions by username (the sender aside), that it mentions them. It is
+// done after the message is written: a failure is logged and costs only
+// that mention's count, never the message.
+func (s *Service) noteMentions(ctx context.Context, tenantID string, p Person, msg *kanri.Message) {
+	ten := s.Store.Tenant(tenantID)
+	for _, name := range kanri.MentionedNames(msg.Content, maxMentions) {
+		uid, err := ten.UserIDByUsername(ctx, name)
+		if kanri.IsCode(err, kanri.ENOTFOUND) || uid == p.UserID {
+			continue // no such user, or oneself
+		}
+		if err == nil {
+			_, err = ten.ChannelMembers().Modify(ctx, kanri.ChannelMemberID(msg.ChannelID, uid), nil, func(m *kanri.ChannelMember) error {
+				m.MentionSeqs = append(m.MentionSeqs, msg.Seq)
+				if over := len(m.MentionSeqs) - kanri.MaxMentionSeqs; over > 0 {
+					m.MentionSeqs = append(m.MentionSeqs[:0:0], m.MentionSeqs[over:]...)
+				}
+				return nil
+			})
+		}
+		if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) { // not a member: nothing to count
+			s.Logger.Warn("messaging: a mention not counted", "tenant", tenantID, "channel", msg.ChannelID, "err", err)
+		}
+	}
 }
 
 // normalizeContent keeps a message's newlines as \n and drops the blank

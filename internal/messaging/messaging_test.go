@@ -592,3 +592,79 @@ func TestOnlyAUserWhoCanReadChannelsIsAdded(t *testing.T) {
 		t.Errorf("candidates: got %v, want %v (not dan, who has no messaging role)", got, want)
 	}
 }
+
+// TestMentionsAreCountedUntilRead: a message mentioning a member by
+// username (in any case, once however often) counts as a mention of them
+// while unread; the sender's mention of themself, and of someone who is
+// not a member or not a user, counts for no one; a deleted message stops
+// counting, and reading clears the rest.
+func TestMentionsAreCountedUntilRead(t *testing.T) {
+	f := setup(t)
+	for _, p := range []messaging.Person{alice, bob} {
+		r := &kanri.Username{Doc: kanri.Doc{ID: kanri.UsernameID(strings.ToLower(p.Name))}, UserID: p.UserID}
+		if err := f.st.Tenant(ten).Usernames().Create(f.ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := f.channel(t, alice, "general", false)
+	if err := f.svc.Join(f.ctx, ten, bob, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	mentions := func(userID string) int {
+		t.Helper()
+		ms, _, err := f.svc.Mine(f.ctx, ten, userID, 100, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if m.Channel.ID == c.ID {
+				return m.Mentions
+			}
+		}
+		t.Fatalf("%s is not in general", userID)
+		return 0
+	}
+	first := f.post(t, alice, c.ID, "@BOB look, @bob. And @alice, @nobody, mail bob@example.com")
+	f.post(t, alice, c.ID, "@bob again")
+	f.post(t, alice, c.ID, "no mention")
+	if got, want := mentions(bob.UserID), 2; got != want {
+		t.Errorf("bob's mentions: got %d, want %d", got, want)
+	}
+	if got := mentions(alice.UserID); got != 0 {
+		t.Errorf("alice's mentions of herself: got %d, want 0", got)
+	}
+	if err := f.svc.DeleteMessage(f.ctx, ten, alice, c.ID, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mentions(bob.UserID), 1; got != want {
+		t.Errorf("bob's mentions after a deletion: got %d, want %d", got, want)
+	}
+	ch, _, err := f.svc.Channel(f.ctx, ten, bob.UserID, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.MarkRead(f.ctx, ten, bob.UserID, c.ID, ch.LastSeq); err != nil {
+		t.Fatal(err)
+	}
+	if got := mentions(bob.UserID); got != 0 {
+		t.Errorf("bob's mentions once read: got %d, want 0", got)
+	}
+}
+
+func TestMentionedNames(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"@bob hi @Bob and @ann_b.", []string{"bob", "ann_b"}},
+		{"mail bob@example.com, @ alone", nil},
+		{"@山田さん", []string{"山田さん"}},
+	} {
+		if got := kanri.MentionedNames(c.in, 20); !slices.Equal(got, c.want) {
+			t.Errorf("MentionedNames(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := kanri.MentionedNames("@a @b @c", 2); len(got) != 2 {
+		t.Errorf("at most 2: got %q", got)
+	}
+}
