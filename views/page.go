@@ -58,6 +58,15 @@ var liveRefreshHeaders = `{"` + LiveRefresh + `": "1"}`
 // Can reports whether the signed-in user holds perm.
 func (p Page) Can(perm string) bool { return p.Perms[perm] }
 
+// NavTenant is the tenant whose pages the navigation lists: the page's,
+// else the viewer's own.
+func (p Page) NavTenant() *kanri.Tenant {
+	if p.Tenant != nil {
+		return p.Tenant
+	}
+	return p.Home
+}
+
 // Uses reports whether the navigation's tenant may use the service now.
 func (p Page) Uses(serviceID string) bool { return p.Services == nil || p.Services[serviceID] }
 
@@ -69,11 +78,8 @@ type Flash struct {
 
 // TenantID returns the id of the tenant the page works in.
 func (p Page) TenantID() string {
-	if p.Tenant != nil {
-		return p.Tenant.ID
-	}
-	if p.Home != nil {
-		return p.Home.ID
+	if t := p.NavTenant(); t != nil {
+		return t.ID
 	}
 	return ""
 }

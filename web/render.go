@@ -81,7 +81,7 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 	if p.Staff {
 		p.Switcher = s.switcher(ctx, p.Tenant)
 	}
-	if t := navTenant(p); t != nil && !isHTMX(c) {
+	if t := p.NavTenant(); t != nil && !isHTMX(c) {
 		p.Services, _ = s.Catalog.UsableServices(ctx, t) // unread, the navigation shows every page the person may open
 	}
 	return p
@@ -97,15 +97,6 @@ func (s *Server) switcher(ctx context.Context, current *kanri.Tenant) []*kanri.T
 		}}, list...)
 	}
 	return list
-}
-
-// navTenant is the tenant whose pages the navigation lists: the page's,
-// else the viewer's own.
-func navTenant(p views.Page) *kanri.Tenant {
-	if p.Tenant != nil {
-		return p.Tenant
-	}
-	return p.Home
 }
 
 func reqID(c echo.Context) string { id, _ := c.Get(ctxReqID).(string); return id }

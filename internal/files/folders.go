@@ -2,6 +2,7 @@ package files
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -359,22 +360,24 @@ func nilIfEmpty(id string) any {
 }
 
 // Origins returns the folders that hold the given files (trashed ones
-// keep theirs), by id, each read once; a folder deleted since maps to nil
-// (its files are restored to the top level).
+// keep theirs), by id, read in one query; a folder deleted since maps to
+// nil.
 func (s *Service) Origins(ctx context.Context, tenantID string, fs []*kanri.File) (map[string]*kanri.Folder, error) {
 	out := map[string]*kanri.Folder{}
 	for _, f := range fs {
-		if f.FolderID == nil {
-			continue
+		if f.FolderID != nil {
+			out[*f.FolderID] = nil
 		}
-		if _, ok := out[*f.FolderID]; ok {
-			continue
-		}
-		d, err := s.Folder(ctx, tenantID, *f.FolderID)
-		if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
-			return nil, err
-		}
-		out[*f.FolderID] = d // nil when not found
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	found, err := s.Store.Tenant(tenantID).Folders().ByIDs(ctx, slices.Sorted(maps.Keys(out)), "")
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range found {
+		out[d.ID] = d
 	}
 	return out, nil
 }
