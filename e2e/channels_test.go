@@ -87,7 +87,16 @@ func (s *suite) channelSteps(t *testing.T) {
 		s.hasText(t, chiyo, "unread-general", "1")
 		s.post(t, s.alice, "and another")
 		s.hasText(t, chiyo, "unread-general", "2")
-		if err := s.expect.Page(chiyo.page).ToHaveTitle(regexp.MustCompile(`^\(2\) `)); err != nil {
+		// A mention of Chiyo counts live, in the list and in the
+		// navigation, and the tab's title leads with her unread count.
+		s.post(t, s.alice, "@chiyo have a look")
+		s.hasText(t, chiyo, "unread-general", "3")
+		s.hasText(t, chiyo, "mentions-general", "@1")
+		s.hasText(t, chiyo, "nav-mentions", "@1")
+		if err := s.expect.Locator(chiyo.tid("nav-unread")).ToHaveAttribute("data-count", "3"); err != nil {
+			t.Errorf("the navigation does not count chiyo's unread messages: %v", err)
+		}
+		if err := s.expect.Page(chiyo.page).ToHaveTitle(regexp.MustCompile(`^\(3\) `)); err != nil {
 			t.Errorf("chiyo's tab title does not lead with her unread count: %v", err)
 		}
 		// Reading: the newest message comes into view and the page says
@@ -99,8 +108,10 @@ func (s *suite) channelSteps(t *testing.T) {
 		}
 		s.visible(t, chiyo, "first-unread")
 		s.open(t, chiyo, channelsPath, 200)
-		if err := s.expect.Locator(chiyo.tid("unread-general")).ToBeHidden(); err != nil {
-			t.Errorf("the unread count of a read channel is still shown: %v", err)
+		for _, id := range []string{"unread-general", "mentions-general", "nav-unread"} {
+			if err := s.expect.Locator(chiyo.tid(id)).ToBeHidden(); err != nil {
+				t.Errorf("%s of a read channel is still shown: %v", id, err)
+			}
 		}
 
 		// Chiyo reacts; Alice sees the reaction live.

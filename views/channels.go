@@ -151,6 +151,15 @@ type MembersView struct {
 	Errors     Errors
 }
 
+// NavUnread is what the person has not read in all their channels, for the
+// navigation: the number of unread messages, its label ("" for none), and
+// how many of those messages mention them.
+type NavUnread struct {
+	Count    int
+	Label    string
+	Mentions int
+}
+
 // Segment is a piece of a message's text: plain text, a link (URL), or a
 // mention of someone by their username (Mention, without its @).
 type Segment struct {

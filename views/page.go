@@ -37,6 +37,9 @@ type Page struct {
 	// when not read: a part of a page); the navigation links only to their
 	// pages.
 	Services map[string]bool
+	// Unread is what the person has not read in their channels, beside the
+	// navigation's link to them (zero when not read).
+	Unread NavUnread
 	// Now is the request's time, for statuses such as "locked".
 	Now time.Time
 	// Live is the URL of the page's stream of live updates (one per tab,

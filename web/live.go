@@ -32,9 +32,6 @@ const (
 	// rights it serves still hold: a sign-out, a deactivation or a lost
 	// role ends it within that time on every instance.
 	liveRecheck = 3 * time.Second
-	// liveChannels is how many of the person's channels the stream keeps
-	// unread counts of.
-	liveChannels = 200
 )
 
 // liveEvents is a tab's stream of live updates (server-sent events), one
@@ -48,7 +45,7 @@ const (
 func (s *Server) liveEvents(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := routeTenant(c), person(c)
-	l := &liveStream{s: s, c: c, tenantID: t.ID, me: me, list: c.QueryParam("list") == "1", visible: map[string]bool{}, unread: map[string]*unreadSet{}}
+	l := &liveStream{s: s, c: c, tenantID: t.ID, me: me, list: c.QueryParam("list") == "1", visible: map[string]bool{}}
 	if id := c.QueryParam("channel"); id != "" {
 		ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, id)
 		if err != nil {
@@ -160,16 +157,6 @@ func (s *Server) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tena
 	return true
 }
 
-// unreadSet is what a stream knows of one channel's unread messages.
-type unreadSet struct {
-	name    string
-	readSeq int64
-	seqs    map[int64]bool
-	atLeast bool
-}
-
-func (u *unreadSet) label() string { return messaging.UnreadLabel(len(u.seqs), u.atLeast) }
-
 // liveStream is one tab's stream.
 type liveStream struct {
 	s        *Server
@@ -187,7 +174,9 @@ type liveStream struct {
 	// snapshot: created events up to it are already shown.
 	snapSeq int64
 	visible map[string]bool
-	unread  map[string]*unreadSet
+	// unread follows the person's unread messages and mentions, for the
+	// navigation's count and the list's.
+	unread *messaging.Tracker
 }
 
 // end reports an error to the log and ends the stream (the browser
@@ -232,22 +221,16 @@ func (l *liveStream) send(ctx context.Context, id string, comps ...templ.Compone
 // messages, the open channel's latest messages: when the page's latest
 // message (its seq) is not the channel's, or whole when told.
 func (l *liveStream) snapshot(ctx context.Context, messages, whole bool) error {
-	mine, _, err := l.s.Messaging.Mine(ctx, l.tenantID, l.me.UserID, liveChannels, "")
+	tr, err := l.s.Messaging.Track(ctx, l.tenantID, l.me)
 	if err != nil {
 		return err
 	}
-	now := l.s.Now()
-	var comps []templ.Component
-	for _, m := range mine {
-		seqs, atLeast := m.Channel.UnreadSeqs(m.Member.ReadSeq, now)
-		u := &unreadSet{name: m.Channel.Name, readSeq: m.Member.ReadSeq, seqs: map[int64]bool{}, atLeast: atLeast}
-		for _, q := range seqs {
-			u.seqs[q] = true
-		}
-		l.unread[m.Channel.ID] = u
-		l.visible[m.Channel.ID] = true
+	l.unread = tr
+	comps := []templ.Component{views.NavUnreadUpdate(navUnread(tr.Total()))}
+	for _, id := range tr.IDs() {
+		l.visible[id] = true
 		if l.list {
-			comps = append(comps, views.UnreadUpdate(m.Channel.ID, m.Channel.Name, u.label()))
+			comps = append(comps, unreadUpdate(id, tr.Channel(id)))
 		}
 	}
 	if l.open != nil && messages {
@@ -267,19 +250,28 @@ func (l *liveStream) snapshot(ctx context.Context, messages, whole bool) error {
 			comps = append(comps, views.MessageListUpdate(v))
 		}
 	}
-	if len(comps) == 0 {
-		return l.write(": ready\n\n")
-	}
 	return l.send(ctx, "", comps...)
 }
 
-// unreadUpdate appends the update of a channel's unread count to comps
-// when the tab shows the list of channels.
-func (l *liveStream) unreadUpdate(comps []templ.Component, channelID string, u *unreadSet) []templ.Component {
-	if !l.list {
-		return comps
+// unreadUpdates appends to comps the updates of what the person has not
+// read: the navigation's total and, when the tab shows the list of
+// channels, the channel's counts.
+func (l *liveStream) unreadUpdates(comps []templ.Component, channelID string) []templ.Component {
+	comps = append(comps, views.NavUnreadUpdate(navUnread(l.unread.Total())))
+	if u := l.unread.Channel(channelID); u != nil && l.list {
+		comps = append(comps, unreadUpdate(channelID, u))
 	}
-	return append(comps, views.UnreadUpdate(channelID, u.name, u.label()))
+	return comps
+}
+
+// unreadUpdate is the update of a channel's counts in the list.
+func unreadUpdate(channelID string, u *messaging.Unread) templ.Component {
+	return views.UnreadUpdate(channelID, u.Name, u.Label(), len(u.Mentions))
+}
+
+// navUnread is how the navigation shows t.
+func navUnread(t messaging.Total) views.NavUnread {
+	return views.NavUnread{Count: t.Unread, Label: t.Label(), Mentions: t.Mentions}
 }
 
 // canSee reports whether the person may see the events of a channel.
@@ -304,33 +296,23 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 	if err != nil {
 		return nil // not for this stream
 	}
-	if p.UserID == l.me.UserID {
-		switch e.Kind {
-		case messaging.KindMemberJoined:
-			l.visible[p.ChannelID] = true
-			if l.unread[p.ChannelID] == nil {
-				l.unread[p.ChannelID] = &unreadSet{name: p.Name, seqs: map[int64]bool{}}
-			}
-		case messaging.KindMemberLeft:
-			l.visible[p.ChannelID] = false
-			delete(l.unread, p.ChannelID)
-		}
+	var comps []templ.Component
+	if l.unread.Apply(e.Kind, p) {
+		comps = l.unreadUpdates(comps, p.ChannelID)
+	}
+	if p.UserID == l.me.UserID && (e.Kind == messaging.KindMemberJoined || e.Kind == messaging.KindMemberLeft) {
+		l.visible[p.ChannelID] = e.Kind == messaging.KindMemberJoined
 	}
 	ok, err := l.canSee(ctx, p.ChannelID, p.Private)
-	if err != nil || !ok {
+	if err != nil {
 		return err
 	}
-	open := l.open != nil && l.open.ID == p.ChannelID
-	var comps []templ.Component
-	u := l.unread[p.ChannelID]
+	// Every update below is of the open channel's page.
+	open := ok && l.open != nil && l.open.ID == p.ChannelID
 	switch e.Kind {
 	case messaging.KindMessageCreated:
 		if p.Message == nil {
 			return nil
-		}
-		if u != nil && p.Counted && p.Message.SenderID != l.me.UserID && p.Message.Seq > u.readSeq {
-			u.seqs[p.Message.Seq] = true
-			comps = l.unreadUpdate(comps, p.ChannelID, u)
 		}
 		if open && p.Message.Seq > l.snapSeq {
 			v := messageViewWith(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c), l.s.payloads.attachments(e, func() []views.Attachment {
@@ -348,26 +330,10 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 		if p.Message == nil {
 			return nil
 		}
-		if u != nil && u.seqs[p.Message.Seq] {
-			delete(u.seqs, p.Message.Seq)
-			comps = l.unreadUpdate(comps, p.ChannelID, u)
-		}
 		if open {
 			comps = append(comps, views.RemovedMessage(p.Message.ID))
 		}
 	case messaging.KindMemberRead:
-		if p.UserID == l.me.UserID && u != nil && p.ReadSeq > u.readSeq {
-			u.readSeq = p.ReadSeq
-			for q := range u.seqs {
-				if q <= p.ReadSeq {
-					delete(u.seqs, q)
-				}
-			}
-			if u.atLeast && len(u.seqs) == 0 {
-				u.atLeast = false
-			}
-			comps = l.unreadUpdate(comps, p.ChannelID, u)
-		}
 		if open && p.UserID == l.me.UserID && l.openMember != nil {
 			l.openMember.ReadSeq = max(l.openMember.ReadSeq, p.ReadSeq)
 		}

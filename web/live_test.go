@@ -414,17 +414,45 @@ func TestAMentionStandsOutForWhoIsMentioned(t *testing.T) {
 
 // TestTheChannelListCountsMentions: the channel list shows how many unread
 // messages mention the person, beside the unread count.
+// TestTheChannelListCountsMentions: the list and the navigation count the
+// unread messages that mention the person, on the page and live.
 func TestTheChannelListCountsMentions(t *testing.T) {
 	e := newEnv(t)
 	c := e.chat(t)
 	e.say(t, c.admin, c.public, "@bob please look")
 	e.say(t, c.admin, c.public, "and nobody else")
-	_, page := e.client(t).signIn("acme", "bob").get("/t/" + e.acme.ID + "/channels")
-	if want := `data-testid="mentions-general">@1<`; !strings.Contains(page, want) {
-		t.Errorf("bob's list lacks %s: %s", want, excerpt(page, "channel-row-general"))
+	bob := e.client(t).signIn("acme", "bob")
+	_, page := bob.get("/t/" + e.acme.ID + "/channels")
+	for _, want := range []string{`data-testid="mentions-general">@1<`, `data-testid="nav-unread" data-count="2"`, `data-testid="nav-mentions">@1<`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("bob's list lacks %s: %s", want, excerpt(page, "channel-row-general"))
+		}
 	}
 	_, page = e.client(t).signIn("acme", "admin").get("/t/" + e.acme.ID + "/channels")
-	if strings.Contains(page, `data-testid="mentions-general"`) {
-		t.Error("the admin's list counts a mention of bob")
+	if !strings.Contains(page, `data-testid="mentions-general" hidden`) || strings.Contains(page, `data-testid="nav-mentions"`) {
+		t.Errorf("the admin's list counts a mention of bob: %s", excerpt(page, "channel-row-general"))
+	}
+
+	// Live: a new mention, and an edit that adds one, count on the list
+	// and in the navigation.
+	live, resp := bob.openLive(livePath(e.acme.ID, "", 0), "")
+	if live == nil {
+		t.Fatalf("open the stream: status %d", resp.StatusCode)
+	}
+	live.next(t, `id="nav-unread"`) // the snapshot
+	e.say(t, c.admin, c.public, "@bob again")
+	ev, _ := live.next(t, `id="mentions-`+c.public.ID+`"`)
+	for _, want := range []string{`data-testid="mentions-general">@2<`, `data-count="3"`, `data-testid="nav-mentions">@2<`} {
+		if !strings.Contains(ev.data, want) {
+			t.Errorf("the live update lacks %s: %.600s", want, ev.data)
+		}
+	}
+	plain := e.say(t, c.admin, c.public, "plain")
+	live.next(t, `data-count="4"`)
+	if _, err := e.config.Messaging.EditMessage(context.Background(), e.acme.ID, c.admin, c.public.ID, plain.ID, kanri.Seen{ETag: plain.ETag, State: plain.Content}, "plain, @bob"); err != nil {
+		t.Fatal(err)
+	}
+	if ev, _ := live.next(t, `data-testid="nav-mentions">@3<`); !strings.Contains(ev.data, `data-testid="mentions-general">@3<`) {
+		t.Errorf("an edit's mention is not counted in the list: %.600s", ev.data)
 	}
 }

@@ -83,6 +83,11 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 	}
 	if t := p.NavTenant(); t != nil && !isHTMX(c) {
 		p.Services, _ = s.Catalog.UsableServices(ctx, t) // unread, the navigation shows every page the person may open
+		if p.User != nil && p.Can(role.ChannelsRead) && p.Uses(kanri.MessagingServiceID) {
+			if tr, err := s.Messaging.Track(ctx, t.ID, person(c)); err == nil { // unread, no count
+				p.Unread = navUnread(tr.Total())
+			}
+		}
 	}
 	return p
 }

@@ -239,8 +239,8 @@ func UnreadLabel(n int, atLeast bool) string {
 }
 
 // Mine returns one page of the channels the user is a member of, by
-// channel id, with their unread counts: a page of memberships and a point
-// read of each of their channels, so the page costs the same whatever the
+// channel id, with their unread counts: a page of memberships and one
+// query for their channels, so the page costs the same whatever the
 // number of messages. Channels whose deletion is under way are left out.
 func (s *Service) Mine(ctx context.Context, tenantID, userID string, limit int, next string) ([]Membership, string, error) {
 	ten := s.Store.Tenant(tenantID)
@@ -250,26 +250,22 @@ func (s *Service) Mine(ctx context.Context, tenantID, userID string, limit int, 
 	if err != nil {
 		return nil, "", err
 	}
-	channels := make([]*kanri.Channel, len(members))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
+	ids := make([]string, len(members))
 	for i, m := range members {
-		g.Go(func() error {
-			c, err := ten.Channels().Get(gctx, m.ChannelID)
-			if kanri.IsCode(err, kanri.ENOTFOUND) {
-				return nil
-			}
-			channels[i] = c
-			return err
-		})
+		ids[i] = m.ChannelID
 	}
-	if err := g.Wait(); err != nil {
+	found, err := ten.Channels().ByIDs(ctx, ids, "")
+	if err != nil {
 		return nil, "", err
+	}
+	channels := make(map[string]*kanri.Channel, len(found))
+	for _, c := range found {
+		channels[c.ID] = c
 	}
 	now := s.Now()
 	out := make([]Membership, 0, len(members))
-	for i, m := range members {
-		if c := channels[i]; c != nil {
+	for _, m := range members {
+		if c := channels[m.ChannelID]; c != nil {
 			seqs, atLeast := c.UnreadSeqs(m.ReadSeq, now)
 			out = append(out, Membership{Channel: c, Member: m, Unread: len(seqs), AtLeast: atLeast, Mentions: m.Mentions(seqs)})
 		}

@@ -108,7 +108,7 @@ func (s *Service) Post(ctx context.Context, tenantID string, p Person, channelID
 	if err != nil {
 		return nil, err
 	}
-	s.noteMentions(ctx, tenantID, p, msg)
+	s.noteMentions(ctx, tenantID, p, msg, "")
 	s.publish(ctx, tenantID, KindMessageCreated, Payload{ChannelID: channelID, Private: private, Message: msg, Counted: true})
 	if err := s.MarkRead(ctx, tenantID, p.UserID, channelID, msg.Seq); err != nil {
 		s.Logger.Warn("messaging: moving the sender's read mark", "tenant", tenantID, "channel", channelID, "err", err)
@@ -121,18 +121,26 @@ func (s *Service) Post(ctx context.Context, tenantID string, p Person, channelID
 const maxMentions = 20
 
 // noteMentions remembers, in the membership of each member the message
-// mentions by username (the sender aside), that it mentions them. It is
-// done after the message is written: a failure is logged and costs only
-// that mention's count, never the message.
-func (s *Service) noteMentions(ctx context.Context, tenantID string, p Person, msg *kanri.Message) {
+// mentions by username (the sender aside) and its text before (an edit's)
+// did not, that it mentions them. It is done after the message is
+// written: a failure is logged and costs only that mention's count, never
+// the message.
+func (s *Service) noteMentions(ctx context.Context, tenantID string, p Person, msg *kanri.Message, before string) {
 	ten := s.Store.Tenant(tenantID)
+	had := kanri.MentionedNames(before, maxMentions)
 	for _, name := range kanri.MentionedNames(msg.Content, maxMentions) {
+		if slices.ContainsFunc(had, func(h string) bool { return kanri.UsernameID(h) == kanri.UsernameID(name) }) {
+			continue
+		}
 		uid, err := ten.UserIDByUsername(ctx, name)
 		if kanri.IsCode(err, kanri.ENOTFOUND) || uid == p.UserID {
 			continue // no such user, or oneself
 		}
 		if err == nil {
 			_, err = ten.ChannelMembers().Modify(ctx, kanri.ChannelMemberID(msg.ChannelID, uid), nil, func(m *kanri.ChannelMember) error {
+				if slices.Contains(m.MentionSeqs, msg.Seq) {
+					return nil
+				}
 				m.MentionSeqs = append(m.MentionSeqs, msg.Seq)
 				if over := len(m.MentionSeqs) - kanri.MaxMentionSeqs; over > 0 {
 					m.MentionSeqs = append(m.MentionSeqs[:0:0], m.MentionSeqs[over:]...)
@@ -202,7 +210,7 @@ func (s *Service) editOnce(ctx context.Context, tenantID string, p Person, chann
 	if m.Content == content {
 		return m, nil
 	}
-	reactions := m.Reactions
+	reactions, before := m.Reactions, m.Content
 	now := s.Now()
 	m.Content, m.EditedAt, m.Reactions = content, kanri.NewTime(now), nil
 	m.TTL = kanri.MessageTTL(m.SentAt.Time, now)
@@ -210,6 +218,7 @@ func (s *Service) editOnce(ctx context.Context, tenantID string, p Person, chann
 		return nil, store.Raced(err)
 	}
 	m.Reactions = reactions
+	s.noteMentions(ctx, tenantID, p, m, before)
 	s.publish(ctx, tenantID, KindMessageUpdated, Payload{ChannelID: channelID, Private: c.IsPrivate, Message: m})
 	return m, nil
 }

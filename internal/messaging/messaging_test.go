@@ -626,7 +626,7 @@ func TestMentionsAreCountedUntilRead(t *testing.T) {
 	}
 	first := f.post(t, alice, c.ID, "@BOB look, @bob. And @alice, @nobody, mail bob@example.com")
 	f.post(t, alice, c.ID, "@bob again")
-	f.post(t, alice, c.ID, "no mention")
+	plain := f.post(t, alice, c.ID, "no mention")
 	if got, want := mentions(bob.UserID), 2; got != want {
 		t.Errorf("bob's mentions: got %d, want %d", got, want)
 	}
@@ -638,6 +638,18 @@ func TestMentionsAreCountedUntilRead(t *testing.T) {
 	}
 	if got, want := mentions(bob.UserID), 1; got != want {
 		t.Errorf("bob's mentions after a deletion: got %d, want %d", got, want)
+	}
+	// An edit that adds a mention counts it, once however often it is
+	// edited again.
+	edited := plain
+	for _, text := range []string{"now @bob", "now @Bob!", "@bob, now @alice"} {
+		var err error
+		if edited, err = f.svc.EditMessage(f.ctx, ten, alice, c.ID, plain.ID, kanri.Seen{ETag: edited.ETag, State: edited.Content}, text); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := mentions(bob.UserID), 2; got != want {
+			t.Errorf("bob's mentions after the edit to %q: got %d, want %d", text, got, want)
+		}
 	}
 	ch, _, err := f.svc.Channel(f.ctx, ten, bob.UserID, c.ID)
 	if err != nil {

@@ -195,4 +195,17 @@
   }
   document.addEventListener("DOMContentLoaded", function () { labelCells(document); });
   document.addEventListener("htmx:afterSwap", function (e) { labelCells(document); });
+
+  // The tab's title leads with the number of unread messages of the
+  // navigation's badge (which a live page keeps current), so a tab left
+  // open in the background says so.
+  var baseTitle = null;
+  function titleUnread() {
+    if (baseTitle === null) baseTitle = document.title;
+    var b = document.getElementById("nav-unread");
+    var n = b && !b.hidden ? b.getAttribute("data-count") : "";
+    document.title = n ? "(" + n + ") " + baseTitle : baseTitle;
+  }
+  document.addEventListener("DOMContentLoaded", titleUnread);
+  document.addEventListener("htmx:oobAfterSwap", titleUnread);
 })();

@@ -152,21 +152,6 @@
     if (picker) picker.open = false;
   });
 
-  // The tab's title leads with the number of unread messages the page's
-  // badges show, so a list left open in a background tab says so.
-  var baseTitle = document.title;
-  function titleUnread() {
-    var n = 0, more = false;
-    document.querySelectorAll(".badge.unread:not([hidden])").forEach(function (b) {
-      var v = parseInt(b.textContent, 10);
-      if (v > 0) n += v;
-      if (/\+/.test(b.textContent)) more = true;
-    });
-    document.title = n > 0 ? "(" + n + (more ? "+" : "") + ") " + baseTitle : baseTitle;
-  }
-  document.addEventListener("DOMContentLoaded", titleUnread);
-  document.addEventListener("htmx:oobAfterSwap", titleUnread);
-
   // Enter sends the composer's message (Shift+Enter starts a new line).
   document.addEventListener("keydown", function (e) {
     var t = e.target;
