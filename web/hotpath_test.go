@@ -7,7 +7,6 @@ import (
 
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/audit"
-	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 )
@@ -25,12 +24,12 @@ func TestAPIUsagePageRoundTrips(t *testing.T) {
 		{"the tenant's usage", "/t/" + e.acme.ID + "/api-keys/usage"},
 		{"a key's usage", "/t/" + e.acme.ID + "/api-keys/" + k.ID},
 	} {
-		before := e.calls.CallsTo(docstore.API)
+		before := e.calls.CallsTo(kanri.ContainerAPI)
 		resp, body := admin.get(tc.path)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("%s: %d %s", tc.name, resp.StatusCode, body)
 		}
-		got := e.calls.CallsTo(docstore.API).Sub(before)
+		got := e.calls.CallsTo(kanri.ContainerAPI).Sub(before)
 		want := docstoretest.Calls{Query: 3, Read: 1}
 		if tc.name == "a key's usage" {
 			want.Read++ // the key itself

@@ -19,6 +19,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/views"
@@ -301,7 +302,7 @@ func TestRenderSendsWholePages(t *testing.T) {
 func TestUsableGuardsAServicesRoutes(t *testing.T) {
 	ds := bolttest.Open(t)
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	d := app.NewDeps(store.New(ds, nil), nil, func() time.Time { return now })
+	d := app.NewDeps(store.New(ds, nil, schema.Set()), nil, func() time.Time { return now })
 	if _, err := role.New(d).Seed(t.Context()); err != nil {
 		t.Fatal(err)
 	}

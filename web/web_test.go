@@ -34,6 +34,7 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
@@ -97,7 +98,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 	faults := &faultStore{Store: calls}
 	clk := &clock{t: time.Now()}
 	dns := dnstest.Start(t)
-	svcs := services.New(store.New(faults, nil), slog.New(slog.DiscardHandler), clk.Now, services.Options{
+	svcs := services.New(store.New(faults, nil, schema.Set()), slog.New(slog.DiscardHandler), clk.Now, services.Options{
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, DNSServer: dns.Addr, UsageQueue: 1000, Blobs: openBlobs(t),
 	})
 	st, ts, roles, us := svcs.Deps.Store, svcs.Tenants, svcs.Roles, svcs.Users

@@ -9,7 +9,8 @@ import (
 	bbolt "go.etcd.io/bbolt"
 
 	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 )
 
 // TestCheckCommand runs `kanri check` on a sound file, on one damaged on
@@ -17,12 +18,12 @@ import (
 // -repair; the data directory comes from KANRI_DATA_DIR as for the server.
 func TestCheckCommand(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	body := `{"id":"user_1","tenantId":"tenant_a","type":"user","username":"alice","isActive":true}`
-	if _, err := st.Container(docstore.Auth).Create(context.Background(), "tenant_a", []byte(body)); err != nil {
+	if _, err := st.Container(kanri.ContainerAuth).Create(context.Background(), "tenant_a", []byte(body)); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -46,7 +47,7 @@ func TestCheckCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = db.Update(func(tx *bbolt.Tx) error {
-		c := tx.Bucket([]byte("_idx:" + docstore.Auth)).Cursor()
+		c := tx.Bucket([]byte("_idx:" + kanri.ContainerAuth)).Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			if bytes.Contains(k, []byte("\x00user_username\x00")) {
 				return c.Delete()

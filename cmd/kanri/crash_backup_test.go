@@ -32,6 +32,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -302,12 +303,12 @@ func (b backupBlobs) look(hid string) written {
 // be running on it).
 func historyStatus(t *testing.T, dir, hid string) string {
 	t.Helper()
-	ds, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	h, err := store.New(ds, nil).Tenant(backupCrashTenant).BackupHistory().Get(t.Context(), hid)
+	h, err := store.New(ds, nil, schema.Set()).Tenant(backupCrashTenant).BackupHistory().Get(t.Context(), hid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ func historyStatus(t *testing.T, dir, hid string) string {
 // and a paused backup job of every part, and returns the job's id.
 func seedBackupCrash(t *testing.T, dir string) string {
 	t.Helper()
-	ds, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +330,7 @@ func seedBackupCrash(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs := services.New(store.New(ds, nil), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d)})
+	svcs := services.New(store.New(ds, nil, schema.Set()), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d)})
 	if _, err := svcs.Roles.Seed(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +390,7 @@ func seedBackupCrash(t *testing.T, dir string) string {
 			}
 			ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: body})
 		}
-		if _, err := ds.Container(docstore.Audit).Batch(t.Context(), ten.ID, ops); err != nil {
+		if _, err := ds.Container(kanri.ContainerAudit).Batch(t.Context(), ten.ID, ops); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -197,7 +198,7 @@ func TestUploadQuotaHoldsAcrossCrashes(t *testing.T) {
 // on them) and calls fn with the services over them, as the system.
 func withServices(t *testing.T, dir string, now func() time.Time, fn func(context.Context, *services.Set)) {
 	t.Helper()
-	ds, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func withServices(t *testing.T, dir string, now func() time.Time, fn func(contex
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs := services.New(store.New(ds, nil), nil, now, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d)})
+	svcs := services.New(store.New(ds, nil, schema.Set()), nil, now, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d)})
 	fn(audit.WithActor(t.Context(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true}), svcs)
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
@@ -110,12 +111,12 @@ func TestUserCountsConvergeAfterCrashes(t *testing.T) {
 		t.Fatalf("the last start did not stop cleanly: %v", err)
 	}
 
-	ds, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	st := store.New(ds, nil)
+	st := store.New(ds, nil, schema.Set())
 	listed, _, err := tenant.New(app.NewDeps(st, nil, nil)).List(t.Context(), tenant.ListFilter{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +146,7 @@ func TestUserCountsConvergeAfterCrashes(t *testing.T) {
 				t.Errorf("%s: the tenant list shows %d users, but %d exist", tid, l.UserCount, live)
 			}
 		}
-		pending, err := store.Of[kanri.UserCountChange](st.Tenant(tid), docstore.Tenant, kanri.TypeUserCountChange).All(t.Context(), docstore.Query{})
+		pending, err := store.Of[kanri.UserCountChange](st.Tenant(tid), kanri.ContainerTenant, kanri.TypeUserCountChange).All(t.Context(), docstore.Query{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,12 +166,12 @@ const crashHangTimeout = 2 * time.Minute
 // new store in dir, and returns their ids.
 func seedCrashTenants(t *testing.T, dir string) []string {
 	t.Helper()
-	ds, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	svcs := services.New(store.New(ds, nil), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
+	svcs := services.New(store.New(ds, nil, schema.Set()), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
 	ts, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if _, err := roles.Seed(t.Context()); err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -99,7 +100,7 @@ func createDocs(t testing.TB, st *bolt.Store, pk string, from, count int) {
 	for i := range ops {
 		ops[i] = docstore.Op{Kind: docstore.OpCreate, Body: fmt.Appendf(nil, `{"id":"doc_%07d","tenantId":%q,"type":"x"}`, from+i, pk)}
 	}
-	if _, err := st.Container(docstore.Auth).Batch(context.Background(), pk, ops); err != nil {
+	if _, err := st.Container(kanri.ContainerAuth).Batch(context.Background(), pk, ops); err != nil {
 		t.Error(err)
 	}
 }
@@ -107,14 +108,14 @@ func createDocs(t testing.TB, st *bolt.Store, pk string, from, count int) {
 // countDocs counts the documents of partition pk in the store in dir.
 func countDocs(t *testing.T, dir, pk string) int {
 	t.Helper()
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	n, next := 0, ""
 	for {
-		page, err := st.Container(docstore.Auth).Query(t.Context(), pk, docstore.Query{Type: "x", Continuation: next, Limit: docstore.MaxPageSize})
+		page, err := st.Container(kanri.ContainerAuth).Query(t.Context(), pk, docstore.Query{Type: "x", Continuation: next, Limit: docstore.MaxPageSize})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,12 +219,12 @@ func TestHotCopyFromARunningServer(t *testing.T) {
 	}
 
 	restored := checkCopy(t, file)
-	ds, err := bolt.Open(restored, docstore.Specs(), bolt.Options{})
+	ds, err := bolt.Open(restored, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	recs, err := store.New(ds, nil).Tenant(kanri.PrivilegedTenantID).AuditLogs().All(t.Context(), docstore.Query{Where: []docstore.Filter{docstore.Eq("action", "auth.login_failed")}})
+	recs, err := store.New(ds, nil, schema.Set()).Tenant(kanri.PrivilegedTenantID).AuditLogs().All(t.Context(), docstore.Query{Where: []docstore.Filter{docstore.Eq("action", "auth.login_failed")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func failedSignIns(ctx context.Context, t *testing.T, addr string, answered func
 // nothing committed after.
 func TestHotCopyWritersGoOn(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +367,7 @@ func TestHotCopyWithoutAServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+			st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -399,7 +400,7 @@ func TestHotCopyFailuresLeaveNoFile(t *testing.T) {
 	// storeIn creates a store with a few documents in dir and returns it
 	// open.
 	storeIn := func(t *testing.T, dir string) *bolt.Store {
-		st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+		st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -531,7 +532,7 @@ func serveOnSocket(t *testing.T, path string, h http.HandlerFunc) {
 // TestHotCopyForceReplaces replaces an existing file with -force.
 func TestHotCopyForceReplaces(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -557,7 +558,7 @@ func TestHotCopyForceReplaces(t *testing.T) {
 // and kanri backup fails without leaving a file.
 func TestHotCopyShutdownEndsACopyInFlight(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -653,12 +654,12 @@ func TestHotCopyFlags(t *testing.T) {
 func BenchmarkHotCopyWhileWriting(b *testing.B) {
 	const n = 100_000
 	dir := b.TempDir()
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	c := st.Container(docstore.Audit)
+	c := st.Container(kanri.ContainerAudit)
 	record := func(i int) []byte {
 		body, err := json.Marshal(kanri.AuditLog{
 			Doc:       kanri.Doc{ID: fmt.Sprintf("audit_%09d", i), TenantID: "tenant_bench", Type: kanri.TypeAuditLog, SchemaVersion: "1.0"},

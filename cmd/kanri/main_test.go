@@ -21,6 +21,7 @@ import (
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -228,11 +229,11 @@ func TestInstancesStartTogetherOnAnEmptyDatabase(t *testing.T) {
 			}
 		}
 		ds := cosmostest.Open(t, cs, db)
-		users, _, err := store.New(ds, nil).Tenant(kanri.PrivilegedTenantID).Users().Query(t.Context(), docstore.Query{})
+		users, _, err := store.New(ds, nil, schema.Set()).Tenant(kanri.PrivilegedTenantID).Users().Query(t.Context(), docstore.Query{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := store.New(ds, nil).Tenant(kanri.PrivilegedTenantID).Profile(t.Context())
+		p, err := store.New(ds, nil, schema.Set()).Tenant(kanri.PrivilegedTenantID).Profile(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -162,7 +162,7 @@ func normalScopes(scopes []string) []string {
 }
 
 func lookups(st *store.Store) *store.Repo[kanri.APIKeyLookup, *kanri.APIKeyLookup] {
-	return store.Of[kanri.APIKeyLookup](st.Tenant(kanri.SystemTenantID), docstore.API, kanri.TypeAPIKeyLookup)
+	return store.Of[kanri.APIKeyLookup](st.Tenant(kanri.SystemTenantID), kanri.ContainerAPI, kanri.TypeAPIKeyLookup)
 }
 
 // addLookup writes the lookup entry of a hash; writing it again for the

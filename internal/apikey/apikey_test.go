@@ -17,6 +17,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -39,7 +40,7 @@ func setupOn(t *testing.T, ds docstore.Store) *fixture {
 	t.Helper()
 	t.Cleanup(func() { ds.Close() })
 	clk := &clock{t: time.Date(2026, 6, 10, 10, 30, 30, 0, time.UTC)}
-	d := app.NewDeps(store.New(ds, nil), slog.New(slog.NewTextHandler(io.Discard, nil)), clk.now)
+	d := app.NewDeps(store.New(ds, nil, schema.Set()), slog.New(slog.NewTextHandler(io.Discard, nil)), clk.now)
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin", TenantID: "tenant_acme"})
 	return &fixture{ctx: ctx, d: d, keys: apikey.New(d), clock: clk}
 }
@@ -325,7 +326,7 @@ func TestDailyReadsTheDaysInOneQuery(t *testing.T) {
 func testDaily(t *testing.T, ds docstore.Store) {
 	counted := docstoretest.NewCounting(ds)
 	f := setupOn(t, counted)
-	repo := store.Of[kanri.APIUsageDaily](f.d.Store.Tenant("tenant_acme"), docstore.API, kanri.TypeAPIUsageDaily)
+	repo := store.Of[kanri.APIUsageDaily](f.d.Store.Tenant("tenant_acme"), kanri.ContainerAPI, kanri.TypeAPIUsageDaily)
 	for _, d := range []struct {
 		key, date string
 		calls     int64
@@ -396,7 +397,7 @@ func TestLeaseWritesWithoutReading(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	c, _, err := store.Of[kanri.RateCounter](f.d.Store.Tenant("tenant_acme"), docstore.API, kanri.TypeRateCounter).
+	c, _, err := store.Of[kanri.RateCounter](f.d.Store.Tenant("tenant_acme"), kanri.ContainerAPI, kanri.TypeRateCounter).
 		Query(f.ctx, docstore.Query{})
 	if err != nil || len(c) != 1 {
 		t.Fatalf("counters: %v, %v", c, err)
@@ -467,7 +468,7 @@ func TestHeldSecretIsClaimedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	id, _, _ := strings.Cut(ticket, ".")
-	held, err := store.Of[kanri.SecretFlash](f.d.Store.Tenant("tenant_acme"), docstore.API, kanri.TypeSecretFlash).Get(f.ctx, id)
+	held, err := store.Of[kanri.SecretFlash](f.d.Store.Tenant("tenant_acme"), kanri.ContainerAPI, kanri.TypeSecretFlash).Get(f.ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 var errNoFlash = kanri.E(kanri.ENOTFOUND, "error.not_found")
 
 func flashes(st *store.Store, tenantID string) *store.Repo[kanri.SecretFlash, *kanri.SecretFlash] {
-	return store.Of[kanri.SecretFlash](st.Tenant(tenantID), docstore.API, kanri.TypeSecretFlash)
+	return store.Of[kanri.SecretFlash](st.Tenant(tenantID), kanri.ContainerAPI, kanri.TypeSecretFlash)
 }
 
 // Hold keeps a key's new secret, sealed, until it is claimed once with

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -87,5 +86,5 @@ func (s *Service) ReleaseIdempotency(ctx context.Context, rec *kanri.Idempotency
 }
 
 func idempotencyRecords(st *store.Store, tenantID string) *store.Repo[kanri.IdempotencyRecord, *kanri.IdempotencyRecord] {
-	return store.Of[kanri.IdempotencyRecord](st.Tenant(tenantID), docstore.API, kanri.TypeIdempotencyRecord)
+	return store.Of[kanri.IdempotencyRecord](st.Tenant(tenantID), kanri.ContainerAPI, kanri.TypeIdempotencyRecord)
 }

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -126,7 +125,7 @@ func (l *Limiter) Allow(ctx context.Context, k *kanri.APIKey) (Decision, error) 
 // got; otherwise (or when that write finds the counter changed) one read
 // and one write, retried on a lost race.
 func (l *Limiter) lease(ctx context.Context, k *kanri.APIKey, b *bucket, start time.Time, win time.Duration) (int, int, error) {
-	repo := store.Of[kanri.RateCounter](l.st.Tenant(k.TenantID), docstore.API, kanri.TypeRateCounter)
+	repo := store.Of[kanri.RateCounter](l.st.Tenant(k.TenantID), kanri.ContainerAPI, kanri.TypeRateCounter)
 	if c := b.last; c != nil {
 		n := min(block(k.RateLimit), k.RateLimit-c.Granted)
 		if n <= 0 {

@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kanri/kanri/internal/bolt/bolttest"
+	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/doctype"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -13,9 +14,9 @@ import (
 // TestLimiterForgetsIdleKeys fills a limiter with buckets of keys idle
 // for two days and one in use: the next new key drops the idle ones only.
 func TestLimiterForgetsIdleKeys(t *testing.T) {
-	ds := bolttest.Open(t)
+	ds := openStore(t)
 	now := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
-	l := NewLimiter(store.New(ds, nil), func() time.Time { return now })
+	l := NewLimiter(store.New(ds, nil, ownTypes), func() time.Time { return now })
 	for i := range maxBuckets - 1 {
 		l.by[fmt.Sprintf("apikey_idle%d", i)] = &bucket{window: now.Add(-48 * time.Hour)}
 	}
@@ -49,4 +50,20 @@ func TestTouchForgetsIdleKeys(t *testing.T) {
 	if got := len(s.touched); got != 2 {
 		t.Errorf("entries after pruning: got %d, want 2 (the recent key and the new one)", got)
 	}
+}
+
+// ownTypes are the package's own document types: its internal tests cannot
+// import package schema (which imports this package).
+var ownTypes = doctype.MustSet(doctype.Containers, DocTypes)
+
+// openStore opens an embedded store of the package's own types, closed
+// when the test ends.
+func openStore(t *testing.T) *bolt.Store {
+	t.Helper()
+	st, err := bolt.Open(t.TempDir(), ownTypes.Specs(), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

@@ -179,7 +179,7 @@ func (r *Recorder) flush(ctx context.Context, batch []*kanri.APIUsage) {
 				}
 				ops, encoded = append(ops, op), append(encoded, u)
 			}
-			if _, err := ten.Batch(ctx, docstore.API, ops); err != nil {
+			if _, err := ten.Batch(ctx, kanri.ContainerAPI, ops); err != nil {
 				n := r.lost.Add(int64(len(ops)))
 				r.log.Error("API usage not written", "tenant", tenantID, "calls", len(ops), "lost", n, "err", err)
 				continue
@@ -272,7 +272,7 @@ func top(endpoints map[string]int64, n int) []map[string]int {
 }
 
 func dailies(st *store.Store, tenantID string) *store.Repo[kanri.APIUsageDaily, *kanri.APIUsageDaily] {
-	return store.Of[kanri.APIUsageDaily](st.Tenant(tenantID), docstore.API, kanri.TypeAPIUsageDaily)
+	return store.Of[kanri.APIUsageDaily](st.Tenant(tenantID), kanri.ContainerAPI, kanri.TypeAPIUsageDaily)
 }
 
 func (r *Recorder) addDaily(ctx context.Context, tenantID, keyID, day string, s *sums) {

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kanri/kanri/internal/bolt/bolttest"
+	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/doctype"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -72,9 +73,9 @@ func TestCSVCellsAreDefused(t *testing.T) {
 }
 
 func TestARecordThatCannotBeWrittenIsLoggedAndCounted(t *testing.T) {
-	ds := bolttest.Open(t)
+	ds := openStore(t)
 	var logs bytes.Buffer
-	l := New(store.New(ds, nil), slog.New(slog.NewJSONHandler(&logs, nil)), nil)
+	l := New(store.New(ds, nil, ownTypes), slog.New(slog.NewJSONHandler(&logs, nil)), nil)
 	ctx := WithActor(t.Context(), Actor{UserID: "user_1", RequestID: "req-1"})
 	l.Record(ctx, Entry{TenantID: "tenant_a", Action: "user.update"})
 	if got, want := l.Lost(), int64(0); got != want {
@@ -93,8 +94,8 @@ func TestARecordThatCannotBeWrittenIsLoggedAndCounted(t *testing.T) {
 }
 
 func TestExportStopsWhenItsContextEnds(t *testing.T) {
-	ds := bolttest.Open(t)
-	l := New(store.New(ds, nil), slog.New(slog.DiscardHandler), nil)
+	ds := openStore(t)
+	l := New(store.New(ds, nil, ownTypes), slog.New(slog.DiscardHandler), nil)
 	for range 3 {
 		l.Record(t.Context(), Entry{TenantID: "tenant_a", Action: "user.update"})
 	}
@@ -107,4 +108,20 @@ func TestExportStopsWhenItsContextEnds(t *testing.T) {
 	if err := l.WriteCSV(ctx, io.Discard, "tenant_a", Filter{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("an export whose context ended: got %v, want context.Canceled", err)
 	}
+}
+
+// ownTypes are the package's own document types: its internal tests cannot
+// import package schema (which imports this package).
+var ownTypes = doctype.MustSet(doctype.Containers, DocTypes)
+
+// openStore opens an embedded store of the package's own types, closed
+// when the test ends.
+func openStore(t *testing.T) *bolt.Store {
+	t.Helper()
+	st, err := bolt.Open(t.TempDir(), ownTypes.Specs(), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

@@ -157,7 +157,7 @@ func (s *Service) lookup(ctx context.Context, tenantName, username string) (*kan
 		return nil, nil
 	}
 	sys := s.Store.Tenant(kanri.SystemTenantID)
-	res, err := store.Of[kanri.TenantName](sys, docstore.Tenant, kanri.TypeTenantName).Get(ctx, kanri.TenantNameID(tenantName))
+	res, err := store.Of[kanri.TenantName](sys, kanri.ContainerTenant, kanri.TypeTenantName).Get(ctx, kanri.TenantNameID(tenantName))
 	if err != nil {
 		return nil, nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -46,7 +47,7 @@ func enrolled(t *testing.T, key []byte) *fixture {
 	t.Helper()
 	ds := bolttest.Open(t)
 	clk := &clock{t: time.Date(2026, 11, 26, 9, 0, 5, 0, time.UTC)}
-	svcs := services.New(store.New(ds, nil), slog.New(slog.DiscardHandler), clk.now, services.Options{
+	svcs := services.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), clk.now, services.Options{
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, TwoFactorKey: key,
 	})
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "system"})

@@ -219,7 +219,7 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 		k.userID = r.StartedBy
 	}
 	now := map[string]current{}
-	_, err = s.dump(ctx, tenantID, containersOf(r.Parts), func(container string, it docstore.Item) error {
+	_, err = s.dump(ctx, tenantID, s.Store.Types().Containers(r.Parts), func(container string, it docstore.Item) error {
 		var hd struct {
 			header
 			KeyHash string `json:"keyHash"`
@@ -227,7 +227,7 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 		if err := json.Unmarshal(it.Body, &hd); err != nil {
 			return err
 		}
-		part := partOf(container, hd.Type)
+		part := s.Store.Types().Part(container, hd.Type)
 		if !slices.Contains(r.Parts, part) || k.keeps(part, hd.Type, it.ID, it.Body) {
 			return nil
 		}
@@ -508,14 +508,14 @@ func (s *Service) relink(ctx context.Context, tenantID string, body []byte) erro
 	if key.KeyHash == "" {
 		return nil
 	}
-	repo := store.Of[kanri.APIKeyLookup](s.Store.Tenant(kanri.SystemTenantID), docstore.API, kanri.TypeAPIKeyLookup)
+	repo := store.Of[kanri.APIKeyLookup](s.Store.Tenant(kanri.SystemTenantID), kanri.ContainerAPI, kanri.TypeAPIKeyLookup)
 	l := &kanri.APIKeyLookup{Doc: kanri.Doc{ID: kanri.APIKeyLookupID(key.KeyHash)}, KeyTenantID: tenantID, APIKeyID: key.ID}
 	return repo.Upsert(ctx, l)
 }
 
 // unlink removes a removed API key's lookup entry, if it is the key's.
 func (s *Service) unlink(ctx context.Context, tenantID, keyHash string) {
-	repo := store.Of[kanri.APIKeyLookup](s.Store.Tenant(kanri.SystemTenantID), docstore.API, kanri.TypeAPIKeyLookup)
+	repo := store.Of[kanri.APIKeyLookup](s.Store.Tenant(kanri.SystemTenantID), kanri.ContainerAPI, kanri.TypeAPIKeyLookup)
 	l, err := repo.Get(ctx, kanri.APIKeyLookupID(keyHash))
 	if err != nil || l.KeyTenantID != tenantID {
 		return

@@ -35,7 +35,7 @@ func (e *env) addMessages(t *testing.T, prefix string, n int) {
 			}
 			ops = append(ops, op)
 		}
-		if _, err := ten.Batch(e.ctx, docstore.Messaging, ops); err != nil {
+		if _, err := ten.Batch(e.ctx, kanri.ContainerMessaging, ops); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -57,16 +57,16 @@ func testRestoreInBatches(t *testing.T, ds docstore.Store) {
 	e.addMessages(t, "msg_later_", 150)
 	backup.SetBeforePart(e.svcs.Backups, func(part string) error {
 		if part == kanri.PartAudit { // the last part: the removals come next
-			return e.svcs.Deps.Store.Port().Container(docstore.Messaging).Delete(e.ctx, e.tenant.ID, "msg_later_0000", "")
+			return e.svcs.Deps.Store.Port().Container(kanri.ContainerMessaging).Delete(e.ctx, e.tenant.ID, "msg_later_0000", "")
 		}
 		return nil
 	})
-	msgCalls := counting.CallsTo(docstore.Messaging)
+	msgCalls := counting.CallsTo(kanri.ContainerMessaging)
 	if _, err := e.svcs.Backups.Restore(e.ctx, e.tenant.ID, h.ID, kanri.AllBackupParts); err != nil {
 		t.Fatal(err)
 	}
 	e.svcs.Backups.Wait()
-	msgCalls = counting.CallsTo(docstore.Messaging).Sub(msgCalls)
+	msgCalls = counting.CallsTo(kanri.ContainerMessaging).Sub(msgCalls)
 	backup.SetBeforePart(e.svcs.Backups, nil)
 	r, err := e.svcs.Backups.LatestRestore(e.ctx, e.tenant.ID)
 	if err != nil || r == nil || r.Status != kanri.RestoreDone {

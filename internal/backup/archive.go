@@ -13,7 +13,6 @@ import (
 	"runtime/debug"
 
 	"github.com/kanri/kanri/internal/blob"
-	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -98,85 +97,6 @@ func manifestBlob(tenantID, historyID string) string {
 func partFile(part string) string             { return part + ".ndjson.gz" }
 func contentPrefix(tenantID string) string    { return tenantPrefix(tenantID) + "files/" }
 func contentBlob(tenantID, sha string) string { return contentPrefix(tenantID) + sha }
-
-// partOf returns the part a document of container and type belongs to,
-// or "" for documents no archive holds: the tenant's own document and
-// listing, counters' pending changes, uploads in progress, rate counters,
-// idempotency records, one-time secrets, migration marks, concurrency
-// guards and the backups themselves.
-func partOf(container, typ string) string {
-	switch container {
-	case docstore.Auth:
-		switch typ {
-		case kanri.TypeUser, kanri.TypeUsername, kanri.TypeEmailAddress, kanri.TypeRoleAssignment:
-			return kanri.PartUsers
-		}
-	case docstore.Tenant:
-		switch typ {
-		case kanri.TypeTenantUser:
-			return kanri.PartUsers
-		case kanri.TypeDomain:
-			return kanri.PartServices
-		}
-	case docstore.ServiceSetting:
-		switch typ {
-		case kanri.TypeServiceAssignment, kanri.TypeServiceUsage:
-			return kanri.PartServices
-		}
-	case docstore.Files:
-		switch typ {
-		case kanri.TypeFile, kanri.TypeFolder, kanri.TypeFolderName, kanri.TypeFileStorage:
-			return kanri.PartFiles
-		}
-	case docstore.Messaging:
-		switch typ {
-		case kanri.TypeChannel, kanri.TypeMessage, kanri.TypeChannelMember, kanri.TypeChannelName, kanri.TypeReaction, kanri.TypeChannelDeletion:
-			return kanri.PartChannels
-		}
-	case docstore.API:
-		switch typ {
-		case kanri.TypeAPIKey, kanri.TypeAPISettings, kanri.TypeAPIUsage, kanri.TypeAPIUsageAggregate, kanri.TypeAPIUsageDaily:
-			return kanri.PartAPIKeys
-		}
-	case docstore.Audit:
-		if typ == kanri.TypeAuditLog {
-			return kanri.PartAudit
-		}
-	}
-	return ""
-}
-
-// containersOf returns the containers that hold the parts' documents.
-func containersOf(parts []string) []string {
-	var out []string
-	add := func(c string) {
-		for _, o := range out {
-			if o == c {
-				return
-			}
-		}
-		out = append(out, c)
-	}
-	for _, p := range parts {
-		switch p {
-		case kanri.PartUsers:
-			add(docstore.Auth)
-			add(docstore.Tenant)
-		case kanri.PartServices:
-			add(docstore.ServiceSetting)
-			add(docstore.Tenant)
-		case kanri.PartFiles:
-			add(docstore.Files)
-		case kanri.PartChannels:
-			add(docstore.Messaging)
-		case kanri.PartAPIKeys:
-			add(docstore.API)
-		case kanri.PartAudit:
-			add(docstore.Audit)
-		}
-	}
-	return out
-}
 
 // header is what a document's body says of itself.
 type header struct {

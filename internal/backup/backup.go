@@ -299,7 +299,7 @@ func (s *Service) CreateJob(ctx context.Context, tenantID string, in Input) (*ka
 		var op docstore.Op
 		var res []docstore.Result
 		if op, err = jobs.Op(docstore.OpCreate, j); err == nil {
-			res, err = store.CreateWithin(ctx, ten, docstore.Backup, "backup_jobs", limit, kanri.E(kanri.ECONFLICT, "backups.limit_reached", limit),
+			res, err = store.CreateWithin(ctx, ten, kanri.ContainerBackup, "backup_jobs", limit, kanri.E(kanri.ECONFLICT, "backups.limit_reached", limit),
 				func() (int, error) {
 					js, _, err := jobs.Query(ctx, docstore.Query{Limit: limit})
 					return len(js), err

@@ -26,6 +26,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -47,7 +48,7 @@ func newEnv(t *testing.T, ds docstore.Store, blobDir string) *env {
 		t.Fatal(err)
 	}
 	blobs := blob.New(drv)
-	svcs := services.New(store.New(ds, nil), slog.New(slog.DiscardHandler), nil, services.Options{
+	svcs := services.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), nil, services.Options{
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs,
 	})
 	t.Cleanup(svcs.Backups.Wait)
@@ -177,7 +178,7 @@ func (e *env) state(t *testing.T) state {
 	t.Helper()
 	s := state{docs: map[string]map[string]any{}, bytes: map[string][]byte{}, sessionsValidAfter: map[string]string{}}
 	var names []string
-	for _, sp := range docstore.Specs() {
+	for _, sp := range schema.Specs() {
 		names = append(names, sp.Name)
 	}
 	_, err := e.ds.Dump(e.ctx, e.tenant.ID, names, func(container string, it docstore.Item) error {
@@ -228,7 +229,7 @@ func backupPart(container, typ string) bool {
 		kanri.TypeBackupRestore, "", "schedule_run", "schedule_lease":
 		return false
 	}
-	return container != docstore.Backup && !strings.HasPrefix(typ, "event")
+	return container != kanri.ContainerBackup && !strings.HasPrefix(typ, "event")
 }
 
 func (e *env) backup(t *testing.T, parts []string) *kanri.BackupHistory {

@@ -81,7 +81,7 @@ func (g *dumpGate) Dump(ctx context.Context, pk string, containers []string, fn 
 
 func (g *dumpGate) Container(name string) docstore.Container {
 	c := g.Store.Container(name)
-	if name != docstore.Backup {
+	if name != kanri.ContainerBackup {
 		return c
 	}
 	return gatedContainer{Container: c, g: g}

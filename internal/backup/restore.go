@@ -288,12 +288,12 @@ func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts 
 	// The documents seen that the archive does not have (those it has are
 	// marked seen in it).
 	seen := map[string]bool{}
-	_, err := s.dump(ctx, tenantID, containersOf(parts), func(container string, it docstore.Item) error {
+	_, err := s.dump(ctx, tenantID, s.Store.Types().Containers(parts), func(container string, it docstore.Item) error {
 		var hd labelled
 		if err := json.Unmarshal(it.Body, &hd); err != nil {
 			return err
 		}
-		part := partOf(container, hd.Type)
+		part := s.Store.Types().Part(container, hd.Type)
 		if !slices.Contains(parts, part) || k.keeps(part, hd.Type, it.ID, it.Body) {
 			return nil
 		}

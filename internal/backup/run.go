@@ -185,12 +185,12 @@ func (s *Service) archive(ctx context.Context, tenantID string, j *kanri.BackupJ
 	// transaction to end, so the dump's own goroutine would wait for itself.
 	var items atomic.Int64
 	stopProgress := s.reportProgress(ctx, tenantID, h, &items)
-	snapshot, err := s.dump(ctx, tenantID, containersOf(h.Parts), func(container string, it docstore.Item) error {
+	snapshot, err := s.dump(ctx, tenantID, s.Store.Types().Containers(h.Parts), func(container string, it docstore.Item) error {
 		var hd header
 		if err := json.Unmarshal(it.Body, &hd); err != nil {
 			return fmt.Errorf("%s/%s: %w", container, it.ID, err)
 		}
-		w := writers[partOf(container, hd.Type)]
+		w := writers[s.Store.Types().Part(container, hd.Type)]
 		if w == nil {
 			return nil
 		}

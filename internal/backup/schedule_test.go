@@ -22,6 +22,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/schedule/scheduletest"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -33,7 +34,7 @@ func instance(t *testing.T, ds docstore.Store, blobDir, name string, clock *sche
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs := services.New(store.New(ds, nil), slog.New(slog.DiscardHandler), clock.Now, services.Options{
+	svcs := services.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), clock.Now, services.Options{
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(drv),
 		Scheduler: schedule.New(ds, name, clock),
 	})

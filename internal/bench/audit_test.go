@@ -16,6 +16,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -29,7 +30,7 @@ func BenchmarkEmbeddedAuditPage(b *testing.B) {
 		big = v
 	}
 	st := bolttest.Open(b)
-	c := st.Container(docstore.Audit)
+	c := st.Container(kanri.ContainerAudit)
 	sizes := []int{1000, big}
 	for _, n := range sizes {
 		loadAudit(b, c, fmt.Sprintf("tenant_audit%d", n), n)
@@ -82,7 +83,7 @@ func BenchmarkEmbeddedAuditPage(b *testing.B) {
 // rows a second, and the largest heap seen while it runs, which must not
 // grow with n (the export streams one page at a time).
 func exportCSV(b *testing.B, ds docstore.Store, pk string, n int) {
-	log := audit.New(store.New(ds, nil), nil, nil)
+	log := audit.New(store.New(ds, nil, schema.Set()), nil, nil)
 	var peak atomic.Uint64
 	stop := make(chan struct{})
 	sampled := make(chan struct{})

@@ -27,6 +27,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -272,7 +273,7 @@ type backupEnv struct {
 // openBackup opens the store in dir and the blob store in blobDir, and
 // the services over them (bcrypt at its lowest cost, logs discarded).
 func openBackup(t testing.TB, dataDir, blobDir string) (*bolt.Store, *store.Store, *services.Set, *blob.Bucket) {
-	ds, err := bolt.Open(dataDir, docstore.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dataDir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +283,7 @@ func openBackup(t testing.TB, dataDir, blobDir string) (*bolt.Store, *store.Stor
 		t.Fatal(err)
 	}
 	blobs := blob.New(drv)
-	st := store.New(ds, nil)
+	st := store.New(ds, nil, schema.Set())
 	svcs := services.New(st, slog.New(slog.DiscardHandler), nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs})
 	return ds, st, svcs, blobs
 }
@@ -353,10 +354,10 @@ func (e *backupEnv) seed(b *testing.B, sz backupSize) {
 			}
 			members = append(members, m)
 		}
-		if _, err := ten.Batch(ctx, docstore.Auth, auth); err != nil {
+		if _, err := ten.Batch(ctx, kanri.ContainerAuth, auth); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := ten.Batch(ctx, docstore.Tenant, members); err != nil {
+		if _, err := ten.Batch(ctx, kanri.ContainerTenant, members); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -402,7 +403,7 @@ func (e *backupEnv) seed(b *testing.B, sz backupSize) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := ten.Batch(ctx, docstore.Files, append(files, op)); err != nil {
+	if _, err := ten.Batch(ctx, kanri.ContainerFiles, append(files, op)); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("wrote %d files in %v", sz.files, time.Since(start).Round(time.Millisecond))
@@ -441,7 +442,7 @@ func (e *backupEnv) writeAudit(b *testing.B, ten store.Tenant, first, n int) {
 			}
 			ops = append(ops, op)
 		}
-		if _, err := ten.Batch(context.Background(), docstore.Audit, ops); err != nil {
+		if _, err := ten.Batch(context.Background(), kanri.ContainerAudit, ops); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -482,7 +483,7 @@ func (e *backupEnv) writeMessages(b *testing.B, ten store.Tenant, c, n int) {
 				ops = append(ops, op)
 			}
 		}
-		if _, err := ten.Batch(ctx, docstore.Messaging, ops); err != nil {
+		if _, err := ten.Batch(ctx, kanri.ContainerMessaging, ops); err != nil {
 			b.Fatal(err)
 		}
 	}

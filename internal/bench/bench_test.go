@@ -29,7 +29,7 @@ var statuses = []bool{true, true, true, false} // three in four users are active
 func load(b *testing.B, st docstore.Store, tenants int) {
 	b.Helper()
 	ctx := context.Background()
-	c := st.Container(docstore.Auth)
+	c := st.Container(kanri.ContainerAuth)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	start := time.Now()
 	for t := range tenants {
@@ -74,7 +74,7 @@ func activeUsers(cont string) docstore.Query {
 // run runs the three measured operations against a loaded store.
 func run(b *testing.B, st docstore.Store, tenants int) {
 	ctx := context.Background()
-	c := st.Container(docstore.Auth)
+	c := st.Container(kanri.ContainerAuth)
 
 	b.Run("PointRead", func(b *testing.B) {
 		b.ReportAllocs()

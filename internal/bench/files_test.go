@@ -28,6 +28,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -177,12 +178,12 @@ func benchBinary(b *testing.B) string {
 // fileTenant, whose file service allows files and storage far larger
 // than any benchmarked file.
 func seedFiles(b *testing.B, dir string) {
-	ds, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer ds.Close()
-	svcs := services.New(store.New(ds, nil), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
+	svcs := services.New(store.New(ds, nil, schema.Set()), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
 	if _, err := svcs.Roles.Seed(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -402,7 +403,7 @@ func BenchmarkFolderList(b *testing.B) {
 		big = v
 	}
 	dir := b.TempDir()
-	ds, err := bolt.Open(filepath.Join(dir, "data"), docstore.Specs(), bolt.Options{})
+	ds, err := bolt.Open(filepath.Join(dir, "data"), schema.Specs(), bolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -411,7 +412,7 @@ func BenchmarkFolderList(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := store.New(ds, nil)
+	st := store.New(ds, nil, schema.Set())
 	svcs := services.New(st, nil, nil, services.Options{Blobs: blob.New(drv)})
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "user_admin", TenantID: fileTenant})
 	svc := svcs.Files
@@ -469,7 +470,7 @@ func BenchmarkFolderList(b *testing.B) {
 					}
 					b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
 				})
-				if ex, ok := ds.Container(docstore.Files).(docstore.Explainer); ok && page > 1 && f.n == big {
+				if ex, ok := ds.Container(kanri.ContainerFiles).(docstore.Explainer); ok && page > 1 && f.n == big {
 					plan, err := ex.Explain(fileTenant, docstore.Query{
 						Type:    kanri.TypeFile,
 						Where:   []docstore.Filter{docstore.Eq("folderId", f.id), docstore.Eq("deletedAt", nil)},
@@ -526,7 +527,7 @@ func loadFolder(b *testing.B, st *store.Store, folderID string, n int) {
 			}
 			ops = append(ops, op)
 		}
-		if _, err := ten.Batch(context.Background(), docstore.Files, ops); err != nil {
+		if _, err := ten.Batch(context.Background(), kanri.ContainerFiles, ops); err != nil {
 			b.Fatal(err)
 		}
 	}

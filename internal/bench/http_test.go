@@ -28,6 +28,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -344,12 +345,12 @@ func signInHTTP(b *testing.B, base string, t http.RoundTripper) (*http.Client, s
 // their 1,000 users each (in batches, for speed) into a store in dir.
 func seedHTTP(b testing.TB, dir string) (apiSecret string) {
 	start := time.Now()
-	ds, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer ds.Close()
-	svcs := services.New(store.New(ds, nil), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
+	svcs := services.New(store.New(ds, nil, schema.Set()), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
 	ts, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if _, err := roles.Seed(context.Background()); err != nil {
 		b.Fatal(err)
@@ -358,7 +359,7 @@ func seedHTTP(b testing.TB, dir string) (apiSecret string) {
 	if _, _, err := auth.Bootstrap(ctx, ts, users, roles, "admin@example.com", loadPassword); err != nil {
 		b.Fatal(err)
 	}
-	c := ds.Container(docstore.Auth)
+	c := ds.Container(kanri.ContainerAuth)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for t := range 100 {
 		ten, err := ts.Create(ctx, kanri.TenantInput{Name: fmt.Sprintf("t%03d", t), DisplayName: fmt.Sprintf("Tenant %d", t), Plan: kanri.PlanStandard, MaxUsers: 10000})

@@ -42,6 +42,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/web"
@@ -95,7 +96,7 @@ type inProcess struct {
 // over it until the benchmark ends.
 func startInProcess(b *testing.B, record bool) *inProcess {
 	b.Helper()
-	bs, err := bolt.Open(filepath.Join(b.TempDir(), "data"), docstore.Specs(), bolt.Options{})
+	bs, err := bolt.Open(filepath.Join(b.TempDir(), "data"), schema.Specs(), bolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func startInProcess(b *testing.B, record bool) *inProcess {
 		under = rec
 	}
 	ds := docstoretest.NewCounting(under)
-	st := store.New(ds, nil)
+	st := store.New(ds, nil, schema.Set())
 	bus := events.NewLocal()
 	svcs := services.New(st, slog.New(slog.DiscardHandler), nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Events: bus})
 	ctx := system()
@@ -416,7 +417,9 @@ func BenchmarkMessagingFanout(b *testing.B) {
 	sender := messaging.Person{UserID: owner.ID, Name: "owner"}
 	// What a post and its delivery read: the messaging and files
 	// containers (the streams' rechecks read the others).
-	postReads := func() int { return p.ds.CallsTo(docstore.Messaging).Reads() + p.ds.CallsTo(docstore.Files).Reads() }
+	postReads := func() int {
+		return p.ds.CallsTo(kanri.ContainerMessaging).Reads() + p.ds.CallsTo(kanri.ContainerFiles).Reads()
+	}
 	cpu0, reads0 := cpuTime(b), postReads()
 	var (
 		lat, postTimes []time.Duration
@@ -939,8 +942,8 @@ func BenchmarkMessagingChannelPage(b *testing.B) {
 		// How the store runs the messages' query the service made.
 		qs := p.rec.Queries()
 		for i := len(qs) - 1; i >= 0; i-- {
-			if r := qs[i]; r.Container == docstore.Messaging && r.Query.Type == kanri.TypeMessage {
-				plan, err := p.bs.Container(docstore.Messaging).(docstore.Explainer).Explain(r.PartitionKey, r.Query)
+			if r := qs[i]; r.Container == kanri.ContainerMessaging && r.Query.Type == kanri.TypeMessage {
+				plan, err := p.bs.Container(kanri.ContainerMessaging).(docstore.Explainer).Explain(r.PartitionKey, r.Query)
 				b.Logf("plan of the latest page of %d messages: %+v (%v)", n, plan, err)
 				break
 			}
@@ -990,7 +993,7 @@ func loadChannel(b *testing.B, st *store.Store, tenantID, channelID, senderID st
 				ops = append(ops, op)
 			}
 		}
-		if _, err := ten.Batch(ctx, docstore.Messaging, ops); err != nil {
+		if _, err := ten.Batch(ctx, kanri.ContainerMessaging, ops); err != nil {
 			b.Fatal(err)
 		}
 	}

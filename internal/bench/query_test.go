@@ -17,6 +17,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/search"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
@@ -42,12 +43,12 @@ func BenchmarkEmbeddedAuditQueries(b *testing.B) {
 	big := envInt("KANRI_BENCH_AUDIT", 1_000_000)
 	ds := bolttest.Open(b)
 	rec := docstoretest.NewRecorder(ds)
-	st := store.New(rec, nil)
+	st := store.New(rec, nil, schema.Set())
 	log := audit.New(st, nil, nil)
 	ctx := context.Background()
 	for _, n := range []int{1000, big} {
 		pk := fmt.Sprintf("tenant_q%d", n)
-		loadAuditBy(b, ds.Container(docstore.Audit), pk, n, func(i int) (string, string) {
+		loadAuditBy(b, ds.Container(kanri.ContainerAudit), pk, n, func(i int) (string, string) {
 			if i%1000 == 500 { // 1 record in 1,000
 				return "user_rare", "rare"
 			}
@@ -100,11 +101,11 @@ func BenchmarkEmbeddedUserSearch(b *testing.B) {
 	big := envInt("KANRI_BENCH_USERS", 100_000)
 	ds := bolttest.Open(b)
 	rec := docstoretest.NewRecorder(ds)
-	d := app.NewDeps(store.New(rec, nil), nil, nil)
+	d := app.NewDeps(store.New(rec, nil, schema.Set()), nil, nil)
 	users := user.New(d, tenant.New(d), role.New(d), auth.Hasher{Cost: 4})
 	for _, n := range []int{1000, big} {
 		pk := fmt.Sprintf("tenant_s%d", n)
-		loadSearchUsers(b, ds.Container(docstore.Auth), pk, n)
+		loadSearchUsers(b, ds.Container(kanri.ContainerAuth), pk, n)
 		for _, tc := range []struct {
 			name, q string
 			want    int

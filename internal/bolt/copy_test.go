@@ -13,6 +13,8 @@ import (
 
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 )
 
 // hangTimeout bounds a wait that only guards against a hang; a busy
@@ -43,14 +45,14 @@ func copyTo(t *testing.T, path string, size *int64) (func(int64) (io.Writer, err
 // pk in the auth container.
 func countDocs(t *testing.T, dir, pk string) int {
 	t.Helper()
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	n, next := 0, ""
 	for {
-		page, err := st.Container(docstore.Auth).Query(t.Context(), pk, docstore.Query{Type: "x", Continuation: next, Limit: docstore.MaxPageSize})
+		page, err := st.Container(kanri.ContainerAuth).Query(t.Context(), pk, docstore.Query{Type: "x", Continuation: next, Limit: docstore.MaxPageSize})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +66,7 @@ func countDocs(t *testing.T, dir, pk string) int {
 func createDoc(t *testing.T, st *bolt.Store, pk string, i int) {
 	t.Helper()
 	body := fmt.Sprintf(`{"id":"doc_%06d","tenantId":%q,"type":"x"}`, i, pk)
-	if _, err := st.Container(docstore.Auth).Create(t.Context(), pk, []byte(body)); err != nil {
+	if _, err := st.Container(kanri.ContainerAuth).Create(t.Context(), pk, []byte(body)); err != nil {
 		t.Error(err)
 	}
 }
@@ -75,7 +77,7 @@ func createDoc(t *testing.T, st *bolt.Store, pk string, i int) {
 // copy began.
 func TestCopyWhileWriting(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +150,7 @@ func TestCopyWhileWriting(t *testing.T) {
 // and tells a truncated copy from a whole one.
 func TestCopyFile(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

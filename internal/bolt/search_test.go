@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 )
 
 // TestTextSearchSkipsOnlyWhatCannotMatch checks the raw-bytes shortcut of
@@ -13,9 +15,9 @@ import (
 // match, whatever their case, the runes that lower-case into ASCII, and
 // escaped characters.
 func TestTextSearchSkipsOnlyWhatCannotMatch(t *testing.T) {
-	st := open(t, docstore.Specs())
+	st := open(t, schema.Specs())
 	defer st.Close()
-	c := st.Container(docstore.Auth)
+	c := st.Container(kanri.ContainerAuth)
 	ctx := context.Background()
 	docs := map[string]string{
 		"upper":   `{"id":"upper","tenantId":"tenant_a","type":"user","username":"USER05","displayName":"x"}`,

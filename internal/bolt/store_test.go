@@ -8,6 +8,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 )
 
 // clock is a settable time source.
@@ -21,23 +22,23 @@ func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 
 func TestDataSurvivesReopen(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	etag, err := st.Container(docstore.Auth).Create(t.Context(), "t1", []byte(`{"id":"a","tenantId":"t1","type":"x"}`))
+	etag, err := st.Container(kanri.ContainerAuth).Create(t.Context(), "t1", []byte(`{"id":"a","tenantId":"t1","type":"x"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err = bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	st, err = bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	it, err := st.Container(docstore.Auth).Read(t.Context(), "t1", "a")
+	it, err := st.Container(kanri.ContainerAuth).Read(t.Context(), "t1", "a")
 	if err != nil {
 		t.Fatalf("read after reopen: %v", err)
 	}
@@ -48,25 +49,25 @@ func TestDataSurvivesReopen(t *testing.T) {
 
 func TestSecondOpenFailsClearly(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := bolt.Open(dir, docstore.Specs(), bolt.Options{}); err == nil {
+	if _, err := bolt.Open(dir, schema.Specs(), bolt.Options{}); err == nil {
 		t.Fatal("second open of a store in use: got no error")
 	}
 }
 
 func TestPurgeDeletesOnlyExpired(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	st, err := bolt.Open(t.TempDir(), docstore.Specs(), bolt.Options{Now: clk.Now})
+	st, err := bolt.Open(t.TempDir(), schema.Specs(), bolt.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	ctx := t.Context()
-	audit, auth := st.Container(docstore.Audit), st.Container(docstore.Auth)
+	audit, auth := st.Container(kanri.ContainerAudit), st.Container(kanri.ContainerAuth)
 	put := func(c docstore.Container, id, extra string) {
 		t.Helper()
 		if _, err := c.Create(ctx, "t1", []byte(`{"id":"`+id+`","tenantId":"t1","type":"x"`+extra+`}`)); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 )
 
 // TestAnEarlierDataFileIsIndexedOnOpen opens a data file written by the
@@ -24,7 +25,7 @@ func TestAnEarlierDataFileIsIndexedOnOpen(t *testing.T) {
 	dir := t.TempDir()
 	unpack(t, "testdata/v1-kanri.db.gz", filepath.Join(dir, bolt.FileName))
 	var logs bytes.Buffer
-	st, err := bolt.Open(dir, docstore.Specs(), bolt.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,8 +36,8 @@ func TestAnEarlierDataFileIsIndexedOnOpen(t *testing.T) {
 		container, typ, order string
 		want                  int
 	}{
-		{docstore.Auth, kanri.TypeUser, "username", 61},
-		{docstore.Audit, kanri.TypeAuditLog, "timestamp", 0},
+		{kanri.ContainerAuth, kanri.TypeUser, "username", 61},
+		{kanri.ContainerAudit, kanri.TypeAuditLog, "timestamp", 0},
 	} {
 		scanned := 0
 		q := docstore.Query{Type: tt.typ, Limit: 1000}
@@ -75,7 +76,7 @@ func TestAnEarlierDataFileIsIndexedOnOpen(t *testing.T) {
 	}
 	st.Close()
 	logs.Reset()
-	st, err = bolt.Open(dir, docstore.Specs(), bolt.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	st, err = bolt.Open(dir, schema.Specs(), bolt.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

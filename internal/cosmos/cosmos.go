@@ -24,6 +24,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
 )
 
 // Config says how to reach a Cosmos DB account.
@@ -32,7 +33,7 @@ type Config struct {
 	Endpoint string
 	// Key is the account's primary or secondary key.
 	Key string
-	// Database is the database to use; docstore.DatabaseName when empty.
+	// Database is the database to use; kanri.DatabaseName when empty.
 	Database string
 	// InsecureSkipVerify turns off TLS certificate checks. It exists for a
 	// local test server with a self-signed certificate and must never be
@@ -54,7 +55,7 @@ func Open(ctx context.Context, cfg Config, specs []docstore.Spec) (*Store, error
 		return nil, errors.New("cosmos: endpoint and key are required")
 	}
 	if cfg.Database == "" {
-		cfg.Database = docstore.DatabaseName
+		cfg.Database = kanri.DatabaseName
 	}
 	cred, err := azcosmos.NewKeyCredential(cfg.Key)
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/events"
+	"github.com/kanri/kanri/internal/kanri"
 )
 
 // eventTTL is how long an event document lives in the messaging container:
@@ -62,7 +62,7 @@ var _ events.Bus = (*Events)(nil)
 // Events returns the store's events bus, reading the change feed from now
 // every poll. Close stops it.
 func (s *Store) Events(ctx context.Context, log *slog.Logger, poll time.Duration) (*Events, error) {
-	c, ok := s.containers[docstore.Messaging]
+	c, ok := s.containers[kanri.ContainerMessaging]
 	if !ok {
 		return nil, errors.New("cosmos: no messaging container")
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/kanri/kanri/internal/domain"
 	"github.com/kanri/kanri/internal/domain/dnstest"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -61,7 +62,7 @@ func setup(t *testing.T) *fixture {
 	t.Helper()
 	ds := bolttest.Open(t)
 	f := &fixture{dns: dnstest.Start(t), now: time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)}
-	d := app.NewDeps(store.New(ds, nil), nil, func() time.Time { return f.now })
+	d := app.NewDeps(store.New(ds, nil, schema.Set()), nil, func() time.Time { return f.now })
 	f.st = d.Store
 	f.svc = domain.New(d, domain.NewResolver(f.dns.Addr))
 	f.svc.Timeout = answeredTimeout

@@ -145,7 +145,7 @@ func (s *Service) account(ctx context.Context, tenantID string, change func(*kan
 		if err != nil {
 			return nil, err
 		}
-		_, err = ten.Batch(ctx, docstore.Files, append([]docstore.Op{accountOp}, rest...))
+		_, err = ten.Batch(ctx, kanri.ContainerFiles, append([]docstore.Op{accountOp}, rest...))
 		if err != nil {
 			if kanri.IsCode(err, kanri.ESTALE) || (kind == docstore.OpCreate && kanri.IsCode(err, kanri.ECONFLICT)) {
 				return nil, store.LostRace(err)

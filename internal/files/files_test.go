@@ -26,6 +26,7 @@ import (
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -180,7 +181,7 @@ func setup(t *testing.T, config map[string]string) *fixture {
 	t.Helper()
 	ds := bolttest.Open(t)
 	clk := &clock{t: time.Date(2026, 6, 10, 10, 30, 0, 0, time.UTC)}
-	st := store.New(ds, nil)
+	st := store.New(ds, nil, schema.Set())
 	d := app.NewDeps(st, slog.New(slog.DiscardHandler), clk.now)
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin", TenantID: ten})
 	if _, err := role.New(d).Seed(ctx); err != nil {
@@ -763,7 +764,7 @@ func TestFolderListsAndSearchAreServedByIndexes(t *testing.T) {
 // completed in the last day (a busy tenant has thousands).
 func TestUnfinishedReadsOpenUploadsOnly(t *testing.T) {
 	ds := bolttest.Open(t)
-	plan, err := ds.Container(docstore.Files).(docstore.Explainer).Explain(ten, files.UnfinishedQuery(time.Now(), "user_a", 20))
+	plan, err := ds.Container(kanri.ContainerFiles).(docstore.Explainer).Explain(ten, files.UnfinishedQuery(time.Now(), "user_a", 20))
 	if err != nil {
 		t.Fatal(err)
 	}

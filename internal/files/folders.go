@@ -77,7 +77,7 @@ func (s *Service) CreateFolder(ctx context.Context, tenantID, parentID, name str
 	if err != nil {
 		return nil, err
 	}
-	res, err := ten.Batch(ctx, docstore.Files, []docstore.Op{nameOp, folderOp})
+	res, err := ten.Batch(ctx, kanri.ContainerFiles, []docstore.Op{nameOp, folderOp})
 	if kanri.IsCode(err, kanri.ECONFLICT) {
 		return nil, kanri.Invalid(kanri.Fields{"name": "files.folder_exists"})
 	}
@@ -193,7 +193,7 @@ func (s *Service) relocateOnce(ctx context.Context, tenantID, id, etag string, w
 		}
 		ops = append(ops, nameOp, docstore.Op{Kind: docstore.OpDelete, ID: oldName})
 	}
-	res, err := ten.Batch(ctx, docstore.Files, ops)
+	res, err := ten.Batch(ctx, kanri.ContainerFiles, ops)
 	switch {
 	case kanri.IsCode(err, kanri.ECONFLICT):
 		return nil, kanri.Invalid(kanri.Fields{"name": "files.folder_exists"})
@@ -317,7 +317,7 @@ func (s *Service) DeleteFolder(ctx context.Context, tenantID, id, etag string, c
 			{Kind: docstore.OpDelete, ID: d.ID, IfMatch: d.ETag},
 			{Kind: docstore.OpDelete, ID: kanri.FolderNameID(deref(d.ParentFolderID), d.NameKey)},
 		}
-		if _, err := ten.Batch(ctx, docstore.Files, ops); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+		if _, err := ten.Batch(ctx, kanri.ContainerFiles, ops); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
 			if kanri.IsCode(err, kanri.ESTALE) {
 				return kanri.Stale()
 			}

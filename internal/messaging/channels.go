@@ -97,9 +97,9 @@ func (s *Service) CreateChannel(ctx context.Context, tenantID string, p Person, 
 		return nil, err
 	}
 	if limit == 0 {
-		_, err = ten.Batch(ctx, docstore.Messaging, ops)
+		_, err = ten.Batch(ctx, kanri.ContainerMessaging, ops)
 	} else {
-		_, err = store.CreateWithin(ctx, ten, docstore.Messaging, "channels", limit, kanri.E(kanri.ECONFLICT, "channels.limit_reached", limit),
+		_, err = store.CreateWithin(ctx, ten, kanri.ContainerMessaging, "channels", limit, kanri.E(kanri.ECONFLICT, "channels.limit_reached", limit),
 			func() (int, error) {
 				cs, _, err := ten.Channels().Query(ctx, docstore.Query{Limit: limit})
 				return len(cs), err
@@ -311,7 +311,7 @@ func (s *Service) changeChannel(ctx context.Context, tenantID string, p Person, 
 		if err != nil {
 			return nil, err
 		}
-		if _, err := ten.Batch(ctx, docstore.Messaging, ops); err != nil {
+		if _, err := ten.Batch(ctx, kanri.ContainerMessaging, ops); err != nil {
 			if kanri.IsCode(err, kanri.ECONFLICT) {
 				return nil, nameTaken()
 			}
@@ -399,7 +399,7 @@ func (s *Service) DeleteChannel(ctx context.Context, tenantID string, p Person, 
 	if err != nil {
 		return err
 	}
-	if _, err := ten.Batch(ctx, docstore.Messaging, ops); err != nil {
+	if _, err := ten.Batch(ctx, kanri.ContainerMessaging, ops); err != nil {
 		if kanri.IsCode(err, kanri.ESTALE) || kanri.IsCode(err, kanri.ECONFLICT) {
 			return kanri.Stale()
 		}

@@ -92,7 +92,7 @@ func (s *Service) membership(ctx context.Context, tenantID, channelID string, de
 		if err != nil {
 			return result{}, err
 		}
-		if _, err := ten.Batch(ctx, docstore.Messaging, ops); err != nil {
+		if _, err := ten.Batch(ctx, kanri.ContainerMessaging, ops); err != nil {
 			return result{}, store.Raced(err)
 		}
 		return result{c, msg}, nil

@@ -98,7 +98,7 @@ func (s *Service) Post(ctx context.Context, tenantID string, p Person, channelID
 		if err != nil {
 			return nil, err
 		}
-		res, err := ten.Batch(ctx, docstore.Messaging, ops)
+		res, err := ten.Batch(ctx, kanri.ContainerMessaging, ops)
 		if err != nil {
 			return nil, store.Raced(err)
 		}
@@ -250,7 +250,7 @@ func (s *Service) DeleteMessage(ctx context.Context, tenantID string, p Person, 
 		if err != nil {
 			return err
 		}
-		_, err = ten.Batch(ctx, docstore.Messaging, ops)
+		_, err = ten.Batch(ctx, kanri.ContainerMessaging, ops)
 		if kanri.IsCode(err, kanri.ENOTFOUND) {
 			return nil // deleted meanwhile
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -51,7 +52,7 @@ func setup(t *testing.T) *fixture {
 	t.Helper()
 	ds := bolttest.Open(t)
 	clk := &clock{t: time.Date(2026, 6, 10, 10, 30, 0, 0, time.UTC)}
-	st := store.New(ds, nil)
+	st := store.New(ds, nil, schema.Set())
 	d := app.NewDeps(st, slog.New(slog.DiscardHandler), clk.now)
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin", TenantID: ten})
 	for _, p := range []messaging.Person{alice, bob, carol, admin} {
@@ -468,7 +469,7 @@ func TestDeletedChannelsLeaveNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, typ := range []string{kanri.TypeChannel, kanri.TypeMessage, kanri.TypeChannelMember, kanri.TypeReaction, kanri.TypeChannelDeletion, kanri.TypeChannelName} {
-		items, _, err := store.Of[kanri.Channel](f.st.Tenant(ten), docstore.Messaging, typ).Query(f.ctx, docstore.Query{Limit: 10})
+		items, _, err := store.Of[kanri.Channel](f.st.Tenant(ten), kanri.ContainerMessaging, typ).Query(f.ctx, docstore.Query{Limit: 10})
 		if err != nil || len(items) != 0 {
 			t.Errorf("%s documents left: got %d (%v), want none", typ, len(items), err)
 		}

@@ -186,7 +186,7 @@ func (s *Service) Remove(ctx context.Context, g Grant) error {
 	if IsAdminRole(g.Tenant, d.ServiceID, d.RoleName) {
 		_, err = s.guarded(ctx, g.Tenant, g.UserID, []docstore.Op{del}, true, false)
 	} else {
-		_, err = ten.Batch(ctx, docstore.Auth, []docstore.Op{del})
+		_, err = ten.Batch(ctx, kanri.ContainerAuth, []docstore.Op{del})
 	}
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
 		return nil // removed meanwhile
@@ -324,7 +324,7 @@ func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, o
 		if err != nil {
 			return nil, err
 		}
-		results, err := ten.Batch(ctx, docstore.Auth, append([]docstore.Op{gop}, ops...))
+		results, err := ten.Batch(ctx, kanri.ContainerAuth, append([]docstore.Op{gop}, ops...))
 		if err == nil {
 			return results[1:], nil
 		}
@@ -339,7 +339,7 @@ func (s *Service) guarded(ctx context.Context, t *kanri.Tenant, userID string, o
 }
 
 func adminGuards(ten store.Tenant) *store.Repo[kanri.AdminGuard, *kanri.AdminGuard] {
-	return store.Of[kanri.AdminGuard](ten, docstore.Auth, kanri.TypeAdminGuard)
+	return store.Of[kanri.AdminGuard](ten, kanri.ContainerAuth, kanri.TypeAdminGuard)
 }
 
 // readGuard returns the tenant's admin guard, creating it first if the
@@ -418,7 +418,7 @@ func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID stri
 			}
 			ops, grants = append(ops, op), append(grants, gr)
 		}
-		_, err = ten.Batch(ctx, docstore.Auth, ops)
+		_, err = ten.Batch(ctx, kanri.ContainerAuth, ops)
 		if kanri.IsCode(err, kanri.ESTALE) {
 			return false, store.LostRace(err) // another change of the administrators came first
 		}

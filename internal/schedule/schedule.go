@@ -74,7 +74,7 @@ func New(ds docstore.Store, holder string, clock Clock) *Scheduler {
 	if clock == nil {
 		clock = SystemClock{}
 	}
-	return &Scheduler{c: ds.Container(docstore.Backup), holder: holder, clock: clock}
+	return &Scheduler{c: ds.Container(kanri.ContainerBackup), holder: holder, clock: clock}
 }
 
 // Holder returns the name this instance claims runs and leases with.

@@ -145,7 +145,7 @@ func (s *Service) inUse(ctx context.Context, used []*kanri.ServiceAssignment, mo
 	for i, a := range used {
 		ids[i] = a.TenantID
 	}
-	ls, err := store.Of[kanri.TenantListing](s.Store.Tenant(kanri.SystemTenantID), docstore.Tenant, kanri.TypeTenantListing).ByIDs(ctx, slices.Compact(slices.Sorted(slices.Values(ids))), "")
+	ls, err := store.Of[kanri.TenantListing](s.Store.Tenant(kanri.SystemTenantID), kanri.ContainerTenant, kanri.TypeTenantListing).ByIDs(ctx, slices.Compact(slices.Sorted(slices.Values(ids))), "")
 	if err != nil {
 		return err
 	}

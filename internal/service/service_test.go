@@ -19,6 +19,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -43,7 +44,7 @@ func setupOn(t *testing.T, ds docstore.Store) *fixture {
 	t.Helper()
 	t.Cleanup(func() { ds.Close() })
 	clk := &clock{t: time.Date(2026, 3, 15, 10, 0, 0, 0, time.UTC)}
-	d := app.NewDeps(store.New(ds, nil), nil, clk.now)
+	d := app.NewDeps(store.New(ds, nil, schema.Set()), nil, clk.now)
 	if _, err := role.New(d).Seed(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -22,7 +23,7 @@ func TestCreateWithinHoldsTheLimitUnderRaces(t *testing.T) {
 	}
 	for name, open := range stores {
 		t.Run(name, func(t *testing.T) {
-			ten := store.New(open(t), nil).Tenant("tenant_a")
+			ten := store.New(open(t), nil, schema.Set()).Tenant("tenant_a")
 			jobs := ten.BackupJobs()
 			ctx := t.Context()
 			const limit = 5
@@ -32,7 +33,7 @@ func TestCreateWithinHoldsTheLimitUnderRaces(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				_, err = store.CreateWithin(ctx, ten, docstore.Backup, "backup_jobs", limit, refused, func() (int, error) {
+				_, err = store.CreateWithin(ctx, ten, kanri.ContainerBackup, "backup_jobs", limit, refused, func() (int, error) {
 					js, _, err := jobs.Query(ctx, docstore.Query{Limit: limit})
 					return len(js), err
 				}, []docstore.Op{op})

@@ -3,7 +3,8 @@ package store
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
+
+	"github.com/kanri/kanri/internal/doctype"
 )
 
 // BaseSchemaVersion is the version of a document that has no schemaVersion
@@ -103,37 +104,13 @@ func newer(a, b string) bool {
 	return amaj > bmaj || amaj == bmaj && amin > bmin
 }
 
-// DefaultMigrations returns the upgrades of Kanri's own document history.
-func DefaultMigrations() *Migrations {
+// MigrationsOf returns the registry of the upgrades the types declare.
+func MigrationsOf(types *doctype.Set) *Migrations {
 	m := NewMigrations()
-	// User 1.0 (data model §2.1) → 1.1: the security block of ADR 003
-	// (failed sign-ins, lockout), and isActive, which defaulted to true.
-	m.Register("user", "1.0", "1.1", func(doc map[string]any) error {
-		if _, ok := doc["isActive"]; !ok {
-			doc["isActive"] = true
+	for _, t := range types.Types() {
+		for _, u := range t.Upgrades {
+			m.Register(t.Name, u.From, u.To, u.Up)
 		}
-		if _, ok := doc["security"].(map[string]any); !ok {
-			doc["security"] = map[string]any{"failedLoginAttempts": 0}
-		}
-		return nil
-	})
-	m.Register("user", "1.1", "1.2", UserProfile)
+	}
 	return m
-}
-
-// UserProfile upgrades a User 1.1 to 1.2: the profile block of ADR 003,
-// empty but for the first and last names, which a display name of two
-// words ("Hanako Yamada") gives; one of another shape gives none.
-func UserProfile(doc map[string]any) error {
-	if _, ok := doc["profile"].(map[string]any); ok {
-		return nil
-	}
-	p := map[string]any{"firstName": "", "lastName": "", "phoneNumber": "", "department": "", "jobTitle": "", "avatarUrl": ""}
-	if name, _ := doc["displayName"].(string); name != "" {
-		if words := strings.Fields(name); len(words) == 2 {
-			p["firstName"], p["lastName"] = words[0], words[1]
-		}
-	}
-	doc["profile"] = p
-	return nil
 }

@@ -31,6 +31,9 @@ type Repo[E any, P Entity[E]] struct {
 }
 
 func newRepo[E any, P Entity[E]](s *Store, container, pk, typ string) *Repo[E, P] {
+	if _, ok := s.types.Lookup(container, typ); !ok {
+		panic(fmt.Sprintf("store: document type %s of container %s is not declared (package doctype)", typ, container))
+	}
 	return &Repo[E, P]{c: s.ds.Container(container), pk: pk, typ: typ, m: s.migrations, log: s.log}
 }
 

@@ -12,23 +12,31 @@ import (
 	"log/slog"
 
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/doctype"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
 // Store is the entry point to Kanri's documents.
 type Store struct {
 	ds         docstore.Store
+	types      *doctype.Set
 	migrations *Migrations
 	log        *slog.Logger
 }
 
-// New returns a Store over ds with Kanri's schema migrations.
-func New(ds docstore.Store, log *slog.Logger) *Store {
+// New returns a Store over ds of the document types declared in types,
+// with their upgrades. A repository of a type types does not declare
+// panics: every type the code writes is declared (docs/architecture.md,
+// "Document types").
+func New(ds docstore.Store, log *slog.Logger, types *doctype.Set) *Store {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Store{ds: ds, migrations: DefaultMigrations(), log: log}
+	return &Store{ds: ds, types: types, migrations: MigrationsOf(types), log: log}
 }
+
+// Types returns the declared document types.
+func (s *Store) Types() *doctype.Set { return s.types }
 
 // Port returns the document store itself, for the infrastructure built
 // over the port rather than over tenants' repositories (the scheduler's
@@ -66,24 +74,24 @@ func (t Tenant) Profile(ctx context.Context) (*kanri.Tenant, error) {
 // Tenants returns the repository of the tenant document in its own
 // partition; use Profile to read it.
 func (t Tenant) Tenants() *Repo[kanri.Tenant, *kanri.Tenant] {
-	return newRepo[kanri.Tenant](t.s, docstore.Tenant, t.id, kanri.TypeTenant)
+	return newRepo[kanri.Tenant](t.s, kanri.ContainerTenant, t.id, kanri.TypeTenant)
 }
 
 // Users returns the tenant's users.
 func (t Tenant) Users() *Repo[kanri.User, *kanri.User] {
-	return newRepo[kanri.User](t.s, docstore.Auth, t.id, kanri.TypeUser)
+	return newRepo[kanri.User](t.s, kanri.ContainerAuth, t.id, kanri.TypeUser)
 }
 
 // Usernames returns the reservations that keep the tenant's usernames
 // unique, with ids from kanri.UsernameID.
 func (t Tenant) Usernames() *Repo[kanri.Username, *kanri.Username] {
-	return newRepo[kanri.Username](t.s, docstore.Auth, t.id, kanri.TypeUsername)
+	return newRepo[kanri.Username](t.s, kanri.ContainerAuth, t.id, kanri.TypeUsername)
 }
 
 // EmailAddresses returns the reservations that keep the e-mail addresses
 // of the tenant's users unique, with ids from kanri.EmailAddressID.
 func (t Tenant) EmailAddresses() *Repo[kanri.EmailAddress, *kanri.EmailAddress] {
-	return newRepo[kanri.EmailAddress](t.s, docstore.Auth, t.id, kanri.TypeEmailAddress)
+	return newRepo[kanri.EmailAddress](t.s, kanri.ContainerAuth, t.id, kanri.TypeEmailAddress)
 }
 
 // UserIDByUsername returns the id of the tenant's user with the given
@@ -109,131 +117,131 @@ func (t Tenant) UsernameReservation(ctx context.Context, username string) (*kanr
 
 // Sessions returns the records of the tenant's users' signed-in sessions.
 func (t Tenant) Sessions() *Repo[kanri.Session, *kanri.Session] {
-	return newRepo[kanri.Session](t.s, docstore.Auth, t.id, kanri.TypeSession)
+	return newRepo[kanri.Session](t.s, kanri.ContainerAuth, t.id, kanri.TypeSession)
 }
 
 // RoleAssignments returns the tenant's role assignments.
 func (t Tenant) RoleAssignments() *Repo[kanri.RoleAssignment, *kanri.RoleAssignment] {
-	return newRepo[kanri.RoleAssignment](t.s, docstore.Auth, t.id, kanri.TypeRoleAssignment)
+	return newRepo[kanri.RoleAssignment](t.s, kanri.ContainerAuth, t.id, kanri.TypeRoleAssignment)
 }
 
 // TenantUsers returns the tenant's membership records.
 func (t Tenant) TenantUsers() *Repo[kanri.TenantUser, *kanri.TenantUser] {
-	return newRepo[kanri.TenantUser](t.s, docstore.Tenant, t.id, kanri.TypeTenantUser)
+	return newRepo[kanri.TenantUser](t.s, kanri.ContainerTenant, t.id, kanri.TypeTenantUser)
 }
 
 // Domains returns the tenant's e-mail domains.
 func (t Tenant) Domains() *Repo[kanri.Domain, *kanri.Domain] {
-	return newRepo[kanri.Domain](t.s, docstore.Tenant, t.id, kanri.TypeDomain)
+	return newRepo[kanri.Domain](t.s, kanri.ContainerTenant, t.id, kanri.TypeDomain)
 }
 
 // ServiceAssignments returns the services assigned to the tenant.
 func (t Tenant) ServiceAssignments() *Repo[kanri.ServiceAssignment, *kanri.ServiceAssignment] {
-	return newRepo[kanri.ServiceAssignment](t.s, docstore.ServiceSetting, t.id, kanri.TypeServiceAssignment)
+	return newRepo[kanri.ServiceAssignment](t.s, kanri.ContainerServiceSetting, t.id, kanri.TypeServiceAssignment)
 }
 
 // ServiceUsage returns the tenant's monthly service usage.
 func (t Tenant) ServiceUsage() *Repo[kanri.ServiceUsage, *kanri.ServiceUsage] {
-	return newRepo[kanri.ServiceUsage](t.s, docstore.ServiceSetting, t.id, kanri.TypeServiceUsage)
+	return newRepo[kanri.ServiceUsage](t.s, kanri.ContainerServiceSetting, t.id, kanri.TypeServiceUsage)
 }
 
 // Files returns the tenant's file metadata.
 func (t Tenant) Files() *Repo[kanri.File, *kanri.File] {
-	return newRepo[kanri.File](t.s, docstore.Files, t.id, kanri.TypeFile)
+	return newRepo[kanri.File](t.s, kanri.ContainerFiles, t.id, kanri.TypeFile)
 }
 
 // Folders returns the tenant's folders.
 func (t Tenant) Folders() *Repo[kanri.Folder, *kanri.Folder] {
-	return newRepo[kanri.Folder](t.s, docstore.Files, t.id, kanri.TypeFolder)
+	return newRepo[kanri.Folder](t.s, kanri.ContainerFiles, t.id, kanri.TypeFolder)
 }
 
 // FolderNames returns the reservations that keep folder names unique
 // among siblings, with ids from kanri.FolderNameID.
 func (t Tenant) FolderNames() *Repo[kanri.FolderName, *kanri.FolderName] {
-	return newRepo[kanri.FolderName](t.s, docstore.Files, t.id, kanri.TypeFolderName)
+	return newRepo[kanri.FolderName](t.s, kanri.ContainerFiles, t.id, kanri.TypeFolderName)
 }
 
 // Uploads returns the tenant's resumable uploads in progress.
 func (t Tenant) Uploads() *Repo[kanri.Upload, *kanri.Upload] {
-	return newRepo[kanri.Upload](t.s, docstore.Files, t.id, kanri.TypeUpload)
+	return newRepo[kanri.Upload](t.s, kanri.ContainerFiles, t.id, kanri.TypeUpload)
 }
 
 // FileStorage returns the repository of the tenant's storage account (id
 // kanri.FileStorageID).
 func (t Tenant) FileStorage() *Repo[kanri.FileStorage, *kanri.FileStorage] {
-	return newRepo[kanri.FileStorage](t.s, docstore.Files, t.id, kanri.TypeFileStorage)
+	return newRepo[kanri.FileStorage](t.s, kanri.ContainerFiles, t.id, kanri.TypeFileStorage)
 }
 
 // Channels returns the tenant's messaging channels.
 func (t Tenant) Channels() *Repo[kanri.Channel, *kanri.Channel] {
-	return newRepo[kanri.Channel](t.s, docstore.Messaging, t.id, kanri.TypeChannel)
+	return newRepo[kanri.Channel](t.s, kanri.ContainerMessaging, t.id, kanri.TypeChannel)
 }
 
 // Messages returns the tenant's messages.
 func (t Tenant) Messages() *Repo[kanri.Message, *kanri.Message] {
-	return newRepo[kanri.Message](t.s, docstore.Messaging, t.id, kanri.TypeMessage)
+	return newRepo[kanri.Message](t.s, kanri.ContainerMessaging, t.id, kanri.TypeMessage)
 }
 
 // ChannelMembers returns the tenant's channel memberships.
 func (t Tenant) ChannelMembers() *Repo[kanri.ChannelMember, *kanri.ChannelMember] {
-	return newRepo[kanri.ChannelMember](t.s, docstore.Messaging, t.id, kanri.TypeChannelMember)
+	return newRepo[kanri.ChannelMember](t.s, kanri.ContainerMessaging, t.id, kanri.TypeChannelMember)
 }
 
 // ChannelNames returns the reservations that keep channel names unique in
 // the tenant, with ids from kanri.ChannelNameID.
 func (t Tenant) ChannelNames() *Repo[kanri.ChannelName, *kanri.ChannelName] {
-	return newRepo[kanri.ChannelName](t.s, docstore.Messaging, t.id, kanri.TypeChannelName)
+	return newRepo[kanri.ChannelName](t.s, kanri.ContainerMessaging, t.id, kanri.TypeChannelName)
 }
 
 // Reactions returns the tenant's reactions to messages.
 func (t Tenant) Reactions() *Repo[kanri.Reaction, *kanri.Reaction] {
-	return newRepo[kanri.Reaction](t.s, docstore.Messaging, t.id, kanri.TypeReaction)
+	return newRepo[kanri.Reaction](t.s, kanri.ContainerMessaging, t.id, kanri.TypeReaction)
 }
 
 // ChannelDeletions returns the tenant's channels being deleted.
 func (t Tenant) ChannelDeletions() *Repo[kanri.ChannelDeletion, *kanri.ChannelDeletion] {
-	return newRepo[kanri.ChannelDeletion](t.s, docstore.Messaging, t.id, kanri.TypeChannelDeletion)
+	return newRepo[kanri.ChannelDeletion](t.s, kanri.ContainerMessaging, t.id, kanri.TypeChannelDeletion)
 }
 
 // APIKeys returns the tenant's API keys.
 func (t Tenant) APIKeys() *Repo[kanri.APIKey, *kanri.APIKey] {
-	return newRepo[kanri.APIKey](t.s, docstore.API, t.id, kanri.TypeAPIKey)
+	return newRepo[kanri.APIKey](t.s, kanri.ContainerAPI, t.id, kanri.TypeAPIKey)
 }
 
 // APISettings returns the repository of the tenant's API settings (id
 // kanri.APISettingsID).
 func (t Tenant) APISettings() *Repo[kanri.APISettings, *kanri.APISettings] {
-	return newRepo[kanri.APISettings](t.s, docstore.API, t.id, kanri.TypeAPISettings)
+	return newRepo[kanri.APISettings](t.s, kanri.ContainerAPI, t.id, kanri.TypeAPISettings)
 }
 
 // APIUsage returns the tenant's API call log.
 func (t Tenant) APIUsage() *Repo[kanri.APIUsage, *kanri.APIUsage] {
-	return newRepo[kanri.APIUsage](t.s, docstore.API, t.id, kanri.TypeAPIUsage)
+	return newRepo[kanri.APIUsage](t.s, kanri.ContainerAPI, t.id, kanri.TypeAPIUsage)
 }
 
 // APIUsageAggregates returns the tenant's monthly API usage.
 func (t Tenant) APIUsageAggregates() *Repo[kanri.APIUsageAggregate, *kanri.APIUsageAggregate] {
-	return newRepo[kanri.APIUsageAggregate](t.s, docstore.API, t.id, kanri.TypeAPIUsageAggregate)
+	return newRepo[kanri.APIUsageAggregate](t.s, kanri.ContainerAPI, t.id, kanri.TypeAPIUsageAggregate)
 }
 
 // BackupJobs returns the tenant's backup jobs.
 func (t Tenant) BackupJobs() *Repo[kanri.BackupJob, *kanri.BackupJob] {
-	return newRepo[kanri.BackupJob](t.s, docstore.Backup, t.id, kanri.TypeBackupJob)
+	return newRepo[kanri.BackupJob](t.s, kanri.ContainerBackup, t.id, kanri.TypeBackupJob)
 }
 
 // BackupHistory returns the tenant's backup runs.
 func (t Tenant) BackupHistory() *Repo[kanri.BackupHistory, *kanri.BackupHistory] {
-	return newRepo[kanri.BackupHistory](t.s, docstore.Backup, t.id, kanri.TypeBackupHistory)
+	return newRepo[kanri.BackupHistory](t.s, kanri.ContainerBackup, t.id, kanri.TypeBackupHistory)
 }
 
 // BackupRestores returns the tenant's restores of archives.
 func (t Tenant) BackupRestores() *Repo[kanri.BackupRestore, *kanri.BackupRestore] {
-	return newRepo[kanri.BackupRestore](t.s, docstore.Backup, t.id, kanri.TypeBackupRestore)
+	return newRepo[kanri.BackupRestore](t.s, kanri.ContainerBackup, t.id, kanri.TypeBackupRestore)
 }
 
 // AuditLogs returns the tenant's audit records.
 func (t Tenant) AuditLogs() *Repo[kanri.AuditLog, *kanri.AuditLog] {
-	return newRepo[kanri.AuditLog](t.s, docstore.Audit, t.id, kanri.TypeAuditLog)
+	return newRepo[kanri.AuditLog](t.s, kanri.ContainerAudit, t.id, kanri.TypeAuditLog)
 }
 
 // Batch applies ops atomically in the tenant's partition of one container.
@@ -246,30 +254,30 @@ type System struct{ s *Store }
 
 // Services returns the service catalog.
 func (y System) Services() *Repo[kanri.Service, *kanri.Service] {
-	return newRepo[kanri.Service](y.s, docstore.ServiceSetting, kanri.SystemTenantID, kanri.TypeService)
+	return newRepo[kanri.Service](y.s, kanri.ContainerServiceSetting, kanri.SystemTenantID, kanri.TypeService)
 }
 
 // ServiceHealth returns the results of the services' health checks, with
 // ids from kanri.ServiceHealthID.
 func (y System) ServiceHealth() *Repo[kanri.ServiceHealth, *kanri.ServiceHealth] {
-	return newRepo[kanri.ServiceHealth](y.s, docstore.ServiceSetting, kanri.SystemTenantID, kanri.TypeServiceHealth)
+	return newRepo[kanri.ServiceHealth](y.s, kanri.ContainerServiceSetting, kanri.SystemTenantID, kanri.TypeServiceHealth)
 }
 
 // DomainClaims returns the claims that keep a verified domain to one
 // tenant, with ids from kanri.DomainClaimID.
 func (y System) DomainClaims() *Repo[kanri.DomainClaim, *kanri.DomainClaim] {
-	return newRepo[kanri.DomainClaim](y.s, docstore.Tenant, kanri.SystemTenantID, kanri.TypeDomainClaim)
+	return newRepo[kanri.DomainClaim](y.s, kanri.ContainerTenant, kanri.SystemTenantID, kanri.TypeDomainClaim)
 }
 
 // CORSOrigins returns the index of the origins tenants list for their
 // API, with ids from kanri.CORSOriginID.
 func (y System) CORSOrigins() *Repo[kanri.CORSOrigin, *kanri.CORSOrigin] {
-	return newRepo[kanri.CORSOrigin](y.s, docstore.API, kanri.SystemTenantID, kanri.TypeCORSOrigin)
+	return newRepo[kanri.CORSOrigin](y.s, kanri.ContainerAPI, kanri.SystemTenantID, kanri.TypeCORSOrigin)
 }
 
 // RoleDefinitions returns the roles each service offers.
 func (y System) RoleDefinitions() *Repo[kanri.ServiceRoleDefinition, *kanri.ServiceRoleDefinition] {
-	return newRepo[kanri.ServiceRoleDefinition](y.s, docstore.Auth, kanri.SystemTenantID, kanri.TypeServiceRoleDefinition)
+	return newRepo[kanri.ServiceRoleDefinition](y.s, kanri.ContainerAuth, kanri.SystemTenantID, kanri.TypeServiceRoleDefinition)
 }
 
 // Privileged holds the operations that read across tenants. Only code
@@ -280,7 +288,7 @@ type Privileged struct{ s *Store }
 // filtered by q.Where (q.Type is set here; ordering is not available across
 // partitions).
 func (p Privileged) ListTenants(ctx context.Context, q docstore.Query) ([]*kanri.Tenant, string, error) {
-	return across[kanri.Tenant](ctx, p, docstore.Tenant, kanri.TypeTenant, q)
+	return across[kanri.Tenant](ctx, p, kanri.ContainerTenant, kanri.TypeTenant, q)
 }
 
 // across returns one page of the documents of type typ in every partition
@@ -298,7 +306,7 @@ func across[E any, P Entity[E]](ctx context.Context, p Privileged, container, ty
 // ServiceAssignments returns one page of the assignments of a service in
 // every tenant.
 func (p Privileged) ServiceAssignments(ctx context.Context, serviceID string, limit int, continuation string) ([]*kanri.ServiceAssignment, string, error) {
-	return across[kanri.ServiceAssignment](ctx, p, docstore.ServiceSetting, kanri.TypeServiceAssignment, docstore.Query{
+	return across[kanri.ServiceAssignment](ctx, p, kanri.ContainerServiceSetting, kanri.TypeServiceAssignment, docstore.Query{
 		Where: []docstore.Filter{docstore.Eq("serviceId", serviceID)}, Limit: limit, Continuation: continuation,
 	})
 }
@@ -306,7 +314,7 @@ func (p Privileged) ServiceAssignments(ctx context.Context, serviceID string, li
 // ServiceUsage returns one page of every tenant's service usage in a
 // month (period as 2026-01).
 func (p Privileged) ServiceUsage(ctx context.Context, period string, limit int, continuation string) ([]*kanri.ServiceUsage, string, error) {
-	return across[kanri.ServiceUsage](ctx, p, docstore.ServiceSetting, kanri.TypeServiceUsage, docstore.Query{
+	return across[kanri.ServiceUsage](ctx, p, kanri.ContainerServiceSetting, kanri.TypeServiceUsage, docstore.Query{
 		Where: []docstore.Filter{docstore.Eq("period", period)}, Limit: limit, Continuation: continuation,
 	})
 }
@@ -314,7 +322,7 @@ func (p Privileged) ServiceUsage(ctx context.Context, period string, limit int, 
 // VerifiedDomains returns one page of the verified domains of every
 // tenant, for their scheduled re-check.
 func (p Privileged) VerifiedDomains(ctx context.Context, limit int, continuation string) ([]*kanri.Domain, string, error) {
-	return across[kanri.Domain](ctx, p, docstore.Tenant, kanri.TypeDomain, docstore.Query{
+	return across[kanri.Domain](ctx, p, kanri.ContainerTenant, kanri.TypeDomain, docstore.Query{
 		Where: []docstore.Filter{docstore.Eq("verified", true)}, Limit: limit, Continuation: continuation,
 	})
 }
@@ -343,14 +351,14 @@ func (p Privileged) UserCountChanges(ctx context.Context, before kanri.Time, con
 		Limit:        100,
 		Continuation: continuation,
 	}
-	return across[kanri.UserCountChange](ctx, p, docstore.Tenant, kanri.TypeUserCountChange, q)
+	return across[kanri.UserCountChange](ctx, p, kanri.ContainerTenant, kanri.TypeUserCountChange, q)
 }
 
 // ExpiredUploads returns one page of the uploads of every tenant that
 // expired before the given time, for the worker that gives their
 // reservations back.
 func (p Privileged) ExpiredUploads(ctx context.Context, before kanri.Time, continuation string) ([]*kanri.Upload, string, error) {
-	return across[kanri.Upload](ctx, p, docstore.Files, kanri.TypeUpload, docstore.Query{
+	return across[kanri.Upload](ctx, p, kanri.ContainerFiles, kanri.TypeUpload, docstore.Query{
 		Where: []docstore.Filter{docstore.Lt("expiresAt", before.String())}, Limit: 100, Continuation: continuation,
 	})
 }
@@ -358,7 +366,7 @@ func (p Privileged) ExpiredUploads(ctx context.Context, before kanri.Time, conti
 // TrashedFiles returns one page of the files of every tenant that went to
 // the trash before the given time, for the worker that empties it.
 func (p Privileged) TrashedFiles(ctx context.Context, before kanri.Time, continuation string) ([]*kanri.File, string, error) {
-	return across[kanri.File](ctx, p, docstore.Files, kanri.TypeFile, docstore.Query{
+	return across[kanri.File](ctx, p, kanri.ContainerFiles, kanri.TypeFile, docstore.Query{
 		Where: []docstore.Filter{docstore.Gt("deletedAt", ""), docstore.Lt("deletedAt", before.String())}, Limit: 100, Continuation: continuation,
 	})
 }
@@ -366,13 +374,13 @@ func (p Privileged) TrashedFiles(ctx context.Context, before kanri.Time, continu
 // ChannelDeletions returns one page of the channels of every tenant whose
 // deletion is not finished, for the worker that finishes it.
 func (p Privileged) ChannelDeletions(ctx context.Context, continuation string) ([]*kanri.ChannelDeletion, string, error) {
-	return across[kanri.ChannelDeletion](ctx, p, docstore.Messaging, kanri.TypeChannelDeletion, docstore.Query{Limit: 100, Continuation: continuation})
+	return across[kanri.ChannelDeletion](ctx, p, kanri.ContainerMessaging, kanri.TypeChannelDeletion, docstore.Query{Limit: 100, Continuation: continuation})
 }
 
 // DueBackupJobs returns one page of the active backup jobs of every tenant
 // whose next run is at or before the given time, for the scheduler.
 func (p Privileged) DueBackupJobs(ctx context.Context, at kanri.Time, continuation string) ([]*kanri.BackupJob, string, error) {
-	return across[kanri.BackupJob](ctx, p, docstore.Backup, kanri.TypeBackupJob, docstore.Query{
+	return across[kanri.BackupJob](ctx, p, kanri.ContainerBackup, kanri.TypeBackupJob, docstore.Query{
 		Where: []docstore.Filter{docstore.Eq("isActive", true), docstore.Gt("nextRunAt", ""), docstore.Lte("nextRunAt", at.String())},
 		Limit: 100, Continuation: continuation,
 	})
@@ -381,13 +389,13 @@ func (p Privileged) DueBackupJobs(ctx context.Context, at kanri.Time, continuati
 // BackupJobs returns one page of the backup jobs of every tenant, for the
 // hourly report of overdue ones.
 func (p Privileged) BackupJobs(ctx context.Context, continuation string) ([]*kanri.BackupJob, string, error) {
-	return across[kanri.BackupJob](ctx, p, docstore.Backup, kanri.TypeBackupJob, docstore.Query{Limit: 100, Continuation: continuation})
+	return across[kanri.BackupJob](ctx, p, kanri.ContainerBackup, kanri.TypeBackupJob, docstore.Query{Limit: 100, Continuation: continuation})
 }
 
 // RunningBackups returns one page of the backup runs of every tenant that
 // are still marked running, for the sweep of runs a crash interrupted.
 func (p Privileged) RunningBackups(ctx context.Context, continuation string) ([]*kanri.BackupHistory, string, error) {
-	return across[kanri.BackupHistory](ctx, p, docstore.Backup, kanri.TypeBackupHistory, docstore.Query{
+	return across[kanri.BackupHistory](ctx, p, kanri.ContainerBackup, kanri.TypeBackupHistory, docstore.Query{
 		Where: []docstore.Filter{docstore.Eq("status", kanri.BackupRunning)}, Limit: 100, Continuation: continuation,
 	})
 }
@@ -395,7 +403,7 @@ func (p Privileged) RunningBackups(ctx context.Context, continuation string) ([]
 // RunningRestores returns one page of the restores of every tenant that
 // are not finished, for the worker that finishes them.
 func (p Privileged) RunningRestores(ctx context.Context, continuation string) ([]*kanri.BackupRestore, string, error) {
-	return across[kanri.BackupRestore](ctx, p, docstore.Backup, kanri.TypeBackupRestore, docstore.Query{
+	return across[kanri.BackupRestore](ctx, p, kanri.ContainerBackup, kanri.TypeBackupRestore, docstore.Query{
 		Where: []docstore.Filter{docstore.Eq("status", kanri.RestoreRunning)}, Limit: 100, Continuation: continuation,
 	})
 }
@@ -403,7 +411,7 @@ func (p Privileged) RunningRestores(ctx context.Context, continuation string) ([
 // Files returns one page of the files of every tenant, for the cleanup of
 // files whose blob is gone.
 func (p Privileged) Files(ctx context.Context, limit int, continuation string) ([]*kanri.File, string, error) {
-	return across[kanri.File](ctx, p, docstore.Files, kanri.TypeFile, docstore.Query{Limit: limit, Continuation: continuation})
+	return across[kanri.File](ctx, p, kanri.ContainerFiles, kanri.TypeFile, docstore.Query{Limit: limit, Continuation: continuation})
 }
 
 // Of returns a repository of documents of type typ in the tenant's

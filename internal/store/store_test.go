@@ -11,13 +11,14 @@ import (
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
 func openStore(t *testing.T) (*store.Store, docstore.Store) {
 	t.Helper()
 	ds := bolttest.Open(t)
-	return store.New(ds, nil), ds
+	return store.New(ds, nil, schema.Set()), ds
 }
 
 func newUser(id, name string) *kanri.User {
@@ -127,7 +128,7 @@ func TestLazyMigrationUpgradesAndWritesBack(t *testing.T) {
 	// A user as the data model's first version stored it: no
 	// schemaVersion, no isActive, no security block.
 	old := `{"id":"user_old","tenantId":"tenant_a","type":"user","username":"old@example.com","email":"old@example.com","passwordHash":"x","displayName":"Old","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}`
-	if _, err := ds.Container(docstore.Auth).Create(ctx, "tenant_a", []byte(old)); err != nil {
+	if _, err := ds.Container(kanri.ContainerAuth).Create(ctx, "tenant_a", []byte(old)); err != nil {
 		t.Fatal(err)
 	}
 	users := s.Tenant("tenant_a").Users()
@@ -155,7 +156,7 @@ func TestLazyMigrationUpgradesAndWritesBack(t *testing.T) {
 	}
 	// Written back: the stored document is now at the current version,
 	// and the returned ETag is the stored one, so an edit goes through.
-	it, err := ds.Container(docstore.Auth).Read(ctx, "tenant_a", "user_old")
+	it, err := ds.Container(kanri.ContainerAuth).Read(ctx, "tenant_a", "user_old")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestLazyMigrationUpgradesAndWritesBack(t *testing.T) {
 func TestMigrationWithoutAPathFails(t *testing.T) {
 	s, ds := openStore(t)
 	ctx := t.Context()
-	if _, err := ds.Container(docstore.Auth).Create(ctx, "tenant_a", []byte(`{"id":"u","tenantId":"tenant_a","type":"user","schemaVersion":"0.1"}`)); err != nil {
+	if _, err := ds.Container(kanri.ContainerAuth).Create(ctx, "tenant_a", []byte(`{"id":"u","tenantId":"tenant_a","type":"user","schemaVersion":"0.1"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Tenant("tenant_a").Users().Get(ctx, "u"); err == nil {
@@ -208,7 +209,7 @@ func TestNewerDocumentsAreReadAsTheyAre(t *testing.T) {
 	s, ds := openStore(t)
 	ctx := t.Context()
 	body := `{"id":"user_new","tenantId":"tenant_a","type":"user","schemaVersion":"1.9","username":"n","isActive":true,"futureField":1}`
-	if _, err := ds.Container(docstore.Auth).Create(ctx, "tenant_a", []byte(body)); err != nil {
+	if _, err := ds.Container(kanri.ContainerAuth).Create(ctx, "tenant_a", []byte(body)); err != nil {
 		t.Fatal(err)
 	}
 	u, err := s.Tenant("tenant_a").Users().Get(ctx, "user_new")
@@ -218,7 +219,7 @@ func TestNewerDocumentsAreReadAsTheyAre(t *testing.T) {
 	if u.SchemaVersion != "1.9" || u.Username != "n" {
 		t.Errorf("newer document: got %+v", u.Doc)
 	}
-	it, _ := ds.Container(docstore.Auth).Read(ctx, "tenant_a", "user_new")
+	it, _ := ds.Container(kanri.ContainerAuth).Read(ctx, "tenant_a", "user_new")
 	if !strings.Contains(string(it.Body), "futureField") {
 		t.Error("the read rewrote a newer document")
 	}
@@ -226,7 +227,7 @@ func TestNewerDocumentsAreReadAsTheyAre(t *testing.T) {
 	if err := s.Tenant("tenant_a").Users().Replace(ctx, u); !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Errorf("writing back a newer document: got %v, want conflict (no downgrade)", err)
 	}
-	it, _ = ds.Container(docstore.Auth).Read(ctx, "tenant_a", "user_new")
+	it, _ = ds.Container(kanri.ContainerAuth).Read(ctx, "tenant_a", "user_new")
 	if !strings.Contains(string(it.Body), "futureField") || !strings.Contains(string(it.Body), `"1.9"`) {
 		t.Errorf("the newer document was downgraded: %s", it.Body)
 	}
@@ -268,30 +269,5 @@ func TestModifyNeverLosesAChange(t *testing.T) {
 	}
 	if got, _ := repo.Get(ctx, "usage_x"); got.Metrics["n"] != n {
 		t.Errorf("a refused change was written: %v", got.Metrics)
-	}
-}
-
-func TestUserProfileUpgrade(t *testing.T) {
-	for _, c := range []struct {
-		doc         map[string]any
-		first, last string
-	}{
-		{map[string]any{"displayName": "Hanako Yamada"}, "Hanako", "Yamada"},
-		{map[string]any{"displayName": "山田花子"}, "", ""},
-		{map[string]any{"displayName": "Jean Paul Sartre"}, "", ""},
-		{map[string]any{}, "", ""},
-	} {
-		if err := store.UserProfile(c.doc); err != nil {
-			t.Fatal(err)
-		}
-		p := c.doc["profile"].(map[string]any)
-		if p["firstName"] != c.first || p["lastName"] != c.last || p["phoneNumber"] != "" {
-			t.Errorf("profile of %v = %v, want %q %q", c.doc["displayName"], p, c.first, c.last)
-		}
-	}
-	kept := map[string]any{"profile": map[string]any{"firstName": "Kept"}}
-	store.UserProfile(kept)
-	if kept["profile"].(map[string]any)["firstName"] != "Kept" {
-		t.Error("the upgrade replaced a profile that was there")
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/schedule/scheduletest"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
@@ -55,7 +56,7 @@ func instance(t *testing.T, ds docstore.Store, name string, clock schedule.Clock
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs := services.New(store.New(ds, nil), slog.New(slog.DiscardHandler), clock.Now, services.Options{
+	svcs := services.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), clock.Now, services.Options{
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(drv), Scheduler: schedule.New(ds, name, clock),
 	})
 	t.Cleanup(svcs.Backups.Wait)
@@ -223,7 +224,7 @@ func TestSubscriptionExpirySuspendsOnceAcrossInstances(t *testing.T) {
 // index of the operator's index, however many tenants there are.
 func TestExpiredQueryReadsOneRange(t *testing.T) {
 	ds := bolttest.Open(t)
-	plan, err := ds.Container(docstore.Tenant).(docstore.Explainer).Explain(kanri.SystemTenantID, tenant.ExpiredQuery(start, ""))
+	plan, err := ds.Container(kanri.ContainerTenant).(docstore.Explainer).Explain(kanri.SystemTenantID, tenant.ExpiredQuery(start, ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func (s *Service) List(ctx context.Context, f ListFilter) ([]*kanri.TenantListin
 }
 
 func listings(sys store.Tenant) *store.Repo[kanri.TenantListing, *kanri.TenantListing] {
-	return store.Of[kanri.TenantListing](sys, docstore.Tenant, kanri.TypeTenantListing)
+	return store.Of[kanri.TenantListing](sys, kanri.ContainerTenant, kanri.TypeTenantListing)
 }
 
 // DisplayNames returns the display names of the tenants with the given
@@ -94,7 +94,7 @@ func (s *Service) DisplayNames(ctx context.Context, ids []string) (map[string]st
 }
 
 func names(sys store.Tenant) *store.Repo[kanri.TenantName, *kanri.TenantName] {
-	return store.Of[kanri.TenantName](sys, docstore.Tenant, kanri.TypeTenantName)
+	return store.Of[kanri.TenantName](sys, kanri.ContainerTenant, kanri.TypeTenantName)
 }
 
 // Create creates a tenant. Its name must be free among tenants that are not
@@ -542,7 +542,7 @@ func (s *Service) RunRepair(ctx context.Context, every, grace time.Duration) err
 }
 
 func changes(ten store.Tenant) *store.Repo[kanri.UserCountChange, *kanri.UserCountChange] {
-	return store.Of[kanri.UserCountChange](ten, docstore.Tenant, kanri.TypeUserCountChange)
+	return store.Of[kanri.UserCountChange](ten, kanri.ContainerTenant, kanri.TypeUserCountChange)
 }
 
 // SetUserCount stores userCount as given: for loading data and for tests.
@@ -585,7 +585,7 @@ func (s *Service) saveWith(ctx context.Context, t *kanri.Tenant, ops ...docstore
 		if err != nil {
 			return err
 		}
-		results, err := ten.Batch(ctx, docstore.Tenant, append([]docstore.Op{op}, ops...))
+		results, err := ten.Batch(ctx, kanri.ContainerTenant, append([]docstore.Op{op}, ops...))
 		if err != nil {
 			return err
 		}

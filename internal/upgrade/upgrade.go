@@ -12,7 +12,6 @@ import (
 	"slices"
 
 	"github.com/kanri/kanri/internal/app"
-	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
@@ -74,7 +73,7 @@ func (r *Runner) Done(ctx context.Context) ([]string, error) {
 }
 
 func (r *Runner) marker() *store.Repo[kanri.Upgrades, *kanri.Upgrades] {
-	return store.Of[kanri.Upgrades](r.Store.Tenant(kanri.SystemTenantID), docstore.Tenant, kanri.TypeUpgrades)
+	return store.Of[kanri.Upgrades](r.Store.Tenant(kanri.SystemTenantID), kanri.ContainerTenant, kanri.TypeUpgrades)
 }
 
 func (r *Runner) done(ctx context.Context) (map[string]kanri.Time, error) {

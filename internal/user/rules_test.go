@@ -10,7 +10,6 @@ import (
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
-	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
@@ -263,7 +262,7 @@ func testRepair(t *testing.T, f *fixture) {
 	if _, err := f.users.Delete(f.ctx, ten.ID, gone.ID, kanri.Seen{}); err != nil {
 		t.Fatal(err)
 	}
-	pending := store.Of[kanri.UserCountChange](f.st.Tenant(ten.ID), docstore.Tenant, kanri.TypeUserCountChange)
+	pending := store.Of[kanri.UserCountChange](f.st.Tenant(ten.ID), kanri.ContainerTenant, kanri.TypeUserCountChange)
 	if err := pending.Create(f.ctx, &kanri.UserCountChange{Doc: kanri.Doc{ID: kanri.UserCountChangeID(gone.ID, -1)}, UserID: gone.ID, Delta: -1, CreatedAt: kanri.NewTime(time.Now())}); err != nil {
 		t.Fatal(err)
 	}

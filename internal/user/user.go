@@ -185,7 +185,7 @@ func (s *Service) insert(ctx context.Context, tenantID string, u *kanri.User) er
 	if err != nil {
 		return err
 	}
-	results, err := ten.Batch(ctx, docstore.Auth, []docstore.Op{resOp, emailOp, userOp})
+	results, err := ten.Batch(ctx, kanri.ContainerAuth, []docstore.Op{resOp, emailOp, userOp})
 	if kanri.IsCode(err, kanri.ECONFLICT) {
 		if _, rerr := ten.Usernames().Get(ctx, res.ID); rerr == nil {
 			return kanri.Invalid(kanri.Fields{"username": "validation.username_taken"})
@@ -554,7 +554,7 @@ func (s *Service) changeOnce(ctx context.Context, tenantID, id string, seen kanr
 		var op docstore.Op
 		var results []docstore.Result
 		if op, err = ten.Users().Op(docstore.OpReplace, u); err == nil {
-			results, err = ten.Batch(ctx, docstore.Auth, append([]docstore.Op{op}, emailOps...))
+			results, err = ten.Batch(ctx, kanri.ContainerAuth, append([]docstore.Op{op}, emailOps...))
 		}
 		if kanri.IsCode(err, kanri.ECONFLICT) {
 			return nil, kanri.Invalid(kanri.Fields{"email": "validation.email_taken"})
@@ -632,7 +632,7 @@ func (s *Service) reserveChunk(ctx context.Context, ten store.Tenant, users []*k
 		ops = append(ops, op)
 	}
 	var mine []*kanri.User
-	if _, err := ten.Batch(ctx, docstore.Auth, ops); err == nil {
+	if _, err := ten.Batch(ctx, kanri.ContainerAuth, ops); err == nil {
 		mine = users
 	} else if kanri.IsCode(err, kanri.ECONFLICT) {
 		for _, u := range users {
@@ -736,7 +736,7 @@ func (s *Service) addSearchTerms(ctx context.Context, tenantID string) error {
 // has none its membership record.
 func (s *Service) addMemberships(ctx context.Context, tenantID string) error {
 	ten := s.Store.Tenant(tenantID)
-	marks := store.Of[kanri.Migration](ten, docstore.Tenant, kanri.TypeMigration)
+	marks := store.Of[kanri.Migration](ten, kanri.ContainerTenant, kanri.TypeMigration)
 	if _, err := marks.Get(ctx, migrationMemberships); err == nil {
 		return nil
 	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
@@ -777,7 +777,7 @@ func (s *Service) addMemberships(ctx context.Context, tenantID string) error {
 			ops = append(ops, op)
 		}
 		if len(ops) > 0 {
-			if _, err := ten.Batch(ctx, docstore.Tenant, ops); err != nil {
+			if _, err := ten.Batch(ctx, kanri.ContainerTenant, ops); err != nil {
 				return err
 			}
 			added += len(ops)
@@ -804,7 +804,7 @@ func (s *Service) Members(ctx context.Context, tenantID string, limit int, conti
 
 func (s *Service) reserveEmails(ctx context.Context, tenantID string) error {
 	ten := s.Store.Tenant(tenantID)
-	marks := store.Of[kanri.Migration](ten, docstore.Auth, kanri.TypeMigration)
+	marks := store.Of[kanri.Migration](ten, kanri.ContainerAuth, kanri.TypeMigration)
 	if _, err := marks.Get(ctx, migrationEmails); err == nil {
 		return nil
 	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {

@@ -18,6 +18,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -52,7 +53,7 @@ func setupCosmos(t *testing.T) *fixture {
 func setupOn(t *testing.T, ds docstore.Store) *fixture {
 	t.Helper()
 	t.Cleanup(func() { ds.Close() })
-	d := app.NewDeps(store.New(ds, nil), nil, nil)
+	d := app.NewDeps(store.New(ds, nil, schema.Set()), nil, nil)
 	h := auth.Hasher{Cost: bcrypt.MinCost}
 	ts := tenant.New(d)
 	roles := role.New(d)
@@ -639,7 +640,7 @@ func TestOrphanedTenantNameIsTakenOver(t *testing.T) {
 	f := setup(t)
 	// A young reservation without its tenant may be a create in flight.
 	young := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID("inflight")}, TenantRef: "tenant_inflight", CreatedAt: kanri.NewTime(time.Now())}
-	if err := store.Of[kanri.TenantName](f.st.Tenant(kanri.SystemTenantID), docstore.Tenant, kanri.TypeTenantName).Create(f.ctx, young); err != nil {
+	if err := store.Of[kanri.TenantName](f.st.Tenant(kanri.SystemTenantID), kanri.ContainerTenant, kanri.TypeTenantName).Create(f.ctx, young); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.tenants.Create(f.ctx, kanri.TenantInput{Name: "inflight", DisplayName: "X", Plan: kanri.PlanFree, MaxUsers: 5}); kanri.ErrorFields(err)["name"] != "validation.tenant_name_taken" {
@@ -648,7 +649,7 @@ func TestOrphanedTenantNameIsTakenOver(t *testing.T) {
 	// A reservation whose tenant was never written (a crash between the two
 	// writes), long ago.
 	orphan := &kanri.TenantName{Doc: kanri.Doc{ID: kanri.TenantNameID("ghost")}, TenantRef: "tenant_ghost", CreatedAt: kanri.NewTime(time.Now().Add(-time.Hour))}
-	if err := store.Of[kanri.TenantName](f.st.Tenant(kanri.SystemTenantID), docstore.Tenant, kanri.TypeTenantName).Create(f.ctx, orphan); err != nil {
+	if err := store.Of[kanri.TenantName](f.st.Tenant(kanri.SystemTenantID), kanri.ContainerTenant, kanri.TypeTenantName).Create(f.ctx, orphan); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.tenants.Create(f.ctx, kanri.TenantInput{Name: "ghost", DisplayName: "Ghost", Plan: kanri.PlanFree, MaxUsers: 5}); err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
+	"github.com/kanri/kanri/internal/kanri"
 )
 
 // TestCountingStoreCountsEachMethod makes one call of each method and
@@ -15,7 +16,7 @@ func TestCountingStoreCountsEachMethod(t *testing.T) {
 	ds := bolttest.Open(t)
 	s := docstoretest.NewCounting(ds)
 	ctx := context.Background()
-	c := s.Container(docstore.Auth)
+	c := s.Container(kanri.ContainerAuth)
 	doc := func(id string) []byte { return []byte(`{"id":"` + id + `","tenantId":"t1","type":"thing"}`) }
 	for _, tc := range []struct {
 		name string
@@ -35,7 +36,7 @@ func TestCountingStoreCountsEachMethod(t *testing.T) {
 		}, docstoretest.Calls{Batch: 1}},
 		{"delete", func() error { return c.Delete(ctx, "t1", "a", "") }, docstoretest.Calls{Delete: 1}},
 	} {
-		before := s.CallsTo(docstore.Auth)
+		before := s.CallsTo(kanri.ContainerAuth)
 		var err error
 		got := s.Count(func() { err = tc.call() })
 		if err != nil {
@@ -44,11 +45,11 @@ func TestCountingStoreCountsEachMethod(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
-		if got, want := s.CallsTo(docstore.Auth).Sub(before), tc.want; got != want {
-			t.Errorf("%s: container %s got %v, want %v", tc.name, docstore.Auth, got, want)
+		if got, want := s.CallsTo(kanri.ContainerAuth).Sub(before), tc.want; got != want {
+			t.Errorf("%s: container %s got %v, want %v", tc.name, kanri.ContainerAuth, got, want)
 		}
 	}
-	if got, want := s.CallsTo(docstore.API), (docstoretest.Calls{}); got != want {
+	if got, want := s.CallsTo(kanri.ContainerAPI), (docstoretest.Calls{}); got != want {
 		t.Errorf("calls to an unused container: got %v, want %v", got, want)
 	}
 	if got, want := s.Calls().Total(), 9; got != want {

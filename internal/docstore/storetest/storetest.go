@@ -19,6 +19,7 @@ import (
 
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schema"
 )
 
 // ShortTTL is a container whose documents live one second by default; the
@@ -36,7 +37,7 @@ const Indexed = "storetest-indexed"
 // Specs returns the containers the suite needs: Kanri's own plus ShortTTL
 // and Indexed.
 func Specs() []docstore.Spec {
-	return append(docstore.Specs(),
+	return append(schema.Specs(),
 		docstore.Spec{Name: ShortTTL, DefaultTTL: time.Second},
 		docstore.Spec{Name: Indexed, Indexes: []docstore.Index{
 			{Name: "thing_v", Type: "thing", Fields: []string{"v"}},
@@ -170,7 +171,7 @@ func flatten(pages [][]docstore.Item) []string {
 }
 
 func testCRUD(t *testing.T, h *harness) {
-	c, pk := h.c(docstore.Auth), partition(t)
+	c, pk := h.c(kanri.ContainerAuth), partition(t)
 	etag, err := c.Create(ctx(t), pk, doc(pk, "a", map[string]any{"name": "Ａlpha 管理"}))
 	must(t, "create", err)
 	if etag == "" {
@@ -219,7 +220,7 @@ func testCRUD(t *testing.T, h *harness) {
 }
 
 func testConflict(t *testing.T, h *harness) {
-	c, pk := h.c(docstore.Auth), partition(t)
+	c, pk := h.c(kanri.ContainerAuth), partition(t)
 	_, err := c.Create(ctx(t), pk, doc(pk, "dup", map[string]any{"v": 1}))
 	must(t, "create", err)
 	_, err = c.Create(ctx(t), pk, doc(pk, "dup", map[string]any{"v": 2}))
@@ -232,12 +233,12 @@ func testConflict(t *testing.T, h *harness) {
 	pk2 := partition(t)
 	_, err = c.Create(ctx(t), pk2, doc(pk2, "dup", nil))
 	must(t, "same id in another partition", err)
-	_, err = h.c(docstore.Tenant).Create(ctx(t), pk, doc(pk, "dup", nil))
+	_, err = h.c(kanri.ContainerTenant).Create(ctx(t), pk, doc(pk, "dup", nil))
 	must(t, "same id in another container", err)
 }
 
 func testStale(t *testing.T, h *harness) {
-	c, pk := h.c(docstore.Auth), partition(t)
+	c, pk := h.c(kanri.ContainerAuth), partition(t)
 	old, err := c.Create(ctx(t), pk, doc(pk, "s", map[string]any{"v": 1}))
 	must(t, "create", err)
 	cur, err := c.Replace(ctx(t), pk, "s", doc(pk, "s", map[string]any{"v": 2}), old)
@@ -258,7 +259,7 @@ func testStale(t *testing.T, h *harness) {
 }
 
 func testConcurrentReplace(t *testing.T, h *harness) {
-	c, pk := h.c(docstore.Tenant), partition(t)
+	c, pk := h.c(kanri.ContainerTenant), partition(t)
 	etag, err := c.Create(ctx(t), pk, doc(pk, "counter", map[string]any{"n": 0}))
 	must(t, "create", err)
 	const writers = 8
@@ -286,7 +287,7 @@ func testConcurrentReplace(t *testing.T, h *harness) {
 }
 
 func testBadDocuments(t *testing.T, h *harness) {
-	c, pk := h.c(docstore.Auth), partition(t)
+	c, pk := h.c(kanri.ContainerAuth), partition(t)
 	tests := []struct {
 		name string
 		pk   string
@@ -338,7 +339,7 @@ func seed(t testing.TB, c docstore.Container, pk string, n int) {
 }
 
 func testPaging(t *testing.T, h *harness) {
-	c, pk := h.c(docstore.Auth), partition(t)
+	c, pk := h.c(kanri.ContainerAuth), partition(t)
 	seed(t, c, pk, 25)
 	pages := queryAll(t, c, pk, docstore.Query{Type: "thing", Limit: 10})
 	var sizes []int
@@ -361,7 +362,7 @@ func testPaging(t *testing.T, h *harness) {
 }
 
 func testPagingOrdered(t *testing.T, h *harness) {
-	c, pk := h.c(docstore.Auth), partition(t)
+	c, pk := h.c(kanri.ContainerAuth), partition(t)
 	seed(t, c, pk, 25)
 	for _, desc := range []bool{false, true} {
 		pages := queryAll(t, c, pk, docstore.Query{Type: "thing", OrderBy: "createdAt", Desc: desc, Limit: 7})
@@ -386,7 +387,7 @@ func testPagingOrdered(t *testing.T, h *harness) {
 }
 
 func testBadContinuation(t *testing.T, h *harness) {
-	c, pk := h.c(docstore.Auth), partition(t)
+	c, pk := h.c(kanri.ContainerAuth), partition(t)
 	seed(t, c, pk, 5)
 	for _, tok := range []string{"garbage", "eyJ4IjoxfQ", "%%%", strings.Repeat("A", 5000)} {
 		_, err := c.Query(ctx(t), pk, docstore.Query{Type: "thing", Limit: 2, Continuation: tok})
@@ -395,7 +396,7 @@ func testBadContinuation(t *testing.T, h *harness) {
 }
 
 func testFilters(t *testing.T, h *harness) {
-	c, pk := h.c(docstore.Auth), partition(t)
+	c, pk := h.c(kanri.ContainerAuth), partition(t)
 	docs := []map[string]any{
 		{"id": "u1", "name": "Alice Smith", "status": "active", "n": 1, "active": true, "tags": []string{"x", "y"}, "words": []string{"alice", "smith"}, "at": "2026-01-01T00:00:00.0000000Z", "metadata": map[string]any{"country": "JP"}},
 		{"id": "u2", "name": "bob SMITHERS", "status": "suspended", "n": 2, "active": false, "tags": []string{"y"}, "words": []string{"bob", "smithers"}, "at": "2026-01-02T00:00:00.0000000Z", "metadata": map[string]any{"country": "US"}},
@@ -458,7 +459,7 @@ func testFilters(t *testing.T, h *harness) {
 }
 
 func testOrdering(t *testing.T, h *harness) {
-	c, pk := h.c(docstore.Auth), partition(t)
+	c, pk := h.c(kanri.ContainerAuth), partition(t)
 	for i, name := range []string{"delta", "alpha", "charlie", "bravo"} {
 		_, err := c.Create(ctx(t), pk, doc(pk, fmt.Sprint("o", i), map[string]any{"name": name, "n": 10 - i}))
 		must(t, "create", err)
@@ -496,7 +497,7 @@ func eventually(t testing.TB, what string, within time.Duration, cond func() boo
 func testTTL(t *testing.T, h *harness) {
 	t.Parallel()
 	pk := partition(t)
-	auth, short := h.c(docstore.Auth), h.c(ShortTTL)
+	auth, short := h.c(kanri.ContainerAuth), h.c(ShortTTL)
 	_, err := auth.Create(ctx(t), pk, doc(pk, "brief", map[string]any{"ttl": 1}))
 	must(t, "create brief", err)
 	_, err = auth.Create(ctx(t), pk, doc(pk, "forever", nil))
@@ -528,7 +529,7 @@ func testTTL(t *testing.T, h *harness) {
 }
 
 func testBatchCommits(t *testing.T, h *harness) {
-	c, pk := h.c(docstore.Auth), partition(t)
+	c, pk := h.c(kanri.ContainerAuth), partition(t)
 	etag, err := c.Create(ctx(t), pk, doc(pk, "r", map[string]any{"v": 1}))
 	must(t, "create", err)
 	_, err = c.Create(ctx(t), pk, doc(pk, "gone", nil))
@@ -562,7 +563,7 @@ func testBatchCommits(t *testing.T, h *harness) {
 }
 
 func testBatchAtomic(t *testing.T, h *harness) {
-	c := h.c(docstore.Auth)
+	c := h.c(kanri.ContainerAuth)
 	tests := []struct {
 		name string
 		last func(pk, etag string) docstore.Op
@@ -604,7 +605,7 @@ func testBatchAtomic(t *testing.T, h *harness) {
 }
 
 func testTenantIsolation(t *testing.T, h *harness) {
-	c := h.c(docstore.Auth)
+	c := h.c(kanri.ContainerAuth)
 	a, b := partition(t), partition(t)
 	etags := map[string]string{}
 	for _, pk := range []string{a, b} {
@@ -658,7 +659,7 @@ func flattenItems(pages [][]docstore.Item) []docstore.Item {
 }
 
 func testHostileValues(t *testing.T, h *harness) {
-	c := h.c(docstore.Auth)
+	c := h.c(kanri.ContainerAuth)
 	a, b := partition(t), partition(t)
 	_, err := c.Create(ctx(t), a, doc(a, "mine", map[string]any{"name": `O'Brien "the" \ admin`, "owner": a}))
 	must(t, "create", err)
@@ -706,7 +707,7 @@ func testHostileValues(t *testing.T, h *harness) {
 }
 
 func testAcrossPartitions(t *testing.T, h *harness) {
-	c := h.c(docstore.Tenant)
+	c := h.c(kanri.ContainerTenant)
 	marker := partition(t) // a value only this test's documents carry
 	var want []string
 	for range 3 {
@@ -740,7 +741,7 @@ func testAcrossPartitions(t *testing.T, h *harness) {
 // Japanese role names: the second create of one id is a conflict, and the id
 // reads back on every backend.
 func testDeterministicIDs(t *testing.T, h *harness) {
-	c, pk := h.c(docstore.Auth), partition(t)
+	c, pk := h.c(kanri.ContainerAuth), partition(t)
 	id := kanri.RoleAssignmentID("user_550e8400-e29b-41d4-a716-446655440000", "tenant-management", "管理者")
 	body := doc(pk, id, map[string]any{"roleName": "管理者"})
 	_, err := c.Create(ctx(t), pk, body)
@@ -763,7 +764,7 @@ func testDeterministicIDs(t *testing.T, h *harness) {
 // the same code and message key (the cause, for the log, is the backend's
 // own).
 func testErrors(t *testing.T, h *harness) {
-	c, pk := h.c(docstore.Auth), partition(t)
+	c, pk := h.c(kanri.ContainerAuth), partition(t)
 	_, err := c.Create(ctx(t), pk, doc(pk, "e1", nil))
 	must(t, "create", err)
 	_, missing := c.Read(ctx(t), pk, "nope")
@@ -949,7 +950,7 @@ func testIndexDescending(t *testing.T, h *harness) {
 func testDump(t *testing.T, h *harness) {
 	pk, other := partition(t), partition(t)
 	want := map[string]string{} // container/id -> name
-	for i, name := range []string{docstore.Auth, docstore.Messaging} {
+	for i, name := range []string{kanri.ContainerAuth, kanri.ContainerMessaging} {
 		for j := range 120 {
 			id := fmt.Sprintf("d%03d", j)
 			_, err := h.c(name).Create(ctx(t), pk, doc(pk, id, map[string]any{"name": fmt.Sprintf("%d-%d", i, j)}))
@@ -959,15 +960,15 @@ func testDump(t *testing.T, h *harness) {
 	}
 	// Another partition, another container, and deleted documents are not
 	// dumped.
-	_, err := h.c(docstore.Auth).Create(ctx(t), other, doc(other, "x", nil))
+	_, err := h.c(kanri.ContainerAuth).Create(ctx(t), other, doc(other, "x", nil))
 	must(t, "create in another partition", err)
-	_, err = h.c(docstore.Files).Create(ctx(t), pk, doc(pk, "f", nil))
+	_, err = h.c(kanri.ContainerFiles).Create(ctx(t), pk, doc(pk, "f", nil))
 	must(t, "create in another container", err)
-	must(t, "delete", h.c(docstore.Auth).Delete(ctx(t), pk, "d007", ""))
-	delete(want, docstore.Auth+"/d007")
+	must(t, "delete", h.c(kanri.ContainerAuth).Delete(ctx(t), pk, "d007", ""))
+	delete(want, kanri.ContainerAuth+"/d007")
 
 	got := map[string]string{}
-	_, err = h.st.Dump(ctx(t), pk, []string{docstore.Auth, docstore.Messaging}, func(container string, it docstore.Item) error {
+	_, err = h.st.Dump(ctx(t), pk, []string{kanri.ContainerAuth, kanri.ContainerMessaging}, func(container string, it docstore.Item) error {
 		var m map[string]any
 		if err := json.Unmarshal(it.Body, &m); err != nil {
 			return err
@@ -995,7 +996,7 @@ func testDump(t *testing.T, h *harness) {
 	// An error from fn ends the dump with that error.
 	stop := errors.New("stop")
 	n := 0
-	_, err = h.st.Dump(ctx(t), pk, []string{docstore.Auth}, func(string, docstore.Item) error { n++; return stop })
+	_, err = h.st.Dump(ctx(t), pk, []string{kanri.ContainerAuth}, func(string, docstore.Item) error { n++; return stop })
 	if !errors.Is(err, stop) || n != 1 {
 		t.Errorf("dump with a failing fn: %v after %d documents, want stop after 1", err, n)
 	}

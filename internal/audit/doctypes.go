@@ -1,0 +1,29 @@
+package audit
+
+import (
+	"time"
+
+	"github.com/kanri/kanri/internal/doctype"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// DocTypes are the document types of the audit trail
+// (docs/architecture.md, "Document types").
+var DocTypes = []doctype.Type{
+	{
+		Name: kanri.TypeAuditLog, Container: kanri.ContainerAudit, Of: &kanri.AuditLog{},
+		Indexes: []doctype.Index{
+			{Name: "audit_time", Fields: []string{"timestamp"}},
+			{Name: "audit_user_time", Fields: []string{"userId", "timestamp"}},
+			{Name: "audit_username_time", Fields: []string{"userName", "timestamp"}},
+			{Name: "audit_type_time", Fields: []string{"resource.type", "timestamp"}},
+			{Name: "audit_action_time", Fields: []string{"action", "timestamp"}},
+			{Name: "audit_resource_time", Fields: []string{"resource.id", "timestamp"}},
+		},
+		Backup:    doctype.InPart(kanri.PartAudit),
+		Personal:  doctype.Personal{Owner: "userId", Data: []string{"userId", "userName", "metadata"}},
+		Erasure:   doctype.KeepFor("the tenant's audit trail, kept for its 90 days for the security of the organisation and of others (GDPR Art. 17(3)(b) and (e))"),
+		Export:    true,
+		Retention: doctype.Retention{TTL: kanri.TTLAuditLog * time.Second, Archive: true},
+	},
+}
