@@ -193,10 +193,13 @@ func TestAPIDocsPage(t *testing.T) {
 			t.Errorf("%s on the overview: got %q, want it to hold %q", tc.id, got, tc.want)
 		}
 	}
-	for _, kind := range []string{"bad-request", "unauthenticated", "forbidden", "not-found", "method-not-allowed", "conflict", "stale",
+	for _, kind := range []string{"bad-request", "unauthenticated", "forbidden", "not-found", "method-not-allowed", "timeout", "conflict", "stale",
 		"precondition-required", "too-large", "unsupported-media-type", "invalid", "rate-limited", "internal", "unavailable"} {
 		if !strings.Contains(overview, `id="problem-`+kind+`"`) {
 			t.Errorf("problem type %s has no anchor on the overview", kind)
+		}
+		if desc := byTestID(overview, "problem-"+kind); strings.Contains(desc, "apidocs.problem.") {
+			t.Errorf("problem type %s is described by its message key: %q", kind, desc)
 		}
 	}
 	// The problem types are on the overview, where the statuses of every
