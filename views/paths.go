@@ -95,3 +95,12 @@ func SettingsPath(tenantID string) string { return "/t/" + tenantID + "/settings
 
 // TwoFactorPath is the signed-in user's two-factor sign-in page.
 func TwoFactorPath() string { return "/account/2fa" }
+
+// APIDocsPath is the address of the API's reference: its overview, with
+// the contents and the problem types that problems' type addresses point
+// to.
+func APIDocsPath() string { return "/api/v1/docs" }
+
+// APIDocsTagPath is the address of the page of one tag of the reference,
+// by the tag's slug.
+func APIDocsTagPath(slug string) string { return APIDocsPath() + "/" + slug }

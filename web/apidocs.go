@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
 )
 
@@ -160,19 +161,58 @@ func (d *oaDoc) limits(c echo.Context, s *oaSchema) string {
 	return strings.Join(out, "; ")
 }
 
-// apiDocs is the API's reference page: every operation of the OpenAPI
-// document the server serves, grouped by tag, with its parameters, body
-// fields, an example request against this server and its answer, its
-// statuses, and the problem types that problems' type addresses point to.
+// apiDocs is the overview of the API's reference: how to call the API,
+// the problem types that problems' type addresses point to, and the
+// contents, which lead to each tag's page (apiDocsTag).
 func (s *Server) apiDocs(c echo.Context) error {
-	base := baseURL(c)
-	b, err := json.Marshal(s.openAPIDoc(base))
+	d, err := s.apiReference(c)
 	if err != nil {
 		return err
 	}
+	ctx := c.Request().Context()
+	p := views.Page{Title: i18n.T(ctx, "apidocs.title"), Lang: i18n.Lang(ctx), Theme: theme(c)}
+	return render(c, http.StatusOK, views.APIDocsPage(p, d))
+}
+
+// apiDocsTag is the page of one tag of the API's reference: every
+// operation of the tag with its parameters, body fields, an example
+// request against this server and its answer, and its statuses. A tag the
+// document does not have is the site's page not found (a page, not a
+// problem: it is asked for by a browser, as its overview is).
+func (s *Server) apiDocsTag(c echo.Context) error {
+	d, err := s.apiReference(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	i := slices.IndexFunc(d.Tags, func(t views.APITag) bool { return t.Slug == c.Param("tag") })
+	if i < 0 {
+		s.errorPage(c, http.StatusNotFound, titles[kanri.ENOTFOUND], i18n.T(ctx, "error.not_found_body"))
+		return nil
+	}
+	m := views.APITagDocs{Tag: d.Tags[i]}
+	if i > 0 {
+		m.Prev = d.Tags[i-1]
+	}
+	if i+1 < len(d.Tags) {
+		m.Next = d.Tags[i+1]
+	}
+	p := views.Page{Title: m.Tag.Name + " · " + i18n.T(ctx, "apidocs.title"), Lang: i18n.Lang(ctx), Theme: theme(c)}
+	return render(c, http.StatusOK, views.APIDocsTagPage(p, m))
+}
+
+// apiReference reads the API's reference from the OpenAPI document the
+// server serves: every operation, grouped by tag in the document's order
+// of tags, and the problem types.
+func (s *Server) apiReference(c echo.Context) (views.APIDocs, error) {
+	base := baseURL(c)
+	b, err := json.Marshal(s.openAPIDoc(base))
+	if err != nil {
+		return views.APIDocs{}, err
+	}
 	var doc oaDoc
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return err
+		return views.APIDocs{}, err
 	}
 	ctx := c.Request().Context()
 	m := views.APIDocs{Title: doc.Info.Title, Description: doc.Info.Description, OpenAPI: base + apiPrefix + "/openapi.json"}
@@ -180,7 +220,7 @@ func (s *Server) apiDocs(c echo.Context) error {
 		m.Server = doc.Servers[0].URL
 	}
 	for _, t := range doc.Tags {
-		m.Tags = append(m.Tags, views.APITag{Name: t.Name, Description: t.Description, Anchor: "tag-" + strings.ToLower(t.Name)})
+		m.Tags = append(m.Tags, views.APITag{Name: t.Name, Description: t.Description, Slug: tagSlug(t.Name)})
 	}
 	methodOrder := []string{"options", "get", "head", "post", "put", "patch", "delete"}
 	for _, p := range slices.Sorted(maps.Keys(doc.Paths)) {
@@ -196,7 +236,7 @@ func (s *Server) apiDocs(c echo.Context) error {
 			}
 			i := slices.IndexFunc(m.Tags, func(t views.APITag) bool { return t.Name == tag })
 			if i < 0 {
-				m.Tags = append(m.Tags, views.APITag{Name: tag, Anchor: "tag-" + strings.ToLower(tag)})
+				m.Tags = append(m.Tags, views.APITag{Name: tag, Slug: tagSlug(tag)})
 				i = len(m.Tags) - 1
 			}
 			m.Tags[i].Ops = append(m.Tags[i].Ops, op)
@@ -210,8 +250,27 @@ func (s *Server) apiDocs(c echo.Context) error {
 			Description: i18n.T(ctx, "apidocs.problem."+kind),
 		})
 	}
-	p := views.Page{Title: i18n.T(ctx, "apidocs.title"), Lang: i18n.Lang(ctx), Theme: theme(c)}
-	return render(c, http.StatusOK, views.APIDocsPage(p, m))
+	return m, nil
+}
+
+// tagSlug is the last segment of the address of a tag's page: its name in
+// lower case, each run of other characters than ASCII letters and digits
+// a hyphen (Users is users).
+func tagSlug(name string) string {
+	var b strings.Builder
+	hyphen := false
+	for _, r := range strings.ToLower(name) {
+		if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
+			if hyphen && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			hyphen = false
+		} else {
+			hyphen = true
+		}
+	}
+	return b.String()
 }
 
 // docOperation returns an operation of the document as the docs page

@@ -245,6 +245,8 @@ func TestPathsAreRouted(t *testing.T) {
 		{http.MethodGet, views.TenantServicePath("tenant_a", "crm"), "/t/:tenant/services/:service"},
 		{http.MethodGet, views.TenantServicePath("tenant_a", "crm") + "/edit", "/t/:tenant/services/:service/edit"},
 		{http.MethodPost, views.TenantServicePath("tenant_a", "crm") + "/end", "/t/:tenant/services/:service/end"},
+		{http.MethodGet, views.APIDocsPath(), "/api/v1/docs"},
+		{http.MethodGet, views.APIDocsTagPath("users"), "/api/v1/docs/:tag"},
 	}
 	for _, tt := range tests {
 		c := e.NewContext(httptest.NewRequest(tt.method, tt.path, nil), httptest.NewRecorder())

@@ -50,6 +50,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.RouteNotFound("/api/*", apiNotFound)
 	e.GET("/api/v1/openapi.json", s.openAPI).Name = public
 	e.GET("/api/v1/docs", s.apiDocs).Name = public
+	e.GET("/api/v1/docs/:tag", s.apiDocsTag).Name = public
 	api := e.Group("/api/v1", s.bodies(apiBodyLimit, false), s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
 	// The API's tus uploads: a key like the API, but the upload routes'
 	// body handling (no API body limit: each PATCH is bounded by what is

@@ -49,6 +49,36 @@ func TestEveryRouteNeedsSignIn(t *testing.T) {
 	}
 }
 
+// TestPublicRoutesNeedNoSignIn walks the other side of the route table: a
+// visitor with neither a session nor a key reaches every public page (the
+// sign-in pages, the health checks, the API's document and reference)
+// without being sent to sign in or refused, and breaks none of them.
+func TestPublicRoutesNeedNoSignIn(t *testing.T) {
+	e := newEnv(t)
+	// A value for each parameter of a public route.
+	params := strings.NewReplacer(":tag", "users", "/static*", "/static/css/app.css")
+	n := 0
+	for _, r := range e.routes() {
+		if r.Name != "public" || r.Method != http.MethodGet {
+			continue
+		}
+		n++
+		path := params.Replace(r.Path)
+		if strings.Contains(path, ":") {
+			t.Errorf("GET %s: no value for its parameter here", r.Path)
+			continue
+		}
+		resp, _ := e.client(t).get(path)
+		login := strings.HasPrefix(resp.Header.Get("Location"), "/login") && !strings.HasPrefix(path, "/login")
+		if resp.StatusCode >= 400 || login {
+			t.Errorf("GET %s without a session: %d to %q, want it served", path, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	if n < 8 {
+		t.Errorf("checked %d public pages; the route table looks incomplete", n)
+	}
+}
+
 func TestOtherTenantsRoutesAnswer404(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
