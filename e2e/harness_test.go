@@ -27,7 +27,7 @@ import (
 
 	"github.com/kanri/kanri/internal/azureblob/azuritetest"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
-	"github.com/kanri/kanri/internal/domain/dnstest"
+	"github.com/kanri/kanri/internal/emaildomain/dnstest"
 )
 
 const (

@@ -21,10 +21,10 @@ import (
 
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -311,7 +311,7 @@ func apiScope(scope string) echo.MiddlewareFunc {
 func (s *Server) apiUsable(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		g := apiGrantOf(c)
-		if err := service.UsableAt(g.tenant, kanri.APIServiceID, g.assignment, g.service, s.Now()); err != nil {
+		if err := catalog.UsableAt(g.tenant, kanri.APIServiceID, g.assignment, g.service, s.Now()); err != nil {
 			return err
 		}
 		return next(c)

@@ -13,9 +13,9 @@ import (
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/web"
@@ -29,7 +29,7 @@ type instance struct {
 	keys    *apikey.Service
 	users   *user.Service
 	roles   *role.Service
-	catalog *service.Service
+	catalog *catalog.Service
 	tenants *tenant.Service
 }
 
@@ -40,7 +40,7 @@ func (e *env) thisInstance() instance {
 func (e *env) otherInstance() instance {
 	d := app.NewDeps(e.st, slog.New(slog.DiscardHandler), e.clock.Now)
 	ts, roles := tenant.New(d), role.New(d)
-	return instance{keys: apikey.New(d), users: user.New(d, ts, roles, auth.Hasher{Cost: bcrypt.MinCost}), roles: roles, catalog: service.New(d), tenants: ts}
+	return instance{keys: apikey.New(d), users: user.New(d, ts, roles, auth.Hasher{Cost: bcrypt.MinCost}), roles: roles, catalog: catalog.New(d), tenants: ts}
 }
 
 // TestAPIGrantChangesTakeEffect checks the bound docs/api.md gives: a

@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/emaildomain"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
 )
@@ -26,7 +26,7 @@ func (s *Server) showDomains(c echo.Context, status int, input string, errs view
 	}
 	rows := make([]views.DomainRow, len(all))
 	for i, d := range all {
-		rows[i] = views.DomainRow{Domain: d, Display: domain.Display(d.Domain), State: domain.State(d), Record: domain.RecordName(d.Domain)}
+		rows[i] = views.DomainRow{Domain: d, Display: emaildomain.Display(d.Domain), State: emaildomain.State(d), Record: emaildomain.RecordName(d.Domain)}
 	}
 	return render(c, status, views.DomainsPage(s.page(c, "domains.title", "domains"), rows, input, errs))
 }
@@ -38,11 +38,11 @@ func (s *Server) addDomain(c echo.Context) error {
 	d, err := s.Domains.Add(c.Request().Context(), routeTenant(c).ID, input)
 	if err == nil {
 		dest := views.DomainsPath(routeTenant(c).ID)
-		if typed := strings.TrimSpace(input); !strings.EqualFold(typed, d.Domain) && !strings.EqualFold(typed, domain.Display(d.Domain)) {
+		if typed := strings.TrimSpace(input); !strings.EqualFold(typed, d.Domain) && !strings.EqualFold(typed, emaildomain.Display(d.Domain)) {
 			// Accepted, but not as typed (a URL, an address): say so.
-			return s.done(c, dest, "domains.added_normalized", d.Domain, typed, domain.RecordName(d.Domain))
+			return s.done(c, dest, "domains.added_normalized", d.Domain, typed, emaildomain.RecordName(d.Domain))
 		}
-		return s.done(c, dest, "domains.added", d.Domain, domain.RecordName(d.Domain))
+		return s.done(c, dest, "domains.added", d.Domain, emaildomain.RecordName(d.Domain))
 	}
 	if !kanri.IsCode(err, kanri.EINVALID) {
 		return err

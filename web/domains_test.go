@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/emaildomain"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -40,14 +40,14 @@ func TestDomainPages(t *testing.T) {
 	}
 
 	// A wrong record: the page says what was found.
-	e.dns.Set(domain.RecordName("acme.example"), "something-else")
+	e.dns.Set(emaildomain.RecordName("acme.example"), "something-else")
 	resp, _ = admin.post(base+"/"+d.ID+"/verify", url.Values{"etag": {d.ETag}, "state": {"pending"}})
 	wantStatus(t, "verify with a wrong record", resp, http.StatusSeeOther)
 	_, body = admin.get(base)
 	if !strings.Contains(body, `holds &#34;something-else&#34;, not the expected value `+d.VerificationToken) {
 		t.Error("the wrong record is not reported")
 	}
-	e.dns.Set(domain.RecordName("acme.example"), d.VerificationToken)
+	e.dns.Set(emaildomain.RecordName("acme.example"), d.VerificationToken)
 	resp, _ = admin.post(base+"/"+d.ID+"/verify", url.Values{"etag": {d.ETag}, "state": {"pending"}})
 	wantStatus(t, "verify", resp, http.StatusSeeOther)
 	_, body = admin.get(base)
@@ -65,7 +65,7 @@ func TestDomainPages(t *testing.T) {
 	resp, _ = gl.post("/t/"+e.globex.ID+"/domains", url.Values{"domain": {"acme.example"}})
 	wantStatus(t, "globex adds acme.example", resp, http.StatusSeeOther)
 	g, _ := e.domains.Get(context.Background(), e.globex.ID, kanri.DomainID("acme.example"))
-	e.dns.Set(domain.RecordName("acme.example"), d.VerificationToken, g.VerificationToken)
+	e.dns.Set(emaildomain.RecordName("acme.example"), d.VerificationToken, g.VerificationToken)
 	gl.post("/t/"+e.globex.ID+"/domains/"+g.ID+"/verify", nil)
 	_, body = gl.get("/t/" + e.globex.ID + "/domains")
 	if !strings.Contains(body, "already verified by another organisation") {
@@ -138,7 +138,7 @@ func TestDomainPageSaysWhatHappened(t *testing.T) {
 	if got, want := row(body), `No record found`; !strings.Contains(got, want) || strings.Contains(got, `data-testid="domain-last-checked">—`) {
 		t.Errorf("after a failed check the row does not show its time and %q:\n%s", want, got)
 	}
-	e.dns.Drop(domain.RecordName("plain.example"), true)
+	e.dns.Drop(emaildomain.RecordName("plain.example"), true)
 	d, _ = e.domains.Get(context.Background(), e.acme.ID, d.ID)
 	admin.post(base+"/"+d.ID+"/verify", url.Values{"etag": {d.ETag}, "state": {"pending"}})
 	_, body = admin.get(base)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/audit"
-	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/emaildomain"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
@@ -270,7 +270,7 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.dns.Set(domain.RecordName(d.Domain), d.VerificationToken)
+			e.dns.Set(emaildomain.RecordName(d.Domain), d.VerificationToken)
 			id = d.ID
 		} else if strings.HasPrefix(path, "/t/:tenant/files/folders/") {
 			f, err := e.files.CreateFolder(ctx, e.acme.ID, "", fmt.Sprintf("folder%d", n))

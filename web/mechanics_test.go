@@ -17,10 +17,10 @@ import (
 
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
+	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/views"
 )
@@ -308,7 +308,7 @@ func TestUsableGuardsAServicesRoutes(t *testing.T) {
 	if _, err := role.New(d).Seed(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	catalog := service.New(d)
+	catalog := catalog.New(d)
 	s := &Server{Deps: d, Services: Services{Catalog: catalog}}
 	e := echo.New()
 	e.HTTPErrorHandler = func(err error, c echo.Context) { c.NoContent(status(err)) }

@@ -6,9 +6,9 @@ import (
 
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/tenant"
 )
 
@@ -69,7 +69,7 @@ func TestAWriteThatChangesNothingChangesNothing(t *testing.T) {
 			if err != nil {
 				return "", "", err
 			}
-			saved, err := e.catalog.Update(ctx, svc.ID, svc.ETag, service.InputOf(svc))
+			saved, err := e.catalog.Update(ctx, svc.ID, svc.ETag, catalog.InputOf(svc))
 			if err != nil {
 				return "", "", err
 			}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/views"
 )
 
@@ -32,7 +32,7 @@ func (s *Server) listServices(c echo.Context) error {
 	}
 	rows := make([]views.CatalogRow, len(svcs))
 	for i, svc := range svcs {
-		rows[i] = views.CatalogRow{Service: svc, Health: service.HealthOf(svc, checks), BuiltIn: service.BuiltIn(svc.ID)}
+		rows[i] = views.CatalogRow{Service: svc, Health: catalog.HealthOf(svc, checks), BuiltIn: catalog.BuiltIn(svc.ID)}
 	}
 	return render(c, http.StatusOK, views.ServicesPage(s.page(c, "services.catalog", "catalog"), rows))
 }
@@ -75,7 +75,7 @@ func (s *Server) editService(c echo.Context) error {
 		return err
 	}
 	f := views.ServiceForm{ID: svc.ID}
-	f.ETag, f.Input, f.Base = svc.ETag, service.InputOf(svc), service.InputOf(svc)
+	f.ETag, f.Input, f.Base = svc.ETag, catalog.InputOf(svc), catalog.InputOf(svc)
 	return render(c, http.StatusOK, views.ServiceFormPage(s.page(c, "services.edit", "catalog"), f))
 }
 
@@ -94,7 +94,7 @@ func (s *Server) updateService(c echo.Context) error {
 	}
 	f := views.ServiceForm{ID: cur.ID}
 	f.ETag, f.Input = etag, in
-	status, err := editFailed(&f.Edit, err, func() (*kanri.Service, error) { return s.Catalog.Get(ctx, cur.ID) }, service.InputOf)
+	status, err := editFailed(&f.Edit, err, func() (*kanri.Service, error) { return s.Catalog.Get(ctx, cur.ID) }, catalog.InputOf)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func (s *Server) listTenantServices(c echo.Context) error {
 		if a == nil && !operator && kanri.ServiceAccess(svc.ID) != kanri.AccessIncluded {
 			continue
 		}
-		r := views.TenantServiceRow{Service: svc, Health: service.HealthOf(svc, checks), Assignment: a, Usage: usage[svc.ID]}
+		r := views.TenantServiceRow{Service: svc, Health: catalog.HealthOf(svc, checks), Assignment: a, Usage: usage[svc.ID]}
 		if a != nil {
 			r.Status = a.StatusAt(s.Now())
 		}
@@ -265,7 +265,7 @@ func (s *Server) editAssignment(c echo.Context) error {
 	switch {
 	case err == nil:
 		loc := routeTenant(c).Location()
-		f.Assigned, f.ETag, f.Input, f.Base = true, a.ETag, service.AssignmentInputOf(a, loc), service.AssignmentInputOf(a, loc)
+		f.Assigned, f.ETag, f.Input, f.Base = true, a.ETag, catalog.AssignmentInputOf(a, loc), catalog.AssignmentInputOf(a, loc)
 	case !kanri.IsCode(err, kanri.ENOTFOUND):
 		return err
 	}
@@ -299,7 +299,7 @@ func (s *Server) saveAssignment(c echo.Context) error {
 	f := views.AssignmentForm{Service: svc, Fields: fields, Own: own, Assigned: etag != ""}
 	f.ETag, f.Input = etag, in
 	status, err := editFailed(&f.Edit, err, func() (*kanri.ServiceAssignment, error) { return s.Catalog.Assignment(ctx, t.ID, svc.ID) }, func(a *kanri.ServiceAssignment) kanri.AssignmentInput {
-		return service.AssignmentInputOf(a, t.Location())
+		return catalog.AssignmentInputOf(a, t.Location())
 	})
 	if err != nil {
 		return err

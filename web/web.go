@@ -13,7 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/app"
-	"github.com/kanri/kanri/internal/services"
+	"github.com/kanri/kanri/internal/wiring"
 )
 
 // Session lifetimes.
@@ -24,7 +24,7 @@ const (
 
 // Services are the application services the handlers call, built by
 // services.New.
-type Services = services.Set
+type Services = wiring.Set
 
 // Config holds the web layer's dependencies.
 type Config struct {

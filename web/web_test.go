@@ -25,21 +25,21 @@ import (
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
+	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/disk"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
-	"github.com/kanri/kanri/internal/domain"
-	"github.com/kanri/kanri/internal/domain/dnstest"
+	"github.com/kanri/kanri/internal/emaildomain"
+	"github.com/kanri/kanri/internal/emaildomain/dnstest"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/service"
-	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
+	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web"
 )
 
@@ -68,8 +68,8 @@ type env struct {
 	tenants   *tenant.Service
 	users     *user.Service
 	roles     *role.Service
-	catalog   *service.Service
-	domains   *domain.Service
+	catalog   *catalog.Service
+	domains   *emaildomain.Service
 	keys      *apikey.Service
 	usage     *apikey.Recorder
 	files     *files.Service
@@ -98,7 +98,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 	faults := &faultStore{Store: calls}
 	clk := &clock{t: time.Now()}
 	dns := dnstest.Start(t)
-	svcs := services.New(store.New(faults, nil, schema.Set()), slog.New(slog.DiscardHandler), clk.Now, services.Options{
+	svcs := wiring.New(store.New(faults, nil, schema.Set()), slog.New(slog.DiscardHandler), clk.Now, wiring.Options{
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, DNSServer: dns.Addr, UsageQueue: 1000, Blobs: openBlobs(t),
 	})
 	st, ts, roles, us := svcs.Deps.Store, svcs.Tenants, svcs.Roles, svcs.Users

@@ -33,8 +33,8 @@ import (
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/wiring"
 )
 
 // The backed-up tenant of TestBackupSurvivesKill: enough audit records
@@ -188,7 +188,7 @@ func TestBackupSurvivesKill(t *testing.T) {
 	// In the store: every killed run failed as interrupted and its archive
 	// is refused; the last one verifies; the kept contents are exactly the
 	// files' (those the killed runs copied are the last archive's too).
-	withServices(t, dir, time.Now, func(ctx context.Context, svcs *services.Set) {
+	withServices(t, dir, time.Now, func(ctx context.Context, svcs *wiring.Set) {
 		for _, id := range killed {
 			h, err := svcs.Backups.History(ctx, backupCrashTenant, id)
 			if err != nil {
@@ -330,7 +330,7 @@ func seedBackupCrash(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs := services.New(store.New(ds, nil, schema.Set()), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d)})
+	svcs := wiring.New(store.New(ds, nil, schema.Set()), nil, nil, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d)})
 	if _, err := svcs.Roles.Seed(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -32,8 +32,8 @@ import (
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/wiring"
 )
 
 // Quota of the crash test's tenant: room for about half of what the
@@ -54,7 +54,7 @@ const (
 func TestUploadQuotaHoldsAcrossCrashes(t *testing.T) {
 	dir := t.TempDir()
 	tid := seedCrashTenants(t, dir)[0]
-	withServices(t, dir, time.Now, func(ctx context.Context, svcs *services.Set) {
+	withServices(t, dir, time.Now, func(ctx context.Context, svcs *wiring.Set) {
 		if _, _, err := svcs.Catalog.Assign(ctx, tid, kanri.AssignmentInput{ServiceID: kanri.FileServiceID,
 			Config: map[string]string{"maxStorage": "1MB", "maxFileSize": "256KB"}}); err != nil {
 			t.Fatal(err)
@@ -128,7 +128,7 @@ func TestUploadQuotaHoldsAcrossCrashes(t *testing.T) {
 		t.Errorf("uploads accepted: %d bytes, want some and at most %d", accepted, crashMaxStorage)
 	}
 	now := time.Now()
-	withServices(t, dir, func() time.Time { return now }, func(ctx context.Context, svcs *services.Set) {
+	withServices(t, dir, func() time.Time { return now }, func(ctx context.Context, svcs *wiring.Set) {
 		list, _, err := svcs.Files.Files(ctx, tid, "", files.ListQuery{Limit: 100})
 		if err != nil {
 			t.Fatal(err)
@@ -180,7 +180,7 @@ func TestUploadQuotaHoldsAcrossCrashes(t *testing.T) {
 	})
 	// A day later every open upload has expired and given its bytes back.
 	later := now.Add(25 * time.Hour)
-	withServices(t, dir, func() time.Time { return later }, func(ctx context.Context, svcs *services.Set) {
+	withServices(t, dir, func() time.Time { return later }, func(ctx context.Context, svcs *wiring.Set) {
 		if _, err := svcs.Files.ExpireUploads(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func TestUploadQuotaHoldsAcrossCrashes(t *testing.T) {
 
 // withServices opens the store and blobs in dir (no server may be running
 // on them) and calls fn with the services over them, as the system.
-func withServices(t *testing.T, dir string, now func() time.Time, fn func(context.Context, *services.Set)) {
+func withServices(t *testing.T, dir string, now func() time.Time, fn func(context.Context, *wiring.Set)) {
 	t.Helper()
 	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
 	if err != nil {
@@ -207,7 +207,7 @@ func withServices(t *testing.T, dir string, now func() time.Time, fn func(contex
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs := services.New(store.New(ds, nil, schema.Set()), nil, now, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d)})
+	svcs := wiring.New(store.New(ds, nil, schema.Set()), nil, now, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d)})
 	fn(audit.WithActor(t.Context(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true}), svcs)
 }
 

@@ -28,9 +28,9 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
+	"github.com/kanri/kanri/internal/wiring"
 )
 
 // TestMain lets a test start this test binary as the real server: with
@@ -171,7 +171,7 @@ func seedCrashTenants(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	svcs := services.New(store.New(ds, nil, schema.Set()), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
+	svcs := wiring.New(store.New(ds, nil, schema.Set()), nil, nil, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
 	ts, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if _, err := roles.Seed(t.Context()); err != nil {
 		t.Fatal(err)

@@ -17,13 +17,13 @@ import (
 
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/schedule"
-	"github.com/kanri/kanri/internal/service"
-	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/upgrade"
+	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web"
 )
 
@@ -59,7 +59,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	if err != nil {
 		return nil, nil, err
 	}
-	svcs := services.New(st, log, nil, services.Options{
+	svcs := wiring.New(st, log, nil, wiring.Options{
 		Hasher: auth.Hasher{Cost: cfg.BcryptCost}, DNSServer: cfg.DNSServer, UsageQueue: usageQueue, UsageFlush: cfg.UsageFlush,
 		Blobs: blobs, Events: bus, TwoFactorKey: twoFactor,
 	})
@@ -87,8 +87,8 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	if err := upgrade.New(svcs.Deps, tenants).Run(ctx, append(users.Upgrades(),
 		upgrade.Upgrade{Name: tenant.UpgradeSearchTerms, Tenant: tenants.AddSearchTerms},
 		upgrade.Upgrade{Name: tenant.UpgradeListingSubscription, Tenant: tenants.RewriteListing},
-		upgrade.Upgrade{Name: service.UpgradeExpiryDays, Tenant: svcs.Catalog.MoveExpiryDays},
-		upgrade.Upgrade{Name: service.UpgradeMovedIDs, Tenant: svcs.Catalog.MoveIDs},
+		upgrade.Upgrade{Name: catalog.UpgradeExpiryDays, Tenant: svcs.Catalog.MoveExpiryDays},
+		upgrade.Upgrade{Name: catalog.UpgradeMovedIDs, Tenant: svcs.Catalog.MoveIDs},
 		upgrade.Upgrade{Name: apikey.UpgradeExpiryDays, Tenant: svcs.Keys.MoveExpiryDays})); err != nil {
 		return nil, nil, err
 	}

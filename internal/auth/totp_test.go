@@ -17,8 +17,8 @@ import (
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/wiring"
 )
 
 type clock struct {
@@ -31,7 +31,7 @@ func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.U
 
 type fixture struct {
 	ctx      context.Context
-	svcs     *services.Set
+	svcs     *wiring.Set
 	clock    *clock
 	tenant   *kanri.Tenant
 	user     *kanri.User
@@ -47,7 +47,7 @@ func enrolled(t *testing.T, key []byte) *fixture {
 	t.Helper()
 	ds := bolttest.Open(t)
 	clk := &clock{t: time.Date(2026, 11, 26, 9, 0, 5, 0, time.UTC)}
-	svcs := services.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), clk.now, services.Options{
+	svcs := wiring.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), clk.now, wiring.Options{
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, TwoFactorKey: key,
 	})
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "system"})

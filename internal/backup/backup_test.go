@@ -27,14 +27,14 @@ import (
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/wiring"
 )
 
 // env is a Kanri over one store with a tenant, acme, and its admin.
 type env struct {
 	ctx    context.Context
-	svcs   *services.Set
+	svcs   *wiring.Set
 	ds     docstore.Store
 	blobs  *blob.Bucket
 	tenant *kanri.Tenant
@@ -48,7 +48,7 @@ func newEnv(t *testing.T, ds docstore.Store, blobDir string) *env {
 		t.Fatal(err)
 	}
 	blobs := blob.New(drv)
-	svcs := services.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), nil, services.Options{
+	svcs := wiring.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), nil, wiring.Options{
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs,
 	})
 	t.Cleanup(svcs.Backups.Wait)

@@ -23,18 +23,18 @@ import (
 	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/schedule/scheduletest"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/wiring"
 )
 
 // instance is one Kanri's services over a shared database and blob
 // directory, on a shared clock.
-func instance(t *testing.T, ds docstore.Store, blobDir, name string, clock *scheduletest.Clock) *services.Set {
+func instance(t *testing.T, ds docstore.Store, blobDir, name string, clock *scheduletest.Clock) *wiring.Set {
 	drv, err := disk.New(blobDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs := services.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), clock.Now, services.Options{
+	svcs := wiring.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), clock.Now, wiring.Options{
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(drv),
 		Scheduler: schedule.New(ds, name, clock),
 	})
@@ -64,7 +64,7 @@ func TestScheduledRunsHappenOncePerSlotAcrossInstances(t *testing.T) {
 	for range minutes {
 		clock.Advance(time.Minute)
 		var wg sync.WaitGroup
-		for _, inst := range []*services.Set{a, b} {
+		for _, inst := range []*wiring.Set{a, b} {
 			wg.Go(func() {
 				if err := inst.Backups.RunDue(context.Background()); err != nil {
 					t.Error(err)
@@ -135,7 +135,7 @@ func TestMissedRunsRunOnceAtStart(t *testing.T) {
 	}
 }
 
-func blobsOf(t *testing.T, svcs *services.Set) *blob.Bucket {
+func blobsOf(t *testing.T, svcs *wiring.Set) *blob.Bucket {
 	return backup.Blobs(svcs.Backups).(*blob.Bucket)
 }
 

@@ -28,8 +28,8 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/wiring"
 )
 
 // The backup benchmark (`make bench-backups`): BenchmarkBackups.
@@ -272,7 +272,7 @@ type backupEnv struct {
 
 // openBackup opens the store in dir and the blob store in blobDir, and
 // the services over them (bcrypt at its lowest cost, logs discarded).
-func openBackup(t testing.TB, dataDir, blobDir string) (*bolt.Store, *store.Store, *services.Set, *blob.Bucket) {
+func openBackup(t testing.TB, dataDir, blobDir string) (*bolt.Store, *store.Store, *wiring.Set, *blob.Bucket) {
 	ds, err := bolt.Open(dataDir, schema.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -284,7 +284,7 @@ func openBackup(t testing.TB, dataDir, blobDir string) (*bolt.Store, *store.Stor
 	}
 	blobs := blob.New(drv)
 	st := store.New(ds, nil, schema.Set())
-	svcs := services.New(st, slog.New(slog.DiscardHandler), nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs})
+	svcs := wiring.New(st, slog.New(slog.DiscardHandler), nil, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs})
 	return ds, st, svcs, blobs
 }
 

@@ -29,8 +29,8 @@ import (
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/wiring"
 )
 
 // fileTenant is the tenant whose files the transfer benchmark moves.
@@ -183,7 +183,7 @@ func seedFiles(b *testing.B, dir string) {
 		b.Fatal(err)
 	}
 	defer ds.Close()
-	svcs := services.New(store.New(ds, nil, schema.Set()), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
+	svcs := wiring.New(store.New(ds, nil, schema.Set()), nil, nil, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
 	if _, err := svcs.Roles.Seed(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -413,7 +413,7 @@ func BenchmarkFolderList(b *testing.B) {
 		b.Fatal(err)
 	}
 	st := store.New(ds, nil, schema.Set())
-	svcs := services.New(st, nil, nil, services.Options{Blobs: blob.New(drv)})
+	svcs := wiring.New(st, nil, nil, wiring.Options{Blobs: blob.New(drv)})
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "user_admin", TenantID: fileTenant})
 	svc := svcs.Files
 	type folder struct {

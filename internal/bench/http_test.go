@@ -29,8 +29,8 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/wiring"
 )
 
 const loadPassword = "Load-test-pass-1"
@@ -350,7 +350,7 @@ func seedHTTP(b testing.TB, dir string) (apiSecret string) {
 		b.Fatal(err)
 	}
 	defer ds.Close()
-	svcs := services.New(store.New(ds, nil, schema.Set()), nil, nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
+	svcs := wiring.New(store.New(ds, nil, schema.Set()), nil, nil, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
 	ts, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if _, err := roles.Seed(context.Background()); err != nil {
 		b.Fatal(err)

@@ -43,8 +43,8 @@ import (
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web"
 )
 
@@ -87,7 +87,7 @@ type inProcess struct {
 	rec  *docstoretest.Recorder
 	ds   *docstoretest.CountingStore
 	st   *store.Store
-	svcs *services.Set
+	svcs *wiring.Set
 	base string
 }
 
@@ -109,7 +109,7 @@ func startInProcess(b *testing.B, record bool) *inProcess {
 	ds := docstoretest.NewCounting(under)
 	st := store.New(ds, nil, schema.Set())
 	bus := events.NewLocal()
-	svcs := services.New(st, slog.New(slog.DiscardHandler), nil, services.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Events: bus})
+	svcs := wiring.New(st, slog.New(slog.DiscardHandler), nil, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Events: bus})
 	ctx := system()
 	if _, err := svcs.Roles.Seed(ctx); err != nil {
 		b.Fatal(err)

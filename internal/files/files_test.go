@@ -22,12 +22,12 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
+	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -169,7 +169,7 @@ const ten = "tenant_acme"
 type fixture struct {
 	ctx     context.Context
 	files   *files.Service
-	catalog *service.Service
+	catalog *catalog.Service
 	mem     *memDriver
 	clock   *clock
 	st      *store.Store
@@ -187,7 +187,7 @@ func setup(t *testing.T, config map[string]string) *fixture {
 	if _, err := role.New(d).Seed(ctx); err != nil {
 		t.Fatal(err)
 	}
-	catalog := service.New(d)
+	catalog := catalog.New(d)
 	if _, _, err := catalog.Assign(ctx, ten, kanri.AssignmentInput{ServiceID: kanri.FileServiceID, Config: config}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,15 +11,15 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/backup"
+	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/doctype"
-	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/emaildomain"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/schedule"
-	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/upgrade"
 	"github.com/kanri/kanri/internal/user"
@@ -32,9 +32,9 @@ var Features = [][]doctype.Type{
 	role.DocTypes,
 	auth.DocTypes,
 	tenant.DocTypes,
-	domain.DocTypes,
+	emaildomain.DocTypes,
 	upgrade.DocTypes,
-	service.DocTypes,
+	catalog.DocTypes,
 	files.DocTypes,
 	messaging.DocTypes,
 	cosmos.DocTypes,

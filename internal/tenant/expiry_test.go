@@ -23,9 +23,9 @@ import (
 	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/schedule/scheduletest"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/services"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
+	"github.com/kanri/kanri/internal/wiring"
 )
 
 // start is the shared clock's first reading: 21:00 in Tokyo.
@@ -51,12 +51,12 @@ func (c *slotClock) Sleep(ctx context.Context, until time.Time) error {
 }
 
 // instance is one Kanri's services over ds, on the shared clock.
-func instance(t *testing.T, ds docstore.Store, name string, clock schedule.Clock) *services.Set {
+func instance(t *testing.T, ds docstore.Store, name string, clock schedule.Clock) *wiring.Set {
 	drv, err := disk.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs := services.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), clock.Now, services.Options{
+	svcs := wiring.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), clock.Now, wiring.Options{
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(drv), Scheduler: schedule.New(ds, name, clock),
 	})
 	t.Cleanup(svcs.Backups.Wait)
@@ -64,7 +64,7 @@ func instance(t *testing.T, ds docstore.Store, name string, clock schedule.Clock
 }
 
 // records returns the tenant's audit records of action, oldest first.
-func records(t *testing.T, svcs *services.Set, tenantID, action string) []*kanri.AuditLog {
+func records(t *testing.T, svcs *wiring.Set, tenantID, action string) []*kanri.AuditLog {
 	t.Helper()
 	recs, _, err := svcs.Deps.Audit.Query(operator, tenantID, audit.Filter{Action: action, Limit: 100})
 	if err != nil {
@@ -120,7 +120,7 @@ func TestSubscriptionExpirySuspendsOnceAcrossInstances(t *testing.T) {
 			var runs sync.WaitGroup
 			var mu sync.Mutex
 			ranBy := map[string]int{}
-			for name, inst := range map[string]*services.Set{"a": a, "b": b} {
+			for name, inst := range map[string]*wiring.Set{"a": a, "b": b} {
 				runs.Go(func() {
 					inst.Scheduler.Every(ctx, nil, schedule.Periodic{Name: tenant.ExpiryWork, Every: time.Hour, Run: func(ctx context.Context) error {
 						_, err := inst.Tenants.SuspendExpired(ctx)
@@ -154,7 +154,7 @@ func TestSubscriptionExpirySuspendsOnceAcrossInstances(t *testing.T) {
 
 			for range 4 { // both at once, again and again
 				var wg sync.WaitGroup
-				for _, inst := range []*services.Set{a, b} {
+				for _, inst := range []*wiring.Set{a, b} {
 					wg.Go(func() {
 						if _, err := inst.Tenants.SuspendExpired(context.Background()); err != nil {
 							t.Error(err)

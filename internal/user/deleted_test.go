@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/kanri/kanri/internal/apikey"
-	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/catalog"
+	"github.com/kanri/kanri/internal/emaildomain"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/service"
 )
 
 // TestADeletedTenantGainsNothing checks the rule in the services, where
@@ -20,8 +20,8 @@ func TestADeletedTenantGainsNothing(t *testing.T) {
 	if _, err := f.roles.Seed(f.ctx); err != nil {
 		t.Fatal(err)
 	}
-	catalog, keys := service.New(f.d), apikey.New(f.d)
-	domains := domain.New(f.d, domain.NewResolver("127.0.0.1:1"))
+	catalog, keys := catalog.New(f.d), apikey.New(f.d)
+	domains := emaildomain.New(f.d, emaildomain.NewResolver("127.0.0.1:1"))
 	ten := f.tenant(t, "acme", 10)
 	// The first user, its administrator.
 	if _, err := f.users.Create(f.ctx, ten.ID, kanri.UserInput{Username: "admin", Email: "admin@acme.test", DisplayName: "Admin", Password: "Correct-horse-9"}); err != nil {

@@ -1,4 +1,4 @@
-package service_test
+package catalog_test
 
 import (
 	"context"
@@ -15,18 +15,18 @@ import (
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
+	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/schema"
-	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
 )
 
 type fixture struct {
 	ctx   context.Context
-	svc   *service.Service
+	svc   *catalog.Service
 	d     app.Deps
 	clock *clock
 }
@@ -49,7 +49,7 @@ func setupOn(t *testing.T, ds docstore.Store) *fixture {
 		t.Fatal(err)
 	}
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin@example.com", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
-	return &fixture{ctx: ctx, svc: service.New(d), d: d, clock: clk}
+	return &fixture{ctx: ctx, svc: catalog.New(d), d: d, clock: clk}
 }
 
 func setup(t *testing.T) *fixture {
@@ -100,7 +100,7 @@ func TestCatalog(t *testing.T) {
 		t.Errorf("baseUrl: got %q, want %q", got, want)
 	}
 	stale := crm.ETag
-	in := service.InputOf(crm)
+	in := catalog.InputOf(crm)
 	in.Version = "2.0.0"
 	if _, err := f.svc.Update(f.ctx, "crm", crm.ETag, in); err != nil {
 		t.Fatal(err)
@@ -171,7 +171,7 @@ func TestHealth(t *testing.T) {
 	svcs, _ := f.svc.List(f.ctx)
 	got := map[string]string{}
 	for _, s := range svcs {
-		got[s.ID] = service.HealthOf(s, checks).Status
+		got[s.ID] = catalog.HealthOf(s, checks).Status
 	}
 	for id, want := range map[string]string{"up": kanri.HealthUp, "failing": kanri.HealthDown, "gone": kanri.HealthDown, kanri.FileServiceID: kanri.HealthUnknown} {
 		if got[id] != want {
@@ -190,7 +190,7 @@ func TestHealth(t *testing.T) {
 		t.Errorf("checked after deactivating one: got %d, want 2", n)
 	}
 	s, _ = f.svc.Get(f.ctx, "up")
-	if got := service.HealthOf(s, checks).Status; got != kanri.HealthUnknown {
+	if got := catalog.HealthOf(s, checks).Status; got != kanri.HealthUnknown {
 		t.Errorf("deactivated: got %q, want unknown", got)
 	}
 }
@@ -271,7 +271,7 @@ func TestAssignments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := service.AssignmentInputOf(m, time.UTC).Config["maxChannels"], "20"; got != want {
+	if got, want := catalog.AssignmentInputOf(m, time.UTC).Config["maxChannels"], "20"; got != want {
 		t.Errorf("setting shown: got %q, want %q", got, want)
 	}
 	if got := kanri.CountSetting(m.Config, "maxChannels"); got != 20 {
@@ -281,7 +281,7 @@ func TestAssignments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := service.AssignmentInputOf(crm, time.UTC).ConfigJSON, "{\n  \"retention\": \"1y\",\n  \"seats\": 20\n}"; got != want {
+	if got, want := catalog.AssignmentInputOf(crm, time.UTC).ConfigJSON, "{\n  \"retention\": \"1y\",\n  \"seats\": 20\n}"; got != want {
 		t.Errorf("a catalog service's config shown: got %q, want %q", got, want)
 	}
 	if err := f.svc.Usable(f.ctx, ten, kanri.MessagingServiceID); err != nil {
@@ -295,7 +295,7 @@ func TestAssignments(t *testing.T) {
 		t.Errorf("reactivate an expired assignment: got %v, want ECONFLICT", err)
 	}
 	m, _ = f.svc.Assignment(f.ctx, ten, kanri.MessagingServiceID)
-	in := service.AssignmentInputOf(m, time.UTC)
+	in := catalog.AssignmentInputOf(m, time.UTC)
 	in.ExpiresAt = "2026-03-01"
 	if _, err := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, m.ETag, in); kanri.ErrorFields(err)["expiresAt"] != "validation.expiry_past" {
 		t.Errorf("update to a past expiry: got %v", err)
@@ -306,7 +306,7 @@ func TestAssignments(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Saved again as the form shows it (a date), the instant stays.
-	again, err2 := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, m.ETag, service.AssignmentInputOf(m, time.UTC))
+	again, err2 := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, m.ETag, catalog.AssignmentInputOf(m, time.UTC))
 	if err2 != nil || !again.ExpiresAt.Equal(m.ExpiresAt.Time) {
 		t.Errorf("saved unchanged: expiry %v, want %v (%v)", again.ExpiresAt, m.ExpiresAt, err2)
 	}
@@ -450,14 +450,14 @@ func TestAnExpiryDateIsTheTenantsDay(t *testing.T) {
 	if got, want := a.ExpiresAt.Time, time.Date(2026, 3, 20, 9, 59, 59, 0, time.UTC); !got.Equal(want) {
 		t.Errorf("expires at %v, want %v", got, want)
 	}
-	if got, want := service.AssignmentInputOf(a, loc).ExpiresAt, "2026-03-20"; got != want {
+	if got, want := catalog.AssignmentInputOf(a, loc).ExpiresAt, "2026-03-20"; got != want {
 		t.Errorf("form shows %q, want %q", got, want)
 	}
-	again, err := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, a.ETag, service.AssignmentInputOf(a, loc))
+	again, err := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, a.ETag, catalog.AssignmentInputOf(a, loc))
 	if err != nil || again.ETag != a.ETag {
 		t.Errorf("saved unchanged: %v, etag %s, want %s", err, again.ETag, a.ETag)
 	}
-	in := service.AssignmentInputOf(a, loc)
+	in := catalog.AssignmentInputOf(a, loc)
 	in.ExpiresAt = "2026-03-21"
 	if a, err = f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, a.ETag, in); err != nil {
 		t.Fatal(err)

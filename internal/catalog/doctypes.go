@@ -1,4 +1,4 @@
-package service
+package catalog
 
 import (
 	"github.com/kanri/kanri/internal/doctype"

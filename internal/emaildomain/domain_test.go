@@ -1,4 +1,4 @@
-package domain_test
+package emaildomain_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
-	"github.com/kanri/kanri/internal/domain"
-	"github.com/kanri/kanri/internal/domain/dnstest"
+	"github.com/kanri/kanri/internal/emaildomain"
+	"github.com/kanri/kanri/internal/emaildomain/dnstest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
@@ -35,7 +35,7 @@ func TestNormalize(t *testing.T) {
 		{"192.168.0.1", "", "validation.domain"},
 		{"", "", "validation.domain"},
 	} {
-		got, err := domain.Normalize(tc.in)
+		got, err := emaildomain.Normalize(tc.in)
 		if got != tc.want || kanri.ErrorFields(err)["domain"] != tc.err {
 			t.Errorf("Normalize(%q): got %q, %v; want %q, %q", tc.in, got, err, tc.want, tc.err)
 		}
@@ -45,7 +45,7 @@ func TestNormalize(t *testing.T) {
 type fixture struct {
 	st  *store.Store
 	ctx context.Context
-	svc *domain.Service
+	svc *emaildomain.Service
 	dns *dnstest.Server
 	now time.Time
 }
@@ -64,7 +64,7 @@ func setup(t *testing.T) *fixture {
 	f := &fixture{dns: dnstest.Start(t), now: time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)}
 	d := app.NewDeps(store.New(ds, nil, schema.Set()), nil, func() time.Time { return f.now })
 	f.st = d.Store
-	f.svc = domain.New(d, domain.NewResolver(f.dns.Addr))
+	f.svc = emaildomain.New(d, emaildomain.NewResolver(f.dns.Addr))
 	f.svc.Timeout = answeredTimeout
 	f.ctx = audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin"})
 	return f
@@ -82,7 +82,7 @@ func TestVerify(t *testing.T) {
 	if _, err := f.svc.Add(f.ctx, "tenant_acme", "example.com"); kanri.ErrorFields(err)["domain"] != "validation.domain_added" {
 		t.Errorf("add twice: got %v", err)
 	}
-	name := domain.RecordName("example.com")
+	name := emaildomain.RecordName("example.com")
 	verify := func() error {
 		_, err := f.svc.Verify(f.ctx, "tenant_acme", d.ID, kanri.Seen{})
 		return err
@@ -128,7 +128,7 @@ func TestVerify(t *testing.T) {
 		t.Fatalf("verify: %v", err)
 	}
 	got, _ := f.svc.Get(f.ctx, "tenant_acme", d.ID)
-	if !got.Verified || !got.VerifiedAt.Equal(f.now) || domain.State(got) != "verified" {
+	if !got.Verified || !got.VerifiedAt.Equal(f.now) || emaildomain.State(got) != "verified" {
 		t.Errorf("after verify: %+v", got)
 	}
 
@@ -155,7 +155,7 @@ func TestVerify(t *testing.T) {
 func TestRecheckFlagsAMissingRecord(t *testing.T) {
 	f := setup(t)
 	d, _ := f.svc.Add(f.ctx, "tenant_acme", "example.org")
-	name := domain.RecordName("example.org")
+	name := emaildomain.RecordName("example.org")
 	f.dns.Set(name, d.VerificationToken)
 	if _, err := f.svc.Verify(f.ctx, "tenant_acme", d.ID, kanri.Seen{}); err != nil {
 		t.Fatal(err)
@@ -166,8 +166,8 @@ func TestRecheckFlagsAMissingRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, _ := f.svc.Get(f.ctx, "tenant_acme", d.ID)
-		if !got.Verified || domain.State(got) != wantState {
-			t.Errorf("got verified %v, state %s; want verified, %s", got.Verified, domain.State(got), wantState)
+		if !got.Verified || emaildomain.State(got) != wantState {
+			t.Errorf("got verified %v, state %s; want verified, %s", got.Verified, emaildomain.State(got), wantState)
 		}
 	}
 	check("verified")
@@ -190,7 +190,7 @@ func TestClaimsAreTakenOverOnlyWhenStale(t *testing.T) {
 	f := setup(t)
 	a, _ := f.svc.Add(f.ctx, "tenant_a", "shared.example")
 	b, _ := f.svc.Add(f.ctx, "tenant_b", "shared.example")
-	f.dns.Set(domain.RecordName("shared.example"), a.VerificationToken, b.VerificationToken)
+	f.dns.Set(emaildomain.RecordName("shared.example"), a.VerificationToken, b.VerificationToken)
 	claims := f.st.System().DomainClaims()
 	claim := &kanri.DomainClaim{Doc: kanri.Doc{ID: kanri.DomainClaimID("shared.example")}, Domain: "shared.example", OwnerID: "tenant_a", Token: a.VerificationToken, ClaimedAt: kanri.NewTime(f.now)}
 	// A has claimed it and is about to mark its domain verified.
@@ -242,7 +242,7 @@ func (refusing) LookupTXT(context.Context, string) ([]string, error) {
 // resolver's own error text.
 func TestUnreachableDNSServer(t *testing.T) {
 	f := setup(t)
-	svc := domain.New(app.NewDeps(f.st, nil, func() time.Time { return f.now }), refusing{})
+	svc := emaildomain.New(app.NewDeps(f.st, nil, func() time.Time { return f.now }), refusing{})
 	d, err := svc.Add(f.ctx, "tenant_acme", "example.com")
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +252,7 @@ func TestUnreachableDNSServer(t *testing.T) {
 	if got, want := key, "domains.lookup_unreachable"; got != want {
 		t.Errorf("message: got %q, want %q", got, want)
 	}
-	if got, want := fmt.Sprint(args), "["+domain.RecordName("example.com")+"]"; got != want {
+	if got, want := fmt.Sprint(args), "["+emaildomain.RecordName("example.com")+"]"; got != want {
 		t.Errorf("arguments: got %s, want %s", got, want)
 	}
 }

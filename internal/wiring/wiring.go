@@ -1,7 +1,7 @@
-// Package services builds every application service of Kanri over one
+// Package wiring builds every application service of Kanri over one
 // store: the one constructor that cmd/kanri and the tests share, so that a
 // new service is wired in one place.
-package services
+package wiring
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/backup"
 	"github.com/kanri/kanri/internal/blob"
-	"github.com/kanri/kanri/internal/domain"
+	"github.com/kanri/kanri/internal/catalog"
+	"github.com/kanri/kanri/internal/emaildomain"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/schedule"
-	"github.com/kanri/kanri/internal/service"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -36,9 +36,9 @@ type Set struct {
 	Roles   *role.Service
 	// Catalog is the service catalog, the tenants' service assignments
 	// and their usage.
-	Catalog *service.Service
+	Catalog *catalog.Service
 	// Domains are the tenants' e-mail domains.
-	Domains *domain.Service
+	Domains *emaildomain.Service
 	// Keys are the tenants' API keys; Limiter holds their rate limits and
 	// Usage logs their calls.
 	Keys    *apikey.Service
@@ -89,7 +89,7 @@ type Options struct {
 // bootstrapping are the caller's steps.
 func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Set {
 	d := app.NewDeps(st, log, now)
-	s := &Set{Deps: d, Tenants: tenant.New(d), Roles: role.New(d), Catalog: service.New(d), Keys: apikey.New(d)}
+	s := &Set{Deps: d, Tenants: tenant.New(d), Roles: role.New(d), Catalog: catalog.New(d), Keys: apikey.New(d)}
 	s.Users = user.New(d, s.Tenants, s.Roles, o.Hasher)
 	s.Auth = auth.New(d, o.Hasher)
 	key := o.TwoFactorKey
@@ -102,7 +102,7 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 		panic(err) // the caller checked the key's length
 	}
 	s.Auth.SetSealer(sealer)
-	s.Domains = domain.New(d, domain.NewResolver(o.DNSServer))
+	s.Domains = emaildomain.New(d, emaildomain.NewResolver(o.DNSServer))
 	s.Limiter = apikey.NewLimiter(st, d.Now)
 	s.Usage = apikey.NewRecorder(st, s.Keys, s.Catalog, d.Logger, o.UsageQueue)
 	s.Files = files.New(d, o.Blobs, s.Catalog)

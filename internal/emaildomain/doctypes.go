@@ -1,4 +1,4 @@
-package domain
+package emaildomain
 
 import (
 	"github.com/kanri/kanri/internal/doctype"
