@@ -429,10 +429,5 @@ func fields(k *kanri.APIKey, now time.Time) map[string]any {
 }
 
 func (s *Service) record(ctx context.Context, tenantID string, k *kanri.APIKey, action string, before, after map[string]any) {
-	s.Audit.Record(ctx, audit.Entry{
-		TenantID: tenantID,
-		Action:   action,
-		Resource: kanri.AuditResource{Type: kanri.AuditAPIKey, ID: k.ID, Name: k.Name},
-		Changes:  audit.Diff(before, after),
-	})
+	s.Audit.Change(ctx, tenantID, action, kanri.AuditResource{Type: kanri.AuditAPIKey, ID: k.ID, Name: k.Name}, before, after)
 }

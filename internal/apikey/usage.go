@@ -167,7 +167,7 @@ func (r *Recorder) flush(ctx context.Context, batch []*kanri.APIUsage) {
 	var written []*kanri.APIUsage
 	for tenantID, calls := range byTenant {
 		ten := r.st.Tenant(tenantID)
-		for chunk := range slices.Chunk(calls, 100) {
+		for chunk := range slices.Chunk(calls, docstore.MaxBatchOps) {
 			ops := make([]docstore.Op, 0, len(chunk))
 			var encoded []*kanri.APIUsage
 			for _, u := range chunk {

@@ -129,6 +129,12 @@ func (l *Log) Record(ctx context.Context, e Entry) {
 	}
 }
 
+// Change records a successful change of res in a tenant: action, and
+// what changed between before and after (Diff).
+func (l *Log) Change(ctx context.Context, tenantID, action string, res kanri.AuditResource, before, after map[string]any) {
+	l.Record(ctx, Entry{TenantID: tenantID, Action: action, Resource: res, Changes: Diff(before, after)})
+}
+
 // Lost returns how many records could not be written since the start.
 func (l *Log) Lost() int64 { return l.lost.Load() }
 

@@ -347,9 +347,10 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 // A restore writes and removes documents in batches, each one
 // transaction: one commit (and sync of its file) of the embedded store
 // for up to batchOps documents instead of one for each. Cosmos DB takes
-// at most 100 operations and 2 MB in a transactional batch.
+// at most docstore.MaxBatchOps operations and 2 MB in a transactional
+// batch.
 const (
-	batchOps   = 100
+	batchOps   = docstore.MaxBatchOps
 	batchBytes = 1 << 20
 )
 

@@ -260,11 +260,7 @@ func jobFields(j *kanri.BackupJob) map[string]any {
 }
 
 func (s *Service) recordJob(ctx context.Context, tenantID string, j *kanri.BackupJob, action string, before, after map[string]any) {
-	s.Audit.Record(ctx, audit.Entry{
-		TenantID: tenantID, Action: action,
-		Resource: kanri.AuditResource{Type: kanri.AuditBackupJob, ID: j.ID, Name: j.Name},
-		Changes:  audit.Diff(before, after),
-	})
+	s.Audit.Change(ctx, tenantID, action, kanri.AuditResource{Type: kanri.AuditBackupJob, ID: j.ID, Name: j.Name}, before, after)
 }
 
 // CreateJob adds a job.

@@ -55,6 +55,9 @@ func (c *container) Delete(ctx context.Context, pk, id, ifMatch string) error {
 }
 
 func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]docstore.Result, error) {
+	if len(ops) > docstore.MaxBatchOps {
+		return nil, docstore.ErrInvalid(fmt.Errorf("a batch of %d operations: at most %d", len(ops), docstore.MaxBatchOps))
+	}
 	results := make([]docstore.Result, len(ops))
 	err := c.s.db.Update(func(tx *bbolt.Tx) error {
 		for i, op := range ops {

@@ -71,9 +71,7 @@ func plannedPair(t *testing.T, n int) (planned, reference docstore.Container) {
 		ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: body})
 	}
 	for _, c := range []docstore.Container{a.Container("c"), b.Container("c")} {
-		if _, err := c.Batch(context.Background(), "t", ops); err != nil {
-			t.Fatal(err)
-		}
+		batches(t, c, ops)
 	}
 	return a.Container("c"), b.Container("c")
 }
@@ -191,9 +189,7 @@ func TestWidePlansGiveWay(t *testing.T) {
 		body := fmt.Sprintf(`{"id":"e%05d","tenantId":"t","type":"ev","time":"%05d","action":"x.%05d","flag":true}`, i, n-i, i)
 		ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: []byte(body)})
 	}
-	if _, err := c.Batch(context.Background(), "t", ops); err != nil {
-		t.Fatal(err)
-	}
+	batches(t, c, ops)
 	for _, f := range []docstore.Filter{docstore.Prefix("action", "x."), docstore.Eq("flag", true)} {
 		q := docstore.Query{Type: "ev", Where: []docstore.Filter{f}, OrderBy: "time", Limit: 100}
 		ids := pageThrough(t, c, q)
@@ -237,5 +233,15 @@ func TestMultiValueIndexFollowsTheArray(t *testing.T) {
 	put(`[]`)
 	if got := find("bl"); got != 0 {
 		t.Errorf("after []: got %d for bl, want 0", got)
+	}
+}
+
+// batches applies ops to partition "t" of c, as many batches as it takes.
+func batches(t *testing.T, c docstore.Container, ops []docstore.Op) {
+	t.Helper()
+	for chunk := range slices.Chunk(ops, docstore.MaxBatchOps) {
+		if _, err := c.Batch(context.Background(), "t", chunk); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -370,10 +370,5 @@ func assignmentFields(a *kanri.ServiceAssignment) map[string]any {
 }
 
 func (s *Service) recordAssignment(ctx context.Context, tenantID string, a *kanri.ServiceAssignment, action string, before, after map[string]any) {
-	s.Audit.Record(ctx, audit.Entry{
-		TenantID: tenantID,
-		Action:   action,
-		Resource: kanri.AuditResource{Type: kanri.AuditServiceAssignment, ID: a.ID, Name: a.ServiceID},
-		Changes:  audit.Diff(before, after),
-	})
+	s.Audit.Change(ctx, tenantID, action, kanri.AuditResource{Type: kanri.AuditServiceAssignment, ID: a.ID, Name: a.ServiceID}, before, after)
 }

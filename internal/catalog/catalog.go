@@ -226,10 +226,5 @@ func fields(svc *kanri.Service) map[string]any {
 }
 
 func (s *Service) record(ctx context.Context, svc *kanri.Service, action string, before, after map[string]any) {
-	s.Audit.Record(ctx, audit.Entry{
-		TenantID: kanri.PrivilegedTenantID,
-		Action:   action,
-		Resource: kanri.AuditResource{Type: kanri.AuditService, ID: svc.ID, Name: svc.Name},
-		Changes:  audit.Diff(before, after),
-	})
+	s.Audit.Change(ctx, kanri.PrivilegedTenantID, action, kanri.AuditResource{Type: kanri.AuditService, ID: svc.ID, Name: svc.Name}, before, after)
 }

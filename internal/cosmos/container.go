@@ -88,6 +88,9 @@ func (c *container) Delete(ctx context.Context, pk, id, ifMatch string) error {
 }
 
 func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]docstore.Result, error) {
+	if len(ops) > docstore.MaxBatchOps {
+		return nil, docstore.ErrInvalid(fmt.Errorf("a batch of %d operations: at most %d", len(ops), docstore.MaxBatchOps))
+	}
 	if err := docstore.CheckKey(pk, "x"); err != nil {
 		return nil, err
 	}

@@ -188,6 +188,10 @@ type IndexingPolicy struct {
 	CompositeIndexes [][]string
 }
 
+// MaxBatchOps is the most operations one Batch may hold: Cosmos DB's
+// limit of a transactional batch, which every backend keeps to.
+const MaxBatchOps = 100
+
 // MaxPageSize bounds Query.Limit.
 const MaxPageSize = 1000
 

@@ -382,10 +382,5 @@ func fields(d *kanri.Domain) map[string]any {
 }
 
 func (s *Service) record(ctx context.Context, tenantID string, d *kanri.Domain, action string, before, after map[string]any) {
-	s.Audit.Record(ctx, audit.Entry{
-		TenantID: tenantID,
-		Action:   action,
-		Resource: kanri.AuditResource{Type: kanri.AuditDomain, ID: d.ID, Name: d.Domain},
-		Changes:  audit.Diff(before, after),
-	})
+	s.Audit.Change(ctx, tenantID, action, kanri.AuditResource{Type: kanri.AuditDomain, ID: d.ID, Name: d.Domain}, before, after)
 }

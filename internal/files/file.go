@@ -256,7 +256,7 @@ func (s *Service) changeFileOnce(ctx context.Context, tenantID, id string, seen 
 		return nil, store.Raced(err)
 	}
 	s.nameFolders(ctx, tenantID, before, after)
-	s.audit(ctx, tenantID, action, kanri.AuditFile, f.ID, f.Title(), before, after)
+	s.Audit.Change(ctx, tenantID, action, kanri.AuditResource{Type: kanri.AuditFile, ID: f.ID, Name: f.Title()}, before, after)
 	return f, nil
 }
 
@@ -364,9 +364,9 @@ func (s *Service) trash(ctx context.Context, tenantID, id string, seen kanri.See
 		f = f2
 	}
 	if in {
-		s.audit(ctx, tenantID, "file.delete", kanri.AuditFile, f.ID, f.Title(), map[string]any{"inTrash": false}, map[string]any{"inTrash": true})
+		s.Audit.Change(ctx, tenantID, "file.delete", kanri.AuditResource{Type: kanri.AuditFile, ID: f.ID, Name: f.Title()}, map[string]any{"inTrash": false}, map[string]any{"inTrash": true})
 	} else {
-		s.audit(ctx, tenantID, "file.restore", kanri.AuditFile, f.ID, f.Title(), map[string]any{"inTrash": true}, map[string]any{"inTrash": false})
+		s.Audit.Change(ctx, tenantID, "file.restore", kanri.AuditResource{Type: kanri.AuditFile, ID: f.ID, Name: f.Title()}, map[string]any{"inTrash": true}, map[string]any{"inTrash": false})
 	}
 	s.meter.storage(tenantID)
 	return f, nil
@@ -380,7 +380,7 @@ func (s *Service) PurgeFile(ctx context.Context, tenantID, id string) error {
 	if err != nil {
 		return err
 	}
-	s.audit(ctx, tenantID, "file.purge", kanri.AuditFile, f.ID, f.Title(), map[string]any{"size": f.Size}, nil)
+	s.Audit.Change(ctx, tenantID, "file.purge", kanri.AuditResource{Type: kanri.AuditFile, ID: f.ID, Name: f.Title()}, map[string]any{"size": f.Size}, nil)
 	return nil
 }
 
@@ -437,7 +437,7 @@ func (s *Service) EmptyTrash(ctx context.Context, tenantID string) (int, error) 
 		}
 	}
 	if n > 0 {
-		s.audit(ctx, tenantID, "file.empty_trash", kanri.AuditFile, "trash", "trash", map[string]any{"files": n}, nil)
+		s.Audit.Change(ctx, tenantID, "file.empty_trash", kanri.AuditResource{Type: kanri.AuditFile, ID: "trash", Name: "trash"}, map[string]any{"files": n}, nil)
 	}
 	return n, nil
 }

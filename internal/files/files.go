@@ -20,7 +20,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kanri/kanri/internal/app"
-	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
@@ -153,17 +152,6 @@ func (s *Service) account(ctx context.Context, tenantID string, change func(*kan
 			return nil, err
 		}
 		return st, nil
-	})
-}
-
-// audit writes an audit record of a change of a file or folder. Records
-// name files and folders; they never hold contents.
-func (s *Service) audit(ctx context.Context, tenantID, action, typ, id, name string, before, after map[string]any) {
-	s.Audit.Record(ctx, audit.Entry{
-		TenantID: tenantID,
-		Action:   action,
-		Resource: kanri.AuditResource{Type: typ, ID: id, Name: name},
-		Changes:  audit.Diff(before, after),
 	})
 }
 

@@ -85,7 +85,7 @@ func (s *Service) CreateFolder(ctx context.Context, tenantID, parentID, name str
 		return nil, err
 	}
 	f.ETag = res[1].ETag
-	s.audit(ctx, tenantID, "folder.create", kanri.AuditFolder, f.ID, f.Path, nil, map[string]any{"name": f.Name, "path": f.Path})
+	s.Audit.Change(ctx, tenantID, "folder.create", kanri.AuditResource{Type: kanri.AuditFolder, ID: f.ID, Name: f.Path}, nil, map[string]any{"name": f.Name, "path": f.Path})
 	return f, nil
 }
 
@@ -210,7 +210,7 @@ func (s *Service) relocateOnce(ctx context.Context, tenantID, id, etag string, w
 	if parentID != oldParent {
 		action = "folder.move"
 	}
-	s.audit(ctx, tenantID, action, kanri.AuditFolder, f.ID, f.Path, before, map[string]any{"name": f.Name, "path": f.Path})
+	s.Audit.Change(ctx, tenantID, action, kanri.AuditResource{Type: kanri.AuditFolder, ID: f.ID, Name: f.Path}, before, map[string]any{"name": f.Name, "path": f.Path})
 	return f, nil
 }
 
@@ -339,7 +339,7 @@ func (s *Service) DeleteFolder(ctx context.Context, tenantID, id, etag string, c
 			}
 		}
 	}
-	s.audit(ctx, tenantID, "folder.delete", kanri.AuditFolder, f.ID, f.Path, map[string]any{"path": f.Path, "folders": len(inside), "files": len(files)}, nil)
+	s.Audit.Change(ctx, tenantID, "folder.delete", kanri.AuditResource{Type: kanri.AuditFolder, ID: f.ID, Name: f.Path}, map[string]any{"path": f.Path, "folders": len(inside), "files": len(files)}, nil)
 	return nil
 }
 

@@ -363,7 +363,7 @@ func (s *Service) complete(ctx context.Context, tenantID string, up *kanri.Uploa
 	if folderID != "" { // the top level goes unsaid
 		fields["folder"] = s.folderPath(ctx, tenantID, folderID)
 	}
-	s.audit(ctx, tenantID, "file.upload", kanri.AuditFile, f.ID, f.Name, nil, fields)
+	s.Audit.Change(ctx, tenantID, "file.upload", kanri.AuditResource{Type: kanri.AuditFile, ID: f.ID, Name: f.Name}, nil, fields)
 	s.meter.storage(tenantID)
 	return s.landed(ctx, tenantID, f)
 }
@@ -406,7 +406,7 @@ func (s *Service) CancelUpload(ctx context.Context, tenantID, id, userID string,
 	if err := s.release(ctx, tenantID, up); err != nil {
 		return nil, err
 	}
-	s.audit(ctx, tenantID, "file.upload_cancel", kanri.AuditFile, up.FileID, up.Name, map[string]any{"size": up.Size, "offset": up.Offset}, nil)
+	s.Audit.Change(ctx, tenantID, "file.upload_cancel", kanri.AuditResource{Type: kanri.AuditFile, ID: up.FileID, Name: up.Name}, map[string]any{"size": up.Size, "offset": up.Offset}, nil)
 	return up, nil
 }
 

@@ -28,7 +28,7 @@ func (s *Service) EmptyOldTrash(ctx context.Context) (int, error) {
 				}
 				continue
 			}
-			s.audit(ctx, f.TenantID, "file.purge", kanri.AuditFile, f.ID, f.Title(), map[string]any{"size": f.Size, "reason": "retention"}, nil)
+			s.Audit.Change(ctx, f.TenantID, "file.purge", kanri.AuditResource{Type: kanri.AuditFile, ID: f.ID, Name: f.Title()}, map[string]any{"size": f.Size, "reason": "retention"}, nil)
 			purged++
 		}
 		n += purged
@@ -148,7 +148,7 @@ func (s *Service) dropFile(ctx context.Context, f *kanri.File) error {
 	})
 	if err == nil {
 		s.meter.storage(f.TenantID)
-		s.audit(ctx, f.TenantID, "file.lost", kanri.AuditFile, f.ID, f.Title(), map[string]any{"size": f.Size}, nil)
+		s.Audit.Change(ctx, f.TenantID, "file.lost", kanri.AuditResource{Type: kanri.AuditFile, ID: f.ID, Name: f.Title()}, map[string]any{"size": f.Size}, nil)
 	}
 	return err
 }

@@ -111,7 +111,7 @@ func (s *Service) CreateChannel(ctx context.Context, tenantID string, p Person, 
 		}
 		return nil, err
 	}
-	s.audit(ctx, tenantID, "channel.create", kanri.AuditChannel, c.ID, c.Name, nil, channelFields(c))
+	s.Audit.Change(ctx, tenantID, "channel.create", kanri.AuditResource{Type: kanri.AuditChannel, ID: c.ID, Name: c.Name}, nil, channelFields(c))
 	return ten.Channels().Get(ctx, c.ID)
 }
 
@@ -405,7 +405,7 @@ func (s *Service) DeleteChannel(ctx context.Context, tenantID string, p Person, 
 		}
 		return err
 	}
-	s.audit(ctx, tenantID, "channel.delete", kanri.AuditChannel, c.ID, c.Name, channelFields(c), nil)
+	s.Audit.Change(ctx, tenantID, "channel.delete", kanri.AuditResource{Type: kanri.AuditChannel, ID: c.ID, Name: c.Name}, channelFields(c), nil)
 	s.publish(ctx, tenantID, KindChannelDeleted, Payload{ChannelID: c.ID, Private: c.IsPrivate})
 	s.cleanups.Add(1)
 	go func() {

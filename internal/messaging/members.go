@@ -138,7 +138,7 @@ func (s *Service) add(ctx context.Context, tenantID string, p Person, channelID,
 	if err != nil || msg == nil {
 		return err // nil: a member already, nothing written
 	}
-	s.audit(ctx, tenantID, "channel.member_add", kanri.AuditChannelMember, kanri.ChannelMemberID(channelID, userID), name, nil, map[string]any{"channel": c.Name, "userId": userID})
+	s.Audit.Change(ctx, tenantID, "channel.member_add", kanri.AuditResource{Type: kanri.AuditChannelMember, ID: kanri.ChannelMemberID(channelID, userID), Name: name}, nil, map[string]any{"channel": c.Name, "userId": userID})
 	s.publish(ctx, tenantID, KindMemberJoined, Payload{ChannelID: channelID, Private: c.IsPrivate, UserID: userID, Name: c.Name, MemberCount: c.MemberCount})
 	return nil
 }
@@ -244,7 +244,7 @@ func (s *Service) remove(ctx context.Context, tenantID string, p Person, channel
 	if err != nil || msg == nil {
 		return err // nil: not a member, nothing written
 	}
-	s.audit(ctx, tenantID, "channel.member_remove", kanri.AuditChannelMember, kanri.ChannelMemberID(channelID, userID), name, map[string]any{"channel": c.Name, "userId": userID}, nil)
+	s.Audit.Change(ctx, tenantID, "channel.member_remove", kanri.AuditResource{Type: kanri.AuditChannelMember, ID: kanri.ChannelMemberID(channelID, userID), Name: name}, map[string]any{"channel": c.Name, "userId": userID}, nil)
 	s.publish(ctx, tenantID, KindMemberLeft, Payload{ChannelID: channelID, Private: c.IsPrivate, UserID: userID, Name: c.Name, MemberCount: c.MemberCount})
 	return nil
 }
@@ -293,7 +293,7 @@ func (s *Service) SetRole(ctx context.Context, tenantID string, p Person, channe
 		return err
 	}
 	if before != roleName {
-		s.audit(ctx, tenantID, "channel.member_role", kanri.AuditChannelMember, kanri.ChannelMemberID(channelID, userID), s.userName(ctx, tenantID, userID),
+		s.Audit.Change(ctx, tenantID, "channel.member_role", kanri.AuditResource{Type: kanri.AuditChannelMember, ID: kanri.ChannelMemberID(channelID, userID), Name: s.userName(ctx, tenantID, userID)},
 			map[string]any{"role": before}, map[string]any{"role": roleName})
 	}
 	return nil

@@ -260,7 +260,7 @@ func (s *Service) DeleteMessage(ctx context.Context, tenantID string, p Person, 
 		return err
 	}
 	if !mine {
-		s.audit(ctx, tenantID, "message.delete", kanri.AuditMessage, m.ID, c.Name, map[string]any{"senderName": m.SenderName, "sentAt": m.SentAt.String()}, nil)
+		s.Audit.Change(ctx, tenantID, "message.delete", kanri.AuditResource{Type: kanri.AuditMessage, ID: m.ID, Name: c.Name}, map[string]any{"senderName": m.SenderName, "sentAt": m.SentAt.String()}, nil)
 	}
 	s.publish(ctx, tenantID, KindMessageDeleted, Payload{ChannelID: channelID, Private: c.IsPrivate, Message: &kanri.Message{Doc: kanri.Doc{ID: m.ID}, ChannelID: channelID, Seq: m.Seq}, Counted: m.System == ""})
 	reactions, err := ten.Reactions().All(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("messageId", m.ID)}})

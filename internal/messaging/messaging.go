@@ -22,7 +22,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kanri/kanri/internal/app"
-	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/kanri"
@@ -135,14 +134,4 @@ func checkID(tenantID, id, prefix string) error {
 		return kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
 	return nil
-}
-
-// audit writes an audit record of a change in the messaging service.
-func (s *Service) audit(ctx context.Context, tenantID, action, typ, id, name string, before, after map[string]any) {
-	s.Audit.Record(ctx, audit.Entry{
-		TenantID: tenantID,
-		Action:   action,
-		Resource: kanri.AuditResource{Type: typ, ID: id, Name: name},
-		Changes:  audit.Diff(before, after),
-	})
 }

@@ -437,11 +437,7 @@ func (s *Service) record(ctx context.Context, g Grant, action string, before, af
 	if u, err := s.Store.Tenant(g.Tenant.ID).Users().Get(ctx, g.UserID); err == nil {
 		name = u.Username
 	}
-	s.Audit.Record(ctx, audit.Entry{
-		TenantID: g.Tenant.ID, Action: action,
-		Resource: kanri.AuditResource{Type: kanri.AuditRoleAssignment, ID: kanri.RoleAssignmentID(g.UserID, g.ServiceID, g.RoleName), Name: name},
-		Changes:  audit.Diff(before, after),
-	})
+	s.Audit.Change(ctx, g.Tenant.ID, action, kanri.AuditResource{Type: kanri.AuditRoleAssignment, ID: kanri.RoleAssignmentID(g.UserID, g.ServiceID, g.RoleName), Name: name}, before, after)
 }
 
 // HasGlobalAdmin reports whether anyone holds 全体管理者 of the auth

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/kanri/kanri/internal/pause"
 )
 
 // SystemClock is the machine's clock.
@@ -15,14 +17,7 @@ func (SystemClock) Now() time.Time { return time.Now() }
 
 // Sleep waits until the machine's clock reads until, or ctx ends.
 func (SystemClock) Sleep(ctx context.Context, until time.Time) error {
-	t := time.NewTimer(time.Until(until))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return pause.For(ctx, time.Until(until))
 }
 
 // Periodic is work the operator's instances do once per interval between

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/pause"
 )
 
 // The bound and backoff of Retry. Twenty attempts with waits doubling from
@@ -67,7 +68,7 @@ func Retry[T any](ctx context.Context, attempt func() (T, error)) (T, error) {
 	unit := retryBase
 	for n := range retryAttempts {
 		if n > 0 {
-			if err := sleep(ctx, backoff(n, unit)); err != nil {
+			if err := pause.For(ctx, backoff(n, unit)); err != nil {
 				return zero, err
 			}
 		}
@@ -100,16 +101,4 @@ func backoff(n int, unit time.Duration) time.Duration {
 		d = limit
 	}
 	return rand.N(d) + 1
-}
-
-// sleep waits d, or until ctx ends (its error).
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/messaging"
+	"github.com/kanri/kanri/internal/pause"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/store"
@@ -129,12 +130,5 @@ type clock struct{ now func() time.Time }
 func (c clock) Now() time.Time { return c.now() }
 
 func (c clock) Sleep(ctx context.Context, until time.Time) error {
-	t := time.NewTimer(until.Sub(c.now()))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return pause.For(ctx, until.Sub(c.now()))
 }

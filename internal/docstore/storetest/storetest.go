@@ -69,6 +69,7 @@ func Run(t *testing.T, open Opener) {
 		{"TTL", testTTL},
 		{"BatchCommits", testBatchCommits},
 		{"BatchIsAtomic", testBatchAtomic},
+		{"BatchIsBounded", testBatchBounded},
 		{"TenantIsolation", testTenantIsolation},
 		{"HostileFilterValues", testHostileValues},
 		{"QueryAcrossPartitions", testAcrossPartitions},
@@ -559,6 +560,29 @@ func testBatchCommits(t *testing.T, h *harness) {
 	it, _ := c.Read(ctx(t), pk, "r")
 	if got := field(t, it, "v"); got != 2.0 {
 		t.Errorf("batch replace: got v %v, want 2", got)
+	}
+}
+
+// testBatchBounded: a batch of more than docstore.MaxBatchOps operations
+// is refused whole, one of exactly that many commits.
+func testBatchBounded(t *testing.T, h *harness) {
+	c, pk := h.c(kanri.ContainerAuth), partition(t)
+	creates := func(n int, prefix string) []docstore.Op {
+		ops := make([]docstore.Op, n)
+		for i := range ops {
+			ops[i] = docstore.Op{Kind: docstore.OpCreate, Body: doc(pk, fmt.Sprintf("%s%03d", prefix, i), nil)}
+		}
+		return ops
+	}
+	_, err := c.Batch(ctx(t), pk, creates(docstore.MaxBatchOps+1, "over"))
+	wantCode(t, "a batch over the limit", err, kanri.EINVALID)
+	if got := flatten(queryAll(t, c, pk, docstore.Query{Type: "thing"})); len(got) != 0 {
+		t.Errorf("a refused batch wrote %v", got)
+	}
+	res, err := c.Batch(ctx(t), pk, creates(docstore.MaxBatchOps, "at"))
+	must(t, "a batch at the limit", err)
+	if got, want := len(res), docstore.MaxBatchOps; got != want {
+		t.Errorf("results of a batch at the limit: got %d, want %d", got, want)
 	}
 }
 
