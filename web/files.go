@@ -13,7 +13,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
@@ -182,8 +181,7 @@ func (s *Server) cancelUpload(c echo.Context) error {
 
 // moveTargets returns the folders a move form offers, by path.
 func (s *Server) moveTargets(c echo.Context) ([]*kanri.Folder, error) {
-	all, _, err := s.Store.Tenant(routeTenant(c).ID).Folders().Query(c.Request().Context(), docstore.Query{OrderBy: "path", Limit: maxMoveTargets})
-	return all, err
+	return s.Files.FoldersByPath(c.Request().Context(), routeTenant(c).ID, maxMoveTargets)
 }
 
 // createFolder makes a folder in the folder the form names (parent).

@@ -30,6 +30,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/disk"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schema"
@@ -390,7 +391,10 @@ func seedBackupCrash(t *testing.T, dir string) string {
 			}
 			ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: body})
 		}
-		if _, err := ds.Container(kanri.ContainerAudit).Batch(t.Context(), ten.ID, ops); err != nil {
+		if err := docstoretest.Chunked(ops, func(b []docstore.Op) error {
+			_, err := ds.Container(kanri.ContainerAudit).Batch(t.Context(), ten.ID, b)
+			return err
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}

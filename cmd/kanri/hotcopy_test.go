@@ -25,6 +25,7 @@ import (
 
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
@@ -100,7 +101,10 @@ func createDocs(t testing.TB, st *bolt.Store, pk string, from, count int) {
 	for i := range ops {
 		ops[i] = docstore.Op{Kind: docstore.OpCreate, Body: fmt.Appendf(nil, `{"id":"doc_%07d","tenantId":%q,"type":"x"}`, from+i, pk)}
 	}
-	if _, err := st.Container(kanri.ContainerAuth).Batch(context.Background(), pk, ops); err != nil {
+	if err := docstoretest.Chunked(ops, func(b []docstore.Op) error {
+		_, err := st.Container(kanri.ContainerAuth).Batch(context.Background(), pk, b)
+		return err
+	}); err != nil {
 		t.Error(err)
 	}
 }
@@ -680,7 +684,7 @@ func BenchmarkHotCopyWhileWriting(b *testing.B) {
 		for i := chunk; i < chunk+1000; i++ {
 			ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: record(i)})
 		}
-		if _, err := c.Batch(context.Background(), "tenant_bench", ops); err != nil {
+		if err := docstoretest.Chunked(ops, func(b []docstore.Op) error { _, err := c.Batch(context.Background(), "tenant_bench", b); return err }); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
@@ -151,7 +152,7 @@ func loadAuditBy(b *testing.B, c docstore.Container, pk string, n int, who func(
 			}
 			ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: body})
 		}
-		if _, err := c.Batch(context.Background(), pk, ops); err != nil {
+		if err := docstoretest.Chunked(ops, func(b []docstore.Op) error { _, err := c.Batch(context.Background(), pk, b); return err }); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/disk"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/schema"
@@ -354,10 +355,10 @@ func (e *backupEnv) seed(b *testing.B, sz backupSize) {
 			}
 			members = append(members, m)
 		}
-		if _, err := ten.Batch(ctx, kanri.ContainerAuth, auth); err != nil {
+		if err := docstoretest.Chunked(auth, func(b []docstore.Op) error { _, err := ten.Batch(ctx, kanri.ContainerAuth, b); return err }); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := ten.Batch(ctx, kanri.ContainerTenant, members); err != nil {
+		if err := docstoretest.Chunked(members, func(b []docstore.Op) error { _, err := ten.Batch(ctx, kanri.ContainerTenant, b); return err }); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -403,7 +404,7 @@ func (e *backupEnv) seed(b *testing.B, sz backupSize) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := ten.Batch(ctx, kanri.ContainerFiles, append(files, op)); err != nil {
+	if err := docstoretest.Chunked(append(files, op), func(b []docstore.Op) error { _, err := ten.Batch(ctx, kanri.ContainerFiles, b); return err }); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("wrote %d files in %v", sz.files, time.Since(start).Round(time.Millisecond))
@@ -442,7 +443,10 @@ func (e *backupEnv) writeAudit(b *testing.B, ten store.Tenant, first, n int) {
 			}
 			ops = append(ops, op)
 		}
-		if _, err := ten.Batch(context.Background(), kanri.ContainerAudit, ops); err != nil {
+		if err := docstoretest.Chunked(ops, func(b []docstore.Op) error {
+			_, err := ten.Batch(context.Background(), kanri.ContainerAudit, b)
+			return err
+		}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -483,7 +487,7 @@ func (e *backupEnv) writeMessages(b *testing.B, ten store.Tenant, c, n int) {
 				ops = append(ops, op)
 			}
 		}
-		if _, err := ten.Batch(ctx, kanri.ContainerMessaging, ops); err != nil {
+		if err := docstoretest.Chunked(ops, func(b []docstore.Op) error { _, err := ten.Batch(ctx, kanri.ContainerMessaging, b); return err }); err != nil {
 			b.Fatal(err)
 		}
 	}

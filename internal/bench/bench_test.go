@@ -12,6 +12,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -53,7 +54,7 @@ func load(b *testing.B, st docstore.Store, tenants int) {
 				}
 				ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: body})
 			}
-			if _, err := c.Batch(ctx, pk, ops); err != nil {
+			if err := docstoretest.Chunked(ops, func(b []docstore.Op) error { _, err := c.Batch(ctx, pk, b); return err }); err != nil {
 				b.Fatalf("load %s: %v", pk, err)
 			}
 		}

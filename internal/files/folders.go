@@ -351,6 +351,13 @@ func (s *Service) Folders(ctx context.Context, tenantID, parentID string, limit 
 	})
 }
 
+// FoldersByPath returns the first limit of the tenant's folders by path,
+// for the choice of where to move something.
+func (s *Service) FoldersByPath(ctx context.Context, tenantID string, limit int) ([]*kanri.Folder, error) {
+	all, _, err := s.Store.Tenant(tenantID).Folders().Query(ctx, docstore.Query{OrderBy: "path", Limit: limit})
+	return all, err
+}
+
 // nilIfEmpty returns nil for "" (the top level, stored as null), else id.
 func nilIfEmpty(id string) any {
 	if id == "" {

@@ -4,6 +4,7 @@ package docstoretest
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/kanri/kanri/internal/docstore"
@@ -63,4 +64,16 @@ func (c *recordingContainer) Query(ctx context.Context, pk string, q docstore.Qu
 func (c *recordingContainer) QueryAcrossPartitions(ctx context.Context, q docstore.Query) (docstore.Page, error) {
 	c.r.add(Recorded{Container: c.name, Query: q})
 	return c.Container.QueryAcrossPartitions(ctx, q)
+}
+
+// Chunked applies ops in batches of at most docstore.MaxBatchOps, each
+// with apply: for tests that load many documents at once. The whole is
+// not atomic.
+func Chunked(ops []docstore.Op, apply func(batch []docstore.Op) error) error {
+	for batch := range slices.Chunk(ops, docstore.MaxBatchOps) {
+		if err := apply(batch); err != nil {
+			return err
+		}
+	}
+	return nil
 }
