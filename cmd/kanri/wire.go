@@ -15,13 +15,10 @@ import (
 	"time"
 	_ "time/tzdata" // every IANA time zone a tenant may choose, whatever the machine has
 
-	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/auth"
-	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/store"
-	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/upgrade"
 	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web"
@@ -30,22 +27,6 @@ import (
 // usageQueue is how many API calls may wait to be logged; more are
 // counted as lost.
 const usageQueue = 10_000
-
-// fileCleanupInterval is how often expired uploads, old trash and orphans
-// are looked for.
-const fileCleanupInterval = time.Hour
-
-// backupPoll is how often each instance looks for due backups (the
-// slot of each is claimed by one instance).
-const backupPoll = 15 * time.Second
-
-// repairInterval is how often pending user-count changes are looked for.
-const repairInterval = time.Minute
-
-// expiryInterval is how often the tenants whose subscription ended are
-// looked for (once across the instances): a tenant is suspended within
-// this of its end date.
-const expiryInterval = time.Hour
 
 // newHandler wires the services and the web layer over st, bootstrapping
 // the operator's tenant on the first start, and returns the workers the
@@ -62,7 +43,9 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	svcs := wiring.New(st, log, nil, wiring.Options{
 		Hasher: auth.Hasher{Cost: cfg.BcryptCost}, DNSServer: cfg.DNSServer, UsageQueue: usageQueue, UsageFlush: cfg.UsageFlush,
 		Blobs: blobs, Events: bus, TwoFactorKey: twoFactor,
+		RepairGrace: cfg.RepairGrace, HealthInterval: cfg.HealthInterval, DomainRecheck: cfg.DomainRecheck,
 	})
+	features := svcs.Features()
 	tenants, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if n, err := roles.Seed(ctx); err != nil {
 		return nil, nil, fmt.Errorf("seed the service catalog: %w", err)
@@ -84,12 +67,11 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	}
 	// Before serving: users created meanwhile would not see the addresses
 	// of existing users reserved yet.
-	if err := upgrade.New(svcs.Deps, tenants).Run(ctx, append(users.Upgrades(),
-		upgrade.Upgrade{Name: tenant.UpgradeSearchTerms, Tenant: tenants.AddSearchTerms},
-		upgrade.Upgrade{Name: tenant.UpgradeListingSubscription, Tenant: tenants.RewriteListing},
-		upgrade.Upgrade{Name: catalog.UpgradeExpiryDays, Tenant: svcs.Catalog.MoveExpiryDays},
-		upgrade.Upgrade{Name: catalog.UpgradeMovedIDs, Tenant: svcs.Catalog.MoveIDs},
-		upgrade.Upgrade{Name: apikey.UpgradeExpiryDays, Tenant: svcs.Keys.MoveExpiryDays})); err != nil {
+	var upgrades []upgrade.Upgrade
+	for _, f := range features {
+		upgrades = append(upgrades, f.Upgrades...)
+	}
+	if err := upgrade.New(svcs.Deps, tenants).Run(ctx, upgrades); err != nil {
 		return nil, nil, err
 	}
 	if cfg.Store != StoreCosmos {
@@ -117,42 +99,23 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	if cfg.RepairGrace < time.Minute {
 		log.Warn("the repair of user counts may settle changes still in flight: a grace under a minute is for tests", "grace", cfg.RepairGrace)
 	}
-	repair := worker{"repair user counts", func(ctx context.Context) error {
-		return tenants.RunRepair(ctx, repairInterval, cfg.RepairGrace)
-	}}
 	// Work that must happen once across instances runs through the
 	// scheduler: each slot is claimed by one instance.
-	once := func(name string, every time.Duration, run func(context.Context) error) worker {
-		return worker{name, func(ctx context.Context) error {
-			return svcs.Scheduler.Every(ctx, log, schedule.Periodic{Name: name, Every: every, Run: run})
-		}}
-	}
-	health := once("service-health", cfg.HealthInterval, func(ctx context.Context) error {
-		_, err := svcs.Catalog.CheckHealth(ctx)
-		return err
-	})
-	recheck := once("domain-recheck", cfg.DomainRecheck, func(ctx context.Context) error {
-		_, err := svcs.Domains.Recheck(ctx)
-		return err
-	})
-	expiry := once(tenant.ExpiryWork, expiryInterval, func(ctx context.Context) error {
-		n, err := tenants.SuspendExpired(ctx)
-		if n > 0 {
-			log.Info("suspended the tenants whose subscription ended", "count", n)
+	var ws []worker
+	for _, f := range features {
+		for _, w := range f.Work {
+			run := w.Run
+			if w.Periodic != nil {
+				p := schedule.Periodic{Name: w.Name, Every: w.Every, Run: w.Periodic}
+				run = func(ctx context.Context) error { return svcs.Scheduler.Every(ctx, log, p) }
+			}
+			ws = append(ws, worker{w.Name, run})
 		}
-		return err
-	})
-	// The usage log writes what is queued when it stops, after the HTTP
-	// server has drained.
-	usageLog := worker{"API usage log", svcs.Usage.Run}
-	fileUsage := worker{"file usage and access times", svcs.Files.Run}
-	fileCleanup := once("file-cleanups", fileCleanupInterval, svcs.Files.Cleanups)
-	channelCleanup := worker{"channel deletions", svcs.Messaging.Run}
-	backups := worker{"backups", func(ctx context.Context) error { return svcs.Backups.Run(ctx, backupPoll) }}
+	}
 	return web.New(web.Config{
 		Deps: svcs.Deps, Services: *svcs, SessionSecret: secret,
 		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
-	}), []worker{repair, health, recheck, expiry, usageLog, fileUsage, fileCleanup, channelCleanup, backups}, nil
+	}), ws, nil
 }
 
 // sessionSecret returns the secret of the session cookie: from

@@ -22,6 +22,8 @@ import (
 // Service manages the catalog, the assignments and the usage.
 type Service struct {
 	app.Deps
+	// HealthInterval is how often the services are checked (0: never).
+	HealthInterval time.Duration
 	// client checks the services' health.
 	client *http.Client
 }

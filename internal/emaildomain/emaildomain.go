@@ -57,6 +57,9 @@ type Service struct {
 	resolver Resolver
 	// Timeout bounds one lookup.
 	Timeout time.Duration
+	// RecheckInterval is how often verified domains are looked up again
+	// (0: never).
+	RecheckInterval time.Duration
 }
 
 // New returns a domain service that looks records up with r.

@@ -20,6 +20,10 @@ import (
 // Service manages tenants.
 type Service struct {
 	app.Deps
+	// RepairGrace is how old a pending change of a user count must be
+	// before the repair settles it: longer than any create or delete
+	// takes.
+	RepairGrace time.Duration
 	// zoneHooks are called after a tenant's time zone changed (OnZoneChange).
 	zoneHooks []ZoneHook
 }

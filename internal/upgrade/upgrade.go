@@ -17,15 +17,9 @@ import (
 	"github.com/kanri/kanri/internal/tenant"
 )
 
-// Upgrade is one named change of every tenant's data.
-type Upgrade struct {
-	// Name records the upgrade as done; it is never reused or renamed.
-	Name string
-	// Tenant upgrades one tenant, a page at a time, holding no more than a
-	// page in memory. Run again on a tenant it upgraded (after a crash, or
-	// by two instances starting at once) it changes nothing.
-	Tenant func(ctx context.Context, tenantID string) error
-}
+// Upgrade is one named change of every tenant's data (app.Upgrade: the
+// features offer theirs in their app.Feature).
+type Upgrade = app.Upgrade
 
 // tenantPage is how many tenants are listed at once.
 const tenantPage = 100

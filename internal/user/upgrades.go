@@ -71,6 +71,13 @@ func (s *Service) reserveChunk(ctx context.Context, ten store.Tenant, users []*k
 	return n, nil
 }
 
+// Names of the upgrades of users written by earlier versions.
+const (
+	UpgradeEmails      = "user-email-addresses"
+	UpgradeMemberships = "user-memberships"
+	UpgradeSearchTerms = "user-search-terms"
+)
+
 // migrationEmails marks a tenant whose users' e-mail addresses are all
 // reserved, by the upgrade UpgradeEmails.
 const migrationEmails = "migration_email_addresses"

@@ -221,13 +221,6 @@ func (s *Service) IDByUsername(ctx context.Context, tenantID, username string) (
 	return s.Store.Tenant(tenantID).UserIDByUsername(ctx, username)
 }
 
-// Names of the upgrades of users written by earlier versions.
-const (
-	UpgradeEmails      = "user-email-addresses"
-	UpgradeMemberships = "user-memberships"
-	UpgradeSearchTerms = "user-search-terms"
-)
-
 // Members returns one page of a tenant's membership records.
 func (s *Service) Members(ctx context.Context, tenantID string, limit int, continuation string) ([]*kanri.TenantUser, string, error) {
 	return s.Store.Tenant(tenantID).TenantUsers().Query(ctx, docstore.Query{Limit: limit, Continuation: continuation})

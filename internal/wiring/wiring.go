@@ -83,6 +83,11 @@ type Options struct {
 	// TwoFactorKey seals the TOTP secrets (32 bytes); when nil, a random
 	// key of this process (enrolments do not outlive it: for tests).
 	TwoFactorKey []byte
+	// RepairGrace is how old a pending change of a user count must be
+	// before the repair settles it; HealthInterval how often the catalog's
+	// services are checked, DomainRecheck how often verified domains are
+	// looked up again (0: never).
+	RepairGrace, HealthInterval, DomainRecheck time.Duration
 }
 
 // New builds every service over st. A nil log is slog.Default and a nil
@@ -103,7 +108,9 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 		panic(err) // the caller checked the key's length
 	}
 	s.Auth.SetSealer(sealer)
+	s.Tenants.RepairGrace, s.Catalog.HealthInterval = o.RepairGrace, o.HealthInterval
 	s.Domains = emaildomain.New(d, emaildomain.NewResolver(o.DNSServer))
+	s.Domains.RecheckInterval = o.DomainRecheck
 	s.Limiter = apikey.NewLimiter(st, d.Now)
 	s.Usage = apikey.NewRecorder(st, s.Keys, s.Catalog, d.Logger, o.UsageQueue)
 	s.Files = files.New(d, o.Blobs, s.Catalog)
@@ -121,6 +128,23 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 		s.Usage.FlushEvery = o.UsageFlush
 	}
 	return s
+}
+
+// Features are what every feature gives the composition root besides its
+// pages and API (its upgrades and workers), in the order their upgrades
+// run.
+func (s *Set) Features() []app.Feature {
+	return []app.Feature{
+		s.Users.Feature(),
+		s.Tenants.Feature(),
+		s.Catalog.Feature(),
+		s.Keys.Feature(),
+		s.Domains.Feature(),
+		s.Usage.Feature(),
+		s.Files.Feature(),
+		s.Messaging.Feature(),
+		s.Backups.Feature(),
+	}
 }
 
 // clock is the scheduler's clock over the services' now: it waits, on
