@@ -23,7 +23,7 @@ const (
 )
 
 // Services are the application services the handlers call, built by
-// services.New.
+// wiring.New.
 type Services = wiring.Set
 
 // Config holds the web layer's dependencies.
