@@ -16,7 +16,6 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/store"
 )
 
 // The channels and messages of the API, through the messaging service as
@@ -220,6 +219,16 @@ func apiChannelTag(c *kanri.Channel) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:18])
 }
 
+// channelPrecondition is the request's If-Match as a precondition of a
+// change of a channel: conditional when the header names a version, which
+// must be the channel's (412 when it changed since).
+func channelPrecondition(c echo.Context) messaging.Precondition {
+	return func(ch *kanri.Channel) (bool, error) {
+		tag, err := precondition(c, apiChannelTag(ch))
+		return tag != "", err
+	}
+}
+
 // channelSeen checks the request's If-Match against a channel's ETag: the
 // channel as seen, for the service to change only that version of it (412
 // when it changed since); nothing to check without the header.
@@ -398,17 +407,7 @@ func (s *Server) apiUpdateChannel(c echo.Context) error {
 		return err
 	}
 	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
-	ch, err := unlessIfMatch(c, func() (*kanri.Channel, error) {
-		ch, _, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("channel"))
-		if err != nil {
-			return nil, err
-		}
-		if _, err := channelSeen(c, ch); err != nil {
-			return nil, err
-		}
-		seen := kanri.Seen{ETag: ch.ETag, State: ch.State()} // the fields not sent are these
-		return s.Messaging.UpdateChannel(ctx, t.ID, me, ch.ID, seen, in.Patch(ch))
-	})
+	ch, err := s.Messaging.PatchChannel(ctx, t.ID, me, c.Param("channel"), channelPrecondition(c), in.Patch)
 	if err != nil {
 		return err
 	}
@@ -420,22 +419,7 @@ func (s *Server) apiUpdateChannel(c echo.Context) error {
 // a change If-Match no longer matches is 412.
 func (s *Server) apiDeleteChannel(c echo.Context) error {
 	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
-	err := store.RetryErr(ctx, func() error {
-		ch, _, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("channel"))
-		if err != nil {
-			return err
-		}
-		seen, err := channelSeen(c, ch)
-		if err != nil {
-			return err
-		}
-		err = s.Messaging.DeleteChannel(ctx, t.ID, me, ch.ID, seen)
-		if kanri.IsCode(err, kanri.ESTALE) {
-			return store.LostRace(err) // changed since it was read: read it again
-		}
-		return err
-	})
-	if err != nil {
+	if err := s.Messaging.DeleteChannelIf(ctx, t.ID, me, c.Param("channel"), channelPrecondition(c)); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -681,3 +681,39 @@ func TestMentionedNames(t *testing.T) {
 		t.Errorf("at most 2: got %q", got)
 	}
 }
+
+// TestPatchChannelAfterAConcurrentChange: a change made between the read
+// and the write is stale for a conditional patch, and read again by an
+// unconditional one, which keeps it.
+func TestPatchChannelAfterAConcurrentChange(t *testing.T) {
+	for _, c := range []struct {
+		conditional bool
+		wantStale   bool
+	}{{true, true}, {false, false}} {
+		f := setup(t)
+		ch := f.channel(t, alice, fmt.Sprintf("patched-%v", c.conditional), false)
+		calls := 0
+		got, err := f.svc.PatchChannel(f.ctx, ten, alice, ch.ID, func(*kanri.Channel) (bool, error) { return c.conditional, nil }, func(cur *kanri.Channel) messaging.ChannelInput {
+			calls++
+			if calls == 1 { // someone else changes the description meanwhile
+				in := messaging.ChannelInput{Name: cur.Name, DisplayName: cur.DisplayName, Description: "theirs", IsPrivate: cur.IsPrivate}
+				if _, err := f.svc.UpdateChannel(f.ctx, ten, alice, cur.ID, kanri.Seen{}, in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return messaging.ChannelInput{Name: cur.Name, DisplayName: "Mine", Description: cur.Description, IsPrivate: cur.IsPrivate}
+		})
+		if c.wantStale {
+			if !kanri.IsCode(err, kanri.ESTALE) {
+				t.Errorf("conditional: got %v, want stale", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("unconditional: %v", err)
+		}
+		if got.DisplayName != "Mine" || got.Description != "theirs" || calls != 2 {
+			t.Errorf("unconditional: got %q/%q after %d reads, want Mine/theirs after 2", got.DisplayName, got.Description, calls)
+		}
+	}
+}
