@@ -224,7 +224,7 @@ func (e *env) state(t *testing.T) state {
 // backupPart reports whether archives hold documents of the type.
 func backupPart(container, typ string) bool {
 	switch typ {
-	case kanri.TypeTenant, kanri.TypeUserCountChange, kanri.TypeUpload, kanri.TypeMigration, kanri.TypeAdminGuard,
+	case kanri.TypeTenant, kanri.TypeUserCountChange, kanri.TypeUpload, kanri.TypeAdminGuard,
 		kanri.TypeRateCounter, kanri.TypeIdempotencyRecord, kanri.TypeSecretFlash, kanri.TypeBackupJob, kanri.TypeBackupHistory,
 		kanri.TypeBackupRestore, "", "schedule_run", "schedule_lease":
 		return false

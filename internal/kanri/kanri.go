@@ -123,17 +123,6 @@ func (s Seen) Stale(etag, state string) bool {
 	return s.ETag != "" && s.ETag != etag && (s.State == "" || s.State != state)
 }
 
-// TypeMigration is the type of the marks of one-off data migrations done
-// in a partition.
-const TypeMigration = "migration"
-
-// Migration marks a one-off data migration as done in its partition; its
-// id names the migration.
-type Migration struct {
-	Doc
-	DoneAt Time `json:"doneAt"`
-}
-
 // TypeUpgrades is the type of the record of the upgrades done over every
 // tenant.
 const TypeUpgrades = "upgrades"
@@ -143,8 +132,11 @@ const TypeUpgrades = "upgrades"
 const UpgradesID = "upgrades"
 
 // Upgrades records which one-time upgrades of every tenant's data are
-// done, by name, and when they finished.
+// done, by name, and when they finished; and, for one under way, where
+// its run stands: the list of tenants' position after the last page of
+// tenants it finished, so that a run cut short resumes there.
 type Upgrades struct {
 	Doc
-	Done map[string]Time `json:"done"`
+	Done    map[string]Time   `json:"done"`
+	Resumes map[string]string `json:"resumes,omitempty"`
 }

@@ -80,11 +80,24 @@ func (r *Runner) done(ctx context.Context) (map[string]kanri.Time, error) {
 	return m.Done, nil
 }
 
-// overTenants runs u over every tenant and returns how many there were.
+// overTenants runs u over every tenant and returns how many there were. It
+// records its position after each page of tenants, and starts from the
+// one recorded, if any: a run cut short (a crash, a deploy) resumes with
+// the page it was on, whose tenants u upgrades again, changing nothing.
 func (r *Runner) overTenants(ctx context.Context, u Upgrade) (int, error) {
-	n, token := 0, ""
+	n, token, err := 0, "", error(nil)
+	if token, err = r.resumeAt(ctx, u.Name); err != nil {
+		return 0, err
+	}
 	for {
 		page, next, err := r.tenants.List(ctx, tenant.ListFilter{Status: "all", Limit: tenantPage, Continuation: token})
+		if kanri.IsCode(err, kanri.EINVALID) && token != "" {
+			// A position this store no longer reads (a store moved, a
+			// token expired): start again, which changes nothing done.
+			r.Logger.Warn("upgrade: its recorded position is no longer valid; starting again", "upgrade", u.Name, "err", err)
+			token = ""
+			continue
+		}
 		if err != nil {
 			return n, err
 		}
@@ -98,7 +111,38 @@ func (r *Runner) overTenants(ctx context.Context, u Upgrade) (int, error) {
 			return n, nil
 		}
 		token = next
+		if err := r.setResume(ctx, u.Name, token); err != nil {
+			return n, err
+		}
 	}
+}
+
+// resumeAt returns the position a run of the upgrade name stopped at, ""
+// for none.
+func (r *Runner) resumeAt(ctx context.Context, name string) (string, error) {
+	m, err := r.marker().Get(ctx, kanri.UpgradesID)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return m.Resumes[name], nil
+}
+
+// setResume records that a run of the upgrade name finished the tenants
+// before token.
+func (r *Runner) setResume(ctx context.Context, name, token string) error {
+	_, err := r.marker().Modify(ctx, kanri.UpgradesID,
+		func() *kanri.Upgrades { return &kanri.Upgrades{} },
+		func(m *kanri.Upgrades) error {
+			if m.Resumes == nil {
+				m.Resumes = map[string]string{}
+			}
+			m.Resumes[name] = token
+			return nil
+		})
+	return err
 }
 
 // record adds name to the upgrades done.
@@ -112,6 +156,7 @@ func (r *Runner) record(ctx context.Context, name string) error {
 			if _, ok := m.Done[name]; !ok {
 				m.Done[name] = kanri.NewTime(r.Now())
 			}
+			delete(m.Resumes, name)
 			return nil
 		})
 	return err

@@ -131,3 +131,35 @@ func TestAFailedUpgradeIsNotRecorded(t *testing.T) {
 		t.Errorf("done: got %v, want [a b]", got)
 	}
 }
+
+// TestARunCutShortResumesAtItsPage: an upgrade that fails on a tenant of
+// its second page of tenants resumes, at the next start, with that page:
+// the tenants of the first are not upgraded again.
+func TestARunCutShortResumesAtItsPage(t *testing.T) {
+	f := setup(t, 250) // three pages of tenants
+	var ran []string
+	calls, boom := 0, errors.New("boom")
+	first := upgrade.Upgrade{Name: "a", Tenant: func(_ context.Context, id string) error {
+		if calls++; calls == 150 {
+			return boom
+		}
+		ran = append(ran, id)
+		return nil
+	}}
+	if err := f.runner.Run(f.ctx, []upgrade.Upgrade{first}); !errors.Is(err, boom) {
+		t.Fatalf("got %v, want the upgrade's error", err)
+	}
+	var again seen
+	if err := f.runner.Run(f.ctx, []upgrade.Upgrade{again.upgrade("a")}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(again.tenants), 150; got != want {
+		t.Errorf("the second run upgraded %d tenants, want %d (the second and third pages)", got, want)
+	}
+	if all := slices.Compact(slices.Sorted(slices.Values(append(ran[:100:100], again.tenants...)))); !slices.Equal(all, f.ids) {
+		t.Errorf("the two runs upgraded %d distinct tenants, want all %d", len(all), len(f.ids))
+	}
+	if got, _ := f.runner.Done(f.ctx); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("done: got %v, want [a]", got)
+	}
+}

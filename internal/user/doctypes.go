@@ -54,15 +54,4 @@ var DocTypes = []doctype.Type{
 		Erasure:  doctype.Erase(),
 		Export:   true,
 	},
-	migrationMark(kanri.ContainerAuth),
-	migrationMark(kanri.ContainerTenant),
-}
-
-// migrationMark declares the marks of the one-time migrations of a
-// tenant's users kept in container.
-func migrationMark(container string) doctype.Type {
-	return doctype.Type{
-		Name: kanri.TypeMigration, Container: container, Of: &kanri.Migration{},
-		Backup: doctype.NotBackedUp("a mark that a one-time migration of the tenant's data is done; a restore is of data already migrated"),
-	}
 }

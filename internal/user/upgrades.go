@@ -78,21 +78,13 @@ const (
 	UpgradeSearchTerms = "user-search-terms"
 )
 
-// migrationEmails marks a tenant whose users' e-mail addresses are all
-// reserved, by the upgrade UpgradeEmails.
-const migrationEmails = "migration_email_addresses"
-
-// migrationMemberships marks a tenant whose users all have their
-// membership record, by the upgrade UpgradeMemberships.
-const migrationMemberships = "migration_memberships"
-
 // Upgrades returns the one-time upgrades that bring the users created by
 // earlier versions up to what this one keeps for every user, for the
 // upgrade runner: their e-mail address reserved (two such users of one
 // tenant sharing an address cannot both keep it reserved: the second is
 // logged, for an administrator to correct), and their membership record
-// (TenantUser). Each also marks a tenant it finished, so that an upgrade
-// cut short resumes where it stopped.
+// (TenantUser). The runner resumes an upgrade cut short at the page of
+// tenants it was on.
 func (s *Service) Upgrades() []upgrade.Upgrade {
 	return []upgrade.Upgrade{
 		{Name: UpgradeEmails, Tenant: s.reserveEmails},
@@ -129,12 +121,6 @@ func (s *Service) addSearchTerms(ctx context.Context, tenantID string) error {
 // has none its membership record.
 func (s *Service) addMemberships(ctx context.Context, tenantID string) error {
 	ten := s.Store.Tenant(tenantID)
-	marks := store.Of[kanri.Migration](ten, kanri.ContainerTenant, kanri.TypeMigration)
-	if _, err := marks.Get(ctx, migrationMemberships); err == nil {
-		return nil
-	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
-		return err
-	}
 	q := docstore.Query{Where: []docstore.Filter{notDeleted()}, Limit: docstore.MaxBatchOps} // a page, one batch
 	added := 0
 	for {
@@ -183,21 +169,11 @@ func (s *Service) addMemberships(ctx context.Context, tenantID string) error {
 	if added > 0 {
 		s.Logger.Info("added the membership records of existing users", "tenant", tenantID, "count", added)
 	}
-	err := marks.Create(ctx, &kanri.Migration{Doc: kanri.Doc{ID: migrationMemberships}, DoneAt: kanri.NewTime(s.Now())})
-	if kanri.IsCode(err, kanri.ECONFLICT) {
-		return nil // another instance finished it
-	}
-	return err
+	return nil
 }
 
 func (s *Service) reserveEmails(ctx context.Context, tenantID string) error {
 	ten := s.Store.Tenant(tenantID)
-	marks := store.Of[kanri.Migration](ten, kanri.ContainerAuth, kanri.TypeMigration)
-	if _, err := marks.Get(ctx, migrationEmails); err == nil {
-		return nil
-	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
-		return err
-	}
 	q := docstore.Query{Where: []docstore.Filter{notDeleted()}, Limit: docstore.MaxPageSize}
 	reserved := 0
 	for {
@@ -220,9 +196,5 @@ func (s *Service) reserveEmails(ctx context.Context, tenantID string) error {
 	if reserved > 0 {
 		s.Logger.Info("reserved the e-mail addresses of existing users", "tenant", tenantID, "count", reserved)
 	}
-	err := marks.Create(ctx, &kanri.Migration{Doc: kanri.Doc{ID: migrationEmails}, DoneAt: kanri.NewTime(s.Now())})
-	if kanri.IsCode(err, kanri.ECONFLICT) {
-		return nil // another instance finished it
-	}
-	return err
+	return nil
 }
