@@ -6,9 +6,10 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 )
 
-// The display names of stored names. Built-in services and roles are
-// stored with the spec's Japanese names; they are shown in the page's
-// language. Services added later show their stored name.
+// The display names of stored names. Built-in services and roles are stored
+// with the data model's Japanese names (docs/data-model.md, "Services" and
+// "Roles"); they are shown in the page's language. Services added later
+// show their stored name.
 
 // translated returns the translation of key, or fallback when the catalog
 // has no such key.

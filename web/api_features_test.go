@@ -114,9 +114,9 @@ func TestAPIListsLinkTheNextPage(t *testing.T) {
 	}
 }
 
-// TestAPISpeaksTheClientsLanguage answers in English unless the client
-// asks for Japanese: role names in messages are the English labels, and
-// role assignments keep the spec's ids and role names beside the role's
+// TestAPISpeaksTheClientsLanguage answers in English unless the client asks
+// for Japanese: role names in messages are the English labels, and role
+// assignments keep the data model's ids and role names beside the role's
 // English key and its label in the client's language.
 func TestAPISpeaksTheClientsLanguage(t *testing.T) {
 	e := newEnv(t)

@@ -14,8 +14,9 @@ import (
 	"github.com/kanri/kanri/internal/user"
 )
 
-// apiUser is a user as the API shows it: the spec's field names, never the
-// password hash or the security bookkeeping.
+// apiUser is a user as the API shows it: the data model's field names
+// (docs/data-model.md, "Users"), never the password hash or the security
+// bookkeeping.
 type apiUser struct {
 	ID          string     `json:"id"`
 	TenantID    string     `json:"tenantId"`
@@ -187,9 +188,10 @@ func disablesItself(c echo.Context, u *kanri.User) error {
 	return nil
 }
 
-// apiRoleAssignment is a role assignment as the API shows it: the spec's
-// id and role name, and the role's stable English key (admin, viewer or
-// global_admin) and its label in the request's language.
+// apiRoleAssignment is a role assignment as the API shows it: the data
+// model's id and role name (docs/data-model.md, "Roles"), and the role's
+// stable English key (admin, viewer or global_admin) and its label in the
+// request's language.
 type apiRoleAssignment struct {
 	ID         string `json:"id"`
 	UserID     string `json:"userId"`
@@ -234,7 +236,7 @@ func (s *Server) apiListRoles(c echo.Context) error {
 }
 
 // apiRoleCreate is the body of POST /users/{id}/roles: a service and its
-// role, by key (admin, viewer) or by the spec's name (管理者).
+// role, by key (admin, viewer) or by the data model's name (管理者).
 type apiRoleCreate struct {
 	ServiceID string `json:"serviceId"`
 	Role      string `json:"role"`

@@ -253,7 +253,8 @@ func apiMemberOf(m messaging.Member) apiMember {
 }
 
 // apiMessage is a message as the API shows it, with its reactions in the
-// spec's shape (emoji → the ids of who reacted).
+// data model's shape (emoji → the ids of who reacted;
+// docs/data-model.md, "Messaging").
 type apiMessage struct {
 	ID          string              `json:"id"`
 	ChannelID   string              `json:"channelId"`

@@ -40,8 +40,9 @@ func TestJapaneseUI(t *testing.T) {
 }
 
 // TestLabelsAreInThePagesLanguage checks that built-in service and role
-// names, stored in the spec's Japanese, are shown in English to English
-// readers, and audit resource types in Japanese to Japanese readers.
+// names, stored in the data model's Japanese, are shown in English to
+// English readers, and audit resource types in Japanese to Japanese
+// readers.
 func TestLabelsAreInThePagesLanguage(t *testing.T) {
 	for _, s := range role.Catalog() {
 		for _, key := range []string{"service." + s.ID, "service." + s.ID + ".description"} {

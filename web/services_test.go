@@ -202,8 +202,9 @@ func between(s, from, to string) string {
 	return html.UnescapeString(v)
 }
 
-// TestTenantWithActiveServicesIsNotDeleted checks spec §9.2: a tenant
-// with an active (and unexpired) service assignment cannot be deleted.
+// TestTenantWithActiveServicesIsNotDeleted checks that a tenant with an
+// active (and unexpired) service assignment cannot be deleted
+// (docs/data-model.md, "Soft deletion").
 func TestTenantWithActiveServicesIsNotDeleted(t *testing.T) {
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})

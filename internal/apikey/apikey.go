@@ -1,7 +1,7 @@
-// Package apikey manages tenants' API keys (spec §7.1, §13.1): their
-// creation (the secret is shown once, only its hash is kept), rotation,
-// revocation, the authentication of API requests, per-key rate limits, and
-// the log and aggregates of API usage (§7.2, §7.3).
+// Package apikey manages tenants' API keys: their creation (the secret is
+// shown once, only its hash is kept), rotation, revocation, the
+// authentication of API requests, per-key rate limits, and the log and
+// aggregates of API usage (docs/data-model.md, "API keys and usage").
 package apikey
 
 import (

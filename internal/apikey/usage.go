@@ -28,11 +28,12 @@ type UsageSink interface {
 	AddUsage(ctx context.Context, tenantID, serviceID string, delta map[string]int64) error
 }
 
-// Recorder logs every API call (spec §7.2) off the request path: calls are
-// queued and written in batches by Run, which also keeps the monthly
-// aggregates (§7.3), the daily figures of the usage pages, the service
-// usage and the keys' lastUsedAt current. A call that cannot be queued
-// (the queue is full) is counted and logged, never silently dropped.
+// Recorder logs every API call off the request path
+// (docs/data-model.md, "API keys and usage"): calls are queued and written
+// in batches by Run, which also keeps the monthly aggregates, the daily
+// figures of the usage pages, the service usage and the keys' lastUsedAt
+// current. A call that cannot be queued (the queue is full) is counted and
+// logged, never silently dropped.
 type Recorder struct {
 	st      *store.Store
 	keys    *Service
@@ -258,7 +259,8 @@ func (r *Recorder) addAggregate(ctx context.Context, tenantID, keyID, month stri
 	}
 }
 
-// top lists the n most called endpoints, as spec §7.3 writes them.
+// top lists the n most called endpoints as the aggregate holds them
+// (docs/data-model.md, "API keys and usage").
 func top(endpoints map[string]int64, n int) []map[string]int {
 	names := slices.Collect(maps.Keys(endpoints))
 	slices.SortFunc(names, func(a, b string) int {

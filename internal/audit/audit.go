@@ -1,5 +1,5 @@
-// Package audit records who changed what (ADR 003) and reads the records
-// back for the audit page and its CSV export.
+// Package audit records who changed what (docs/data-model.md, "Audit log")
+// and reads the records back for the audit page and its CSV export.
 package audit
 
 import (

@@ -12,7 +12,7 @@ import (
 	"github.com/kanri/kanri/internal/store"
 )
 
-// Lockout policy (ADR 003 security block).
+// Lockout policy (docs/security.md, "Sign-in").
 const (
 	MaxFailedAttempts = 5
 	LockoutDuration   = 15 * time.Minute

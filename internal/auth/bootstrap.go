@@ -28,9 +28,10 @@ type RoleGranter interface {
 }
 
 // Bootstrap makes sure the operator's tenant and its first administrator
-// exist (spec §3.1.4). On a store that has them it changes nothing; a start
-// that stopped between the two steps is completed. Without
-// a password it generates one and returns it, for the caller to show once.
+// exist (docs/data-model.md, "The operator's tenant"). On a store that has
+// them it changes nothing; a start that stopped between the two steps is
+// completed. Without a password it generates one and returns it, for the
+// caller to show once.
 func Bootstrap(ctx context.Context, tenants TenantCreator, users UserCreator, roles RoleGranter, email, password string) (generated string, created bool, err error) {
 	ctx = audit.WithActor(ctx, audit.Actor{UserID: "system", UserName: "system", RequestID: "bootstrap-" + time.Now().UTC().Format("20060102T150405")})
 	t, err := tenants.EnsurePrivileged(ctx)

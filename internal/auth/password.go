@@ -13,7 +13,8 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 )
 
-// DefaultCost is the bcrypt cost of the data model (spec §13.1).
+// DefaultCost is the bcrypt cost of the data model
+// (docs/data-model.md, "Secrets").
 const DefaultCost = 12
 
 // Hasher hashes and checks passwords with bcrypt.

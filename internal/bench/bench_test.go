@@ -1,5 +1,6 @@
 // Package bench measures the document store port on every backend at the
-// spec's scale (ADR 003: 100 tenants × 1,000 users). Run it with `make bench`.
+// scale the product asks for (docs/data-model.md, "Scale": 100 tenants ×
+// 1,000 users). Run it with `make bench`.
 package bench
 
 import (
@@ -26,7 +27,7 @@ const (
 
 var statuses = []bool{true, true, true, false} // three in four users are active
 
-// load fills st with the spec's scale test data, one batch per 100 users.
+// load fills st with the test data of that scale, one batch per 100 users.
 func load(b *testing.B, st docstore.Store, tenants int) {
 	b.Helper()
 	ctx := context.Background()

@@ -1,7 +1,8 @@
-// Package catalog manages the service catalog (spec §4.1) and its health,
-// which services each tenant may use (§4.2) and what they used (§4.3).
-// Features that belong to a service ask Usable before they serve a tenant
-// and report what the tenant used through AddUsage.
+// Package catalog manages the service catalog and its health, which
+// services each tenant may use and what they used
+// (docs/data-model.md, "Services"). Features that belong to a service ask
+// Usable before they serve a tenant and report what the tenant used through
+// AddUsage.
 package catalog
 
 import (

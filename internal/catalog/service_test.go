@@ -391,8 +391,9 @@ func TestUsageNeverLosesAnIncrement(t *testing.T) {
 	}
 }
 
-// TestUsageInTheSpecsShape reads a usage document written as spec §4.3
-// shows it, with sizes as strings.
+// TestUsageInTheSpecsShape reads a usage document written as the data
+// model's example shows it, with sizes as strings
+// (docs/data-model.md, "Services").
 func TestUsageInTheSpecsShape(t *testing.T) {
 	var u kanri.ServiceUsage
 	doc := `{"id":"usage_202601_tenant123_file","tenantId":"tenant_123","type":"service_usage","serviceId":"file-service","period":"2026-01",

@@ -1,8 +1,8 @@
-// Package emaildomain manages the e-mail domains a tenant owns (spec §3.3):
-// adding one gives a verification token, which the tenant publishes in a
-// DNS TXT record; verifying looks the record up. A verified domain
-// belongs to one tenant only, and verified domains are re-checked on a
-// schedule.
+// Package emaildomain manages the e-mail domains a tenant owns
+// (docs/data-model.md, "E-mail domains"): adding one gives a verification
+// token, which the tenant publishes in a DNS TXT record; verifying looks
+// the record up. A verified domain belongs to one tenant only, and verified
+// domains are re-checked on a schedule.
 package emaildomain
 
 import (

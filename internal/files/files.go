@@ -1,5 +1,5 @@
-// Package files is the file service of a tenant (spec §5): folders, files
-// and their trash, resumable uploads that reserve their size in the
+// Package files is the file service of a tenant (docs/files.md): folders,
+// files and their trash, resumable uploads that reserve their size in the
 // tenant's quota, and the reading of contents. The documents in the
 // file-service container are the truth; the bytes live in the blob store
 // (package blob) under names made of ids.

@@ -11,12 +11,12 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 )
 
-// meter records the file service's usage (spec §4.3: storageUsed and
-// bandwidth of file-service) off the request path: downloads add their
-// bytes to a per-tenant sum and changes of storage mark the tenant, and
-// every flushEvery the sums go to the usage recorder in one write per
-// tenant. Nothing is lost under concurrency: sums are taken under a lock
-// and a failed write puts them back.
+// meter records the file service's usage (storageUsed and bandwidth of
+// file-service: docs/data-model.md, "Services") off the request path:
+// downloads add their bytes to a per-tenant sum and changes of storage mark
+// the tenant, and every flushEvery the sums go to the usage recorder in one
+// write per tenant. Nothing is lost under concurrency: sums are taken under
+// a lock and a failed write puts them back.
 type meter struct {
 	catalog Catalog
 	log     *slog.Logger

@@ -15,7 +15,8 @@ const (
 	ScopeWrite = "write"
 )
 
-// Rate limit windows of API keys, and the default limit (spec §7.1).
+// Rate limit windows of API keys, and the default limit
+// (docs/data-model.md, "API keys and usage").
 const (
 	DefaultRateLimit       = 1000
 	MaxRateLimit           = 1_000_000
@@ -33,8 +34,9 @@ const (
 	KeyExpired  = "expired"
 )
 
-// APIKey lets a program call a tenant's APIs (spec §7.1). Only the SHA-256
-// hash of the key and its prefix are stored (spec §13.1).
+// APIKey lets a program call a tenant's APIs
+// (docs/data-model.md, "API keys and usage"). Only the SHA-256 hash of the
+// key and its prefix are stored (docs/data-model.md, "Secrets").
 type APIKey struct {
 	Doc
 	Name            string   `json:"name"`
@@ -122,7 +124,8 @@ type RateCounter struct {
 	TTL         int    `json:"ttl,omitempty"`
 }
 
-// APIUsage is one API call (spec §7.2). It expires after 90 days.
+// APIUsage is one API call (docs/data-model.md, "API keys and usage"). It
+// expires after 90 days.
 type APIUsage struct {
 	Doc
 	APIKeyID     string `json:"apiKeyId"`
@@ -138,9 +141,10 @@ type APIUsage struct {
 	TTL          int    `json:"ttl,omitempty"`
 }
 
-// APIUsageAggregate sums one API key's calls over one month (spec §7.3).
-// Endpoints and TotalResponseTime keep what the figures are derived from,
-// so that the aggregate is kept current by adding to it.
+// APIUsageAggregate sums one API key's calls over one month
+// (docs/data-model.md, "API keys and usage"). Endpoints and
+// TotalResponseTime keep what the figures are derived from, so that the
+// aggregate is kept current by adding to it.
 type APIUsageAggregate struct {
 	Doc
 	APIKeyID          string           `json:"apiKeyId"`
@@ -156,8 +160,9 @@ type APIUsageAggregate struct {
 	LastUpdated       Time             `json:"lastUpdated"`
 }
 
-// AggregateID returns the id of a key's aggregate of the month of t (spec
-// §7.3: aggregate_{YYYYMM}_{apiKeyId}).
+// AggregateID returns the id of a key's aggregate of the month of t
+// (aggregate_{YYYYMM}_{apiKeyId}:
+// docs/data-model.md, "Ids and uniqueness").
 func AggregateID(t time.Time, keyID string) string {
 	return "aggregate_" + t.UTC().Format("200601") + "_" + keyID
 }

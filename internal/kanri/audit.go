@@ -2,7 +2,7 @@ package kanri
 
 import "slices"
 
-// Audit statuses (ADR 003).
+// Audit statuses (docs/data-model.md, "Audit log").
 const (
 	AuditSuccess = "success"
 	AuditFailure = "failure"
@@ -67,9 +67,9 @@ const (
 	ReasonSubscriptionRenewed = "subscription_renewed"
 )
 
-// AuditLog records one change or security event (ADR 003, spec §13.3). It
-// lives in the audit container and expires after 90 days unless its TTL is
-// -1.
+// AuditLog records one change or security event
+// (docs/data-model.md, "Audit log"). It lives in the audit container and
+// expires after 90 days unless its TTL is -1.
 type AuditLog struct {
 	Doc
 	Timestamp Time          `json:"timestamp"`

@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// BackupJob is a scheduled backup of a tenant's data (spec §8.1). Its
-// Schedule is a 5-field cron expression read in the tenant's time zone;
-// Target is "all" or the parts it copies, comma-separated (see
-// BackupParts).
+// BackupJob is a scheduled backup of a tenant's data
+// (docs/data-model.md, "Backups"). Its Schedule is a 5-field cron
+// expression read in the tenant's time zone; Target is "all" or the parts
+// it copies, comma-separated (see BackupParts).
 type BackupJob struct {
 	Doc
 	Name          string `json:"name"`
@@ -51,8 +51,8 @@ const (
 	TriggerManual   = "manual"
 )
 
-// BackupHistory is one run of a backup job (spec §8.2). It expires after a
-// year (spec §10.1).
+// BackupHistory is one run of a backup job (docs/data-model.md, "Backups").
+// It expires after a year (docs/data-model.md, "Retention").
 type BackupHistory struct {
 	Doc
 	JobID           string  `json:"jobId"`

@@ -1,7 +1,7 @@
 package kanri
 
-// Container names: one per service of the data model (docs/architecture.md,
-// "Data model"), plus the audit container.
+// Container names: one per service of the data model, plus the audit
+// container (docs/data-model.md, "Containers").
 const (
 	ContainerAuth           = "auth"
 	ContainerTenant         = "tenant"

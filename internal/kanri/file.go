@@ -13,8 +13,8 @@ import (
 )
 
 // File is an uploaded file's metadata; its content lives in the blob store
-// under BlobName(tenantId, id) (spec §5.1). The document is the truth: a
-// file exists when its document does.
+// under BlobName(tenantId, id) (docs/data-model.md, "Files"). The document
+// is the truth: a file exists when its document does.
 type File struct {
 	Doc
 	Name        string `json:"name"`
@@ -91,7 +91,7 @@ const TrashRetention = 30 * 24 * time.Hour
 // PurgeAt is when a trashed file is removed for good.
 func (f *File) PurgeAt() time.Time { return f.DeletedAt.Add(TrashRetention) }
 
-// Folder groups files; folders nest (spec §5.2).
+// Folder groups files; folders nest (docs/data-model.md, "Files").
 type Folder struct {
 	Doc
 	Name string `json:"name"`

@@ -28,11 +28,12 @@ const (
 )
 
 // SystemTenantID is the partition that holds system-wide catalogs such as
-// services and role definitions (spec §2.3, §4.1).
+// services and role definitions (docs/data-model.md, "Containers").
 const SystemTenantID = "_system"
 
-// Retention periods, in seconds, for documents that expire (spec §10.1 and
-// ADR 003). A document's ttl of -1 keeps it forever.
+// Retention periods, in seconds, for documents that expire
+// (docs/data-model.md, "Retention"). A document's ttl of -1 keeps it
+// forever.
 const (
 	TTLAuditLog      = 90 * 24 * 60 * 60
 	TTLAPIUsage      = 90 * 24 * 60 * 60
@@ -48,7 +49,8 @@ type Doc struct {
 	TenantID string `json:"tenantId"`
 	// Type discriminates the entities that share a container.
 	Type string `json:"type"`
-	// SchemaVersion is the version of the document's shape (spec §12).
+	// SchemaVersion is the version of the document's shape
+	// (docs/data-model.md, "Schema versions").
 	SchemaVersion string `json:"schemaVersion"`
 	// ETag is the store's version of the document as it was read. It is
 	// not part of the stored body; repositories fill it in and check it on

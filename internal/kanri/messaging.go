@@ -10,7 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// Document types of the messaging service besides those of the spec.
+// Document types of the messaging service besides the channels, members and
+// messages of the requirements (docs/data-model.md, "Messaging").
 const (
 	// TypeChannelName reserves a channel's name in its tenant.
 	TypeChannelName = "channel_name"
@@ -21,10 +22,10 @@ const (
 	TypeChannelDeletion = "channel_deletion"
 )
 
-// Channel is a conversation space within a tenant (spec §6.1). Its
-// ChannelSeq numbers its messages and keeps the window from which unread
-// counts are derived; it changes in the same transaction as the message it
-// numbers.
+// Channel is a conversation space within a tenant
+// (docs/data-model.md, "Messaging"). Its ChannelSeq numbers its messages
+// and keeps the window from which unread counts are derived; it changes in
+// the same transaction as the message it numbers.
 type Channel struct {
 	Doc
 	Name        string `json:"name"`
@@ -130,9 +131,10 @@ const (
 	RoleMember = "member"
 )
 
-// ChannelMember records a user's membership of a channel (spec §6.3).
-// ReadSeq is the number of the last message the member read: a channel
-// joined starts read up to its latest message.
+// ChannelMember records a user's membership of a channel
+// (docs/data-model.md, "Messaging"). ReadSeq is the number of the last
+// message the member read: a channel joined starts read up to its latest
+// message.
 type ChannelMember struct {
 	Doc
 	ChannelID  string `json:"channelId"`
@@ -204,9 +206,10 @@ const (
 	SystemRemoved = "removed"
 )
 
-// Message is one post in a channel (spec §6.2). Messages expire a year
-// after they were sent (spec §10.1): every write of a message sets its
-// ttl to what is left of that year, so an edit never extends its life.
+// Message is one post in a channel (docs/data-model.md, "Messaging").
+// Messages expire a year after they were sent
+// (docs/data-model.md, "Retention"): every write of a message sets its ttl
+// to what is left of that year, so an edit never extends its life.
 type Message struct {
 	Doc
 	ChannelID  string `json:"channelId"`
@@ -215,9 +218,9 @@ type Message struct {
 	SenderName string `json:"senderName"`
 	SentAt     Time   `json:"sentAt"`
 	EditedAt   Time   `json:"editedAt"`
-	// Reactions is not stored: each reaction is its own document
-	// (Reaction), and readers fill this in from them, in the spec's shape
-	// (emoji → the ids of who reacted).
+	// Reactions is not stored: each reaction is its own document (Reaction),
+	// and readers fill this in from them, in the data model's shape (emoji →
+	// the ids of who reacted; docs/data-model.md, "Messaging").
 	Reactions   map[string][]string `json:"reactions,omitempty"`
 	Attachments []string            `json:"attachments"`
 	// Seq is the message's number in its channel.

@@ -12,8 +12,9 @@ import (
 	"time"
 )
 
-// Service is an entry of the system-wide service catalog (spec §4.1). It
-// lives in the _system partition; its id is the service id.
+// Service is an entry of the system-wide service catalog
+// (docs/data-model.md, "Services"). It lives in the _system partition; its
+// id is the service id.
 type Service struct {
 	Doc
 	Name           string            `json:"name"`
@@ -56,15 +57,16 @@ type ServiceHealth struct {
 // ServiceHealthID returns the id of a service's health document.
 func ServiceHealthID(serviceID string) string { return "health_" + serviceID }
 
-// Service assignment statuses (spec §4.2.1).
+// Service assignment statuses (docs/data-model.md, "Services").
 const (
 	AssignmentActive    = "active"
 	AssignmentSuspended = "suspended"
 	AssignmentExpired   = "expired"
 )
 
-// ServiceAssignment makes a service available to a tenant (spec §4.2).
-// There is at most one per tenant and service: its id is AssignmentID.
+// ServiceAssignment makes a service available to a tenant
+// (docs/data-model.md, "Services"). There is at most one per tenant and
+// service: its id is AssignmentID.
 type ServiceAssignment struct {
 	Doc
 	ServiceID   string         `json:"serviceId"`
@@ -91,16 +93,17 @@ func (a *ServiceAssignment) StatusAt(now time.Time) string {
 	return a.Status
 }
 
-// Service usage metrics (spec §4.3): counts of calls and byte amounts.
+// Service usage metrics (docs/data-model.md, "Services"): counts of calls
+// and byte amounts.
 const (
 	MetricAPICalls    = "apiCalls"
 	MetricStorageUsed = "storageUsed"
 	MetricBandwidth   = "bandwidth"
 )
 
-// ServiceUsage is one tenant's use of one service in one month (spec §4.3).
-// Metrics hold numbers: call counts, and byte amounts in bytes (shown as
-// sizes such as 85GB).
+// ServiceUsage is one tenant's use of one service in one month
+// (docs/data-model.md, "Services"). Metrics hold numbers: call counts, and
+// byte amounts in bytes (shown as sizes such as 85GB).
 type ServiceUsage struct {
 	Doc
 	ServiceID   string       `json:"serviceId"`
@@ -109,8 +112,9 @@ type ServiceUsage struct {
 	LastUpdated Time         `json:"lastUpdated"`
 }
 
-// UsageMetrics are the figures of a month's usage. Kanri writes numbers;
-// it also reads sizes written as the spec's example shows them ("85GB").
+// UsageMetrics are the figures of a month's usage. Kanri writes numbers; it
+// also reads sizes written as strings ("85GB"), as the data model's example
+// shows them (docs/data-model.md, "Services").
 type UsageMetrics map[string]int64
 
 // UnmarshalJSON reads numbers and size strings; a value that is neither is
@@ -157,19 +161,21 @@ func MovedID(typ, id, from, to string) string {
 	return id
 }
 
-// UsageID returns the id of a tenant's usage of a service in the month of
-// t (spec §4.3: usage_{YYYYMM}_{tenant}_{service}).
+// UsageID returns the id of a tenant's usage of a service in the month of t
+// (usage_{YYYYMM}_{tenant}_{service}:
+// docs/data-model.md, "Ids and uniqueness").
 func UsageID(t time.Time, tenantID, serviceID string) string {
 	return "usage_" + t.UTC().Format("200601") + "_" + tenantID + "_" + serviceID
 }
 
-// Period returns the month of t as the spec writes it: 2026-01.
+// Period returns the month of t as the data model writes it: 2026-01
+// (docs/data-model.md, "Common fields").
 func Period(t time.Time) string { return t.UTC().Format("2006-01") }
 
 // sizeUnits are the units of sizes, in bytes: binary multiples, as storage
 // quotas are usually meant. Settings are written with the data model's
-// suffix (suffix: "10MB", ../shared/spec); sizes shown for reading carry
-// the IEC name that says they are binary (iec: "10 MiB").
+// suffix (suffix: "10MB"; docs/data-model.md, "Services"); sizes shown for
+// reading carry the IEC name that says they are binary (iec: "10 MiB").
 var sizeUnits = []struct {
 	suffix, iec string
 	bytes       int64
@@ -220,9 +226,10 @@ func HumanSize(n int64) string {
 	return strconv.FormatInt(n, 10) + " B"
 }
 
-// The ids of the built-in services of the catalog (spec §4.1), defined
-// here once for the role catalog, the features and the tests. The file
-// service's assignments have typed settings.
+// The ids of the built-in services of the catalog
+// (docs/data-model.md, "Services"), defined here once for the role catalog,
+// the features and the tests. The file service's assignments have typed
+// settings.
 const (
 	TenantManagementID = "tenant-management"
 	AuthServiceID      = "auth-service"

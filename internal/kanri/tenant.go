@@ -5,14 +5,15 @@ import (
 	"time"
 )
 
-// Tenant statuses (spec §3.1.2).
+// Tenant statuses (docs/data-model.md, "Tenants").
 const (
 	TenantActive    = "active"
 	TenantSuspended = "suspended"
 	TenantDeleted   = "deleted"
 )
 
-// Tenant plans (spec §3.1.2); PlanPrivileged is the operator's own plan.
+// Tenant plans (docs/data-model.md, "Tenants"); PlanPrivileged is the
+// operator's own plan.
 const (
 	PlanFree       = "free"
 	PlanStandard   = "standard"
@@ -20,8 +21,8 @@ const (
 	PlanPrivileged = "privileged"
 )
 
-// Tenant is a customer organisation (tenant container, spec §3.1). Its
-// partition is its own id.
+// Tenant is a customer organisation (tenant container;
+// docs/data-model.md, "Tenants"). Its partition is its own id.
 type Tenant struct {
 	Doc
 	Name         string         `json:"name"`
@@ -39,9 +40,8 @@ type Tenant struct {
 	UpdatedBy    string         `json:"updatedBy,omitempty"`
 	DeletedAt    Time           `json:"deletedAt"`
 	DeletedBy    string         `json:"deletedBy,omitempty"`
-	// Subscription holds the dates of the tenant's subscription (ADR 003's
-	// subscription; its plan and maxUsers stay the top-level fields of
-	// spec 001).
+	// Subscription holds the dates of the tenant's subscription; its plan and
+	// maxUsers stay top-level fields (docs/data-model.md, "Tenants").
 	Subscription Subscription `json:"subscription"`
 	// SuspendedReason says why a suspended tenant is suspended:
 	// SuspendedByOperator or SuspendedByExpiry; "" while it is not (and
@@ -50,15 +50,16 @@ type Tenant struct {
 	SuspendedReason string `json:"suspendedReason,omitempty"`
 }
 
-// TenantSettings are a tenant's own settings (ADR 003).
+// TenantSettings are a tenant's own settings
+// (docs/settings.md, "Settings").
 type TenantSettings struct {
 	// Timezone is the IANA time zone the console shows the tenant's times
 	// in and reads its backup schedules and subscription dates in; ""
 	// means DefaultTimeZone.
 	Timezone string `json:"timezone,omitempty"`
-	// Locale is the default language of the tenant's users (one of
-	// Locales, ADR 003's "ja-JP"): the console speaks it to a user who has
-	// not chosen a language. "" follows each user's browser.
+	// Locale is the default language of the tenant's users (one of Locales,
+	// such as "ja-JP"): the console speaks it to a user who has not chosen a
+	// language. "" follows each user's browser.
 	Locale string `json:"locale,omitempty"`
 	// Features switch parts of the product on and off for the tenant.
 	Features TenantFeatures `json:"features"`
@@ -74,9 +75,9 @@ func (s TenantSettings) Language() string {
 	return strings.ToLower(lang)
 }
 
-// TenantFeatures are the feature flags of a tenant (ADR 003). A flag left
-// out (nil) has its default, so tenants written before the flags existed
-// keep what they had.
+// TenantFeatures are the feature flags of a tenant
+// (docs/settings.md, "Settings"). A flag left out (nil) has its default, so
+// tenants written before the flags existed keep what they had.
 type TenantFeatures struct {
 	// TwoFactorAuth makes two-factor sign-in available to the tenant's
 	// users (default on).
@@ -174,11 +175,12 @@ const (
 // administrators are told so.
 const ExpiryNotice = 14 * 24 * time.Hour
 
-// Subscription holds the dates of a tenant's subscription (ADR 003). Each
-// is the start of a day in the tenant's time zone, stored as the instant;
-// the zero Time (null) is no date. The subscription ends at EndDate: from
-// then on the tenant is suspended (once, by the expiry worker) until the
-// operator moves EndDate later. StartDate is informational.
+// Subscription holds the dates of a tenant's subscription
+// (docs/settings.md, "Subscriptions"). Each is the start of a day in the
+// tenant's time zone, stored as the instant; the zero Time (null) is no
+// date. The subscription ends at EndDate: from then on the tenant is
+// suspended (once, by the expiry worker) until the operator moves EndDate
+// later. StartDate is informational.
 type Subscription struct {
 	StartDate Time `json:"startDate"`
 	EndDate   Time `json:"endDate"`
@@ -298,17 +300,20 @@ type TenantMetadata struct {
 }
 
 // TenantIDFromName returns the id of the tenant with the given name
-// (spec §3.1.2: "tenant_" + the name as a slug).
+// ("tenant_" + the name as a slug:
+// docs/data-model.md, "Ids and uniqueness").
 func TenantIDFromName(name string) string { return "tenant_" + name }
 
 // TenantUserID returns the id of a user's membership record.
 func TenantUserID(userID string) string { return "tenant_user_" + strings.TrimPrefix(userID, "user_") }
 
-// MemberRole is the membership role of a tenant's users (spec §3.2);
-// what a user may do comes from their role assignments.
+// MemberRole is the membership role of a tenant's users
+// (docs/data-model.md, "Tenants"); what a user may do comes from their role
+// assignments.
 const MemberRole = "member"
 
-// TenantUser links a user to a tenant with a membership role (spec §3.2).
+// TenantUser links a user to a tenant with a membership role
+// (docs/data-model.md, "Tenants").
 type TenantUser struct {
 	Doc
 	UserID     string `json:"userId"`
@@ -317,8 +322,8 @@ type TenantUser struct {
 	AssignedAt Time   `json:"assignedAt"`
 }
 
-// Domain is an e-mail domain a tenant owns (spec §3.3). Its id is
-// DomainID of the domain.
+// Domain is an e-mail domain a tenant owns
+// (docs/data-model.md, "E-mail domains"). Its id is DomainID of the domain.
 type Domain struct {
 	Doc
 	Domain            string `json:"domain"`
@@ -339,8 +344,8 @@ type Domain struct {
 }
 
 // DomainID returns the id of a domain's document: domain_example_com for
-// example.com (spec §3.3; a domain name holds no underscores, so ids do
-// not collide).
+// example.com (docs/data-model.md, "Ids and uniqueness"; a domain name
+// holds no underscores, so ids do not collide).
 func DomainID(domain string) string { return "domain_" + strings.ReplaceAll(domain, ".", "_") }
 
 // TypeDomainClaim is the type of the claim, in the _system partition of
@@ -398,10 +403,10 @@ type TenantListing struct {
 // Location returns the tenant's time zone, as Tenant.Location does.
 func (l *TenantListing) Location() *time.Location { return zone(l.Timezone) }
 
-// TenantName reserves a tenant name among the tenants that are not
-// deleted (spec §3.1.5). Its id is TenantNameID(name), so the store's id
-// uniqueness makes two tenants with one name impossible, even when both are
-// created at once.
+// TenantName reserves a tenant name among the tenants that are not deleted
+// (docs/data-model.md, "Tenants"). Its id is TenantNameID(name), so the
+// store's id uniqueness makes two tenants with one name impossible, even
+// when both are created at once.
 type TenantName struct {
 	Doc
 	TenantRef string `json:"tenantRef"`
@@ -412,7 +417,8 @@ type TenantName struct {
 // are compared without regard to case.
 func TenantNameID(name string) string { return "tenant_name_" + strings.ToLower(name) }
 
-// PrivilegedTenantID is the id of the operator's own tenant (spec §3.1.4).
+// PrivilegedTenantID is the id of the operator's own tenant
+// (docs/data-model.md, "The operator's tenant").
 const PrivilegedTenantID = "tenant_privileged"
 
 // Types of the operator's index documents.
@@ -447,10 +453,11 @@ func UserCountChangeID(userID string, delta int) string {
 }
 
 // CheckOpen returns nil while t may gain data, and the ECONFLICT error
-// "error.tenant_deleted" once it is deleted (spec §10.2): in a deleted
-// tenant nothing is added, granted, verified, edited or reactivated;
-// things are only taken away (a user deactivated or deleted, a key
-// deactivated or revoked, an assignment suspended or ended).
+// "error.tenant_deleted" once it is deleted
+// (docs/data-model.md, "Soft deletion"): in a deleted tenant nothing is
+// added, granted, verified, edited or reactivated; things are only taken
+// away (a user deactivated or deleted, a key deactivated or revoked, an
+// assignment suspended or ended).
 func (t *Tenant) CheckOpen() error {
 	if t.Status == TenantDeleted {
 		return E(ECONFLICT, "error.tenant_deleted")

@@ -11,12 +11,13 @@ import (
 	"golang.org/x/text/cases"
 )
 
-// UserSchemaVersion is the current version of the User document. Version 1.0
-// is the data model's original shape; 1.1 adds the security block of ADR
-// 003; 1.2 adds its profile block.
+// UserSchemaVersion is the current version of the User document. Version
+// 1.0 is the data model's original shape; 1.1 adds the security block; 1.2
+// adds the profile block (docs/data-model.md, "Schema versions").
 const UserSchemaVersion = "1.2"
 
-// User is a person who signs in to one tenant (auth container, spec §2.1).
+// User is a person who signs in to one tenant (auth container;
+// docs/data-model.md, "Users").
 type User struct {
 	Doc
 	Username     string       `json:"username"`
@@ -76,8 +77,8 @@ func (u *User) Locked(now time.Time) bool {
 	return !u.Security.LockedUntil.IsZero() && now.Before(u.Security.LockedUntil.Time)
 }
 
-// UserProfile describes the person (ADR 003). PhoneNumber is stored in
-// E.164 form ("+819012345678").
+// UserProfile describes the person (docs/data-model.md, "Users").
+// PhoneNumber is stored in E.164 form ("+819012345678").
 type UserProfile struct {
 	FirstName   string `json:"firstName"`
 	LastName    string `json:"lastName"`
@@ -140,7 +141,8 @@ func NormalPhone(s string) (string, bool) {
 	return out, true
 }
 
-// UserSecurity holds sign-in state (ADR 003). It never leaves the server.
+// UserSecurity holds sign-in state (docs/data-model.md, "Users"). It never
+// leaves the server.
 type UserSecurity struct {
 	LastLoginAt          Time `json:"lastLoginAt"`
 	LastPasswordChangeAt Time `json:"lastPasswordChangeAt"`
@@ -165,7 +167,8 @@ type UserSecurity struct {
 	SessionsValidAfter Time `json:"sessionsValidAfter"`
 }
 
-// RoleAssignment grants a user one role of one service (spec §2.2).
+// RoleAssignment grants a user one role of one service
+// (docs/data-model.md, "Roles").
 type RoleAssignment struct {
 	Doc
 	UserID     string `json:"userId"`
@@ -177,13 +180,15 @@ type RoleAssignment struct {
 }
 
 // RoleAssignmentID returns the deterministic id that makes a second
-// assignment of the same role impossible (spec §2.2.2).
+// assignment of the same role impossible
+// (docs/data-model.md, "Ids and uniqueness").
 func RoleAssignmentID(userID, serviceID, roleName string) string {
 	return "ra_" + userID + "_" + serviceID + "_" + roleName
 }
 
 // ServiceRoleDefinition describes one role a service offers and the
-// permissions it grants (spec §2.3). It lives in the _system partition.
+// permissions it grants (docs/data-model.md, "Roles"). It lives in the
+// _system partition.
 type ServiceRoleDefinition struct {
 	Doc
 	ServiceID   string   `json:"serviceId"`

@@ -11,7 +11,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Field rules of the data model (spec §3.1.2) and the console.
+// Field rules of the data model (docs/data-model.md, "Tenants" and "Users")
+// and the console.
 const (
 	TenantNameMin        = 3
 	TenantNameMax        = 100

@@ -1,6 +1,6 @@
-// Package messaging is the messaging service of a tenant (spec §6):
-// channels, their members, messages and reactions, and the unread counts
-// derived from them.
+// Package messaging is the messaging service of a tenant
+// (docs/messaging.md): channels, their members, messages and reactions, and
+// the unread counts derived from them.
 //
 // A channel numbers its messages: posting a message and advancing the
 // channel's number (with its window of the latest messages, see

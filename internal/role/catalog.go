@@ -1,6 +1,6 @@
 // Package role holds the built-in service catalog, the roles each service
-// offers and their dot-notation permissions (spec §2.3, §4.1, ADR 003), and
-// manages role assignments (spec §2.2).
+// offers and their dot-notation permissions (docs/roles.md), and manages
+// role assignments (docs/data-model.md, "Roles").
 package role
 
 import (
@@ -9,7 +9,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 )
 
-// Role names of the spec.
+// Role names of the data model (docs/data-model.md, "Roles").
 const (
 	GlobalAdmin = "全体管理者" // global admin: every tenant; only in the privileged tenant
 	Admin       = "管理者"   // a tenant's administrator
@@ -69,7 +69,7 @@ type Definition struct {
 	Permissions []string
 }
 
-// ID returns the definition's document id (spec §2.3).
+// ID returns the definition's document id (docs/data-model.md, "Roles").
 func (d Definition) ID() string { return "service_role_" + d.ServiceID + "_" + d.Key }
 
 // PrivilegedOnly reports whether the role may be held only by users of the

@@ -8,9 +8,9 @@ import (
 )
 
 // The plan table: which plan a tenant needs for each service, permission
-// and feature (ADR 003's Permission.requiredPlan). It is the one place
-// plans gate anything; the services' Usable check, the console's
-// permission check and the API's both read it through PlanAllows.
+// and feature (docs/settings.md, "Plans"). It is the one place plans gate
+// anything; the services' Usable check, the console's permission check and
+// the API's both read it through PlanAllows.
 //
 // A service listed needs its plan for itself and for every permission of
 // it; a permission or feature listed needs its own. Anything not listed

@@ -82,8 +82,8 @@ func (s *Service) seedDefinition(ctx context.Context, d Definition, now kanri.Ti
 
 // ForUser returns a user's role assignments in a tenant.
 func (s *Service) ForUser(ctx context.Context, tenantID, userID string) ([]*kanri.RoleAssignment, error) {
-	// Assignment ids start with the user's id (spec §2.2.2): the prefix lets
-	// the store read only this user's assignments.
+	// Assignment ids start with the user's id (docs/data-model.md, "Roles"):
+	// the prefix lets the store read only this user's assignments.
 	return s.Store.Tenant(tenantID).RoleAssignments().All(ctx, docstore.Query{
 		Where:   []docstore.Filter{docstore.Prefix("id", "ra_"+userID+"_"), docstore.Eq("userId", userID)},
 		OrderBy: "serviceId",
@@ -252,9 +252,10 @@ func (s *Service) CheckChange(ctx context.Context, tenantID, userID string) erro
 //
 // The rule keeps a tenant from locking itself out. The operator's global
 // administrators, acting on a customer tenant, may break it, because
-// deleting a tenant needs all its users deactivated first (spec §9.2), but
-// only when they confirmed it (lastAdminConfirmed); else the change is
-// refused with a message that says what it would do.
+// deleting a tenant needs all its users deactivated first
+// (docs/data-model.md, "Soft deletion"), but only when they confirmed it
+// (lastAdminConfirmed); else the change is refused with a message that says
+// what it would do.
 func (s *Service) Demote(ctx context.Context, tenantID, userID string, ops []docstore.Op, lastAdminConfirmed bool) ([]docstore.Result, error) {
 	t, err := s.Store.Tenant(tenantID).Profile(ctx)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 )
 
 // BaseSchemaVersion is the version of a document that has no schemaVersion
-// field (spec §12.2.1).
+// field (docs/data-model.md, "Schema versions").
 const BaseSchemaVersion = "1.0"
 
 // Upgrade changes a decoded document from one schema version to the next.
@@ -19,10 +19,10 @@ type step struct {
 	up Upgrade
 }
 
-// Migrations is the registry of lazy schema upgrades (spec §12.2.1): for
-// each document type, its current version and the steps from older ones.
-// Documents are upgraded when read; Get also writes the upgraded document
-// back.
+// Migrations is the registry of lazy schema upgrades
+// (docs/data-model.md, "Schema versions"): for each document type, its
+// current version and the steps from older ones. Documents are upgraded
+// when read; Get also writes the upgraded document back.
 type Migrations struct {
 	current map[string]string
 	steps   map[string]map[string]step // type → from → step

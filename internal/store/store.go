@@ -328,7 +328,7 @@ func (p Privileged) VerifiedDomains(ctx context.Context, limit int, continuation
 }
 
 // FindActiveTenantByName returns the active tenant with the given name
-// (spec §3.1.5), or ENOTFOUND.
+// (docs/data-model.md, "Tenants"), or ENOTFOUND.
 func (p Privileged) FindActiveTenantByName(ctx context.Context, name string) (*kanri.Tenant, error) {
 	docs, _, err := p.ListTenants(ctx, docstore.Query{Where: []docstore.Filter{
 		docstore.Eq("name", name), docstore.Eq("status", kanri.TenantActive),

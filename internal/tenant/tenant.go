@@ -1,5 +1,6 @@
 // Package tenant manages tenants for the operator's staff: create, edit,
-// suspend, reactivate and soft-delete (spec §3.1, §9.2, §10.2), keeping the
+// suspend, reactivate and soft-delete
+// (docs/data-model.md, "Tenants" and "Soft deletion"), keeping the
 // operator's tenant index and the name reservations in step.
 package tenant
 
@@ -215,9 +216,9 @@ func (s *Service) SetStatus(ctx context.Context, id string, seen kanri.Seen, sta
 	})
 }
 
-// Delete soft-deletes a tenant as seen (spec §10.2). It is refused while
-// the tenant has users or active service assignments (spec §9.2). The name
-// becomes free for a new tenant.
+// Delete soft-deletes a tenant as seen. It is refused while the tenant has
+// users or active service assignments. The name becomes free for a new
+// tenant (docs/data-model.md, "Soft deletion").
 func (s *Service) Delete(ctx context.Context, id string, seen kanri.Seen) (*kanri.Tenant, error) {
 	t, err := s.act(ctx, id, seen, func(t *kanri.Tenant) (string, error) {
 		if err := s.checkEmpty(ctx, t.ID); err != nil {
@@ -402,11 +403,12 @@ func randomSuffix() string {
 	return hex.EncodeToString(b)
 }
 
-// EnsurePrivileged returns the operator's own tenant (spec §3.1.4),
-// creating it first if it does not exist. Several instances may start at
-// once on an empty store: the one whose create wins records it, the others
-// read it; each makes sure of its name reservation and index entry, which
-// a start that stopped half-way may lack.
+// EnsurePrivileged returns the operator's own tenant
+// (docs/data-model.md, "The operator's tenant"), creating it first if it
+// does not exist. Several instances may start at once on an empty store:
+// the one whose create wins records it, the others read it; each makes sure
+// of its name reservation and index entry, which a start that stopped
+// half-way may lack.
 func (s *Service) EnsurePrivileged(ctx context.Context) (*kanri.Tenant, error) {
 	if t, err := s.Store.Tenant(kanri.PrivilegedTenantID).Profile(ctx); err == nil {
 		return t, nil

@@ -12,15 +12,15 @@ import (
 
 // ChangeUserCount adds delta (+1 or -1) to the tenant's userCount for a
 // user about to be created or deleted, refusing to go past maxUsers, and
-// returns the tenant as saved. The user's membership record (TenantUser,
-// spec §3.2) is created or removed with it. The count, the membership and
-// a pending UserCountChange are written in one transaction of the tenant
-// container: SettleUserCount removes the pending change once the user
-// write (in the auth container) is made, UndoUserCount reverses count and
-// membership if it was not, and RepairUserCounts does either for a change
-// a crash left behind, so a user and its membership never disagree for
-// longer than the repair's grace. It is exact under concurrent callers:
-// each retry starts from the stored count.
+// returns the tenant as saved. The user's membership record (TenantUser;
+// docs/data-model.md, "Tenants") is created or removed with it. The count,
+// the membership and a pending UserCountChange are written in one
+// transaction of the tenant container: SettleUserCount removes the pending
+// change once the user write (in the auth container) is made, UndoUserCount
+// reverses count and membership if it was not, and RepairUserCounts does
+// either for a change a crash left behind, so a user and its membership
+// never disagree for longer than the repair's grace. It is exact under
+// concurrent callers: each retry starts from the stored count.
 func (s *Service) ChangeUserCount(ctx context.Context, id, userID string, delta int) (*kanri.Tenant, error) {
 	ten := s.Store.Tenant(id)
 	change := &kanri.UserCountChange{

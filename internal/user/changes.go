@@ -213,7 +213,8 @@ func (s *Service) ResetTwoFactor(ctx context.Context, tenantID, id string, seen 
 }
 
 // Delete soft-deletes a user: inactive, marked deleted, username freed and
-// role assignments removed (spec §2.2.5). Nobody can delete themselves.
+// role assignments removed (docs/data-model.md, "Soft deletion"). Nobody
+// can delete themselves.
 //
 // The count is given up first, with a record of the pending change, as in
 // Create: a crash between the two writes never leaves a phantom user.

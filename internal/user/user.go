@@ -1,5 +1,6 @@
 // Package user manages a tenant's users: create, edit, deactivate,
-// reactivate, delete, reset passwords and unlock (spec §2.1, §2.2.5).
+// reactivate, delete, reset passwords and unlock
+// (docs/data-model.md, "Users" and "Soft deletion").
 package user
 
 import (

@@ -761,9 +761,10 @@ func testAcrossPartitions(t *testing.T, h *harness) {
 	wantCode(t, "ordered query across partitions", err, kanri.EINVALID)
 }
 
-// testDeterministicIDs covers role assignment ids (spec §2.2.2), which hold
-// Japanese role names: the second create of one id is a conflict, and the id
-// reads back on every backend.
+// testDeterministicIDs covers role assignment ids
+// (docs/data-model.md, "Ids and uniqueness"), which hold Japanese role
+// names: the second create of one id is a conflict, and the id reads back
+// on every backend.
 func testDeterministicIDs(t *testing.T, h *harness) {
 	c, pk := h.c(kanri.ContainerAuth), partition(t)
 	id := kanri.RoleAssignmentID("user_550e8400-e29b-41d4-a716-446655440000", "tenant-management", "管理者")
