@@ -728,7 +728,7 @@ func apiSchemas(base string) map[string]any {
 		}),
 		"UserUpdate": obj(nil, map[string]any{"email": email, "displayName": displayName, "profile": profileInput}),
 		"RoleAssignment": obj([]string{"id", "userId", "serviceId", "roleName", "role", "roleLabel", "assignedBy", "assignedByKind"}, map[string]any{
-			"id": str, "userId": str, "serviceId": str, "roleName": map[string]any{"type": "string", "description": "The role's name in the service's catalogue (the spec's, 管理者), as in the id."},
+			"id": str, "userId": str, "serviceId": str, "roleName": map[string]any{"type": "string", "description": "The role's name in the service's catalogue (stored in Japanese, 管理者), as in the id."},
 			"role":           roleKey,
 			"roleLabel":      map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
 			"assignedBy":     actorIDSchema("assignedByKind"),
@@ -751,7 +751,7 @@ func apiSchemas(base string) map[string]any {
 		"Role": obj([]string{"id", "serviceId", "serviceName", "roleName", "role", "label"}, map[string]any{
 			"id": str, "serviceId": str,
 			"serviceName": map[string]any{"type": "string", "description": "The service's name in the language of Accept-Language (English by default, ja)."},
-			"roleName":    map[string]any{"type": "string", "description": "The spec's role name (管理者)."},
+			"roleName":    map[string]any{"type": "string", "description": "The role's name as stored, in Japanese (管理者)."},
 			"role":        map[string]any{"type": "string", "enum": []string{"global_admin", "admin", "member", "viewer"}, "description": "The role's stable English key: give it as role to POST /users/{id}/roles."},
 			"label":       map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
 		}),

@@ -304,7 +304,7 @@ func table(types []doctype.Type) string {
 			retention = append(retention, t.Retention.PerDocument)
 		}
 		if t.Retention.Archive {
-			retention = append(retention, "archived before expiry")
+			retention = append(retention, "to be archived before expiry (issue 31)")
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s | %s | %s |\n", t.Container, t.Name, t.Version(), backup, personal, erasure, export, strings.Join(retention, "; "))
 	}

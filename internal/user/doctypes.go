@@ -34,14 +34,16 @@ var DocTypes = []doctype.Type{
 		Export:  true,
 	},
 	{
-		// A username's reservation: its id is the normalised username.
+		// A username's reservation: its id is derived from the username (a
+		// digest of its normalised form).
 		Name: kanri.TypeUsername, Container: kanri.ContainerAuth, Of: &kanri.Username{},
 		Backup:   doctype.InPart(kanri.PartUsers),
 		Personal: doctype.Personal{Owner: "userId", Data: []string{"id"}},
 		Erasure:  doctype.Erase(),
 	},
 	{
-		// An e-mail address's reservation: its id is the address.
+		// An e-mail address's reservation: its id is derived from the address
+		// (a digest).
 		Name: kanri.TypeEmailAddress, Container: kanri.ContainerAuth, Of: &kanri.EmailAddress{},
 		Backup:   doctype.InPart(kanri.PartUsers),
 		Personal: doctype.Personal{Owner: "userId", Data: []string{"id"}},
