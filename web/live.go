@@ -45,7 +45,7 @@ const (
 func (s *Server) liveEvents(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := routeTenant(c), person(c)
-	l := &liveStream{s: s, c: c, tenantID: t.ID, me: me, list: c.QueryParam("list") == "1", visible: map[string]bool{}}
+	l := &liveStream{s: s, c: c, tenantID: t.ID, me: me, list: c.QueryParam("list") == "1"}
 	if id := c.QueryParam("channel"); id != "" {
 		ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, id)
 		if err != nil {
@@ -173,9 +173,9 @@ type liveStream struct {
 	// snapSeq is the number of the open channel's latest message in the
 	// snapshot: created events up to it are already shown.
 	snapSeq int64
-	visible map[string]bool
-	// unread follows the person's unread messages and mentions, for the
-	// navigation's count and the list's.
+	// unread follows the person's unread messages and mentions (for the
+	// navigation's count and the list's) and which channels' events they
+	// may receive.
 	unread *messaging.Tracker
 }
 
@@ -227,9 +227,8 @@ func (l *liveStream) snapshot(ctx context.Context, messages, whole bool) error {
 	}
 	l.unread = tr
 	comps := []templ.Component{views.NavUnreadUpdate(navUnread(tr.Total()))}
-	for _, id := range tr.IDs() {
-		l.visible[id] = true
-		if l.list {
+	if l.list {
+		for _, id := range tr.IDs() {
 			comps = append(comps, unreadUpdate(id, tr.Channel(id)))
 		}
 	}
@@ -274,18 +273,6 @@ func navUnread(t messaging.Total) views.NavUnread {
 	return views.NavUnread{Count: t.Unread, Label: t.Label(), Mentions: t.Mentions}
 }
 
-// canSee reports whether the person may see the events of a channel.
-func (l *liveStream) canSee(ctx context.Context, channelID string, private bool) (bool, error) {
-	if ok, known := l.visible[channelID]; known {
-		return ok || !private, nil
-	}
-	ok, err := l.s.Messaging.Visible(ctx, l.tenantID, l.me.UserID, channelID, private)
-	if err == nil && private {
-		l.visible[channelID] = ok
-	}
-	return ok, err
-}
-
 // deliver sends what an event changes on the tab, if the person may see
 // it.
 func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
@@ -300,10 +287,7 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 	if l.unread.Apply(e.Kind, p) {
 		comps = l.unreadUpdates(comps, p.ChannelID)
 	}
-	if p.UserID == l.me.UserID && (e.Kind == messaging.KindMemberJoined || e.Kind == messaging.KindMemberLeft) {
-		l.visible[p.ChannelID] = e.Kind == messaging.KindMemberJoined
-	}
-	ok, err := l.canSee(ctx, p.ChannelID, p.Private)
+	ok, err := l.unread.Sees(ctx, p.ChannelID, p.Private)
 	if err != nil {
 		return err
 	}

@@ -28,18 +28,26 @@ type Unread struct {
 // Label is how a list shows the unread count (UnreadLabel).
 func (u *Unread) Label() string { return UnreadLabel(len(u.Seqs), u.AtLeast) }
 
-// Tracker follows one person's unread messages and mentions across their
-// channels: it starts from their memberships and then applies the events of
+// Tracker follows, for one person's live stream, their unread messages
+// and mentions across their channels, and which channels' events they may
+// receive: it starts from their memberships and then applies the events of
 // the channels, so that a live page keeps its counts without reading the
 // store again. It is not safe for concurrent use (one per stream).
 type Tracker struct {
+	svc      *Service
+	tenantID string
 	me       Person
 	channels map[string]*Unread
+	// sees is what is known of the private channels whose events the
+	// person may receive: those they are a member of.
+	sees map[string]bool
 }
 
-// NewTracker returns a tracker of me's channels, empty until Reset.
+// NewTracker returns a tracker of me's channels, empty until Reset. A
+// tracker made this way knows no more than what it is told: a private
+// channel not among them is not seen.
 func NewTracker(me Person) *Tracker {
-	return &Tracker{me: me, channels: map[string]*Unread{}}
+	return &Tracker{me: me, channels: map[string]*Unread{}, sees: map[string]bool{}}
 }
 
 // Track returns a tracker of the first TrackedChannels of me's channels, as
@@ -50,6 +58,7 @@ func (s *Service) Track(ctx context.Context, tenantID string, me Person) (*Track
 		return nil, err
 	}
 	t := NewTracker(me)
+	t.svc, t.tenantID = s, tenantID
 	t.Reset(mine, s.Now())
 	return t, nil
 }
@@ -57,7 +66,9 @@ func (s *Service) Track(ctx context.Context, tenantID string, me Person) (*Track
 // Reset starts again from the memberships mine, at now.
 func (t *Tracker) Reset(mine []Membership, now time.Time) {
 	clear(t.channels)
+	clear(t.sees)
 	for _, m := range mine {
+		t.sees[m.Channel.ID] = true
 		seqs, atLeast := m.Channel.UnreadSeqs(m.Member.ReadSeq, now)
 		u := &Unread{Name: m.Channel.Name, ReadSeq: m.Member.ReadSeq, Seqs: map[int64]bool{}, AtLeast: atLeast, Mentions: map[int64]bool{}}
 		for _, q := range seqs {
@@ -114,11 +125,13 @@ func (t *Tracker) Apply(kind string, p *Payload) bool {
 	if p.UserID == t.me.UserID {
 		switch kind {
 		case KindMemberJoined:
+			t.sees[p.ChannelID] = true
 			if t.channels[p.ChannelID] == nil {
 				t.channels[p.ChannelID] = &Unread{Name: p.Name, Seqs: map[int64]bool{}, Mentions: map[int64]bool{}}
 			}
 			return false
 		case KindMemberLeft:
+			t.sees[p.ChannelID] = false
 			_, had := t.channels[p.ChannelID]
 			delete(t.channels, p.ChannelID)
 			return had
@@ -171,6 +184,23 @@ func (t *Tracker) Apply(kind string, p *Payload) bool {
 		return true
 	}
 	return false
+}
+
+// Sees reports whether the person may receive the events of a channel:
+// of any public one, and of a private one they are a member of (asked of
+// the store once per channel, then kept up to date by Apply).
+func (t *Tracker) Sees(ctx context.Context, channelID string, private bool) (bool, error) {
+	if !private {
+		return true, nil
+	}
+	if ok, known := t.sees[channelID]; known || t.svc == nil {
+		return ok, nil
+	}
+	ok, err := t.svc.Visible(ctx, t.tenantID, t.me.UserID, channelID, true)
+	if err == nil {
+		t.sees[channelID] = ok
+	}
+	return ok, err
 }
 
 // mentioned reports whether msg mentions the person (not their own).

@@ -73,3 +73,45 @@ func TestTrackerStartsFromTheMemberships(t *testing.T) {
 		t.Errorf("label = %q, want %q", got, want)
 	}
 }
+
+// TestTrackerSeesPublicChannelsAndItsPrivateOnes: the events of a public
+// channel reach anyone; of a private one, its members, as the tracker
+// follows them joining and leaving.
+func TestTrackerSeesPublicChannelsAndItsPrivateOnes(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	secret := &kanri.Channel{Doc: kanri.Doc{ID: "secret"}, Name: "secret", IsPrivate: true}
+	tr := messaging.NewTracker(bob)
+	tr.Reset([]messaging.Membership{{Channel: secret, Member: &kanri.ChannelMember{ChannelID: "secret", UserID: bob.UserID}}}, now)
+	sees := func(id string, private bool) bool {
+		t.Helper()
+		ok, err := tr.Sees(t.Context(), id, private)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	for _, c := range []struct {
+		name    string
+		event   string
+		channel string
+		private bool
+		want    bool
+	}{
+		{"a public channel", "", "general", false, true},
+		{"a private channel of Bob's", "", "secret", true, true},
+		{"another private channel", "", "other", true, false},
+		{"Bob leaves his", messaging.KindMemberLeft, "secret", true, false},
+		{"Bob joins the other", messaging.KindMemberJoined, "other", true, true},
+		{"someone else leaves it", messaging.KindMemberLeft + "/alice", "other", true, true},
+	} {
+		switch c.event {
+		case messaging.KindMemberLeft, messaging.KindMemberJoined:
+			tr.Apply(c.event, &messaging.Payload{ChannelID: c.channel, UserID: bob.UserID})
+		case messaging.KindMemberLeft + "/alice":
+			tr.Apply(messaging.KindMemberLeft, &messaging.Payload{ChannelID: c.channel, UserID: alice.UserID})
+		}
+		if got := sees(c.channel, c.private); got != c.want {
+			t.Errorf("%s: sees %s = %v, want %v", c.name, c.channel, got, c.want)
+		}
+	}
+}
