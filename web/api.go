@@ -25,7 +25,6 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/store"
 )
 
 // The tenant JSON API, /api/v1: programs authenticate with an API key
@@ -767,22 +766,6 @@ func jsonProblem(err error) string {
 
 // etag returns a document's ETag as an HTTP header value.
 func etag(v string) string { return `"` + strings.Trim(v, `"`) + `"` }
-
-// unlessIfMatch runs patch, a read of a document and a change of it at
-// the version read. With If-Match, a change made since is 412 (the
-// precondition the patch checks). Without it, the patch is made to the
-// version current when it is written: a change made meanwhile is read
-// again (store.Retry), never refused and never undone.
-func unlessIfMatch[T any](c echo.Context, patch func() (T, error)) (T, error) {
-	conditional := strings.TrimSpace(c.Request().Header.Get("If-Match")) != ""
-	return store.Retry(c.Request().Context(), func() (T, error) {
-		v, err := patch()
-		if !conditional && kanri.IsCode(err, kanri.ESTALE) {
-			return v, store.LostRace(err)
-		}
-		return v, err
-	})
-}
 
 // refuseIfMatch refuses If-Match on a change that is not conditional
 // (400): a client that sends it expects the change to depend on it, and

@@ -350,44 +350,24 @@ func (s *Server) apiUpdateFile(c echo.Context) error {
 			return err // before any change: the request changes all it asks or nothing
 		}
 	}
-	f, err := unlessIfMatch(c, func() (*kanri.File, error) { return s.patchFile(c, t.ID, in) })
+	p := files.FilePatch{}
+	if in.Name != nil || in.DisplayName != nil || in.Tags != nil || in.Description != nil {
+		p.Input = in.input
+	}
+	if in.FolderID.Set {
+		p.Folder = &in.FolderID.ID
+	}
+	f, err := s.Files.PatchFile(c.Request().Context(), t.ID, c.Param("file"), func(f *kanri.File) (bool, error) {
+		if err := apiMayChange(c, f, role.FilesUpdate); err != nil {
+			return false, err
+		}
+		tag, err := precondition(c, apiFileTag(f))
+		return tag != "", err
+	}, p)
 	if err != nil {
 		return err
 	}
 	return sendDoc(c, http.StatusOK, apiFileTag(f), apiFileOf(f))
-}
-
-// patchFile makes the changes of a PATCH to the file as it is read now, at
-// the version read: ESTALE if it changed meanwhile.
-func (s *Server) patchFile(c echo.Context, tenantID string, in apiFileUpdate) (*kanri.File, error) {
-	ctx := c.Request().Context()
-	f, err := s.Files.LiveFile(ctx, tenantID, c.Param("file"))
-	if err != nil {
-		return nil, err
-	}
-	if err := apiMayChange(c, f, role.FilesUpdate); err != nil {
-		return nil, err
-	}
-	if _, err := fileSeen(c, f); err != nil {
-		return nil, err
-	}
-	sn := kanri.Seen{ETag: f.ETag, State: f.State()} // the fields not sent are these
-	if in.Name != nil || in.DisplayName != nil || in.Tags != nil || in.Description != nil {
-		fi, err := in.input(f)
-		if err != nil {
-			return nil, err
-		}
-		if f, err = s.Files.UpdateFile(ctx, tenantID, f.ID, sn, fi); err != nil {
-			return nil, err
-		}
-		sn = kanri.Seen{ETag: f.ETag, State: f.State()}
-	}
-	if in.FolderID.Set && in.FolderID.ID != deref(f.FolderID) {
-		if f, err = s.Files.MoveFile(ctx, tenantID, f.ID, sn, in.FolderID.ID); err != nil {
-			return nil, err
-		}
-	}
-	return f, nil
 }
 
 // notYours is the 403 of a change of a file by a member (files.create)
@@ -567,28 +547,14 @@ func (s *Server) apiUpdateFolder(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	t := routeTenant(c)
-	f, err := unlessIfMatch(c, func() (*kanri.Folder, error) {
-		f, err := s.Files.Folder(ctx, t.ID, c.Param("folder"))
-		if err != nil {
-			return nil, err
-		}
-		if _, err := precondition(c, f.ETag); err != nil {
-			return nil, err
-		}
-		name, parent := f.Name, deref(f.ParentFolderID) // the fields not sent are these
-		if in.Name != nil {
-			name = *in.Name
-		}
-		if in.ParentID.Set {
-			parent = in.ParentID.ID
-		}
-		if name == f.Name && parent == deref(f.ParentFolderID) {
-			return f, nil
-		}
-		return s.Files.RelocateFolder(ctx, t.ID, f.ID, f.ETag, parent, name)
-	})
+	var parent *string
+	if in.ParentID.Set {
+		parent = &in.ParentID.ID
+	}
+	f, err := s.Files.PatchFolder(c.Request().Context(), routeTenant(c).ID, c.Param("folder"), func(f *kanri.Folder) (bool, error) {
+		tag, err := precondition(c, f.ETag)
+		return tag != "", err
+	}, in.Name, parent)
 	if err != nil {
 		return renamedField(err, "folderId", "parentId")
 	}

@@ -222,7 +222,7 @@ func apiChannelTag(c *kanri.Channel) string {
 // channelPrecondition is the request's If-Match as a precondition of a
 // change of a channel: conditional when the header names a version, which
 // must be the channel's (412 when it changed since).
-func channelPrecondition(c echo.Context) messaging.Precondition {
+func channelPrecondition(c echo.Context) kanri.Precondition[*kanri.Channel] {
 	return func(ch *kanri.Channel) (bool, error) {
 		tag, err := precondition(c, apiChannelTag(ch))
 		return tag != "", err

@@ -95,6 +95,46 @@ type FileInput struct {
 	Description string
 }
 
+// FilePatch changes some of a file's fields: Input gives its metadata
+// from the file as read (nil: unchanged), and Folder the folder to move
+// it to (nil: it stays; "" is the top level).
+type FilePatch struct {
+	Input  func(*kanri.File) (FileInput, error)
+	Folder *string
+}
+
+// PatchFile makes a patch of a live file, as pre decides on the file as
+// read (store.Patch): pre may also refuse it (a right the caller lacks).
+// The metadata and the folder change in turn; a change made between them
+// is read again unless the patch is conditional.
+func (s *Service) PatchFile(ctx context.Context, tenantID, id string, pre kanri.Precondition[*kanri.File], p FilePatch) (*kanri.File, error) {
+	return store.Patch(ctx, func() (*kanri.File, bool, error) {
+		f, err := s.LiveFile(ctx, tenantID, id)
+		if err != nil {
+			return nil, false, err
+		}
+		conditional, err := pre(f)
+		if err != nil {
+			return nil, true, err // refused: the answer, never read again
+		}
+		seen := kanri.Seen{ETag: f.ETag, State: f.State()}
+		if p.Input != nil {
+			in, err := p.Input(f)
+			if err != nil {
+				return nil, conditional, err
+			}
+			if f, err = s.UpdateFile(ctx, tenantID, f.ID, seen, in); err != nil {
+				return nil, conditional, err
+			}
+			seen = kanri.Seen{ETag: f.ETag, State: f.State()}
+		}
+		if p.Folder != nil && *p.Folder != deref(f.FolderID) {
+			f, err = s.MoveFile(ctx, tenantID, f.ID, seen, *p.Folder)
+		}
+		return f, conditional, err
+	})
+}
+
 // maxTags and the lengths of a file's metadata.
 const (
 	maxTags        = 20

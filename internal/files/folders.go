@@ -109,6 +109,34 @@ func (s *Service) MoveFolder(ctx context.Context, tenantID, id, etag, parentID s
 	})
 }
 
+// PatchFolder renames a folder (name; nil keeps it) or moves it into the
+// folder parent (nil: it stays; "" is the top level), or both in one
+// change, as pre decides on the folder as read (store.Patch).
+func (s *Service) PatchFolder(ctx context.Context, tenantID, id string, pre kanri.Precondition[*kanri.Folder], name, parent *string) (*kanri.Folder, error) {
+	return store.Patch(ctx, func() (*kanri.Folder, bool, error) {
+		f, err := s.Folder(ctx, tenantID, id)
+		if err != nil {
+			return nil, false, err
+		}
+		conditional, err := pre(f)
+		if err != nil {
+			return nil, true, err // refused: the answer, never read again
+		}
+		to, as := deref(f.ParentFolderID), f.Name // the fields not sent are these
+		if name != nil {
+			as = *name
+		}
+		if parent != nil {
+			to = *parent
+		}
+		if as == f.Name && to == deref(f.ParentFolderID) {
+			return f, conditional, nil
+		}
+		f, err = s.RelocateFolder(ctx, tenantID, f.ID, f.ETag, to, as)
+		return f, conditional, err
+	})
+}
+
 // RelocateFolder moves a folder as seen into the folder parentID ("" for
 // the top level) under the name name, as one change: both are made, or
 // neither (RenameFolder and MoveFolder each change one).

@@ -133,6 +133,13 @@ const TypeUpgrades = "upgrades"
 // partition of the tenant container.
 const UpgradesID = "upgrades"
 
+// Precondition decides, on a document as read, which version a change
+// applies to: only the version read when conditional (a change made since
+// is stale), else the version current when the change is written; or it
+// refuses the change (a precondition the request named does not hold, a
+// right it lacks).
+type Precondition[T any] func(doc T) (conditional bool, err error)
+
 // Upgrades records which one-time upgrades of every tenant's data are
 // done, by name, and when they finished; and, for one under way, where
 // its run stands: the list of tenants' position after the last page of

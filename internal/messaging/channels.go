@@ -356,31 +356,21 @@ func (s *Service) UpdateChannel(ctx context.Context, tenantID string, p Person, 
 	})
 }
 
-// Precondition decides, on a channel as read, which version a change
-// applies to: only the version read when conditional (a change made since
-// is stale), else the version current when the change is written; or it
-// fails (a precondition the request named does not hold).
-type Precondition func(c *kanri.Channel) (conditional bool, err error)
-
 // PatchChannel sets in a channel the fields patch gives from it, as pre
-// decides: a conditional change applies to the channel as read only; any
-// other to the channel as it is when written, read again after a change
-// made meanwhile, which is neither refused nor undone.
-func (s *Service) PatchChannel(ctx context.Context, tenantID string, p Person, id string, pre Precondition, patch func(*kanri.Channel) ChannelInput) (*kanri.Channel, error) {
-	return store.Retry(ctx, func() (*kanri.Channel, error) {
+// decides (store.Patch): a conditional change applies to the channel as
+// read only; any other to the channel as it is when written.
+func (s *Service) PatchChannel(ctx context.Context, tenantID string, p Person, id string, pre kanri.Precondition[*kanri.Channel], patch func(*kanri.Channel) ChannelInput) (*kanri.Channel, error) {
+	return store.Patch(ctx, func() (*kanri.Channel, bool, error) {
 		c, _, err := s.Channel(ctx, tenantID, p.UserID, id)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		conditional, err := pre(c)
 		if err != nil {
-			return nil, err
+			return nil, true, err // refused: the answer, never read again
 		}
 		c, err = s.UpdateChannel(ctx, tenantID, p, c.ID, kanri.Seen{ETag: c.ETag, State: c.State()}, patch(c))
-		if !conditional && kanri.IsCode(err, kanri.ESTALE) {
-			return nil, store.LostRace(err)
-		}
-		return c, err
+		return c, conditional, err
 	})
 }
 
@@ -401,11 +391,11 @@ func (s *Service) ArchiveChannel(ctx context.Context, tenantID string, p Person,
 	})
 }
 
-// DeleteChannelIf deletes a channel as pre decides on it (Precondition).
+// DeleteChannelIf deletes a channel as pre decides on it.
 // A message posted between the read and the delete, which changes the
 // channel's document but not what people see of it, makes the delete read
 // the channel again rather than fail.
-func (s *Service) DeleteChannelIf(ctx context.Context, tenantID string, p Person, id string, pre Precondition) error {
+func (s *Service) DeleteChannelIf(ctx context.Context, tenantID string, p Person, id string, pre kanri.Precondition[*kanri.Channel]) error {
 	return store.RetryErr(ctx, func() error {
 		c, _, err := s.Channel(ctx, tenantID, p.UserID, id)
 		if err != nil {

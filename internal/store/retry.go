@@ -56,6 +56,22 @@ func Raced(err error) error {
 	return err
 }
 
+// Patch is Retry for a change a request may make conditional: attempt
+// reads, decides whether its change applies to the version read only
+// (conditional: a change made since is stale, the answer) or to the
+// version current when written, and changes. A stale change that was not
+// conditional lost a race: it is read and made again, so that a change
+// made meanwhile is neither refused nor undone.
+func Patch[T any](ctx context.Context, attempt func() (v T, conditional bool, err error)) (T, error) {
+	return Retry(ctx, func() (T, error) {
+		v, conditional, err := attempt()
+		if !conditional && kanri.IsCode(err, kanri.ESTALE) {
+			return v, LostRace(err)
+		}
+		return v, err
+	})
+}
+
 // Retry runs attempt, a read-modify-write, until it returns an error that
 // is not a lost race (see LostRace), nil included. Between attempts it
 // waits a jittered, exponentially growing time, so that writers racing for

@@ -122,3 +122,24 @@ func TestRacedMarksOnlyStaleWrites(t *testing.T) {
 		t.Error("LostRace(nil): got an error, want nil")
 	}
 }
+
+// TestPatch: a stale change is read and made again when it was not
+// conditional, and is the answer when it was.
+func TestPatch(t *testing.T) {
+	for _, c := range []struct {
+		conditional bool
+		wantCalls   int
+		wantStale   bool
+	}{{false, 3, false}, {true, 1, true}} {
+		calls := 0
+		got, err := Patch(t.Context(), func() (int, bool, error) {
+			if calls++; calls < 3 {
+				return 0, c.conditional, kanri.Stale()
+			}
+			return 42, c.conditional, nil
+		})
+		if calls != c.wantCalls || kanri.IsCode(err, kanri.ESTALE) != c.wantStale || !c.wantStale && got != 42 {
+			t.Errorf("conditional %v: %d calls, %v, %v; want %d calls, stale %v", c.conditional, calls, got, err, c.wantCalls, c.wantStale)
+		}
+	}
+}
