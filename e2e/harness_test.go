@@ -359,17 +359,27 @@ func (s *suite) pagesOf(ps ...**session) func() []*session {
 }
 
 // focus brings page to the front unless it is already there.
+//
+// It must not hold s.mu while it waits for Chromium: playwright-go runs
+// the console and page-error handlers (which take s.mu to record the
+// event) on the goroutine that reads every answer from the driver, so an
+// event arriving during the wait would block that goroutine and the
+// answer with it, forever (seen under load, with a page of a stopped
+// server logging its stream's reconnections).
 func (s *suite) focus(t *testing.T, page playwright.Page) {
 	t.Helper()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.front == page {
+	front := s.front
+	s.mu.Unlock()
+	if front == page {
 		return
 	}
 	if err := page.BringToFront(); err != nil {
 		t.Fatalf("bringing %s to the front: %v", page.URL(), err)
 	}
+	s.mu.Lock()
 	s.front = page
+	s.mu.Unlock()
 }
 
 // session is one signed-in (or not yet) browser context with its page.
