@@ -68,7 +68,15 @@ func (s *suite) channelSteps(t *testing.T) {
 		s.open(t, s.alice, generalPath, 200)
 		s.waitLive(t, s.alice)
 		s.waitLive(t, chiyo)
-		s.post(t, s.alice, "Hello <b>Chiyo</b>, see https://example.com/x.")
+		// Chiyo's page marks the message read once it is in view: the
+		// answer to that is awaited before Chiyo leaves the page, or the
+		// list after it may rightly count the message unread.
+		if _, err := chiyo.page.ExpectResponse(func(u string) bool { return strings.HasSuffix(u, "/read") }, func() error {
+			s.post(t, s.alice, "Hello <b>Chiyo</b>, see https://example.com/x.")
+			return nil
+		}); err != nil {
+			t.Fatalf("chiyo: the channel's page never marked alice's message read: %v", err)
+		}
 		msg := chiyo.page.Locator(`[data-testid="message"][data-sender="Alice Admin"]`).Last()
 		if err := s.expect.Locator(msg.GetByTestId("message-content")).ToHaveText("Hello <b>Chiyo</b>, see https://example.com/x."); err != nil {
 			t.Fatalf("chiyo does not see alice's message live: %v", err)
