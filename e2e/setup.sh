@@ -31,7 +31,9 @@ fi
 
 # A Japanese font, so that screenshots show Japanese text rather than empty
 # boxes (Chromium falls back to it for CJK characters).
-if ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+# (grep reads the whole list: `fc-list | grep -q` fails under pipefail
+# when grep stops early and fc-list dies of SIGPIPE.)
+if ! fc-list 2>/dev/null | grep -i "Noto Sans CJK" >/dev/null; then
   echo "e2e/setup.sh: installing Debian's fonts-noto-cjk"
   [ "$(id -u)" -eq 0 ] || die "fonts-noto-cjk is missing; install it as root: apt-get install -y fonts-noto-cjk"
   export DEBIAN_FRONTEND=noninteractive
