@@ -519,7 +519,7 @@ func (s *suite) step(t *testing.T, name string, deps []string, pages func() []*s
 				if len(ps) > 1 {
 					file += "-" + sanitize(p.label)
 				}
-				s.screenshot(t, p.page, file+".png")
+				s.saveScreenshot(t, p.page, filepath.Join(repoRoot, "e2e", "screenshots", file+".png"))
 			}
 			if len(evs) > 0 {
 				t.Logf("browser events of this step:\n  %s", strings.Join(evs, "\n  "))
@@ -583,10 +583,17 @@ var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 func sanitize(s string) string { return unsafeChars.ReplaceAllString(s, "-") }
 
-// screenshot saves a full-page screenshot into e2e/screenshots and logs it.
+// screenshot saves a full-page screenshot for people to look at into
+// e2e/screenshots/<store>/ and logs it. Each store has its folder: make
+// test runs both stores' suites at the same time.
 func (s *suite) screenshot(t *testing.T, page playwright.Page, file string) string {
 	t.Helper()
-	path := filepath.Join(repoRoot, "e2e", "screenshots", file)
+	return s.saveScreenshot(t, page, filepath.Join(repoRoot, "e2e", "screenshots", s.srv.Store, file))
+}
+
+// saveScreenshot saves a full-page screenshot of page to path and logs it.
+func (s *suite) saveScreenshot(t *testing.T, page playwright.Page, path string) string {
+	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Logf("screenshot: %v", err)
 		return ""

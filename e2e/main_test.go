@@ -8,6 +8,10 @@
 // (KANRI_E2E_STORE=cosmos for the Cosmos store; KANRI_E2E_DEBUG=1 logs the
 // server output of every step). A failed step saves full-page screenshots
 // to e2e/screenshots/<test>-<step>.png.
+//
+// The suite builds the server under test itself, unless KANRI_E2E_BIN names
+// a kanri binary already built from this tree (make test builds it once for
+// both stores' runs, which it runs at the same time).
 package e2e
 
 import (
@@ -20,10 +24,14 @@ import (
 	"time"
 )
 
+// binEnv names a kanri binary to test instead of building one.
+const binEnv = "KANRI_E2E_BIN"
+
 var (
 	// repoRoot is the directory holding go.mod.
 	repoRoot string
-	// serverBin is the kanri binary built once for the whole run.
+	// serverBin is the kanri binary built once for the whole run (or
+	// given by KANRI_E2E_BIN).
 	serverBin string
 )
 
@@ -36,6 +44,19 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	repoRoot = root
+	if bin := os.Getenv(binEnv); bin != "" {
+		abs, err := filepath.Abs(bin)
+		if err == nil {
+			_, err = os.Stat(abs)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: %s=%s: %v\n", binEnv, bin, err)
+			return 1
+		}
+		serverBin = abs
+		fmt.Printf("e2e: the server under test is %s (%s)\n", serverBin, binEnv)
+		return m.Run()
+	}
 	tmp, err := os.MkdirTemp("", "kanri-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
