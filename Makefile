@@ -5,11 +5,14 @@ SHELL := /bin/bash
 
 GO        ?= go
 BIN       := bin/kanri
-TEST_LOG  := .test-output/go-test.log
-E2E_LOG   := .test-output/e2e.log
+TEST_OUT  := .test-output
+TEST_LOG  := $(TEST_OUT)/go-test.log
+E2E_LOG   := $(TEST_OUT)/e2e.log
 E2E_STORES := embedded cosmos
+# The server the browser tests run, built once for both stores.
+E2E_BIN   := $(TEST_OUT)/e2e-kanri
 
-.PHONY: run build test vet unit deps e2e e2e-setup bench docker fmt generate clean
+.PHONY: run build test vet unit deps go-test e2e e2e-setup e2e-build bench docker fmt generate clean
 
 ## run: build and serve on the embedded store (http://localhost:8080).
 run: build
@@ -28,49 +31,78 @@ node_modules/.package-lock.json: package.json package-lock.json
 	@touch $@
 
 ## vet: gofmt and go vet.
+# go vet compiles what the packages it checks import (test variants too);
+# with the race detector's build flags those are compilations go test -race
+# needs as well, so they are done once (the checks are the same: no file of
+# Kanri depends on the race build tag).
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*')); \
 	  if [ -n "$$unformatted" ]; then echo "not gofmt-formatted:"; echo "$$unformatted"; exit 1; fi
-	$(GO) vet ./...
+	$(GO) vet -race ./...
 
 ## test: install what is needed, vet, and run every test (both store
 ## backends) with the race detector; fails if the Cosmos suite did not run.
-## Then the browser tests (e2e), once per store.
-test: deps vet e2e-setup
-	@mkdir -p $(dir $(TEST_LOG))
-	$(GO) test -race -count=1 -timeout 30m -v ./... 2>&1 | tee $(TEST_LOG) | grep -E '^(ok|FAIL|---|panic|\s+--- FAIL|.*_test\.go:[0-9]+:)' || true
-	@if grep -qE '^(FAIL|--- FAIL|panic:)' $(TEST_LOG) || ! grep -q '^ok' $(TEST_LOG); then \
-	  echo "go test failed; full log in $(TEST_LOG)"; grep -E -B2 -A20 -- '--- FAIL|^panic:' $(TEST_LOG) | head -200; exit 1; fi
-	@./.ci/count-tests $(TEST_LOG)
-	$(E2E_RUN)
-	@echo "total: $$(cat $(TEST_LOG) $(E2E_LOG) | grep -cE -- '^\s*--- PASS:') passed, $$(cat $(TEST_LOG) $(E2E_LOG) | grep -cE -- '^\s*--- FAIL:') failed"
+## The browser tests (e2e) run at the same time, once per store (both
+## stores at once, on their own ports, data and logs). Whatever fails, every
+## part runs to its end and the summary below says what failed.
+test:
+	@rm -rf $(TEST_OUT) && mkdir -p $(TEST_OUT)
+	@rc=0; $(MAKE) --no-print-directory -j 4 -k go-test $(E2E_STORES:%=e2e-run-%) || rc=$$?; \
+	  $(GO_CHECK) || rc=1; \
+	  $(E2E_CHECK) || rc=1; \
+	  echo "total: $$(cat $(TEST_LOG) $(E2E_LOG) 2>/dev/null | grep -cE -- '^\s*--- PASS:') passed, $$(cat $(TEST_LOG) $(E2E_LOG) 2>/dev/null | grep -cE -- '^\s*--- FAIL:') failed"; \
+	  exit $$rc
+
+# go-test runs every Go test with the race detector into TEST_LOG. go test
+# starts the packages in the order given: the slowest (web, cmd) first, so
+# that the others run beside them rather than after them.
+go-test: deps vet
+	@mkdir -p $(TEST_OUT)
+	$(GO) test -race -count=1 -timeout 30m -v ./web/... ./cmd/... ./... 2>&1 | tee $(TEST_LOG) \
+	  | { grep --line-buffered -E '^(ok|FAIL|---|panic|\s+--- FAIL|.*_test\.go:[0-9]+:)' || true; }
+
+# GO_CHECK fails (showing the failures) unless go test passed and ran the
+# contract suite on both stores.
+GO_CHECK = { [ -s $(TEST_LOG) ] || { echo "go test did not run (see above)"; false; }; } && \
+  if grep -qE '^(FAIL|--- FAIL|panic:)' $(TEST_LOG) || ! grep -q '^ok' $(TEST_LOG); then \
+    echo "go test failed; full log in $(TEST_LOG)"; grep -E -B2 -A20 -- '--- FAIL|^panic:' $(TEST_LOG) | head -200; false; \
+  else ./.ci/count-tests $(TEST_LOG); fi
 
 ## e2e-setup: install Chromium (Debian) and the Playwright driver (.e2e/driver)
 ## for the browser tests; nothing is downloaded from Playwright's CDN.
 e2e-setup: deps
 	@bash e2e/setup.sh
 
-## e2e: the browser tests (real binary, headless Chromium), once on the
-## embedded store and once on the Cosmos test server. Failure screenshots go
-## to e2e/screenshots/; the log to .test-output/e2e.log.
-e2e: e2e-setup
-	$(E2E_RUN)
+# e2e-build vets the browser tests and builds the server they test, once for
+# both stores.
+e2e-build:
+	@mkdir -p $(TEST_OUT)
+	$(GO) vet -tags e2e ./e2e/
+	$(GO) build -o $(E2E_BIN) ./cmd/kanri
 
-# E2E_RUN vets the e2e package, runs it once per store into E2E_LOG, and
-# fails (showing the failures) unless every store passed some tests.
-define E2E_RUN
-@mkdir -p $(dir $(E2E_LOG)) && : > $(E2E_LOG)
-$(GO) vet -tags e2e ./e2e/
-@for store in $(E2E_STORES); do \
-  echo "e2e: KANRI_E2E_STORE=$$store"; \
-  KANRI_E2E_STORE=$$store $(GO) test -tags e2e -count=1 -v -timeout 20m ./e2e/ 2>&1 | tee -a $(E2E_LOG) \
-    | grep -E '^(ok|FAIL|panic|\s*--- (PASS|FAIL|SKIP)|\s+\S+_test\.go:[0-9]+:)' || true; \
-done
-@if grep -qE '^(FAIL|\s*--- FAIL|panic:)' $(E2E_LOG); then \
-  grep -E -- '^\s*--- FAIL|^FAIL|^panic:' $(E2E_LOG) | head -100; \
-  echo "e2e tests failed; full log (with the server output of each failed step) in $(E2E_LOG), screenshots in e2e/screenshots/"; exit 1; fi
-@./.ci/count-tests --e2e $(E2E_LOG)
-endef
+## e2e: the browser tests (real binary, headless Chromium), on the embedded
+## store and on the Cosmos test server at the same time. Failure screenshots
+## go to e2e/screenshots/; each store's log to .test-output/e2e-<store>.log,
+## both together to .test-output/e2e.log.
+e2e:
+	@mkdir -p $(TEST_OUT)
+	@rc=0; $(MAKE) --no-print-directory -j 2 -k $(E2E_STORES:%=e2e-run-%) || rc=$$?; \
+	  $(E2E_CHECK) || rc=1; exit $$rc
+
+# e2e-run-<store> runs the browser tests on one store into its own log.
+e2e-run-%: e2e-setup e2e-build
+	@echo "e2e: KANRI_E2E_STORE=$*"
+	@rm -f $(TEST_OUT)/e2e-$*.log
+	KANRI_E2E_STORE=$* KANRI_E2E_BIN=$(abspath $(E2E_BIN)) $(GO) test -tags e2e -count=1 -v -timeout 20m ./e2e/ 2>&1 \
+	  | tee $(TEST_OUT)/e2e-$*.log | { grep --line-buffered -E '^(ok|FAIL|panic|\s*--- (PASS|FAIL|SKIP)|\s+\S+_test\.go:[0-9]+:)' || true; }
+
+# E2E_CHECK gathers the stores' logs into E2E_LOG and fails (showing the
+# failures) unless every store ran and passed, each some tests.
+E2E_CHECK = { cat $(E2E_STORES:%=$(TEST_OUT)/e2e-%.log) > $(E2E_LOG) || { echo "the browser tests did not run on every store (see above)"; false; }; } && \
+  if grep -qE '^(FAIL|\s*--- FAIL|panic:)' $(E2E_LOG); then \
+    grep -E -- '^\s*--- FAIL|^FAIL|^panic:' $(E2E_LOG) | head -100; \
+    echo "e2e tests failed; full logs (with the server output of each failed step) in $(E2E_STORES:%=$(TEST_OUT)/e2e-%.log), screenshots in e2e/screenshots/"; false; \
+  else ./.ci/count-tests --e2e $(E2E_LOG); fi
 
 ## bench: benchmarks of the store port on both backends (100 tenants x 1,000
 ## users; audit pages of tenants of 1,000 and 1,000,000 records), then a load
