@@ -9,6 +9,7 @@ import (
 )
 
 func TestUsersChangeTheirOwnPassword(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	// bob has no roles at all, yet manages his own password.
 	bob := e.client(t).signIn("acme", "bob")
@@ -57,6 +58,7 @@ func TestUsersChangeTheirOwnPassword(t *testing.T) {
 // navigation and on the page), in both languages, and that a user with a
 // role sees neither message.
 func TestSomeoneWithoutPermissionsIsToldSo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tests := []struct {
 		user string

@@ -15,6 +15,7 @@ import (
 // key's tenant only (another tenant's key is not found, as a user's id
 // is), and never with the key's secret or hash.
 func TestAPIActorIDsResolve(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	k, rw := e.apiKey(t, e.acme.ID, "read", "write")

@@ -21,6 +21,7 @@ import (
 // current ETag with 304 and no body, for a resource and for every list;
 // another tag, or a change since, gets the answer again.
 func TestAPIConditionalGet(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
 	bob := "/api/v1/users/" + e.acmeBob.ID
@@ -70,6 +71,7 @@ func TestAPIConditionalGet(t *testing.T) {
 // there is a next page, a Link header with its absolute URL, which a
 // client follows to the end.
 func TestAPIListsLinkTheNextPage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
 	for _, path := range []string{"/api/v1/users?limit=1&sort=email", "/api/v1/audit?limit=1"} {
@@ -119,6 +121,7 @@ func TestAPIListsLinkTheNextPage(t *testing.T) {
 // assignments keep the data model's ids and role names beside the role's
 // English key and its label in the client's language.
 func TestAPISpeaksTheClientsLanguage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
 	roles := "/api/v1/users/" + e.acmeBob.ID + "/roles"
@@ -154,6 +157,7 @@ func TestAPISpeaksTheClientsLanguage(t *testing.T) {
 // TestAPIMe shows the request's key, its tenant and its rate limit, and
 // never the key's secret or hash.
 func TestAPIMe(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, ten := range []*kanri.Tenant{e.acme, e.globex} {
 		k, secret := e.apiKey(t, ten.ID, "read")
@@ -193,6 +197,7 @@ func TestAPIMe(t *testing.T) {
 // stable English keys, with labels in the client's language; a customer
 // tenant cannot give the global administrator.
 func TestAPIRoleCatalogue(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, read := e.apiKey(t, e.acme.ID, "read")
 	for _, tc := range []struct{ lang, admin, service string }{
@@ -260,6 +265,7 @@ func (e *env) keyOfNewAdmin(t *testing.T, username string) (*kanri.User, string)
 // key's own creator (which disables the key) without confirm, changing
 // nothing, and does it with confirm=disable-this-key.
 func TestAKeyDoesNotDisableItselfUnasked(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, tc := range []struct {
 		method, action string
@@ -293,6 +299,7 @@ func TestAKeyDoesNotDisableItselfUnasked(t *testing.T) {
 // honoured, roles removed, the last administrator kept, another tenant's
 // key shown nothing.
 func TestAPIDeleteUser(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
 	_, globex := e.apiKey(t, e.globex.ID, "read", "write")
@@ -335,6 +342,7 @@ func TestAPIDeleteUser(t *testing.T) {
 // another request is 422, while its first request is served 409, after a
 // 5xx free; keys are each API key's own.
 func TestAPIIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	k, rw := e.apiKey(t, e.acme.ID, "read", "write")
 	_, rw2 := e.apiKey(t, e.acme.ID, "read", "write")

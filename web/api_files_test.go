@@ -68,6 +68,7 @@ func fileNames(fs []apiFileDoc) []string {
 }
 
 func TestAPIFolders(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
@@ -187,6 +188,7 @@ func TestAPIFolders(t *testing.T) {
 }
 
 func TestAPIFiles(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
@@ -345,6 +347,7 @@ func TestAPIFiles(t *testing.T) {
 }
 
 func TestAPIFileContent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	k, read := e.apiKey(t, e.acme.ID, "read")
 	data := bytes.Repeat([]byte("0123456789"), 3000)
@@ -432,6 +435,7 @@ func TestAPIFileContent(t *testing.T) {
 }
 
 func TestAPITusUpload(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
@@ -560,6 +564,7 @@ func TestAPITusUpload(t *testing.T) {
 // takes an id with globex's ids under an acme key: each is 404, and
 // nothing of globex's changes.
 func TestAPIFilesOfAnotherTenantAnswer404(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
@@ -646,6 +651,7 @@ func TestAPIFilesOfAnotherTenantAnswer404(t *testing.T) {
 // without the write scope on every write, and a tenant whose file service
 // is not usable on every operation.
 func TestAPIFilesRefusals(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	_, read := e.apiKey(t, e.acme.ID, "read")
@@ -719,6 +725,7 @@ func TestAPIFilesRefusals(t *testing.T) {
 // document as it is when written: none is refused (412) and none undoes
 // another's field.
 func TestAPIPatchesWithoutIfMatchKeepEachOther(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	e.assignMessaging(t, e.acme.ID)
@@ -800,6 +807,7 @@ func TestAPIPatchesWithoutIfMatchKeepEachOther(t *testing.T) {
 // 409 whatever the length, and bytes past the end 413; a complete upload
 // takes no byte more, and an empty PATCH at its end changes nothing.
 func TestAPITusPatchChecksTheOffsetFirst(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
@@ -895,6 +903,7 @@ func byteRanges(t *testing.T, a apiCall) []string {
 // the key with another length is refused, and another key is another
 // upload.
 func TestAPITusCreationIsIdempotent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")

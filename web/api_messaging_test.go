@@ -134,6 +134,7 @@ func wantField(t *testing.T, what string, a apiCall, field string) {
 }
 
 func TestAPIChannels(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignMessaging(t, e.acme.ID)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
@@ -284,6 +285,7 @@ func TestAPIChannels(t *testing.T) {
 }
 
 func TestAPIChannelMembers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignMessaging(t, e.acme.ID)
 	_, admin := e.apiKey(t, e.acme.ID, "read", "write")
@@ -392,6 +394,7 @@ func TestAPIChannelMembers(t *testing.T) {
 }
 
 func TestAPIUnreadCounts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignMessaging(t, e.acme.ID)
 	_, admin := e.apiKey(t, e.acme.ID, "read", "write")
@@ -449,6 +452,7 @@ func TestAPIUnreadCounts(t *testing.T) {
 }
 
 func TestAPIMessages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignMessaging(t, e.acme.ID)
 	_, admin := e.apiKey(t, e.acme.ID, "read", "write") // holds messages.delete
@@ -760,6 +764,7 @@ func (e *env) everyChannelRoute(t *testing.T, secret string, f messagingFixture,
 // channel with acme's ids under a globex key whose creator may do
 // anything in globex: each is 404, and nothing of acme's changes.
 func TestAPIMessagingOfAnotherTenantAnswer404(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := messaging.Person{UserID: e.acmeAdmin.ID, Name: "acme admin"}
 	f := e.messagingFixture(t, e.acme.ID, owner, false)
@@ -781,6 +786,7 @@ func TestAPIMessagingOfAnotherTenantAnswer404(t *testing.T) {
 // public channel and delete anyone's message, but is not a member: each
 // is 404, as if the channel did not exist, until they are added.
 func TestAPIPrivateChannelAnswers404ToNonMembers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := messaging.Person{UserID: e.acmeBob.ID, Name: "Bob"}
 	f := e.messagingFixture(t, e.acme.ID, owner, true)
@@ -809,6 +815,7 @@ func TestAPIPrivateChannelAnswers404ToNonMembers(t *testing.T) {
 // the service checks who owns a channel, and a tenant without the
 // messaging service is refused every operation.
 func TestAPIMessagingRefusals(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignMessaging(t, e.acme.ID)
 	_, admin := e.apiKey(t, e.acme.ID, "read", "write")
@@ -908,6 +915,7 @@ func TestAPIMessagingRefusals(t *testing.T) {
 // fields at once, without If-Match: each is made to the channel as it is
 // when written, so none is refused and none undoes the other's field.
 func TestAPIChannelPatchesWithoutIfMatchKeepEachOther(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignMessaging(t, e.acme.ID)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
@@ -934,6 +942,7 @@ func TestAPIChannelPatchesWithoutIfMatchKeepEachOther(t *testing.T) {
 // (a stale one is 412 and changes nothing) or refuses it with 400 before
 // doing anything; none ignores it.
 func TestAPIIfMatchIsHonouredOrRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignMessaging(t, e.acme.ID)
 	e.assignFiles(t, e.acme.ID)

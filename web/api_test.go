@@ -133,6 +133,7 @@ func wantProblem(t *testing.T, what string, a apiCall, status int, typ string) m
 }
 
 func TestAPIKeysAuthenticate(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	k, secret := e.apiKey(t, e.acme.ID, "read")
 	swap := byte('0') // one character changed
@@ -199,6 +200,7 @@ func mustNewSecret(t *testing.T, e *env) string {
 }
 
 func TestAPIScopesAndService(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, read := e.apiKey(t, e.acme.ID, "read")
 	_, write := e.apiKey(t, e.acme.ID, "write")
@@ -216,6 +218,7 @@ func TestAPIScopesAndService(t *testing.T) {
 }
 
 func TestAPIUsers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
 	_, globex := e.apiKey(t, e.globex.ID, "read", "write")
@@ -327,6 +330,7 @@ func TestAPIUsers(t *testing.T) {
 }
 
 func TestAPIRolesAndAudit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
 	bob := "/api/v1/users/" + e.acmeBob.ID + "/roles"
@@ -370,6 +374,7 @@ func TestAPIRolesAndAudit(t *testing.T) {
 }
 
 func TestAPIRateLimit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.apiKey(t, e.acme.ID, "read")
 	_, secret, err := e.keys.Create(e.asAdmin(e.acme.ID), e.acme.ID, apikey.Input{Name: "tight", Scopes: []string{"read"}, RateLimit: "3", RateLimitWindow: "1m"})
@@ -399,6 +404,7 @@ func TestAPIRateLimit(t *testing.T) {
 // TestAPIUsageIsLogged checks that calls reach the usage log (by route
 // pattern, not raw path), the service usage and the console's pages.
 func TestAPIUsageIsLogged(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	k, secret := e.apiKey(t, e.acme.ID, "read")
 	e.api(t, http.MethodGet, "/api/v1/users/"+e.acmeBob.ID, secret, nil)
@@ -444,6 +450,7 @@ func TestAPIUsageIsLogged(t *testing.T) {
 // TestOpenAPIDocumentsEveryRoute checks the OpenAPI document against the
 // routes the server really has, both ways, and its references.
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.api(t, http.MethodGet, "/api/v1/openapi.json", "", nil)
 	if a.status != http.StatusOK {
@@ -507,6 +514,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 // TestAPIKeyConsole creates a key in the console: the secret is shown
 // once, never stored or logged, and revoking it in the console stops it.
 func TestAPIKeyConsole(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.apiKey(t, e.acme.ID, "read") // makes the API usable
 	admin := e.client(t).signIn("acme", "admin")
@@ -608,6 +616,7 @@ func TestAPIKeyConsole(t *testing.T) {
 // manage API keys: their write key cannot do what they cannot, and stops
 // when their account does.
 func TestAKeyDoesNoMoreThanItsCreator(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.apiKey(t, e.acme.ID, "read") // makes the API usable
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
@@ -643,6 +652,7 @@ func TestAKeyDoesNoMoreThanItsCreator(t *testing.T) {
 }
 
 func TestAPIPreconditionsAndMethods(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
 	path := "/api/v1/users/" + e.acmeBob.ID
@@ -681,6 +691,7 @@ func TestAPIPreconditionsAndMethods(t *testing.T) {
 // TestRefusedCallsCostNoWrites checks that a key over its limit adds one
 // logged call per window, not one per refused call.
 func TestRefusedCallsCostNoWrites(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.apiKey(t, e.acme.ID, "read")
 	k, secret, err := e.keys.Create(e.asAdmin(e.acme.ID), e.acme.ID, apikey.Input{Name: "tight", Scopes: []string{"read"}, RateLimit: "2", RateLimitWindow: "1h"})
@@ -703,6 +714,7 @@ func TestRefusedCallsCostNoWrites(t *testing.T) {
 // one the router does not take as written, is not found: 404 as a
 // problem, before any key is asked for, never 401 or 405.
 func TestAPIUnknownPathsAnswer404(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead)
 	for _, tc := range []struct{ name, method, path, secret string }{
@@ -737,6 +749,7 @@ func servedDoc(t *testing.T, e *env) map[string]any {
 // with an enum says the type of its values, as generators and linters
 // need.
 func TestOpenAPIEnumsSayTheirType(t *testing.T) {
+	t.Parallel()
 	doc := servedDoc(t, newEnv(t))
 	var walk func(at string, v any)
 	walk = func(at string, v any) {
@@ -761,6 +774,7 @@ func TestOpenAPIEnumsSayTheirType(t *testing.T) {
 // resource that can be changed or deleted can be read (GET, or HEAD for
 // a tus upload), so that the Location of one created answers GET.
 func TestAPIResourcesThatChangeCanBeRead(t *testing.T) {
+	t.Parallel()
 	doc := servedDoc(t, newEnv(t))
 	for path, ops := range doc["paths"].(map[string]any) {
 		ops := ops.(map[string]any)
@@ -775,6 +789,7 @@ func TestAPIResourcesThatChangeCanBeRead(t *testing.T) {
 // member, a reaction): it answers GET with the thing, to the key's
 // tenant only.
 func TestAPILocationsAnswerGET(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignMessaging(t, e.acme.ID)
 	e.assignMessaging(t, e.globex.ID)
@@ -834,6 +849,7 @@ var identifier = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 // per value, in its order, none twice) and says what each means in
 // x-enum-descriptions.
 func TestOpenAPIEnumsHaveReadableNames(t *testing.T) {
+	t.Parallel()
 	doc := servedDoc(t, newEnv(t))
 	named := map[string]bool{}
 	var walk func(at string, v any)

@@ -15,6 +15,7 @@ func grantOf(tenantID, home string, at time.Time) *apiGrant {
 
 // TestGrantCacheKeepsForTheTTL checks when a grant is served from memory.
 func TestGrantCacheKeepsForTheTTL(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	var c grantCache
 	c.put("h", grantOf("tenant_a", "tenant_a", t0), c.generation())
@@ -37,6 +38,7 @@ func TestGrantCacheKeepsForTheTTL(t *testing.T) {
 // TestGrantCacheForgets checks which grants a change forgets, and that a
 // grant read across a change is not kept.
 func TestGrantCacheForgets(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		name string
@@ -74,6 +76,7 @@ func TestGrantCacheForgets(t *testing.T) {
 
 // TestGrantCacheIsBounded checks that the cache holds maxGrants at most.
 func TestGrantCacheIsBounded(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	var c grantCache
 	for i := range maxGrants + 10 {

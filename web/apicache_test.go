@@ -49,6 +49,7 @@ func (e *env) otherInstance() instance {
 // and on another instance once web.APIGrantTTL has passed (not before:
 // the grant is kept that long).
 func TestAPIGrantChangesTakeEffect(t *testing.T) {
+	t.Parallel()
 	system := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
 	for _, tc := range []struct {
 		name   string

@@ -11,6 +11,7 @@ import (
 // Japanese), not from its route, so that the docs page can say it in the
 // reader's language.
 func TestAPISummariesAreInTheCatalog(t *testing.T) {
+	t.Parallel()
 	for _, r := range (&Server{}).apiRoutes() {
 		if key := summaryKey(operationID(r)); r.summary != "" || !i18n.Has(key) {
 			t.Errorf("%s %s: summary %q of its own, catalog key %s present: %v", r.method, r.path, r.summary, key, i18n.Has(key))
@@ -22,6 +23,7 @@ func TestAPISummariesAreInTheCatalog(t *testing.T) {
 // tag's name in lower case, other characters a hyphen, and one page for
 // each tag the document has.
 func TestTagSlugs(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]string{
 		"Users": "users", "API keys": "api-keys", " Files & folders ": "files-folders", "Me2": "me2", "Ünïcode": "n-code",
 	} {

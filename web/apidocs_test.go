@@ -122,6 +122,7 @@ func byTestID(page, id string) string {
 // problem types on the overview, whose anchors are the problems' type
 // addresses; labels in both languages.
 func TestAPIDocsPage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var doc struct {
 		Paths map[string]map[string]struct {
@@ -241,6 +242,7 @@ func TestAPIDocsPage(t *testing.T) {
 // back to the overview and on to the tags before and after it; a tag the
 // document does not have is the site's page not found.
 func TestAPIDocsPagesPerTag(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tagOf, tags := apiDocOps(t, e)
 	overview, slugs, tagPages := docsPages(t, e)
@@ -326,6 +328,7 @@ func TestAPIDocsPagesPerTag(t *testing.T) {
 // English on the Japanese pages, code spans as code rather than
 // backticks, and a count of one in the singular.
 func TestAPIDocsPageReads(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, lang := range []string{"en", "ja"} {
 		overview, slugs, tagPages := docsPages(t, e, "Accept-Language", lang)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestAuditPageAndCSV(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	c.post("/t/"+e.acme.ID+"/users/"+e.acmeBob.ID+"/deactivate", url.Values{"etag": {""}})
@@ -54,6 +55,7 @@ func TestAuditPageAndCSV(t *testing.T) {
 // values as text (escaped by the template, not as JSON), creations as "set
 // to", and the username a failed sign-in tried.
 func TestAuditChangesReadAsText(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	resp, _ := c.post("/t/"+e.acme.ID+"/users", url.Values{"username": {"xss"}, "email": {"xss@acme.test"}, "displayName": {`<img src=x onerror="alert(1)">`}, "password": {password}})
@@ -80,6 +82,7 @@ func TestAuditChangesReadAsText(t *testing.T) {
 // bookkeeping; that the resource filter offers every recorded type; and
 // that From after To shows the date error, not "No records match".
 func TestAuditPageSaysWhatChanged(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	c.post("/t/"+e.acme.ID+"/users/"+e.acmeBob.ID+"/deactivate", url.Values{"etag": {""}})
@@ -128,6 +131,7 @@ func TestAuditPageSaysWhatChanged(t *testing.T) {
 // every type the records name, channels and messages too, and finds the
 // records of each.
 func TestAuditFilterOffersEveryResourceType(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("acme", "admin")
 	channelID, _ := e.matrixChannel(t, e.acme.ID, e.acmeAdmin.ID, 1)
@@ -153,6 +157,7 @@ func TestAuditFilterOffersEveryResourceType(t *testing.T) {
 // recorded with the folder's path, not its id, and a deleted user's record
 // holds no count of the role assignments its deletion removed.
 func TestAuditRecordsNamesNotIDsOrCounters(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("acme", "admin")
 	acme := "/t/" + e.acme.ID
@@ -190,6 +195,7 @@ func TestAuditRecordsNamesNotIDsOrCounters(t *testing.T) {
 // page's language, its code in the title (and data-action); a failure's
 // badge, and a service assignment by its service's name, too.
 func TestAuditNamesActionsInThePagesLanguage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	e.client(t).signInErr("acme", "admin", "Wrong-pass-99")

@@ -51,6 +51,7 @@ func (e *env) matrixBackup(t *testing.T, n int64) (job, run, restore string) {
 // deleted, the dry run shows it coming back, a wrong confirmation is
 // refused, and the restore brings the user back.
 func TestBackupsInTheConsole(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignBackups(t, e.acme.ID)
 	admin := e.client(t).signIn("acme", "admin")
@@ -195,6 +196,7 @@ func TestBackupsInTheConsole(t *testing.T) {
 // acme's job, run, archive and restore by id, through globex's own path:
 // every one is not found, and nothing changes.
 func TestBackupsOfAnotherTenantAreNotFound(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignBackups(t, e.globex.ID)
 	job, run, restore := e.matrixBackup(t, 1)
@@ -235,6 +237,7 @@ func excerpt(body, s string) string {
 // job failed carries a badge on the operator's tenant list, linking to
 // its backups page; a tenant without alerts carries none.
 func TestTheOperatorSeesFailedBackupsInTheTenantList(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	job, _, _ := e.matrixBackup(t, 1)
 	op := e.client(t).signIn("privileged", adminEmail)
@@ -262,6 +265,7 @@ func TestTheOperatorSeesFailedBackupsInTheTenantList(t *testing.T) {
 // event (the page reloads its runs on every connect) and then tells of a
 // run's start and end, and of a restore's end; another tenant's administrator cannot open it.
 func TestBackupEventsTellThePageOfRuns(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	job, _, _ := e.matrixBackup(t, 1)
 	admin := e.client(t).signIn("acme", "admin")
@@ -299,6 +303,7 @@ func TestBackupEventsTellThePageOfRuns(t *testing.T) {
 // operator restores acme's archive as a new tenant, which has acme's users
 // and leaves acme as it was; acme's own administrator is not offered it.
 func TestTheOperatorRestoresAnArchiveAsANewTenant(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, run, _ := e.matrixBackup(t, 1)
 	runPath := "/t/" + e.acme.ID + "/backups/history/" + run

@@ -84,6 +84,7 @@ func (c faultContainer) Batch(ctx context.Context, pk string, ops []docstore.Op)
 }
 
 func TestContentionThatOutlastsTheRetriesIsBusy(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
 	bob := "/api/v1/users/" + e.acmeBob.ID
@@ -126,6 +127,7 @@ func TestContentionThatOutlastsTheRetriesIsBusy(t *testing.T) {
 // stopping (the cause web.ErrStopping), the client is still there and is
 // answered 503, logged as a warning, not an error.
 func TestAClientThatWentAwayIsNoServerError(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		cause      error

@@ -65,6 +65,7 @@ func (e *env) matrixChannel(t testing.TB, tenantID, ownerID string, n int64) (st
 // would (forms and htmx requests) and checks each change through the
 // service.
 func TestChannelPagesDoWhatTheySay(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.chat(t)
 	admin := e.client(t).signIn("acme", "admin")
@@ -206,6 +207,7 @@ func TestChannelPagesDoWhatTheySay(t *testing.T) {
 // latest 50; the older pages, loaded in place (htmx) and by the link
 // (a page of its own), reach the first message without repeating one.
 func TestOlderMessagesReachTheFirst(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.chat(t)
 	for i := range 120 {
@@ -276,6 +278,7 @@ func olderURLIn(page string) string {
 // TestMyChannelsCountNothingFalse: the list of one's channels shows no
 // "0 in all" under channels it lists.
 func TestMyChannelsCountNothingFalse(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.chat(t)
 	_, page := e.client(t).signIn("acme", "bob").get("/t/" + e.acme.ID + "/channels")
@@ -289,6 +292,7 @@ func TestMyChannelsCountNothingFalse(t *testing.T) {
 // TestAnAttachedImageIsShown: an image attached to a message shows as its
 // thumbnail; another file as its name.
 func TestAnAttachedImageIsShown(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.chat(t)
 	img := e.uploadFile(t, e.acme.ID, "", "pic.png", pngImage(t, 300, 200))

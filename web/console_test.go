@@ -21,6 +21,7 @@ import (
 // runs only after the page is parsed, and a click in between (a fast user,
 // a loaded machine) submitted a deactivation without its question.
 func TestConfirmationsAreReadyBeforeForms(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	for _, path := range []string{"/login", "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/edit"} {
@@ -43,6 +44,7 @@ func TestConfirmationsAreReadyBeforeForms(t *testing.T) {
 // for a list that was filtered live gets the whole page, not the results
 // fragment of the live search, and that responses vary on HX-Request.
 func TestHistoryRestoreGetsTheWholePage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	get := func(headers map[string]string) (*http.Response, string) {
@@ -86,6 +88,7 @@ func TestHistoryRestoreGetsTheWholePage(t *testing.T) {
 // offer a Delete of a tenant that still has active users, nor a New user
 // at the user limit, but says why.
 func TestActionsThatCannotSucceedAreExplained(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
 	if _, err := e.tenants.Create(ctx, kanri.TenantInput{Name: "empty", DisplayName: "Empty", Plan: kanri.PlanFree, MaxUsers: 1}); err != nil {
@@ -114,6 +117,7 @@ func TestActionsThatCannotSucceedAreExplained(t *testing.T) {
 // invalid and described by its message, that a username with a space says
 // so, and that an audit range ending before it starts is reported.
 func TestFormErrorsAreAccessible(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	resp, page := c.post("/t/"+e.acme.ID+"/users", url.Values{"username": {"two words"}, "email": {"tw@acme.test"}, "displayName": {"Two"}, "password": {password}})
@@ -140,6 +144,7 @@ func TestFormErrorsAreAccessible(t *testing.T) {
 // TestListsSortPageAndSayWhyTheyAreEmpty walks a user list by its headers,
 // pages it both ways, and checks its totals and empty states.
 func TestListsSortPageAndSayWhyTheyAreEmpty(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
 	for i := range 23 {
@@ -205,6 +210,7 @@ func TestListsSortPageAndSayWhyTheyAreEmpty(t *testing.T) {
 // page was a form shown again after a POST (a URL that only answers POST)
 // returns to the start page with its message, not to a 404.
 func TestRefusalsReturnToPagesAGetCanOpen(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	userPage := e.srv.URL + "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID
@@ -231,6 +237,7 @@ func TestRefusalsReturnToPagesAGetCanOpen(t *testing.T) {
 // an action whose message the page shows: the answer empties the message
 // (out of band), and a full page still shows its own.
 func TestFilteringAListClearsTheMessage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("acme", "admin")
 	users := "/t/" + e.acme.ID + "/users"
@@ -267,6 +274,7 @@ func TestFilteringAListClearsTheMessage(t *testing.T) {
 // TestTheNavigationMarksTheCurrentPage: the side navigation marks the
 // page shown (aria-current="page"), and only it.
 func TestTheNavigationMarksTheCurrentPage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("acme", "admin")
 	for _, c := range []struct{ path, nav string }{

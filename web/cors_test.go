@@ -16,6 +16,7 @@ import (
 // lets a preflight through but never reads acme's answers, and an origin
 // taken off the list stops at once.
 func TestBrowsersReadTheAPIOnlyFromListedOrigins(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, acmeKey := e.apiKey(t, e.acme.ID, kanri.ScopeRead)
 	_, globexKey := e.apiKey(t, e.globex.ID, kanri.ScopeRead)
@@ -157,6 +158,7 @@ func TestBrowsersReadTheAPIOnlyFromListedOrigins(t *testing.T) {
 // version: the second is told it is stale, keeps what it typed, and saves
 // on a second try.
 func TestCORSEditsAreNotLost(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.apiKey(t, e.acme.ID, kanri.ScopeRead)
 	admin := e.client(t).signIn("acme", "admin")
@@ -178,6 +180,7 @@ func TestCORSEditsAreNotLost(t *testing.T) {
 // the OpenAPI document says an answer carries is one a listed origin's
 // page may read: CORS hides every other but the safelisted ones.
 func TestListedOriginsReadEveryHeaderTheAPIDocuments(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead)
 	const app = "https://app.acme.example"

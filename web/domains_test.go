@@ -12,6 +12,7 @@ import (
 )
 
 func TestDomainPages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("acme", "admin")
 	base := "/t/" + e.acme.ID + "/domains"
@@ -94,6 +95,7 @@ func TestDomainPages(t *testing.T) {
 // server that does not answer gets a message in words, and that the TXT
 // value has a copy button.
 func TestDomainPageSaysWhatHappened(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("acme", "admin")
 	base := "/t/" + e.acme.ID + "/domains"

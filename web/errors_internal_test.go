@@ -22,6 +22,7 @@ import (
 // the cancellation comes bare or inside a store's error, and that a real
 // internal error still is an error.
 func TestAbandonedRequestsAreNotErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		what    string
 		err     error

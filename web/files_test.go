@@ -92,6 +92,7 @@ func meta(kv ...string) string {
 }
 
 func TestUploadsSpeakTusAndDownloadsAreSafe(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	c := e.client(t).signIn("acme", "admin")
@@ -278,6 +279,7 @@ func TestUploadsSpeakTusAndDownloadsAreSafe(t *testing.T) {
 }
 
 func TestAnotherTenantsFilesAnswer404(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: e.globex.ID})
@@ -362,6 +364,7 @@ func deref(p *string) string {
 // operator's tenant list: what each tenant stores, the trash included,
 // and nothing for a tenant that stores nothing.
 func TestOperatorsSeeEachTenantsStorage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.uploadFile(t, e.acme.ID, "", "a.bin", make([]byte, 3000))
 	f := e.uploadFile(t, e.acme.ID, "", "b.bin", make([]byte, 2000))
@@ -390,6 +393,7 @@ func TestOperatorsSeeEachTenantsStorage(t *testing.T) {
 // with more than a page of them can be reached, and that a continuation
 // that is not one shows the first ones.
 func TestAFolderOfManyFoldersIsPaged(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: e.acme.ID})
@@ -430,6 +434,7 @@ func TestAFolderOfManyFoldersIsPaged(t *testing.T) {
 // with the page of the folder it was made in, so that folders made one
 // after another are side by side, not nested.
 func TestANewFolderLeavesThePersonWhereTheyWere(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	c := e.client(t).signIn("acme", "admin")
@@ -462,6 +467,7 @@ func TestANewFolderLeavesThePersonWhereTheyWere(t *testing.T) {
 // what holds the space; Cancel frees it at once; another tenant cannot
 // cancel it.
 func TestUploadsInProgressAreListedAndCancelled(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
@@ -508,6 +514,7 @@ func TestUploadsInProgressAreListedAndCancelled(t *testing.T) {
 // uploaded, in the console and through a key of theirs; another person's
 // file is theirs to read only (403), and its page offers no change.
 func TestAFilesMemberChangesOnlyTheirOwnFiles(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	ctx := system()
@@ -571,6 +578,7 @@ func TestAFilesMemberChangesOnlyTheirOwnFiles(t *testing.T) {
 // the page it leads to says how many files go to the trash (one: "1
 // file"), and confirming there deletes it.
 func TestAFolderWithFilesIsDeletedWithOneConfirmation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	c := e.client(t).signIn("acme", "admin")
@@ -635,6 +643,7 @@ func TestAFolderWithFilesIsDeletedWithOneConfirmation(t *testing.T) {
 // downloads with), beside its display name; an emptied name is refused
 // with the input kept and nothing changed.
 func TestAFileIsRenamedOnItsPage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	c := e.client(t).signIn("acme", "admin")

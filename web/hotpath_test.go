@@ -15,6 +15,7 @@ import (
 // to the API container: the keys, the 30 days in one query, the month's
 // aggregate and a page of the log.
 func TestAPIUsagePageRoundTrips(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	k, _ := e.apiKey(t, e.acme.ID, "read")
 	admin := e.client(t).signIn("acme", "admin")
@@ -62,6 +63,7 @@ func (e *env) operatorKey(t *testing.T, tenantID string) string {
 // point read, and on the call that leases the next block of the key's
 // rate limit (1 in 20 at the default limit), the lease's one write.
 func TestAPIUserReadRoundTrips(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, tenantAdmin := e.apiKey(t, e.acme.ID, "read")
 	for _, tc := range []struct {

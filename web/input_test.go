@@ -61,6 +61,7 @@ func rawCall(t *testing.T, base, method, path string, announced int, sent string
 // console alike, and changes nothing. The stalled bodies go to a server
 // whose body timeout is short, so that nobody waits for the real one.
 func TestBodiesThatStallOrEndEarly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead, kanri.ScopeWrite)
 	cfg := e.config
@@ -111,6 +112,7 @@ func TestBodiesThatStallOrEndEarly(t *testing.T) {
 // TestBodyLimitIsExact checks that the API reads bodies of 65,536 bytes
 // and refuses one more, whether the length is announced or not.
 func TestBodyLimitIsExact(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead, kanri.ScopeWrite)
 	body := func(n int) string {
@@ -147,6 +149,7 @@ func TestBodyLimitIsExact(t *testing.T) {
 // bodies that are not one object of the documented fields spelt exactly,
 // each once; and that a 422 says what is wrong.
 func TestAPIRefusesLooseInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead, kanri.ScopeWrite)
 	a := e.api(t, http.MethodGet, "/api/v1/users", secret, nil, "Authorization", "Bearer ak_live_other")
@@ -204,6 +207,7 @@ func TestAPIRefusesLooseInput(t *testing.T) {
 // for the top level) takes it; any other is invalid (422, naming it),
 // never read as "left out", and nothing changes.
 func TestAPIRefusesNullWhereTheDocumentDoes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)
 	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead, kanri.ScopeWrite)
@@ -262,6 +266,7 @@ func TestAPIRefusesNullWhereTheDocumentDoes(t *testing.T) {
 // TestAPINoOpWritesKeepTheVersion checks that writes that change nothing
 // answer the user at the version it had.
 func TestAPINoOpWritesKeepTheVersion(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead, kanri.ScopeWrite)
 	bob := "/api/v1/users/" + e.acmeBob.ID
@@ -290,6 +295,7 @@ func TestAPINoOpWritesKeepTheVersion(t *testing.T) {
 // times each without If-Match, at once: each change is made (contention is
 // retried, never answered 409 or 503).
 func TestAPIConcurrentPatchesAllSucceed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead, kanri.ScopeWrite)
 	const clients, rounds = 10, 20
@@ -319,6 +325,7 @@ func TestAPIConcurrentPatchesAllSucceed(t *testing.T) {
 // with a value the operation does not take, or given twice, is refused
 // with the parameter named, instead of being passed over.
 func TestAPIRefusesQueryParametersItCannotTake(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead)
 	for _, tc := range []struct{ query, names string }{
@@ -362,6 +369,7 @@ func TestAPIRefusesQueryParametersItCannotTake(t *testing.T) {
 // TestHEADAnswersAsGET checks that HEAD on a GET route of the API and the
 // console answers GET's status and headers, without a body.
 func TestHEADAnswersAsGET(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, secret := e.apiKey(t, e.acme.ID, kanri.ScopeRead)
 	for _, path := range []string{"/api/v1/users", "/api/v1/users/" + e.acmeBob.ID, "/login", "/api/v1/openapi.json"} {

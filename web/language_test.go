@@ -15,6 +15,7 @@ import (
 )
 
 func TestJapaneseUI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t)
 	req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/login", nil)
@@ -44,6 +45,7 @@ func TestJapaneseUI(t *testing.T) {
 // English readers, and audit resource types in Japanese to Japanese
 // readers.
 func TestLabelsAreInThePagesLanguage(t *testing.T) {
+	t.Parallel()
 	for _, s := range role.Catalog() {
 		for _, key := range []string{"service." + s.ID, "service." + s.ID + ".description"} {
 			if !i18n.Has(key) {
@@ -83,6 +85,7 @@ func TestLabelsAreInThePagesLanguage(t *testing.T) {
 // action): the switch returns to the page's form or nearest page, never
 // to "Page not found".
 func TestSwitchingOnAPageAnsweringAPost(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("privileged", adminEmail)
 	acme := "/t/" + e.acme.ID
@@ -153,6 +156,7 @@ func TestSwitchingOnAPageAnsweringAPost(t *testing.T) {
 // page, with the global administrator's role, in both languages: no
 // message is formatted with the wrong number of arguments.
 func TestOperatorsRolesPageFormatsEveryMessage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("privileged", adminEmail)
 	for _, tc := range []struct{ lang, want string }{
@@ -173,6 +177,7 @@ func TestOperatorsRolesPageFormatsEveryMessage(t *testing.T) {
 // save of the tenant's default language itself, or a switch of language
 // before the page is shown.
 func TestFlashIsInThePagesLanguage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("acme", "admin")
 	path := "/t/" + e.acme.ID + "/settings"
@@ -197,6 +202,7 @@ func TestFlashIsInThePagesLanguage(t *testing.T) {
 // language the page is in (aria-pressed), whether the browser or the
 // visitor's choice decided it.
 func TestLoginMarksItsLanguage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	pressed := regexp.MustCompile(`data-testid="lang-(ja|en)" aria-pressed="(true|false)"`)
 	state := func(page string) map[string]string {

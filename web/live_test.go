@@ -164,6 +164,7 @@ func livePath(tenantID, channelID string, seq int64) string {
 }
 
 func TestLiveStreamSendsASnapshotThenTheChannelsEvents(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.chat(t)
 	bob := e.client(t).signIn("acme", "bob")
@@ -239,6 +240,7 @@ func TestLiveStreamSendsASnapshotThenTheChannelsEvents(t *testing.T) {
 }
 
 func TestLiveStreamIsClosedToWhoCannotReadTheChannel(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.chat(t)
 	bob := e.client(t).signIn("acme", "bob")
@@ -267,6 +269,7 @@ func TestLiveStreamIsClosedToWhoCannotReadTheChannel(t *testing.T) {
 }
 
 func TestLiveStreamResumesAfterLastEventIDWithoutLossOrRepeat(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.chat(t)
 	bob := e.client(t).signIn("acme", "bob")
@@ -308,6 +311,7 @@ func TestLiveStreamResumesAfterLastEventIDWithoutLossOrRepeat(t *testing.T) {
 }
 
 func TestLiveStreamEndsWhenTheSessionEnds(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.chat(t)
 	bob := e.client(t).signIn("acme", "bob")
@@ -324,6 +328,7 @@ func TestLiveStreamEndsWhenTheSessionEnds(t *testing.T) {
 }
 
 func TestLiveStreamEndsWhenTheRoleIsLost(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.chat(t)
 	bob := e.client(t).signIn("acme", "bob")
@@ -341,6 +346,7 @@ func TestLiveStreamEndsWhenTheRoleIsLost(t *testing.T) {
 // older than the kept events) gets the channel's messages whole, even
 // when no message was added: edits and deletions made meanwhile arrive.
 func TestAFailedResumeSendsTheSnapshot(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.chat(t)
 	bob := e.client(t).signIn("acme", "bob")
@@ -386,6 +392,7 @@ func TestAFailedResumeSendsTheSnapshot(t *testing.T) {
 // (and in his live stream) as mentioning him; on the admin's, as a
 // mention of someone else; the text stays escaped.
 func TestAMentionStandsOutForWhoIsMentioned(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.chat(t)
 	bob := e.client(t).signIn("acme", "bob")
@@ -417,6 +424,7 @@ func TestAMentionStandsOutForWhoIsMentioned(t *testing.T) {
 // TestTheChannelListCountsMentions: the list and the navigation count the
 // unread messages that mention the person, on the page and live.
 func TestTheChannelListCountsMentions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.chat(t)
 	e.say(t, c.admin, c.public, "@bob please look")

@@ -37,6 +37,7 @@ var seq atomic.Int64
 // own tenant only. A route added without declaring what it needs fails here,
 // and so does any answer in the 5xx range, whoever asks.
 func TestPermissionMatrix(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
 	admins, _ := e.roles.ForUser(ctx, e.acme.ID, e.acmeAdmin.ID)
@@ -313,6 +314,7 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 }
 
 func TestViewerSeesListsButNoActions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
 	vera, _ := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: "vera", Email: "vera@acme.test", DisplayName: "Vera", Password: password})
@@ -346,6 +348,7 @@ func TestViewerSeesListsButNoActions(t *testing.T) {
 }
 
 func TestGrantTakesEffectOnTheNextRequest(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("acme", "admin")
 	bob := e.client(t).signIn("acme", "bob")
@@ -382,6 +385,7 @@ func TestGrantTakesEffectOnTheNextRequest(t *testing.T) {
 }
 
 func TestOnlyGlobalAdminsChangeGlobalAdmins(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
 	priv, _ := e.tenants.Get(ctx, kanri.PrivilegedTenantID)

@@ -52,6 +52,7 @@ func listFrom(t *testing.T, target string) ([]string, views.Paging, []string) {
 }
 
 func TestListPagesWalkBothWays(t *testing.T) {
+	t.Parallel()
 	// Walk forward from the first page to the last, then back.
 	var urls []string
 	target := "/x?q=a"
@@ -86,6 +87,7 @@ func TestListPagesWalkBothWays(t *testing.T) {
 }
 
 func TestListPageSizesAndBadTokens(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, target string
 		wantCalls    []string
@@ -112,6 +114,7 @@ func TestListPageSizesAndBadTokens(t *testing.T) {
 }
 
 func TestListPageReportsOtherErrors(t *testing.T) {
+	t.Parallel()
 	c := echo.New().NewContext(httptest.NewRequest(http.MethodGet, "/x", nil), httptest.NewRecorder())
 	boom := errors.New("boom")
 	if _, _, err := listPage(c, "/x", 20, func(string, int) ([]int, string, error) { return nil, "", boom }); !errors.Is(err, boom) {
@@ -120,6 +123,7 @@ func TestListPageReportsOtherErrors(t *testing.T) {
 }
 
 func TestPageURL(t *testing.T) {
+	t.Parallel()
 	q := url.Values{"q": {"a b"}, "cursor": {"old"}, "trail": {"x"}, "empty": {""}}
 	tests := []struct {
 		cursor string
@@ -138,6 +142,7 @@ func TestPageURL(t *testing.T) {
 }
 
 func TestSortLinks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		query, field  string
 		wantURL, aria string
@@ -162,6 +167,7 @@ func TestSortLinks(t *testing.T) {
 }
 
 func TestEditFailed(t *testing.T) {
+	t.Parallel()
 	stored := &kanri.User{Doc: kanri.Doc{ID: "user_1", ETag: `"2"`}, Email: "now@x.test", DisplayName: "Now"}
 	inputOf := func(u *kanri.User) kanri.UserInput {
 		return kanri.UserInput{Email: u.Email, DisplayName: u.DisplayName}
@@ -200,6 +206,7 @@ func TestEditFailed(t *testing.T) {
 }
 
 func TestUnreadableShowsEveryError(t *testing.T) {
+	t.Parallel()
 	validate := func() error { return kanri.Invalid(kanri.Fields{"displayName": "validation.required"}) }
 	if err := unreadable(nil, validate); err != nil {
 		t.Errorf("nothing unreadable: got %v, want nil (validation is the service's)", err)
@@ -215,6 +222,7 @@ func TestUnreadableShowsEveryError(t *testing.T) {
 // reaches a declared route, so that a renamed route cannot leave links to
 // nowhere.
 func TestPathsAreRouted(t *testing.T) {
+	t.Parallel()
 	e := echo.New()
 	(&Server{}).routes(e)
 	declared := map[string]bool{}
@@ -261,6 +269,7 @@ func TestPathsAreRouted(t *testing.T) {
 // length, and that a component that fails sends an error page instead of
 // the part rendered before the failure.
 func TestRenderSendsWholePages(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		comp       templ.Component
@@ -302,6 +311,7 @@ func TestRenderSendsWholePages(t *testing.T) {
 // their routes with: a tenant reaches them only while its assignment of
 // the service is active and unexpired, and the service itself active.
 func TestUsableGuardsAServicesRoutes(t *testing.T) {
+	t.Parallel()
 	ds := bolttest.Open(t)
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	d := app.NewDeps(store.New(ds, nil, schema.Set()), nil, func() time.Time { return now })

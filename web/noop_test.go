@@ -16,6 +16,7 @@ import (
 // assignments, catalog services and API keys as they are: no new version
 // (the ETag other clients hold stays good) and no audit record.
 func TestAWriteThatChangesNothingChangesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
 	e.assignFiles(t, e.acme.ID)

@@ -151,6 +151,7 @@ func countSeverity(ps []lintProblem, severity string) int {
 // path, scope, summary, schemas and status (no operationId, tag or doc of
 // their own), so that a route added that way cannot make the document fail.
 func TestOpenAPIDocumentPassesLinters(t *testing.T) {
+	t.Parallel()
 	s := &Server{}
 	served := s.apiRoutes()
 	more := append(slices.Clone(served),
@@ -193,6 +194,7 @@ func TestOpenAPIDocumentPassesLinters(t *testing.T) {
 // faults they must report, so that the lint above cannot pass by reading
 // nothing.
 func TestOpenAPILintersReportProblems(t *testing.T) {
+	t.Parallel()
 	doc := filepath.Join(t.TempDir(), "bad.json")
 	bad := `{"openapi":"3.1.0","info":{"title":"t","version":"1"},"servers":[{"url":"https://example.com/api"}],
 		"paths":{"/things":{"get":{"responses":{"200":{"description":"ok"}}}}}}`

@@ -204,6 +204,7 @@ func joinErrors(errs []*liberrors.ValidationError) string {
 // every API call answers the API does not give: each must be reported,
 // and a true answer must not.
 func TestOpenAPIValidatorCatchesMismatches(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if err := servedDocument.load(e.srv.URL); err != nil {
 		t.Fatal(err)
@@ -313,6 +314,7 @@ func TestOpenAPIValidatorCatchesMismatches(t *testing.T) {
 // document lists, so that e.api validates a real answer of each: the
 // validation is what this test checks, beside the statuses.
 func TestAPIAnswersAsDocumented(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, rw := e.apiKey(t, e.acme.ID, "read", "write")
 	_, read := e.apiKey(t, e.acme.ID, "read")

@@ -21,6 +21,7 @@ import (
 // ignored by default, the configured public address when there is one,
 // and forwarded headers believed only from a trusted proxy.
 func TestServerAddress(t *testing.T) {
+	t.Parallel()
 	// Every request comes from 127.0.0.1, as if through a proxy that says
 	// its client used https://kanri.example.jp from 203.0.113.7.
 	forwarded := []string{"X-Forwarded-Proto", "https", "X-Forwarded-Host", "kanri.example.jp", "X-Forwarded-For", "203.0.113.7"}

@@ -27,6 +27,7 @@ var dense = []string{
 // none may read a whole partition, or walk a whole index while checking a
 // filter that may reject most of it.
 func TestEveryListQueryIsServedByAnIndex(t *testing.T) {
+	t.Parallel()
 	var rec *docstoretest.Recorder
 	e := newEnvOver(t, func(ds docstore.Store) docstore.Store { rec = docstoretest.NewRecorder(ds); return rec })
 	staff := e.client(t).signIn("privileged", adminEmail)

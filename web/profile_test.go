@@ -17,6 +17,7 @@ import (
 // the admin edits bob's from his page (a stale form is refused), the edit
 // is audited and the API shows the profile.
 func TestProfiles(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	bob := e.client(t).signIn("acme", "bob")
 	_, page := bob.get("/account")
@@ -77,6 +78,7 @@ func TestProfiles(t *testing.T) {
 // stored square at 256 px and served to him and to those who may read
 // users, not to another tenant.
 func TestAvatars(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	bob := e.client(t).signIn("acme", "bob")
 	upload := func(c *client, path string, data []byte) *http.Response {
@@ -124,6 +126,7 @@ func TestAvatars(t *testing.T) {
 // second step refuse control characters, direction marks and overlong
 // text, escape markup, and store nothing they refuse.
 func TestHostileInputInTheNewFields(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	bob := e.client(t).signIn("acme", "bob")
 	for _, c := range []struct{ field, value string }{
@@ -172,6 +175,7 @@ func TestHostileInputInTheNewFields(t *testing.T) {
 // fields it sends and keeps the others; a bad phone number is a 422 that
 // changes nothing; a stale If-Match is refused.
 func TestTheUsersAPIEditsProfiles(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, secret := e.apiKey(t, e.acme.ID, "read", "write")
 	path := "/api/v1/users/" + e.acmeBob.ID
@@ -204,6 +208,7 @@ func TestTheUsersAPIEditsProfiles(t *testing.T) {
 // TestTheUsersAPICreatesUsersWithAProfile: POST /users takes a profile,
 // checked like the console's.
 func TestTheUsersAPICreatesUsersWithAProfile(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, secret := e.apiKey(t, e.acme.ID, "read", "write")
 	body := map[string]any{"username": "hana", "email": "hana@acme.test", "displayName": "Hana", "password": "Another-pass-9",

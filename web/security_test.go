@@ -17,6 +17,7 @@ import (
 )
 
 func TestEveryRouteNeedsSignIn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t)
 	c.get("/login") // an anonymous session with a CSRF token
@@ -54,6 +55,7 @@ func TestEveryRouteNeedsSignIn(t *testing.T) {
 // sign-in pages, the health checks, the API's document and reference)
 // without being sent to sign in or refused, and breaks none of them.
 func TestPublicRoutesNeedNoSignIn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	// A value for each parameter of a public route.
 	params := strings.NewReplacer(":tag", "users", "/static*", "/static/css/app.css")
@@ -80,6 +82,7 @@ func TestPublicRoutesNeedNoSignIn(t *testing.T) {
 }
 
 func TestOtherTenantsRoutesAnswer404(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	for _, r := range e.routes() {
@@ -125,6 +128,7 @@ func TestOtherTenantsRoutesAnswer404(t *testing.T) {
 }
 
 func TestStaffReachEveryTenant(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("privileged", adminEmail)
 	for _, id := range []string{e.acme.ID, e.globex.ID} {
@@ -144,6 +148,7 @@ func TestStaffReachEveryTenant(t *testing.T) {
 }
 
 func TestCSRFIsRequired(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	path := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/deactivate"
@@ -175,6 +180,7 @@ func TestCSRFIsRequired(t *testing.T) {
 }
 
 func TestForgedTenantIDsInFormsAreIgnored(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	resp, _ := c.post("/t/"+e.acme.ID+"/users", url.Values{
@@ -194,6 +200,7 @@ func TestForgedTenantIDsInFormsAreIgnored(t *testing.T) {
 }
 
 func TestSecurityHeaders(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	resp, _ := e.client(t).get("/login")
 	for h, want := range map[string]string{
@@ -216,6 +223,7 @@ func TestSecurityHeaders(t *testing.T) {
 // TestEveryPostNeedsTheCSRFToken walks every state-changing route as a
 // global administrator, who could do anything, without the token.
 func TestEveryPostNeedsTheCSRFToken(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID) // so that only the token can refuse its routes
 	e.assignMessaging(t, e.acme.ID)
@@ -254,6 +262,7 @@ func TestEveryPostNeedsTheCSRFToken(t *testing.T) {
 // body limit belong to the console's group: a route of another group (the
 // JSON API, uploads) gets neither unless it declares them.
 func TestConsoleMiddlewareStaysInItsGroup(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.echo.POST("/api/v1/probe", func(c echo.Context) error {
 		n, _ := io.Copy(io.Discard, c.Request().Body)
@@ -284,6 +293,7 @@ func TestConsoleMiddlewareStaysInItsGroup(t *testing.T) {
 }
 
 func TestSignedInPagesAreNotStored(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	for _, path := range []string{"/t/" + e.acme.ID + "/users", "/account", "/t/" + e.acme.ID + "/audit"} {
@@ -297,6 +307,7 @@ func TestSignedInPagesAreNotStored(t *testing.T) {
 // TestSessionCookiesAreEncrypted checks that the cookie does not show who
 // is signed in, with a secret of only 32 bytes (the shortest accepted).
 func TestSessionCookiesAreEncrypted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t) // a 32-byte secret
 	c := e.client(t).signIn("acme", "admin")
 	u, _ := url.Parse(e.srv.URL)
@@ -333,6 +344,7 @@ func TestSessionCookiesAreEncrypted(t *testing.T) {
 // TestAnonymousErrorPagesCarryAWorkingToken checks that the language switch
 // of an error page seen without a session works.
 func TestAnonymousErrorPagesCarryAWorkingToken(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t)
 	resp, body := c.get("/static/no-such-file.css")

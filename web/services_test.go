@@ -17,6 +17,7 @@ import (
 )
 
 func TestServiceCatalogPages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	op := e.client(t).signIn("privileged", adminEmail)
 
@@ -93,6 +94,7 @@ func TestServiceCatalogPages(t *testing.T) {
 }
 
 func TestTenantServicePages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	op := e.client(t).signIn("privileged", adminEmail)
 	base := "/t/" + e.acme.ID + "/services"
@@ -206,6 +208,7 @@ func between(s, from, to string) string {
 // active (and unexpired) service assignment cannot be deleted
 // (docs/data-model.md, "Soft deletion").
 func TestTenantWithActiveServicesIsNotDeleted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
 	ten, err := e.tenants.Create(ctx, kanri.TenantInput{Name: "empty", DisplayName: "Empty", Plan: kanri.PlanFree, MaxUsers: 5})
@@ -232,6 +235,7 @@ func hasKey(err error, key string) bool { k, _ := kanri.ErrorMessage(err); retur
 // gives and whether that needs an assignment; a service whose features do
 // not exist yet says so.
 func TestServicesSayWhatIsTrue(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	base := "/t/" + e.acme.ID + "/services"
 	for _, who := range []struct {
@@ -293,6 +297,7 @@ func rowOf(body, attr string) string {
 // the assignment on, an axis with round values, the values over the bars,
 // and "no data yet" for a chart with nothing to show.
 func TestServiceUsageChart(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
 	assigned := e.clock.Now()
@@ -342,6 +347,7 @@ func reversed(s []string) []string {
 // shown as a list of dotted keys with values by type, on the services page
 // and the service's page, not as Go map text or JSON.
 func TestNestedSettingsReadable(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	op := e.client(t).signIn("privileged", adminEmail)
 	op.post("/lang", url.Values{"lang": {"en"}, "next": {"/"}})
@@ -380,6 +386,7 @@ func TestNestedSettingsReadable(t *testing.T) {
 // only a long one speaks of the length, in the catalog's and the API
 // keys' forms.
 func TestNameMessages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	op := e.client(t).signIn("privileged", adminEmail)
 	op.post("/lang", url.Values{"lang": {"en"}, "next": {"/"}})
@@ -409,6 +416,7 @@ func TestNameMessages(t *testing.T) {
 // cannot be deleted because tenants still have it names them, and says
 // when there are more than it names.
 func TestServiceInUseNamesItsTenants(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
 	if _, err := e.catalog.Create(ctx, "crm", kanri.ServiceInput{Name: "CRM"}); err != nil {
@@ -461,6 +469,7 @@ func TestServiceInUseNamesItsTenants(t *testing.T) {
 // third is refused with why, in the console and the API; a service
 // without settings says so.
 func TestServiceSettingsAreTypedAndEnforced(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	op := e.client(t).signIn("privileged", adminEmail)
 	base := "/t/" + e.acme.ID + "/services"
@@ -509,6 +518,7 @@ func TestServiceSettingsAreTypedAndEnforced(t *testing.T) {
 // and cannot make, an assignment the tenant's plan excludes (it would
 // show active and answer 403); an included service offers no Assign.
 func TestAServiceThePlanExcludesIsNotAssigned(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	free, err := e.tenants.Create(system(), kanri.TenantInput{Name: "freebie", DisplayName: "Freebie", Plan: kanri.PlanFree, MaxUsers: 5})
 	if err != nil {
@@ -539,6 +549,7 @@ func TestAServiceThePlanExcludesIsNotAssigned(t *testing.T) {
 // operator inside it: none before they are assigned, and not while one is
 // suspended.
 func TestNavigationListsUsableServices(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("acme", "admin")
 	staff := e.client(t).signIn("privileged", adminEmail)

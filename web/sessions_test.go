@@ -26,6 +26,7 @@ var sessionEnd = regexp.MustCompile(`action="(/account/sessions/session_[0-9a-f]
 // this one goes on; signing out ends only the session signing out; ending
 // all others leaves this one.
 func TestSessionsAreListedAndEndedOneByOne(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	laptop := e.client(t).signIn("acme", "admin")
 	phone := e.client(t).signIn("acme", "admin")
@@ -86,6 +87,7 @@ func TestSessionsAreListedAndEndedOneByOne(t *testing.T) {
 // TestAnotherUsersSessionCannotBeEnded: bob cannot end the admin's
 // session by its id (404, and it goes on); globex's admin cannot either.
 func TestAnotherUsersSessionCannotBeEnded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	admin := e.client(t).signIn("acme", "admin")
@@ -111,6 +113,7 @@ func TestAnotherUsersSessionCannotBeEnded(t *testing.T) {
 // his page signs out both his browsers, is audited, and bob can sign in
 // again.
 func TestAnAdministratorSignsAUserOutEverywhere(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("acme", "admin")
 	bob1, bob2 := e.client(t).signIn("acme", "bob"), e.client(t).signIn("acme", "bob")
@@ -137,6 +140,7 @@ func TestAnAdministratorSignsAUserOutEverywhere(t *testing.T) {
 // session that made it and ends the others, and the account page shows
 // when the password was last changed.
 func TestPasswordChangeEndsTheOtherSessions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	here, there := e.client(t).signIn("acme", "bob"), e.client(t).signIn("acme", "bob")
 	here.get("/account")

@@ -81,6 +81,7 @@ func (e *env) setTenant(t *testing.T, id string, set func(*kanri.TenantInput)) *
 // viewer reads them, a user without a role and another tenant's
 // administrator get nowhere, and a save is audited.
 func TestSettingsPageByRole(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := system()
 	vera, _ := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: "vera", Email: "vera@acme.test", DisplayName: "Vera", Password: password})
@@ -155,6 +156,7 @@ func TestSettingsPageByRole(t *testing.T) {
 // another change of the settings is stale and shows the stored settings,
 // one opened before a change of something else is not.
 func TestSettingsValidationAndStaleEdit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	path := "/t/" + e.acme.ID + "/settings"
 	admin := e.client(t).signIn("acme", "admin")
@@ -200,6 +202,7 @@ func TestSettingsValidationAndStaleEdit(t *testing.T) {
 // a tenant show times in its time zone, with the zone's abbreviation, and
 // follow a change of it; the operator's pages across tenants stay in UTC.
 func TestTenantPagesShowTimesInItsZone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := system()
 	admin := e.client(t).signIn("acme", "admin") // an auth.login record, and a last sign-in
@@ -253,6 +256,7 @@ func TestTenantPagesShowTimesInItsZone(t *testing.T) {
 // is spoken to in the tenant's locale, before the browser's; one who chose
 // a language keeps it; without a locale the browser decides.
 func TestTenantLocaleIsItsUsersDefaultLanguage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	lang := func(c *client, acceptLanguage string) string {
 		t.Helper()
@@ -288,6 +292,7 @@ func TestTenantLocaleIsItsUsersDefaultLanguage(t *testing.T) {
 // navigation), for the operator acting in it, and for its API keys; back
 // on standard, they return. What every plan has stays.
 func TestPlanGatesServicesAndPermissions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, secret := e.apiKey(t, e.acme.ID, "read")
 	e.assign(t, e.acme.ID, kanri.BackupServiceID)
@@ -336,6 +341,7 @@ func TestPlanGatesServicesAndPermissions(t *testing.T) {
 // stay and the console says why); advancedReporting off takes the usage
 // pages and their links away.
 func TestFeatureFlagsGate(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	k, secret := e.apiKey(t, e.acme.ID, "read")
 	e.assign(t, e.acme.ID, kanri.FileServiceID)
@@ -369,6 +375,7 @@ func TestFeatureFlagsGate(t *testing.T) {
 // the days before do not. When the end passes, the expiry suspends the
 // tenant (its users are signed out), and a renewal reactivates it.
 func TestSubscriptionEndBanner(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := system()
 	vera, _ := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: "vera", Email: "vera@acme.test", DisplayName: "Vera", Password: password})
@@ -450,6 +457,7 @@ func TestSubscriptionEndBanner(t *testing.T) {
 // subscription's dates (days of the tenant's zone), refuses an end before
 // the start with the input kept, and the tenant's settings page shows them.
 func TestOperatorEditsSubscriptionDates(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	staff := e.client(t).signIn("privileged", adminEmail)
 	path := "/tenants/" + e.acme.ID
@@ -488,6 +496,7 @@ func TestOperatorEditsSubscriptionDates(t *testing.T) {
 // schedules are read in and links to the settings; its own zone form is
 // gone.
 func TestBackupsPageLinksToSettings(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assign(t, e.acme.ID, kanri.BackupServiceID)
 	admin := e.client(t).signIn("acme", "admin")
@@ -506,6 +515,7 @@ func TestBackupsPageLinksToSettings(t *testing.T) {
 // zone, and the pages show the dates of that zone: the day typed comes
 // back on the list and in the form.
 func TestDatesAreTheTenantsDays(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := system()
 	// At 05:00 UTC it is 18:00 the day before in Pago Pago (UTC-11), and
@@ -569,6 +579,7 @@ func TestDatesAreTheTenantsDays(t *testing.T) {
 // the time now in the zone chosen, before it is saved; a name that is not
 // a zone shows nothing.
 func TestZonePreviewFollowsTheChoice(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("acme", "admin")
 	path := "/t/" + e.acme.ID + "/settings"
@@ -613,6 +624,7 @@ func TestZonePreviewFollowsTheChoice(t *testing.T) {
 // working in it from the operator's tenant ("Acme's settings"), in
 // English and Japanese, on pages and on error pages alike.
 func TestOperatorSeesTheTenantsName(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.setTenant(t, e.acme.ID, func(in *kanri.TenantInput) {
 		in.DisplayName = "Acme Corp"

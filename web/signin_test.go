@@ -16,6 +16,7 @@ import (
 )
 
 func TestSignInAndSessions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t)
 	c.get("/login")
@@ -87,6 +88,7 @@ func TestSignInAndSessions(t *testing.T) {
 // session asks to sign in (and says a session ended only when one did),
 // then leads to the page asked for; only paths of the console are followed.
 func TestDeepLinksLeadThroughSignIn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	page := "/t/" + e.acme.ID + "/audit?action=user."
 	c := e.client(t)
@@ -130,6 +132,7 @@ func TestDeepLinksLeadThroughSignIn(t *testing.T) {
 // TestStartPageIsOneTheUserMayOpen checks that a user is sent after sign-in
 // (and from /) to the first page they may open: never "Not allowed".
 func TestStartPageIsOneTheUserMayOpen(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
 	if _, err := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: "nora", Email: "nora@acme.test", DisplayName: "Nora", Password: password}); err != nil {
@@ -164,6 +167,7 @@ func TestStartPageIsOneTheUserMayOpen(t *testing.T) {
 // closed is told why on the sign-in page; a locked account says until
 // when.
 func TestAClosedOrganisationSaysWhy(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	loc := e.fresh(t, e.acme.ID).Location()
 	tomorrow := e.clock.Now().In(loc).AddDate(0, 0, 1)
@@ -225,6 +229,7 @@ func TestAClosedOrganisationSaysWhy(t *testing.T) {
 // Channels, of the files only at Files, and someone without roles at
 // their account.
 func TestMembersStartWhereTheyWork(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.assignMessaging(t, e.acme.ID)
 	e.assignFiles(t, e.acme.ID)

@@ -20,6 +20,7 @@ var loginErrorPattern = regexp.MustCompile(`data-testid="login-error">([^<]*)<`)
 // which name to use, with the same words whatever was wrong, and that the
 // form explains its organisation field.
 func TestFailedSignInNamesTheSignInName(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
 	ten, err := e.tenants.Create(ctx, kanri.TenantInput{Name: "initech", DisplayName: "Initech Corporation", Plan: kanri.PlanStandard, MaxUsers: 10})
@@ -73,6 +74,7 @@ func TestFailedSignInNamesTheSignInName(t *testing.T) {
 // organisation's sign-in name beside its display name, and that the
 // operator's tenant switcher shows each tenant's sign-in name.
 func TestAccountShowsTheSignInName(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
 	ten, err := e.tenants.Create(ctx, kanri.TenantInput{Name: "initech", DisplayName: "Initech Corporation", Plan: kanri.PlanStandard, MaxUsers: 10})
@@ -121,6 +123,7 @@ func signInNameOf(body string) string {
 // tenant tells the operator that its first user becomes its administrator
 // and what to hand them: the absolute sign-in address and the sign-in name.
 func TestTenantCreationSaysWhatToHandOver(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	staff := e.client(t).signIn("privileged", adminEmail)
 	staff.get("/tenants/new")

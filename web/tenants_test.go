@@ -15,6 +15,7 @@ import (
 // TestTenantEditShowsEveryError checks that an edit with a maxUsers that is
 // not a number shows that error with the others, and keeps what was typed.
 func TestTenantEditShowsEveryError(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	staff := e.client(t).signIn("privileged", adminEmail)
 	for _, path := range []string{"/tenants", "/tenants/" + e.acme.ID} {
@@ -31,6 +32,7 @@ func TestTenantEditShowsEveryError(t *testing.T) {
 // TestSuspendedTenantIsMarked checks that on a suspended tenant's pages the
 // switcher shows that tenant (marked) and a banner says it is suspended.
 func TestSuspendedTenantIsMarked(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
 	if _, err := e.tenants.SetStatus(ctx, e.acme.ID, kanri.Seen{}, kanri.TenantSuspended); err != nil {
@@ -58,6 +60,7 @@ func TestSuspendedTenantIsMarked(t *testing.T) {
 // switcher's list is cached (the test's clock stands still, so it never
 // expires): the next page shows each change.
 func TestSwitcherShowsThisInstancesChangesAtOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
 	gone, err := e.tenants.Create(ctx, kanri.TenantInput{Name: "goneco", DisplayName: "Gone Co", Plan: kanri.PlanFree, MaxUsers: 5})

@@ -136,6 +136,7 @@ func runTusInterop(t *testing.T, node, root string, cfg map[string]any) *tusInte
 // client's defaults). Each file must then be whole: its stored checksum
 // and its download are those of the bytes sent.
 func TestTusInterop(t *testing.T) {
+	t.Parallel()
 	node, root := tusClient(t)
 	e := newEnv(t)
 	e.assignFiles(t, e.acme.ID)

@@ -81,6 +81,7 @@ func (c *client) signInStep(tenantName, username, pass string) string {
 // codes, one a line, named for the account) and a Copy button that copies
 // them one a line.
 func TestTwoFactorPageHelpsToKeepTheKeys(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	bob := e.client(t).signIn("acme", "bob")
 	bob.get("/account/2fa")
@@ -143,6 +144,7 @@ func TestTwoFactorPageHelpsToKeepTheKeys(t *testing.T) {
 // factors of a user, their page says so in place of the form that turns
 // it off; others have the form.
 func TestEnforcedTwoFactorCannotBeTurnedOff(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin, bob := e.client(t).signIn("acme", "admin"), e.client(t).signIn("acme", "bob")
 	e.enrol(t, admin)
@@ -179,6 +181,7 @@ func TestEnforcedTwoFactorCannotBeTurnedOff(t *testing.T) {
 // and a code; the code's second use, a wrong code and a late one are
 // refused; a recovery code works once.
 func TestTwoFactorSignIn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	bob := e.client(t).signIn("acme", "bob")
 	secret, codes := e.enrol(t, bob)
@@ -233,6 +236,7 @@ func TestTwoFactorSignIn(t *testing.T) {
 // everyone, bob's first sign-in leads to enrolment, and every other page
 // sends him back there until he has enrolled.
 func TestEnforcedTwoFactorLeadsToEnrolment(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.requireTwoFactor(t, e.acme.ID, kanri.TwoFactorEveryone)
 	c := e.client(t)
@@ -264,6 +268,7 @@ func TestEnforcedTwoFactorLeadsToEnrolment(t *testing.T) {
 // it on included), not only at their next sign-in; switched off again, it
 // lets them go.
 func TestEnforcementReachesOpenSessions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	bob := e.client(t).signIn("acme", "bob")
 	admin := e.client(t).signIn("acme", "admin")
@@ -283,6 +288,7 @@ func TestEnforcementReachesOpenSessions(t *testing.T) {
 // TestAdministratorsOnlyEnforcement: with two factors required of
 // administrators, the admin is led to enrolment and bob is not.
 func TestAdministratorsOnlyEnforcement(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.requireTwoFactor(t, e.acme.ID, kanri.TwoFactorAdmins)
 	if got := e.client(t).signInStep("acme", "admin", password); got != "/account/2fa" {
@@ -297,6 +303,7 @@ func TestAdministratorsOnlyEnforcement(t *testing.T) {
 // sign-in (a lost phone): bob is signed out, signs in with the password
 // alone, and the reset is audited.
 func TestAnAdministratorResetsTwoFactor(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	bob := e.client(t).signIn("acme", "bob")
 	e.enrol(t, bob)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestBadInputShowsFieldErrorsAndSavesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	staff := e.client(t).signIn("privileged", adminEmail)
 	tests := []struct {
@@ -76,6 +77,7 @@ func TestBadInputShowsFieldErrorsAndSavesNothing(t *testing.T) {
 }
 
 func TestStaleEditIsDetected(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	path := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID
@@ -101,6 +103,7 @@ func TestStaleEditIsDetected(t *testing.T) {
 }
 
 func TestFormsKeepInputAndIDsAreChecked(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	// Any username the policy allows can be stored.
@@ -128,6 +131,7 @@ func TestFormsKeepInputAndIDsAreChecked(t *testing.T) {
 }
 
 func TestEditSurvivesTheUsersSignIn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.client(t).signIn("acme", "admin")
 	path := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID
@@ -147,6 +151,7 @@ func TestEditSurvivesTheUsersSignIn(t *testing.T) {
 // global administrator is warned before deactivating a customer tenant's
 // last administrator, and must confirm it.
 func TestOperatorsConfirmRemovingTheLastAdmin(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	adminID, err := e.users.IDByUsername(ctx, e.globex.ID, "admin")
@@ -191,6 +196,7 @@ func TestOperatorsConfirmRemovingTheLastAdmin(t *testing.T) {
 // and tenant pages post the ETag and state they were rendered with, and
 // that an action on something changed since is reported and not done.
 func TestActionFormsSendWhatTheyShow(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	admin := e.client(t).signIn("acme", "admin")
@@ -242,6 +248,7 @@ func TestActionFormsSendWhatTheyShow(t *testing.T) {
 // or Delete on one's own account, while another user's page does, and that
 // the server still refuses them.
 func TestOwnAccountNotOffered(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.client(t).signIn("acme", "admin")
 	base := "/t/" + e.acme.ID + "/users/"
@@ -276,6 +283,7 @@ func TestOwnAccountNotOffered(t *testing.T) {
 // TestDeactivationEndsSessions checks that a deactivated user's sessions
 // end for good: reactivating the account does not bring them back.
 func TestDeactivationEndsSessions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	bob := e.client(t).signIn("acme", "bob")
 	resp, _ := bob.get("/account")
