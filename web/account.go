@@ -7,6 +7,7 @@ import (
 
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // account shows the signed-in user's own account.
@@ -16,26 +17,26 @@ func (s *Server) account(c echo.Context) error {
 
 // showAccount renders the account page with the password form's errors.
 func (s *Server) showAccount(c echo.Context, status int, errs views.Errors) error {
-	u := c.Get(ctxUser).(*kanri.User)
+	u := c.Get(httpkit.KeyUser).(*kanri.User)
 	return s.renderAccount(c, status, views.AccountView{Errors: errs, Profile: u.Profile})
 }
 
 // renderAccount renders the account page with v's forms.
 func (s *Server) renderAccount(c echo.Context, status int, v views.AccountView) error {
-	u := c.Get(ctxUser).(*kanri.User)
+	u := c.Get(httpkit.KeyUser).(*kanri.User)
 	sessions, err := s.Auth.Sessions(c.Request().Context(), u.TenantID, u.ID)
 	if err != nil {
 		return err
 	}
-	v.Sessions, v.Current = sessions, c.Get(ctxSession).(*kanri.Session).ID
+	v.Sessions, v.Current = sessions, c.Get(httpkit.KeySession).(*kanri.Session).ID
 	v.TwoFactor, v.RecoveryLeft = u.Security.TwoFactorEnabled, len(u.Security.RecoveryCodes)
 	return render(c, status, views.AccountPage(s.page(c, "account.title", "account"), v))
 }
 
 // endOwnSession ends one of the user's other sessions.
 func (s *Server) endOwnSession(c echo.Context) error {
-	u := c.Get(ctxUser).(*kanri.User)
-	if c.Param("session") == c.Get(ctxSession).(*kanri.Session).ID {
+	u := c.Get(httpkit.KeyUser).(*kanri.User)
+	if c.Param("session") == c.Get(httpkit.KeySession).(*kanri.Session).ID {
 		return kanri.E(kanri.ECONFLICT, "account.end_current")
 	}
 	if err := s.Auth.EndSession(c.Request().Context(), u.TenantID, u.ID, c.Param("session")); err != nil {
@@ -46,8 +47,8 @@ func (s *Server) endOwnSession(c echo.Context) error {
 
 // endOtherSessions ends every session of the user but this one.
 func (s *Server) endOtherSessions(c echo.Context) error {
-	u := c.Get(ctxUser).(*kanri.User)
-	n, err := s.Auth.EndOtherSessions(c.Request().Context(), u.TenantID, u.ID, c.Get(ctxSession).(*kanri.Session).ID)
+	u := c.Get(httpkit.KeyUser).(*kanri.User)
+	n, err := s.Auth.EndOtherSessions(c.Request().Context(), u.TenantID, u.ID, c.Get(httpkit.KeySession).(*kanri.Session).ID)
 	if err != nil {
 		return err
 	}
@@ -58,7 +59,7 @@ func (s *Server) endOtherSessions(c echo.Context) error {
 // and keeps this one (renewed).
 func (s *Server) changePassword(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := c.Get(ctxUser).(*kanri.User)
+	u := c.Get(httpkit.KeyUser).(*kanri.User)
 	next := c.FormValue("password")
 	var err error
 	if next != c.FormValue("confirm") {
@@ -85,7 +86,7 @@ func (s *Server) changePassword(c echo.Context) error {
 
 // updateOwnProfile saves the user's own profile.
 func (s *Server) updateOwnProfile(c echo.Context) error {
-	u, in := c.Get(ctxUser).(*kanri.User), profileForm(c)
+	u, in := c.Get(httpkit.KeyUser).(*kanri.User), profileForm(c)
 	_, err := s.Users.UpdateProfile(c.Request().Context(), u.TenantID, u.ID, seen(c), in)
 	if err == nil {
 		return s.done(c, views.AccountPath(), "profile.saved_own")
@@ -98,13 +99,13 @@ func (s *Server) updateOwnProfile(c echo.Context) error {
 	if gerr != nil {
 		return gerr
 	}
-	c.Set(ctxUser, cur) // the form's version is the stored one now
+	c.Set(httpkit.KeyUser, cur) // the form's version is the stored one now
 	return s.renderAccount(c, status, views.AccountView{Profile: in, ProfileErrors: errs})
 }
 
 // uploadOwnAvatar sets the user's own avatar.
 func (s *Server) uploadOwnAvatar(c echo.Context) error {
-	if err := s.storeAvatar(c, c.Get(ctxUser).(*kanri.User)); err != nil {
+	if err := s.storeAvatar(c, c.Get(httpkit.KeyUser).(*kanri.User)); err != nil {
 		return err
 	}
 	return s.done(c, views.AccountPath(), "profile.avatar_saved")
@@ -112,5 +113,5 @@ func (s *Server) uploadOwnAvatar(c echo.Context) error {
 
 // ownAvatar sends the user's own avatar.
 func (s *Server) ownAvatar(c echo.Context) error {
-	return s.sendAvatar(c, c.Get(ctxUser).(*kanri.User))
+	return s.sendAvatar(c, c.Get(httpkit.KeyUser).(*kanri.User))
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // The tenant JSON API, /api/v1: programs authenticate with an API key
@@ -197,7 +198,7 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 		actor.UserID, actor.UserName, actor.TenantID = k.ID, "API key "+k.Name+" ("+k.KeyPrefix+"…)", k.TenantID
 		c.SetRequest(c.Request().WithContext(audit.WithActor(ctx, actor)))
 		c.Set(ctxKey, &k)
-		c.Set(ctxTenant, &t)
+		c.Set(httpkit.KeyTenant, &t)
 		c.Set(ctxGrant, g)
 		return next(c)
 	}
@@ -247,7 +248,7 @@ func (s *Server) apiUsage(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		k := apiKeyOf(c)
 		u := apikey.NewUsage(k, start)
-		u.Endpoint, u.Method, u.StatusCode = c.Path(), c.Request().Method, loggedStatus(c)
+		u.Endpoint, u.Method, u.StatusCode = c.Path(), c.Request().Method, httpkit.LoggedStatus(c)
 		u.ResponseTime = int(s.Now().Sub(start) / time.Millisecond)
 		u.RequestSize, u.ResponseSize = max(0, c.Request().ContentLength), c.Response().Size
 		u.ClientIP, u.UserAgent = c.RealIP(), truncate(c.Request().UserAgent(), 256)
@@ -447,19 +448,19 @@ func (s *Server) apiError(c echo.Context, err error) {
 				c.Response().Header().Set("Allow", allow)
 			}
 		}
-	case clientGone(err):
+	case httpkit.ClientGone(err):
 		code = http.StatusServiceUnavailable // nobody reads it, unless the server is stopping
 	case kanri.ErrorCode(err) != "":
-		code = status(err)
+		code = httpkit.Status(err)
 	}
-	p := problem{Type: ProblemType(baseURL(c), code), Title: http.StatusText(code), Status: code, Instance: problemInstance(reqID(c)), RequestID: reqID(c)}
+	p := problem{Type: ProblemType(baseURL(c), code), Title: http.StatusText(code), Status: code, Instance: problemInstance(httpkit.RequestID(c)), RequestID: httpkit.RequestID(c)}
 	switch {
-	case clientGone(err):
+	case httpkit.ClientGone(err):
 		s.abandoned(c, err)
 		p.Detail = i18n.T(ctx, "input.abandoned")
 	case code == http.StatusInternalServerError:
-		s.Logger.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
-		p.Detail = i18n.T(ctx, "error.internal_body", reqID(c))
+		s.Logger.Error("internal error", "err", err, "request_id", httpkit.RequestID(c), "path", c.Request().URL.Path)
+		p.Detail = i18n.T(ctx, "error.internal_body", httpkit.RequestID(c))
 	case code == http.StatusNotFound:
 		p.Detail = i18n.T(ctx, "api.not_found")
 	case code == http.StatusRequestEntityTooLarge:
@@ -483,12 +484,12 @@ func (s *Server) apiError(c echo.Context, err error) {
 	case http.StatusUnauthorized:
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="kanri"`)
 	case http.StatusServiceUnavailable:
-		c.Response().Header().Set("Retry-After", retryAfter)
+		c.Response().Header().Set("Retry-After", httpkit.RetryAfter)
 	}
 	b, _ := json.Marshal(p)
 	c.Response().Header().Set(echo.HeaderContentType, "application/problem+json")
 	if err := c.Blob(code, "application/problem+json", b); err != nil {
-		s.Logger.Warn("problem not sent", "err", err, "request_id", reqID(c))
+		s.Logger.Warn("problem not sent", "err", err, "request_id", httpkit.RequestID(c))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // Who did something, as the API says it: the fields that hold who made or
@@ -57,7 +58,7 @@ type apiKeyDoc struct {
 // apiGetKey reads one of the tenant's API keys; another tenant's is not
 // found.
 func (s *Server) apiGetKey(c echo.Context) error {
-	k, err := s.Keys.Get(c.Request().Context(), routeTenant(c).ID, c.Param("key"))
+	k, err := s.Keys.Get(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("key"))
 	if err != nil {
 		return err
 	}

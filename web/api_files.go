@@ -15,6 +15,8 @@ import (
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/web/httpkit"
+	"github.com/kanri/kanri/web/tus"
 )
 
 // The files of the API: folders, files' metadata and bytes, and tus
@@ -63,6 +65,7 @@ func (s *Server) apiFileRoutes() []apiRoute {
 		http.StatusConflict:            "The folder holds more folders than can be changed at once.",
 		http.StatusUnprocessableEntity: "The name is invalid or taken by another folder of the same folder (compared ignoring case and width), or parentId names no folder, the folder itself or one inside it, or one too deep; errors names the field.",
 	}
+	up := s.apiUploads()
 	return []apiRoute{
 		{method: http.MethodGet, path: "/files", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiListFiles, op: "listFiles",
 			doc:   "The files of the top level, or of the folder given, that are not in the trash, in the order asked; with q, the files of every folder whose names or tags have words beginning with its words.",
@@ -100,10 +103,10 @@ func (s *Server) apiFileRoutes() []apiRoute {
 			query: []apiParam{paramConfirmFiles}, status: 204, ifMatch: true,
 			statuses: map[int]string{http.StatusConflict: "The folder holds files and files is not their number (the detail says how many), or it holds too many folders to delete at once."}},
 
-		{method: http.MethodOptions, path: apiUploadsPath, scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiUploadOptions, op: "uploadOptions", tag: "Files",
+		{method: http.MethodOptions, path: apiUploadsPath, scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: up.Options, op: "uploadOptions", tag: "Files",
 			doc: "tus 1.0 (https://tus.io/protocols/resumable-upload): the version, the extensions (creation, termination, expiration, checksum), the checksum algorithms and the largest file the tenant may upload.",
 			tus: true, reqHeaders: []apiHeader{{name: "Tus-Resumable"}}, respHeaders: []string{hdrTusResumable, hdrTusVersion, hdrTusExtension, hdrTusChecksumAlgorithm}, optHeaders: []string{hdrTusMaxSize}, status: 204},
-		{method: http.MethodPost, path: apiUploadsPath, scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiCreateUpload, op: "createUpload", tag: "Files",
+		{method: http.MethodPost, path: apiUploadsPath, scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: up.Create, op: "createUpload", tag: "Files",
 			doc: "Upload-Length is the file's size; Upload-Metadata names the file (filename), its type (filetype) and the folder it goes to (folderId), each value in base64. The size is reserved in the tenant's storage until the upload completes or expires (Upload-Expires). Location is the upload's address: send its bytes there with PATCH. A creation retried with its Idempotency-Key is the same upload, reserved once.",
 			tus: true, reqHeaders: []apiHeader{tusResumableHeader, tusLengthHeader, tusMetadataHeader}, respHeaders: []string{hdrTusResumable, hdrLocation, hdrUploadExpires}, status: 201,
 			statuses: map[int]string{
@@ -112,13 +115,13 @@ func (s *Server) apiFileRoutes() []apiRoute {
 				http.StatusRequestEntityTooLarge: "The file is larger than the tenant's largest file, or than the storage left; the detail says which and how large.",
 				http.StatusUnprocessableEntity:   "The file's name is missing or invalid, or folderId names no folder of the tenant; errors names the metadata's key (filename, folderId).",
 			}},
-		{method: http.MethodHead, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiHeadUpload, op: "headUpload", tag: "Files",
+		{method: http.MethodHead, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: up.Head, op: "headUpload", tag: "Files",
 			doc: "Upload-Offset is where to resume; once the upload is complete, Kanri-File-Id names its file. An upload's address answers the tus methods only: GET is 405.",
 			tus: true, reqHeaders: []apiHeader{tusResumableHeader}, respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadLength, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID, hdrUploadMetadata}, status: 200,
 			statuses: map[int]string{http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken."}},
-		{method: http.MethodPatch, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiPatchUpload, op: "writeUpload", tag: "Files",
+		{method: http.MethodPatch, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: up.Patch, op: "writeUpload", tag: "Files",
 			doc: "The body (application/offset+octet-stream) is written at Upload-Offset, which must be where the upload stands. The body may take as long as it needs, but not stall for a minute; what arrived before an interruption is kept, and HEAD says where to resume. Upload-Checksum (sha1 or sha256, base64) checks this part. The last part makes the file: Kanri-File-Id names it.",
-			tus: true, reqHeaders: []apiHeader{tusResumableHeader, tusOffsetHeader, tusChecksumHeader}, reqBytes: tusOffsetType,
+			tus: true, reqHeaders: []apiHeader{tusResumableHeader, tusOffsetHeader, tusChecksumHeader}, reqBytes: tus.OffsetType,
 			respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID}, status: 204,
 			statuses: map[int]string{
 				http.StatusBadRequest:            "Upload-Offset is missing or not a whole number, or Upload-Checksum cannot be read.",
@@ -126,16 +129,16 @@ func (s *Server) apiFileRoutes() []apiRoute {
 				http.StatusPreconditionFailed:    "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
 				http.StatusRequestEntityTooLarge: "The bytes sent go past the upload's length; a complete upload takes none (an empty PATCH at its end is answered 204 and changes nothing).",
 				http.StatusUnsupportedMediaType:  "The body is not application/offset+octet-stream.",
-				statusChecksumMismatch:           "The part's bytes do not match Upload-Checksum; they were not kept.",
+				tus.StatusChecksumMismatch:       "The part's bytes do not match Upload-Checksum; they were not kept.",
 			}},
-		{method: http.MethodDelete, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiDeleteUpload, op: "deleteUpload", tag: "Files",
+		{method: http.MethodDelete, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: up.Delete, op: "deleteUpload", tag: "Files",
 			doc: "Its bytes are deleted and its reservation of storage given back. A complete upload is 409: delete its file instead.",
 			tus: true, reqHeaders: []apiHeader{tusResumableHeader}, respHeaders: []string{hdrTusResumable}, status: 204,
 			statuses: map[int]string{
 				http.StatusConflict:           "The upload is complete.",
 				http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
 			}},
-		{method: http.MethodOptions, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiUploadOptionsAt, op: "uploadOptionsAt", tag: "Files",
+		{method: http.MethodOptions, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: up.OptionsAt, op: "uploadOptionsAt", tag: "Files",
 			doc: "As OPTIONS /uploads, for an upload of the tenant (tus servers answer OPTIONS at every address of theirs).",
 			tus: true, reqHeaders: []apiHeader{{name: "Tus-Resumable"}}, respHeaders: []string{hdrTusResumable, hdrTusVersion, hdrTusExtension, hdrTusChecksumAlgorithm}, optHeaders: []string{hdrTusMaxSize}, status: 204},
 	}
@@ -243,28 +246,11 @@ func (s *Server) folderExists(c echo.Context, field, id string) error {
 	if id == "" {
 		return nil
 	}
-	_, err := s.Files.Folder(c.Request().Context(), routeTenant(c).ID, id)
+	_, err := s.Files.Folder(c.Request().Context(), httpkit.Tenant(c).ID, id)
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
 		return kanri.Invalid(kanri.Fields{field: "files.no_such_folder"})
 	}
 	return err
-}
-
-// renamedField returns err with the field error of from named to, as the
-// request named the field.
-func renamedField(err error, from, to string) error {
-	fields := kanri.ErrorFields(err)
-	if !kanri.IsCode(err, kanri.EINVALID) || fields[from] == "" {
-		return err
-	}
-	out := kanri.Fields{}
-	for k, v := range fields {
-		if k == from {
-			k = to
-		}
-		out[k] = v
-	}
-	return kanri.Invalid(out)
 }
 
 func (s *Server) apiListFiles(c echo.Context) error {
@@ -279,7 +265,7 @@ func (s *Server) apiListFiles(c echo.Context) error {
 			return err
 		}
 	}
-	list, next, err := s.fileList(c.Request().Context(), routeTenant(c).ID, folderID, q,
+	list, next, err := s.fileList(c.Request().Context(), httpkit.Tenant(c).ID, folderID, q,
 		files.ListQuery{Sort: paramFileSort.str(c), Desc: paramDesc.boolean(c), Limit: limit, Next: paramNext.str(c)})
 	if err != nil {
 		return badNext(err)
@@ -292,7 +278,7 @@ func (s *Server) apiListFiles(c echo.Context) error {
 }
 
 func (s *Server) apiGetFile(c echo.Context) error {
-	f, err := s.Files.File(c.Request().Context(), routeTenant(c).ID, c.Param("file"))
+	f, err := s.Files.File(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("file"))
 	if err != nil {
 		return err
 	}
@@ -344,7 +330,7 @@ func (s *Server) apiUpdateFile(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	if in.FolderID.Set {
 		if err := s.folderExists(c, "folderId", in.FolderID.ID); err != nil {
 			return err // before any change: the request changes all it asks or nothing
@@ -387,7 +373,7 @@ func apiMayChange(c echo.Context, f *kanri.File, manage string) error {
 
 func (s *Server) apiTrashFile(c echo.Context) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	f, err := s.Files.LiveFile(ctx, t.ID, c.Param("file"))
 	if err != nil {
 		return err
@@ -407,7 +393,7 @@ func (s *Server) apiTrashFile(c echo.Context) error {
 
 func (s *Server) apiRestoreFile(c echo.Context) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	f, err := s.Files.File(ctx, t.ID, c.Param("file"))
 	if err != nil {
 		return err
@@ -430,7 +416,7 @@ func (s *Server) apiRestoreFile(c echo.Context) error {
 // refuses (a range the file does not have, a precondition that fails) is
 // answered as a problem.
 func (s *Server) apiFileContent(c echo.Context) error {
-	f, err := s.Files.LiveFile(c.Request().Context(), routeTenant(c).ID, c.Param("file"))
+	f, err := s.Files.LiveFile(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("file"))
 	if err != nil {
 		return err
 	}
@@ -492,7 +478,7 @@ func (s *Server) apiListFolders(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, next, err := s.Files.Folders(c.Request().Context(), routeTenant(c).ID, parent, limit, paramNext.str(c))
+	list, next, err := s.Files.Folders(c.Request().Context(), httpkit.Tenant(c).ID, parent, limit, paramNext.str(c))
 	if err != nil {
 		return badNext(err)
 	}
@@ -504,7 +490,7 @@ func (s *Server) apiListFolders(c echo.Context) error {
 }
 
 func (s *Server) apiGetFolder(c echo.Context) error {
-	f, err := s.Files.Folder(c.Request().Context(), routeTenant(c).ID, c.Param("folder"))
+	f, err := s.Files.Folder(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("folder"))
 	if err != nil {
 		return err
 	}
@@ -526,7 +512,7 @@ func (s *Server) apiCreateFolder(c echo.Context) error {
 	if err := s.folderExists(c, "parentId", parent); err != nil {
 		return err
 	}
-	f, err := s.Files.CreateFolder(c.Request().Context(), routeTenant(c).ID, parent, in.Name)
+	f, err := s.Files.CreateFolder(c.Request().Context(), httpkit.Tenant(c).ID, parent, in.Name)
 	if err != nil {
 		return err
 	}
@@ -551,12 +537,12 @@ func (s *Server) apiUpdateFolder(c echo.Context) error {
 	if in.ParentID.Set {
 		parent = &in.ParentID.ID
 	}
-	f, err := s.Files.PatchFolder(c.Request().Context(), routeTenant(c).ID, c.Param("folder"), func(f *kanri.Folder) (bool, error) {
+	f, err := s.Files.PatchFolder(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("folder"), func(f *kanri.Folder) (bool, error) {
 		tag, err := precondition(c, f.ETag)
 		return tag != "", err
 	}, in.Name, parent)
 	if err != nil {
-		return renamedField(err, "folderId", "parentId")
+		return kanri.RenamedField(err, "folderId", "parentId")
 	}
 	return sendDoc(c, http.StatusOK, f.ETag, apiFolderOf(f))
 }
@@ -565,7 +551,7 @@ func (s *Server) apiUpdateFolder(c echo.Context) error {
 // files only when the request confirms their number.
 func (s *Server) apiDeleteFolder(c echo.Context) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	f, err := s.Files.Folder(ctx, t.ID, c.Param("folder"))
 	if err != nil {
 		return err
@@ -582,27 +568,20 @@ func (s *Server) apiDeleteFolder(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// The API's tus routes: the key's tenant, uploads under /api/v1/uploads.
-func (s *Server) apiTus(c echo.Context) tusRoute {
-	return tusRoute{tenantID: routeTenant(c).ID, base: apiPrefix + apiUploadsPath}
+// apiUploads serves the API's uploads: those of the key's tenant, under
+// /api/v1/uploads. A key acts for all the tenant's uploads; a refusal is
+// a problem document like any of the API's, whose invalid input names
+// its fields in errors.
+func (s *Server) apiUploads() *tus.Handler {
+	return tus.New(s.Files, s.Logger, tus.Mount{
+		Base:       func(echo.Context) string { return apiPrefix + apiUploadsPath },
+		CancelsAny: func(echo.Context) bool { return true },
+		Refuse: func(c echo.Context, status int, msg string, err error) error {
+			errs, detail := fieldErrors(c.Request().Context(), err, msg)
+			return apiFieldProblem(c, status, detail, errs)
+		},
+	})
 }
-
-func (s *Server) apiUploadOptions(c echo.Context) error { return s.tusOptions(c, routeTenant(c).ID) }
-
-// apiUploadOptionsAt answers OPTIONS at an upload's address as at the
-// uploads' own, for an upload of the key's tenant; another's is not found.
-func (s *Server) apiUploadOptionsAt(c echo.Context) error {
-	t := routeTenant(c)
-	if _, err := s.Files.Upload(c.Request().Context(), t.ID, c.Param("upload")); err != nil {
-		tusHeaders(c)
-		return s.tusFailure(c, err)
-	}
-	return s.tusOptions(c, t.ID)
-}
-func (s *Server) apiCreateUpload(c echo.Context) error { return s.tusCreate(c, s.apiTus(c)) }
-func (s *Server) apiHeadUpload(c echo.Context) error   { return s.tusHead(c, s.apiTus(c)) }
-func (s *Server) apiPatchUpload(c echo.Context) error  { return s.tusPatch(c, s.apiTus(c)) }
-func (s *Server) apiDeleteUpload(c echo.Context) error { return s.tusDelete(c, s.apiTus(c)) }
 
 // isAPI reports whether the request is one of the API's, made with a key.
 func isAPI(c echo.Context) bool {
@@ -621,10 +600,10 @@ func apiProblem(c echo.Context, status int, detail string) error {
 // as every 422 of the API has them.
 func apiFieldProblem(c echo.Context, status int, detail string, errs map[string]string) error {
 	title := http.StatusText(status)
-	if status == statusChecksumMismatch {
+	if status == tus.StatusChecksumMismatch {
 		title = "Checksum Mismatch"
 	}
-	p := problem{Type: ProblemType(baseURL(c), status), Title: title, Status: status, Detail: detail, Errors: errs, Instance: problemInstance(reqID(c)), RequestID: reqID(c)}
+	p := problem{Type: ProblemType(baseURL(c), status), Title: title, Status: status, Detail: detail, Errors: errs, Instance: problemInstance(httpkit.RequestID(c)), RequestID: httpkit.RequestID(c)}
 	b, err := json.Marshal(p)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/user"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // apiUser is a user as the API shows it: the data model's field names
@@ -65,7 +66,7 @@ func (s *Server) apiListUsers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	users, next, err := s.Users.List(c.Request().Context(), routeTenant(c).ID, user.ListFilter{
+	users, next, err := s.Users.List(c.Request().Context(), httpkit.Tenant(c).ID, user.ListFilter{
 		Search: paramUserSearch.str(c), Status: paramUserStatus.str(c), Sort: paramUserSort.str(c), Desc: paramDesc.boolean(c),
 		Limit: limit, Continuation: paramNext.str(c),
 	})
@@ -80,7 +81,7 @@ func (s *Server) apiListUsers(c echo.Context) error {
 }
 
 func (s *Server) apiGetUser(c echo.Context) error {
-	u, err := s.Users.Get(c.Request().Context(), routeTenant(c).ID, c.Param("id"))
+	u, err := s.Users.Get(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func (s *Server) apiCreateUser(c echo.Context) error {
 	if p := in.Profile; p != nil {
 		user.Profile = &kanri.UserProfile{FirstName: p.FirstName, LastName: p.LastName, PhoneNumber: p.PhoneNumber, Department: p.Department, JobTitle: p.JobTitle}
 	}
-	u, err := s.Users.Create(c.Request().Context(), routeTenant(c).ID, user)
+	u, err := s.Users.Create(c.Request().Context(), httpkit.Tenant(c).ID, user)
 	if err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func (s *Server) apiUpdateUser(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	u, err := s.Users.Patch(c.Request().Context(), routeTenant(c).ID, c.Param("id"), in,
+	u, err := s.Users.Patch(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"), in,
 		func(etag string) (string, error) { return precondition(c, etag) })
 	if err != nil {
 		return err
@@ -132,7 +133,7 @@ func (s *Server) apiReactivateUser(c echo.Context) error { return s.apiSetActive
 
 func (s *Server) apiSetActive(c echo.Context, active bool) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	cur, err := s.Users.Get(ctx, t.ID, c.Param("id"))
 	if err != nil {
 		return err
@@ -157,7 +158,7 @@ func (s *Server) apiSetActive(c echo.Context, active bool) error {
 // console's rules: not the tenant's last administrator, not oneself.
 func (s *Server) apiDeleteUser(c echo.Context) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	cur, err := s.Users.Get(ctx, t.ID, c.Param("id"))
 	if err != nil {
 		return err
@@ -216,7 +217,7 @@ func apiRoleOf(ctx context.Context, ra *kanri.RoleAssignment) apiRoleAssignment 
 
 // apiUserOfTenant checks that the route's user is one of the tenant's.
 func (s *Server) apiUserOfTenant(c echo.Context) (*kanri.User, error) {
-	return s.Users.Get(c.Request().Context(), routeTenant(c).ID, c.Param("id"))
+	return s.Users.Get(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"))
 }
 
 func (s *Server) apiListRoles(c echo.Context) error {
@@ -257,7 +258,7 @@ func (s *Server) apiAssignRole(c echo.Context) error {
 			return kanri.Invalid(kanri.Fields{"role": "validation.role"})
 		}
 	}
-	ra, created, err := s.Roles.Assign(c.Request().Context(), role.Grant{Tenant: routeTenant(c), UserID: u.ID, ServiceID: d.ServiceID, RoleName: d.RoleName})
+	ra, created, err := s.Roles.Assign(c.Request().Context(), role.Grant{Tenant: httpkit.Tenant(c), UserID: u.ID, ServiceID: d.ServiceID, RoleName: d.RoleName})
 	if err != nil {
 		return err
 	}
@@ -301,7 +302,7 @@ func (s *Server) apiRemoveRole(c echo.Context) error {
 	if !ok {
 		return kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
-	if err := s.Roles.Remove(c.Request().Context(), role.Grant{Tenant: routeTenant(c), UserID: u.ID, ServiceID: d.ServiceID, RoleName: d.RoleName}); err != nil {
+	if err := s.Roles.Remove(c.Request().Context(), role.Grant{Tenant: httpkit.Tenant(c), UserID: u.ID, ServiceID: d.ServiceID, RoleName: d.RoleName}); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -325,7 +326,7 @@ func (s *Server) apiRoleCatalog(c echo.Context) error {
 	var out []apiRole
 	for _, svc := range role.Catalog() {
 		for _, d := range svc.Roles {
-			if d.PrivilegedOnly() && !routeTenant(c).IsPrivileged {
+			if d.PrivilegedOnly() && !httpkit.Tenant(c).IsPrivileged {
 				continue
 			}
 			out = append(out, apiRole{ID: d.ID(), ServiceID: d.ServiceID, ServiceName: i18n.T(ctx, "service."+svc.ID),
@@ -363,7 +364,7 @@ type apiMe struct {
 
 // apiMe answers with the request's key, its tenant and its rate limit.
 func (s *Server) apiMe(c echo.Context) error {
-	k, t := apiKeyOf(c), routeTenant(c)
+	k, t := apiKeyOf(c), httpkit.Tenant(c)
 	var me apiMe
 	me.Key = apiMeKey{ID: k.ID, Name: k.Name, Prefix: k.KeyPrefix, Scopes: k.Scopes, CreatedAt: k.CreatedAt, ExpiresAt: k.ExpiresAt}
 	if me.Key.Scopes == nil {
@@ -401,7 +402,7 @@ func (s *Server) apiListAudit(c echo.Context) error {
 		return kanri.Invalid(errs)
 	}
 	f.Limit, f.Continuation = limit, paramNext.str(c)
-	recs, next, err := s.Audit.Query(c.Request().Context(), routeTenant(c).ID, f)
+	recs, next, err := s.Audit.Query(c.Request().Context(), httpkit.Tenant(c).ID, f)
 	if err != nil {
 		return badNext(err)
 	}

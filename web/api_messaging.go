@@ -16,6 +16,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // The channels and messages of the API, through the messaging service as
@@ -310,7 +311,7 @@ func (s *Server) apiListChannels(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
+	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	if paramChannelBrowse.boolean(c) {
 		list, next, err := s.Messaging.Browse(ctx, t.ID, messaging.BrowseQuery{
 			Search: paramChannelSearch.str(c), Archived: paramChannelArchived.boolean(c), Limit: limit, Next: paramNext.str(c),
@@ -354,7 +355,7 @@ func (s *Server) apiCreateChannel(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	ch, err := s.Messaging.CreateChannel(c.Request().Context(), routeTenant(c).ID, apiPerson(c), messaging.ChannelInput(in))
+	ch, err := s.Messaging.CreateChannel(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c), messaging.ChannelInput(in))
 	if err != nil {
 		return err
 	}
@@ -363,7 +364,7 @@ func (s *Server) apiCreateChannel(c echo.Context) error {
 }
 
 func (s *Server) apiGetChannel(c echo.Context) error {
-	ch, _, err := s.Messaging.Channel(c.Request().Context(), routeTenant(c).ID, apiPerson(c).UserID, c.Param("channel"))
+	ch, _, err := s.Messaging.Channel(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c).UserID, c.Param("channel"))
 	if err != nil {
 		return err
 	}
@@ -407,7 +408,7 @@ func (s *Server) apiUpdateChannel(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
+	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	ch, err := s.Messaging.PatchChannel(ctx, t.ID, me, c.Param("channel"), channelPrecondition(c), in.Patch)
 	if err != nil {
 		return err
@@ -419,7 +420,7 @@ func (s *Server) apiUpdateChannel(c echo.Context) error {
 // and the delete makes the delete read the channel again, not fail: only
 // a change If-Match no longer matches is 412.
 func (s *Server) apiDeleteChannel(c echo.Context) error {
-	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
+	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	if err := s.Messaging.DeleteChannelIf(ctx, t.ID, me, c.Param("channel"), channelPrecondition(c)); err != nil {
 		return err
 	}
@@ -430,7 +431,7 @@ func (s *Server) apiArchiveChannel(c echo.Context) error   { return s.apiSetArch
 func (s *Server) apiUnarchiveChannel(c echo.Context) error { return s.apiSetArchived(c, false) }
 
 func (s *Server) apiSetArchived(c echo.Context, archived bool) error {
-	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
+	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	ch, _, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("channel"))
 	if err != nil {
 		return err
@@ -446,7 +447,7 @@ func (s *Server) apiSetArchived(c echo.Context, archived bool) error {
 }
 
 func (s *Server) apiJoinChannel(c echo.Context) error {
-	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
+	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	if err := s.Messaging.Join(ctx, t.ID, me, c.Param("channel")); err != nil {
 		return err
 	}
@@ -458,7 +459,7 @@ func (s *Server) apiJoinChannel(c echo.Context) error {
 }
 
 func (s *Server) apiLeaveChannel(c echo.Context) error {
-	if err := s.Messaging.Leave(c.Request().Context(), routeTenant(c).ID, apiPerson(c), c.Param("channel")); err != nil {
+	if err := s.Messaging.Leave(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c), c.Param("channel")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -478,7 +479,7 @@ func (s *Server) apiMarkRead(c echo.Context) error {
 	if in.Seq == nil || *in.Seq < 0 {
 		return kanri.Invalid(kanri.Fields{"seq": "messages.bad_seq"})
 	}
-	if err := s.Messaging.MarkRead(c.Request().Context(), routeTenant(c).ID, apiPerson(c).UserID, c.Param("channel"), *in.Seq); err != nil {
+	if err := s.Messaging.MarkRead(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c).UserID, c.Param("channel"), *in.Seq); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -489,7 +490,7 @@ func (s *Server) apiListMembers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, next, err := s.Messaging.Members(c.Request().Context(), routeTenant(c).ID, apiPerson(c).UserID, c.Param("channel"), limit, paramNext.str(c))
+	list, next, err := s.Messaging.Members(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c).UserID, c.Param("channel"), limit, paramNext.str(c))
 	if err != nil {
 		return badNext(err)
 	}
@@ -512,7 +513,7 @@ func (s *Server) apiAddMember(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
+	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	channelID := c.Param("channel")
 	// Whether they were a member already only chooses the status:
 	// AddMember decides what may be done, and a failed read says nothing.
@@ -534,7 +535,7 @@ func (s *Server) apiAddMember(c echo.Context) error {
 
 // apiGetMember answers a member of a channel the key's creator can see.
 func (s *Server) apiGetMember(c echo.Context) error {
-	m, err := s.Messaging.Member(c.Request().Context(), routeTenant(c).ID, apiPerson(c).UserID, c.Param("channel"), c.Param("user"))
+	m, err := s.Messaging.Member(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c).UserID, c.Param("channel"), c.Param("user"))
 	if err != nil {
 		return err
 	}
@@ -551,7 +552,7 @@ func (s *Server) apiUpdateMember(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
+	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	if err := s.Messaging.SetRole(ctx, t.ID, me, c.Param("channel"), c.Param("user"), in.Role); err != nil {
 		return err
 	}
@@ -563,7 +564,7 @@ func (s *Server) apiUpdateMember(c echo.Context) error {
 }
 
 func (s *Server) apiRemoveMember(c echo.Context) error {
-	if err := s.Messaging.RemoveMember(c.Request().Context(), routeTenant(c).ID, apiPerson(c), c.Param("channel"), c.Param("user")); err != nil {
+	if err := s.Messaging.RemoveMember(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c), c.Param("channel"), c.Param("user")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -574,7 +575,7 @@ func (s *Server) apiListMessages(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, next, err := s.Messaging.Messages(c.Request().Context(), routeTenant(c).ID, apiPerson(c).UserID, c.Param("channel"),
+	list, next, err := s.Messaging.Messages(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c).UserID, c.Param("channel"),
 		messaging.MessageQuery{Search: paramMessageSearch.str(c), Limit: limit, Next: paramNext.str(c)})
 	if err != nil {
 		return badNext(err)
@@ -597,7 +598,7 @@ func (s *Server) apiPostMessage(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	m, err := s.Messaging.Post(c.Request().Context(), routeTenant(c).ID, apiPerson(c), c.Param("channel"), in.Content, in.Attachments)
+	m, err := s.Messaging.Post(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c), c.Param("channel"), in.Content, in.Attachments)
 	if err != nil {
 		return err
 	}
@@ -606,7 +607,7 @@ func (s *Server) apiPostMessage(c echo.Context) error {
 }
 
 func (s *Server) apiGetMessage(c echo.Context) error {
-	m, err := s.Messaging.Message(c.Request().Context(), routeTenant(c).ID, apiPerson(c).UserID, c.Param("channel"), c.Param("message"))
+	m, err := s.Messaging.Message(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c).UserID, c.Param("channel"), c.Param("message"))
 	if err != nil {
 		return err
 	}
@@ -623,7 +624,7 @@ func (s *Server) apiEditMessage(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
+	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	m, err := s.Messaging.Message(ctx, t.ID, me.UserID, c.Param("channel"), c.Param("message"))
 	if err != nil {
 		return err
@@ -645,7 +646,7 @@ func (s *Server) apiEditMessage(c echo.Context) error {
 // apiDeleteMessage deletes a message; with If-Match, only the version
 // read (a message edited or reacted to since is 412).
 func (s *Server) apiDeleteMessage(c echo.Context) error {
-	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
+	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	m, err := s.Messaging.Message(ctx, t.ID, me.UserID, c.Param("channel"), c.Param("message"))
 	if err != nil {
 		return err
@@ -671,7 +672,7 @@ func (s *Server) apiAddReaction(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	ctx, t, me := c.Request().Context(), routeTenant(c), apiPerson(c)
+	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	channelID, messageID := c.Param("channel"), c.Param("message")
 	// Whether it was there already only chooses the status: React decides
 	// what may be done, and a failed read says nothing.
@@ -702,7 +703,7 @@ func (s *Server) apiGetReaction(c echo.Context) error {
 	if err != nil {
 		return kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
-	m, err := s.Messaging.Message(c.Request().Context(), routeTenant(c).ID, apiPerson(c).UserID, c.Param("channel"), c.Param("message"))
+	m, err := s.Messaging.Message(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c).UserID, c.Param("channel"), c.Param("message"))
 	if err != nil {
 		return err
 	}
@@ -721,7 +722,7 @@ func (s *Server) apiRemoveReaction(c echo.Context) error {
 	if err != nil {
 		return kanri.Invalid(kanri.Fields{"emoji": "messages.bad_emoji"})
 	}
-	if _, err := s.Messaging.React(c.Request().Context(), routeTenant(c).ID, apiPerson(c), c.Param("channel"), c.Param("message"), emoji, false); err != nil {
+	if _, err := s.Messaging.React(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c), c.Param("channel"), c.Param("message"), emoji, false); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

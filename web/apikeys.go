@@ -12,6 +12,7 @@ import (
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // rotationGrace is how long a rotated key's old secret keeps working.
@@ -23,7 +24,7 @@ const usageDays = 30
 // listAPIKeys shows a tenant's API keys.
 func (s *Server) listAPIKeys(c echo.Context) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	keys, err := s.Keys.List(ctx, t.ID)
 	if err != nil {
 		return err
@@ -50,7 +51,7 @@ func (s *Server) createAPIKey(c echo.Context) error {
 		Name: c.FormValue("name"), Scopes: form["scopes"], RateLimit: c.FormValue("rateLimit"),
 		RateLimitWindow: c.FormValue("rateLimitWindow"), ExpiresAt: c.FormValue("expiresAt"),
 	}
-	k, secret, err := s.Keys.Create(c.Request().Context(), routeTenant(c).ID, in)
+	k, secret, err := s.Keys.Create(c.Request().Context(), httpkit.Tenant(c).ID, in)
 	if err == nil {
 		return s.holdSecret(c, k, secret, false)
 	}
@@ -84,7 +85,7 @@ func (s *Server) holdSecret(c echo.Context, k *kanri.APIKey, secret string, rota
 // never held, it sends the browser to the key list, which repeats nothing.
 func (s *Server) showAPIKeySecret(c echo.Context) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	sess := s.session(c)
 	ticket, _ := sess.Values[keySecretTicket].(string)
 	if ticket == "" {
@@ -123,28 +124,28 @@ func (s *Server) showAPIKeySecret(c echo.Context) error {
 // deactivateAPIKey stops a key until it is reactivated.
 func (s *Server) deactivateAPIKey(c echo.Context) error {
 	return s.apiKeyAction(c, "apikeys.deactivated", func(id string, seen kanri.Seen) (*kanri.APIKey, error) {
-		return s.Keys.SetActive(c.Request().Context(), routeTenant(c).ID, id, seen, false)
+		return s.Keys.SetActive(c.Request().Context(), httpkit.Tenant(c).ID, id, seen, false)
 	})
 }
 
 // reactivateAPIKey lets a deactivated key work again.
 func (s *Server) reactivateAPIKey(c echo.Context) error {
 	return s.apiKeyAction(c, "apikeys.reactivated", func(id string, seen kanri.Seen) (*kanri.APIKey, error) {
-		return s.Keys.SetActive(c.Request().Context(), routeTenant(c).ID, id, seen, true)
+		return s.Keys.SetActive(c.Request().Context(), httpkit.Tenant(c).ID, id, seen, true)
 	})
 }
 
 // revokeAPIKey ends a key for good.
 func (s *Server) revokeAPIKey(c echo.Context) error {
 	return s.apiKeyAction(c, "apikeys.revoked", func(id string, seen kanri.Seen) (*kanri.APIKey, error) {
-		return s.Keys.Revoke(c.Request().Context(), routeTenant(c).ID, id, seen)
+		return s.Keys.Revoke(c.Request().Context(), httpkit.Tenant(c).ID, id, seen)
 	})
 }
 
 // rotateAPIKey gives a key a new secret and redirects to the page that
 // shows it, once; the old one works for rotationGrace more.
 func (s *Server) rotateAPIKey(c echo.Context) error {
-	k, secret, err := s.Keys.Rotate(c.Request().Context(), routeTenant(c).ID, c.Param("id"), seen(c), rotationGrace)
+	k, secret, err := s.Keys.Rotate(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"), seen(c), rotationGrace)
 	if kanri.IsCode(err, kanri.ESTALE) {
 		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
 	}
@@ -155,7 +156,7 @@ func (s *Server) rotateAPIKey(c echo.Context) error {
 }
 
 func (s *Server) apiKeyAction(c echo.Context, doneKey string, do func(id string, seen kanri.Seen) (*kanri.APIKey, error)) error {
-	return s.action(c, doneKey, views.APIKeysPath(routeTenant(c).ID), func(seen kanri.Seen) (string, error) {
+	return s.action(c, doneKey, views.APIKeysPath(httpkit.Tenant(c).ID), func(seen kanri.Seen) (string, error) {
 		k, err := do(c.Param("id"), seen)
 		if err != nil {
 			return "", err
@@ -177,7 +178,7 @@ func (s *Server) apiKeyUsage(c echo.Context) error {
 	if err := needReporting(c); err != nil { // a gate of the plan and settings
 		return err
 	}
-	k, err := s.Keys.Get(c.Request().Context(), routeTenant(c).ID, c.Param("id"))
+	k, err := s.Keys.Get(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -186,7 +187,7 @@ func (s *Server) apiKeyUsage(c echo.Context) error {
 
 func (s *Server) showAPIUsage(c echo.Context, k *kanri.APIKey) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	keys, err := s.Keys.List(ctx, t.ID)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // auditFilter reads the audit filters of the API; dates are whole UTC
@@ -44,7 +45,7 @@ func auditFilterIn(q url.Values, loc *time.Location) (audit.Filter, kanri.Fields
 
 // listAudit shows a tenant's audit log, newest first.
 func (s *Server) listAudit(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	q := c.QueryParams()
 	f, errs := auditFilterIn(q, t.Location())
 	path := views.AuditPath(t.ID)
@@ -70,7 +71,7 @@ func (s *Server) listAudit(c echo.Context) error {
 
 // exportAudit streams the filtered audit log as CSV.
 func (s *Server) exportAudit(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	f, errs := auditFilterIn(c.QueryParams(), t.Location())
 	if len(errs) > 0 {
 		return kanri.Invalid(errs)

@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // loginForm shows the sign-in page, or sends a signed-in user home. next,
@@ -36,7 +37,7 @@ func (s *Server) login(c echo.Context) error {
 		// The wrong password (or no such user), a locked account, or the
 		// right password of a closed organisation: each says which.
 		p := s.page(c, "login.title", "")
-		return render(c, status(err), views.Login(p, tenantName, username, next, message(ctx, err, "login.failed")))
+		return render(c, httpkit.Status(err), views.Login(p, tenantName, username, next, message(ctx, err, "login.failed")))
 	}
 	if err != nil {
 		return err
@@ -56,8 +57,8 @@ func nextPath(next string) string {
 // logout ends the session (the account page ends the others).
 func (s *Server) logout(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := c.Get(ctxUser).(*kanri.User)
-	if err := s.Auth.SignOut(ctx, u.TenantID, u.ID, c.Get(ctxSession).(*kanri.Session).ID); err != nil {
+	u := c.Get(httpkit.KeyUser).(*kanri.User)
+	if err := s.Auth.SignOut(ctx, u.TenantID, u.ID, c.Get(httpkit.KeySession).(*kanri.Session).ID); err != nil {
 		return err
 	}
 	if err := s.endSession(c); err != nil {
@@ -69,8 +70,8 @@ func (s *Server) logout(c echo.Context) error {
 
 // home sends the user to their start page.
 func (s *Server) home(c echo.Context) error {
-	access := role.Access{Perms: c.Get(ctxPerms).(role.Set), GlobalAdmin: isGlobalAdmin(c)}
-	return c.Redirect(http.StatusSeeOther, homePath(c.Get(ctxHome).(*kanri.Tenant), access))
+	access := role.Access{Perms: c.Get(httpkit.KeyPerms).(role.Set), GlobalAdmin: httpkit.IsGlobalAdmin(c)}
+	return c.Redirect(http.StatusSeeOther, homePath(c.Get(httpkit.KeyHome).(*kanri.Tenant), access))
 }
 
 // homePath is a user's start page: the first page they may open, in the

@@ -18,6 +18,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // nextRunsShown is how many of a schedule's next runs the job form shows.
@@ -25,7 +26,7 @@ const nextRunsShown = 5
 
 // listBackups shows the tenant's backups page.
 func (s *Server) listBackups(c echo.Context) error {
-	ctx, t := c.Request().Context(), routeTenant(c)
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	loc, err := s.Backups.Location(ctx, t.ID)
 	if err != nil {
 		return err
@@ -73,7 +74,7 @@ func backupJobForm(c echo.Context) kanri.BackupJobInput {
 
 // showBackupJobForm renders the job form with its next runs.
 func (s *Server) showBackupJobForm(c echo.Context, status int, j *kanri.BackupJob, in kanri.BackupJobInput, errs views.Errors) error {
-	loc, err := s.Backups.Location(c.Request().Context(), routeTenant(c).ID)
+	loc, err := s.Backups.Location(c.Request().Context(), httpkit.Tenant(c).ID)
 	if err != nil {
 		return err
 	}
@@ -113,7 +114,7 @@ func (s *Server) backupJobFailed(c echo.Context, j *kanri.BackupJob, in kanri.Ba
 
 // createBackupJob adds a job.
 func (s *Server) createBackupJob(c echo.Context) error {
-	t, in := routeTenant(c), backupJobForm(c)
+	t, in := httpkit.Tenant(c), backupJobForm(c)
 	j, err := s.Backups.CreateJob(c.Request().Context(), t.ID, in)
 	if err != nil {
 		return s.backupJobFailed(c, nil, in, err)
@@ -123,7 +124,7 @@ func (s *Server) createBackupJob(c echo.Context) error {
 
 // editBackupJob shows a job's form.
 func (s *Server) editBackupJob(c echo.Context) error {
-	j, err := s.Backups.Job(c.Request().Context(), routeTenant(c).ID, c.Param("job"))
+	j, err := s.Backups.Job(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("job"))
 	if err != nil {
 		return err
 	}
@@ -133,7 +134,7 @@ func (s *Server) editBackupJob(c echo.Context) error {
 
 // updateBackupJob saves a job's form.
 func (s *Server) updateBackupJob(c echo.Context) error {
-	ctx, t, in := c.Request().Context(), routeTenant(c), backupJobForm(c)
+	ctx, t, in := c.Request().Context(), httpkit.Tenant(c), backupJobForm(c)
 	j, err := s.Backups.UpdateJob(ctx, t.ID, c.Param("job"), in, seen(c))
 	if err == nil {
 		return s.done(c, views.BackupsPath(t.ID), "backups.job_updated", j.Name)
@@ -153,7 +154,7 @@ func (s *Server) pauseBackupJob(c echo.Context) error  { return s.setBackupJobAc
 func (s *Server) resumeBackupJob(c echo.Context) error { return s.setBackupJobActive(c, true) }
 
 func (s *Server) setBackupJobActive(c echo.Context, active bool) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	key := "backups.job_paused"
 	if active {
 		key = "backups.job_resumed"
@@ -169,7 +170,7 @@ func (s *Server) setBackupJobActive(c echo.Context, active bool) error {
 
 // deleteBackupJob removes a job; its runs and archives stay.
 func (s *Server) deleteBackupJob(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	return s.action(c, "backups.job_deleted", views.BackupsPath(t.ID), func(seen kanri.Seen) (string, error) {
 		j, err := s.Backups.DeleteJob(c.Request().Context(), t.ID, c.Param("job"), seen)
 		if err != nil {
@@ -181,7 +182,7 @@ func (s *Server) deleteBackupJob(c echo.Context) error {
 
 // runBackupJob starts a backup of the job now.
 func (s *Server) runBackupJob(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	h, err := s.Backups.RunNow(c.Request().Context(), t.ID, c.Param("job"))
 	if err != nil {
 		return err
@@ -208,7 +209,7 @@ func scheduleError(ctx context.Context, spec string) string {
 // runs, or why the schedule does not parse.
 func (s *Server) schedulePreview(c echo.Context) error {
 	spec := c.QueryParam("schedule")
-	loc, err := s.Backups.Location(c.Request().Context(), routeTenant(c).ID)
+	loc, err := s.Backups.Location(c.Request().Context(), httpkit.Tenant(c).ID)
 	if err != nil {
 		return err
 	}
@@ -222,7 +223,7 @@ func (s *Server) schedulePreview(c echo.Context) error {
 
 // listBackupRuns shows the tenant's runs, newest first, by status.
 func (s *Server) listBackupRuns(c echo.Context) error {
-	ctx, t := c.Request().Context(), routeTenant(c)
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	status := c.QueryParam("status")
 	if status != "" && status != kanri.BackupRunning && status != kanri.BackupSuccess && status != kanri.BackupFailed {
 		return kanri.Invalid(kanri.Fields{"status": "backups.error.status"})
@@ -243,7 +244,7 @@ func (s *Server) listBackupRuns(c echo.Context) error {
 
 // showBackupRun shows a run and its archive.
 func (s *Server) showBackupRun(c echo.Context) error {
-	ctx, t := c.Request().Context(), routeTenant(c)
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
 	if err != nil {
 		return err
@@ -273,7 +274,7 @@ func (s *Server) showBackupRun(c echo.Context) error {
 
 // downloadBackup sends a run's archive as a tar file.
 func (s *Server) downloadBackup(c echo.Context) error {
-	ctx, t := c.Request().Context(), routeTenant(c)
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
 	if err != nil {
 		return err
@@ -313,7 +314,7 @@ func (s *Server) showRestore(c echo.Context) error {
 }
 
 func (s *Server) renderRestore(c echo.Context, status int, confirm string, errs views.Errors) error {
-	ctx, t := c.Request().Context(), routeTenant(c)
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
 	if err != nil {
 		return err
@@ -353,7 +354,7 @@ func (s *Server) renderRestore(c echo.Context, status int, confirm string, errs 
 // restoreBackup restores the chosen parts of a run's archive once the
 // tenant's name is typed to confirm.
 func (s *Server) restoreBackup(c echo.Context) error {
-	ctx, t := c.Request().Context(), routeTenant(c)
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
 	if err != nil {
 		return err
@@ -369,7 +370,7 @@ func (s *Server) restoreBackup(c echo.Context) error {
 
 // retryRestore runs a failed restore again.
 func (s *Server) retryRestore(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	if _, err := s.Backups.RetryRestore(c.Request().Context(), t.ID, c.Param("restore")); err != nil {
 		return err
 	}
@@ -378,7 +379,7 @@ func (s *Server) retryRestore(c echo.Context) error {
 
 // copyBackup restores a run's archive as a new tenant (the operator).
 func (s *Server) copyBackup(c echo.Context) error {
-	ctx, t := c.Request().Context(), routeTenant(c)
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
 	if err != nil {
 		return err
@@ -407,7 +408,7 @@ func damagedText(c echo.Context, err error) string {
 // the page reloads its table of runs; and one at every (re)connect, so
 // that what the page shows never depends on what a lost connection missed.
 func (s *Server) backupEvents(c echo.Context) error {
-	ctx, t := c.Request().Context(), routeTenant(c)
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	sub, err := s.Events.Subscribe(ctx, t.ID, "")
 	if err != nil {
 		return err
@@ -435,6 +436,6 @@ func (s *Server) backupEvents(c echo.Context) error {
 // backupsPage is the page of the backup pages: with their live stream.
 func (s *Server) backupsPage(c echo.Context, title string) views.Page {
 	p := s.page(c, title, "backups")
-	p.Live = views.BackupsPath(routeTenant(c).ID) + "/events"
+	p.Live = views.BackupsPath(httpkit.Tenant(c).ID) + "/events"
 	return p
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/web"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // faultStore is the tests' document store: it passes everything to the
@@ -135,7 +136,7 @@ func TestAClientThatWentAwayIsNoServerError(t *testing.T) {
 		wantStatus int    // in the usage log
 	}{
 		{"the client went away", context.Canceled, `"level":"INFO","msg":"request","method":"GET","path":"/api/v1/users/`, 499},
-		{"the server is stopping", web.ErrStopping, `"level":"WARN","msg":"request","method":"GET","path":"/api/v1/users/`, 503},
+		{"the server is stopping", httpkit.ErrStopping, `"level":"WARN","msg":"request","method":"GET","path":"/api/v1/users/`, 503},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)

@@ -13,6 +13,7 @@ import (
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // messagePageSize is how many messages a channel's page and each older
@@ -22,12 +23,12 @@ const messagePageSize = 50
 // person returns who acts in the messaging service: the signed-in user
 // with the rights of their roles.
 func person(c echo.Context) messaging.Person {
-	u := c.Get(ctxUser).(*kanri.User)
+	u := c.Get(httpkit.KeyUser).(*kanri.User)
 	name := u.DisplayName
 	if name == "" {
 		name = u.Username
 	}
-	return messaging.Person{UserID: u.ID, Name: name, Username: u.Username, ManageChannels: can(c, role.ChannelsUpdate), ModerateMessages: can(c, role.MessagesDelete)}
+	return messaging.Person{UserID: u.ID, Name: name, Username: u.Username, ManageChannels: httpkit.Can(c, role.ChannelsUpdate), ModerateMessages: httpkit.Can(c, role.MessagesDelete)}
 }
 
 // channelsPage returns the layout of a channels page, with its live
@@ -36,9 +37,9 @@ func person(c echo.Context) messaging.Person {
 func (s *Server) channelsPage(c echo.Context, title string, ch *kanri.Channel) views.Page {
 	p := s.page(c, title, "channels")
 	if ch != nil {
-		p.Live = views.LivePath(routeTenant(c).ID, ch.ID, ch.LastSeq, false)
+		p.Live = views.LivePath(httpkit.Tenant(c).ID, ch.ID, ch.LastSeq, false)
 	} else {
-		p.Live = views.LivePath(routeTenant(c).ID, "", 0, true)
+		p.Live = views.LivePath(httpkit.Tenant(c).ID, "", 0, true)
 	}
 	return p
 }
@@ -47,7 +48,7 @@ func (s *Server) channelsPage(c echo.Context, title string, ch *kanri.Channel) v
 // a page of the tenant's public channels to browse.
 func (s *Server) listChannels(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := routeTenant(c), person(c)
+	t, me := httpkit.Tenant(c), person(c)
 	mine, mineNext, err := s.Messaging.Mine(ctx, t.ID, me.UserID, 100, c.QueryParam("mine"))
 	if err != nil && !kanri.IsCode(err, kanri.EINVALID) {
 		return err
@@ -108,7 +109,7 @@ func (s *Server) channelFormFailed(c echo.Context, ch *kanri.Channel, in messagi
 
 // createChannel creates a channel with the person as its owner.
 func (s *Server) createChannel(c echo.Context) error {
-	t, in := routeTenant(c), channelForm(c)
+	t, in := httpkit.Tenant(c), channelForm(c)
 	ch, err := s.Messaging.CreateChannel(c.Request().Context(), t.ID, person(c), in)
 	if err != nil {
 		return s.channelFormFailed(c, nil, in, err)
@@ -120,7 +121,7 @@ func (s *Server) createChannel(c echo.Context) error {
 // finds), the first unread one marked, and the composer.
 func (s *Server) showChannel(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := routeTenant(c), person(c)
+	t, me := httpkit.Tenant(c), person(c)
 	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
 	if err != nil {
 		return err
@@ -152,7 +153,7 @@ func firstUnread(ms []views.MessageView, m *kanri.ChannelMember, userID string) 
 // messagePage returns a page of a channel's messages before the
 // continuation next, oldest first, and the URL of the page before it.
 func (s *Server) messagePage(c echo.Context, ch *kanri.Channel, m *kanri.ChannelMember, next, search string) ([]views.MessageView, string, error) {
-	t, me := routeTenant(c), person(c)
+	t, me := httpkit.Tenant(c), person(c)
 	ms, older, err := s.Messaging.Messages(c.Request().Context(), t.ID, me.UserID, ch.ID, messaging.MessageQuery{Search: search, Limit: messagePageSize, Next: next})
 	if err != nil {
 		return nil, "", err
@@ -205,8 +206,8 @@ func (s *Server) attachments(ctx context.Context, tenantID string, msg *kanri.Me
 // may attach when the file service is theirs to use.
 func (s *Server) composer(c echo.Context, channelID string) views.ComposerView {
 	v := views.ComposerView{ChannelID: channelID}
-	ctx, t := c.Request().Context(), routeTenant(c)
-	if can(c, role.FilesRead) && s.Catalog.Usable(ctx, t.ID, kanri.FileServiceID) == nil {
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
+	if httpkit.Can(c, role.FilesRead) && s.Catalog.Usable(ctx, t.ID, kanri.FileServiceID) == nil {
 		v.Files, _ = s.Files.Recent(ctx, t.ID, attachable)
 	}
 	return v
@@ -220,7 +221,7 @@ const attachable = 20
 // link that asked for it.
 func (s *Server) olderMessages(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := routeTenant(c), person(c)
+	t, me := httpkit.Tenant(c), person(c)
 	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
 	if err != nil {
 		return err
@@ -238,7 +239,7 @@ func (s *Server) olderMessages(c echo.Context) error {
 
 // editChannel shows a channel's form.
 func (s *Server) editChannel(c echo.Context) error {
-	t, me := routeTenant(c), person(c)
+	t, me := httpkit.Tenant(c), person(c)
 	ch, m, err := s.Messaging.Channel(c.Request().Context(), t.ID, me.UserID, c.Param("id"))
 	if err != nil {
 		return err
@@ -253,7 +254,7 @@ func (s *Server) editChannel(c echo.Context) error {
 // updateChannel saves a channel's form.
 func (s *Server) updateChannel(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me, in := routeTenant(c), person(c), channelForm(c)
+	t, me, in := httpkit.Tenant(c), person(c), channelForm(c)
 	ch, err := s.Messaging.UpdateChannel(ctx, t.ID, me, c.Param("id"), seen(c), in)
 	if err == nil {
 		return s.done(c, views.ChannelPath(t.ID, ch.ID), "channels.updated", ch.Title())
@@ -274,7 +275,7 @@ func (s *Server) archiveChannel(c echo.Context) error   { return s.setArchived(c
 func (s *Server) unarchiveChannel(c echo.Context) error { return s.setArchived(c, false) }
 
 func (s *Server) setArchived(c echo.Context, archived bool) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	key := "channels.archived_done"
 	if !archived {
 		key = "channels.unarchived_done"
@@ -291,7 +292,7 @@ func (s *Server) setArchived(c echo.Context, archived bool) error {
 // deleteChannel deletes a channel with its messages.
 func (s *Server) deleteChannel(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := routeTenant(c), person(c)
+	t, me := httpkit.Tenant(c), person(c)
 	return s.action(c, "channels.deleted", views.ChannelsPath(t.ID), func(seen kanri.Seen) (string, error) {
 		ch, _, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
 		if err != nil {
@@ -304,7 +305,7 @@ func (s *Server) deleteChannel(c echo.Context) error {
 // joinChannel makes the person a member of a public channel.
 func (s *Server) joinChannel(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := routeTenant(c), person(c)
+	t, me := httpkit.Tenant(c), person(c)
 	if err := s.Messaging.Join(ctx, t.ID, me, c.Param("id")); err != nil {
 		return err
 	}
@@ -314,7 +315,7 @@ func (s *Server) joinChannel(c echo.Context) error {
 // leaveChannel ends the person's membership of a channel.
 func (s *Server) leaveChannel(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := routeTenant(c), person(c)
+	t, me := httpkit.Tenant(c), person(c)
 	ch, _, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
 	if err != nil {
 		return err
@@ -330,7 +331,7 @@ func (s *Server) showMembers(c echo.Context) error { return s.showMembersWith(c,
 
 func (s *Server) showMembersWith(c echo.Context, status int, errs views.Errors) error {
 	ctx := c.Request().Context()
-	t, me := routeTenant(c), person(c)
+	t, me := httpkit.Tenant(c), person(c)
 	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
 	if err != nil {
 		return err
@@ -357,7 +358,7 @@ func (s *Server) showMembersWith(c echo.Context, status int, errs views.Errors) 
 
 // addMember adds a user to a channel.
 func (s *Server) addMember(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	err := s.Messaging.AddMember(c.Request().Context(), t.ID, person(c), c.Param("id"), c.FormValue("userId"))
 	if kanri.IsCode(err, kanri.EINVALID) {
 		return s.showMembersWith(c, http.StatusUnprocessableEntity, views.Errors(kanri.ErrorFields(err)))
@@ -370,7 +371,7 @@ func (s *Server) addMember(c echo.Context) error {
 
 // removeMember ends a user's membership of a channel.
 func (s *Server) removeMember(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	if err := s.Messaging.RemoveMember(c.Request().Context(), t.ID, person(c), c.Param("id"), c.Param("user")); err != nil {
 		return err
 	}
@@ -379,7 +380,7 @@ func (s *Server) removeMember(c echo.Context) error {
 
 // setMemberRole makes a member an owner or a member.
 func (s *Server) setMemberRole(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	if err := s.Messaging.SetRole(c.Request().Context(), t.ID, person(c), c.Param("id"), c.Param("user"), c.FormValue("role")); err != nil {
 		return err
 	}
@@ -390,7 +391,7 @@ func (s *Server) setMemberRole(c echo.Context) error {
 // empty and the message is appended, or with the text and its error.
 func (s *Server) postMessage(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := routeTenant(c), person(c)
+	t, me := httpkit.Tenant(c), person(c)
 	content, attachments := c.FormValue("content"), c.Request().Form["attachments"]
 	msg, err := s.Messaging.Post(ctx, t.ID, me, c.Param("id"), content, attachments)
 	if kanri.IsCode(err, kanri.EINVALID) && isHTMX(c) {
@@ -421,7 +422,7 @@ func (s *Server) postMessage(c echo.Context) error {
 // message as it is now, replaced in place (its live event replaces it in
 // the other tabs).
 func (s *Server) messageAction(c echo.Context, msg *kanri.Message) error {
-	t, me := routeTenant(c), person(c)
+	t, me := httpkit.Tenant(c), person(c)
 	if !isHTMX(c) {
 		return redirect(c, views.ChannelPath(t.ID, c.Param("id")))
 	}
@@ -437,7 +438,7 @@ func (s *Server) messageAction(c echo.Context, msg *kanri.Message) error {
 
 // editMessage changes the person's own message.
 func (s *Server) editMessage(c echo.Context) error {
-	msg, err := s.Messaging.EditMessage(c.Request().Context(), routeTenant(c).ID, person(c), c.Param("id"), c.Param("msg"), seen(c), c.FormValue("content"))
+	msg, err := s.Messaging.EditMessage(c.Request().Context(), httpkit.Tenant(c).ID, person(c), c.Param("id"), c.Param("msg"), seen(c), c.FormValue("content"))
 	if err != nil {
 		return err
 	}
@@ -446,7 +447,7 @@ func (s *Server) editMessage(c echo.Context) error {
 
 // deleteMessage deletes a message.
 func (s *Server) deleteMessage(c echo.Context) error {
-	if err := s.Messaging.DeleteMessage(c.Request().Context(), routeTenant(c).ID, person(c), c.Param("id"), c.Param("msg")); err != nil {
+	if err := s.Messaging.DeleteMessage(c.Request().Context(), httpkit.Tenant(c).ID, person(c), c.Param("id"), c.Param("msg")); err != nil {
 		return err
 	}
 	if isHTMX(c) {
@@ -457,7 +458,7 @@ func (s *Server) deleteMessage(c echo.Context) error {
 
 // reactToMessage adds or takes back the person's reaction.
 func (s *Server) reactToMessage(c echo.Context) error {
-	msg, err := s.Messaging.React(c.Request().Context(), routeTenant(c).ID, person(c), c.Param("id"), c.Param("msg"), c.FormValue("emoji"), c.FormValue("on") != "0")
+	msg, err := s.Messaging.React(c.Request().Context(), httpkit.Tenant(c).ID, person(c), c.Param("id"), c.Param("msg"), c.FormValue("emoji"), c.FormValue("on") != "0")
 	if err != nil {
 		return err
 	}
@@ -470,7 +471,7 @@ func (s *Server) markRead(c echo.Context) error {
 	if err != nil || seq < 0 {
 		return kanri.Invalid(kanri.Fields{"seq": "messages.bad_seq"})
 	}
-	if err := s.Messaging.MarkRead(c.Request().Context(), routeTenant(c).ID, person(c).UserID, c.Param("id"), seq); err != nil {
+	if err := s.Messaging.MarkRead(c.Request().Context(), httpkit.Tenant(c).ID, person(c).UserID, c.Param("id"), seq); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -9,6 +9,7 @@ import (
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // Browser access to the API (CORS). A tenant's administrators list the
@@ -100,7 +101,7 @@ func (s *Server) corsBeforeKey(c echo.Context) {
 	}
 	listed, err := s.Keys.OriginListed(c.Request().Context(), origin)
 	if err != nil {
-		s.Logger.Warn("CORS: origin not looked up", "err", err, "request_id", reqID(c))
+		s.Logger.Warn("CORS: origin not looked up", "err", err, "request_id", httpkit.RequestID(c))
 		return
 	}
 	if listed {
@@ -111,7 +112,7 @@ func (s *Server) corsBeforeKey(c echo.Context) {
 
 // showCORS shows the origins that may call the tenant's API from a browser.
 func (s *Server) showCORS(c echo.Context) error {
-	st, err := s.Keys.Settings(c.Request().Context(), routeTenant(c).ID)
+	st, err := s.Keys.Settings(c.Request().Context(), httpkit.Tenant(c).ID)
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func (s *Server) showCORS(c echo.Context) error {
 
 // saveCORS saves the origins typed, one per line.
 func (s *Server) saveCORS(c echo.Context) error {
-	ctx, t := c.Request().Context(), routeTenant(c)
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	f := views.CORSForm{ETag: c.FormValue("etag"), Input: c.FormValue("origins")}
 	origins, err := apikey.ParseOrigins(f.Input)
 	if err == nil {

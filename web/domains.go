@@ -9,6 +9,7 @@ import (
 	"github.com/kanri/kanri/internal/emaildomain"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // listDomains shows a tenant's domains.
@@ -19,7 +20,7 @@ func (s *Server) listDomains(c echo.Context) error {
 // showDomains renders the domains page, with the add form's input and
 // errors after a failed add.
 func (s *Server) showDomains(c echo.Context, status int, input string, errs views.Errors) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	all, err := s.Domains.List(c.Request().Context(), t.ID)
 	if err != nil {
 		return err
@@ -35,9 +36,9 @@ func (s *Server) showDomains(c echo.Context, status int, input string, errs view
 // input and its error.
 func (s *Server) addDomain(c echo.Context) error {
 	input := c.FormValue("domain")
-	d, err := s.Domains.Add(c.Request().Context(), routeTenant(c).ID, input)
+	d, err := s.Domains.Add(c.Request().Context(), httpkit.Tenant(c).ID, input)
 	if err == nil {
-		dest := views.DomainsPath(routeTenant(c).ID)
+		dest := views.DomainsPath(httpkit.Tenant(c).ID)
 		if typed := strings.TrimSpace(input); !strings.EqualFold(typed, d.Domain) && !strings.EqualFold(typed, emaildomain.Display(d.Domain)) {
 			// Accepted, but not as typed (a URL, an address): say so.
 			return s.done(c, dest, "domains.added_normalized", d.Domain, typed, emaildomain.RecordName(d.Domain))
@@ -53,7 +54,7 @@ func (s *Server) addDomain(c echo.Context) error {
 // verifyDomain looks the domain's TXT record up; what was found instead is
 // shown on the page when it does not hold the token.
 func (s *Server) verifyDomain(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	return s.action(c, "domains.verified", views.DomainsPath(t.ID), func(seen kanri.Seen) (string, error) {
 		d, err := s.Domains.Verify(c.Request().Context(), t.ID, c.Param("id"), seen)
 		if err != nil {
@@ -65,7 +66,7 @@ func (s *Server) verifyDomain(c echo.Context) error {
 
 // deleteDomain removes a domain from the tenant.
 func (s *Server) deleteDomain(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	return s.action(c, "domains.deleted", views.DomainsPath(t.ID), func(seen kanri.Seen) (string, error) {
 		d, err := s.Domains.Delete(c.Request().Context(), t.ID, c.Param("id"), seen)
 		if err != nil {

@@ -12,35 +12,8 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
-
-// statusOf is the one table from domain error codes to HTTP statuses, for
-// pages and JSON responses alike.
-var statusOf = map[string]int{
-	kanri.EINVALID:         http.StatusUnprocessableEntity,
-	kanri.ECONFLICT:        http.StatusConflict,
-	kanri.ESTALE:           http.StatusPreconditionFailed,
-	kanri.ENOTFOUND:        http.StatusNotFound,
-	kanri.EFORBIDDEN:       http.StatusForbidden,
-	kanri.EUNAUTHENTICATED: http.StatusUnauthorized,
-	kanri.EINTERNAL:        http.StatusInternalServerError,
-	kanri.EBUSY:            http.StatusServiceUnavailable,
-	kanri.EMALFORMED:       http.StatusBadRequest,
-	kanri.ETOOLARGE:        http.StatusRequestEntityTooLarge,
-}
-
-// retryAfter is the Retry-After (seconds) of a 503: other writes kept
-// winning the race for what the request changes (EBUSY), which a second
-// later they have most likely stopped doing.
-const retryAfter = "1"
-
-// status returns the HTTP status of err.
-func status(err error) int {
-	if code, ok := statusOf[kanri.ErrorCode(err)]; ok {
-		return code
-	}
-	return http.StatusInternalServerError
-}
 
 // errCSRF is the error of a state-changing request without the session's
 // CSRF token.
@@ -60,53 +33,6 @@ func domainError(err error) error {
 		return kanri.E(kanri.EFORBIDDEN, "error.forbidden_body")
 	}
 	return err
-}
-
-// malformed reports the status of a request Echo could not read (a body
-// over the limit, a bad form), or 0.
-func malformed(err error) int {
-	var he *echo.HTTPError
-	if errors.As(err, &he) && (he.Code == http.StatusBadRequest || he.Code == http.StatusRequestEntityTooLarge || he.Code == http.StatusRequestTimeout) {
-		return he.Code
-	}
-	return 0
-}
-
-// clientGone reports whether err is only that the request's context
-// ended: the client went away (or the server is stopping), which is no
-// fault of the server's to log as an error.
-func clientGone(err error) bool {
-	return errors.Is(err, context.Canceled) && kanri.ErrorCode(err) != kanri.EBUSY
-}
-
-// ErrStopping is the cause with which the composition root cancels the
-// requests still running when the server stops (context.WithCancelCause):
-// their clients are still there, and are answered 503.
-var ErrStopping = errors.New("the server is stopping")
-
-// statusClientClosed is the status the request log and the API's usage
-// log give a request whose client went away before its answer (nginx's
-// 499): never sent, and no fault of the server's (not a 5xx).
-const statusClientClosed = 499
-
-// ctxGone marks a request whose client went away (an echo.Context value).
-const ctxGone = "clientGone"
-
-// markGone records that the request's client went away, when err says so
-// and the request's context was not ended by the server stopping.
-func markGone(c echo.Context, err error) {
-	if clientGone(err) && !errors.Is(context.Cause(c.Request().Context()), ErrStopping) {
-		c.Set(ctxGone, true)
-	}
-}
-
-// loggedStatus returns the status the logs give the request's answer:
-// statusClientClosed when its client went away, else the status sent.
-func loggedStatus(c echo.Context) int {
-	if gone, _ := c.Get(ctxGone).(bool); gone {
-		return statusClientClosed
-	}
-	return c.Response().Status
 }
 
 // message translates err's message key for the request, or fallback when
@@ -141,8 +67,8 @@ func messageOf(err error, fallback string) (string, []any) {
 // its first argument: "This service is suspended for Acme." rather than
 // "…for your organisation."); else key and args as they are.
 func visiting(c echo.Context, key string, args []any) (string, []any) {
-	t, _ := c.Get(ctxTenant).(*kanri.Tenant)
-	home, _ := c.Get(ctxHome).(*kanri.Tenant)
+	t, _ := c.Get(httpkit.KeyTenant).(*kanri.Tenant)
+	home, _ := c.Get(httpkit.KeyHome).(*kanri.Tenant)
 	if t == nil || home == nil || t.ID == home.ID || !i18n.Has(key+".visiting") {
 		return key, args
 	}
@@ -164,7 +90,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	markGone(c, err)
+	httpkit.MarkGone(c, err)
 	if c.Request().Context().Err() != nil {
 		// A body that stalled or ended early ends the request's context
 		// too, yet its client waits for the answer: render it regardless.
@@ -175,7 +101,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	ctx := c.Request().Context()
-	if code := malformed(err); code != 0 {
+	if code := httpkit.Malformed(err); code != 0 {
 		s.errorPage(c, code, "error.title", i18n.T(ctx, "error.invalid_request"))
 		return
 	}
@@ -194,14 +120,14 @@ func (s *Server) handleError(err error, c echo.Context) {
 			}
 		}
 		s.respondRedirect(c, login)
-	case clientGone(err):
+	case httpkit.ClientGone(err):
 		// The client went away (or the server is stopping): nobody to tell.
 		s.abandoned(c, err)
-		c.Response().Header().Set("Retry-After", retryAfter)
+		c.Response().Header().Set("Retry-After", httpkit.RetryAfter)
 		s.errorPage(c, http.StatusServiceUnavailable, "error.title", i18n.T(ctx, "input.abandoned"))
 	case code == kanri.EINTERNAL:
-		s.Logger.Error("internal error", "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
-		s.errorPage(c, http.StatusInternalServerError, "error.internal", i18n.T(ctx, "error.internal_body", reqID(c)))
+		s.Logger.Error("internal error", "err", err, "request_id", httpkit.RequestID(c), "path", c.Request().URL.Path)
+		s.errorPage(c, http.StatusInternalServerError, "error.internal", i18n.T(ctx, "error.internal_body", httpkit.RequestID(c)))
 	case !reads(c) && (code == kanri.ECONFLICT || code == kanri.ESTALE || code == kanri.EINVALID || code == kanri.EBUSY):
 		// An action that could not be done: say why on the page it came from.
 		key, args := messageOf(err, "error.title")
@@ -223,7 +149,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if code == kanri.ENOTFOUND {
 			body = i18n.T(ctx, "error.not_found_body") // never which thing is missing
 		}
-		s.errorPage(c, status(err), title, body)
+		s.errorPage(c, httpkit.Status(err), title, body)
 	}
 }
 
@@ -231,17 +157,17 @@ func (s *Server) handleError(err error, c echo.Context) {
 // as a client that went away, or as cut by the server stopping.
 func (s *Server) abandoned(c echo.Context, err error) {
 	what := "request abandoned: the client went away"
-	if gone, _ := c.Get(ctxGone).(bool); !gone {
+	if !httpkit.Gone(c) {
 		what = "request cut short: the server is stopping"
 	}
-	s.Logger.Info(what, "err", err, "request_id", reqID(c), "path", c.Request().URL.Path)
+	s.Logger.Info(what, "err", err, "request_id", httpkit.RequestID(c), "path", c.Request().URL.Path)
 }
 
 // respondRedirect redirects from the error handler, logging what cannot be
 // sent.
 func (s *Server) respondRedirect(c echo.Context, path string) {
 	if err := redirect(c, path); err != nil {
-		s.Logger.Warn("error redirect not sent", "err", err, "request_id", reqID(c))
+		s.Logger.Warn("error redirect not sent", "err", err, "request_id", httpkit.RequestID(c))
 	}
 }
 
@@ -251,10 +177,10 @@ func (s *Server) respondRedirect(c echo.Context, path string) {
 func (s *Server) errorPage(c echo.Context, status int, title, body string) {
 	if s.session(c).IsNew {
 		if err := s.saveSession(c); err != nil {
-			s.Logger.Warn("save the session of an error page", "err", err, "request_id", reqID(c))
+			s.Logger.Warn("save the session of an error page", "err", err, "request_id", httpkit.RequestID(c))
 		}
 	}
 	if err := render(c, status, views.ErrorPage(s.page(c, title, ""), status, i18n.T(c.Request().Context(), title), body)); err != nil {
-		s.Logger.Error("render error page", "err", err, "request_id", reqID(c))
+		s.Logger.Error("render error page", "err", err, "request_id", httpkit.RequestID(c))
 	}
 }

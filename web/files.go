@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +20,8 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
+	"github.com/kanri/kanri/web/tus"
 )
 
 // maxShownFolders is how many subfolders a folder's page lists.
@@ -38,7 +42,7 @@ func (s *Server) showFolderPage(c echo.Context) error { return s.showFolder(c, c
 // zone.
 func (s *Server) showFolder(c echo.Context, folderID string) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	v := views.FolderView{TenantID: t.ID, Query: strings.TrimSpace(c.QueryParam("q")), Errors: views.Errors{}}
 	if folderID != "" {
 		trail, err := s.Files.Ancestors(ctx, t.ID, folderID)
@@ -83,7 +87,7 @@ func (s *Server) showFolder(c echo.Context, folderID string) error {
 // them, from the continuation ?folders= when the person asked for the next
 // ones (a token that is not one shows the first).
 func (s *Server) subfolders(c echo.Context, v *views.FolderView, folderID string) error {
-	ctx, t := c.Request().Context(), routeTenant(c)
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	after := c.QueryParam("folders")
 	var err error
 	v.Folders, v.MoreFolders, err = s.Files.Folders(ctx, t.ID, folderID, maxShownFolders, after)
@@ -109,11 +113,11 @@ func (s *Server) fileList(ctx context.Context, tenantID, folderID, q string, lq 
 // storageView adds the tenant's storage and limits to a page.
 func (s *Server) storageView(c echo.Context, v *views.FolderView) error {
 	ctx := c.Request().Context()
-	st, err := s.Files.Storage(ctx, routeTenant(c).ID)
+	st, err := s.Files.Storage(ctx, httpkit.Tenant(c).ID)
 	if err != nil {
 		return err
 	}
-	limits, err := s.Files.Limits(ctx, routeTenant(c).ID)
+	limits, err := s.Files.Limits(ctx, httpkit.Tenant(c).ID)
 	if err != nil {
 		return err
 	}
@@ -128,12 +132,12 @@ const maxUnfinished = 20
 // cancel to a files page: their own, or everyone's for whoever may delete
 // files (an administrator), with who started each.
 func (s *Server) unfinishedView(c echo.Context, v *views.FolderView) error {
-	if !can(c, role.FilesCreate) {
+	if !httpkit.Can(c, role.FilesCreate) {
 		return nil
 	}
-	ctx, t, me := c.Request().Context(), routeTenant(c), c.Get(ctxUser).(*kanri.User)
+	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), c.Get(httpkit.KeyUser).(*kanri.User)
 	who := me.ID
-	if v.Everyone = can(c, role.FilesDelete); v.Everyone {
+	if v.Everyone = httpkit.Can(c, role.FilesDelete); v.Everyone {
 		who = ""
 	}
 	ups, err := s.Files.Unfinished(ctx, t.ID, who, maxUnfinished)
@@ -170,8 +174,8 @@ func (s *Server) starter(ctx context.Context, tenantID, id string) string {
 // cancelUpload gives up an upload in progress from the files page: one's
 // own, or anyone's for an administrator. Its space is freed at once.
 func (s *Server) cancelUpload(c echo.Context) error {
-	ctx, t, me := c.Request().Context(), routeTenant(c), c.Get(ctxUser).(*kanri.User)
-	up, err := s.Files.CancelUpload(ctx, t.ID, c.Param("upload"), me.ID, can(c, role.FilesDelete))
+	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), c.Get(httpkit.KeyUser).(*kanri.User)
+	up, err := s.Files.CancelUpload(ctx, t.ID, c.Param("upload"), me.ID, httpkit.Can(c, role.FilesDelete))
 	if err != nil {
 		return err
 	}
@@ -181,12 +185,12 @@ func (s *Server) cancelUpload(c echo.Context) error {
 
 // moveTargets returns the folders a move form offers, by path.
 func (s *Server) moveTargets(c echo.Context) ([]*kanri.Folder, error) {
-	return s.Files.FoldersByPath(c.Request().Context(), routeTenant(c).ID, maxMoveTargets)
+	return s.Files.FoldersByPath(c.Request().Context(), httpkit.Tenant(c).ID, maxMoveTargets)
 }
 
 // createFolder makes a folder in the folder the form names (parent).
 func (s *Server) createFolder(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	parent := c.FormValue("parent")
 	f, err := s.Files.CreateFolder(c.Request().Context(), t.ID, parent, c.FormValue("name"))
 	if err == nil {
@@ -204,7 +208,7 @@ func (s *Server) createFolder(c echo.Context) error {
 // errors.
 func (s *Server) folderFormFailed(c echo.Context, folderID, form string, err error) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	v := views.FolderView{TenantID: t.ID, Errors: views.Errors(kanri.ErrorFields(err)), FailedForm: form, Input: c.FormValue("name")}
 	if folderID != "" {
 		trail, terr := s.Files.Ancestors(ctx, t.ID, folderID)
@@ -234,7 +238,7 @@ func (s *Server) folderFormFailed(c echo.Context, folderID, form string, err err
 
 // renameFolder renames a folder as the page showed it.
 func (s *Server) renameFolder(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	f, err := s.Files.RenameFolder(c.Request().Context(), t.ID, c.Param("id"), c.FormValue("etag"), c.FormValue("name"))
 	return s.folderChanged(c, f, err, "rename", "files.folder_renamed")
 }
@@ -242,7 +246,7 @@ func (s *Server) renameFolder(c echo.Context) error {
 // moveFolder moves a folder into the folder the form names ("" for the
 // top level).
 func (s *Server) moveFolder(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	f, err := s.Files.MoveFolder(c.Request().Context(), t.ID, c.Param("id"), c.FormValue("etag"), c.FormValue("target"))
 	return s.folderChanged(c, f, err, "move", "files.folder_moved")
 }
@@ -264,7 +268,7 @@ func (s *Server) folderChanged(c echo.Context, f *kanri.Folder, err error, form,
 // confirmed the number of files that go to the trash with it.
 func (s *Server) deleteFolder(c echo.Context) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	f, err := s.Files.Folder(ctx, t.ID, c.Param("id"))
 	if err != nil {
 		return err
@@ -303,15 +307,15 @@ func (s *Server) showFile(c echo.Context) error {
 // errors after a failed save.
 func (s *Server) showFileWith(c echo.Context, status int, in *views.FileForm, errs views.Errors) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	f, err := s.Files.File(ctx, t.ID, c.Param("id"))
 	if err != nil {
 		return err
 	}
-	me := c.Get(ctxUser).(*kanri.User)
+	me := c.Get(httpkit.KeyUser).(*kanri.User)
 	v := views.FileView{File: f, TenantID: t.ID, Errors: errs,
-		CanEdit:  can(c, role.FilesCreate) && files.MayChange(f, me.ID, can(c, role.FilesUpdate)) == nil,
-		CanTrash: can(c, role.FilesCreate) && files.MayChange(f, me.ID, can(c, role.FilesDelete)) == nil}
+		CanEdit:  httpkit.Can(c, role.FilesCreate) && files.MayChange(f, me.ID, httpkit.Can(c, role.FilesUpdate)) == nil,
+		CanTrash: httpkit.Can(c, role.FilesCreate) && files.MayChange(f, me.ID, httpkit.Can(c, role.FilesDelete)) == nil}
 	if f.FolderID != nil {
 		if v.Trail, err = s.Files.Ancestors(ctx, t.ID, *f.FolderID); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
 			return err
@@ -337,8 +341,8 @@ func (s *Server) showFileWith(c echo.Context, status int, in *views.FileForm, er
 // for a member (files.create) only their own files (files.MayChange).
 func (s *Server) ownFile(manage string, h echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		me := c.Get(ctxUser).(*kanri.User)
-		if _, err := s.Files.Changeable(c.Request().Context(), routeTenant(c).ID, c.Param("id"), me.ID, can(c, manage)); err != nil {
+		me := c.Get(httpkit.KeyUser).(*kanri.User)
+		if _, err := s.Files.Changeable(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"), me.ID, httpkit.Can(c, manage)); err != nil {
 			return err
 		}
 		return h(c)
@@ -348,7 +352,7 @@ func (s *Server) ownFile(manage string, h echo.HandlerFunc) echo.HandlerFunc {
 // updateFile saves a file's name, display name, tags and description.
 func (s *Server) updateFile(c echo.Context) error {
 	in := files.FileInput{Name: c.FormValue("name"), DisplayName: c.FormValue("displayName"), Tags: c.FormValue("tags"), Description: c.FormValue("description")}
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	var f *kanri.File
 	var err error
 	if _, sent := c.Request().PostForm["name"]; sent && strings.TrimSpace(in.Name) == "" {
@@ -370,7 +374,7 @@ func (s *Server) updateFile(c echo.Context) error {
 
 // moveFile moves a file into the folder the form names.
 func (s *Server) moveFile(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	f, err := s.Files.MoveFile(c.Request().Context(), t.ID, c.Param("id"), seen(c), c.FormValue("target"))
 	switch {
 	case err == nil:
@@ -383,7 +387,7 @@ func (s *Server) moveFile(c echo.Context) error {
 
 // trashFile moves a file to the trash and returns to its folder.
 func (s *Server) trashFile(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	ctx := c.Request().Context()
 	f, err := s.Files.TrashFile(ctx, t.ID, c.Param("id"), seen(c))
 	if kanri.IsCode(err, kanri.ESTALE) {
@@ -397,7 +401,7 @@ func (s *Server) trashFile(c echo.Context) error {
 
 // restoreFile takes a file out of the trash.
 func (s *Server) restoreFile(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	return s.action(c, "files.restored", views.TrashPath(t.ID), func(seen kanri.Seen) (string, error) {
 		f, err := s.Files.RestoreFile(c.Request().Context(), t.ID, c.Param("id"), seen)
 		if err != nil {
@@ -409,7 +413,7 @@ func (s *Server) restoreFile(c echo.Context) error {
 
 // purgeFile deletes a file of the trash for good.
 func (s *Server) purgeFile(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	ctx := c.Request().Context()
 	f, err := s.Files.File(ctx, t.ID, c.Param("id"))
 	if err != nil {
@@ -424,7 +428,7 @@ func (s *Server) purgeFile(c echo.Context) error {
 // listTrash shows the tenant's trash.
 func (s *Server) listTrash(c echo.Context) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	v := views.FolderView{TenantID: t.ID}
 	var err error
 	v.Files, v.Paging, err = listPage(c, views.TrashPath(t.ID), 50, func(next string, limit int) ([]*kanri.File, string, error) {
@@ -444,7 +448,7 @@ func (s *Server) listTrash(c echo.Context) error {
 
 // emptyTrash purges the whole trash.
 func (s *Server) emptyTrash(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	n, err := s.Files.EmptyTrash(c.Request().Context(), t.ID)
 	if err != nil {
 		return err
@@ -482,7 +486,7 @@ func previewKind(f *kanri.File) string {
 // serveFile sends a live file's bytes.
 func (s *Server) serveFile(c echo.Context, inline bool) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	f, err := s.Files.LiveFile(ctx, t.ID, c.Param("id"))
 	if err != nil {
 		return err
@@ -531,7 +535,7 @@ func (s *Server) streamFile(c echo.Context, f *kanri.File, disposition, contentT
 	h.Set("ETag", `"`+strings.TrimPrefix(f.Checksum, "sha256:")+`"`)
 	// A large file takes as long as it takes: no write deadline.
 	_ = http.NewResponseController(w.Writer).SetWriteDeadline(time.Time{})
-	content := s.Files.Open(c.Request().Context(), routeTenant(c).ID, f)
+	content := s.Files.Open(c.Request().Context(), httpkit.Tenant(c).ID, f)
 	defer content.Close()
 	req := c.Request()
 	if r, ok := bytesRange(req.Header.Get("Range")); ok {
@@ -610,7 +614,7 @@ func pathEscapeAll(s string) string {
 // thumbnail sends an image file's thumbnail, made on first request.
 func (s *Server) thumbnail(c echo.Context) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	f, err := s.Files.LiveFile(ctx, t.ID, c.Param("id"))
 	if err != nil {
 		return err
@@ -637,14 +641,28 @@ func sendImage(c echo.Context, r io.ReadCloser, contentType string) error {
 	return c.Stream(http.StatusOK, contentType, r)
 }
 
-// The console's tus routes: the tenant of the path, uploads under it.
-func (s *Server) consoleTus(c echo.Context) tusRoute {
-	t := routeTenant(c)
-	return tusRoute{tenantID: t.ID, base: views.UploadsPath(t.ID)}
+// consoleUploads serves the console's uploads (tus-js-client): those of
+// the tenant of the path, under it. One's own upload may be given up, or
+// anyone's by who may delete files (as the files page's Cancel); a
+// refusal is its message as plain text, which tus-js-client hands to the
+// page.
+func (s *Server) consoleUploads() *tus.Handler {
+	return tus.New(s.Files, s.Logger, tus.Mount{
+		Base:       func(c echo.Context) string { return views.UploadsPath(httpkit.Tenant(c).ID) },
+		CancelsAny: func(c echo.Context) bool { return httpkit.Can(c, role.FilesDelete) },
+		Refuse: func(c echo.Context, status int, msg string, err error) error {
+			if fields := kanri.ErrorFields(err); len(fields) > 0 {
+				ctx := c.Request().Context()
+				var parts []string
+				for _, k := range slices.Sorted(maps.Keys(fields)) {
+					parts = append(parts, i18n.T(ctx, fields[k]))
+				}
+				msg = strings.Join(parts, " ")
+			}
+			if msg == "" {
+				return c.NoContent(status)
+			}
+			return c.String(status, msg)
+		},
+	})
 }
-
-func (s *Server) uploadOptions(c echo.Context) error { return s.tusOptions(c, routeTenant(c).ID) }
-func (s *Server) createUpload(c echo.Context) error  { return s.tusCreate(c, s.consoleTus(c)) }
-func (s *Server) headUpload(c echo.Context) error    { return s.tusHead(c, s.consoleTus(c)) }
-func (s *Server) patchUpload(c echo.Context) error   { return s.tusPatch(c, s.consoleTus(c)) }
-func (s *Server) deleteUpload(c echo.Context) error  { return s.tusDelete(c, s.consoleTus(c)) }

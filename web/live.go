@@ -21,6 +21,7 @@ import (
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // Timings of a tab's live stream.
@@ -44,7 +45,7 @@ const (
 // nothing of another tenant, is ever sent.
 func (s *Server) liveEvents(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := routeTenant(c), person(c)
+	t, me := httpkit.Tenant(c), person(c)
 	l := &liveStream{s: s, c: c, tenantID: t.ID, me: me, list: c.QueryParam("list") == "1"}
 	if id := c.QueryParam("channel"); id != "" {
 		ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, id)
@@ -53,7 +54,7 @@ func (s *Server) liveEvents(c echo.Context) error {
 		}
 		l.open, l.openMember = ch, m
 	}
-	if !can(c, role.ChannelsRead) {
+	if !httpkit.Can(c, role.ChannelsRead) {
 		return kanri.E(kanri.EFORBIDDEN, "error.forbidden_body")
 	}
 	// Subscribe first, then read the snapshot: an event published between
@@ -139,7 +140,7 @@ func startStream(c echo.Context) (flush func() error) {
 // user still has perm in the tenant.
 func (s *Server) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tenant, perm string) bool {
 	_, _, issued, ok := s.signedIn(c)
-	u, err := s.Users.Get(ctx, c.Get(ctxHome).(*kanri.Tenant).ID, person(c).UserID)
+	u, err := s.Users.Get(ctx, c.Get(httpkit.KeyHome).(*kanri.Tenant).ID, person(c).UserID)
 	if !ok || err != nil || !u.IsActive || !u.DeletedAt.IsZero() || issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
 		return false
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // listFrom runs listPage over a list of 7 numbered pages ("p1".."p7",
@@ -321,11 +322,11 @@ func TestUsableGuardsAServicesRoutes(t *testing.T) {
 	catalog := catalog.New(d)
 	s := &Server{Deps: d, Services: Services{Catalog: catalog}}
 	e := echo.New()
-	e.HTTPErrorHandler = func(err error, c echo.Context) { c.NoContent(status(err)) }
+	e.HTTPErrorHandler = func(err error, c echo.Context) { c.NoContent(httpkit.Status(err)) }
 	e.GET("/t/:tenant/files", func(c echo.Context) error { return c.NoContent(http.StatusOK) },
 		func(next echo.HandlerFunc) echo.HandlerFunc {
 			return func(c echo.Context) error {
-				c.Set(ctxTenant, &kanri.Tenant{Doc: kanri.Doc{ID: c.Param("tenant")}})
+				c.Set(httpkit.KeyTenant, &kanri.Tenant{Doc: kanri.Doc{ID: c.Param("tenant")}})
 				return next(c)
 			}
 		}, s.usable(kanri.FileServiceID))

@@ -14,18 +14,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
-)
-
-// Context keys of values the middleware sets for handlers.
-const (
-	ctxUser    = "user"          // *kanri.User: the signed-in user
-	ctxHome    = "home"          // *kanri.Tenant: the user's own tenant
-	ctxSession = "sessionRecord" // *kanri.Session: the record of the signed-in session
-	ctxTenant  = "tenant"        // *kanri.Tenant: the tenant of a /t/:tenant route
-	ctxReqID   = "reqid"         // string: the request id
-	ctxPerms   = "perms"         // role.Set: the signed-in user's permissions
-	ctxGlobal  = "global"        // bool: the user is a global administrator
-	ctxEnrol   = "mustEnrol"     // bool: the user must turn on two-factor sign-in first
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // contentSecurityPolicy allows only the console's own scripts, styles and
@@ -56,7 +45,7 @@ func (s *Server) requestContext(next echo.HandlerFunc) echo.HandlerFunc {
 		start := time.Now()
 		req := c.Request()
 		id := randomToken()[:20] // never the client's: it goes into audit records
-		c.Set(ctxReqID, id)
+		c.Set(httpkit.KeyRequestID, id)
 		c.Set(ctxBase, s.origin.base(req))
 		c.Response().Header().Set(echo.HeaderXRequestID, id)
 		lang := i18n.Negotiate(req.Header.Get("Accept-Language"))
@@ -70,7 +59,7 @@ func (s *Server) requestContext(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			c.Error(err)
 		}
-		status := loggedStatus(c) // 499 for a client that gave up: no server error
+		status := httpkit.LoggedStatus(c) // 499 for a client that gave up: no server error
 		level := s.Logger.Info
 		switch {
 		case status >= 500 && req.Context().Err() == nil:
@@ -171,14 +160,14 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			return kanri.E(kanri.EUNAUTHENTICATED, "login.expired")
 		}
-		c.Set(ctxUser, u)
-		c.Set(ctxSession, rec)
-		c.Set(ctxHome, home)
-		c.Set(ctxPerms, access.Perms)
-		c.Set(ctxGlobal, access.GlobalAdmin)
+		c.Set(httpkit.KeyUser, u)
+		c.Set(httpkit.KeySession, rec)
+		c.Set(httpkit.KeyHome, home)
+		c.Set(httpkit.KeyPerms, access.Perms)
+		c.Set(httpkit.KeyGlobal, access.GlobalAdmin)
 		// Read on every request, so that a rule switched on reaches
 		// sessions already open, on every instance.
-		c.Set(ctxEnrol, !u.Security.TwoFactorEnabled && home.TwoFactorRequired(access.Admin))
+		c.Set(httpkit.KeyEnrol, !u.Security.TwoFactorEnabled && home.TwoFactorRequired(access.Admin))
 		a := audit.ActorFrom(ctx)
 		a.UserID, a.UserName, a.TenantID, a.GlobalAdmin = u.ID, u.Username, home.ID, access.GlobalAdmin
 		a.SessionID, _ = s.session(c).Values[keySession].(string)
@@ -197,37 +186,12 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// can reports whether the signed-in user holds perm. Permissions of the
-// operator's staff hold in every tenant; everyone else's only in their own,
-// which resolveTenant already enforces.
-func can(c echo.Context, perm string) bool {
-	perms, _ := c.Get(ctxPerms).(role.Set)
-	return perms.Has(perm)
-}
-
-// isGlobalAdmin reports whether the signed-in user is a global
-// administrator (全体管理者 in the operator's tenant).
-func isGlobalAdmin(c echo.Context) bool { g, _ := c.Get(ctxGlobal).(bool); return g }
-
-// need lets a request through only if the user holds perm; otherwise it
-// answers 403.
-func need(perm string) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if !can(c, perm) {
-				return kanri.E(kanri.EFORBIDDEN, "error.forbidden_body")
-			}
-			return next(c)
-		}
-	}
-}
-
 // requireGlobalAdmin hides the operator's pages from everyone but global
 // administrators, who act across tenants: to others they do not exist.
 // Other roles, also in the operator's tenant, hold in their own tenant only.
 func (s *Server) requireGlobalAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if !isGlobalAdmin(c) {
+		if !httpkit.IsGlobalAdmin(c) {
 			return echo.ErrNotFound
 		}
 		return next(c)
@@ -240,8 +204,8 @@ func (s *Server) requireGlobalAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) resolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := c.Param("tenant")
-		home := c.Get(ctxHome).(*kanri.Tenant)
-		if id != home.ID && !isGlobalAdmin(c) {
+		home := c.Get(httpkit.KeyHome).(*kanri.Tenant)
+		if id != home.ID && !httpkit.IsGlobalAdmin(c) {
 			return echo.ErrNotFound
 		}
 		t := home // read by requireUser in this request
@@ -251,10 +215,10 @@ func (s *Server) resolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
 				return err
 			}
 		}
-		if t.Status == kanri.TenantDeleted && !isGlobalAdmin(c) {
+		if t.Status == kanri.TenantDeleted && !httpkit.IsGlobalAdmin(c) {
 			return echo.ErrNotFound
 		}
-		c.Set(ctxTenant, t)
+		c.Set(httpkit.KeyTenant, t)
 		if t != home {
 			s.enterTenant(c, t) // its plan's permissions, its time zone (requireUser applied the home's)
 		}
@@ -268,7 +232,7 @@ func (s *Server) resolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) streaming(d time.Duration, h echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if err := http.NewResponseController(c.Response().Writer).SetWriteDeadline(time.Now().Add(d)); err != nil {
-			s.Logger.Warn("the write deadline of a streamed response stays", "err", err, "request_id", reqID(c))
+			s.Logger.Warn("the write deadline of a streamed response stays", "err", err, "request_id", httpkit.RequestID(c))
 		}
 		return h(c)
 	}

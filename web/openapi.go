@@ -13,6 +13,7 @@ import (
 
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/web/tus"
 )
 
 // pathParam matches an Echo path parameter (:id), which OpenAPI writes
@@ -229,7 +230,7 @@ type enumName struct{ name, doc string }
 // tusVersionNames and windowNames name the values of enums that start
 // with a digit.
 var (
-	tusVersionNames = map[any]enumName{tusVersion: {"V1_0_0", "tus 1.0.0."}}
+	tusVersionNames = map[any]enumName{tus.Version: {"V1_0_0", "tus 1.0.0."}}
 	windowNames     = map[any]enumName{"1m": {"MINUTE", "A minute."}, "1h": {"HOUR", "An hour."}, "1d": {"DAY", "A day."}}
 )
 
@@ -303,7 +304,7 @@ var requestHeaderDocs = map[string]struct {
 	doc    string
 	schema map[string]any
 }{
-	hdrTusResumable: {"The tus version the client speaks: 1.0.0 (else 412).", namedEnum(map[string]any{"type": "string", "enum": []string{tusVersion}}, tusVersionNames)},
+	hdrTusResumable: {"The tus version the client speaks: 1.0.0 (else 412).", namedEnum(map[string]any{"type": "string", "enum": []string{tus.Version}}, tusVersionNames)},
 	hdrUploadLength: {"The file's size in bytes.", map[string]any{"type": "string", "pattern": "^[0-9]+$"}},
 	"Upload-Metadata": {"Comma-separated pairs of a key and its value in base64: filename (the file's name), filetype (its media type) and folderId (the folder it goes to; the top level without it).",
 		map[string]any{"type": "string"}},
@@ -364,11 +365,11 @@ var headerDocs = map[string]struct {
 	hdrContentDisposition:   {"attachment, with the file's name (filename, and filename* in UTF-8 for a name beyond ASCII).", map[string]any{"type": "string", "pattern": "^attachment", "maxLength": 4096}},
 	hdrAcceptRanges:         {"bytes: Range may ask for part of the file.", map[string]any{"type": "string", "const": "bytes"}},
 	hdrContentRange:         {"The part sent and the file's size (bytes first-last/size), or bytes */size when the range is refused.", map[string]any{"type": "string", "pattern": `^bytes ([0-9]+-[0-9]+|\*)/[0-9]+$`, "maxLength": 100}},
-	hdrTusResumable:         {"The tus version the server speaks: 1.0.0.", namedEnum(map[string]any{"type": "string", "enum": []string{tusVersion}}, tusVersionNames)},
-	hdrTusVersion:           {"The tus versions the server speaks: 1.0.0.", map[string]any{"type": "string", "const": tusVersion}},
-	hdrTusExtension:         {"The tus extensions the server supports: " + tusExtensions + ".", map[string]any{"type": "string", "const": tusExtensions}},
+	hdrTusResumable:         {"The tus version the server speaks: 1.0.0.", namedEnum(map[string]any{"type": "string", "enum": []string{tus.Version}}, tusVersionNames)},
+	hdrTusVersion:           {"The tus versions the server speaks: 1.0.0.", map[string]any{"type": "string", "const": tus.Version}},
+	hdrTusExtension:         {"The tus extensions the server supports: " + tus.Extensions + ".", map[string]any{"type": "string", "const": tus.Extensions}},
 	hdrTusMaxSize:           {"The largest file the tenant may upload, in bytes.", bytesSchema},
-	hdrTusChecksumAlgorithm: {"The algorithms Upload-Checksum takes: " + tusChecksums + ".", map[string]any{"type": "string", "const": tusChecksums}},
+	hdrTusChecksumAlgorithm: {"The algorithms Upload-Checksum takes: " + tus.Checksums + ".", map[string]any{"type": "string", "const": tus.Checksums}},
 	hdrUploadOffset:         {"The bytes of the upload received so far: where to resume.", bytesSchema},
 	hdrUploadLength:         {"The upload's size in bytes.", bytesSchema},
 	hdrUploadExpires:        {"When the upload expires unless completed (an HTTP date, RFC 9110 §5.6.7); its bytes and reservation are then given up.", map[string]any{"type": "string", "maxLength": 29}},

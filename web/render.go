@@ -21,6 +21,7 @@ import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // render writes a templ component with the given status. The page is
@@ -68,16 +69,16 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 		Lang:  i18n.Lang(ctx),
 		Path:  shownAt(c),
 		Nav:   nav,
-		Staff: isGlobalAdmin(c),
+		Staff: httpkit.IsGlobalAdmin(c),
 		Now:   s.Now(),
 		Theme: theme(c),
 	}
-	p.User, _ = c.Get(ctxUser).(*kanri.User)
-	p.Home, _ = c.Get(ctxHome).(*kanri.Tenant)
-	p.Tenant, _ = c.Get(ctxTenant).(*kanri.Tenant)
+	p.User, _ = c.Get(httpkit.KeyUser).(*kanri.User)
+	p.Home, _ = c.Get(httpkit.KeyHome).(*kanri.Tenant)
+	p.Tenant, _ = c.Get(httpkit.KeyTenant).(*kanri.Tenant)
 	p.Flash.Kind, p.Flash.Message = s.takeFlash(c)
-	p.Perms, _ = c.Get(ctxPerms).(role.Set)
-	p.GlobalAdmin = isGlobalAdmin(c)
+	p.Perms, _ = c.Get(httpkit.KeyPerms).(role.Set)
+	p.GlobalAdmin = httpkit.IsGlobalAdmin(c)
 	if p.Staff {
 		p.Switcher = s.switcher(ctx, p.Tenant)
 	}
@@ -103,8 +104,6 @@ func (s *Server) switcher(ctx context.Context, current *kanri.Tenant) []*kanri.T
 	}
 	return list
 }
-
-func reqID(c echo.Context) string { id, _ := c.Get(ctxReqID).(string); return id }
 
 // isHTMX reports whether the request came from htmx for a part of a page:
 // not a boosted navigation, nor the restore of a history entry (the Back

@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // roleServices turns the catalog into the role pages' view, leaving out
@@ -28,7 +29,7 @@ func roleServices(c echo.Context, t *kanri.Tenant, held map[string]bool, counts 
 			vs.Roles = append(vs.Roles, views.RoleInfo{
 				Key: d.Key, Name: d.RoleName, Description: d.Description, Permissions: d.Permissions,
 				Holders: counts[id], Assigned: held[id],
-				Grantable: can(c, role.RolesUpdate) && (!d.PrivilegedOnly() || isGlobalAdmin(c)),
+				Grantable: httpkit.Can(c, role.RolesUpdate) && (!d.PrivilegedOnly() || httpkit.IsGlobalAdmin(c)),
 			})
 		}
 		out = append(out, vs)
@@ -39,7 +40,7 @@ func roleServices(c echo.Context, t *kanri.Tenant, held map[string]bool, counts 
 // listRoles shows the services' roles, their permissions and how many of
 // the tenant's users hold each.
 func (s *Server) listRoles(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	counts, err := s.Roles.Counts(c.Request().Context(), t.ID)
 	if err != nil {
 		return err
@@ -49,7 +50,7 @@ func (s *Server) listRoles(c echo.Context) error {
 
 // roleHolders lists the users who hold one role.
 func (s *Server) roleHolders(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	d, ok := role.FindKey(c.Param("service"), c.Param("role"))
 	if !ok || (d.PrivilegedOnly() && !t.IsPrivileged) {
 		return echo.ErrNotFound
@@ -80,7 +81,7 @@ func (s *Server) userRoles(c echo.Context) error {
 // renderUserRoles renders the user's roles page, or for htmx only its
 // panel, with errMsg (translated) when a change was refused.
 func (s *Server) renderUserRoles(c echo.Context, u *kanri.User, status int, errMsg string) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	ras, err := s.Roles.ForUser(c.Request().Context(), t.ID, u.ID)
 	if err != nil {
 		return err
@@ -125,7 +126,7 @@ func (s *Server) changeRole(c echo.Context, doneKey string, change func(context.
 	if err != nil {
 		return err
 	}
-	ctx, t := c.Request().Context(), routeTenant(c)
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	d, ok := role.FindKey(c.FormValue("service"), c.FormValue("role"))
 	if !ok {
 		return kanri.Invalid(kanri.Fields{"role": "validation.role"})
@@ -133,7 +134,7 @@ func (s *Server) changeRole(c echo.Context, doneKey string, change func(context.
 	err = change(ctx, role.Grant{Tenant: t, UserID: u.ID, ServiceID: d.ServiceID, RoleName: d.RoleName})
 	switch kanri.ErrorCode(err) {
 	case kanri.ECONFLICT, kanri.EFORBIDDEN, kanri.EINVALID:
-		return s.renderUserRoles(c, u, status(err), message(ctx, err, "error.title"))
+		return s.renderUserRoles(c, u, httpkit.Status(err), message(ctx, err, "error.title"))
 	}
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/static"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // Route access levels, recorded as the route's name so that tests can walk
@@ -118,18 +119,19 @@ func (s *Server) routes(e *echo.Echo) {
 	// console, but no body limit or deadline: the stream lasts as long as
 	// the tab, and ends with its session.
 	e.GET("/t/:tenant/events", s.liveEvents, s.requireUser, s.resolveTenant, s.usable(kanri.MessagingServiceID)).Name = "perm:" + role.ChannelsRead
-	e.GET("/t/:tenant/backups/events", s.backupEvents, s.requireUser, s.resolveTenant, s.usable(kanri.BackupServiceID), need(role.BackupsRead)).Name = "perm:" + role.BackupsRead
+	e.GET("/t/:tenant/backups/events", s.backupEvents, s.requireUser, s.resolveTenant, s.usable(kanri.BackupServiceID), httpkit.Need(role.BackupsRead)).Name = "perm:" + role.BackupsRead
 
 	// Resumable uploads (tus): a session and the CSRF header like the
 	// console, but their own body handling (no console body limit: each
 	// PATCH is bounded by what is left of its upload) and no read or write
 	// deadline but an idle one.
+	tu := s.consoleUploads()
 	up := e.Group("/t/:tenant/uploads", s.requireUser, s.resolveTenant, s.csrf, s.usable(kanri.FileServiceID))
-	up.OPTIONS("", s.uploadOptions, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
-	up.POST("", s.createUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
-	up.HEAD("/:upload", s.headUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate // not GET: HEAD is its own here
-	up.PATCH("/:upload", s.patchUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
-	up.DELETE("/:upload", s.deleteUpload, need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
+	up.OPTIONS("", tu.Options, httpkit.Need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
+	up.POST("", tu.Create, httpkit.Need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
+	up.HEAD("/:upload", tu.Head, httpkit.Need(role.FilesCreate)).Name = "perm:" + role.FilesCreate // not GET: HEAD is its own here
+	up.PATCH("/:upload", tu.Patch, httpkit.Need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
+	up.DELETE("/:upload", tu.Delete, httpkit.Need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
 
 	type route struct {
 		g      *echo.Group
@@ -275,7 +277,7 @@ func (s *Server) routes(e *echo.Echo) {
 		{t, http.MethodPost, "/settings", role.SettingsUpdate, s.saveSettings},
 		{t, http.MethodGet, "/settings/time-now", role.SettingsRead, s.zoneNowPreview},
 	} {
-		r.g.Add(r.method, r.path, r.h, need(r.perm)).Name = "perm:" + r.perm
+		r.g.Add(r.method, r.path, r.h, httpkit.Need(r.perm)).Name = "perm:" + r.perm
 	}
 	s.heads = headRoutes(e.Routes())
 }

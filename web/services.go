@@ -13,6 +13,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // usageMonths is how many months a service's usage page charts.
@@ -165,7 +166,7 @@ func (s *Server) servicesUsage(c echo.Context) error {
 // to the tenant's own people, read-only.
 func (s *Server) listTenantServices(c echo.Context) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	svcs, err := s.Catalog.List(ctx)
 	if err != nil {
 		return err
@@ -186,7 +187,7 @@ func (s *Server) listTenantServices(c echo.Context) error {
 	for _, a := range assigned {
 		byService[a.ServiceID] = a
 	}
-	operator := can(c, role.ServicesUpdate)
+	operator := httpkit.Can(c, role.ServicesUpdate)
 	var rows []views.TenantServiceRow
 	for _, svc := range svcs {
 		a := byService[svc.ID]
@@ -222,7 +223,7 @@ func (s *Server) tenantServiceUsage(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	a, err := s.Catalog.Assignment(ctx, t.ID, c.Param("service"))
 	if err != nil {
 		return err
@@ -261,10 +262,10 @@ func (s *Server) editAssignment(c echo.Context) error {
 	fields, own := kanri.ConfigFields(svc.ID)
 	f := views.AssignmentForm{Service: svc, Fields: fields, Own: own}
 	f.Input = kanri.AssignmentInput{ServiceID: svc.ID}
-	a, err := s.Catalog.Assignment(ctx, routeTenant(c).ID, svc.ID)
+	a, err := s.Catalog.Assignment(ctx, httpkit.Tenant(c).ID, svc.ID)
 	switch {
 	case err == nil:
-		loc := routeTenant(c).Location()
+		loc := httpkit.Tenant(c).Location()
 		f.Assigned, f.ETag, f.Input, f.Base = true, a.ETag, catalog.AssignmentInputOf(a, loc), catalog.AssignmentInputOf(a, loc)
 	case !kanri.IsCode(err, kanri.ENOTFOUND):
 		return err
@@ -276,7 +277,7 @@ func (s *Server) editAssignment(c echo.Context) error {
 // edit of its assignment.
 func (s *Server) saveAssignment(c echo.Context) error {
 	ctx := c.Request().Context()
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	svc, err := s.Catalog.Get(ctx, c.Param("service"))
 	if err != nil {
 		return err
@@ -323,7 +324,7 @@ func (s *Server) endAssignment(c echo.Context) error {
 }
 
 func (s *Server) assignmentAction(c echo.Context, doneKey string, do func(ctx context.Context, tenantID, serviceID string, seen kanri.Seen) (*kanri.ServiceAssignment, error)) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	return s.action(c, doneKey, views.TenantServicesPath(t.ID), func(seen kanri.Seen) (string, error) {
 		ctx := c.Request().Context()
 		a, err := do(ctx, t.ID, c.Param("service"), seen)
@@ -341,7 +342,7 @@ func (s *Server) assignmentAction(c echo.Context, doneKey string, do func(ctx co
 func (s *Server) usable(serviceID string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if err := s.Catalog.UsableFor(c.Request().Context(), routeTenant(c), serviceID); err != nil {
+			if err := s.Catalog.UsableFor(c.Request().Context(), httpkit.Tenant(c), serviceID); err != nil {
 				return err
 			}
 			return next(c)

@@ -10,6 +10,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // enterTenant applies to the request what the tenant it works in decides:
@@ -18,8 +19,8 @@ import (
 // its pages show times in (views.WithZone). requireUser calls it with the
 // user's own tenant, resolveTenant with the tenant of a /t/{tenant} route.
 func (s *Server) enterTenant(c echo.Context, t *kanri.Tenant) {
-	if perms, ok := c.Get(ctxPerms).(role.Set); ok {
-		c.Set(ctxPerms, role.ForPlan(perms, t.Plan))
+	if perms, ok := c.Get(httpkit.KeyPerms).(role.Set); ok {
+		c.Set(httpkit.KeyPerms, role.ForPlan(perms, t.Plan))
 	}
 	c.SetRequest(c.Request().WithContext(views.WithZone(c.Request().Context(), t.Location())))
 }
@@ -41,7 +42,7 @@ func (s *Server) tenantLanguage(c echo.Context, home *kanri.Tenant) {
 // needReporting refuses (403) a usage analytics page of a tenant whose
 // advancedReporting feature is off, by its setting or by its plan.
 func needReporting(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	if !role.PlanAllows(t.Plan, kanri.FeatureAdvancedReporting) {
 		return kanri.E(kanri.EFORBIDDEN, "settings.reporting_plan")
 	}
@@ -55,7 +56,7 @@ func needReporting(c echo.Context) error {
 // language and feature flags (a form for those who may change them), and
 // its subscription.
 func (s *Server) showSettings(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	f := s.settingsForm(t)
 	f.ETag, f.Input, f.Base = t.ETag, kanri.SettingsInputOf(t), kanri.SettingsInputOf(t)
 	return render(c, http.StatusOK, views.SettingsPage(s.page(c, "settings.title", "settings"), f))
@@ -64,7 +65,7 @@ func (s *Server) showSettings(c echo.Context) error {
 // saveSettings saves the settings form, or shows it again with its errors,
 // or after a stale save with the stored settings beside the input.
 func (s *Server) saveSettings(c echo.Context) error {
-	ctx, t := c.Request().Context(), routeTenant(c)
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	in, base, etag := settingsInput(c, ""), settingsBase(c), c.FormValue("etag")
 	saved, err := s.Tenants.UpdateSettings(ctx, t.ID, etag, base, in)
 	if err == nil {

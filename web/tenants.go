@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // tenantListFilter reads the tenant list's query parameters.
@@ -31,7 +32,7 @@ func (s *Server) listTenants(c echo.Context) error {
 	}
 	p := s.page(c, "tenants.title", "tenants")
 	l := views.TenantList{Tenants: tenants, Search: f.Search, Status: f.Status, Sort: f.Sort, Desc: f.Desc, Paging: pg}
-	if can(c, role.TenantsDelete) {
+	if httpkit.Can(c, role.TenantsDelete) {
 		if l.Undeletable, err = s.Tenants.Undeletable(c.Request().Context(), tenants); err != nil {
 			return err
 		}

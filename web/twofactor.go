@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // secondStepTimeout is how long the password step waits for the code.
@@ -126,7 +127,7 @@ func (s *Server) cancelSecondFactor(c echo.Context) error {
 // two-factor sign-in: their tenant requires it of them (requireUser reads
 // it on every request).
 func (s *Server) mustEnrol(c echo.Context) bool {
-	must, _ := c.Get(ctxEnrol).(bool)
+	must, _ := c.Get(httpkit.KeyEnrol).(bool)
 	return must
 }
 
@@ -143,11 +144,11 @@ func (s *Server) twoFactorPage(c echo.Context) error {
 
 func (s *Server) showTwoFactor(c echo.Context, status int, recovery []string, errs views.Errors) error {
 	ctx := c.Request().Context()
-	u, err := s.Users.Get(ctx, c.Get(ctxUser).(*kanri.User).TenantID, c.Get(ctxUser).(*kanri.User).ID)
+	u, err := s.Users.Get(ctx, c.Get(httpkit.KeyUser).(*kanri.User).TenantID, c.Get(httpkit.KeyUser).(*kanri.User).ID)
 	if err != nil {
 		return err
 	}
-	home := c.Get(ctxHome).(*kanri.Tenant)
+	home := c.Get(httpkit.KeyHome).(*kanri.Tenant)
 	enforced, err := s.twoFactorEnforced(c, u, home)
 	if err != nil {
 		return err
@@ -188,7 +189,7 @@ func account(u *kanri.User, t *kanri.Tenant) string { return u.Username + "@" + 
 
 // setupTwoFactor begins an enrolment.
 func (s *Server) setupTwoFactor(c echo.Context) error {
-	u, home := c.Get(ctxUser).(*kanri.User), c.Get(ctxHome).(*kanri.Tenant)
+	u, home := c.Get(httpkit.KeyUser).(*kanri.User), c.Get(httpkit.KeyHome).(*kanri.Tenant)
 	if !home.TwoFactorAvailable() {
 		return kanri.E(kanri.EFORBIDDEN, "twofactor.unavailable")
 	}
@@ -204,7 +205,7 @@ func (s *Server) setupTwoFactor(c echo.Context) error {
 // confirmTwoFactor finishes the enrolment with a first code and shows the
 // recovery codes, once.
 func (s *Server) confirmTwoFactor(c echo.Context) error {
-	u := c.Get(ctxUser).(*kanri.User)
+	u := c.Get(httpkit.KeyUser).(*kanri.User)
 	codes, err := s.Auth.ConfirmTwoFactor(c.Request().Context(), u.TenantID, u.ID, c.FormValue("code"))
 	if kanri.IsCode(err, kanri.EINVALID) {
 		return s.showTwoFactor(c, http.StatusUnprocessableEntity, nil, views.Errors(kanri.ErrorFields(err)))
@@ -212,7 +213,7 @@ func (s *Server) confirmTwoFactor(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Set(ctxEnrol, false) // enrolled: the page shows the codes, not the requirement
+	c.Set(httpkit.KeyEnrol, false) // enrolled: the page shows the codes, not the requirement
 	return s.showTwoFactor(c, http.StatusOK, codes, nil)
 }
 
@@ -220,7 +221,7 @@ func (s *Server) confirmTwoFactor(c echo.Context) error {
 // code; a tenant that requires it refuses.
 func (s *Server) disableTwoFactor(c echo.Context) error {
 	ctx := c.Request().Context()
-	u, home := c.Get(ctxUser).(*kanri.User), c.Get(ctxHome).(*kanri.Tenant)
+	u, home := c.Get(httpkit.KeyUser).(*kanri.User), c.Get(httpkit.KeyHome).(*kanri.Tenant)
 	enforced, err := s.twoFactorEnforced(c, u, home)
 	if err != nil {
 		return err

@@ -9,15 +9,13 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
-
-// routeTenant returns the tenant resolved for a /t/:tenant route.
-func routeTenant(c echo.Context) *kanri.Tenant { return c.Get(ctxTenant).(*kanri.Tenant) }
 
 // routeUser loads the user of a /t/:tenant/users/:id route; deleted users
 // are gone.
 func (s *Server) routeUser(c echo.Context) (*kanri.User, error) {
-	u, err := s.Users.Get(c.Request().Context(), routeTenant(c).ID, c.Param("id"))
+	u, err := s.Users.Get(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +27,7 @@ func (s *Server) routeUser(c echo.Context) (*kanri.User, error) {
 
 // listUsers shows a tenant's users.
 func (s *Server) listUsers(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	f := user.ListFilter{Search: c.QueryParam("q"), Status: c.QueryParam("status"), Sort: c.QueryParam("sort"), Desc: c.QueryParam("desc") == "1"}
 	users, pg, err := listPage(c, views.UsersPath(t.ID), 20, func(token string, limit int) ([]*kanri.User, string, error) {
 		page := f
@@ -54,7 +52,7 @@ func (s *Server) newUser(c echo.Context) error {
 // createUser adds a user, or shows the form again with its errors. The
 // password is never echoed back.
 func (s *Server) createUser(c echo.Context) error {
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	in := userForm(c)
 	u, err := s.Users.Create(c.Request().Context(), t.ID, in)
 	if err == nil {
@@ -91,8 +89,8 @@ func (s *Server) editUser(c echo.Context) error {
 // customer tenant that a global administrator is looking at: the one case
 // where deactivating or deleting them is allowed, after a warning.
 func (s *Server) lastAdmin(c echo.Context, u *kanri.User) (bool, error) {
-	t := routeTenant(c)
-	if !isGlobalAdmin(c) || t.IsPrivileged || !u.IsActive {
+	t := httpkit.Tenant(c)
+	if !httpkit.IsGlobalAdmin(c) || t.IsPrivileged || !u.IsActive {
 		return false, nil
 	}
 	return s.Roles.IsLastAdmin(c.Request().Context(), t, u.ID)
@@ -112,7 +110,7 @@ func (s *Server) updateUser(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, t := c.Request().Context(), routeTenant(c)
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	in, base, etag := userForm(c), userBase(c), c.FormValue("etag")
 	in.Username, in.Password = u.Username, ""
 	saved, err := s.Users.Update(ctx, t.ID, u.ID, etag, base, in)
@@ -137,7 +135,7 @@ func (s *Server) resetPassword(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	saved, err := s.Users.ResetPassword(c.Request().Context(), t.ID, u.ID, seen(c), c.FormValue("password"))
 	if kanri.IsCode(err, kanri.EINVALID) {
 		f := userEditForm(u)
@@ -188,7 +186,7 @@ func (s *Server) userAction(c echo.Context, doneKey string, toList bool, do func
 	if err != nil {
 		return err
 	}
-	t := routeTenant(c)
+	t := httpkit.Tenant(c)
 	dest := views.UserPath(t.ID, u.ID) + "/edit"
 	if toList {
 		dest = views.UsersPath(t.ID)
@@ -228,7 +226,7 @@ func (s *Server) updateProfile(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	t, in := routeTenant(c), profileForm(c)
+	t, in := httpkit.Tenant(c), profileForm(c)
 	saved, err := s.Users.UpdateProfile(c.Request().Context(), t.ID, u.ID, seen(c), in)
 	if err == nil {
 		return s.done(c, views.UserPath(t.ID, u.ID)+"/edit", "profile.saved", saved.Username)

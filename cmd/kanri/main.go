@@ -25,7 +25,7 @@ import (
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
-	"github.com/kanri/kanri/web"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 func main() {
@@ -92,10 +92,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	// Requests run in a context that shutdown cancels when draining takes
 	// too long (a long export), so that they stop before the store closes.
-	// Their cause, web.ErrStopping, tells them apart from requests whose
+	// Their cause, httpkit.ErrStopping, tells them apart from requests whose
 	// clients went away.
 	reqCtx, cancelCause := context.WithCancelCause(context.Background())
-	cancelRequests := func() { cancelCause(web.ErrStopping) }
+	cancelRequests := func() { cancelCause(httpkit.ErrStopping) }
 	defer cancelRequests()
 	srv := &http.Server{
 		Handler:           handler,

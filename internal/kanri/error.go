@@ -123,3 +123,20 @@ func Stale() error { return E(ESTALE, "stale.title") }
 
 // IsCode reports whether err carries the given code.
 func IsCode(err error, code string) bool { return err != nil && ErrorCode(err) == code }
+
+// RenamedField returns err with the field error of from named to, as the
+// request named the field.
+func RenamedField(err error, from, to string) error {
+	fields := ErrorFields(err)
+	if !IsCode(err, EINVALID) || fields[from] == "" {
+		return err
+	}
+	out := Fields{}
+	for k, v := range fields {
+		if k == from {
+			k = to
+		}
+		out[k] = v
+	}
+	return Invalid(out)
+}
