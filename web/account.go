@@ -77,10 +77,10 @@ func (s *Server) changePassword(c echo.Context) error {
 	if _, err := s.Auth.EndOtherSessions(ctx, u.TenantID, u.ID, ""); err != nil {
 		return err
 	}
-	if err := s.startSession(c, u, u.TenantID); err != nil {
+	if err := s.StartSession(c, u, u.TenantID); err != nil {
 		return err
 	}
-	s.flash(c, "success", "account.password_changed")
+	s.Flash(c, "success", "account.password_changed")
 	return redirect(c, views.AccountPath())
 }
 

@@ -24,6 +24,6 @@ func (s *Server) action(c echo.Context, doneKey, dest string, do func(seen kanri
 
 // done reports a change that was made, in a message on the page at dest.
 func (s *Server) done(c echo.Context, dest, key string, args ...any) error {
-	s.flash(c, "success", key, args...)
+	s.Flash(c, "success", key, args...)
 	return redirect(c, dest)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // The docs page is read from the OpenAPI document itself, as a client
@@ -170,7 +171,7 @@ func (s *Server) apiDocs(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	p := views.Page{Title: i18n.T(ctx, "apidocs.title"), Lang: i18n.Lang(ctx), Theme: theme(c)}
+	p := views.Page{Title: i18n.T(ctx, "apidocs.title"), Lang: i18n.Lang(ctx), Theme: httpkit.Theme(c)}
 	return render(c, http.StatusOK, views.APIDocsPage(p, d))
 }
 
@@ -197,7 +198,7 @@ func (s *Server) apiDocsTag(c echo.Context) error {
 	if i+1 < len(d.Tags) {
 		m.Next = d.Tags[i+1]
 	}
-	p := views.Page{Title: m.Tag.Name + " · " + i18n.T(ctx, "apidocs.title"), Lang: i18n.Lang(ctx), Theme: theme(c)}
+	p := views.Page{Title: m.Tag.Name + " · " + i18n.T(ctx, "apidocs.title"), Lang: i18n.Lang(ctx), Theme: httpkit.Theme(c)}
 	return render(c, http.StatusOK, views.APIDocsTagPage(p, m))
 }
 

@@ -70,10 +70,10 @@ func (s *Server) holdSecret(c echo.Context, k *kanri.APIKey, secret string, rota
 	if err != nil {
 		return err
 	}
-	sess := s.session(c)
-	sess.Values[keySecretTicket] = ticket
-	delete(sess.Values, keySecretOnSwitch)
-	if err := s.saveSession(c); err != nil {
+	sess := s.Session(c)
+	sess.Values[httpkit.KeySecretTicket] = ticket
+	delete(sess.Values, httpkit.KeySecretOnSwitch)
+	if err := s.SaveSession(c); err != nil {
 		return err
 	}
 	return redirect(c, views.APIKeyPath(k.TenantID, k.ID)+"/secret")
@@ -86,14 +86,14 @@ func (s *Server) holdSecret(c echo.Context, k *kanri.APIKey, secret string, rota
 func (s *Server) showAPIKeySecret(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
-	sess := s.session(c)
-	ticket, _ := sess.Values[keySecretTicket].(string)
+	sess := s.Session(c)
+	ticket, _ := sess.Values[httpkit.KeySecretTicket].(string)
 	if ticket == "" {
 		return c.Redirect(http.StatusSeeOther, views.APIKeysPath(t.ID))
 	}
-	delete(sess.Values, keySecretTicket)
-	delete(sess.Values, keySecretOnSwitch)
-	if err := s.saveSession(c); err != nil {
+	delete(sess.Values, httpkit.KeySecretTicket)
+	delete(sess.Values, httpkit.KeySecretOnSwitch)
+	if err := s.SaveSession(c); err != nil {
 		return err
 	}
 	keyID, secret, rotated, err := s.Keys.Claim(ctx, t.ID, ticket)
@@ -110,8 +110,8 @@ func (s *Server) showAPIKeySecret(c echo.Context) error {
 	// Held again for a change of language or theme on this page, which
 	// shows it again; a reload finds no ticket.
 	if again, err := s.Keys.Hold(ctx, t.ID, keyID, secret, rotated); err == nil {
-		sess.Values[keySecretOnSwitch] = again
-		if err := s.saveSession(c); err != nil {
+		sess.Values[httpkit.KeySecretOnSwitch] = again
+		if err := s.SaveSession(c); err != nil {
 			return err
 		}
 	} else {

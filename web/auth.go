@@ -17,11 +17,11 @@ import (
 // loginForm shows the sign-in page, or sends a signed-in user home. next,
 // a path of the console, is where sign-in leads.
 func (s *Server) loginForm(c echo.Context) error {
-	if _, _, _, ok := s.signedIn(c); ok {
+	if _, _, _, ok := s.SignedIn(c); ok {
 		return c.Redirect(http.StatusSeeOther, "/")
 	}
 	p := s.page(c, "login.title", "")
-	if err := s.saveSession(c); err != nil { // the CSRF token of the form
+	if err := s.SaveSession(c); err != nil { // the CSRF token of the form
 		return err
 	}
 	return render(c, http.StatusOK, views.Login(p, "", "", nextPath(c.QueryParam("next")), ""))
@@ -61,10 +61,10 @@ func (s *Server) logout(c echo.Context) error {
 	if err := s.Auth.SignOut(ctx, u.TenantID, u.ID, c.Get(httpkit.KeySession).(*kanri.Session).ID); err != nil {
 		return err
 	}
-	if err := s.endSession(c); err != nil {
+	if err := s.EndSession(c); err != nil {
 		return err
 	}
-	s.flash(c, "info", "login.signed_out")
+	s.Flash(c, "info", "login.signed_out")
 	return redirect(c, "/login")
 }
 
@@ -98,7 +98,7 @@ func homePath(t *kanri.Tenant, a role.Access) string {
 func (s *Server) setTheme(c echo.Context) error {
 	switch t := c.FormValue("theme"); t {
 	case "light", "dark", "":
-		setThemeCookie(c, t)
+		httpkit.SetThemeCookie(c, t)
 	default:
 		return kanri.Invalid(kanri.Fields{"theme": "validation.theme"})
 	}
@@ -107,7 +107,7 @@ func (s *Server) setTheme(c echo.Context) error {
 
 // setLang remembers the chosen language and returns to the page.
 func (s *Server) setLang(c echo.Context) error {
-	setLangCookie(c, i18n.Normalize(c.FormValue("lang")))
+	httpkit.SetLangCookie(c, i18n.Normalize(c.FormValue("lang")))
 	return s.switched(c)
 }
 
@@ -125,11 +125,11 @@ func (s *Server) switched(c echo.Context) error {
 	if !gettable(c.Echo(), u.Path) {
 		next = nearestGettable(c.Echo(), u.Path)
 	}
-	sess := s.session(c)
-	if t, ok := sess.Values[keySecretOnSwitch].(string); ok && strings.HasSuffix(u.Path, "/secret") {
-		sess.Values[keySecretTicket] = t
-		delete(sess.Values, keySecretOnSwitch)
-		if err := s.saveSession(c); err != nil {
+	sess := s.Session(c)
+	if t, ok := sess.Values[httpkit.KeySecretOnSwitch].(string); ok && strings.HasSuffix(u.Path, "/secret") {
+		sess.Values[httpkit.KeySecretTicket] = t
+		delete(sess.Values, httpkit.KeySecretOnSwitch)
+		if err := s.SaveSession(c); err != nil {
 			return err
 		}
 	}

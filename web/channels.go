@@ -159,7 +159,7 @@ func (s *Server) messagePage(c echo.Context, ch *kanri.Channel, m *kanri.Channel
 		return nil, "", err
 	}
 	out := make([]views.MessageView, len(ms))
-	csrf := s.csrfToken(c)
+	csrf := s.CSRFToken(c)
 	for i, msg := range ms {
 		out[len(ms)-1-i] = s.messageView(c.Request().Context(), t.ID, me, ch, m, msg, csrf)
 	}
@@ -433,7 +433,7 @@ func (s *Server) messageAction(c echo.Context, msg *kanri.Message) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ReplacedMessage(s.messageView(c.Request().Context(), t.ID, me, ch, m, msg, s.csrfToken(c))))
+	return render(c, http.StatusOK, views.ReplacedMessage(s.messageView(c.Request().Context(), t.ID, me, ch, m, msg, s.CSRFToken(c))))
 }
 
 // editMessage changes the person's own message.

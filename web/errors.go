@@ -15,10 +15,6 @@ import (
 	"github.com/kanri/kanri/web/httpkit"
 )
 
-// errCSRF is the error of a state-changing request without the session's
-// CSRF token.
-var errCSRF = kanri.E(kanri.EFORBIDDEN, "error.csrf")
-
 // domainError turns Echo's routing errors into domain errors, so that one
 // mapping handles everything.
 func domainError(err error) error {
@@ -114,7 +110,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		login := "/login"
 		if reads(c) && !isHTMX(c) {
 			key, args := messageOf(err, "login.required")
-			s.flash(c, "info", key, args...)
+			s.Flash(c, "info", key, args...)
 			if next := nextPath(c.Request().URL.RequestURI()); next != "" {
 				login += "?next=" + url.QueryEscape(next)
 			}
@@ -132,7 +128,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		// An action that could not be done: say why on the page it came from.
 		key, args := messageOf(err, "error.title")
 		key, args = visiting(c, key, args)
-		s.flash(c, "error", key, args...)
+		s.Flash(c, "error", key, args...)
 		s.respondRedirect(c, backTo(c, "/"))
 	default:
 		title, ok := titles[code]
@@ -175,8 +171,8 @@ func (s *Server) respondRedirect(c echo.Context, path string) {
 // so that the page's forms (the language and theme switches) carry a CSRF
 // token the next request knows.
 func (s *Server) errorPage(c echo.Context, status int, title, body string) {
-	if s.session(c).IsNew {
-		if err := s.saveSession(c); err != nil {
+	if s.Session(c).IsNew {
+		if err := s.SaveSession(c); err != nil {
 			s.Logger.Warn("save the session of an error page", "err", err, "request_id", httpkit.RequestID(c))
 		}
 	}

@@ -179,7 +179,7 @@ func (s *Server) cancelUpload(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.flash(c, "success", "files.upload_cancelled", up.Name)
+	s.Flash(c, "success", "files.upload_cancelled", up.Name)
 	return redirect(c, backTo(c, views.FolderPathOrTop(t.ID, deref(up.FolderID))))
 }
 

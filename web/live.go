@@ -139,12 +139,12 @@ func startStream(c echo.Context) (flush func() error) {
 // stillAllowed reports whether the stream's session still holds and its
 // user still has perm in the tenant.
 func (s *Server) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tenant, perm string) bool {
-	_, _, issued, ok := s.signedIn(c)
+	_, _, issued, ok := s.SignedIn(c)
 	u, err := s.Users.Get(ctx, c.Get(httpkit.KeyHome).(*kanri.Tenant).ID, person(c).UserID)
 	if !ok || err != nil || !u.IsActive || !u.DeletedAt.IsZero() || issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
 		return false
 	}
-	if _, err := s.Auth.Session(ctx, u.TenantID, u.ID, s.sessionToken(c)); err != nil {
+	if _, err := s.Auth.Session(ctx, u.TenantID, u.ID, s.SessionToken(c)); err != nil {
 		return false // ended from the account page or by an administrator
 	}
 	home, err := s.Tenants.Get(ctx, u.TenantID)
@@ -300,7 +300,7 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 			return nil
 		}
 		if open && p.Message.Seq > l.snapSeq {
-			v := messageViewWith(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c), l.s.payloads.attachments(e, func() []views.Attachment {
+			v := messageViewWith(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.CSRFToken(l.c), l.s.payloads.attachments(e, func() []views.Attachment {
 				return l.s.attachments(ctx, l.tenantID, p.Message)
 			}))
 			v.MarkRead = l.openMember != nil && p.Message.Seq > l.openMember.ReadSeq
@@ -309,7 +309,7 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 	case messaging.KindMessageUpdated, messaging.KindReaction:
 		if open && p.Message != nil {
 			atts := l.s.payloads.attachments(e, func() []views.Attachment { return l.s.attachments(ctx, l.tenantID, p.Message) })
-			comps = append(comps, views.ReplacedMessage(messageViewWith(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.csrfToken(l.c), atts)))
+			comps = append(comps, views.ReplacedMessage(messageViewWith(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.CSRFToken(l.c), atts)))
 		}
 	case messaging.KindMessageDeleted:
 		if p.Message == nil {

@@ -44,12 +44,12 @@ func (s *Server) requestContext(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
 		req := c.Request()
-		id := randomToken()[:20] // never the client's: it goes into audit records
+		id := httpkit.RandomToken()[:20] // never the client's: it goes into audit records
 		c.Set(httpkit.KeyRequestID, id)
 		c.Set(ctxBase, s.origin.base(req))
 		c.Response().Header().Set(echo.HeaderXRequestID, id)
 		lang := i18n.Negotiate(req.Header.Get("Accept-Language"))
-		if ck, err := c.Cookie(langCookie); err == nil {
+		if ck, err := c.Cookie(httpkit.LangCookie); err == nil {
 			lang = i18n.Normalize(ck.Value)
 		}
 		ctx := i18n.WithLang(req.Context(), lang)
@@ -82,7 +82,7 @@ func (s *Server) csrf(next echo.HandlerFunc) echo.HandlerFunc {
 		case http.MethodGet, http.MethodHead, http.MethodOptions:
 			return next(c)
 		}
-		if err := s.checkCSRF(c); err != nil {
+		if err := s.CheckCSRF(c); err != nil {
 			return err
 		}
 		return next(c)
@@ -135,16 +135,16 @@ func (s *Server) visit(ctx context.Context, tenantID, userID, token string) (vis
 // session's record and the user's roles once per request (visit).
 func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		uid, tid, issued, ok := s.signedIn(c)
+		uid, tid, issued, ok := s.SignedIn(c)
 		if !ok {
-			if s.hadSession(c) {
-				s.endSession(c)
+			if s.HadSession(c) {
+				s.EndSession(c)
 				return kanri.E(kanri.EUNAUTHENTICATED, "login.expired")
 			}
 			return kanri.E(kanri.EUNAUTHENTICATED, "login.required")
 		}
 		ctx := c.Request().Context()
-		v, err := s.visit(ctx, tid, uid, s.sessionToken(c))
+		v, err := s.visit(ctx, tid, uid, s.SessionToken(c))
 		if err != nil {
 			return err
 		}
@@ -154,7 +154,7 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			// Gone, deactivated, suspended, signed out everywhere, or this
 			// session ended (from the account page, by an administrator)
 			// on any instance. A closed organisation says why.
-			s.endSession(c)
+			s.EndSession(c)
 			if u != nil && home != nil && !home.OpenAt(s.Now()) {
 				return kanri.E(kanri.EUNAUTHENTICATED, home.ClosedMessage(s.Now()))
 			}
@@ -170,16 +170,16 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Set(httpkit.KeyEnrol, !u.Security.TwoFactorEnabled && home.TwoFactorRequired(access.Admin))
 		a := audit.ActorFrom(ctx)
 		a.UserID, a.UserName, a.TenantID, a.GlobalAdmin = u.ID, u.Username, home.ID, access.GlobalAdmin
-		a.SessionID, _ = s.session(c).Values[keySession].(string)
+		a.SessionID, _ = s.Session(c).Values[httpkit.KeySessionID].(string)
 		c.SetRequest(c.Request().WithContext(audit.WithActor(ctx, a)))
 		s.enterTenant(c, home) // its plan's permissions, its time zone
 		s.tenantLanguage(c, home)
 		// Signed-in pages are never stored: after sign-out, Back must not
 		// show them from a cache.
 		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-		s.touch(c, rec)
+		s.Touch(c, rec)
 		if s.mustEnrol(c) && !enrolmentOnly(c.Request().URL.Path) {
-			s.flash(c, "info", "twofactor.required")
+			s.Flash(c, "info", "twofactor.required")
 			return redirect(c, views.TwoFactorPath())
 		}
 		return next(c)

@@ -65,18 +65,18 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 	ctx := c.Request().Context()
 	p := views.Page{
 		Title: i18n.T(ctx, title),
-		CSRF:  s.csrfToken(c),
+		CSRF:  s.CSRFToken(c),
 		Lang:  i18n.Lang(ctx),
 		Path:  shownAt(c),
 		Nav:   nav,
 		Staff: httpkit.IsGlobalAdmin(c),
 		Now:   s.Now(),
-		Theme: theme(c),
+		Theme: httpkit.Theme(c),
 	}
 	p.User, _ = c.Get(httpkit.KeyUser).(*kanri.User)
 	p.Home, _ = c.Get(httpkit.KeyHome).(*kanri.Tenant)
 	p.Tenant, _ = c.Get(httpkit.KeyTenant).(*kanri.Tenant)
-	p.Flash.Kind, p.Flash.Message = s.takeFlash(c)
+	p.Flash.Kind, p.Flash.Message = s.TakeFlash(c)
 	p.Perms, _ = c.Get(httpkit.KeyPerms).(role.Set)
 	p.GlobalAdmin = httpkit.IsGlobalAdmin(c)
 	if p.Staff {

@@ -33,7 +33,7 @@ func (s *Server) tenantLanguage(c echo.Context, home *kanri.Tenant) {
 	if lang == "" {
 		return
 	}
-	if _, err := c.Cookie(langCookie); err == nil {
+	if _, err := c.Cookie(httpkit.LangCookie); err == nil {
 		return
 	}
 	c.SetRequest(c.Request().WithContext(i18n.WithLang(c.Request().Context(), lang)))

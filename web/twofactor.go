@@ -32,15 +32,15 @@ const (
 func (s *Server) afterPassword(c echo.Context, u *kanri.User, t *kanri.Tenant, next string) error {
 	ctx := c.Request().Context()
 	if u.Security.TwoFactorEnabled && t.TwoFactorAvailable() {
-		sess := s.session(c)
+		sess := s.Session(c)
 		for k := range sess.Values {
-			if k != keyCSRF {
+			if k != httpkit.KeyCSRF {
 				delete(sess.Values, k)
 			}
 		}
 		sess.Values[keyPendingUser], sess.Values[keyPendingTenant] = u.ID, t.ID
 		sess.Values[keyPendingAt], sess.Values[keyPendingNext] = s.Now().Unix(), next
-		if err := s.saveSession(c); err != nil {
+		if err := s.SaveSession(c); err != nil {
 			return err
 		}
 		return c.Redirect(http.StatusSeeOther, "/login/2fa")
@@ -49,7 +49,7 @@ func (s *Server) afterPassword(c echo.Context, u *kanri.User, t *kanri.Tenant, n
 	if err != nil {
 		return err
 	}
-	if err := s.startSession(c, u, t.ID); err != nil {
+	if err := s.StartSession(c, u, t.ID); err != nil {
 		return err
 	}
 	if t.TwoFactorRequired(access.Admin) {
@@ -64,7 +64,7 @@ func (s *Server) afterPassword(c echo.Context, u *kanri.User, t *kanri.Tenant, n
 // pendingSignIn returns the user and tenant waiting for their second
 // step, if it has not timed out.
 func (s *Server) pendingSignIn(c echo.Context) (userID, tenantID, next string, ok bool) {
-	sess := s.session(c)
+	sess := s.Session(c)
 	userID, _ = sess.Values[keyPendingUser].(string)
 	tenantID, _ = sess.Values[keyPendingTenant].(string)
 	next, _ = sess.Values[keyPendingNext].(string)
@@ -88,7 +88,7 @@ func (s *Server) secondFactor(c echo.Context) error {
 	ctx := c.Request().Context()
 	uid, tid, next, ok := s.pendingSignIn(c)
 	if !ok {
-		s.flash(c, "info", "twofactor.timed_out")
+		s.Flash(c, "info", "twofactor.timed_out")
 		return c.Redirect(http.StatusSeeOther, "/login")
 	}
 	u, err := s.Auth.SecondFactor(ctx, tid, uid, c.FormValue("code"))
@@ -106,7 +106,7 @@ func (s *Server) secondFactor(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.startSession(c, u, t.ID); err != nil {
+	if err := s.StartSession(c, u, t.ID); err != nil {
 		return err
 	}
 	if next != "" {
@@ -117,7 +117,7 @@ func (s *Server) secondFactor(c echo.Context) error {
 
 // cancelSecondFactor gives up a sign-in waiting for its code.
 func (s *Server) cancelSecondFactor(c echo.Context) error {
-	if err := s.endSession(c); err != nil {
+	if err := s.EndSession(c); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/login")

@@ -9,17 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/wiring"
-)
-
-// Session lifetimes.
-const (
-	IdleTimeout     = 30 * time.Minute
-	AbsoluteTimeout = 12 * time.Hour
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // Services are the application services the handlers call, built by
@@ -53,7 +47,7 @@ type Config struct {
 type Server struct {
 	app.Deps
 	Services
-	sessions      *sessions.CookieStore
+	*httpkit.Sessions
 	switcherCache switcherCache
 	grants        grantCache   // what API keys may do, by the hash of their secret
 	payloads      payloadCache // the decoded payloads of the live streams' events
@@ -69,11 +63,7 @@ func New(cfg Config) http.Handler {
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = DefaultBodyTimeout
 	}
-	s.sessions = sessions.NewCookieStore(sessionKeys(cfg.SessionSecret)...)
-	s.sessions.Options = &sessions.Options{
-		Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode, MaxAge: int(AbsoluteTimeout / time.Second),
-	}
-	s.sessions.MaxAge(int(AbsoluteTimeout / time.Second))
+	s.Sessions = httpkit.NewSessions(cfg.SessionSecret, s.Auth, s.Now, s.Logger)
 	if s.Audit != nil {
 		// Every change is audited: forget what it touched.
 		s.Audit.Observe(s.grants.heard)
