@@ -19,6 +19,7 @@ import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/httpkit"
+	"github.com/kanri/kanri/web/live"
 )
 
 // nextRunsShown is how many of a schedule's next runs the job form shows.
@@ -414,7 +415,7 @@ func (s *Server) backupEvents(c echo.Context) error {
 		return err
 	}
 	defer sub.Close()
-	flush := startStream(c)
+	flush := live.Start(c)
 	write := func(s string) error {
 		if _, err := io.WriteString(c.Response(), s); err != nil {
 			return err
@@ -424,7 +425,7 @@ func (s *Server) backupEvents(c echo.Context) error {
 	if err := write("event: backup\ndata: connected\n\n"); err != nil {
 		return nil
 	}
-	_ = s.pump(ctx, c, t, role.BackupsRead, sub, write, func(e events.Event) error {
+	_ = s.live.Pump(ctx, c, t, role.BackupsRead, sub, write, func(e events.Event) error {
 		if e.Topic != backup.Topic {
 			return nil
 		}

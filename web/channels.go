@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,23 +12,9 @@ import (
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/chatview"
 	"github.com/kanri/kanri/web/httpkit"
 )
-
-// messagePageSize is how many messages a channel's page and each older
-// page show.
-const messagePageSize = 50
-
-// person returns who acts in the messaging service: the signed-in user
-// with the rights of their roles.
-func person(c echo.Context) messaging.Person {
-	u := c.Get(httpkit.KeyUser).(*kanri.User)
-	name := u.DisplayName
-	if name == "" {
-		name = u.Username
-	}
-	return messaging.Person{UserID: u.ID, Name: name, Username: u.Username, ManageChannels: httpkit.Can(c, role.ChannelsUpdate), ModerateMessages: httpkit.Can(c, role.MessagesDelete)}
-}
 
 // channelsPage returns the layout of a channels page, with its live
 // stream: of the channel it shows (ch, with its latest message), or of the
@@ -48,7 +33,7 @@ func (s *Server) channelsPage(c echo.Context, title string, ch *kanri.Channel) v
 // a page of the tenant's public channels to browse.
 func (s *Server) listChannels(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := httpkit.Tenant(c), person(c)
+	t, me := httpkit.Tenant(c), chatview.Person(c)
 	mine, mineNext, err := s.Messaging.Mine(ctx, t.ID, me.UserID, 100, c.QueryParam("mine"))
 	if err != nil && !kanri.IsCode(err, kanri.EINVALID) {
 		return err
@@ -110,7 +95,7 @@ func (s *Server) channelFormFailed(c echo.Context, ch *kanri.Channel, in messagi
 // createChannel creates a channel with the person as its owner.
 func (s *Server) createChannel(c echo.Context) error {
 	t, in := httpkit.Tenant(c), channelForm(c)
-	ch, err := s.Messaging.CreateChannel(c.Request().Context(), t.ID, person(c), in)
+	ch, err := s.Messaging.CreateChannel(c.Request().Context(), t.ID, chatview.Person(c), in)
 	if err != nil {
 		return s.channelFormFailed(c, nil, in, err)
 	}
@@ -121,85 +106,19 @@ func (s *Server) createChannel(c echo.Context) error {
 // finds), the first unread one marked, and the composer.
 func (s *Server) showChannel(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := httpkit.Tenant(c), person(c)
+	t, me := httpkit.Tenant(c), chatview.Person(c)
 	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
 	if err != nil {
 		return err
 	}
 	v := views.ChannelView{Channel: ch, Member: m, CanManage: messaging.CanManage(me, ch, m), Search: c.QueryParam("q"), Composer: s.composer(c, ch.ID)}
-	if v.Messages, v.OlderURL, err = s.messagePage(c, ch, m, "", v.Search); err != nil {
+	if v.Messages, v.OlderURL, err = s.messages().Page(c, ch, m, "", v.Search, s.CSRFToken(c)); err != nil {
 		return err
 	}
 	if v.Search == "" {
-		v.FirstUnread = firstUnread(v.Messages, m, me.UserID)
+		v.FirstUnread = chatview.FirstUnread(v.Messages, m, me.UserID)
 	}
 	return render(c, http.StatusOK, views.ChannelPage(s.channelsPage(c, "channels.title", ch), v))
-}
-
-// firstUnread returns the number of the first message of ms the member
-// has not read (0: none).
-func firstUnread(ms []views.MessageView, m *kanri.ChannelMember, userID string) int64 {
-	if m == nil {
-		return 0
-	}
-	for _, mv := range ms {
-		if mv.Message.Seq > m.ReadSeq && mv.Message.System == "" && mv.Message.SenderID != userID {
-			return mv.Message.Seq
-		}
-	}
-	return 0
-}
-
-// messagePage returns a page of a channel's messages before the
-// continuation next, oldest first, and the URL of the page before it.
-func (s *Server) messagePage(c echo.Context, ch *kanri.Channel, m *kanri.ChannelMember, next, search string) ([]views.MessageView, string, error) {
-	t, me := httpkit.Tenant(c), person(c)
-	ms, older, err := s.Messaging.Messages(c.Request().Context(), t.ID, me.UserID, ch.ID, messaging.MessageQuery{Search: search, Limit: messagePageSize, Next: next})
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]views.MessageView, len(ms))
-	csrf := s.CSRFToken(c)
-	for i, msg := range ms {
-		out[len(ms)-1-i] = s.messageView(c.Request().Context(), t.ID, me, ch, m, msg, csrf)
-	}
-	if len(out) > 0 && next == "" && m != nil && search == "" {
-		out[len(out)-1].MarkRead = out[len(out)-1].Message.Seq > m.ReadSeq
-	}
-	olderURL := ""
-	if older != "" {
-		olderURL = views.ChannelPath(t.ID, ch.ID) + "/messages?next=" + url.QueryEscape(older)
-		if search != "" {
-			olderURL += "&q=" + url.QueryEscape(search)
-		}
-	}
-	return out, olderURL, nil
-}
-
-// messageView is a message as the person sees it.
-func (s *Server) messageView(ctx context.Context, tenantID string, me messaging.Person, ch *kanri.Channel, m *kanri.ChannelMember, msg *kanri.Message, csrf string) views.MessageView {
-	return messageViewWith(tenantID, me, ch, m, msg, csrf, s.attachments(ctx, tenantID, msg))
-}
-
-// messageViewWith is messageView with the message's attachments already
-// read (a live event's, read once for all its streams).
-func messageViewWith(tenantID string, me messaging.Person, ch *kanri.Channel, m *kanri.ChannelMember, msg *kanri.Message, csrf string, atts []views.Attachment) views.MessageView {
-	member := m != nil && !ch.Archived
-	return views.MessageView{
-		TenantID: tenantID, Message: msg, UserID: me.UserID, Username: me.Username, CSRF: csrf, Attachments: atts,
-		Mine: msg.SenderID == me.UserID && msg.System == "", Moderate: me.ModerateMessages && msg.System == "", Member: member,
-	}
-}
-
-// attachments returns the files a message links to that still exist.
-func (s *Server) attachments(ctx context.Context, tenantID string, msg *kanri.Message) []views.Attachment {
-	var out []views.Attachment
-	for _, id := range msg.Attachments {
-		if f, err := s.Files.LiveFile(ctx, tenantID, id); err == nil {
-			out = append(out, views.Attachment{ID: f.ID, Name: f.Title(), Image: previewKind(f) == "image"})
-		}
-	}
-	return out
 }
 
 // composer returns the composer of a channel, with the files the person
@@ -221,13 +140,13 @@ const attachable = 20
 // link that asked for it.
 func (s *Server) olderMessages(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := httpkit.Tenant(c), person(c)
+	t, me := httpkit.Tenant(c), chatview.Person(c)
 	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
 	if err != nil {
 		return err
 	}
 	v := views.ChannelView{Channel: ch, Member: m, CanManage: messaging.CanManage(me, ch, m), Search: c.QueryParam("q"), Paged: true}
-	if v.Messages, v.OlderURL, err = s.messagePage(c, ch, m, c.QueryParam("next"), v.Search); err != nil {
+	if v.Messages, v.OlderURL, err = s.messages().Page(c, ch, m, c.QueryParam("next"), v.Search, s.CSRFToken(c)); err != nil {
 		return err
 	}
 	if isHTMX(c) {
@@ -239,7 +158,7 @@ func (s *Server) olderMessages(c echo.Context) error {
 
 // editChannel shows a channel's form.
 func (s *Server) editChannel(c echo.Context) error {
-	t, me := httpkit.Tenant(c), person(c)
+	t, me := httpkit.Tenant(c), chatview.Person(c)
 	ch, m, err := s.Messaging.Channel(c.Request().Context(), t.ID, me.UserID, c.Param("id"))
 	if err != nil {
 		return err
@@ -254,7 +173,7 @@ func (s *Server) editChannel(c echo.Context) error {
 // updateChannel saves a channel's form.
 func (s *Server) updateChannel(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me, in := httpkit.Tenant(c), person(c), channelForm(c)
+	t, me, in := httpkit.Tenant(c), chatview.Person(c), channelForm(c)
 	ch, err := s.Messaging.UpdateChannel(ctx, t.ID, me, c.Param("id"), seen(c), in)
 	if err == nil {
 		return s.done(c, views.ChannelPath(t.ID, ch.ID), "channels.updated", ch.Title())
@@ -281,7 +200,7 @@ func (s *Server) setArchived(c echo.Context, archived bool) error {
 		key = "channels.unarchived_done"
 	}
 	return s.action(c, key, views.ChannelPath(t.ID, c.Param("id")), func(seen kanri.Seen) (string, error) {
-		ch, err := s.Messaging.ArchiveChannel(c.Request().Context(), t.ID, person(c), c.Param("id"), seen, archived)
+		ch, err := s.Messaging.ArchiveChannel(c.Request().Context(), t.ID, chatview.Person(c), c.Param("id"), seen, archived)
 		if err != nil {
 			return "", err
 		}
@@ -292,7 +211,7 @@ func (s *Server) setArchived(c echo.Context, archived bool) error {
 // deleteChannel deletes a channel with its messages.
 func (s *Server) deleteChannel(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := httpkit.Tenant(c), person(c)
+	t, me := httpkit.Tenant(c), chatview.Person(c)
 	return s.action(c, "channels.deleted", views.ChannelsPath(t.ID), func(seen kanri.Seen) (string, error) {
 		ch, _, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
 		if err != nil {
@@ -305,7 +224,7 @@ func (s *Server) deleteChannel(c echo.Context) error {
 // joinChannel makes the person a member of a public channel.
 func (s *Server) joinChannel(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := httpkit.Tenant(c), person(c)
+	t, me := httpkit.Tenant(c), chatview.Person(c)
 	if err := s.Messaging.Join(ctx, t.ID, me, c.Param("id")); err != nil {
 		return err
 	}
@@ -315,7 +234,7 @@ func (s *Server) joinChannel(c echo.Context) error {
 // leaveChannel ends the person's membership of a channel.
 func (s *Server) leaveChannel(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := httpkit.Tenant(c), person(c)
+	t, me := httpkit.Tenant(c), chatview.Person(c)
 	ch, _, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
 	if err != nil {
 		return err
@@ -331,7 +250,7 @@ func (s *Server) showMembers(c echo.Context) error { return s.showMembersWith(c,
 
 func (s *Server) showMembersWith(c echo.Context, status int, errs views.Errors) error {
 	ctx := c.Request().Context()
-	t, me := httpkit.Tenant(c), person(c)
+	t, me := httpkit.Tenant(c), chatview.Person(c)
 	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
 	if err != nil {
 		return err
@@ -359,7 +278,7 @@ func (s *Server) showMembersWith(c echo.Context, status int, errs views.Errors) 
 // addMember adds a user to a channel.
 func (s *Server) addMember(c echo.Context) error {
 	t := httpkit.Tenant(c)
-	err := s.Messaging.AddMember(c.Request().Context(), t.ID, person(c), c.Param("id"), c.FormValue("userId"))
+	err := s.Messaging.AddMember(c.Request().Context(), t.ID, chatview.Person(c), c.Param("id"), c.FormValue("userId"))
 	if kanri.IsCode(err, kanri.EINVALID) {
 		return s.showMembersWith(c, http.StatusUnprocessableEntity, views.Errors(kanri.ErrorFields(err)))
 	}
@@ -372,7 +291,7 @@ func (s *Server) addMember(c echo.Context) error {
 // removeMember ends a user's membership of a channel.
 func (s *Server) removeMember(c echo.Context) error {
 	t := httpkit.Tenant(c)
-	if err := s.Messaging.RemoveMember(c.Request().Context(), t.ID, person(c), c.Param("id"), c.Param("user")); err != nil {
+	if err := s.Messaging.RemoveMember(c.Request().Context(), t.ID, chatview.Person(c), c.Param("id"), c.Param("user")); err != nil {
 		return err
 	}
 	return s.done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.member_removed")
@@ -381,7 +300,7 @@ func (s *Server) removeMember(c echo.Context) error {
 // setMemberRole makes a member an owner or a member.
 func (s *Server) setMemberRole(c echo.Context) error {
 	t := httpkit.Tenant(c)
-	if err := s.Messaging.SetRole(c.Request().Context(), t.ID, person(c), c.Param("id"), c.Param("user"), c.FormValue("role")); err != nil {
+	if err := s.Messaging.SetRole(c.Request().Context(), t.ID, chatview.Person(c), c.Param("id"), c.Param("user"), c.FormValue("role")); err != nil {
 		return err
 	}
 	return s.done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.role_changed")
@@ -391,7 +310,7 @@ func (s *Server) setMemberRole(c echo.Context) error {
 // empty and the message is appended, or with the text and its error.
 func (s *Server) postMessage(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := httpkit.Tenant(c), person(c)
+	t, me := httpkit.Tenant(c), chatview.Person(c)
 	content, attachments := c.FormValue("content"), c.Request().Form["attachments"]
 	msg, err := s.Messaging.Post(ctx, t.ID, me, c.Param("id"), content, attachments)
 	if kanri.IsCode(err, kanri.EINVALID) && isHTMX(c) {
@@ -414,7 +333,7 @@ func (s *Server) postMessage(c echo.Context) error {
 	v.Focus = true
 	return render(c, http.StatusOK, templ.Join(
 		views.Composer(p, v),
-		views.NewMessage(s.messageView(ctx, t.ID, me, ch, m, msg, p.CSRF)),
+		views.NewMessage(s.messages().View(ctx, t.ID, me, ch, m, msg, p.CSRF)),
 	))
 }
 
@@ -422,7 +341,7 @@ func (s *Server) postMessage(c echo.Context) error {
 // message as it is now, replaced in place (its live event replaces it in
 // the other tabs).
 func (s *Server) messageAction(c echo.Context, msg *kanri.Message) error {
-	t, me := httpkit.Tenant(c), person(c)
+	t, me := httpkit.Tenant(c), chatview.Person(c)
 	if !isHTMX(c) {
 		return redirect(c, views.ChannelPath(t.ID, c.Param("id")))
 	}
@@ -433,12 +352,12 @@ func (s *Server) messageAction(c echo.Context, msg *kanri.Message) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ReplacedMessage(s.messageView(c.Request().Context(), t.ID, me, ch, m, msg, s.CSRFToken(c))))
+	return render(c, http.StatusOK, views.ReplacedMessage(s.messages().View(c.Request().Context(), t.ID, me, ch, m, msg, s.CSRFToken(c))))
 }
 
 // editMessage changes the person's own message.
 func (s *Server) editMessage(c echo.Context) error {
-	msg, err := s.Messaging.EditMessage(c.Request().Context(), httpkit.Tenant(c).ID, person(c), c.Param("id"), c.Param("msg"), seen(c), c.FormValue("content"))
+	msg, err := s.Messaging.EditMessage(c.Request().Context(), httpkit.Tenant(c).ID, chatview.Person(c), c.Param("id"), c.Param("msg"), seen(c), c.FormValue("content"))
 	if err != nil {
 		return err
 	}
@@ -447,7 +366,7 @@ func (s *Server) editMessage(c echo.Context) error {
 
 // deleteMessage deletes a message.
 func (s *Server) deleteMessage(c echo.Context) error {
-	if err := s.Messaging.DeleteMessage(c.Request().Context(), httpkit.Tenant(c).ID, person(c), c.Param("id"), c.Param("msg")); err != nil {
+	if err := s.Messaging.DeleteMessage(c.Request().Context(), httpkit.Tenant(c).ID, chatview.Person(c), c.Param("id"), c.Param("msg")); err != nil {
 		return err
 	}
 	if isHTMX(c) {
@@ -458,7 +377,7 @@ func (s *Server) deleteMessage(c echo.Context) error {
 
 // reactToMessage adds or takes back the person's reaction.
 func (s *Server) reactToMessage(c echo.Context) error {
-	msg, err := s.Messaging.React(c.Request().Context(), httpkit.Tenant(c).ID, person(c), c.Param("id"), c.Param("msg"), c.FormValue("emoji"), c.FormValue("on") != "0")
+	msg, err := s.Messaging.React(c.Request().Context(), httpkit.Tenant(c).ID, chatview.Person(c), c.Param("id"), c.Param("msg"), c.FormValue("emoji"), c.FormValue("on") != "0")
 	if err != nil {
 		return err
 	}
@@ -471,8 +390,13 @@ func (s *Server) markRead(c echo.Context) error {
 	if err != nil || seq < 0 {
 		return kanri.Invalid(kanri.Fields{"seq": "messages.bad_seq"})
 	}
-	if err := s.Messaging.MarkRead(c.Request().Context(), httpkit.Tenant(c).ID, person(c).UserID, c.Param("id"), seq); err != nil {
+	if err := s.Messaging.MarkRead(c.Request().Context(), httpkit.Tenant(c).ID, chatview.Person(c).UserID, c.Param("id"), seq); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// messages reads messages for their views.
+func (s *Server) messages() chatview.Messages {
+	return chatview.Messages{Messaging: s.Messaging, Files: s.Files}
 }

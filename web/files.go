@@ -20,6 +20,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/chatview"
 	"github.com/kanri/kanri/web/httpkit"
 	"github.com/kanri/kanri/web/tus"
 )
@@ -332,7 +333,7 @@ func (s *Server) showFileWith(c echo.Context, status int, in *views.FileForm, er
 	if v.Targets, err = s.moveTargets(c); err != nil {
 		return err
 	}
-	v.Preview = previewKind(f)
+	v.Preview = chatview.PreviewKind(f)
 	v.Thumbnail = f.Thumbnailable()
 	return render(c, status, views.FilePage(s.page(c, "files.file", "files"), v))
 }
@@ -469,20 +470,6 @@ func (s *Server) previewFile(c echo.Context) error {
 	return s.serveFile(c, true)
 }
 
-// previewKind says how a file is previewed: "image", "pdf", "text" or ""
-// (not at all).
-func previewKind(f *kanri.File) string {
-	switch {
-	case strings.HasPrefix(f.ContentType, "image/") && f.Thumbnailable():
-		return "image"
-	case f.ContentType == "application/pdf":
-		return "pdf"
-	case f.ContentType == "text/plain":
-		return "text"
-	}
-	return ""
-}
-
 // serveFile sends a live file's bytes.
 func (s *Server) serveFile(c echo.Context, inline bool) error {
 	ctx := c.Request().Context()
@@ -491,7 +478,7 @@ func (s *Server) serveFile(c echo.Context, inline bool) error {
 	if err != nil {
 		return err
 	}
-	if inline && previewKind(f) == "" {
+	if inline && chatview.PreviewKind(f) == "" {
 		return kanri.E(kanri.ENOTFOUND, "files.no_preview")
 	}
 	return s.sendContent(c, f, inline)

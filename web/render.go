@@ -21,6 +21,7 @@ import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/chatview"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -85,8 +86,8 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 	if t := p.NavTenant(); t != nil && !isHTMX(c) {
 		p.Services, _ = s.Catalog.UsableServices(ctx, t) // unread, the navigation shows every page the person may open
 		if p.User != nil && p.Can(role.ChannelsRead) && p.Uses(kanri.MessagingServiceID) {
-			if tr, err := s.Messaging.Track(ctx, t.ID, person(c)); err == nil { // unread, no count
-				p.Unread = navUnread(tr.Total())
+			if tr, err := s.Messaging.Track(ctx, t.ID, chatview.Person(c)); err == nil { // unread, no count
+				p.Unread = chatview.NavUnread(tr.Total())
 			}
 		}
 	}

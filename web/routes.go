@@ -118,7 +118,7 @@ func (s *Server) routes(e *echo.Echo) {
 	// A tab's live updates (server-sent events): a session like the
 	// console, but no body limit or deadline: the stream lasts as long as
 	// the tab, and ends with its session.
-	e.GET("/t/:tenant/events", s.liveEvents, s.requireUser, s.resolveTenant, s.usable(kanri.MessagingServiceID)).Name = "perm:" + role.ChannelsRead
+	e.GET("/t/:tenant/events", s.live.Channels, s.requireUser, s.resolveTenant, s.usable(kanri.MessagingServiceID)).Name = "perm:" + role.ChannelsRead
 	e.GET("/t/:tenant/backups/events", s.backupEvents, s.requireUser, s.resolveTenant, s.usable(kanri.BackupServiceID), httpkit.Need(role.BackupsRead)).Name = "perm:" + role.BackupsRead
 
 	// Resumable uploads (tus): a session and the CSRF header like the

@@ -14,6 +14,7 @@ import (
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web/httpkit"
+	"github.com/kanri/kanri/web/live"
 )
 
 // Services are the application services the handlers call, built by
@@ -49,8 +50,8 @@ type Server struct {
 	Services
 	*httpkit.Sessions
 	switcherCache switcherCache
-	grants        grantCache   // what API keys may do, by the hash of their secret
-	payloads      payloadCache // the decoded payloads of the live streams' events
+	grants        grantCache // what API keys may do, by the hash of their secret
+	live          *live.Streams
 	bodyTimeout   time.Duration
 	heads         pathSet // the paths of the routes of HEAD's own, which HEAD is not answered as GET on
 	origin        origin  // where the server is reached, and which proxies are believed
@@ -64,6 +65,8 @@ func New(cfg Config) http.Handler {
 		s.bodyTimeout = DefaultBodyTimeout
 	}
 	s.Sessions = httpkit.NewSessions(cfg.SessionSecret, s.Auth, s.Now, s.Logger)
+	s.live = &live.Streams{Sessions: s.Sessions, Users: s.Users, Auth: s.Auth, Tenants: s.Tenants, Roles: s.Roles,
+		Messaging: s.Messaging, Files: s.Files, Events: s.Events, Logger: s.Logger, Now: s.Now}
 	if s.Audit != nil {
 		// Every change is audited: forget what it touched.
 		s.Audit.Observe(s.grants.heard)

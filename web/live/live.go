@@ -1,4 +1,7 @@
-package web
+// Package live serves the console's live updates: streams of server-sent
+// events, one per tab, that carry what happens in a tenant to the pages
+// open on it, filtered for the person at the source.
+package live
 
 import (
 	"bytes"
@@ -7,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,11 +20,16 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/events"
+	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/tenant"
+	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/chatview"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -35,7 +44,23 @@ const (
 	liveRecheck = 3 * time.Second
 )
 
-// liveEvents is a tab's stream of live updates (server-sent events), one
+// Streams serve the live streams. Their fields are what the streams
+// read: the session of a stream's tab, and what it is allowed.
+type Streams struct {
+	Sessions  *httpkit.Sessions
+	Users     *user.Service
+	Auth      *auth.Service
+	Tenants   *tenant.Service
+	Roles     *role.Service
+	Messaging *messaging.Service
+	Files     *files.Service
+	Events    events.Bus
+	Logger    *slog.Logger
+	Now       func() time.Time
+	payloads  payloadCache // the decoded payloads of the events
+}
+
+// Channels is a tab's stream of live updates (server-sent events), one
 // per tab for every live part of the page. Every (re)connect starts with a
 // snapshot (the unread counts of the person's channels and, for a channel's
 // page, its latest messages), so that what the tab shows never depends on
@@ -43,9 +68,9 @@ const (
 // after it follow instead of the messages' snapshot. Events are filtered
 // for the person at the source: nothing of a channel they cannot read, and
 // nothing of another tenant, is ever sent.
-func (s *Server) liveEvents(c echo.Context) error {
+func (s *Streams) Channels(c echo.Context) error {
 	ctx := c.Request().Context()
-	t, me := httpkit.Tenant(c), person(c)
+	t, me := httpkit.Tenant(c), chatview.Person(c)
 	l := &liveStream{s: s, c: c, tenantID: t.ID, me: me, list: c.QueryParam("list") == "1"}
 	if id := c.QueryParam("channel"); id != "" {
 		ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, id)
@@ -70,7 +95,7 @@ func (s *Server) liveEvents(c echo.Context) error {
 	}
 	defer sub.Close()
 
-	l.w, l.flush = c.Response(), startStream(c)
+	l.w, l.flush = c.Response(), Start(c)
 	// A resume that failed leaves the tab's messages unknown (edits and
 	// deletions since do not change the latest number): they come whole.
 	if err := l.snapshot(ctx, !resumed, last != "" && !resumed); err != nil {
@@ -82,19 +107,19 @@ func (s *Server) liveEvents(c echo.Context) error {
 		// entries, about 12 KB decoded) served the snapshot alone.
 		l.open.Recent = nil
 	}
-	if err := s.pump(ctx, c, t, role.ChannelsRead, sub, l.write, func(e events.Event) error { return l.deliver(ctx, e) }); err != nil {
+	if err := s.Pump(ctx, c, t, role.ChannelsRead, sub, l.write, func(e events.Event) error { return l.deliver(ctx, e) }); err != nil {
 		return l.end(err)
 	}
 	return nil
 }
 
-// pump runs a stream until the browser goes, the bus closes the
+// Pump runs a stream until the browser goes, the bus closes the
 // subscription (at shutdown, or when the tab fell behind: the browser
 // reconnects), a write fails or deliver fails, whose error it returns. It
 // passes each event to deliver, pings every liveHeartbeat, and every
 // liveRecheck checks that the session holds and its user still has perm
 // in the tenant, or ends the stream with an end event.
-func (s *Server) pump(ctx context.Context, c echo.Context, t *kanri.Tenant, perm string, sub *events.Subscription, write func(string) error, deliver func(events.Event) error) error {
+func (s *Streams) Pump(ctx context.Context, c echo.Context, t *kanri.Tenant, perm string, sub *events.Subscription, write func(string) error, deliver func(events.Event) error) error {
 	heartbeat, recheck := time.NewTicker(liveHeartbeat), time.NewTicker(liveRecheck)
 	defer heartbeat.Stop()
 	defer recheck.Stop()
@@ -122,10 +147,10 @@ func (s *Server) pump(ctx context.Context, c echo.Context, t *kanri.Tenant, perm
 	}
 }
 
-// startStream answers with a stream of server-sent events: no write
+// Start answers with a stream of server-sent events: no write
 // deadline (a stream has no end to wait for), not stored, not buffered by
 // proxies. It returns the function that flushes what was written.
-func startStream(c echo.Context) (flush func() error) {
+func Start(c echo.Context) (flush func() error) {
 	rc := http.NewResponseController(c.Response())
 	_ = rc.SetWriteDeadline(time.Time{})
 	h := c.Response().Header()
@@ -138,13 +163,13 @@ func startStream(c echo.Context) (flush func() error) {
 
 // stillAllowed reports whether the stream's session still holds and its
 // user still has perm in the tenant.
-func (s *Server) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tenant, perm string) bool {
-	_, _, issued, ok := s.SignedIn(c)
-	u, err := s.Users.Get(ctx, c.Get(httpkit.KeyHome).(*kanri.Tenant).ID, person(c).UserID)
+func (s *Streams) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tenant, perm string) bool {
+	_, _, issued, ok := s.Sessions.SignedIn(c)
+	u, err := s.Users.Get(ctx, c.Get(httpkit.KeyHome).(*kanri.Tenant).ID, chatview.Person(c).UserID)
 	if !ok || err != nil || !u.IsActive || !u.DeletedAt.IsZero() || issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
 		return false
 	}
-	if _, err := s.Auth.Session(ctx, u.TenantID, u.ID, s.SessionToken(c)); err != nil {
+	if _, err := s.Auth.Session(ctx, u.TenantID, u.ID, s.Sessions.SessionToken(c)); err != nil {
 		return false // ended from the account page or by an administrator
 	}
 	home, err := s.Tenants.Get(ctx, u.TenantID)
@@ -160,7 +185,7 @@ func (s *Server) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tena
 
 // liveStream is one tab's stream.
 type liveStream struct {
-	s        *Server
+	s        *Streams
 	c        echo.Context
 	w        io.Writer
 	flush    func() error
@@ -227,10 +252,10 @@ func (l *liveStream) snapshot(ctx context.Context, messages, whole bool) error {
 		return err
 	}
 	l.unread = tr
-	comps := []templ.Component{views.NavUnreadUpdate(navUnread(tr.Total()))}
+	comps := []templ.Component{views.NavUnreadUpdate(chatview.NavUnread(tr.Total()))}
 	if l.list {
 		for _, id := range tr.IDs() {
-			comps = append(comps, unreadUpdate(id, tr.Channel(id)))
+			comps = append(comps, chatview.UnreadUpdate(id, tr.Channel(id)))
 		}
 	}
 	if l.open != nil && messages {
@@ -241,12 +266,12 @@ func (l *liveStream) snapshot(ctx context.Context, messages, whole bool) error {
 		l.open, l.openMember, l.snapSeq = ch, m, ch.LastSeq
 		if shown, err := strconv.ParseInt(l.c.QueryParam("seq"), 10, 64); whole || err != nil || shown != ch.LastSeq {
 			// The page may miss messages: it gets the latest ones whole.
-			ms, older, err := l.s.messagePage(l.c, ch, m, "", "")
+			ms, older, err := l.s.messages().Page(l.c, ch, m, "", "", l.s.Sessions.CSRFToken(l.c))
 			if err != nil {
 				return err
 			}
 			v := views.ChannelView{Channel: ch, Member: m, Messages: ms, OlderURL: older}
-			v.FirstUnread = firstUnread(ms, m, l.me.UserID)
+			v.FirstUnread = chatview.FirstUnread(ms, m, l.me.UserID)
 			comps = append(comps, views.MessageListUpdate(v))
 		}
 	}
@@ -257,21 +282,11 @@ func (l *liveStream) snapshot(ctx context.Context, messages, whole bool) error {
 // read: the navigation's total and, when the tab shows the list of
 // channels, the channel's counts.
 func (l *liveStream) unreadUpdates(comps []templ.Component, channelID string) []templ.Component {
-	comps = append(comps, views.NavUnreadUpdate(navUnread(l.unread.Total())))
+	comps = append(comps, views.NavUnreadUpdate(chatview.NavUnread(l.unread.Total())))
 	if u := l.unread.Channel(channelID); u != nil && l.list {
-		comps = append(comps, unreadUpdate(channelID, u))
+		comps = append(comps, chatview.UnreadUpdate(channelID, u))
 	}
 	return comps
-}
-
-// unreadUpdate is the update of a channel's counts in the list.
-func unreadUpdate(channelID string, u *messaging.Unread) templ.Component {
-	return views.UnreadUpdate(channelID, u.Name, u.Label(), len(u.Mentions))
-}
-
-// navUnread is how the navigation shows t.
-func navUnread(t messaging.Total) views.NavUnread {
-	return views.NavUnread{Count: t.Unread, Label: t.Label(), Mentions: t.Mentions}
 }
 
 // deliver sends what an event changes on the tab, if the person may see
@@ -300,16 +315,16 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 			return nil
 		}
 		if open && p.Message.Seq > l.snapSeq {
-			v := messageViewWith(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.CSRFToken(l.c), l.s.payloads.attachments(e, func() []views.Attachment {
-				return l.s.attachments(ctx, l.tenantID, p.Message)
+			v := chatview.ViewWith(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.Sessions.CSRFToken(l.c), l.s.payloads.attachments(e, func() []views.Attachment {
+				return l.s.messages().Attachments(ctx, l.tenantID, p.Message)
 			}))
 			v.MarkRead = l.openMember != nil && p.Message.Seq > l.openMember.ReadSeq
 			comps = append(comps, views.NewMessage(v))
 		}
 	case messaging.KindMessageUpdated, messaging.KindReaction:
 		if open && p.Message != nil {
-			atts := l.s.payloads.attachments(e, func() []views.Attachment { return l.s.attachments(ctx, l.tenantID, p.Message) })
-			comps = append(comps, views.ReplacedMessage(messageViewWith(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.CSRFToken(l.c), atts)))
+			atts := l.s.payloads.attachments(e, func() []views.Attachment { return l.s.messages().Attachments(ctx, l.tenantID, p.Message) })
+			comps = append(comps, views.ReplacedMessage(chatview.ViewWith(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.Sessions.CSRFToken(l.c), atts)))
 		}
 	case messaging.KindMessageDeleted:
 		if p.Message == nil {
@@ -334,6 +349,11 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 		return nil
 	}
 	return l.send(ctx, e.Pos, comps...)
+}
+
+// messages reads messages for their views.
+func (s *Streams) messages() chatview.Messages {
+	return chatview.Messages{Messaging: s.Messaging, Files: s.Files}
 }
 
 // payloadCacheSize is how many events' decoded payloads are kept: more
