@@ -453,10 +453,10 @@ func (s *Server) apiError(c echo.Context, err error) {
 	case kanri.ErrorCode(err) != "":
 		code = httpkit.Status(err)
 	}
-	p := problem{Type: ProblemType(baseURL(c), code), Title: http.StatusText(code), Status: code, Instance: problemInstance(httpkit.RequestID(c)), RequestID: httpkit.RequestID(c)}
+	p := problem{Type: ProblemType(httpkit.BaseURL(c), code), Title: http.StatusText(code), Status: code, Instance: problemInstance(httpkit.RequestID(c)), RequestID: httpkit.RequestID(c)}
 	switch {
 	case httpkit.ClientGone(err):
-		s.abandoned(c, err)
+		httpkit.Abandoned(s.Logger, c, err)
 		p.Detail = i18n.T(ctx, "input.abandoned")
 	case code == http.StatusInternalServerError:
 		s.Logger.Error("internal error", "err", err, "request_id", httpkit.RequestID(c), "path", c.Request().URL.Path)
@@ -477,7 +477,7 @@ func (s *Server) apiError(c echo.Context, err error) {
 	case code == http.StatusUnsupportedMediaType:
 		p.Detail = i18n.T(ctx, "api.json_only")
 	default:
-		p.Errors, p.Detail = fieldErrors(ctx, err, message(ctx, err, "error.title"))
+		p.Errors, p.Detail = fieldErrors(ctx, err, httpkit.Message(ctx, err, "error.title"))
 	}
 	s.corsBeforeKey(c)
 	switch code {
@@ -529,7 +529,7 @@ func (s *Server) apiMethods(c echo.Context) string {
 	}
 	var allow []string
 	for _, r := range s.apiRoutes() {
-		if !routePattern(r.path).MatchString(path) {
+		if !httpkit.RoutePattern(r.path).MatchString(path) {
 			continue
 		}
 		methods := []string{r.method}
@@ -562,7 +562,7 @@ func readJSON(c echo.Context, v any) error {
 	}
 	body, err := io.ReadAll(c.Request().Body)
 	if err != nil {
-		if e := bodyError(err); e != nil {
+		if e := httpkit.BodyError(err); e != nil {
 			return e
 		}
 		return err

@@ -603,7 +603,7 @@ func apiFieldProblem(c echo.Context, status int, detail string, errs map[string]
 	if status == tus.StatusChecksumMismatch {
 		title = "Checksum Mismatch"
 	}
-	p := problem{Type: ProblemType(baseURL(c), status), Title: title, Status: status, Detail: detail, Errors: errs, Instance: problemInstance(httpkit.RequestID(c)), RequestID: httpkit.RequestID(c)}
+	p := problem{Type: ProblemType(httpkit.BaseURL(c), status), Title: title, Status: status, Detail: detail, Errors: errs, Instance: problemInstance(httpkit.RequestID(c)), RequestID: httpkit.RequestID(c)}
 	b, err := json.Marshal(p)
 	if err != nil {
 		return err

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // What the API's answers say of themselves over HTTP: their version
@@ -73,14 +75,14 @@ func nextPageURL(c echo.Context, next string) string {
 	}
 	q.Set(paramNext.name, next)
 	u := url.URL{Path: c.Request().URL.Path, RawQuery: q.Encode()}
-	return baseURL(c) + u.String()
+	return httpkit.BaseURL(c) + u.String()
 }
 
 // notModified reports whether a successful GET's If-None-Match names tag
 // or is "*" (RFC 9110 §13.1.2: the weak comparison, W/ ignored).
 func notModified(c echo.Context, status int, tag string) bool {
 	h := c.Request().Header.Get("If-None-Match")
-	if !reads(c) || status != http.StatusOK || h == "" {
+	if !httpkit.Reads(c) || status != http.StatusOK || h == "" {
 		return false
 	}
 	for _, t := range strings.Split(h, ",") {

@@ -206,7 +206,7 @@ func (s *Server) apiDocsTag(c echo.Context) error {
 // server serves: every operation, grouped by tag in the document's order
 // of tags, and the problem types.
 func (s *Server) apiReference(c echo.Context) (views.APIDocs, error) {
-	base := baseURL(c)
+	base := httpkit.BaseURL(c)
 	b, err := json.Marshal(s.openAPIDoc(base))
 	if err != nil {
 		return views.APIDocs{}, err

@@ -37,7 +37,7 @@ func (s *Server) login(c echo.Context) error {
 		// The wrong password (or no such user), a locked account, or the
 		// right password of a closed organisation: each says which.
 		p := s.page(c, "login.title", "")
-		return render(c, httpkit.Status(err), views.Login(p, tenantName, username, next, message(ctx, err, "login.failed")))
+		return render(c, httpkit.Status(err), views.Login(p, tenantName, username, next, httpkit.Message(ctx, err, "login.failed")))
 	}
 	if err != nil {
 		return err

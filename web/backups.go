@@ -106,7 +106,7 @@ func (s *Server) backupJobFailed(c echo.Context, j *kanri.BackupJob, in kanri.Ba
 		status, errs = http.StatusConflict, views.Errors{"_form": "stale.title"}
 	case kanri.IsCode(err, kanri.ECONFLICT) && j == nil:
 		// The tenant has its most jobs: said on the form, input kept.
-		status, errs = http.StatusConflict, views.Errors{"_form": message(c.Request().Context(), err, "error.title")}
+		status, errs = http.StatusConflict, views.Errors{"_form": httpkit.Message(c.Request().Context(), err, "error.title")}
 	case !kanri.IsCode(err, kanri.EINVALID):
 		return err
 	}
@@ -396,7 +396,7 @@ func (s *Server) copyBackup(c echo.Context) error {
 
 // damagedText says why an archive cannot be read, with the detail.
 func damagedText(c echo.Context, err error) string {
-	msg := message(c.Request().Context(), err, "backups.error.damaged")
+	msg := httpkit.Message(c.Request().Context(), err, "backups.error.damaged")
 	var ke *kanri.Error
 	if errors.As(err, &ke) && ke.Err != nil {
 		msg += " (" + ke.Err.Error() + ")"

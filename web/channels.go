@@ -79,7 +79,7 @@ func (s *Server) channelFormFailed(c echo.Context, ch *kanri.Channel, in messagi
 		status, errs = http.StatusConflict, views.Errors{"_form": "stale.title"}
 	case kanri.IsCode(err, kanri.ECONFLICT) && ch == nil:
 		// The tenant has its most channels: said on the form, input kept.
-		status, errs = http.StatusConflict, views.Errors{"_form": message(c.Request().Context(), err, "error.title")}
+		status, errs = http.StatusConflict, views.Errors{"_form": httpkit.Message(c.Request().Context(), err, "error.title")}
 	case !kanri.IsCode(err, kanri.EINVALID):
 		return err
 	}

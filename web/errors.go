@@ -31,32 +31,6 @@ func domainError(err error) error {
 	return err
 }
 
-// message translates err's message key for the request, or fallback when
-// err carries none of its own.
-func message(ctx context.Context, err error, fallback string) string {
-	key, args := messageOf(err, fallback)
-	return i18n.T(ctx, key, args...)
-}
-
-// messageOf returns the message key of err, with its arguments, or
-// fallback when err carries none of its own.
-func messageOf(err error, fallback string) (string, []any) {
-	key, args := kanri.ErrorMessage(err)
-	if fields := kanri.ErrorFields(err); key == "error.invalid" && len(fields) == 1 {
-		// An action with one thing wrong (a refused avatar, say) says
-		// what, not only that something was.
-		for _, msg := range fields {
-			if i18n.Has(msg) {
-				return msg, nil
-			}
-		}
-	}
-	if key == "error.internal" || key == "error.invalid" || !i18n.Has(key) {
-		return fallback, nil
-	}
-	return key, args
-}
-
 // visiting returns, on a page of a tenant that an operator visits from
 // another tenant, the variant of a message that names the tenant where the
 // catalog has one (key + ".visiting", with the tenant's display name as
@@ -108,8 +82,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 		// "Please sign in", or "your session has ended" to someone whose
 		// session did; a page asked for is where sign-in leads.
 		login := "/login"
-		if reads(c) && !isHTMX(c) {
-			key, args := messageOf(err, "login.required")
+		if httpkit.Reads(c) && !isHTMX(c) {
+			key, args := httpkit.MessageOf(err, "login.required")
 			s.Flash(c, "info", key, args...)
 			if next := nextPath(c.Request().URL.RequestURI()); next != "" {
 				login += "?next=" + url.QueryEscape(next)
@@ -118,15 +92,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.respondRedirect(c, login)
 	case httpkit.ClientGone(err):
 		// The client went away (or the server is stopping): nobody to tell.
-		s.abandoned(c, err)
+		httpkit.Abandoned(s.Logger, c, err)
 		c.Response().Header().Set("Retry-After", httpkit.RetryAfter)
 		s.errorPage(c, http.StatusServiceUnavailable, "error.title", i18n.T(ctx, "input.abandoned"))
 	case code == kanri.EINTERNAL:
 		s.Logger.Error("internal error", "err", err, "request_id", httpkit.RequestID(c), "path", c.Request().URL.Path)
 		s.errorPage(c, http.StatusInternalServerError, "error.internal", i18n.T(ctx, "error.internal_body", httpkit.RequestID(c)))
-	case !reads(c) && (code == kanri.ECONFLICT || code == kanri.ESTALE || code == kanri.EINVALID || code == kanri.EBUSY):
+	case !httpkit.Reads(c) && (code == kanri.ECONFLICT || code == kanri.ESTALE || code == kanri.EINVALID || code == kanri.EBUSY):
 		// An action that could not be done: say why on the page it came from.
-		key, args := messageOf(err, "error.title")
+		key, args := httpkit.MessageOf(err, "error.title")
 		key, args = visiting(c, key, args)
 		s.Flash(c, "error", key, args...)
 		s.respondRedirect(c, backTo(c, "/"))
@@ -139,7 +113,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if code == kanri.EFORBIDDEN {
 			fallback = "error.forbidden_body"
 		}
-		key, args := messageOf(err, fallback)
+		key, args := httpkit.MessageOf(err, fallback)
 		key, args = visiting(c, key, args)
 		body := i18n.T(ctx, key, args...)
 		if code == kanri.ENOTFOUND {
@@ -147,16 +121,6 @@ func (s *Server) handleError(err error, c echo.Context) {
 		}
 		s.errorPage(c, httpkit.Status(err), title, body)
 	}
-}
-
-// abandoned logs a request that ended with its context: at info level,
-// as a client that went away, or as cut by the server stopping.
-func (s *Server) abandoned(c echo.Context, err error) {
-	what := "request abandoned: the client went away"
-	if !httpkit.Gone(c) {
-		what = "request cut short: the server is stopping"
-	}
-	s.Logger.Info(what, "err", err, "request_id", httpkit.RequestID(c), "path", c.Request().URL.Path)
 }
 
 // respondRedirect redirects from the error handler, logging what cannot be

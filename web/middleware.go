@@ -46,7 +46,7 @@ func (s *Server) requestContext(next echo.HandlerFunc) echo.HandlerFunc {
 		req := c.Request()
 		id := httpkit.RandomToken()[:20] // never the client's: it goes into audit records
 		c.Set(httpkit.KeyRequestID, id)
-		c.Set(ctxBase, s.origin.base(req))
+		c.Set(httpkit.KeyBase, s.origin.Base(req))
 		c.Response().Header().Set(echo.HeaderXRequestID, id)
 		lang := i18n.Negotiate(req.Header.Get("Accept-Language"))
 		if ck, err := c.Cookie(httpkit.LangCookie); err == nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,16 +12,13 @@ import (
 
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/web/httpkit"
 	"github.com/kanri/kanri/web/tus"
 )
 
-// pathParam matches an Echo path parameter (:id), which OpenAPI writes
-// {id}.
-var pathParam = regexp.MustCompile(`:([A-Za-z]+)`)
-
 // openAPIPath returns the OpenAPI form of an API route's path, relative
 // to the document's server (…/api/v1).
-func openAPIPath(p string) string { return pathParam.ReplaceAllString(p, "{$1}") }
+func openAPIPath(p string) string { return httpkit.PathParam.ReplaceAllString(p, "{$1}") }
 
 // apiPrefix is the path of the API under the server's address.
 const apiPrefix = "/api/v1"
@@ -137,7 +133,7 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 			paths[p] = map[string]any{}
 		}
 		var params []map[string]any
-		for _, m := range pathParam.FindAllStringSubmatch(r.path, -1) {
+		for _, m := range httpkit.PathParam.FindAllStringSubmatch(r.path, -1) {
 			params = append(params, pathParameter(m[1]))
 		}
 		for _, q := range r.query {
@@ -827,8 +823,8 @@ func (s *Server) openAPI(c echo.Context) error {
 	// before using it (a new version).
 	h := c.Response().Header()
 	h.Set(echo.HeaderCacheControl, "no-cache")
-	if v := s.origin.vary(); v != "" {
+	if v := s.origin.Vary(); v != "" {
 		h.Set(echo.HeaderVary, v)
 	}
-	return c.JSON(http.StatusOK, s.openAPIDoc(baseURL(c)))
+	return c.JSON(http.StatusOK, s.openAPIDoc(httpkit.BaseURL(c)))
 }

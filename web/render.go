@@ -40,7 +40,7 @@ func render(c echo.Context, status int, comp templ.Component) error {
 	if err := comp.Render(c.Request().Context(), buf); err != nil {
 		return err
 	}
-	if isHTMX(c) && reads(c) && status < 300 && c.Request().Header.Get(views.LiveRefresh) == "" {
+	if isHTMX(c) && httpkit.Reads(c) && status < 300 && c.Request().Header.Get(views.LiveRefresh) == "" {
 		// A part of a page replaced in place at the person's request: the
 		// message of the action before goes.
 		if err := views.FlashCleared().Render(c.Request().Context(), buf); err != nil {

@@ -134,7 +134,7 @@ func (s *Server) changeRole(c echo.Context, doneKey string, change func(context.
 	err = change(ctx, role.Grant{Tenant: t, UserID: u.ID, ServiceID: d.ServiceID, RoleName: d.RoleName})
 	switch kanri.ErrorCode(err) {
 	case kanri.ECONFLICT, kanri.EFORBIDDEN, kanri.EINVALID:
-		return s.renderUserRoles(c, u, httpkit.Status(err), message(ctx, err, "error.title"))
+		return s.renderUserRoles(c, u, httpkit.Status(err), httpkit.Message(ctx, err, "error.title"))
 	}
 	if err != nil {
 		return err

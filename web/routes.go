@@ -32,10 +32,10 @@ const exportTimeout = 10 * time.Minute
 // global administrators'; /t/:tenant resolves the tenant and hides other
 // tenants.
 func (s *Server) routes(e *echo.Echo) {
-	e.IPExtractor = s.origin.ipExtractor()
-	e.SchemeExtractor = s.origin.scheme
-	e.Pre(s.headAsGet)
-	e.Use(headRestored, middleware.Recover(), secureHeaders, s.requestContext, s.apiPreflight)
+	e.IPExtractor = s.origin.IPExtractor()
+	e.SchemeExtractor = s.origin.Scheme
+	e.Pre(httpkit.HeadAsGet(&s.heads))
+	e.Use(httpkit.HeadRestored, middleware.Recover(), secureHeaders, s.requestContext, s.apiPreflight)
 
 	e.GET("/healthz", s.healthz).Name = public
 	e.GET("/readyz", s.readyz).Name = public
@@ -52,7 +52,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/api/v1/openapi.json", s.openAPI).Name = public
 	e.GET("/api/v1/docs", s.apiDocs).Name = public
 	e.GET("/api/v1/docs/:tag", s.apiDocsTag).Name = public
-	api := e.Group("/api/v1", s.bodies(apiBodyLimit, false), s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
+	api := e.Group("/api/v1", httpkit.Bodies(s.bodyTimeout, apiBodyLimit, false), s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
 	// The API's tus uploads: a key like the API, but the upload routes'
 	// body handling (no API body limit: each PATCH is bounded by what is
 	// left of its upload) and no read or write deadline but an idle one.
@@ -71,7 +71,7 @@ func (s *Server) routes(e *echo.Echo) {
 			if r.tus {
 				// A creation's body is none (the bytes follow with
 				// PATCH), but the upload group has no body limit.
-				mw = append(mw, s.bodies(apiBodyLimit, false))
+				mw = append(mw, httpkit.Bodies(s.bodyTimeout, apiBodyLimit, false))
 				for _, h := range r.reqHeaders {
 					headers = append(headers, h.name)
 				}
@@ -85,7 +85,7 @@ func (s *Server) routes(e *echo.Echo) {
 		g.Add(r.method, path, r.h, mw...).Name = "api:" + r.scope
 	}
 
-	console := e.Group("", s.bodies(consoleBodyLimit, true), s.csrf)
+	console := e.Group("", httpkit.Bodies(s.bodyTimeout, httpkit.ConsoleBodyLimit, true), s.csrf)
 	console.GET("/login", s.loginForm).Name = public
 	console.POST("/login", s.login).Name = public
 	console.GET("/login/2fa", s.secondFactorForm).Name = public
@@ -279,5 +279,5 @@ func (s *Server) routes(e *echo.Echo) {
 	} {
 		r.g.Add(r.method, r.path, r.h, httpkit.Need(r.perm)).Name = "perm:" + r.perm
 	}
-	s.heads = headRoutes(e.Routes())
+	s.heads = httpkit.HeadRoutes(e.Routes())
 }

@@ -69,7 +69,7 @@ func (s *Server) createTenant(c echo.Context) error {
 	if err == nil {
 		var t *kanri.Tenant
 		if t, err = s.Tenants.Create(c.Request().Context(), in); err == nil {
-			return s.done(c, views.TenantsPath(), "tenants.created", t.Name, baseURL(c)+"/login", t.Name)
+			return s.done(c, views.TenantsPath(), "tenants.created", t.Name, httpkit.BaseURL(c)+"/login", t.Name)
 		}
 	}
 	if !kanri.IsCode(err, kanri.EINVALID) {

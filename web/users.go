@@ -67,7 +67,7 @@ func (s *Server) createUser(c echo.Context) error {
 	f.Input, f.Errors = in, views.Errors(kanri.ErrorFields(err))
 	status := http.StatusUnprocessableEntity
 	if code == kanri.ECONFLICT || len(f.Errors) == 0 {
-		f.FormError, status = message(c.Request().Context(), err, "error.form"), http.StatusConflict
+		f.FormError, status = httpkit.Message(c.Request().Context(), err, "error.form"), http.StatusConflict
 	}
 	return render(c, status, views.UserFormPage(s.page(c, "users.new", "users"), f))
 }

@@ -6,7 +6,6 @@ package web
 import (
 	"net/http"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -53,16 +52,16 @@ type Server struct {
 	grants        grantCache // what API keys may do, by the hash of their secret
 	live          *live.Streams
 	bodyTimeout   time.Duration
-	heads         pathSet // the paths of the routes of HEAD's own, which HEAD is not answered as GET on
-	origin        origin  // where the server is reached, and which proxies are believed
+	heads         httpkit.PathSet // the paths of the routes of HEAD's own, which HEAD is not answered as GET on
+	origin        httpkit.Origin  // where the server is reached, and which proxies are believed
 }
 
 // New returns the console's HTTP handler.
 func New(cfg Config) http.Handler {
 	s := &Server{Deps: cfg.Deps, Services: cfg.Services, bodyTimeout: cfg.BodyTimeout,
-		origin: origin{public: strings.TrimRight(cfg.PublicURL, "/"), proxies: cfg.TrustedProxies}}
+		origin: httpkit.NewOrigin(cfg.PublicURL, cfg.TrustedProxies)}
 	if s.bodyTimeout <= 0 {
-		s.bodyTimeout = DefaultBodyTimeout
+		s.bodyTimeout = httpkit.DefaultBodyTimeout
 	}
 	s.Sessions = httpkit.NewSessions(cfg.SessionSecret, s.Auth, s.Now, s.Logger)
 	s.live = &live.Streams{Sessions: s.Sessions, Users: s.Users, Auth: s.Auth, Tenants: s.Tenants, Roles: s.Roles,

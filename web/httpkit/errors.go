@@ -3,10 +3,12 @@ package httpkit
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -89,4 +91,40 @@ func LoggedStatus(c echo.Context) int {
 func Gone(c echo.Context) bool {
 	gone, _ := c.Get(ctxGone).(bool)
 	return gone
+}
+
+// Message translates err's message key for the request, or fallback when
+// err carries none of its own.
+func Message(ctx context.Context, err error, fallback string) string {
+	key, args := MessageOf(err, fallback)
+	return i18n.T(ctx, key, args...)
+}
+
+// MessageOf returns the message key of err, with its arguments, or
+// fallback when err carries none of its own.
+func MessageOf(err error, fallback string) (string, []any) {
+	key, args := kanri.ErrorMessage(err)
+	if fields := kanri.ErrorFields(err); key == "error.invalid" && len(fields) == 1 {
+		// An action with one thing wrong (a refused avatar, say) says
+		// what, not only that something was.
+		for _, msg := range fields {
+			if i18n.Has(msg) {
+				return msg, nil
+			}
+		}
+	}
+	if key == "error.internal" || key == "error.invalid" || !i18n.Has(key) {
+		return fallback, nil
+	}
+	return key, args
+}
+
+// Abandoned logs a request that ended with its context: at info level,
+// as a client that went away, or as cut by the server stopping.
+func Abandoned(logger *slog.Logger, c echo.Context, err error) {
+	what := "request abandoned: the client went away"
+	if !Gone(c) {
+		what = "request cut short: the server is stopping"
+	}
+	logger.Info(what, "err", err, "request_id", RequestID(c), "path", c.Request().URL.Path)
 }
