@@ -265,7 +265,7 @@ func (s *Server) apiListFiles(c echo.Context) error {
 			return err
 		}
 	}
-	list, next, err := s.fileList(c.Request().Context(), httpkit.Tenant(c).ID, folderID, q,
+	list, next, err := s.Files.Browse(c.Request().Context(), httpkit.Tenant(c).ID, folderID, q,
 		files.ListQuery{Sort: paramFileSort.str(c), Desc: paramDesc.boolean(c), Limit: limit, Next: paramNext.str(c)})
 	if err != nil {
 		return badNext(err)
@@ -423,7 +423,7 @@ func (s *Server) apiFileContent(c echo.Context) error {
 	w := c.Response()
 	held := &heldError{ResponseWriter: w.Writer}
 	w.Writer = held
-	err = s.streamFile(c, f, "attachment", "application/octet-stream")
+	err = httpkit.ServeFile(c, f, s.Files.Open(c.Request().Context(), httpkit.Tenant(c).ID, f), "attachment", "application/octet-stream")
 	w.Writer = held.ResponseWriter
 	if held.status != 0 {
 		w.Status = held.status // for the usage log: the answer went around Echo's writer
@@ -508,7 +508,10 @@ func (s *Server) apiCreateFolder(c echo.Context) error {
 	if err := readJSON(c, &in); err != nil {
 		return err
 	}
-	parent := deref(in.ParentID)
+	parent := ""
+	if in.ParentID != nil {
+		parent = *in.ParentID
+	}
 	if err := s.folderExists(c, "parentId", parent); err != nil {
 		return err
 	}

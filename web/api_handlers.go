@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
@@ -397,7 +398,7 @@ func (s *Server) apiListAudit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f, errs := auditFilter(c.QueryParams()) // the console's filter: action, user, resource, from and to
+	f, errs := audit.ParseFilter(c.QueryParams(), time.UTC) // the console's filter: action, user, resource, from and to; whole UTC days
 	if len(errs) > 0 {
 		return kanri.Invalid(errs)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -233,4 +234,38 @@ func (s *Server) showAPIUsage(c echo.Context, k *kanri.APIKey) error {
 		return err
 	}
 	return render(c, http.StatusOK, views.APIUsagePage(s.page(c, "apikeys.usage", "apikeys"), v))
+}
+
+// showCORS shows the origins that may call the tenant's API from a browser.
+func (s *Server) showCORS(c echo.Context) error {
+	st, err := s.Keys.Settings(c.Request().Context(), httpkit.Tenant(c).ID)
+	if err != nil {
+		return err
+	}
+	f := views.CORSForm{ETag: st.ETag, Input: strings.Join(st.CORSOrigins, "\n")}
+	return render(c, http.StatusOK, views.CORSPage(s.page(c, "cors.title", "apikeys"), f, st))
+}
+
+// saveCORS saves the origins typed, one per line.
+func (s *Server) saveCORS(c echo.Context) error {
+	ctx, t := c.Request().Context(), httpkit.Tenant(c)
+	f := views.CORSForm{ETag: c.FormValue("etag"), Input: c.FormValue("origins")}
+	origins, err := apikey.ParseOrigins(f.Input)
+	if err == nil {
+		if _, err = s.Keys.SetCORSOrigins(ctx, t.ID, f.ETag, origins); err == nil {
+			return s.done(c, views.CORSPath(t.ID), "cors.saved")
+		}
+	}
+	status, err := editFailed(&f, err, func() (*kanri.APISettings, error) { return s.Keys.Settings(ctx, t.ID) },
+		func(st *kanri.APISettings) string { return strings.Join(st.CORSOrigins, "\n") })
+	if err != nil {
+		return err
+	}
+	st := f.Current // read by editFailed after a stale save; otherwise read here
+	if st == nil {
+		if st, err = s.Keys.Settings(ctx, t.ID); err != nil {
+			return err
+		}
+	}
+	return render(c, status, views.CORSPage(s.page(c, "cors.title", "apikeys"), f, st))
 }

@@ -2,8 +2,6 @@ package web
 
 import (
 	"net/http"
-	"net/url"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -13,41 +11,11 @@ import (
 	"github.com/kanri/kanri/web/httpkit"
 )
 
-// auditFilter reads the audit filters of the API; dates are whole UTC
-// days and To is inclusive.
-func auditFilter(q url.Values) (audit.Filter, kanri.Fields) { return auditFilterIn(q, time.UTC) }
-
-// auditFilterIn reads the audit filters with dates as whole days of loc:
-// the audit page's are days of the tenant's time zone, the zone its times
-// are shown in.
-func auditFilterIn(q url.Values, loc *time.Location) (audit.Filter, kanri.Fields) {
-	f := audit.Filter{Action: q.Get("action"), User: q.Get("user"), ResourceType: q.Get("resource")}
-	errs := kanri.Fields{}
-	if v := q.Get("from"); v != "" {
-		d, err := time.ParseInLocation(time.DateOnly, v, loc)
-		if err != nil {
-			errs["from"] = "validation.date"
-		}
-		f.From = d
-	}
-	if v := q.Get("to"); v != "" {
-		d, err := time.ParseInLocation(time.DateOnly, v, loc)
-		if err != nil {
-			errs["to"] = "validation.date"
-		}
-		f.To = d.AddDate(0, 0, 1)
-	}
-	if len(errs) == 0 && !f.From.IsZero() && !f.To.IsZero() && !f.To.After(f.From) {
-		errs["to"] = "validation.date_order"
-	}
-	return f, errs
-}
-
 // listAudit shows a tenant's audit log, newest first.
 func (s *Server) listAudit(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	q := c.QueryParams()
-	f, errs := auditFilterIn(q, t.Location())
+	f, errs := audit.ParseFilter(q, t.Location())
 	path := views.AuditPath(t.ID)
 	l := views.AuditList{
 		Action: f.Action, User: f.User, ResourceType: f.ResourceType, From: q.Get("from"), To: q.Get("to"),
@@ -72,7 +40,7 @@ func (s *Server) listAudit(c echo.Context) error {
 // exportAudit streams the filtered audit log as CSV.
 func (s *Server) exportAudit(c echo.Context) error {
 	t := httpkit.Tenant(c)
-	f, errs := auditFilterIn(c.QueryParams(), t.Location())
+	f, errs := audit.ParseFilter(c.QueryParams(), t.Location())
 	if len(errs) > 0 {
 		return kanri.Invalid(errs)
 	}

@@ -6,9 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -108,38 +106,4 @@ func (s *Server) corsBeforeKey(c echo.Context) {
 		h.Set("Access-Control-Allow-Origin", origin)
 		h.Set("Access-Control-Expose-Headers", corsExposed)
 	}
-}
-
-// showCORS shows the origins that may call the tenant's API from a browser.
-func (s *Server) showCORS(c echo.Context) error {
-	st, err := s.Keys.Settings(c.Request().Context(), httpkit.Tenant(c).ID)
-	if err != nil {
-		return err
-	}
-	f := views.CORSForm{ETag: st.ETag, Input: strings.Join(st.CORSOrigins, "\n")}
-	return render(c, http.StatusOK, views.CORSPage(s.page(c, "cors.title", "apikeys"), f, st))
-}
-
-// saveCORS saves the origins typed, one per line.
-func (s *Server) saveCORS(c echo.Context) error {
-	ctx, t := c.Request().Context(), httpkit.Tenant(c)
-	f := views.CORSForm{ETag: c.FormValue("etag"), Input: c.FormValue("origins")}
-	origins, err := apikey.ParseOrigins(f.Input)
-	if err == nil {
-		if _, err = s.Keys.SetCORSOrigins(ctx, t.ID, f.ETag, origins); err == nil {
-			return s.done(c, views.CORSPath(t.ID), "cors.saved")
-		}
-	}
-	status, err := editFailed(&f, err, func() (*kanri.APISettings, error) { return s.Keys.Settings(ctx, t.ID) },
-		func(st *kanri.APISettings) string { return strings.Join(st.CORSOrigins, "\n") })
-	if err != nil {
-		return err
-	}
-	st := f.Current // read by editFailed after a stale save; otherwise read here
-	if st == nil {
-		if st, err = s.Keys.Settings(ctx, t.ID); err != nil {
-			return err
-		}
-	}
-	return render(c, status, views.CORSPage(s.page(c, "cors.title", "apikeys"), f, st))
 }

@@ -329,7 +329,7 @@ func TestUsableGuardsAServicesRoutes(t *testing.T) {
 				c.Set(httpkit.KeyTenant, &kanri.Tenant{Doc: kanri.Doc{ID: c.Param("tenant")}})
 				return next(c)
 			}
-		}, s.usable(kanri.FileServiceID))
+		}, httpkit.Usable(s.Catalog, kanri.FileServiceID))
 	get := func() int {
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/t/tenant_a/files", nil))

@@ -63,7 +63,7 @@ func (s *Server) routes(e *echo.Echo) {
 			mw = append([]echo.MiddlewareFunc{refuseIfMatch}, mw...)
 		}
 		if r.service != "" {
-			mw = append(mw, s.usable(r.service))
+			mw = append(mw, httpkit.Usable(s.Catalog, r.service))
 		}
 		mw = append(mw, checkQuery(r.query)) // a service the tenant cannot use is 403 whatever the query
 		if r.method == http.MethodPost {
@@ -111,22 +111,22 @@ func (s *Server) routes(e *echo.Echo) {
 
 	staff := app.Group("", s.requireGlobalAdmin)
 	t := app.Group("/t/:tenant", s.resolveTenant)
-	fs := t.Group("/files", s.usable(kanri.FileServiceID))
-	ch := t.Group("/channels", s.usable(kanri.MessagingServiceID))
-	bk := t.Group("/backups", s.usable(kanri.BackupServiceID))
+	fs := t.Group("/files", httpkit.Usable(s.Catalog, kanri.FileServiceID))
+	ch := t.Group("/channels", httpkit.Usable(s.Catalog, kanri.MessagingServiceID))
+	bk := t.Group("/backups", httpkit.Usable(s.Catalog, kanri.BackupServiceID))
 
 	// A tab's live updates (server-sent events): a session like the
 	// console, but no body limit or deadline: the stream lasts as long as
 	// the tab, and ends with its session.
-	e.GET("/t/:tenant/events", s.live.Channels, s.requireUser, s.resolveTenant, s.usable(kanri.MessagingServiceID)).Name = "perm:" + role.ChannelsRead
-	e.GET("/t/:tenant/backups/events", s.backupEvents, s.requireUser, s.resolveTenant, s.usable(kanri.BackupServiceID), httpkit.Need(role.BackupsRead)).Name = "perm:" + role.BackupsRead
+	e.GET("/t/:tenant/events", s.live.Channels, s.requireUser, s.resolveTenant, httpkit.Usable(s.Catalog, kanri.MessagingServiceID)).Name = "perm:" + role.ChannelsRead
+	e.GET("/t/:tenant/backups/events", s.backupEvents, s.requireUser, s.resolveTenant, httpkit.Usable(s.Catalog, kanri.BackupServiceID), httpkit.Need(role.BackupsRead)).Name = "perm:" + role.BackupsRead
 
 	// Resumable uploads (tus): a session and the CSRF header like the
 	// console, but their own body handling (no console body limit: each
 	// PATCH is bounded by what is left of its upload) and no read or write
 	// deadline but an idle one.
 	tu := s.consoleUploads()
-	up := e.Group("/t/:tenant/uploads", s.requireUser, s.resolveTenant, s.csrf, s.usable(kanri.FileServiceID))
+	up := e.Group("/t/:tenant/uploads", s.requireUser, s.resolveTenant, s.csrf, httpkit.Usable(s.Catalog, kanri.FileServiceID))
 	up.OPTIONS("", tu.Options, httpkit.Need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
 	up.POST("", tu.Create, httpkit.Need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
 	up.HEAD("/:upload", tu.Head, httpkit.Need(role.FilesCreate)).Name = "perm:" + role.FilesCreate // not GET: HEAD is its own here

@@ -11,9 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/user"
-	"github.com/labstack/echo/v4"
 )
 
 func TestEveryRouteNeedsSignIn(t *testing.T) {

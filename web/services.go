@@ -334,18 +334,3 @@ func (s *Server) assignmentAction(c echo.Context, doneKey string, do func(ctx co
 		return views.ServiceName(ctx, a.ServiceID, a.ServiceID), nil
 	})
 }
-
-// usable lets a request through only while its tenant may use the
-// service: the routes of a service's features (files, messaging, backups,
-// the API) are declared with it, so that a suspended or expired assignment
-// takes their pages away. It answers 403 with the reason.
-func (s *Server) usable(serviceID string) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if err := s.Catalog.UsableFor(c.Request().Context(), httpkit.Tenant(c), serviceID); err != nil {
-				return err
-			}
-			return next(c)
-		}
-	}
-}

@@ -72,6 +72,17 @@ func (s *Service) Recent(ctx context.Context, tenantID string, limit int) ([]*ka
 	return fs, err
 }
 
+// Browse returns one page of the files of a folder ("" for the top
+// level) in the query's order, or, when q is not empty, of the tenant's
+// files whose names or tags have words beginning with its words, by name:
+// the console's folder page and the API list files this one way.
+func (s *Service) Browse(ctx context.Context, tenantID, folderID, q string, lq ListQuery) ([]*kanri.File, string, error) {
+	if q != "" {
+		return s.Search(ctx, tenantID, q, lq.Limit, lq.Next)
+	}
+	return s.Files(ctx, tenantID, folderID, lq)
+}
+
 // Search returns one page of the tenant's files (not in the trash) whose
 // names or tags have words starting with each word of q, by name.
 func (s *Service) Search(ctx context.Context, tenantID, q string, limit int, next string) ([]*kanri.File, string, error) {
