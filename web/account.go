@@ -30,7 +30,7 @@ func (s *Server) renderAccount(c echo.Context, status int, v views.AccountView) 
 	}
 	v.Sessions, v.Current = sessions, c.Get(httpkit.KeySession).(*kanri.Session).ID
 	v.TwoFactor, v.RecoveryLeft = u.Security.TwoFactorEnabled, len(u.Security.RecoveryCodes)
-	return render(c, status, views.AccountPage(s.page(c, "account.title", "account"), v))
+	return httpkit.Render(c, status, views.AccountPage(s.page(c, "account.title", "account"), v))
 }
 
 // endOwnSession ends one of the user's other sessions.

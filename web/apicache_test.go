@@ -18,7 +18,7 @@ import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
-	"github.com/kanri/kanri/web"
+	"github.com/kanri/kanri/web/api"
 )
 
 // instance is the services of one Kanri process over a store. The env's
@@ -46,7 +46,7 @@ func (e *env) otherInstance() instance {
 // TestAPIGrantChangesTakeEffect checks the bound docs/api.md gives: a
 // change of a key, its creator, their role or the tenant's api-service
 // assignment takes effect at the next call on the instance that made it,
-// and on another instance once web.APIGrantTTL has passed (not before:
+// and on another instance once api.GrantTTL has passed (not before:
 // the grant is kept that long).
 func TestAPIGrantChangesTakeEffect(t *testing.T) {
 	t.Parallel()
@@ -108,7 +108,7 @@ func TestAPIGrantChangesTakeEffect(t *testing.T) {
 			}
 			if where == "another instance" {
 				// Kept until the TTL has passed, then read again.
-				e.clock.Advance(web.APIGrantTTL - time.Millisecond)
+				e.clock.Advance(api.GrantTTL - time.Millisecond)
 				if got, want := call(), http.StatusOK; got != want {
 					t.Errorf("%s on %s, within the TTL: got %d, want %d (the grant kept)", tc.name, where, got, want)
 				}

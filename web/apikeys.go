@@ -35,13 +35,13 @@ func (s *Server) listAPIKeys(c echo.Context) error {
 		rows[i] = views.APIKeyRow{Key: k, Status: k.StatusAt(s.Now())}
 	}
 	usable := s.Catalog.Usable(ctx, t.ID, kanri.APIServiceID) == nil
-	return render(c, http.StatusOK, views.APIKeysPage(s.page(c, "apikeys.title", "apikeys"), rows, usable))
+	return httpkit.Render(c, http.StatusOK, views.APIKeysPage(s.page(c, "apikeys.title", "apikeys"), rows, usable))
 }
 
 // newAPIKey shows the empty key form.
 func (s *Server) newAPIKey(c echo.Context) error {
 	f := views.APIKeyForm{Scopes: []string{kanri.ScopeRead}, RateLimit: fmt.Sprint(kanri.DefaultRateLimit), RateLimitWindow: kanri.DefaultRateLimitWindow}
-	return render(c, http.StatusOK, views.APIKeyFormPage(s.page(c, "apikeys.new", "apikeys"), f))
+	return httpkit.Render(c, http.StatusOK, views.APIKeyFormPage(s.page(c, "apikeys.new", "apikeys"), f))
 }
 
 // createAPIKey makes a key and redirects to the page that shows its
@@ -60,7 +60,7 @@ func (s *Server) createAPIKey(c echo.Context) error {
 		return err
 	}
 	f := views.APIKeyForm{Name: in.Name, Scopes: in.Scopes, RateLimit: in.RateLimit, RateLimitWindow: in.RateLimitWindow, ExpiresAt: in.ExpiresAt, Errors: views.Errors(kanri.ErrorFields(err))}
-	return render(c, http.StatusUnprocessableEntity, views.APIKeyFormPage(s.page(c, "apikeys.new", "apikeys"), f))
+	return httpkit.Render(c, http.StatusUnprocessableEntity, views.APIKeyFormPage(s.page(c, "apikeys.new", "apikeys"), f))
 }
 
 // holdSecret keeps a new secret, sealed, in the store for the next page
@@ -119,7 +119,7 @@ func (s *Server) showAPIKeySecret(c echo.Context) error {
 		s.Logger.Warn("hold the secret for a language or theme change", "err", err)
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-	return render(c, http.StatusOK, views.APIKeySecretPage(s.page(c, "apikeys.title", "apikeys"), k, secret, rotated))
+	return httpkit.Render(c, http.StatusOK, views.APIKeySecretPage(s.page(c, "apikeys.title", "apikeys"), k, secret, rotated))
 }
 
 // deactivateAPIKey stops a key until it is reactivated.
@@ -233,7 +233,7 @@ func (s *Server) showAPIUsage(c echo.Context, k *kanri.APIKey) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.APIUsagePage(s.page(c, "apikeys.usage", "apikeys"), v))
+	return httpkit.Render(c, http.StatusOK, views.APIUsagePage(s.page(c, "apikeys.usage", "apikeys"), v))
 }
 
 // showCORS shows the origins that may call the tenant's API from a browser.
@@ -243,7 +243,7 @@ func (s *Server) showCORS(c echo.Context) error {
 		return err
 	}
 	f := views.CORSForm{ETag: st.ETag, Input: strings.Join(st.CORSOrigins, "\n")}
-	return render(c, http.StatusOK, views.CORSPage(s.page(c, "cors.title", "apikeys"), f, st))
+	return httpkit.Render(c, http.StatusOK, views.CORSPage(s.page(c, "cors.title", "apikeys"), f, st))
 }
 
 // saveCORS saves the origins typed, one per line.
@@ -267,5 +267,5 @@ func (s *Server) saveCORS(c echo.Context) error {
 			return err
 		}
 	}
-	return render(c, status, views.CORSPage(s.page(c, "cors.title", "apikeys"), f, st))
+	return httpkit.Render(c, status, views.CORSPage(s.page(c, "cors.title", "apikeys"), f, st))
 }

@@ -23,7 +23,7 @@ func (s *Server) listAudit(c echo.Context) error {
 	}
 	if len(errs) > 0 {
 		l.Paging = views.Paging{FirstURL: pageURL(path, q, "", nil), OnFirst: true, Total: -1}
-		return render(c, http.StatusUnprocessableEntity, views.AuditPage(s.page(c, "audit.title", "audit"), l))
+		return httpkit.Render(c, http.StatusUnprocessableEntity, views.AuditPage(s.page(c, "audit.title", "audit"), l))
 	}
 	var err error
 	l.Records, l.Paging, err = listPage(c, path, 50, func(token string, limit int) ([]*kanri.AuditLog, string, error) {
@@ -34,7 +34,7 @@ func (s *Server) listAudit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.AuditPage(s.page(c, "audit.title", "audit"), l))
+	return httpkit.Render(c, http.StatusOK, views.AuditPage(s.page(c, "audit.title", "audit"), l))
 }
 
 // exportAudit streams the filtered audit log as CSV.

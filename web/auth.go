@@ -24,7 +24,7 @@ func (s *Server) loginForm(c echo.Context) error {
 	if err := s.SaveSession(c); err != nil { // the CSRF token of the form
 		return err
 	}
-	return render(c, http.StatusOK, views.Login(p, "", "", nextPath(c.QueryParam("next")), ""))
+	return httpkit.Render(c, http.StatusOK, views.Login(p, "", "", nextPath(c.QueryParam("next")), ""))
 }
 
 // login checks the credentials and starts a new session, then goes to the
@@ -37,7 +37,7 @@ func (s *Server) login(c echo.Context) error {
 		// The wrong password (or no such user), a locked account, or the
 		// right password of a closed organisation: each says which.
 		p := s.page(c, "login.title", "")
-		return render(c, httpkit.Status(err), views.Login(p, tenantName, username, next, httpkit.Message(ctx, err, "login.failed")))
+		return httpkit.Render(c, httpkit.Status(err), views.Login(p, tenantName, username, next, httpkit.Message(ctx, err, "login.failed")))
 	}
 	if err != nil {
 		return err

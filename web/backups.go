@@ -57,7 +57,7 @@ func (s *Server) listBackups(c echo.Context) error {
 	if v.Restore, err = s.Backups.LatestRestore(ctx, t.ID); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.BackupsPage(s.backupsPage(c, "backups.title"), v))
+	return httpkit.Render(c, http.StatusOK, views.BackupsPage(s.backupsPage(c, "backups.title"), v))
 }
 
 // backupJobForm reads the job form.
@@ -87,7 +87,7 @@ func (s *Server) showBackupJobForm(c echo.Context, status int, j *kanri.BackupJo
 	if j != nil {
 		title = "backups.edit_job_title"
 	}
-	return render(c, status, views.BackupJobFormPage(s.page(c, title, "backups"), f))
+	return httpkit.Render(c, status, views.BackupJobFormPage(s.page(c, title, "backups"), f))
 }
 
 // newBackupJob shows the form of a new job: daily at 03:00, everything,
@@ -219,7 +219,7 @@ func (s *Server) schedulePreview(c echo.Context) error {
 	if next == nil && strings.TrimSpace(spec) != "" {
 		detail = scheduleError(c.Request().Context(), spec)
 	}
-	return render(c, http.StatusOK, views.BackupSchedulePreview(next, loc, detail))
+	return httpkit.Render(c, http.StatusOK, views.BackupSchedulePreview(next, loc, detail))
 }
 
 // listBackupRuns shows the tenant's runs, newest first, by status.
@@ -240,7 +240,7 @@ func (s *Server) listBackupRuns(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.BackupHistoryPage(s.backupsPage(c, "backups.history"), runs, pg, status, loc, c.Request().URL.RequestURI()))
+	return httpkit.Render(c, http.StatusOK, views.BackupHistoryPage(s.backupsPage(c, "backups.history"), runs, pg, status, loc, c.Request().URL.RequestURI()))
 }
 
 // showBackupRun shows a run and its archive.
@@ -270,7 +270,7 @@ func (s *Server) showBackupRun(c echo.Context) error {
 			v.Manifest = vm
 		}
 	}
-	return render(c, http.StatusOK, views.BackupRunPage(s.page(c, "backups.run", "backups"), v))
+	return httpkit.Render(c, http.StatusOK, views.BackupRunPage(s.page(c, "backups.run", "backups"), v))
 }
 
 // downloadBackup sends a run's archive as a tar file.
@@ -349,7 +349,7 @@ func (s *Server) renderRestore(c echo.Context, status int, confirm string, errs 
 	if offset > 0 {
 		v.PrevURL = at(max(0, offset-dryRunPage))
 	}
-	return render(c, status, views.BackupRestorePage(s.page(c, "backups.restore_title", "backups"), v))
+	return httpkit.Render(c, status, views.BackupRestorePage(s.page(c, "backups.restore_title", "backups"), v))
 }
 
 // restoreBackup restores the chosen parts of a run's archive once the

@@ -55,12 +55,12 @@ func (s *Server) listChannels(c echo.Context) error {
 		return err
 	}
 	v.Browse, v.Paging = browse, pg
-	return render(c, http.StatusOK, views.ChannelsPage(s.channelsPage(c, "channels.title", nil), v))
+	return httpkit.Render(c, http.StatusOK, views.ChannelsPage(s.channelsPage(c, "channels.title", nil), v))
 }
 
 // newChannel shows the form that creates a channel.
 func (s *Server) newChannel(c echo.Context) error {
-	return render(c, http.StatusOK, views.ChannelFormPage(s.page(c, "channels.new", "channels"), views.ChannelForm{}))
+	return httpkit.Render(c, http.StatusOK, views.ChannelFormPage(s.page(c, "channels.new", "channels"), views.ChannelForm{}))
 }
 
 func channelForm(c echo.Context) messaging.ChannelInput {
@@ -87,7 +87,7 @@ func (s *Server) channelFormFailed(c echo.Context, ch *kanri.Channel, in messagi
 	if ch != nil {
 		title = "channels.edit_title"
 	}
-	return render(c, status, views.ChannelFormPage(s.page(c, title, "channels"), views.ChannelForm{
+	return httpkit.Render(c, status, views.ChannelFormPage(s.page(c, title, "channels"), views.ChannelForm{
 		Channel: ch, Input: views.ChannelInput(in), Errors: errs,
 	}))
 }
@@ -118,7 +118,7 @@ func (s *Server) showChannel(c echo.Context) error {
 	if v.Search == "" {
 		v.FirstUnread = chatview.FirstUnread(v.Messages, m, me.UserID)
 	}
-	return render(c, http.StatusOK, views.ChannelPage(s.channelsPage(c, "channels.title", ch), v))
+	return httpkit.Render(c, http.StatusOK, views.ChannelPage(s.channelsPage(c, "channels.title", ch), v))
 }
 
 // composer returns the composer of a channel, with the files the person
@@ -149,11 +149,11 @@ func (s *Server) olderMessages(c echo.Context) error {
 	if v.Messages, v.OlderURL, err = s.messages().Page(c, ch, m, c.QueryParam("next"), v.Search, s.CSRFToken(c)); err != nil {
 		return err
 	}
-	if isHTMX(c) {
-		return render(c, http.StatusOK, views.OlderPage(v.OlderURL, v.Messages))
+	if httpkit.IsHTMX(c) {
+		return httpkit.Render(c, http.StatusOK, views.OlderPage(v.OlderURL, v.Messages))
 	}
 	p := s.page(c, "channels.title", "channels") // no live updates
-	return render(c, http.StatusOK, views.ChannelPage(p, v))
+	return httpkit.Render(c, http.StatusOK, views.ChannelPage(p, v))
 }
 
 // editChannel shows a channel's form.
@@ -167,7 +167,7 @@ func (s *Server) editChannel(c echo.Context) error {
 		return kanri.E(kanri.EFORBIDDEN, "channels.not_owner")
 	}
 	in := views.ChannelInput{Name: ch.Name, DisplayName: ch.DisplayName, Description: ch.Description, IsPrivate: ch.IsPrivate}
-	return render(c, http.StatusOK, views.ChannelFormPage(s.page(c, "channels.edit_title", "channels"), views.ChannelForm{Channel: ch, Input: in}))
+	return httpkit.Render(c, http.StatusOK, views.ChannelFormPage(s.page(c, "channels.edit_title", "channels"), views.ChannelForm{Channel: ch, Input: in}))
 }
 
 // updateChannel saves a channel's form.
@@ -272,7 +272,7 @@ func (s *Server) showMembersWith(c echo.Context, status int, errs views.Errors) 
 			return err
 		}
 	}
-	return render(c, status, views.MembersPage(s.page(c, "channels.members", "channels"), v))
+	return httpkit.Render(c, status, views.MembersPage(s.page(c, "channels.members", "channels"), v))
 }
 
 // addMember adds a user to a channel.
@@ -313,15 +313,15 @@ func (s *Server) postMessage(c echo.Context) error {
 	t, me := httpkit.Tenant(c), chatview.Person(c)
 	content, attachments := c.FormValue("content"), c.Request().Form["attachments"]
 	msg, err := s.Messaging.Post(ctx, t.ID, me, c.Param("id"), content, attachments)
-	if kanri.IsCode(err, kanri.EINVALID) && isHTMX(c) {
+	if kanri.IsCode(err, kanri.EINVALID) && httpkit.IsHTMX(c) {
 		v := s.composer(c, c.Param("id"))
 		v.Content, v.Picked, v.Errors, v.Focus = content, attachments, views.Errors(kanri.ErrorFields(err)), true
-		return render(c, http.StatusUnprocessableEntity, views.Composer(s.page(c, "", "channels"), v))
+		return httpkit.Render(c, http.StatusUnprocessableEntity, views.Composer(s.page(c, "", "channels"), v))
 	}
 	if err != nil {
 		return err
 	}
-	if !isHTMX(c) {
+	if !httpkit.IsHTMX(c) {
 		return redirect(c, views.ChannelPath(t.ID, msg.ChannelID))
 	}
 	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, msg.ChannelID)
@@ -331,7 +331,7 @@ func (s *Server) postMessage(c echo.Context) error {
 	p := s.page(c, "", "channels")
 	v := s.composer(c, msg.ChannelID)
 	v.Focus = true
-	return render(c, http.StatusOK, templ.Join(
+	return httpkit.Render(c, http.StatusOK, templ.Join(
 		views.Composer(p, v),
 		views.NewMessage(s.messages().View(ctx, t.ID, me, ch, m, msg, p.CSRF)),
 	))
@@ -342,7 +342,7 @@ func (s *Server) postMessage(c echo.Context) error {
 // the other tabs).
 func (s *Server) messageAction(c echo.Context, msg *kanri.Message) error {
 	t, me := httpkit.Tenant(c), chatview.Person(c)
-	if !isHTMX(c) {
+	if !httpkit.IsHTMX(c) {
 		return redirect(c, views.ChannelPath(t.ID, c.Param("id")))
 	}
 	if msg == nil {
@@ -352,7 +352,7 @@ func (s *Server) messageAction(c echo.Context, msg *kanri.Message) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ReplacedMessage(s.messages().View(c.Request().Context(), t.ID, me, ch, m, msg, s.CSRFToken(c))))
+	return httpkit.Render(c, http.StatusOK, views.ReplacedMessage(s.messages().View(c.Request().Context(), t.ID, me, ch, m, msg, s.CSRFToken(c))))
 }
 
 // editMessage changes the person's own message.
@@ -369,8 +369,8 @@ func (s *Server) deleteMessage(c echo.Context) error {
 	if err := s.Messaging.DeleteMessage(c.Request().Context(), httpkit.Tenant(c).ID, chatview.Person(c), c.Param("id"), c.Param("msg")); err != nil {
 		return err
 	}
-	if isHTMX(c) {
-		return render(c, http.StatusOK, views.RemovedMessage(c.Param("msg")))
+	if httpkit.IsHTMX(c) {
+		return httpkit.Render(c, http.StatusOK, views.RemovedMessage(c.Param("msg")))
 	}
 	return s.messageAction(c, nil)
 }

@@ -29,7 +29,7 @@ func (s *Server) showDomains(c echo.Context, status int, input string, errs view
 	for i, d := range all {
 		rows[i] = views.DomainRow{Domain: d, Display: emaildomain.Display(d.Domain), State: emaildomain.State(d), Record: emaildomain.RecordName(d.Domain)}
 	}
-	return render(c, status, views.DomainsPage(s.page(c, "domains.title", "domains"), rows, input, errs))
+	return httpkit.Render(c, status, views.DomainsPage(s.page(c, "domains.title", "domains"), rows, input, errs))
 }
 
 // addDomain adds a domain to the tenant, or shows the page again with the

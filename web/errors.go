@@ -67,7 +67,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		c.SetRequest(c.Request().WithContext(context.WithoutCancel(c.Request().Context())))
 	}
 	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
-		s.apiError(c, err)
+		s.api.HandleError(err, c)
 		return
 	}
 	ctx := c.Request().Context()
@@ -82,7 +82,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		// "Please sign in", or "your session has ended" to someone whose
 		// session did; a page asked for is where sign-in leads.
 		login := "/login"
-		if httpkit.Reads(c) && !isHTMX(c) {
+		if httpkit.Reads(c) && !httpkit.IsHTMX(c) {
 			key, args := httpkit.MessageOf(err, "login.required")
 			s.Flash(c, "info", key, args...)
 			if next := nextPath(c.Request().URL.RequestURI()); next != "" {
@@ -140,7 +140,13 @@ func (s *Server) errorPage(c echo.Context, status int, title, body string) {
 			s.Logger.Warn("save the session of an error page", "err", err, "request_id", httpkit.RequestID(c))
 		}
 	}
-	if err := render(c, status, views.ErrorPage(s.page(c, title, ""), status, i18n.T(c.Request().Context(), title), body)); err != nil {
+	if err := httpkit.Render(c, status, views.ErrorPage(s.page(c, title, ""), status, i18n.T(c.Request().Context(), title), body)); err != nil {
 		s.Logger.Error("render error page", "err", err, "request_id", httpkit.RequestID(c))
 	}
+}
+
+// notFound answers the page not found.
+func (s *Server) notFound(c echo.Context) error {
+	s.errorPage(c, http.StatusNotFound, titles[kanri.ENOTFOUND], i18n.T(c.Request().Context(), "error.not_found_body"))
+	return nil
 }

@@ -220,7 +220,7 @@ func (s *Server) folderFormFailed(c echo.Context, folderID, form string, err err
 		return serr
 	}
 	v.Paging = views.Paging{Size: 50, Total: -1, OnFirst: true, Path: views.FolderPathOrTop(t.ID, folderID)}
-	return render(c, http.StatusUnprocessableEntity, views.FolderPage(s.page(c, "files.title", "files"), v))
+	return httpkit.Render(c, http.StatusUnprocessableEntity, views.FolderPage(s.page(c, "files.title", "files"), v))
 }
 
 // renameFolder renames a folder as the page showed it.
@@ -267,7 +267,7 @@ func (s *Server) deleteFolder(c echo.Context) error {
 		if terr != nil {
 			return terr
 		}
-		return render(c, http.StatusConflict, views.ConfirmFolderDelete(s.page(c, "files.delete_folder", "files"), t.ID, trail, n))
+		return httpkit.Render(c, http.StatusConflict, views.ConfirmFolderDelete(s.page(c, "files.delete_folder", "files"), t.ID, trail, n))
 	}
 	if kanri.IsCode(err, kanri.ESTALE) {
 		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
@@ -321,7 +321,7 @@ func (s *Server) showFileWith(c echo.Context, status int, in *views.FileForm, er
 	}
 	v.Preview = chatview.PreviewKind(f)
 	v.Thumbnail = f.Thumbnailable()
-	return render(c, status, views.FilePage(s.page(c, "files.file", "files"), v))
+	return httpkit.Render(c, status, views.FilePage(s.page(c, "files.file", "files"), v))
 }
 
 // ownFile lets h change the route's file for whoever holds manage, and
@@ -430,7 +430,7 @@ func (s *Server) listTrash(c echo.Context) error {
 	if err := s.storageView(c, &v); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.TrashPage(s.page(c, "files.trash", "files"), v))
+	return httpkit.Render(c, http.StatusOK, views.TrashPage(s.page(c, "files.trash", "files"), v))
 }
 
 // emptyTrash purges the whole trash.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // pageSizes are the page sizes a list offers.
@@ -94,8 +95,8 @@ func pageURL(path string, q url.Values, cursor string, trail []string) string {
 // (a live search, a filter) only the results it replaces.
 func showList(c echo.Context, page, results templ.Component) error {
 	c.Response().Header().Add(echo.HeaderVary, "HX-Request")
-	if isHTMX(c) {
-		return render(c, http.StatusOK, results)
+	if httpkit.IsHTMX(c) {
+		return httpkit.Render(c, http.StatusOK, results)
 	}
-	return render(c, http.StatusOK, page)
+	return httpkit.Render(c, http.StatusOK, page)
 }

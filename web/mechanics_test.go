@@ -23,6 +23,7 @@ import (
 	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/api"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -225,7 +226,7 @@ func TestUnreadableShowsEveryError(t *testing.T) {
 func TestPathsAreRouted(t *testing.T) {
 	t.Parallel()
 	e := echo.New()
-	(&Server{}).routes(e)
+	(&Server{api: &api.Server{}}).routes(e)
 	declared := map[string]bool{}
 	for _, r := range e.Routes() {
 		if r.Method != echo.RouteNotFound {
@@ -287,7 +288,7 @@ func TestRenderSendsWholePages(t *testing.T) {
 			e := echo.New()
 			rec := httptest.NewRecorder()
 			c := e.NewContext(httptest.NewRequest(http.MethodGet, "/", nil), rec)
-			if err := render(c, http.StatusOK, tc.comp); err != nil {
+			if err := httpkit.Render(c, http.StatusOK, tc.comp); err != nil {
 				e.HTTPErrorHandler(err, c)
 			}
 			if got := rec.Code; got != tc.wantStatus {

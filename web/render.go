@@ -1,18 +1,15 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"net/url"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/audit"
@@ -24,42 +21,6 @@ import (
 	"github.com/kanri/kanri/web/chatview"
 	"github.com/kanri/kanri/web/httpkit"
 )
-
-// render writes a templ component with the given status. The page is
-// rendered into a buffer first and sent in one write with its length, so
-// a failed render becomes an error page instead of half a page, and a
-// page costs one system call instead of one per 4 KB.
-func render(c echo.Context, status int, comp templ.Component) error {
-	buf := pages.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= maxPooledPage {
-			buf.Reset()
-			pages.Put(buf)
-		}
-	}()
-	if err := comp.Render(c.Request().Context(), buf); err != nil {
-		return err
-	}
-	if isHTMX(c) && httpkit.Reads(c) && status < 300 && c.Request().Header.Get(views.LiveRefresh) == "" {
-		// A part of a page replaced in place at the person's request: the
-		// message of the action before goes.
-		if err := views.FlashCleared().Render(c.Request().Context(), buf); err != nil {
-			return err
-		}
-	}
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
-	h.Set(echo.HeaderContentLength, strconv.Itoa(buf.Len()))
-	c.Response().WriteHeader(status)
-	_, err := c.Response().Write(buf.Bytes())
-	return err
-}
-
-// pages holds the buffers pages are rendered into; buffers that grew past
-// maxPooledPage (a rare huge page) are left to the garbage collector.
-var pages = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-const maxPooledPage = 1 << 20
 
 // page returns the layout data of the current request.
 func (s *Server) page(c echo.Context, title, nav string) views.Page {
@@ -83,7 +44,7 @@ func (s *Server) page(c echo.Context, title, nav string) views.Page {
 	if p.Staff {
 		p.Switcher = s.switcher(ctx, p.Tenant)
 	}
-	if t := p.NavTenant(); t != nil && !isHTMX(c) {
+	if t := p.NavTenant(); t != nil && !httpkit.IsHTMX(c) {
 		p.Services, _ = s.Catalog.UsableServices(ctx, t) // unread, the navigation shows every page the person may open
 		if p.User != nil && p.Can(role.ChannelsRead) && p.Uses(kanri.MessagingServiceID) {
 			if tr, err := s.Messaging.Track(ctx, t.ID, chatview.Person(c)); err == nil { // unread, no count
@@ -106,18 +67,10 @@ func (s *Server) switcher(ctx context.Context, current *kanri.Tenant) []*kanri.T
 	return list
 }
 
-// isHTMX reports whether the request came from htmx for a part of a page:
-// not a boosted navigation, nor the restore of a history entry (the Back
-// button), which want a full page.
-func isHTMX(c echo.Context) bool {
-	h := c.Request().Header
-	return h.Get("HX-Request") == "true" && h.Get("HX-Boosted") != "true" && h.Get("HX-History-Restore-Request") != "true"
-}
-
 // redirect sends the browser to path after a POST: 303 for forms,
 // HX-Redirect for htmx.
 func redirect(c echo.Context, path string) error {
-	if isHTMX(c) {
+	if httpkit.IsHTMX(c) {
 		c.Response().Header().Set("HX-Redirect", path)
 		return c.NoContent(http.StatusNoContent)
 	}

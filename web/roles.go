@@ -45,7 +45,7 @@ func (s *Server) listRoles(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.RolesPage(s.page(c, "roles.title", "roles"), roleServices(c, t, nil, counts)))
+	return httpkit.Render(c, http.StatusOK, views.RolesPage(s.page(c, "roles.title", "roles"), roleServices(c, t, nil, counts)))
 }
 
 // roleHolders lists the users who hold one role.
@@ -66,7 +66,7 @@ func (s *Server) roleHolders(c echo.Context) error {
 		}
 	}
 	info := views.RoleInfo{Key: d.Key, Name: d.RoleName, Description: d.Description, Permissions: d.Permissions}
-	return render(c, http.StatusOK, views.RoleHoldersPage(s.page(c, "roles.title", "roles"), svc, info, users))
+	return httpkit.Render(c, http.StatusOK, views.RoleHoldersPage(s.page(c, "roles.title", "roles"), svc, info, users))
 }
 
 // userRoles shows a user's roles and effective permissions.
@@ -93,16 +93,16 @@ func (s *Server) renderUserRoles(c echo.Context, u *kanri.User, status int, errM
 	effective := slices.Sorted(maps.Keys(role.Effective(ras)))
 	p := s.page(c, "roles.title", "users")
 	services := roleServices(c, t, held, nil)
-	if isHTMX(c) {
+	if httpkit.IsHTMX(c) {
 		if status == http.StatusForbidden {
 			status = http.StatusConflict // htmx swaps 409 and 422 only
 		}
-		return render(c, status, views.UserRolesPanel(p, u, services, effective, errMsg))
+		return httpkit.Render(c, status, views.UserRolesPanel(p, u, services, effective, errMsg))
 	}
 	if errMsg != "" {
 		p.Flash = views.Flash{Kind: "error", Message: errMsg}
 	}
-	return render(c, status, views.UserRolesPage(p, u, services, effective, ""))
+	return httpkit.Render(c, status, views.UserRolesPage(p, u, services, effective, ""))
 }
 
 // assignRole gives the user a role; assigning a held role changes nothing.
@@ -139,7 +139,7 @@ func (s *Server) changeRole(c echo.Context, doneKey string, change func(context.
 	if err != nil {
 		return err
 	}
-	if isHTMX(c) {
+	if httpkit.IsHTMX(c) {
 		return s.renderUserRoles(c, u, http.StatusOK, "")
 	}
 	return s.done(c, views.UserPath(t.ID, u.ID)+"/roles", doneKey, u.Username, views.RoleName(ctx, d.Key, d.RoleName))

@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -12,14 +11,6 @@ import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/static"
 	"github.com/kanri/kanri/web/httpkit"
-)
-
-// Route access levels, recorded as the route's name so that tests can walk
-// every route and check it: "public" needs nothing, "signed-in" a session,
-// and "perm:<permission>" that permission.
-const (
-	public   = "public"
-	signedIn = "signed-in"
 )
 
 // exportTimeout is how long a streamed export may take to write.
@@ -35,79 +26,41 @@ func (s *Server) routes(e *echo.Echo) {
 	e.IPExtractor = s.origin.IPExtractor()
 	e.SchemeExtractor = s.origin.Scheme
 	e.Pre(httpkit.HeadAsGet(&s.heads))
-	e.Use(httpkit.HeadRestored, middleware.Recover(), secureHeaders, s.requestContext, s.apiPreflight)
+	e.Use(httpkit.HeadRestored, middleware.Recover(), secureHeaders, s.requestContext, s.api.Preflight)
 
-	e.GET("/healthz", s.healthz).Name = public
-	e.GET("/readyz", s.readyz).Name = public
-	e.StaticFS("/static", static.FS).Name = public
+	e.GET("/healthz", s.healthz).Name = httpkit.RoutePublic
+	e.GET("/readyz", s.readyz).Name = httpkit.RoutePublic
+	e.StaticFS("/static", static.FS).Name = httpkit.RoutePublic
 	e.GET("/favicon.ico", func(c echo.Context) error {
 		return c.Redirect(http.StatusMovedPermanently, "/static/img/favicon.svg")
-	}).Name = public
+	}).Name = httpkit.RoutePublic
 
-	// The JSON API: a key, not a session; no CSRF (no cookies are read).
-	// A path under /api/ of no version the server speaks (/api/v2/users)
-	// is not found, before any key is asked for: the console's catch-all
-	// would answer it 401 as a page that needs a sign-in.
-	e.RouteNotFound("/api/*", apiNotFound)
-	e.GET("/api/v1/openapi.json", s.openAPI).Name = public
-	e.GET("/api/v1/docs", s.apiDocs).Name = public
-	e.GET("/api/v1/docs/:tag", s.apiDocsTag).Name = public
-	api := e.Group("/api/v1", httpkit.Bodies(s.bodyTimeout, apiBodyLimit, false), s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
-	// The API's tus uploads: a key like the API, but the upload routes'
-	// body handling (no API body limit: each PATCH is bounded by what is
-	// left of its upload) and no read or write deadline but an idle one.
-	apiUploads := e.Group("/api/v1"+apiUploadsPath, s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
-	for _, r := range s.apiRoutes() {
-		mw := []echo.MiddlewareFunc{apiScope(r.scope), s.apiPerm(r.perm)}
-		if !r.reads() && !r.ifMatch {
-			mw = append([]echo.MiddlewareFunc{refuseIfMatch}, mw...)
-		}
-		if r.service != "" {
-			mw = append(mw, httpkit.Usable(s.Catalog, r.service))
-		}
-		mw = append(mw, checkQuery(r.query)) // a service the tenant cannot use is 403 whatever the query
-		if r.method == http.MethodPost {
-			var headers []string
-			if r.tus {
-				// A creation's body is none (the bytes follow with
-				// PATCH), but the upload group has no body limit.
-				mw = append(mw, httpkit.Bodies(s.bodyTimeout, apiBodyLimit, false))
-				for _, h := range r.reqHeaders {
-					headers = append(headers, h.name)
-				}
-			}
-			mw = append(mw, s.apiIdempotent(headers)) // after the checks: a refused call claims no key
-		}
-		g, path := api, r.path
-		if r.tus {
-			g, path = apiUploads, strings.TrimPrefix(r.path, apiUploadsPath)
-		}
-		g.Add(r.method, path, r.h, mw...).Name = "api:" + r.scope
-	}
+	// The JSON API and its reference.
+	s.api.Register(e)
 
 	console := e.Group("", httpkit.Bodies(s.bodyTimeout, httpkit.ConsoleBodyLimit, true), s.csrf)
-	console.GET("/login", s.loginForm).Name = public
-	console.POST("/login", s.login).Name = public
-	console.GET("/login/2fa", s.secondFactorForm).Name = public
-	console.POST("/login/2fa", s.secondFactor).Name = public
-	console.POST("/login/2fa/cancel", s.cancelSecondFactor).Name = public
-	console.POST("/lang", s.setLang).Name = public
-	console.POST("/theme", s.setTheme).Name = public
+	console.GET("/login", s.loginForm).Name = httpkit.RoutePublic
+	console.POST("/login", s.login).Name = httpkit.RoutePublic
+	console.GET("/login/2fa", s.secondFactorForm).Name = httpkit.RoutePublic
+	console.POST("/login/2fa", s.secondFactor).Name = httpkit.RoutePublic
+	console.POST("/login/2fa/cancel", s.cancelSecondFactor).Name = httpkit.RoutePublic
+	console.POST("/lang", s.setLang).Name = httpkit.RoutePublic
+	console.POST("/theme", s.setTheme).Name = httpkit.RoutePublic
 
 	app := console.Group("", s.requireUser)
-	app.GET("/", s.home).Name = signedIn
-	app.POST("/logout", s.logout).Name = signedIn
-	app.GET("/account", s.account).Name = signedIn
-	app.POST("/account/password", s.changePassword).Name = signedIn
-	app.POST("/account/sessions/:session/end", s.endOwnSession).Name = signedIn
-	app.POST("/account/sessions/end-others", s.endOtherSessions).Name = signedIn
-	app.POST("/account/profile", s.updateOwnProfile).Name = signedIn
-	app.POST("/account/avatar", s.uploadOwnAvatar).Name = signedIn
-	app.GET("/account/avatar", s.ownAvatar).Name = signedIn
-	app.GET("/account/2fa", s.twoFactorPage).Name = signedIn
-	app.POST("/account/2fa/setup", s.setupTwoFactor).Name = signedIn
-	app.POST("/account/2fa/confirm", s.confirmTwoFactor).Name = signedIn
-	app.POST("/account/2fa/disable", s.disableTwoFactor).Name = signedIn
+	app.GET("/", s.home).Name = httpkit.RouteSignedIn
+	app.POST("/logout", s.logout).Name = httpkit.RouteSignedIn
+	app.GET("/account", s.account).Name = httpkit.RouteSignedIn
+	app.POST("/account/password", s.changePassword).Name = httpkit.RouteSignedIn
+	app.POST("/account/sessions/:session/end", s.endOwnSession).Name = httpkit.RouteSignedIn
+	app.POST("/account/sessions/end-others", s.endOtherSessions).Name = httpkit.RouteSignedIn
+	app.POST("/account/profile", s.updateOwnProfile).Name = httpkit.RouteSignedIn
+	app.POST("/account/avatar", s.uploadOwnAvatar).Name = httpkit.RouteSignedIn
+	app.GET("/account/avatar", s.ownAvatar).Name = httpkit.RouteSignedIn
+	app.GET("/account/2fa", s.twoFactorPage).Name = httpkit.RouteSignedIn
+	app.POST("/account/2fa/setup", s.setupTwoFactor).Name = httpkit.RouteSignedIn
+	app.POST("/account/2fa/confirm", s.confirmTwoFactor).Name = httpkit.RouteSignedIn
+	app.POST("/account/2fa/disable", s.disableTwoFactor).Name = httpkit.RouteSignedIn
 
 	staff := app.Group("", s.requireGlobalAdmin)
 	t := app.Group("/t/:tenant", s.resolveTenant)

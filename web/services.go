@@ -35,7 +35,7 @@ func (s *Server) listServices(c echo.Context) error {
 	for i, svc := range svcs {
 		rows[i] = views.CatalogRow{Service: svc, Health: catalog.HealthOf(svc, checks), BuiltIn: catalog.BuiltIn(svc.ID)}
 	}
-	return render(c, http.StatusOK, views.ServicesPage(s.page(c, "services.catalog", "catalog"), rows))
+	return httpkit.Render(c, http.StatusOK, views.ServicesPage(s.page(c, "services.catalog", "catalog"), rows))
 }
 
 // serviceForm reads the service form.
@@ -51,7 +51,7 @@ func serviceForm(c echo.Context) kanri.ServiceInput {
 func (s *Server) newService(c echo.Context) error {
 	f := views.ServiceForm{}
 	f.Input = kanri.ServiceInput{Version: "1.0.0", HealthEndpoint: "/health"}
-	return render(c, http.StatusOK, views.ServiceFormPage(s.page(c, "services.new", "catalog"), f))
+	return httpkit.Render(c, http.StatusOK, views.ServiceFormPage(s.page(c, "services.new", "catalog"), f))
 }
 
 // createService adds an external service to the catalog.
@@ -66,7 +66,7 @@ func (s *Server) createService(c echo.Context) error {
 	}
 	f := views.ServiceForm{NewID: id}
 	f.Input, f.Errors = in, views.Errors(kanri.ErrorFields(err))
-	return render(c, http.StatusUnprocessableEntity, views.ServiceFormPage(s.page(c, "services.new", "catalog"), f))
+	return httpkit.Render(c, http.StatusUnprocessableEntity, views.ServiceFormPage(s.page(c, "services.new", "catalog"), f))
 }
 
 // editService shows a service's edit form.
@@ -77,7 +77,7 @@ func (s *Server) editService(c echo.Context) error {
 	}
 	f := views.ServiceForm{ID: svc.ID}
 	f.ETag, f.Input, f.Base = svc.ETag, catalog.InputOf(svc), catalog.InputOf(svc)
-	return render(c, http.StatusOK, views.ServiceFormPage(s.page(c, "services.edit", "catalog"), f))
+	return httpkit.Render(c, http.StatusOK, views.ServiceFormPage(s.page(c, "services.edit", "catalog"), f))
 }
 
 // updateService saves a service edit; a stale one shows the stored version
@@ -99,7 +99,7 @@ func (s *Server) updateService(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, status, views.ServiceFormPage(s.page(c, "services.edit", "catalog"), f))
+	return httpkit.Render(c, status, views.ServiceFormPage(s.page(c, "services.edit", "catalog"), f))
 }
 
 // deactivateService takes a service out of use.
@@ -158,7 +158,7 @@ func (s *Server) servicesUsage(c echo.Context) error {
 	for i, u := range usage {
 		rows[i] = views.UsageRow{TenantName: cmp.Or(names[u.TenantID], u.TenantID), Usage: u}
 	}
-	return render(c, http.StatusOK, views.ServicesUsagePage(s.page(c, "services.usage_all", "catalog"), period, rows, pg))
+	return httpkit.Render(c, http.StatusOK, views.ServicesUsagePage(s.page(c, "services.usage_all", "catalog"), period, rows, pg))
 }
 
 // listTenantServices shows a tenant's services: every service of the
@@ -202,7 +202,7 @@ func (s *Server) listTenantServices(c echo.Context) error {
 		}
 		rows = append(rows, r)
 	}
-	return render(c, http.StatusOK, views.TenantServicesPage(s.page(c, "services.title", "services"), rows))
+	return httpkit.Render(c, http.StatusOK, views.TenantServicesPage(s.page(c, "services.title", "services"), rows))
 }
 
 // usageFrom returns the first month a service's usage page shows: the
@@ -236,7 +236,7 @@ func (s *Server) tenantServiceUsage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ServiceUsagePage(s.page(c, "services.title", "services"), svc, a, a.StatusAt(s.Now()), months))
+	return httpkit.Render(c, http.StatusOK, views.ServiceUsagePage(s.page(c, "services.title", "services"), svc, a, a.StatusAt(s.Now()), months))
 }
 
 // assignmentForm reads the assignment form for a service.
@@ -270,7 +270,7 @@ func (s *Server) editAssignment(c echo.Context) error {
 	case !kanri.IsCode(err, kanri.ENOTFOUND):
 		return err
 	}
-	return render(c, http.StatusOK, views.AssignmentFormPage(s.page(c, "services.title", "services"), f))
+	return httpkit.Render(c, http.StatusOK, views.AssignmentFormPage(s.page(c, "services.title", "services"), f))
 }
 
 // saveAssignment assigns the service (the form had no ETag) or saves an
@@ -305,7 +305,7 @@ func (s *Server) saveAssignment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, status, views.AssignmentFormPage(s.page(c, "services.title", "services"), f))
+	return httpkit.Render(c, status, views.AssignmentFormPage(s.page(c, "services.title", "services"), f))
 }
 
 // suspendAssignment suspends the tenant's use of a service.

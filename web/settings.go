@@ -59,7 +59,7 @@ func (s *Server) showSettings(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	f := s.settingsForm(t)
 	f.ETag, f.Input, f.Base = t.ETag, kanri.SettingsInputOf(t), kanri.SettingsInputOf(t)
-	return render(c, http.StatusOK, views.SettingsPage(s.page(c, "settings.title", "settings"), f))
+	return httpkit.Render(c, http.StatusOK, views.SettingsPage(s.page(c, "settings.title", "settings"), f))
 }
 
 // saveSettings saves the settings form, or shows it again with its errors,
@@ -80,13 +80,13 @@ func (s *Server) saveSettings(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, status, views.SettingsPage(s.page(c, "settings.title", "settings"), f))
+	return httpkit.Render(c, status, views.SettingsPage(s.page(c, "settings.title", "settings"), f))
 }
 
 // zoneNowPreview answers the settings form's zone list with the time now
 // in the zone chosen, before it is saved.
 func (s *Server) zoneNowPreview(c echo.Context) error {
-	return render(c, http.StatusOK, views.ZoneNowPreview(c.QueryParam("timezone"), s.Now()))
+	return httpkit.Render(c, http.StatusOK, views.ZoneNowPreview(c.QueryParam("timezone"), s.Now()))
 }
 
 // settingsForm returns the settings page's data of t but its edit.

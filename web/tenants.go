@@ -59,7 +59,7 @@ func (s *Server) listTenants(c echo.Context) error {
 func (s *Server) newTenant(c echo.Context) error {
 	f := views.TenantForm{MaxUsers: strconv.Itoa(kanri.DefaultMaxUsers), Zone: (&kanri.Tenant{}).Location().String()}
 	f.Input = kanri.TenantInput{Plan: kanri.PlanStandard, MaxUsers: kanri.DefaultMaxUsers}
-	return render(c, http.StatusOK, views.TenantFormPage(s.page(c, "tenants.new", "tenants"), f))
+	return httpkit.Render(c, http.StatusOK, views.TenantFormPage(s.page(c, "tenants.new", "tenants"), f))
 }
 
 // createTenant creates a tenant, or shows the form again with its errors.
@@ -77,7 +77,7 @@ func (s *Server) createTenant(c echo.Context) error {
 	}
 	f := views.TenantForm{MaxUsers: maxUsers, Zone: (&kanri.Tenant{}).Location().String()}
 	f.Input, f.Errors = in, views.Errors(kanri.ErrorFields(err))
-	return render(c, http.StatusUnprocessableEntity, views.TenantFormPage(s.page(c, "tenants.new", "tenants"), f))
+	return httpkit.Render(c, http.StatusUnprocessableEntity, views.TenantFormPage(s.page(c, "tenants.new", "tenants"), f))
 }
 
 // editTenant shows a tenant's edit form.
@@ -88,7 +88,7 @@ func (s *Server) editTenant(c echo.Context) error {
 	}
 	f := views.TenantForm{ID: t.ID, MaxUsers: strconv.Itoa(t.MaxUsers), Zone: t.Location().String()}
 	f.ETag, f.Input, f.Base = t.ETag, tenant.InputOf(t), tenant.InputOf(t)
-	return render(c, http.StatusOK, views.TenantFormPage(s.page(c, "tenants.edit", "tenants"), f))
+	return httpkit.Render(c, http.StatusOK, views.TenantFormPage(s.page(c, "tenants.edit", "tenants"), f))
 }
 
 // updateTenant saves a tenant edit. A stale edit shows the form again with
@@ -118,7 +118,7 @@ func (s *Server) updateTenant(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, status, views.TenantFormPage(s.page(c, "tenants.edit", "tenants"), f))
+	return httpkit.Render(c, status, views.TenantFormPage(s.page(c, "tenants.edit", "tenants"), f))
 }
 
 // suspendTenant suspends an active tenant.

@@ -80,7 +80,7 @@ func (s *Server) secondFactorForm(c echo.Context) error {
 	if _, _, _, ok := s.pendingSignIn(c); !ok {
 		return c.Redirect(http.StatusSeeOther, "/login")
 	}
-	return render(c, http.StatusOK, views.SecondFactorPage(s.page(c, "twofactor.title", ""), ""))
+	return httpkit.Render(c, http.StatusOK, views.SecondFactorPage(s.page(c, "twofactor.title", ""), ""))
 }
 
 // secondFactor checks the code and signs the user in.
@@ -93,7 +93,7 @@ func (s *Server) secondFactor(c echo.Context) error {
 	}
 	u, err := s.Auth.SecondFactor(ctx, tid, uid, c.FormValue("code"))
 	if kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
-		return render(c, http.StatusUnauthorized, views.SecondFactorPage(s.page(c, "twofactor.title", ""), i18n.T(ctx, "twofactor.failed")))
+		return httpkit.Render(c, http.StatusUnauthorized, views.SecondFactorPage(s.page(c, "twofactor.title", ""), i18n.T(ctx, "twofactor.failed")))
 	}
 	if err != nil {
 		return err
@@ -170,7 +170,7 @@ func (s *Server) showTwoFactor(c echo.Context, status int, recovery []string, er
 			v.Secret, v.QR = e.Secret, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(png)
 		}
 	}
-	return render(c, status, views.TwoFactorPage(s.page(c, "twofactor.title", "account"), v))
+	return httpkit.Render(c, status, views.TwoFactorPage(s.page(c, "twofactor.title", "account"), v))
 }
 
 // twoFactorEnforced reports whether the tenant requires two-factor sign-in

@@ -46,7 +46,7 @@ func (s *Server) listUsers(c echo.Context) error {
 
 // newUser shows the empty user form.
 func (s *Server) newUser(c echo.Context) error {
-	return render(c, http.StatusOK, views.UserFormPage(s.page(c, "users.new", "users"), views.UserForm{}))
+	return httpkit.Render(c, http.StatusOK, views.UserFormPage(s.page(c, "users.new", "users"), views.UserForm{}))
 }
 
 // createUser adds a user, or shows the form again with its errors. The
@@ -69,7 +69,7 @@ func (s *Server) createUser(c echo.Context) error {
 	if code == kanri.ECONFLICT || len(f.Errors) == 0 {
 		f.FormError, status = httpkit.Message(c.Request().Context(), err, "error.form"), http.StatusConflict
 	}
-	return render(c, status, views.UserFormPage(s.page(c, "users.new", "users"), f))
+	return httpkit.Render(c, status, views.UserFormPage(s.page(c, "users.new", "users"), f))
 }
 
 // editUser shows a user's edit form, security state and actions.
@@ -82,7 +82,7 @@ func (s *Server) editUser(c echo.Context) error {
 	if f.LastAdmin, err = s.lastAdmin(c, u); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.UserFormPage(s.page(c, "users.edit", "users"), f))
+	return httpkit.Render(c, http.StatusOK, views.UserFormPage(s.page(c, "users.edit", "users"), f))
 }
 
 // lastAdmin reports whether u is the last active administrator of a
@@ -126,7 +126,7 @@ func (s *Server) updateUser(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, status, views.UserFormPage(s.page(c, "users.edit", "users"), f))
+	return httpkit.Render(c, status, views.UserFormPage(s.page(c, "users.edit", "users"), f))
 }
 
 // resetPassword sets a new password chosen by an administrator.
@@ -140,7 +140,7 @@ func (s *Server) resetPassword(c echo.Context) error {
 	if kanri.IsCode(err, kanri.EINVALID) {
 		f := userEditForm(u)
 		f.PasswordErrors = views.Errors(kanri.ErrorFields(err))
-		return render(c, http.StatusUnprocessableEntity, views.UserFormPage(s.page(c, "users.edit", "users"), f))
+		return httpkit.Render(c, http.StatusUnprocessableEntity, views.UserFormPage(s.page(c, "users.edit", "users"), f))
 	}
 	if err != nil {
 		return err
@@ -241,7 +241,7 @@ func (s *Server) updateProfile(c echo.Context) error {
 	}
 	f := userEditForm(cur)
 	f.Profile, f.ProfileErrors = in, errs
-	return render(c, status, views.UserFormPage(s.page(c, "users.edit", "users"), f))
+	return httpkit.Render(c, status, views.UserFormPage(s.page(c, "users.edit", "users"), f))
 }
 
 // avatarPath is where a user's avatar is served, with its version.

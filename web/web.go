@@ -12,6 +12,7 @@ import (
 
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/wiring"
+	"github.com/kanri/kanri/web/api"
 	"github.com/kanri/kanri/web/httpkit"
 	"github.com/kanri/kanri/web/live"
 )
@@ -49,7 +50,7 @@ type Server struct {
 	Services
 	*httpkit.Sessions
 	switcherCache switcherCache
-	grants        grantCache // what API keys may do, by the hash of their secret
+	api           *api.Server
 	live          *live.Streams
 	bodyTimeout   time.Duration
 	heads         httpkit.PathSet // the paths of the routes of HEAD's own, which HEAD is not answered as GET on
@@ -64,11 +65,11 @@ func New(cfg Config) http.Handler {
 		s.bodyTimeout = httpkit.DefaultBodyTimeout
 	}
 	s.Sessions = httpkit.NewSessions(cfg.SessionSecret, s.Auth, s.Now, s.Logger)
+	s.api = api.New(s.Deps, s.Services, api.Config{Origin: s.origin, BodyTimeout: s.bodyTimeout, NotFound: s.notFound})
 	s.live = &live.Streams{Sessions: s.Sessions, Users: s.Users, Auth: s.Auth, Tenants: s.Tenants, Roles: s.Roles,
 		Messaging: s.Messaging, Files: s.Files, Events: s.Events, Logger: s.Logger, Now: s.Now}
 	if s.Audit != nil {
 		// Every change is audited: forget what it touched.
-		s.Audit.Observe(s.grants.heard)
 		s.Audit.Observe(s.switcherCache.heard)
 	}
 	e := echo.New()

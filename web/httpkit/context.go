@@ -11,6 +11,15 @@ import (
 	"github.com/kanri/kanri/internal/role"
 )
 
+// Route access levels, recorded as the route's name so that tests can walk
+// every route and check it: RoutePublic needs nothing, RouteSignedIn a
+// session, "perm:<permission>" that permission and "api:<scope>" an API
+// key with that scope.
+const (
+	RoutePublic   = "public"
+	RouteSignedIn = "signed-in"
+)
+
 // Context keys of values the middleware sets for handlers.
 const (
 	KeyUser      = "user"          // *kanri.User: the signed-in user

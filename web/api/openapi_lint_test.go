@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ const lintSkipEnv = "KANRI_SKIP_OPENAPI_LINT"
 // set.
 func lintTool(t *testing.T, name string) (tool, root string) {
 	t.Helper()
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"sync"
@@ -9,19 +9,19 @@ import (
 	"github.com/kanri/kanri/internal/role"
 )
 
-// APIGrantTTL is how long an instance keeps what authorising an API call
+// GrantTTL is how long an instance keeps what authorising an API call
 // needs (the key, its tenant, its creator's rights and the api-service
 // assignment) before reading it again. A change made on the instance
 // takes effect at its next call (the instance forgets what the change
 // touched); a change made on another instance, within this time.
-const APIGrantTTL = 5 * time.Second
+const GrantTTL = 5 * time.Second
 
 // maxGrants bounds the grants an instance keeps: more keys than this in
-// use within APIGrantTTL cost reads again, never memory.
+// use within GrantTTL cost reads again, never memory.
 const maxGrants = 10_000
 
 // apiGrant is what the calls of one key need besides the request: read
-// once, kept for APIGrantTTL and checked again at every call against the
+// once, kept for GrantTTL and checked again at every call against the
 // clock (the key's expiry and rotation grace, the assignment's expiry).
 // It is shared by concurrent calls and never changed once kept.
 type apiGrant struct {
@@ -55,12 +55,12 @@ type grantCache struct {
 	gen uint64 // counts forgets; a grant read across one is not kept
 }
 
-// get returns the grant of a hash read within APIGrantTTL of now.
+// get returns the grant of a hash read within GrantTTL of now.
 func (c *grantCache) get(hash string, now time.Time) (*apiGrant, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g, ok := c.by[hash]
-	if !ok || now.Before(g.at) || now.Sub(g.at) >= APIGrantTTL {
+	if !ok || now.Before(g.at) || now.Sub(g.at) >= GrantTTL {
 		return nil, false
 	}
 	return g, true
@@ -88,7 +88,7 @@ func (c *grantCache) put(hash string, g *apiGrant, gen uint64) {
 	}
 	if _, ok := c.by[hash]; !ok && len(c.by) >= maxGrants {
 		for h, old := range c.by {
-			if g.at.Sub(old.at) >= APIGrantTTL || g.at.Before(old.at) {
+			if g.at.Sub(old.at) >= GrantTTL || g.at.Before(old.at) {
 				delete(c.by, h)
 			}
 		}

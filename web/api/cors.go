@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"net/http"
@@ -31,13 +31,13 @@ const (
 	corsMaxAge = "600"
 )
 
-// apiPreflight answers browsers' CORS preflight requests to the API
+// Preflight answers browsers' CORS preflight requests to the API
 // (OPTIONS with Access-Control-Request-Method) before any route's own
 // middleware (a preflight carries no key), but after the server's (its
 // answer has a request id and the security headers as any): with the
 // permissions for an origin some tenant lists, and with none otherwise
 // (the browser then sends nothing).
-func (s *Server) apiPreflight(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Server) Preflight(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" ||

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"bytes"
@@ -159,7 +159,7 @@ func apiGrantOf(c echo.Context) *apiGrant { return c.Get(ctxGrant).(*apiGrant) }
 // apiAuth authenticates the request's API key and makes its tenant the
 // request's tenant and the key the actor of its changes. What it reads
 // (the key, its tenant, its creator's rights and the api-service
-// assignment) is kept for APIGrantTTL; the key and the assignment are
+// assignment) is kept for GrantTTL; the key and the assignment are
 // checked again against the clock at every call.
 func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"encoding/json"
@@ -12,7 +12,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/i18n"
-	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/httpkit"
 )
@@ -172,7 +171,7 @@ func (s *Server) apiDocs(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	p := views.Page{Title: i18n.T(ctx, "apidocs.title"), Lang: i18n.Lang(ctx), Theme: httpkit.Theme(c)}
-	return render(c, http.StatusOK, views.APIDocsPage(p, d))
+	return httpkit.Render(c, http.StatusOK, views.APIDocsPage(p, d))
 }
 
 // apiDocsTag is the page of one tag of the API's reference: every
@@ -188,8 +187,7 @@ func (s *Server) apiDocsTag(c echo.Context) error {
 	ctx := c.Request().Context()
 	i := slices.IndexFunc(d.Tags, func(t views.APITag) bool { return t.Slug == c.Param("tag") })
 	if i < 0 {
-		s.errorPage(c, http.StatusNotFound, titles[kanri.ENOTFOUND], i18n.T(ctx, "error.not_found_body"))
-		return nil
+		return s.notFound(c)
 	}
 	m := views.APITagDocs{Tag: d.Tags[i]}
 	if i > 0 {
@@ -199,7 +197,7 @@ func (s *Server) apiDocsTag(c echo.Context) error {
 		m.Next = d.Tags[i+1]
 	}
 	p := views.Page{Title: m.Tag.Name + " · " + i18n.T(ctx, "apidocs.title"), Lang: i18n.Lang(ctx), Theme: httpkit.Theme(c)}
-	return render(c, http.StatusOK, views.APIDocsTagPage(p, m))
+	return httpkit.Render(c, http.StatusOK, views.APIDocsTagPage(p, m))
 }
 
 // apiReference reads the API's reference from the OpenAPI document the

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"fmt"
@@ -25,8 +25,8 @@ func TestGrantCacheKeepsForTheTTL(t *testing.T) {
 		want bool
 	}{
 		{"at once", t0, true},
-		{"just within the TTL", t0.Add(APIGrantTTL - time.Nanosecond), true},
-		{"at the TTL", t0.Add(APIGrantTTL), false},
+		{"just within the TTL", t0.Add(GrantTTL - time.Nanosecond), true},
+		{"at the TTL", t0.Add(GrantTTL), false},
 		{"the clock set back", t0.Add(-time.Second), false},
 	} {
 		if _, got := c.get("h", tc.now); got != tc.want {
