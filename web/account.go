@@ -7,6 +7,7 @@ import (
 
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -30,7 +31,7 @@ func (s *Server) renderAccount(c echo.Context, status int, v views.AccountView) 
 	}
 	v.Sessions, v.Current = sessions, c.Get(httpkit.KeySession).(*kanri.Session).ID
 	v.TwoFactor, v.RecoveryLeft = u.Security.TwoFactorEnabled, len(u.Security.RecoveryCodes)
-	return httpkit.Render(c, status, views.AccountPage(s.page(c, "account.title", "account"), v))
+	return httpkit.Render(c, status, views.AccountPage(s.Page(c, "account.title", "account"), v))
 }
 
 // endOwnSession ends one of the user's other sessions.
@@ -42,7 +43,7 @@ func (s *Server) endOwnSession(c echo.Context) error {
 	if err := s.Auth.EndSession(c.Request().Context(), u.TenantID, u.ID, c.Param("session")); err != nil {
 		return err
 	}
-	return s.done(c, views.AccountPath(), "account.session_ended")
+	return s.Done(c, views.AccountPath(), "account.session_ended")
 }
 
 // endOtherSessions ends every session of the user but this one.
@@ -52,7 +53,7 @@ func (s *Server) endOtherSessions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.done(c, views.AccountPath(), "account.sessions_ended", n)
+	return s.Done(c, views.AccountPath(), "account.sessions_ended", n)
 }
 
 // changePassword sets the user's own password, ends their other sessions
@@ -81,15 +82,15 @@ func (s *Server) changePassword(c echo.Context) error {
 		return err
 	}
 	s.Flash(c, "success", "account.password_changed")
-	return redirect(c, views.AccountPath())
+	return console.Redirect(c, views.AccountPath())
 }
 
 // updateOwnProfile saves the user's own profile.
 func (s *Server) updateOwnProfile(c echo.Context) error {
 	u, in := c.Get(httpkit.KeyUser).(*kanri.User), profileForm(c)
-	_, err := s.Users.UpdateProfile(c.Request().Context(), u.TenantID, u.ID, seen(c), in)
+	_, err := s.Users.UpdateProfile(c.Request().Context(), u.TenantID, u.ID, console.Seen(c), in)
 	if err == nil {
-		return s.done(c, views.AccountPath(), "profile.saved_own")
+		return s.Done(c, views.AccountPath(), "profile.saved_own")
 	}
 	status, errs, err := profileErrors(err)
 	if err != nil {
@@ -108,7 +109,7 @@ func (s *Server) uploadOwnAvatar(c echo.Context) error {
 	if err := s.storeAvatar(c, c.Get(httpkit.KeyUser).(*kanri.User)); err != nil {
 		return err
 	}
-	return s.done(c, views.AccountPath(), "profile.avatar_saved")
+	return s.Done(c, views.AccountPath(), "profile.avatar_saved")
 }
 
 // ownAvatar sends the user's own avatar.

@@ -13,6 +13,7 @@ import (
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -35,13 +36,13 @@ func (s *Server) listAPIKeys(c echo.Context) error {
 		rows[i] = views.APIKeyRow{Key: k, Status: k.StatusAt(s.Now())}
 	}
 	usable := s.Catalog.Usable(ctx, t.ID, kanri.APIServiceID) == nil
-	return httpkit.Render(c, http.StatusOK, views.APIKeysPage(s.page(c, "apikeys.title", "apikeys"), rows, usable))
+	return httpkit.Render(c, http.StatusOK, views.APIKeysPage(s.Page(c, "apikeys.title", "apikeys"), rows, usable))
 }
 
 // newAPIKey shows the empty key form.
 func (s *Server) newAPIKey(c echo.Context) error {
 	f := views.APIKeyForm{Scopes: []string{kanri.ScopeRead}, RateLimit: fmt.Sprint(kanri.DefaultRateLimit), RateLimitWindow: kanri.DefaultRateLimitWindow}
-	return httpkit.Render(c, http.StatusOK, views.APIKeyFormPage(s.page(c, "apikeys.new", "apikeys"), f))
+	return httpkit.Render(c, http.StatusOK, views.APIKeyFormPage(s.Page(c, "apikeys.new", "apikeys"), f))
 }
 
 // createAPIKey makes a key and redirects to the page that shows its
@@ -60,7 +61,7 @@ func (s *Server) createAPIKey(c echo.Context) error {
 		return err
 	}
 	f := views.APIKeyForm{Name: in.Name, Scopes: in.Scopes, RateLimit: in.RateLimit, RateLimitWindow: in.RateLimitWindow, ExpiresAt: in.ExpiresAt, Errors: views.Errors(kanri.ErrorFields(err))}
-	return httpkit.Render(c, http.StatusUnprocessableEntity, views.APIKeyFormPage(s.page(c, "apikeys.new", "apikeys"), f))
+	return httpkit.Render(c, http.StatusUnprocessableEntity, views.APIKeyFormPage(s.Page(c, "apikeys.new", "apikeys"), f))
 }
 
 // holdSecret keeps a new secret, sealed, in the store for the next page
@@ -77,7 +78,7 @@ func (s *Server) holdSecret(c echo.Context, k *kanri.APIKey, secret string, rota
 	if err := s.SaveSession(c); err != nil {
 		return err
 	}
-	return redirect(c, views.APIKeyPath(k.TenantID, k.ID)+"/secret")
+	return console.Redirect(c, views.APIKeyPath(k.TenantID, k.ID)+"/secret")
 }
 
 // showAPIKeySecret shows the secret that the last creation or rotation of
@@ -119,7 +120,7 @@ func (s *Server) showAPIKeySecret(c echo.Context) error {
 		s.Logger.Warn("hold the secret for a language or theme change", "err", err)
 	}
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
-	return httpkit.Render(c, http.StatusOK, views.APIKeySecretPage(s.page(c, "apikeys.title", "apikeys"), k, secret, rotated))
+	return httpkit.Render(c, http.StatusOK, views.APIKeySecretPage(s.Page(c, "apikeys.title", "apikeys"), k, secret, rotated))
 }
 
 // deactivateAPIKey stops a key until it is reactivated.
@@ -146,7 +147,7 @@ func (s *Server) revokeAPIKey(c echo.Context) error {
 // rotateAPIKey gives a key a new secret and redirects to the page that
 // shows it, once; the old one works for rotationGrace more.
 func (s *Server) rotateAPIKey(c echo.Context) error {
-	k, secret, err := s.Keys.Rotate(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"), seen(c), rotationGrace)
+	k, secret, err := s.Keys.Rotate(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"), console.Seen(c), rotationGrace)
 	if kanri.IsCode(err, kanri.ESTALE) {
 		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
 	}
@@ -157,7 +158,7 @@ func (s *Server) rotateAPIKey(c echo.Context) error {
 }
 
 func (s *Server) apiKeyAction(c echo.Context, doneKey string, do func(id string, seen kanri.Seen) (*kanri.APIKey, error)) error {
-	return s.action(c, doneKey, views.APIKeysPath(httpkit.Tenant(c).ID), func(seen kanri.Seen) (string, error) {
+	return s.Action(c, doneKey, views.APIKeysPath(httpkit.Tenant(c).ID), func(seen kanri.Seen) (string, error) {
 		k, err := do(c.Param("id"), seen)
 		if err != nil {
 			return "", err
@@ -168,7 +169,7 @@ func (s *Server) apiKeyAction(c echo.Context, doneKey string, do func(id string,
 
 // tenantAPIUsage shows the usage of all the tenant's keys.
 func (s *Server) tenantAPIUsage(c echo.Context) error {
-	if err := needReporting(c); err != nil { // a gate of the plan and settings
+	if err := console.NeedReporting(c); err != nil { // a gate of the plan and settings
 		return err
 	}
 	return s.showAPIUsage(c, nil)
@@ -176,7 +177,7 @@ func (s *Server) tenantAPIUsage(c echo.Context) error {
 
 // apiKeyUsage shows the usage of one key.
 func (s *Server) apiKeyUsage(c echo.Context) error {
-	if err := needReporting(c); err != nil { // a gate of the plan and settings
+	if err := console.NeedReporting(c); err != nil { // a gate of the plan and settings
 		return err
 	}
 	k, err := s.Keys.Get(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"))
@@ -226,14 +227,14 @@ func (s *Server) showAPIUsage(c echo.Context, k *kanri.APIKey) error {
 	if k != nil {
 		f.KeyID = k.ID
 	}
-	v.Log, v.Paging, err = listPage(c, path, 50, func(token string, limit int) ([]*kanri.APIUsage, string, error) {
+	v.Log, v.Paging, err = console.ListPage(c, path, 50, func(token string, limit int) ([]*kanri.APIUsage, string, error) {
 		f.Continuation, f.Limit = token, limit
 		return s.Keys.Calls(ctx, t.ID, f)
 	})
 	if err != nil {
 		return err
 	}
-	return httpkit.Render(c, http.StatusOK, views.APIUsagePage(s.page(c, "apikeys.usage", "apikeys"), v))
+	return httpkit.Render(c, http.StatusOK, views.APIUsagePage(s.Page(c, "apikeys.usage", "apikeys"), v))
 }
 
 // showCORS shows the origins that may call the tenant's API from a browser.
@@ -243,7 +244,7 @@ func (s *Server) showCORS(c echo.Context) error {
 		return err
 	}
 	f := views.CORSForm{ETag: st.ETag, Input: strings.Join(st.CORSOrigins, "\n")}
-	return httpkit.Render(c, http.StatusOK, views.CORSPage(s.page(c, "cors.title", "apikeys"), f, st))
+	return httpkit.Render(c, http.StatusOK, views.CORSPage(s.Page(c, "cors.title", "apikeys"), f, st))
 }
 
 // saveCORS saves the origins typed, one per line.
@@ -253,10 +254,10 @@ func (s *Server) saveCORS(c echo.Context) error {
 	origins, err := apikey.ParseOrigins(f.Input)
 	if err == nil {
 		if _, err = s.Keys.SetCORSOrigins(ctx, t.ID, f.ETag, origins); err == nil {
-			return s.done(c, views.CORSPath(t.ID), "cors.saved")
+			return s.Done(c, views.CORSPath(t.ID), "cors.saved")
 		}
 	}
-	status, err := editFailed(&f, err, func() (*kanri.APISettings, error) { return s.Keys.Settings(ctx, t.ID) },
+	status, err := console.EditFailed(&f, err, func() (*kanri.APISettings, error) { return s.Keys.Settings(ctx, t.ID) },
 		func(st *kanri.APISettings) string { return strings.Join(st.CORSOrigins, "\n") })
 	if err != nil {
 		return err
@@ -267,5 +268,5 @@ func (s *Server) saveCORS(c echo.Context) error {
 			return err
 		}
 	}
-	return httpkit.Render(c, status, views.CORSPage(s.page(c, "cors.title", "apikeys"), f, st))
+	return httpkit.Render(c, status, views.CORSPage(s.Page(c, "cors.title", "apikeys"), f, st))
 }

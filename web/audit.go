@@ -8,6 +8,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -19,14 +20,14 @@ func (s *Server) listAudit(c echo.Context) error {
 	path := views.AuditPath(t.ID)
 	l := views.AuditList{
 		Action: f.Action, User: f.User, ResourceType: f.ResourceType, From: q.Get("from"), To: q.Get("to"),
-		Errors: views.Errors(errs), ExportURL: pageURL(path+".csv", q, "", nil),
+		Errors: views.Errors(errs), ExportURL: console.PageURL(path+".csv", q, "", nil),
 	}
 	if len(errs) > 0 {
-		l.Paging = views.Paging{FirstURL: pageURL(path, q, "", nil), OnFirst: true, Total: -1}
-		return httpkit.Render(c, http.StatusUnprocessableEntity, views.AuditPage(s.page(c, "audit.title", "audit"), l))
+		l.Paging = views.Paging{FirstURL: console.PageURL(path, q, "", nil), OnFirst: true, Total: -1}
+		return httpkit.Render(c, http.StatusUnprocessableEntity, views.AuditPage(s.Page(c, "audit.title", "audit"), l))
 	}
 	var err error
-	l.Records, l.Paging, err = listPage(c, path, 50, func(token string, limit int) ([]*kanri.AuditLog, string, error) {
+	l.Records, l.Paging, err = console.ListPage(c, path, 50, func(token string, limit int) ([]*kanri.AuditLog, string, error) {
 		page := f
 		page.Continuation, page.Limit = token, limit
 		return s.Audit.Query(c.Request().Context(), t.ID, page)
@@ -34,7 +35,7 @@ func (s *Server) listAudit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return httpkit.Render(c, http.StatusOK, views.AuditPage(s.page(c, "audit.title", "audit"), l))
+	return httpkit.Render(c, http.StatusOK, views.AuditPage(s.Page(c, "audit.title", "audit"), l))
 }
 
 // exportAudit streams the filtered audit log as CSV.

@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -20,38 +21,29 @@ func (s *Server) loginForm(c echo.Context) error {
 	if _, _, _, ok := s.SignedIn(c); ok {
 		return c.Redirect(http.StatusSeeOther, "/")
 	}
-	p := s.page(c, "login.title", "")
+	p := s.Page(c, "login.title", "")
 	if err := s.SaveSession(c); err != nil { // the CSRF token of the form
 		return err
 	}
-	return httpkit.Render(c, http.StatusOK, views.Login(p, "", "", nextPath(c.QueryParam("next")), ""))
+	return httpkit.Render(c, http.StatusOK, views.Login(p, "", "", console.NextPath(c.QueryParam("next")), ""))
 }
 
 // login checks the credentials and starts a new session, then goes to the
 // page asked for before sign-in, or to the user's start page.
 func (s *Server) login(c echo.Context) error {
 	ctx := c.Request().Context()
-	tenantName, username, next := c.FormValue("tenant"), c.FormValue("username"), nextPath(c.FormValue("next"))
+	tenantName, username, next := c.FormValue("tenant"), c.FormValue("username"), console.NextPath(c.FormValue("next"))
 	u, t, err := s.Auth.SignIn(ctx, tenantName, username, c.FormValue("password"))
 	if code := kanri.ErrorCode(err); code == kanri.EUNAUTHENTICATED || code == kanri.EFORBIDDEN {
 		// The wrong password (or no such user), a locked account, or the
 		// right password of a closed organisation: each says which.
-		p := s.page(c, "login.title", "")
+		p := s.Page(c, "login.title", "")
 		return httpkit.Render(c, httpkit.Status(err), views.Login(p, tenantName, username, next, httpkit.Message(ctx, err, "login.failed")))
 	}
 	if err != nil {
 		return err
 	}
 	return s.afterPassword(c, u, t, next)
-}
-
-// nextPath returns next if it is a path of the console to return to after
-// sign-in, else "".
-func nextPath(next string) string {
-	if next == "" || safeNext(next) != next || next == "/" || strings.HasPrefix(next, "/login") {
-		return ""
-	}
-	return next
 }
 
 // logout ends the session (the account page ends the others).
@@ -65,7 +57,7 @@ func (s *Server) logout(c echo.Context) error {
 		return err
 	}
 	s.Flash(c, "info", "login.signed_out")
-	return redirect(c, "/login")
+	return console.Redirect(c, "/login")
 }
 
 // home sends the user to their start page.
@@ -117,13 +109,13 @@ func (s *Server) setLang(c echo.Context) error {
 // never to "Page not found". A page showing a new API key secret shows it
 // again (the ticket it kept for this); a reload of it does not.
 func (s *Server) switched(c echo.Context) error {
-	next := safeNext(c.FormValue("next"))
+	next := console.SafeNext(c.FormValue("next"))
 	u, err := url.Parse(next)
 	if err != nil {
 		return c.Redirect(http.StatusSeeOther, "/")
 	}
-	if !gettable(c.Echo(), u.Path) {
-		next = nearestGettable(c.Echo(), u.Path)
+	if !console.Gettable(c.Echo(), u.Path) {
+		next = console.NearestGettable(c.Echo(), u.Path)
 	}
 	sess := s.Session(c)
 	if t, ok := sess.Values[httpkit.KeySecretOnSwitch].(string); ok && strings.HasSuffix(u.Path, "/secret") {

@@ -18,6 +18,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 	"github.com/kanri/kanri/web/live"
 )
@@ -87,7 +88,7 @@ func (s *Server) showBackupJobForm(c echo.Context, status int, j *kanri.BackupJo
 	if j != nil {
 		title = "backups.edit_job_title"
 	}
-	return httpkit.Render(c, status, views.BackupJobFormPage(s.page(c, title, "backups"), f))
+	return httpkit.Render(c, status, views.BackupJobFormPage(s.Page(c, title, "backups"), f))
 }
 
 // newBackupJob shows the form of a new job: daily at 03:00, everything,
@@ -120,7 +121,7 @@ func (s *Server) createBackupJob(c echo.Context) error {
 	if err != nil {
 		return s.backupJobFailed(c, nil, in, err)
 	}
-	return s.done(c, views.BackupsPath(t.ID), "backups.job_created", j.Name)
+	return s.Done(c, views.BackupsPath(t.ID), "backups.job_created", j.Name)
 }
 
 // editBackupJob shows a job's form.
@@ -136,9 +137,9 @@ func (s *Server) editBackupJob(c echo.Context) error {
 // updateBackupJob saves a job's form.
 func (s *Server) updateBackupJob(c echo.Context) error {
 	ctx, t, in := c.Request().Context(), httpkit.Tenant(c), backupJobForm(c)
-	j, err := s.Backups.UpdateJob(ctx, t.ID, c.Param("job"), in, seen(c))
+	j, err := s.Backups.UpdateJob(ctx, t.ID, c.Param("job"), in, console.Seen(c))
 	if err == nil {
-		return s.done(c, views.BackupsPath(t.ID), "backups.job_updated", j.Name)
+		return s.Done(c, views.BackupsPath(t.ID), "backups.job_updated", j.Name)
 	}
 	cur, gerr := s.Backups.Job(ctx, t.ID, c.Param("job"))
 	if gerr != nil {
@@ -160,7 +161,7 @@ func (s *Server) setBackupJobActive(c echo.Context, active bool) error {
 	if active {
 		key = "backups.job_resumed"
 	}
-	return s.action(c, key, views.BackupsPath(t.ID), func(seen kanri.Seen) (string, error) {
+	return s.Action(c, key, views.BackupsPath(t.ID), func(seen kanri.Seen) (string, error) {
 		j, err := s.Backups.SetActive(c.Request().Context(), t.ID, c.Param("job"), active, seen)
 		if err != nil {
 			return "", err
@@ -172,7 +173,7 @@ func (s *Server) setBackupJobActive(c echo.Context, active bool) error {
 // deleteBackupJob removes a job; its runs and archives stay.
 func (s *Server) deleteBackupJob(c echo.Context) error {
 	t := httpkit.Tenant(c)
-	return s.action(c, "backups.job_deleted", views.BackupsPath(t.ID), func(seen kanri.Seen) (string, error) {
+	return s.Action(c, "backups.job_deleted", views.BackupsPath(t.ID), func(seen kanri.Seen) (string, error) {
 		j, err := s.Backups.DeleteJob(c.Request().Context(), t.ID, c.Param("job"), seen)
 		if err != nil {
 			return "", err
@@ -188,7 +189,7 @@ func (s *Server) runBackupJob(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.done(c, views.BackupsPath(t.ID), "backups.run_started", h.JobName)
+	return s.Done(c, views.BackupsPath(t.ID), "backups.run_started", h.JobName)
 }
 
 // scheduleError says in the person's language what is wrong with a
@@ -234,7 +235,7 @@ func (s *Server) listBackupRuns(c echo.Context) error {
 		return err
 	}
 	path := views.BackupHistoryPath(t.ID)
-	runs, pg, err := listPage(c, path, 20, func(cont string, limit int) ([]*kanri.BackupHistory, string, error) {
+	runs, pg, err := console.ListPage(c, path, 20, func(cont string, limit int) ([]*kanri.BackupHistory, string, error) {
 		return s.Backups.Histories(ctx, t.ID, status, limit, cont)
 	})
 	if err != nil {
@@ -270,7 +271,7 @@ func (s *Server) showBackupRun(c echo.Context) error {
 			v.Manifest = vm
 		}
 	}
-	return httpkit.Render(c, http.StatusOK, views.BackupRunPage(s.page(c, "backups.run", "backups"), v))
+	return httpkit.Render(c, http.StatusOK, views.BackupRunPage(s.Page(c, "backups.run", "backups"), v))
 }
 
 // downloadBackup sends a run's archive as a tar file.
@@ -349,7 +350,7 @@ func (s *Server) renderRestore(c echo.Context, status int, confirm string, errs 
 	if offset > 0 {
 		v.PrevURL = at(max(0, offset-dryRunPage))
 	}
-	return httpkit.Render(c, status, views.BackupRestorePage(s.page(c, "backups.restore_title", "backups"), v))
+	return httpkit.Render(c, status, views.BackupRestorePage(s.Page(c, "backups.restore_title", "backups"), v))
 }
 
 // restoreBackup restores the chosen parts of a run's archive once the
@@ -366,7 +367,7 @@ func (s *Server) restoreBackup(c echo.Context) error {
 	if _, err := s.Backups.Restore(ctx, t.ID, h.ID, restoreParts(c, h)); err != nil {
 		return err
 	}
-	return s.done(c, views.BackupsPath(t.ID), "backups.restore_started", views.WhenIn(h.StartedAt.Time, t.Location()))
+	return s.Done(c, views.BackupsPath(t.ID), "backups.restore_started", views.WhenIn(h.StartedAt.Time, t.Location()))
 }
 
 // retryRestore runs a failed restore again.
@@ -375,7 +376,7 @@ func (s *Server) retryRestore(c echo.Context) error {
 	if _, err := s.Backups.RetryRestore(c.Request().Context(), t.ID, c.Param("restore")); err != nil {
 		return err
 	}
-	return s.done(c, views.BackupsPath(t.ID), "backups.restore_retried")
+	return s.Done(c, views.BackupsPath(t.ID), "backups.restore_retried")
 }
 
 // copyBackup restores a run's archive as a new tenant (the operator).
@@ -391,7 +392,7 @@ func (s *Server) copyBackup(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.done(c, views.BackupsPath(copied.ID), "backups.copy_started", copied.Name)
+	return s.Done(c, views.BackupsPath(copied.ID), "backups.copy_started", copied.Name)
 }
 
 // damagedText says why an archive cannot be read, with the detail.
@@ -436,7 +437,7 @@ func (s *Server) backupEvents(c echo.Context) error {
 
 // backupsPage is the page of the backup pages: with their live stream.
 func (s *Server) backupsPage(c echo.Context, title string) views.Page {
-	p := s.page(c, title, "backups")
+	p := s.Page(c, title, "backups")
 	p.Live = views.BackupsPath(httpkit.Tenant(c).ID) + "/events"
 	return p
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/chatview"
+	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -20,7 +21,7 @@ import (
 // stream: of the channel it shows (ch, with its latest message), or of the
 // list of channels (ch nil).
 func (s *Server) channelsPage(c echo.Context, title string, ch *kanri.Channel) views.Page {
-	p := s.page(c, title, "channels")
+	p := s.Page(c, title, "channels")
 	if ch != nil {
 		p.Live = views.LivePath(httpkit.Tenant(c).ID, ch.ID, ch.LastSeq, false)
 	} else {
@@ -48,7 +49,7 @@ func (s *Server) listChannels(c echo.Context) error {
 	if mineNext != "" {
 		v.MinePaging = views.Paging{NextURL: views.ChannelsPath(t.ID) + "?mine=" + url.QueryEscape(mineNext), Total: -1}
 	}
-	browse, pg, err := listPage(c, views.ChannelsPath(t.ID), 50, func(next string, limit int) ([]*kanri.Channel, string, error) {
+	browse, pg, err := console.ListPage(c, views.ChannelsPath(t.ID), 50, func(next string, limit int) ([]*kanri.Channel, string, error) {
 		return s.Messaging.Browse(ctx, t.ID, messaging.BrowseQuery{Search: v.Search, Archived: v.Archived, Limit: limit, Next: next})
 	})
 	if err != nil {
@@ -60,7 +61,7 @@ func (s *Server) listChannels(c echo.Context) error {
 
 // newChannel shows the form that creates a channel.
 func (s *Server) newChannel(c echo.Context) error {
-	return httpkit.Render(c, http.StatusOK, views.ChannelFormPage(s.page(c, "channels.new", "channels"), views.ChannelForm{}))
+	return httpkit.Render(c, http.StatusOK, views.ChannelFormPage(s.Page(c, "channels.new", "channels"), views.ChannelForm{}))
 }
 
 func channelForm(c echo.Context) messaging.ChannelInput {
@@ -87,7 +88,7 @@ func (s *Server) channelFormFailed(c echo.Context, ch *kanri.Channel, in messagi
 	if ch != nil {
 		title = "channels.edit_title"
 	}
-	return httpkit.Render(c, status, views.ChannelFormPage(s.page(c, title, "channels"), views.ChannelForm{
+	return httpkit.Render(c, status, views.ChannelFormPage(s.Page(c, title, "channels"), views.ChannelForm{
 		Channel: ch, Input: views.ChannelInput(in), Errors: errs,
 	}))
 }
@@ -99,7 +100,7 @@ func (s *Server) createChannel(c echo.Context) error {
 	if err != nil {
 		return s.channelFormFailed(c, nil, in, err)
 	}
-	return s.done(c, views.ChannelPath(t.ID, ch.ID), "channels.created", ch.Title())
+	return s.Done(c, views.ChannelPath(t.ID, ch.ID), "channels.created", ch.Title())
 }
 
 // showChannel shows a channel's latest messages (or those a search
@@ -152,7 +153,7 @@ func (s *Server) olderMessages(c echo.Context) error {
 	if httpkit.IsHTMX(c) {
 		return httpkit.Render(c, http.StatusOK, views.OlderPage(v.OlderURL, v.Messages))
 	}
-	p := s.page(c, "channels.title", "channels") // no live updates
+	p := s.Page(c, "channels.title", "channels") // no live updates
 	return httpkit.Render(c, http.StatusOK, views.ChannelPage(p, v))
 }
 
@@ -167,16 +168,16 @@ func (s *Server) editChannel(c echo.Context) error {
 		return kanri.E(kanri.EFORBIDDEN, "channels.not_owner")
 	}
 	in := views.ChannelInput{Name: ch.Name, DisplayName: ch.DisplayName, Description: ch.Description, IsPrivate: ch.IsPrivate}
-	return httpkit.Render(c, http.StatusOK, views.ChannelFormPage(s.page(c, "channels.edit_title", "channels"), views.ChannelForm{Channel: ch, Input: in}))
+	return httpkit.Render(c, http.StatusOK, views.ChannelFormPage(s.Page(c, "channels.edit_title", "channels"), views.ChannelForm{Channel: ch, Input: in}))
 }
 
 // updateChannel saves a channel's form.
 func (s *Server) updateChannel(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me, in := httpkit.Tenant(c), chatview.Person(c), channelForm(c)
-	ch, err := s.Messaging.UpdateChannel(ctx, t.ID, me, c.Param("id"), seen(c), in)
+	ch, err := s.Messaging.UpdateChannel(ctx, t.ID, me, c.Param("id"), console.Seen(c), in)
 	if err == nil {
-		return s.done(c, views.ChannelPath(t.ID, ch.ID), "channels.updated", ch.Title())
+		return s.Done(c, views.ChannelPath(t.ID, ch.ID), "channels.updated", ch.Title())
 	}
 	cur, _, gerr := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
 	if gerr != nil {
@@ -199,7 +200,7 @@ func (s *Server) setArchived(c echo.Context, archived bool) error {
 	if !archived {
 		key = "channels.unarchived_done"
 	}
-	return s.action(c, key, views.ChannelPath(t.ID, c.Param("id")), func(seen kanri.Seen) (string, error) {
+	return s.Action(c, key, views.ChannelPath(t.ID, c.Param("id")), func(seen kanri.Seen) (string, error) {
 		ch, err := s.Messaging.ArchiveChannel(c.Request().Context(), t.ID, chatview.Person(c), c.Param("id"), seen, archived)
 		if err != nil {
 			return "", err
@@ -212,7 +213,7 @@ func (s *Server) setArchived(c echo.Context, archived bool) error {
 func (s *Server) deleteChannel(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := httpkit.Tenant(c), chatview.Person(c)
-	return s.action(c, "channels.deleted", views.ChannelsPath(t.ID), func(seen kanri.Seen) (string, error) {
+	return s.Action(c, "channels.deleted", views.ChannelsPath(t.ID), func(seen kanri.Seen) (string, error) {
 		ch, _, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
 		if err != nil {
 			return "", err
@@ -228,7 +229,7 @@ func (s *Server) joinChannel(c echo.Context) error {
 	if err := s.Messaging.Join(ctx, t.ID, me, c.Param("id")); err != nil {
 		return err
 	}
-	return redirect(c, views.ChannelPath(t.ID, c.Param("id")))
+	return console.Redirect(c, views.ChannelPath(t.ID, c.Param("id")))
 }
 
 // leaveChannel ends the person's membership of a channel.
@@ -242,7 +243,7 @@ func (s *Server) leaveChannel(c echo.Context) error {
 	if err := s.Messaging.Leave(ctx, t.ID, me, ch.ID); err != nil {
 		return err
 	}
-	return s.done(c, views.ChannelsPath(t.ID), "channels.left", ch.Title())
+	return s.Done(c, views.ChannelsPath(t.ID), "channels.left", ch.Title())
 }
 
 // showMembers lists a channel's members, with the owners' tools.
@@ -255,7 +256,7 @@ func (s *Server) showMembersWith(c echo.Context, status int, errs views.Errors) 
 	if err != nil {
 		return err
 	}
-	members, pg, err := listPage(c, views.ChannelPath(t.ID, ch.ID)+"/members", 50, func(next string, limit int) ([]messaging.Member, string, error) {
+	members, pg, err := console.ListPage(c, views.ChannelPath(t.ID, ch.ID)+"/members", 50, func(next string, limit int) ([]messaging.Member, string, error) {
 		return s.Messaging.Members(ctx, t.ID, me.UserID, ch.ID, limit, next)
 	})
 	if err != nil {
@@ -272,7 +273,7 @@ func (s *Server) showMembersWith(c echo.Context, status int, errs views.Errors) 
 			return err
 		}
 	}
-	return httpkit.Render(c, status, views.MembersPage(s.page(c, "channels.members", "channels"), v))
+	return httpkit.Render(c, status, views.MembersPage(s.Page(c, "channels.members", "channels"), v))
 }
 
 // addMember adds a user to a channel.
@@ -285,7 +286,7 @@ func (s *Server) addMember(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.member_added")
+	return s.Done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.member_added")
 }
 
 // removeMember ends a user's membership of a channel.
@@ -294,7 +295,7 @@ func (s *Server) removeMember(c echo.Context) error {
 	if err := s.Messaging.RemoveMember(c.Request().Context(), t.ID, chatview.Person(c), c.Param("id"), c.Param("user")); err != nil {
 		return err
 	}
-	return s.done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.member_removed")
+	return s.Done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.member_removed")
 }
 
 // setMemberRole makes a member an owner or a member.
@@ -303,7 +304,7 @@ func (s *Server) setMemberRole(c echo.Context) error {
 	if err := s.Messaging.SetRole(c.Request().Context(), t.ID, chatview.Person(c), c.Param("id"), c.Param("user"), c.FormValue("role")); err != nil {
 		return err
 	}
-	return s.done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.role_changed")
+	return s.Done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.role_changed")
 }
 
 // postMessage sends a message; from the page, the composer comes back
@@ -316,19 +317,19 @@ func (s *Server) postMessage(c echo.Context) error {
 	if kanri.IsCode(err, kanri.EINVALID) && httpkit.IsHTMX(c) {
 		v := s.composer(c, c.Param("id"))
 		v.Content, v.Picked, v.Errors, v.Focus = content, attachments, views.Errors(kanri.ErrorFields(err)), true
-		return httpkit.Render(c, http.StatusUnprocessableEntity, views.Composer(s.page(c, "", "channels"), v))
+		return httpkit.Render(c, http.StatusUnprocessableEntity, views.Composer(s.Page(c, "", "channels"), v))
 	}
 	if err != nil {
 		return err
 	}
 	if !httpkit.IsHTMX(c) {
-		return redirect(c, views.ChannelPath(t.ID, msg.ChannelID))
+		return console.Redirect(c, views.ChannelPath(t.ID, msg.ChannelID))
 	}
 	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, msg.ChannelID)
 	if err != nil {
 		return err
 	}
-	p := s.page(c, "", "channels")
+	p := s.Page(c, "", "channels")
 	v := s.composer(c, msg.ChannelID)
 	v.Focus = true
 	return httpkit.Render(c, http.StatusOK, templ.Join(
@@ -343,7 +344,7 @@ func (s *Server) postMessage(c echo.Context) error {
 func (s *Server) messageAction(c echo.Context, msg *kanri.Message) error {
 	t, me := httpkit.Tenant(c), chatview.Person(c)
 	if !httpkit.IsHTMX(c) {
-		return redirect(c, views.ChannelPath(t.ID, c.Param("id")))
+		return console.Redirect(c, views.ChannelPath(t.ID, c.Param("id")))
 	}
 	if msg == nil {
 		return c.NoContent(http.StatusOK)
@@ -357,7 +358,7 @@ func (s *Server) messageAction(c echo.Context, msg *kanri.Message) error {
 
 // editMessage changes the person's own message.
 func (s *Server) editMessage(c echo.Context) error {
-	msg, err := s.Messaging.EditMessage(c.Request().Context(), httpkit.Tenant(c).ID, chatview.Person(c), c.Param("id"), c.Param("msg"), seen(c), c.FormValue("content"))
+	msg, err := s.Messaging.EditMessage(c.Request().Context(), httpkit.Tenant(c).ID, chatview.Person(c), c.Param("id"), c.Param("msg"), console.Seen(c), c.FormValue("content"))
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func (s *Server) showDomains(c echo.Context, status int, input string, errs view
 	for i, d := range all {
 		rows[i] = views.DomainRow{Domain: d, Display: emaildomain.Display(d.Domain), State: emaildomain.State(d), Record: emaildomain.RecordName(d.Domain)}
 	}
-	return httpkit.Render(c, status, views.DomainsPage(s.page(c, "domains.title", "domains"), rows, input, errs))
+	return httpkit.Render(c, status, views.DomainsPage(s.Page(c, "domains.title", "domains"), rows, input, errs))
 }
 
 // addDomain adds a domain to the tenant, or shows the page again with the
@@ -41,9 +41,9 @@ func (s *Server) addDomain(c echo.Context) error {
 		dest := views.DomainsPath(httpkit.Tenant(c).ID)
 		if typed := strings.TrimSpace(input); !strings.EqualFold(typed, d.Domain) && !strings.EqualFold(typed, emaildomain.Display(d.Domain)) {
 			// Accepted, but not as typed (a URL, an address): say so.
-			return s.done(c, dest, "domains.added_normalized", d.Domain, typed, emaildomain.RecordName(d.Domain))
+			return s.Done(c, dest, "domains.added_normalized", d.Domain, typed, emaildomain.RecordName(d.Domain))
 		}
-		return s.done(c, dest, "domains.added", d.Domain, emaildomain.RecordName(d.Domain))
+		return s.Done(c, dest, "domains.added", d.Domain, emaildomain.RecordName(d.Domain))
 	}
 	if !kanri.IsCode(err, kanri.EINVALID) {
 		return err
@@ -55,7 +55,7 @@ func (s *Server) addDomain(c echo.Context) error {
 // shown on the page when it does not hold the token.
 func (s *Server) verifyDomain(c echo.Context) error {
 	t := httpkit.Tenant(c)
-	return s.action(c, "domains.verified", views.DomainsPath(t.ID), func(seen kanri.Seen) (string, error) {
+	return s.Action(c, "domains.verified", views.DomainsPath(t.ID), func(seen kanri.Seen) (string, error) {
 		d, err := s.Domains.Verify(c.Request().Context(), t.ID, c.Param("id"), seen)
 		if err != nil {
 			return "", err
@@ -67,7 +67,7 @@ func (s *Server) verifyDomain(c echo.Context) error {
 // deleteDomain removes a domain from the tenant.
 func (s *Server) deleteDomain(c echo.Context) error {
 	t := httpkit.Tenant(c)
-	return s.action(c, "domains.deleted", views.DomainsPath(t.ID), func(seen kanri.Seen) (string, error) {
+	return s.Action(c, "domains.deleted", views.DomainsPath(t.ID), func(seen kanri.Seen) (string, error) {
 		d, err := s.Domains.Delete(c.Request().Context(), t.ID, c.Param("id"), seen)
 		if err != nil {
 			return "", err

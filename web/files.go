@@ -3,7 +3,6 @@ package web
 import (
 	"cmp"
 	"context"
-	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/chatview"
+	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 	"github.com/kanri/kanri/web/tus"
 )
@@ -57,7 +57,7 @@ func (s *Server) showFolder(c echo.Context, folderID string) error {
 		v.Sort, v.Desc = cmp.Or(c.QueryParam("sort"), files.SortName), c.QueryParam("desc") == "1"
 	}
 	var err error
-	v.Files, v.Paging, err = listPage(c, path, 50, func(next string, limit int) ([]*kanri.File, string, error) {
+	v.Files, v.Paging, err = console.ListPage(c, path, 50, func(next string, limit int) ([]*kanri.File, string, error) {
 		return s.Files.Browse(ctx, t.ID, folderID, v.Query, files.ListQuery{Sort: v.Sort, Desc: v.Desc, Limit: limit, Next: next})
 	})
 	if err == nil && v.Query == "" && v.Paging.OnFirst {
@@ -77,8 +77,8 @@ func (s *Server) showFolder(c echo.Context, folderID string) error {
 			return err
 		}
 	}
-	p := s.page(c, "files.title", "files")
-	return showList(c, views.FolderPage(p, v), views.FolderResults(p, v))
+	p := s.Page(c, "files.title", "files")
+	return console.ShowList(c, views.FolderPage(p, v), views.FolderResults(p, v))
 }
 
 // subfolders adds a folder's subfolders to its page: maxShownFolders of
@@ -167,7 +167,7 @@ func (s *Server) cancelUpload(c echo.Context) error {
 		return err
 	}
 	s.Flash(c, "success", "files.upload_cancelled", up.Name)
-	return redirect(c, backTo(c, views.FolderPathOrTop(t.ID, deref(up.FolderID))))
+	return console.Redirect(c, console.BackTo(c, views.FolderPathOrTop(t.ID, deref(up.FolderID))))
 }
 
 // moveTargets returns the folders a move form offers, by path.
@@ -183,7 +183,7 @@ func (s *Server) createFolder(c echo.Context) error {
 	if err == nil {
 		// The person stays where they were, the new folder in the list:
 		// folders made one after another stay side by side.
-		return s.done(c, views.FolderPathOrTop(t.ID, parent), "files.folder_created", f.Name)
+		return s.Done(c, views.FolderPathOrTop(t.ID, parent), "files.folder_created", f.Name)
 	}
 	if !kanri.IsCode(err, kanri.EINVALID) {
 		return err
@@ -220,7 +220,7 @@ func (s *Server) folderFormFailed(c echo.Context, folderID, form string, err err
 		return serr
 	}
 	v.Paging = views.Paging{Size: 50, Total: -1, OnFirst: true, Path: views.FolderPathOrTop(t.ID, folderID)}
-	return httpkit.Render(c, http.StatusUnprocessableEntity, views.FolderPage(s.page(c, "files.title", "files"), v))
+	return httpkit.Render(c, http.StatusUnprocessableEntity, views.FolderPage(s.Page(c, "files.title", "files"), v))
 }
 
 // renameFolder renames a folder as the page showed it.
@@ -242,7 +242,7 @@ func (s *Server) moveFolder(c echo.Context) error {
 func (s *Server) folderChanged(c echo.Context, f *kanri.Folder, err error, form, doneKey string) error {
 	switch {
 	case err == nil:
-		return s.done(c, views.FolderPath(f.TenantID, f.ID), doneKey, f.Path)
+		return s.Done(c, views.FolderPath(f.TenantID, f.ID), doneKey, f.Path)
 	case kanri.IsCode(err, kanri.ESTALE):
 		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
 	case kanri.IsCode(err, kanri.EINVALID):
@@ -267,7 +267,7 @@ func (s *Server) deleteFolder(c echo.Context) error {
 		if terr != nil {
 			return terr
 		}
-		return httpkit.Render(c, http.StatusConflict, views.ConfirmFolderDelete(s.page(c, "files.delete_folder", "files"), t.ID, trail, n))
+		return httpkit.Render(c, http.StatusConflict, views.ConfirmFolderDelete(s.Page(c, "files.delete_folder", "files"), t.ID, trail, n))
 	}
 	if kanri.IsCode(err, kanri.ESTALE) {
 		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
@@ -275,7 +275,7 @@ func (s *Server) deleteFolder(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.done(c, views.FolderPathOrTop(t.ID, deref(f.ParentFolderID)), "files.folder_deleted", f.Path)
+	return s.Done(c, views.FolderPathOrTop(t.ID, deref(f.ParentFolderID)), "files.folder_deleted", f.Path)
 }
 
 func deref(p *string) string {
@@ -321,7 +321,7 @@ func (s *Server) showFileWith(c echo.Context, status int, in *views.FileForm, er
 	}
 	v.Preview = chatview.PreviewKind(f)
 	v.Thumbnail = f.Thumbnailable()
-	return httpkit.Render(c, status, views.FilePage(s.page(c, "files.file", "files"), v))
+	return httpkit.Render(c, status, views.FilePage(s.Page(c, "files.file", "files"), v))
 }
 
 // ownFile lets h change the route's file for whoever holds manage, and
@@ -345,11 +345,11 @@ func (s *Server) updateFile(c echo.Context) error {
 	if _, sent := c.Request().PostForm["name"]; sent && strings.TrimSpace(in.Name) == "" {
 		err = kanri.Invalid(kanri.Fields{"name": "validation.required"}) // the form's name emptied: not "keep it"
 	} else {
-		f, err = s.Files.UpdateFile(c.Request().Context(), t.ID, c.Param("id"), seen(c), in)
+		f, err = s.Files.UpdateFile(c.Request().Context(), t.ID, c.Param("id"), console.Seen(c), in)
 	}
 	switch {
 	case err == nil:
-		return s.done(c, views.FilePath(t.ID, f.ID), "files.saved", f.Title())
+		return s.Done(c, views.FilePath(t.ID, f.ID), "files.saved", f.Title())
 	case kanri.IsCode(err, kanri.EINVALID):
 		form := views.FileForm(in)
 		return s.showFileWith(c, http.StatusUnprocessableEntity, &form, views.Errors(kanri.ErrorFields(err)))
@@ -362,10 +362,10 @@ func (s *Server) updateFile(c echo.Context) error {
 // moveFile moves a file into the folder the form names.
 func (s *Server) moveFile(c echo.Context) error {
 	t := httpkit.Tenant(c)
-	f, err := s.Files.MoveFile(c.Request().Context(), t.ID, c.Param("id"), seen(c), c.FormValue("target"))
+	f, err := s.Files.MoveFile(c.Request().Context(), t.ID, c.Param("id"), console.Seen(c), c.FormValue("target"))
 	switch {
 	case err == nil:
-		return s.done(c, views.FilePath(t.ID, f.ID), "files.moved", f.Title())
+		return s.Done(c, views.FilePath(t.ID, f.ID), "files.moved", f.Title())
 	case kanri.IsCode(err, kanri.ESTALE):
 		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
 	}
@@ -376,20 +376,20 @@ func (s *Server) moveFile(c echo.Context) error {
 func (s *Server) trashFile(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	ctx := c.Request().Context()
-	f, err := s.Files.TrashFile(ctx, t.ID, c.Param("id"), seen(c))
+	f, err := s.Files.TrashFile(ctx, t.ID, c.Param("id"), console.Seen(c))
 	if kanri.IsCode(err, kanri.ESTALE) {
 		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
 	}
 	if err != nil {
 		return err
 	}
-	return s.done(c, views.FolderPathOrTop(t.ID, deref(f.FolderID)), "files.trashed", f.Title())
+	return s.Done(c, views.FolderPathOrTop(t.ID, deref(f.FolderID)), "files.trashed", f.Title())
 }
 
 // restoreFile takes a file out of the trash.
 func (s *Server) restoreFile(c echo.Context) error {
 	t := httpkit.Tenant(c)
-	return s.action(c, "files.restored", views.TrashPath(t.ID), func(seen kanri.Seen) (string, error) {
+	return s.Action(c, "files.restored", views.TrashPath(t.ID), func(seen kanri.Seen) (string, error) {
 		f, err := s.Files.RestoreFile(c.Request().Context(), t.ID, c.Param("id"), seen)
 		if err != nil {
 			return "", err
@@ -409,7 +409,7 @@ func (s *Server) purgeFile(c echo.Context) error {
 	if err := s.Files.PurgeFile(ctx, t.ID, f.ID); err != nil {
 		return err
 	}
-	return s.done(c, views.TrashPath(t.ID), "files.purged", f.Title())
+	return s.Done(c, views.TrashPath(t.ID), "files.purged", f.Title())
 }
 
 // listTrash shows the tenant's trash.
@@ -418,7 +418,7 @@ func (s *Server) listTrash(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	v := views.FolderView{TenantID: t.ID}
 	var err error
-	v.Files, v.Paging, err = listPage(c, views.TrashPath(t.ID), 50, func(next string, limit int) ([]*kanri.File, string, error) {
+	v.Files, v.Paging, err = console.ListPage(c, views.TrashPath(t.ID), 50, func(next string, limit int) ([]*kanri.File, string, error) {
 		return s.Files.Trash(ctx, t.ID, limit, next)
 	})
 	if err != nil {
@@ -430,7 +430,7 @@ func (s *Server) listTrash(c echo.Context) error {
 	if err := s.storageView(c, &v); err != nil {
 		return err
 	}
-	return httpkit.Render(c, http.StatusOK, views.TrashPage(s.page(c, "files.trash", "files"), v))
+	return httpkit.Render(c, http.StatusOK, views.TrashPage(s.Page(c, "files.trash", "files"), v))
 }
 
 // emptyTrash purges the whole trash.
@@ -440,7 +440,7 @@ func (s *Server) emptyTrash(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.done(c, views.TrashPath(t.ID), "files.trash_emptied", n)
+	return s.Done(c, views.TrashPath(t.ID), "files.trash_emptied", n)
 }
 
 // downloadFile sends a file as an attachment, with ranges and
@@ -501,18 +501,7 @@ func (s *Server) thumbnail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return sendImage(c, r, files.ThumbnailType(f))
-}
-
-// sendImage sends an image Kanri made (a thumbnail, an avatar) from r,
-// which it closes: never sniffed as anything else, kept by the browser
-// for a day and by no shared cache.
-func sendImage(c echo.Context, r io.ReadCloser, contentType string) error {
-	defer r.Close()
-	h := c.Response().Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "private, max-age=86400")
-	return c.Stream(http.StatusOK, contentType, r)
+	return console.SendImage(c, r, files.ThumbnailType(f))
 }
 
 // consoleUploads serves the console's uploads (tus-js-client): those of

@@ -1,14 +1,12 @@
 package web
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/views"
 )
 
 // The forms of the console, read into the domain's input types. Ids and
@@ -61,51 +59,4 @@ func tenantBase(c echo.Context, name string) *kanri.TenantInput {
 		Industry: c.FormValue("base_industry"), Country: c.FormValue("base_country"),
 		StartDate: c.FormValue("base_startDate"), EndDate: c.FormValue("base_endDate"),
 	}
-}
-
-// seen reads the ETag and state an action form was rendered with.
-func seen(c echo.Context) kanri.Seen {
-	return kanri.Seen{ETag: c.FormValue("etag"), State: c.FormValue("state"), LastAdmin: c.FormValue("last_admin") == "1"}
-}
-
-// unreadable merges the errors of fields that could not be read with
-// those of validate, so that a form shows every error at once; it is nil
-// when nothing failed to read, and validation is left to the service.
-func unreadable(errs kanri.Fields, validate func() error) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return kanri.Invalid(mergeFields(errs, validate()))
-}
-
-// mergeFields adds err's field errors to errs, keeping errs' own.
-func mergeFields(errs kanri.Fields, err error) kanri.Fields {
-	out := kanri.Fields{}
-	for k, v := range kanri.ErrorFields(err) {
-		out[k] = v
-	}
-	for k, v := range errs {
-		out[k] = v
-	}
-	return out
-}
-
-// editFailed prepares an edit form again after its save failed with err:
-// with the field errors of invalid input (422), or after a stale save with
-// the stored version read by reload next to the user's input (409). Any
-// other error is returned for the error handler.
-func editFailed[In any, D interface{ Base() *kanri.Doc }](f *views.Edit[In, D], err error, reload func() (D, error), inputOf func(D) In) (int, error) {
-	switch kanri.ErrorCode(err) {
-	case kanri.ESTALE:
-		cur, rerr := reload()
-		if rerr != nil {
-			return 0, rerr
-		}
-		f.Current, f.ETag, f.Base = cur, cur.Base().ETag, inputOf(cur)
-		return http.StatusConflict, nil
-	case kanri.EINVALID:
-		f.Errors = views.Errors(mergeFields(nil, err))
-		return http.StatusUnprocessableEntity, nil
-	}
-	return 0, err
 }

@@ -45,7 +45,7 @@ func (s *Server) listRoles(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return httpkit.Render(c, http.StatusOK, views.RolesPage(s.page(c, "roles.title", "roles"), roleServices(c, t, nil, counts)))
+	return httpkit.Render(c, http.StatusOK, views.RolesPage(s.Page(c, "roles.title", "roles"), roleServices(c, t, nil, counts)))
 }
 
 // roleHolders lists the users who hold one role.
@@ -66,7 +66,7 @@ func (s *Server) roleHolders(c echo.Context) error {
 		}
 	}
 	info := views.RoleInfo{Key: d.Key, Name: d.RoleName, Description: d.Description, Permissions: d.Permissions}
-	return httpkit.Render(c, http.StatusOK, views.RoleHoldersPage(s.page(c, "roles.title", "roles"), svc, info, users))
+	return httpkit.Render(c, http.StatusOK, views.RoleHoldersPage(s.Page(c, "roles.title", "roles"), svc, info, users))
 }
 
 // userRoles shows a user's roles and effective permissions.
@@ -91,7 +91,7 @@ func (s *Server) renderUserRoles(c echo.Context, u *kanri.User, status int, errM
 		held[kanri.RoleAssignmentID("", ra.ServiceID, ra.RoleName)] = true
 	}
 	effective := slices.Sorted(maps.Keys(role.Effective(ras)))
-	p := s.page(c, "roles.title", "users")
+	p := s.Page(c, "roles.title", "users")
 	services := roleServices(c, t, held, nil)
 	if httpkit.IsHTMX(c) {
 		if status == http.StatusForbidden {
@@ -142,5 +142,5 @@ func (s *Server) changeRole(c echo.Context, doneKey string, change func(context.
 	if httpkit.IsHTMX(c) {
 		return s.renderUserRoles(c, u, http.StatusOK, "")
 	}
-	return s.done(c, views.UserPath(t.ID, u.ID)+"/roles", doneKey, u.Username, views.RoleName(ctx, d.Key, d.RoleName))
+	return s.Done(c, views.UserPath(t.ID, u.ID)+"/roles", doneKey, u.Username, views.RoleName(ctx, d.Key, d.RoleName))
 }

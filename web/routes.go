@@ -10,6 +10,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/static"
+	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -26,7 +27,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.IPExtractor = s.origin.IPExtractor()
 	e.SchemeExtractor = s.origin.Scheme
 	e.Pre(httpkit.HeadAsGet(&s.heads))
-	e.Use(httpkit.HeadRestored, middleware.Recover(), secureHeaders, s.requestContext, s.api.Preflight)
+	e.Use(httpkit.HeadRestored, middleware.Recover(), console.SecureHeaders, s.RequestContext, s.api.Preflight)
 
 	e.GET("/healthz", s.healthz).Name = httpkit.RoutePublic
 	e.GET("/readyz", s.readyz).Name = httpkit.RoutePublic
@@ -38,7 +39,7 @@ func (s *Server) routes(e *echo.Echo) {
 	// The JSON API and its reference.
 	s.api.Register(e)
 
-	console := e.Group("", httpkit.Bodies(s.bodyTimeout, httpkit.ConsoleBodyLimit, true), s.csrf)
+	console := e.Group("", httpkit.Bodies(s.bodyTimeout, httpkit.ConsoleBodyLimit, true), s.CSRF)
 	console.GET("/login", s.loginForm).Name = httpkit.RoutePublic
 	console.POST("/login", s.login).Name = httpkit.RoutePublic
 	console.GET("/login/2fa", s.secondFactorForm).Name = httpkit.RoutePublic
@@ -47,7 +48,7 @@ func (s *Server) routes(e *echo.Echo) {
 	console.POST("/lang", s.setLang).Name = httpkit.RoutePublic
 	console.POST("/theme", s.setTheme).Name = httpkit.RoutePublic
 
-	app := console.Group("", s.requireUser)
+	app := console.Group("", s.RequireUser)
 	app.GET("/", s.home).Name = httpkit.RouteSignedIn
 	app.POST("/logout", s.logout).Name = httpkit.RouteSignedIn
 	app.GET("/account", s.account).Name = httpkit.RouteSignedIn
@@ -62,8 +63,8 @@ func (s *Server) routes(e *echo.Echo) {
 	app.POST("/account/2fa/confirm", s.confirmTwoFactor).Name = httpkit.RouteSignedIn
 	app.POST("/account/2fa/disable", s.disableTwoFactor).Name = httpkit.RouteSignedIn
 
-	staff := app.Group("", s.requireGlobalAdmin)
-	t := app.Group("/t/:tenant", s.resolveTenant)
+	staff := app.Group("", s.RequireGlobalAdmin)
+	t := app.Group("/t/:tenant", s.ResolveTenant)
 	fs := t.Group("/files", httpkit.Usable(s.Catalog, kanri.FileServiceID))
 	ch := t.Group("/channels", httpkit.Usable(s.Catalog, kanri.MessagingServiceID))
 	bk := t.Group("/backups", httpkit.Usable(s.Catalog, kanri.BackupServiceID))
@@ -71,15 +72,15 @@ func (s *Server) routes(e *echo.Echo) {
 	// A tab's live updates (server-sent events): a session like the
 	// console, but no body limit or deadline: the stream lasts as long as
 	// the tab, and ends with its session.
-	e.GET("/t/:tenant/events", s.live.Channels, s.requireUser, s.resolveTenant, httpkit.Usable(s.Catalog, kanri.MessagingServiceID)).Name = "perm:" + role.ChannelsRead
-	e.GET("/t/:tenant/backups/events", s.backupEvents, s.requireUser, s.resolveTenant, httpkit.Usable(s.Catalog, kanri.BackupServiceID), httpkit.Need(role.BackupsRead)).Name = "perm:" + role.BackupsRead
+	e.GET("/t/:tenant/events", s.live.Channels, s.RequireUser, s.ResolveTenant, httpkit.Usable(s.Catalog, kanri.MessagingServiceID)).Name = "perm:" + role.ChannelsRead
+	e.GET("/t/:tenant/backups/events", s.backupEvents, s.RequireUser, s.ResolveTenant, httpkit.Usable(s.Catalog, kanri.BackupServiceID), httpkit.Need(role.BackupsRead)).Name = "perm:" + role.BackupsRead
 
 	// Resumable uploads (tus): a session and the CSRF header like the
 	// console, but their own body handling (no console body limit: each
 	// PATCH is bounded by what is left of its upload) and no read or write
 	// deadline but an idle one.
 	tu := s.consoleUploads()
-	up := e.Group("/t/:tenant/uploads", s.requireUser, s.resolveTenant, s.csrf, httpkit.Usable(s.Catalog, kanri.FileServiceID))
+	up := e.Group("/t/:tenant/uploads", s.RequireUser, s.ResolveTenant, s.CSRF, httpkit.Usable(s.Catalog, kanri.FileServiceID))
 	up.OPTIONS("", tu.Options, httpkit.Need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
 	up.POST("", tu.Create, httpkit.Need(role.FilesCreate)).Name = "perm:" + role.FilesCreate
 	up.HEAD("/:upload", tu.Head, httpkit.Need(role.FilesCreate)).Name = "perm:" + role.FilesCreate // not GET: HEAD is its own here
@@ -217,14 +218,14 @@ func (s *Server) routes(e *echo.Echo) {
 		{bk, http.MethodPost, "/jobs/:job/run", role.BackupsExecute, s.runBackupJob},
 		{bk, http.MethodGet, "/history", role.BackupsRead, s.listBackupRuns},
 		{bk, http.MethodGet, "/history/:id", role.BackupsRead, s.showBackupRun},
-		{bk, http.MethodGet, "/history/:id/download", role.BackupsExecute, s.streaming(exportTimeout, s.downloadBackup)},
+		{bk, http.MethodGet, "/history/:id/download", role.BackupsExecute, s.Streaming(exportTimeout, s.downloadBackup)},
 		{bk, http.MethodGet, "/history/:id/restore", role.BackupsExecute, s.showRestore},
 		{bk, http.MethodPost, "/history/:id/restore", role.BackupsExecute, s.restoreBackup},
 		{bk, http.MethodPost, "/history/:id/copy", role.TenantsCreate, s.copyBackup},
 		{bk, http.MethodPost, "/restores/:restore/retry", role.BackupsExecute, s.retryRestore},
 
 		{t, http.MethodGet, "/audit", role.AuditRead, s.listAudit},
-		{t, http.MethodGet, "/audit.csv", role.AuditRead, s.streaming(exportTimeout, s.exportAudit)},
+		{t, http.MethodGet, "/audit.csv", role.AuditRead, s.Streaming(exportTimeout, s.exportAudit)},
 
 		{t, http.MethodGet, "/settings", role.SettingsRead, s.showSettings},
 		{t, http.MethodPost, "/settings", role.SettingsUpdate, s.saveSettings},

@@ -13,6 +13,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -35,7 +36,7 @@ func (s *Server) listServices(c echo.Context) error {
 	for i, svc := range svcs {
 		rows[i] = views.CatalogRow{Service: svc, Health: catalog.HealthOf(svc, checks), BuiltIn: catalog.BuiltIn(svc.ID)}
 	}
-	return httpkit.Render(c, http.StatusOK, views.ServicesPage(s.page(c, "services.catalog", "catalog"), rows))
+	return httpkit.Render(c, http.StatusOK, views.ServicesPage(s.Page(c, "services.catalog", "catalog"), rows))
 }
 
 // serviceForm reads the service form.
@@ -51,7 +52,7 @@ func serviceForm(c echo.Context) kanri.ServiceInput {
 func (s *Server) newService(c echo.Context) error {
 	f := views.ServiceForm{}
 	f.Input = kanri.ServiceInput{Version: "1.0.0", HealthEndpoint: "/health"}
-	return httpkit.Render(c, http.StatusOK, views.ServiceFormPage(s.page(c, "services.new", "catalog"), f))
+	return httpkit.Render(c, http.StatusOK, views.ServiceFormPage(s.Page(c, "services.new", "catalog"), f))
 }
 
 // createService adds an external service to the catalog.
@@ -59,14 +60,14 @@ func (s *Server) createService(c echo.Context) error {
 	in, id := serviceForm(c), strings.TrimSpace(c.FormValue("id"))
 	svc, err := s.Catalog.Create(c.Request().Context(), id, in)
 	if err == nil {
-		return s.done(c, views.ServicesPath(), "services.created", svc.Name)
+		return s.Done(c, views.ServicesPath(), "services.created", svc.Name)
 	}
 	if !kanri.IsCode(err, kanri.EINVALID) {
 		return err
 	}
 	f := views.ServiceForm{NewID: id}
 	f.Input, f.Errors = in, views.Errors(kanri.ErrorFields(err))
-	return httpkit.Render(c, http.StatusUnprocessableEntity, views.ServiceFormPage(s.page(c, "services.new", "catalog"), f))
+	return httpkit.Render(c, http.StatusUnprocessableEntity, views.ServiceFormPage(s.Page(c, "services.new", "catalog"), f))
 }
 
 // editService shows a service's edit form.
@@ -77,7 +78,7 @@ func (s *Server) editService(c echo.Context) error {
 	}
 	f := views.ServiceForm{ID: svc.ID}
 	f.ETag, f.Input, f.Base = svc.ETag, catalog.InputOf(svc), catalog.InputOf(svc)
-	return httpkit.Render(c, http.StatusOK, views.ServiceFormPage(s.page(c, "services.edit", "catalog"), f))
+	return httpkit.Render(c, http.StatusOK, views.ServiceFormPage(s.Page(c, "services.edit", "catalog"), f))
 }
 
 // updateService saves a service edit; a stale one shows the stored version
@@ -91,15 +92,15 @@ func (s *Server) updateService(c echo.Context) error {
 	in, etag := serviceForm(c), c.FormValue("etag")
 	saved, err := s.Catalog.Update(ctx, cur.ID, etag, in)
 	if err == nil {
-		return s.done(c, views.ServicesPath(), "services.updated", saved.Name)
+		return s.Done(c, views.ServicesPath(), "services.updated", saved.Name)
 	}
 	f := views.ServiceForm{ID: cur.ID}
 	f.ETag, f.Input = etag, in
-	status, err := editFailed(&f.Edit, err, func() (*kanri.Service, error) { return s.Catalog.Get(ctx, cur.ID) }, catalog.InputOf)
+	status, err := console.EditFailed(&f.Edit, err, func() (*kanri.Service, error) { return s.Catalog.Get(ctx, cur.ID) }, catalog.InputOf)
 	if err != nil {
 		return err
 	}
-	return httpkit.Render(c, status, views.ServiceFormPage(s.page(c, "services.edit", "catalog"), f))
+	return httpkit.Render(c, status, views.ServiceFormPage(s.Page(c, "services.edit", "catalog"), f))
 }
 
 // deactivateService takes a service out of use.
@@ -124,7 +125,7 @@ func (s *Server) deleteService(c echo.Context) error {
 }
 
 func (s *Server) serviceAction(c echo.Context, doneKey string, do func(id string, seen kanri.Seen) (*kanri.Service, error)) error {
-	return s.action(c, doneKey, views.ServicesPath(), func(seen kanri.Seen) (string, error) {
+	return s.Action(c, doneKey, views.ServicesPath(), func(seen kanri.Seen) (string, error) {
 		svc, err := do(c.Param("id"), seen)
 		if err != nil {
 			return "", err
@@ -140,7 +141,7 @@ func (s *Server) servicesUsage(c echo.Context) error {
 	if _, err := time.Parse("2006-01", period); err != nil {
 		period = kanri.Period(s.Now())
 	}
-	usage, pg, err := listPage(c, views.ServicesUsagePath(), 50, func(token string, limit int) ([]*kanri.ServiceUsage, string, error) {
+	usage, pg, err := console.ListPage(c, views.ServicesUsagePath(), 50, func(token string, limit int) ([]*kanri.ServiceUsage, string, error) {
 		return s.Catalog.UsageAcrossTenants(ctx, period, limit, token)
 	})
 	if err != nil {
@@ -158,7 +159,7 @@ func (s *Server) servicesUsage(c echo.Context) error {
 	for i, u := range usage {
 		rows[i] = views.UsageRow{TenantName: cmp.Or(names[u.TenantID], u.TenantID), Usage: u}
 	}
-	return httpkit.Render(c, http.StatusOK, views.ServicesUsagePage(s.page(c, "services.usage_all", "catalog"), period, rows, pg))
+	return httpkit.Render(c, http.StatusOK, views.ServicesUsagePage(s.Page(c, "services.usage_all", "catalog"), period, rows, pg))
 }
 
 // listTenantServices shows a tenant's services: every service of the
@@ -202,7 +203,7 @@ func (s *Server) listTenantServices(c echo.Context) error {
 		}
 		rows = append(rows, r)
 	}
-	return httpkit.Render(c, http.StatusOK, views.TenantServicesPage(s.page(c, "services.title", "services"), rows))
+	return httpkit.Render(c, http.StatusOK, views.TenantServicesPage(s.Page(c, "services.title", "services"), rows))
 }
 
 // usageFrom returns the first month a service's usage page shows: the
@@ -219,7 +220,7 @@ func usageFrom(now, assigned time.Time) time.Time {
 // tenantServiceUsage shows a tenant's use of one assigned service over the
 // last months.
 func (s *Server) tenantServiceUsage(c echo.Context) error {
-	if err := needReporting(c); err != nil {
+	if err := console.NeedReporting(c); err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
@@ -236,7 +237,7 @@ func (s *Server) tenantServiceUsage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return httpkit.Render(c, http.StatusOK, views.ServiceUsagePage(s.page(c, "services.title", "services"), svc, a, a.StatusAt(s.Now()), months))
+	return httpkit.Render(c, http.StatusOK, views.ServiceUsagePage(s.Page(c, "services.title", "services"), svc, a, a.StatusAt(s.Now()), months))
 }
 
 // assignmentForm reads the assignment form for a service.
@@ -270,7 +271,7 @@ func (s *Server) editAssignment(c echo.Context) error {
 	case !kanri.IsCode(err, kanri.ENOTFOUND):
 		return err
 	}
-	return httpkit.Render(c, http.StatusOK, views.AssignmentFormPage(s.page(c, "services.title", "services"), f))
+	return httpkit.Render(c, http.StatusOK, views.AssignmentFormPage(s.Page(c, "services.title", "services"), f))
 }
 
 // saveAssignment assigns the service (the form had no ETag) or saves an
@@ -291,21 +292,21 @@ func (s *Server) saveAssignment(c echo.Context) error {
 			if !created {
 				key = "services.already_assigned"
 			}
-			return s.done(c, views.TenantServicesPath(t.ID), key, name)
+			return s.Done(c, views.TenantServicesPath(t.ID), key, name)
 		}
 	} else if _, err = s.Catalog.UpdateAssignment(ctx, t.ID, svc.ID, etag, in); err == nil {
-		return s.done(c, views.TenantServicesPath(t.ID), "services.assignment_saved", name)
+		return s.Done(c, views.TenantServicesPath(t.ID), "services.assignment_saved", name)
 	}
 	fields, own := kanri.ConfigFields(svc.ID)
 	f := views.AssignmentForm{Service: svc, Fields: fields, Own: own, Assigned: etag != ""}
 	f.ETag, f.Input = etag, in
-	status, err := editFailed(&f.Edit, err, func() (*kanri.ServiceAssignment, error) { return s.Catalog.Assignment(ctx, t.ID, svc.ID) }, func(a *kanri.ServiceAssignment) kanri.AssignmentInput {
+	status, err := console.EditFailed(&f.Edit, err, func() (*kanri.ServiceAssignment, error) { return s.Catalog.Assignment(ctx, t.ID, svc.ID) }, func(a *kanri.ServiceAssignment) kanri.AssignmentInput {
 		return catalog.AssignmentInputOf(a, t.Location())
 	})
 	if err != nil {
 		return err
 	}
-	return httpkit.Render(c, status, views.AssignmentFormPage(s.page(c, "services.title", "services"), f))
+	return httpkit.Render(c, status, views.AssignmentFormPage(s.Page(c, "services.title", "services"), f))
 }
 
 // suspendAssignment suspends the tenant's use of a service.
@@ -325,7 +326,7 @@ func (s *Server) endAssignment(c echo.Context) error {
 
 func (s *Server) assignmentAction(c echo.Context, doneKey string, do func(ctx context.Context, tenantID, serviceID string, seen kanri.Seen) (*kanri.ServiceAssignment, error)) error {
 	t := httpkit.Tenant(c)
-	return s.action(c, doneKey, views.TenantServicesPath(t.ID), func(seen kanri.Seen) (string, error) {
+	return s.Action(c, doneKey, views.TenantServicesPath(t.ID), func(seen kanri.Seen) (string, error) {
 		ctx := c.Request().Context()
 		a, err := do(ctx, t.ID, c.Param("service"), seen)
 		if err != nil {

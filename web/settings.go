@@ -6,51 +6,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
-
-// enterTenant applies to the request what the tenant it works in decides:
-// the permissions its plan allows (role.ForPlan: a permission the plan
-// lacks is gone, for the pages and the checks alike) and the time zone
-// its pages show times in (views.WithZone). requireUser calls it with the
-// user's own tenant, resolveTenant with the tenant of a /t/{tenant} route.
-func (s *Server) enterTenant(c echo.Context, t *kanri.Tenant) {
-	if perms, ok := c.Get(httpkit.KeyPerms).(role.Set); ok {
-		c.Set(httpkit.KeyPerms, role.ForPlan(perms, t.Plan))
-	}
-	c.SetRequest(c.Request().WithContext(views.WithZone(c.Request().Context(), t.Location())))
-}
-
-// tenantLanguage speaks the default language of the user's own tenant (its
-// locale setting) to a user who has not chosen one (no language cookie):
-// it comes before the browser's Accept-Language.
-func (s *Server) tenantLanguage(c echo.Context, home *kanri.Tenant) {
-	lang := home.Settings.Language()
-	if lang == "" {
-		return
-	}
-	if _, err := c.Cookie(httpkit.LangCookie); err == nil {
-		return
-	}
-	c.SetRequest(c.Request().WithContext(i18n.WithLang(c.Request().Context(), lang)))
-}
-
-// needReporting refuses (403) a usage analytics page of a tenant whose
-// advancedReporting feature is off, by its setting or by its plan.
-func needReporting(c echo.Context) error {
-	t := httpkit.Tenant(c)
-	if !role.PlanAllows(t.Plan, kanri.FeatureAdvancedReporting) {
-		return kanri.E(kanri.EFORBIDDEN, "settings.reporting_plan")
-	}
-	if !t.AdvancedReportingOn() {
-		return kanri.E(kanri.EFORBIDDEN, "settings.reporting_off")
-	}
-	return nil
-}
 
 // showSettings shows the tenant's settings page: its time zone, default
 // language and feature flags (a form for those who may change them), and
@@ -59,7 +20,7 @@ func (s *Server) showSettings(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	f := s.settingsForm(t)
 	f.ETag, f.Input, f.Base = t.ETag, kanri.SettingsInputOf(t), kanri.SettingsInputOf(t)
-	return httpkit.Render(c, http.StatusOK, views.SettingsPage(s.page(c, "settings.title", "settings"), f))
+	return httpkit.Render(c, http.StatusOK, views.SettingsPage(s.Page(c, "settings.title", "settings"), f))
 }
 
 // saveSettings saves the settings form, or shows it again with its errors,
@@ -69,18 +30,18 @@ func (s *Server) saveSettings(c echo.Context) error {
 	in, base, etag := settingsInput(c, ""), settingsBase(c), c.FormValue("etag")
 	saved, err := s.Tenants.UpdateSettings(ctx, t.ID, etag, base, in)
 	if err == nil {
-		return s.done(c, views.SettingsPath(t.ID), "settings.saved", saved.Location().String())
+		return s.Done(c, views.SettingsPath(t.ID), "settings.saved", saved.Location().String())
 	}
 	f := s.settingsForm(t)
 	f.ETag, f.Input = etag, in
 	if base != nil {
 		f.Base = *base
 	}
-	status, err := editFailed(&f.Edit, err, func() (*kanri.Tenant, error) { return s.Tenants.Get(ctx, t.ID) }, kanri.SettingsInputOf)
+	status, err := console.EditFailed(&f.Edit, err, func() (*kanri.Tenant, error) { return s.Tenants.Get(ctx, t.ID) }, kanri.SettingsInputOf)
 	if err != nil {
 		return err
 	}
-	return httpkit.Render(c, status, views.SettingsPage(s.page(c, "settings.title", "settings"), f))
+	return httpkit.Render(c, status, views.SettingsPage(s.Page(c, "settings.title", "settings"), f))
 }
 
 // zoneNowPreview answers the settings form's zone list with the time now

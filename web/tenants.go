@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -22,7 +23,7 @@ func tenantListFilter(q url.Values) tenant.ListFilter {
 // listTenants shows the operator's tenant list.
 func (s *Server) listTenants(c echo.Context) error {
 	f := tenantListFilter(c.QueryParams())
-	tenants, pg, err := listPage(c, views.TenantsPath(), 20, func(token string, limit int) ([]*kanri.TenantListing, string, error) {
+	tenants, pg, err := console.ListPage(c, views.TenantsPath(), 20, func(token string, limit int) ([]*kanri.TenantListing, string, error) {
 		page := f
 		page.Continuation, page.Limit = token, limit
 		return s.Tenants.List(c.Request().Context(), page)
@@ -30,7 +31,7 @@ func (s *Server) listTenants(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := s.page(c, "tenants.title", "tenants")
+	p := s.Page(c, "tenants.title", "tenants")
 	l := views.TenantList{Tenants: tenants, Search: f.Search, Status: f.Status, Sort: f.Sort, Desc: f.Desc, Paging: pg}
 	if httpkit.Can(c, role.TenantsDelete) {
 		if l.Undeletable, err = s.Tenants.Undeletable(c.Request().Context(), tenants); err != nil {
@@ -52,24 +53,24 @@ func (s *Server) listTenants(c echo.Context) error {
 	for id, as := range alerts {
 		l.BackupAlerts[id] = as[0].Kind
 	}
-	return showList(c, views.TenantsPage(p, l), views.TenantResults(p, l))
+	return console.ShowList(c, views.TenantsPage(p, l), views.TenantResults(p, l))
 }
 
 // newTenant shows the empty tenant form.
 func (s *Server) newTenant(c echo.Context) error {
 	f := views.TenantForm{MaxUsers: strconv.Itoa(kanri.DefaultMaxUsers), Zone: (&kanri.Tenant{}).Location().String()}
 	f.Input = kanri.TenantInput{Plan: kanri.PlanStandard, MaxUsers: kanri.DefaultMaxUsers}
-	return httpkit.Render(c, http.StatusOK, views.TenantFormPage(s.page(c, "tenants.new", "tenants"), f))
+	return httpkit.Render(c, http.StatusOK, views.TenantFormPage(s.Page(c, "tenants.new", "tenants"), f))
 }
 
 // createTenant creates a tenant, or shows the form again with its errors.
 func (s *Server) createTenant(c echo.Context) error {
 	in, maxUsers, errs := tenantForm(c)
-	err := unreadable(errs, func() error { return in.Validate(true) })
+	err := console.Unreadable(errs, func() error { return in.Validate(true) })
 	if err == nil {
 		var t *kanri.Tenant
 		if t, err = s.Tenants.Create(c.Request().Context(), in); err == nil {
-			return s.done(c, views.TenantsPath(), "tenants.created", t.Name, httpkit.BaseURL(c)+"/login", t.Name)
+			return s.Done(c, views.TenantsPath(), "tenants.created", t.Name, httpkit.BaseURL(c)+"/login", t.Name)
 		}
 	}
 	if !kanri.IsCode(err, kanri.EINVALID) {
@@ -77,7 +78,7 @@ func (s *Server) createTenant(c echo.Context) error {
 	}
 	f := views.TenantForm{MaxUsers: maxUsers, Zone: (&kanri.Tenant{}).Location().String()}
 	f.Input, f.Errors = in, views.Errors(kanri.ErrorFields(err))
-	return httpkit.Render(c, http.StatusUnprocessableEntity, views.TenantFormPage(s.page(c, "tenants.new", "tenants"), f))
+	return httpkit.Render(c, http.StatusUnprocessableEntity, views.TenantFormPage(s.Page(c, "tenants.new", "tenants"), f))
 }
 
 // editTenant shows a tenant's edit form.
@@ -88,7 +89,7 @@ func (s *Server) editTenant(c echo.Context) error {
 	}
 	f := views.TenantForm{ID: t.ID, MaxUsers: strconv.Itoa(t.MaxUsers), Zone: t.Location().String()}
 	f.ETag, f.Input, f.Base = t.ETag, tenant.InputOf(t), tenant.InputOf(t)
-	return httpkit.Render(c, http.StatusOK, views.TenantFormPage(s.page(c, "tenants.edit", "tenants"), f))
+	return httpkit.Render(c, http.StatusOK, views.TenantFormPage(s.Page(c, "tenants.edit", "tenants"), f))
 }
 
 // updateTenant saves a tenant edit. A stale edit shows the form again with
@@ -102,11 +103,11 @@ func (s *Server) updateTenant(c echo.Context) error {
 	in, maxUsers, errs := tenantForm(c)
 	in.Name = t.Name
 	etag, base := c.FormValue("etag"), tenantBase(c, t.Name)
-	err = unreadable(errs, func() error { return in.Validate(false) })
+	err = console.Unreadable(errs, func() error { return in.Validate(false) })
 	if err == nil {
 		var saved *kanri.Tenant
 		if saved, err = s.Tenants.Update(ctx, t.ID, etag, base, in); err == nil {
-			return s.done(c, views.TenantsPath(), "tenants.updated", saved.Name)
+			return s.Done(c, views.TenantsPath(), "tenants.updated", saved.Name)
 		}
 	}
 	f := views.TenantForm{ID: t.ID, MaxUsers: maxUsers, Zone: t.Location().String()}
@@ -114,11 +115,11 @@ func (s *Server) updateTenant(c echo.Context) error {
 	if base != nil {
 		f.Base = *base
 	}
-	status, err := editFailed(&f.Edit, err, func() (*kanri.Tenant, error) { return s.Tenants.Get(ctx, t.ID) }, tenant.InputOf)
+	status, err := console.EditFailed(&f.Edit, err, func() (*kanri.Tenant, error) { return s.Tenants.Get(ctx, t.ID) }, tenant.InputOf)
 	if err != nil {
 		return err
 	}
-	return httpkit.Render(c, status, views.TenantFormPage(s.page(c, "tenants.edit", "tenants"), f))
+	return httpkit.Render(c, status, views.TenantFormPage(s.Page(c, "tenants.edit", "tenants"), f))
 }
 
 // suspendTenant suspends an active tenant.
@@ -145,7 +146,7 @@ func (s *Server) deleteTenant(c echo.Context) error {
 // tenantAction runs one of the actions of the tenant list and returns to
 // the list as it was.
 func (s *Server) tenantAction(c echo.Context, doneKey string, do func(id string, seen kanri.Seen) (*kanri.Tenant, error)) error {
-	return s.action(c, doneKey, backTo(c, views.TenantsPath()), func(seen kanri.Seen) (string, error) {
+	return s.Action(c, doneKey, console.BackTo(c, views.TenantsPath()), func(seen kanri.Seen) (string, error) {
 		t, err := do(c.Param("id"), seen)
 		if err != nil {
 			return "", err

@@ -3,7 +3,6 @@ package web
 import (
 	"encoding/base64"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -11,6 +10,7 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -80,7 +80,7 @@ func (s *Server) secondFactorForm(c echo.Context) error {
 	if _, _, _, ok := s.pendingSignIn(c); !ok {
 		return c.Redirect(http.StatusSeeOther, "/login")
 	}
-	return httpkit.Render(c, http.StatusOK, views.SecondFactorPage(s.page(c, "twofactor.title", ""), ""))
+	return httpkit.Render(c, http.StatusOK, views.SecondFactorPage(s.Page(c, "twofactor.title", ""), ""))
 }
 
 // secondFactor checks the code and signs the user in.
@@ -93,7 +93,7 @@ func (s *Server) secondFactor(c echo.Context) error {
 	}
 	u, err := s.Auth.SecondFactor(ctx, tid, uid, c.FormValue("code"))
 	if kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
-		return httpkit.Render(c, http.StatusUnauthorized, views.SecondFactorPage(s.page(c, "twofactor.title", ""), i18n.T(ctx, "twofactor.failed")))
+		return httpkit.Render(c, http.StatusUnauthorized, views.SecondFactorPage(s.Page(c, "twofactor.title", ""), i18n.T(ctx, "twofactor.failed")))
 	}
 	if err != nil {
 		return err
@@ -123,19 +123,6 @@ func (s *Server) cancelSecondFactor(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/login")
 }
 
-// mustEnrol reports whether the signed-in user may do nothing but turn on
-// two-factor sign-in: their tenant requires it of them (requireUser reads
-// it on every request).
-func (s *Server) mustEnrol(c echo.Context) bool {
-	must, _ := c.Get(httpkit.KeyEnrol).(bool)
-	return must
-}
-
-// enrolmentOnly are the paths a session that must enrol may reach.
-func enrolmentOnly(path string) bool {
-	return path == "/logout" || path == "/lang" || path == "/theme" || strings.HasPrefix(path, views.TwoFactorPath())
-}
-
 // twoFactorPage shows the user's two-factor sign-in: how to set it up
 // (the QR code and the secret of an enrolment begun), or how to turn it off.
 func (s *Server) twoFactorPage(c echo.Context) error {
@@ -154,7 +141,7 @@ func (s *Server) showTwoFactor(c echo.Context, status int, recovery []string, er
 		return err
 	}
 	v := views.TwoFactorView{
-		Enabled: u.Security.TwoFactorEnabled, Available: home.TwoFactorAvailable(), Required: s.mustEnrol(c), Enforced: enforced,
+		Enabled: u.Security.TwoFactorEnabled, Available: home.TwoFactorAvailable(), Required: s.MustEnrol(c), Enforced: enforced,
 		Account: account(u, home), Recovery: recovery, Left: len(u.Security.RecoveryCodes), Errors: errs,
 	}
 	if !v.Enabled && len(recovery) == 0 {
@@ -170,7 +157,7 @@ func (s *Server) showTwoFactor(c echo.Context, status int, recovery []string, er
 			v.Secret, v.QR = e.Secret, "data:image/png;base64,"+base64.StdEncoding.EncodeToString(png)
 		}
 	}
-	return httpkit.Render(c, status, views.TwoFactorPage(s.page(c, "twofactor.title", "account"), v))
+	return httpkit.Render(c, status, views.TwoFactorPage(s.Page(c, "twofactor.title", "account"), v))
 }
 
 // twoFactorEnforced reports whether the tenant requires two-factor sign-in
@@ -199,7 +186,7 @@ func (s *Server) setupTwoFactor(c echo.Context) error {
 	if _, err := s.Auth.BeginTwoFactor(c.Request().Context(), u.TenantID, u.ID, account(u, home)); err != nil {
 		return err
 	}
-	return redirect(c, views.TwoFactorPath())
+	return console.Redirect(c, views.TwoFactorPath())
 }
 
 // confirmTwoFactor finishes the enrolment with a first code and shows the
@@ -237,7 +224,7 @@ func (s *Server) disableTwoFactor(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.done(c, views.AccountPath(), "twofactor.disabled_done")
+	return s.Done(c, views.AccountPath(), "twofactor.disabled_done")
 }
 
 // resetTwoFactor turns a user's two-factor sign-in off (a lost phone) and

@@ -9,6 +9,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -29,7 +30,7 @@ func (s *Server) routeUser(c echo.Context) (*kanri.User, error) {
 func (s *Server) listUsers(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	f := user.ListFilter{Search: c.QueryParam("q"), Status: c.QueryParam("status"), Sort: c.QueryParam("sort"), Desc: c.QueryParam("desc") == "1"}
-	users, pg, err := listPage(c, views.UsersPath(t.ID), 20, func(token string, limit int) ([]*kanri.User, string, error) {
+	users, pg, err := console.ListPage(c, views.UsersPath(t.ID), 20, func(token string, limit int) ([]*kanri.User, string, error) {
 		page := f
 		page.Continuation, page.Limit = token, limit
 		return s.Users.List(c.Request().Context(), t.ID, page)
@@ -40,13 +41,13 @@ func (s *Server) listUsers(c echo.Context) error {
 	if f.Search == "" && f.Status == "" {
 		pg.Total = t.UserCount // kept exact with every create and delete
 	}
-	p, l := s.page(c, "users.title", "users"), views.UserList{Users: users, Search: f.Search, Status: f.Status, Paging: pg}
-	return showList(c, views.UsersPage(p, l), views.UserResults(p, l))
+	p, l := s.Page(c, "users.title", "users"), views.UserList{Users: users, Search: f.Search, Status: f.Status, Paging: pg}
+	return console.ShowList(c, views.UsersPage(p, l), views.UserResults(p, l))
 }
 
 // newUser shows the empty user form.
 func (s *Server) newUser(c echo.Context) error {
-	return httpkit.Render(c, http.StatusOK, views.UserFormPage(s.page(c, "users.new", "users"), views.UserForm{}))
+	return httpkit.Render(c, http.StatusOK, views.UserFormPage(s.Page(c, "users.new", "users"), views.UserForm{}))
 }
 
 // createUser adds a user, or shows the form again with its errors. The
@@ -56,7 +57,7 @@ func (s *Server) createUser(c echo.Context) error {
 	in := userForm(c)
 	u, err := s.Users.Create(c.Request().Context(), t.ID, in)
 	if err == nil {
-		return s.done(c, views.UsersPath(t.ID), "users.created", u.Username)
+		return s.Done(c, views.UsersPath(t.ID), "users.created", u.Username)
 	}
 	code := kanri.ErrorCode(err)
 	if code != kanri.EINVALID && code != kanri.ECONFLICT {
@@ -69,7 +70,7 @@ func (s *Server) createUser(c echo.Context) error {
 	if code == kanri.ECONFLICT || len(f.Errors) == 0 {
 		f.FormError, status = httpkit.Message(c.Request().Context(), err, "error.form"), http.StatusConflict
 	}
-	return httpkit.Render(c, status, views.UserFormPage(s.page(c, "users.new", "users"), f))
+	return httpkit.Render(c, status, views.UserFormPage(s.Page(c, "users.new", "users"), f))
 }
 
 // editUser shows a user's edit form, security state and actions.
@@ -82,7 +83,7 @@ func (s *Server) editUser(c echo.Context) error {
 	if f.LastAdmin, err = s.lastAdmin(c, u); err != nil {
 		return err
 	}
-	return httpkit.Render(c, http.StatusOK, views.UserFormPage(s.page(c, "users.edit", "users"), f))
+	return httpkit.Render(c, http.StatusOK, views.UserFormPage(s.Page(c, "users.edit", "users"), f))
 }
 
 // lastAdmin reports whether u is the last active administrator of a
@@ -115,18 +116,18 @@ func (s *Server) updateUser(c echo.Context) error {
 	in.Username, in.Password = u.Username, ""
 	saved, err := s.Users.Update(ctx, t.ID, u.ID, etag, base, in)
 	if err == nil {
-		return s.done(c, views.UsersPath(t.ID), "users.updated", saved.Username)
+		return s.Done(c, views.UsersPath(t.ID), "users.updated", saved.Username)
 	}
 	f := views.UserForm{User: u}
 	f.ETag, f.Input = etag, in
 	if base != nil {
 		f.Base = *base
 	}
-	status, err := editFailed(&f.Edit, err, func() (*kanri.User, error) { return s.Users.Get(ctx, t.ID, u.ID) }, user.InputOf)
+	status, err := console.EditFailed(&f.Edit, err, func() (*kanri.User, error) { return s.Users.Get(ctx, t.ID, u.ID) }, user.InputOf)
 	if err != nil {
 		return err
 	}
-	return httpkit.Render(c, status, views.UserFormPage(s.page(c, "users.edit", "users"), f))
+	return httpkit.Render(c, status, views.UserFormPage(s.Page(c, "users.edit", "users"), f))
 }
 
 // resetPassword sets a new password chosen by an administrator.
@@ -136,16 +137,16 @@ func (s *Server) resetPassword(c echo.Context) error {
 		return err
 	}
 	t := httpkit.Tenant(c)
-	saved, err := s.Users.ResetPassword(c.Request().Context(), t.ID, u.ID, seen(c), c.FormValue("password"))
+	saved, err := s.Users.ResetPassword(c.Request().Context(), t.ID, u.ID, console.Seen(c), c.FormValue("password"))
 	if kanri.IsCode(err, kanri.EINVALID) {
 		f := userEditForm(u)
 		f.PasswordErrors = views.Errors(kanri.ErrorFields(err))
-		return httpkit.Render(c, http.StatusUnprocessableEntity, views.UserFormPage(s.page(c, "users.edit", "users"), f))
+		return httpkit.Render(c, http.StatusUnprocessableEntity, views.UserFormPage(s.Page(c, "users.edit", "users"), f))
 	}
 	if err != nil {
 		return err
 	}
-	return s.done(c, views.UserPath(t.ID, u.ID)+"/edit", "users.password_reset", saved.Username)
+	return s.Done(c, views.UserPath(t.ID, u.ID)+"/edit", "users.password_reset", saved.Username)
 }
 
 // endUserSessions signs a user out on every device.
@@ -191,7 +192,7 @@ func (s *Server) userAction(c echo.Context, doneKey string, toList bool, do func
 	if toList {
 		dest = views.UsersPath(t.ID)
 	}
-	return s.action(c, doneKey, dest, func(seen kanri.Seen) (string, error) {
+	return s.Action(c, doneKey, dest, func(seen kanri.Seen) (string, error) {
 		saved, err := do(c.Request().Context(), t.ID, u.ID, seen)
 		if err != nil {
 			return "", err
@@ -227,9 +228,9 @@ func (s *Server) updateProfile(c echo.Context) error {
 		return err
 	}
 	t, in := httpkit.Tenant(c), profileForm(c)
-	saved, err := s.Users.UpdateProfile(c.Request().Context(), t.ID, u.ID, seen(c), in)
+	saved, err := s.Users.UpdateProfile(c.Request().Context(), t.ID, u.ID, console.Seen(c), in)
 	if err == nil {
-		return s.done(c, views.UserPath(t.ID, u.ID)+"/edit", "profile.saved", saved.Username)
+		return s.Done(c, views.UserPath(t.ID, u.ID)+"/edit", "profile.saved", saved.Username)
 	}
 	status, errs, err := profileErrors(err)
 	if err != nil {
@@ -241,7 +242,7 @@ func (s *Server) updateProfile(c echo.Context) error {
 	}
 	f := userEditForm(cur)
 	f.Profile, f.ProfileErrors = in, errs
-	return httpkit.Render(c, status, views.UserFormPage(s.page(c, "users.edit", "users"), f))
+	return httpkit.Render(c, status, views.UserFormPage(s.Page(c, "users.edit", "users"), f))
 }
 
 // avatarPath is where a user's avatar is served, with its version.
@@ -265,7 +266,7 @@ func (s *Server) storeAvatar(c echo.Context, u *kanri.User) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.Users.SetAvatar(ctx, u.TenantID, u.ID, seen(c), avatarPath(u.TenantID, u.ID, version))
+	_, err = s.Users.SetAvatar(ctx, u.TenantID, u.ID, console.Seen(c), avatarPath(u.TenantID, u.ID, version))
 	return err
 }
 
@@ -278,7 +279,7 @@ func (s *Server) uploadAvatar(c echo.Context) error {
 	if err := s.storeAvatar(c, u); err != nil {
 		return err
 	}
-	return s.done(c, views.UserPath(u.TenantID, u.ID)+"/edit", "profile.avatar_saved")
+	return s.Done(c, views.UserPath(u.TenantID, u.ID)+"/edit", "profile.avatar_saved")
 }
 
 // avatar sends a user's avatar, as a thumbnail is sent.
@@ -295,5 +296,5 @@ func (s *Server) sendAvatar(c echo.Context, u *kanri.User) error {
 	if err != nil {
 		return err
 	}
-	return sendImage(c, r, "image/png")
+	return console.SendImage(c, r, "image/png")
 }

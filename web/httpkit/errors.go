@@ -128,3 +128,19 @@ func Abandoned(logger *slog.Logger, c echo.Context, err error) {
 	}
 	logger.Info(what, "err", err, "request_id", RequestID(c), "path", c.Request().URL.Path)
 }
+
+// Unanswered reports whether the request's error still needs an answer
+// (nothing was sent yet), marking a client that went away (MarkGone). A
+// body that stalled or ended early ends the request's context too, yet
+// its client waits for the answer: the request's context is detached
+// from its end, so that the answer can still be rendered.
+func Unanswered(c echo.Context, err error) bool {
+	if c.Response().Committed {
+		return false
+	}
+	MarkGone(c, err)
+	if c.Request().Context().Err() != nil {
+		c.SetRequest(c.Request().WithContext(context.WithoutCancel(c.Request().Context())))
+	}
+	return true
+}

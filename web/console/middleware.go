@@ -1,0 +1,239 @@
+package console
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/views"
+	"github.com/kanri/kanri/web/httpkit"
+)
+
+// contentSecurityPolicy allows only the console's own scripts, styles and
+// images, and no framing.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'; object-src 'none'"
+
+// SecureHeaders sets the security headers of every response.
+func SecureHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		if c.Scheme() == "https" {
+			h.Set("Strict-Transport-Security", "max-age=31536000")
+		}
+		return next(c)
+	}
+}
+
+// RequestContext gives the request an id, a language and an audit actor,
+// and logs it when it is done.
+func (s *Console) RequestContext(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		req := c.Request()
+		id := httpkit.RandomToken()[:20] // never the client's: it goes into audit records
+		c.Set(httpkit.KeyRequestID, id)
+		c.Set(httpkit.KeyBase, s.origin.Base(req))
+		c.Response().Header().Set(echo.HeaderXRequestID, id)
+		lang := i18n.Negotiate(req.Header.Get("Accept-Language"))
+		if ck, err := c.Cookie(httpkit.LangCookie); err == nil {
+			lang = i18n.Normalize(ck.Value)
+		}
+		ctx := i18n.WithLang(req.Context(), lang)
+		ctx = audit.WithActor(ctx, audit.Actor{IPAddress: c.RealIP(), UserAgent: req.UserAgent(), RequestID: id})
+		c.SetRequest(req.WithContext(ctx))
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		status := httpkit.LoggedStatus(c) // 499 for a client that gave up: no server error
+		level := s.Logger.Info
+		switch {
+		case status >= 500 && req.Context().Err() == nil:
+			level = s.Logger.Error
+		case status >= 500:
+			level = s.Logger.Warn // cut short by the server stopping
+		}
+		if !strings.HasPrefix(req.URL.Path, "/static/") {
+			level("request", "method", req.Method, "path", req.URL.Path, "status", status,
+				"duration", time.Since(start).Round(time.Microsecond), "request_id", id)
+		}
+		return nil
+	}
+}
+
+// CSRF rejects state-changing requests without the session's token.
+func (s *Console) CSRF(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		switch c.Request().Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			return next(c)
+		}
+		if err := s.CheckCSRF(c); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}
+
+// visitor is what every signed-in request loads: nil for what is not
+// found.
+type visitor struct {
+	user    *kanri.User
+	home    *kanri.Tenant
+	session *kanri.Session
+	access  role.Access
+}
+
+// visit loads the user, their tenant, the session's record and the user's
+// roles at once: the four reads are independent, so a request waits for
+// the slowest of them rather than their sum (one round trip to Cosmos DB
+// instead of four in a row). An error other than not found is returned.
+func (s *Console) visit(ctx context.Context, tenantID, userID, token string) (visitor, error) {
+	var (
+		v    visitor
+		errs [4]error
+		wg   sync.WaitGroup
+	)
+	wg.Go(func() { v.user, errs[0] = s.Users.Get(ctx, tenantID, userID) })
+	wg.Go(func() { v.home, errs[1] = s.Tenants.Get(ctx, tenantID) })
+	wg.Go(func() { v.session, errs[2] = s.Auth.Session(ctx, tenantID, userID, token) })
+	wg.Go(func() { v.access, errs[3] = s.Roles.AccessOf(ctx, tenantID, userID) })
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return visitor{}, err
+		}
+	}
+	if errs[0] != nil {
+		v.user = nil
+	}
+	if errs[1] != nil {
+		v.home = nil
+	}
+	if errs[2] != nil {
+		v.session = nil
+	}
+	return v, nil
+}
+
+// RequireUser lets only signed-in, active users of active tenants through;
+// others go to the sign-in page. It loads the user, their tenant, the
+// session's record and the user's roles once per request (visit).
+func (s *Console) RequireUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		uid, tid, issued, ok := s.SignedIn(c)
+		if !ok {
+			if s.HadSession(c) {
+				s.EndSession(c)
+				return kanri.E(kanri.EUNAUTHENTICATED, "login.expired")
+			}
+			return kanri.E(kanri.EUNAUTHENTICATED, "login.required")
+		}
+		ctx := c.Request().Context()
+		v, err := s.visit(ctx, tid, uid, s.SessionToken(c))
+		if err != nil {
+			return err
+		}
+		u, home, rec, access := v.user, v.home, v.session, v.access
+		if u == nil || home == nil || rec == nil || !u.IsActive || !u.DeletedAt.IsZero() || !home.OpenAt(s.Now()) ||
+			issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
+			// Gone, deactivated, suspended, signed out everywhere, or this
+			// session ended (from the account page, by an administrator)
+			// on any instance. A closed organisation says why.
+			s.EndSession(c)
+			if u != nil && home != nil && !home.OpenAt(s.Now()) {
+				return kanri.E(kanri.EUNAUTHENTICATED, home.ClosedMessage(s.Now()))
+			}
+			return kanri.E(kanri.EUNAUTHENTICATED, "login.expired")
+		}
+		c.Set(httpkit.KeyUser, u)
+		c.Set(httpkit.KeySession, rec)
+		c.Set(httpkit.KeyHome, home)
+		c.Set(httpkit.KeyPerms, access.Perms)
+		c.Set(httpkit.KeyGlobal, access.GlobalAdmin)
+		// Read on every request, so that a rule switched on reaches
+		// sessions already open, on every instance.
+		c.Set(httpkit.KeyEnrol, !u.Security.TwoFactorEnabled && home.TwoFactorRequired(access.Admin))
+		a := audit.ActorFrom(ctx)
+		a.UserID, a.UserName, a.TenantID, a.GlobalAdmin = u.ID, u.Username, home.ID, access.GlobalAdmin
+		a.SessionID, _ = s.Session(c).Values[httpkit.KeySessionID].(string)
+		c.SetRequest(c.Request().WithContext(audit.WithActor(ctx, a)))
+		s.enterTenant(c, home) // its plan's permissions, its time zone
+		s.tenantLanguage(c, home)
+		// Signed-in pages are never stored: after sign-out, Back must not
+		// show them from a cache.
+		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+		s.Touch(c, rec)
+		if s.MustEnrol(c) && !enrolmentOnly(c.Request().URL.Path) {
+			s.Flash(c, "info", "twofactor.required")
+			return Redirect(c, views.TwoFactorPath())
+		}
+		return next(c)
+	}
+}
+
+// RequireGlobalAdmin hides the operator's pages from everyone but global
+// administrators, who act across tenants: to others they do not exist.
+// Other roles, also in the operator's tenant, hold in their own tenant only.
+func (s *Console) RequireGlobalAdmin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !httpkit.IsGlobalAdmin(c) {
+			return echo.ErrNotFound
+		}
+		return next(c)
+	}
+}
+
+// ResolveTenant loads the tenant of a /t/:tenant route. A user may act in
+// their own tenant; the operator's staff in any. Any other tenant id answers
+// 404, exactly like one that does not exist.
+func (s *Console) ResolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id := c.Param("tenant")
+		home := c.Get(httpkit.KeyHome).(*kanri.Tenant)
+		if id != home.ID && !httpkit.IsGlobalAdmin(c) {
+			return echo.ErrNotFound
+		}
+		t := home // read by requireUser in this request
+		if id != home.ID {
+			var err error
+			if t, err = s.Tenants.Get(c.Request().Context(), id); err != nil {
+				return err
+			}
+		}
+		if t.Status == kanri.TenantDeleted && !httpkit.IsGlobalAdmin(c) {
+			return echo.ErrNotFound
+		}
+		c.Set(httpkit.KeyTenant, t)
+		if t != home {
+			s.enterTenant(c, t) // its plan's permissions, its time zone (requireUser applied the home's)
+		}
+		return next(c)
+	}
+}
+
+// Streaming lifts the server's write timeout for a handler that streams
+// its response (an export; later downloads and live updates) to d from the
+// start of the request.
+func (s *Console) Streaming(d time.Duration, h echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := http.NewResponseController(c.Response().Writer).SetWriteDeadline(time.Now().Add(d)); err != nil {
+			s.Logger.Warn("the write deadline of a streamed response stays", "err", err, "request_id", httpkit.RequestID(c))
+		}
+		return h(c)
+	}
+}
