@@ -1,0 +1,33 @@
+package web
+
+import (
+	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/web/console"
+)
+
+// organisationRoutes are the pages of a tenant's settings, e-mail domains, API keys and audit log.
+func (s *Server) organisationRoutes(g console.Groups) []console.Route {
+	return []console.Route{
+		console.Get(g.Tenant, "/domains", role.DomainsRead, s.listDomains),
+		console.Post(g.Tenant, "/domains", role.DomainsCreate, s.addDomain),
+		console.Post(g.Tenant, "/domains/:id/verify", role.DomainsUpdate, s.verifyDomain),
+		console.Post(g.Tenant, "/domains/:id/delete", role.DomainsDelete, s.deleteDomain),
+		console.Get(g.Tenant, "/api-keys", role.APIKeysRead, s.listAPIKeys),
+		console.Get(g.Tenant, "/api-keys/new", role.APIKeysCreate, s.newAPIKey),
+		console.Get(g.Tenant, "/api-keys/usage", role.APIKeysRead, s.tenantAPIUsage),
+		console.Get(g.Tenant, "/api-keys/cors", role.APIKeysRead, s.showCORS),
+		console.Post(g.Tenant, "/api-keys/cors", role.APIKeysUpdate, s.saveCORS),
+		console.Post(g.Tenant, "/api-keys", role.APIKeysCreate, s.createAPIKey),
+		console.Get(g.Tenant, "/api-keys/:id", role.APIKeysRead, s.apiKeyUsage),
+		console.Get(g.Tenant, "/api-keys/:id/secret", role.APIKeysRead, s.showAPIKeySecret),
+		console.Post(g.Tenant, "/api-keys/:id/deactivate", role.APIKeysUpdate, s.deactivateAPIKey),
+		console.Post(g.Tenant, "/api-keys/:id/reactivate", role.APIKeysUpdate, s.reactivateAPIKey),
+		console.Post(g.Tenant, "/api-keys/:id/rotate", role.APIKeysUpdate, s.rotateAPIKey),
+		console.Post(g.Tenant, "/api-keys/:id/revoke", role.APIKeysDelete, s.revokeAPIKey),
+		console.Get(g.Tenant, "/audit", role.AuditRead, s.listAudit),
+		console.Get(g.Tenant, "/audit.csv", role.AuditRead, s.Streaming(console.ExportTimeout, s.exportAudit)),
+		console.Get(g.Tenant, "/settings", role.SettingsRead, s.showSettings),
+		console.Post(g.Tenant, "/settings", role.SettingsUpdate, s.saveSettings),
+		console.Get(g.Tenant, "/settings/time-now", role.SettingsRead, s.zoneNowPreview),
+	}
+}
