@@ -10,6 +10,12 @@ import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/static"
 	"github.com/kanri/kanri/web/console"
+	"github.com/kanri/kanri/web/console/backups"
+	"github.com/kanri/kanri/web/console/chat"
+	"github.com/kanri/kanri/web/console/filepages"
+	"github.com/kanri/kanri/web/console/operator"
+	"github.com/kanri/kanri/web/console/organisation"
+	"github.com/kanri/kanri/web/console/people"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -41,7 +47,7 @@ func (s *Server) routes(e *echo.Echo) {
 	g := console.Groups{Echo: e, Public: public, SignedIn: signedIn,
 		Staff: signedIn.Group("", s.RequireGlobalAdmin), Tenant: signedIn.Group("/t/:tenant", s.ResolveTenant)}
 	for _, routes := range []func(console.Groups) []console.Route{
-		s.peopleRoutes, s.operatorRoutes, s.organisationRoutes, s.filesRoutes, s.channelsRoutes, s.backupsRoutes,
+		people.New(s.Console).Routes, operator.New(s.Console).Routes, organisation.New(s.Console).Routes, filepages.New(s.Console).Routes, chat.New(s.Console).Routes, backups.New(s.Console, s.live).Routes,
 	} {
 		console.Register(routes(g))
 	}

@@ -1,12 +1,12 @@
-package web
+package operator
 
 import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/web/console"
 )
 
-// operatorRoutes are the pages of the operator's tenants and services, and a tenant's assignments of services.
-func (s *Server) operatorRoutes(g console.Groups) []console.Route {
+// Routes are the pages of the operator's tenants and services, and a tenant's assignments of services.
+func (s *Pages) Routes(g console.Groups) []console.Route {
 	return []console.Route{
 		console.Get(g.Staff, "/tenants", role.TenantsRead, s.listTenants),
 		console.Get(g.Staff, "/tenants/new", role.TenantsCreate, s.newTenant),

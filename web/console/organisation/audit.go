@@ -1,4 +1,4 @@
-package web
+package organisation
 
 import (
 	"net/http"
@@ -13,7 +13,7 @@ import (
 )
 
 // listAudit shows a tenant's audit log, newest first.
-func (s *Server) listAudit(c echo.Context) error {
+func (s *Pages) listAudit(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	q := c.QueryParams()
 	f, errs := audit.ParseFilter(q, t.Location())
@@ -39,7 +39,7 @@ func (s *Server) listAudit(c echo.Context) error {
 }
 
 // exportAudit streams the filtered audit log as CSV.
-func (s *Server) exportAudit(c echo.Context) error {
+func (s *Pages) exportAudit(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	f, errs := audit.ParseFilter(c.QueryParams(), t.Location())
 	if len(errs) > 0 {

@@ -1,4 +1,4 @@
-package web
+package chat
 
 import (
 	"github.com/kanri/kanri/internal/kanri"
@@ -7,8 +7,8 @@ import (
 	"github.com/kanri/kanri/web/httpkit"
 )
 
-// channelsRoutes are the pages of a tenant's channels and messages.
-func (s *Server) channelsRoutes(g console.Groups) []console.Route {
+// Routes are the pages of a tenant's channels and messages.
+func (s *Pages) Routes(g console.Groups) []console.Route {
 	ch := g.Tenant.Group("/channels", httpkit.Usable(s.Catalog, kanri.MessagingServiceID))
 	return []console.Route{
 		console.Get(ch, "", role.ChannelsRead, s.listChannels),

@@ -1,4 +1,4 @@
-package web
+package people
 
 import (
 	"net/http"
@@ -17,7 +17,7 @@ import (
 
 // loginForm shows the sign-in page, or sends a signed-in user home. next,
 // a path of the console, is where sign-in leads.
-func (s *Server) loginForm(c echo.Context) error {
+func (s *Pages) loginForm(c echo.Context) error {
 	if _, _, _, ok := s.SignedIn(c); ok {
 		return c.Redirect(http.StatusSeeOther, "/")
 	}
@@ -30,7 +30,7 @@ func (s *Server) loginForm(c echo.Context) error {
 
 // login checks the credentials and starts a new session, then goes to the
 // page asked for before sign-in, or to the user's start page.
-func (s *Server) login(c echo.Context) error {
+func (s *Pages) login(c echo.Context) error {
 	ctx := c.Request().Context()
 	tenantName, username, next := c.FormValue("tenant"), c.FormValue("username"), console.NextPath(c.FormValue("next"))
 	u, t, err := s.Auth.SignIn(ctx, tenantName, username, c.FormValue("password"))
@@ -47,7 +47,7 @@ func (s *Server) login(c echo.Context) error {
 }
 
 // logout ends the session (the account page ends the others).
-func (s *Server) logout(c echo.Context) error {
+func (s *Pages) logout(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := c.Get(httpkit.KeyUser).(*kanri.User)
 	if err := s.Auth.SignOut(ctx, u.TenantID, u.ID, c.Get(httpkit.KeySession).(*kanri.Session).ID); err != nil {
@@ -61,7 +61,7 @@ func (s *Server) logout(c echo.Context) error {
 }
 
 // home sends the user to their start page.
-func (s *Server) home(c echo.Context) error {
+func (s *Pages) home(c echo.Context) error {
 	access := role.Access{Perms: c.Get(httpkit.KeyPerms).(role.Set), GlobalAdmin: httpkit.IsGlobalAdmin(c)}
 	return c.Redirect(http.StatusSeeOther, homePath(c.Get(httpkit.KeyHome).(*kanri.Tenant), access))
 }
@@ -87,7 +87,7 @@ func homePath(t *kanri.Tenant, a role.Access) string {
 }
 
 // setTheme remembers the chosen theme and returns to the page.
-func (s *Server) setTheme(c echo.Context) error {
+func (s *Pages) setTheme(c echo.Context) error {
 	switch t := c.FormValue("theme"); t {
 	case "light", "dark", "":
 		httpkit.SetThemeCookie(c, t)
@@ -98,7 +98,7 @@ func (s *Server) setTheme(c echo.Context) error {
 }
 
 // setLang remembers the chosen language and returns to the page.
-func (s *Server) setLang(c echo.Context) error {
+func (s *Pages) setLang(c echo.Context) error {
 	httpkit.SetLangCookie(c, i18n.Normalize(c.FormValue("lang")))
 	return s.switched(c)
 }
@@ -108,7 +108,7 @@ func (s *Server) setLang(c echo.Context) error {
 // that only a POST answers goes to the nearest page a GET opens instead,
 // never to "Page not found". A page showing a new API key secret shows it
 // again (the ticket it kept for this); a reload of it does not.
-func (s *Server) switched(c echo.Context) error {
+func (s *Pages) switched(c echo.Context) error {
 	next := console.SafeNext(c.FormValue("next"))
 	u, err := url.Parse(next)
 	if err != nil {
@@ -129,7 +129,7 @@ func (s *Server) switched(c echo.Context) error {
 }
 
 // switchTenant takes the operator's staff to another tenant's users.
-func (s *Server) switchTenant(c echo.Context) error {
+func (s *Pages) switchTenant(c echo.Context) error {
 	t, err := s.Tenants.Get(c.Request().Context(), c.QueryParam("tenant"))
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package web
+package filepages
 
 import (
 	"github.com/kanri/kanri/internal/kanri"
@@ -7,8 +7,8 @@ import (
 	"github.com/kanri/kanri/web/httpkit"
 )
 
-// filesRoutes are the pages of a tenant's files and folders, and their uploads.
-func (s *Server) filesRoutes(g console.Groups) []console.Route {
+// Routes are the pages of a tenant's files and folders, and their uploads.
+func (s *Pages) Routes(g console.Groups) []console.Route {
 	fs := g.Tenant.Group("/files", httpkit.Usable(s.Catalog, kanri.FileServiceID))
 	// Resumable uploads (tus): a session and the CSRF header like the
 	// console, but their own body handling (no console body limit: each

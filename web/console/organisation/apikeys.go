@@ -1,4 +1,4 @@
-package web
+package organisation
 
 import (
 	"cmp"
@@ -24,7 +24,7 @@ const rotationGrace = 24 * time.Hour
 const usageDays = 30
 
 // listAPIKeys shows a tenant's API keys.
-func (s *Server) listAPIKeys(c echo.Context) error {
+func (s *Pages) listAPIKeys(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	keys, err := s.Keys.List(ctx, t.ID)
@@ -40,14 +40,14 @@ func (s *Server) listAPIKeys(c echo.Context) error {
 }
 
 // newAPIKey shows the empty key form.
-func (s *Server) newAPIKey(c echo.Context) error {
+func (s *Pages) newAPIKey(c echo.Context) error {
 	f := views.APIKeyForm{Scopes: []string{kanri.ScopeRead}, RateLimit: fmt.Sprint(kanri.DefaultRateLimit), RateLimitWindow: kanri.DefaultRateLimitWindow}
 	return httpkit.Render(c, http.StatusOK, views.APIKeyFormPage(s.Page(c, "apikeys.new", "apikeys"), f))
 }
 
 // createAPIKey makes a key and redirects to the page that shows its
 // secret, once (Post/Redirect/Get: reloading that page makes no key).
-func (s *Server) createAPIKey(c echo.Context) error {
+func (s *Pages) createAPIKey(c echo.Context) error {
 	form, _ := c.FormParams()
 	in := apikey.Input{
 		Name: c.FormValue("name"), Scopes: form["scopes"], RateLimit: c.FormValue("rateLimit"),
@@ -67,7 +67,7 @@ func (s *Server) createAPIKey(c echo.Context) error {
 // holdSecret keeps a new secret, sealed, in the store for the next page
 // only: the session gets the ticket that opens it (never the secret, nor
 // the URL), and the browser is sent to the page that shows it.
-func (s *Server) holdSecret(c echo.Context, k *kanri.APIKey, secret string, rotated bool) error {
+func (s *Pages) holdSecret(c echo.Context, k *kanri.APIKey, secret string, rotated bool) error {
 	ticket, err := s.Keys.Hold(c.Request().Context(), k.TenantID, k.ID, secret, rotated)
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func (s *Server) holdSecret(c echo.Context, k *kanri.APIKey, secret string, rota
 // the key held for this session, once: the ticket leaves the session and
 // the held secret leaves the store. Shown once already (a reload), or
 // never held, it sends the browser to the key list, which repeats nothing.
-func (s *Server) showAPIKeySecret(c echo.Context) error {
+func (s *Pages) showAPIKeySecret(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	sess := s.Session(c)
@@ -124,21 +124,21 @@ func (s *Server) showAPIKeySecret(c echo.Context) error {
 }
 
 // deactivateAPIKey stops a key until it is reactivated.
-func (s *Server) deactivateAPIKey(c echo.Context) error {
+func (s *Pages) deactivateAPIKey(c echo.Context) error {
 	return s.apiKeyAction(c, "apikeys.deactivated", func(id string, seen kanri.Seen) (*kanri.APIKey, error) {
 		return s.Keys.SetActive(c.Request().Context(), httpkit.Tenant(c).ID, id, seen, false)
 	})
 }
 
 // reactivateAPIKey lets a deactivated key work again.
-func (s *Server) reactivateAPIKey(c echo.Context) error {
+func (s *Pages) reactivateAPIKey(c echo.Context) error {
 	return s.apiKeyAction(c, "apikeys.reactivated", func(id string, seen kanri.Seen) (*kanri.APIKey, error) {
 		return s.Keys.SetActive(c.Request().Context(), httpkit.Tenant(c).ID, id, seen, true)
 	})
 }
 
 // revokeAPIKey ends a key for good.
-func (s *Server) revokeAPIKey(c echo.Context) error {
+func (s *Pages) revokeAPIKey(c echo.Context) error {
 	return s.apiKeyAction(c, "apikeys.revoked", func(id string, seen kanri.Seen) (*kanri.APIKey, error) {
 		return s.Keys.Revoke(c.Request().Context(), httpkit.Tenant(c).ID, id, seen)
 	})
@@ -146,7 +146,7 @@ func (s *Server) revokeAPIKey(c echo.Context) error {
 
 // rotateAPIKey gives a key a new secret and redirects to the page that
 // shows it, once; the old one works for rotationGrace more.
-func (s *Server) rotateAPIKey(c echo.Context) error {
+func (s *Pages) rotateAPIKey(c echo.Context) error {
 	k, secret, err := s.Keys.Rotate(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"), console.Seen(c), rotationGrace)
 	if kanri.IsCode(err, kanri.ESTALE) {
 		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
@@ -157,7 +157,7 @@ func (s *Server) rotateAPIKey(c echo.Context) error {
 	return s.holdSecret(c, k, secret, true)
 }
 
-func (s *Server) apiKeyAction(c echo.Context, doneKey string, do func(id string, seen kanri.Seen) (*kanri.APIKey, error)) error {
+func (s *Pages) apiKeyAction(c echo.Context, doneKey string, do func(id string, seen kanri.Seen) (*kanri.APIKey, error)) error {
 	return s.Action(c, doneKey, views.APIKeysPath(httpkit.Tenant(c).ID), func(seen kanri.Seen) (string, error) {
 		k, err := do(c.Param("id"), seen)
 		if err != nil {
@@ -168,7 +168,7 @@ func (s *Server) apiKeyAction(c echo.Context, doneKey string, do func(id string,
 }
 
 // tenantAPIUsage shows the usage of all the tenant's keys.
-func (s *Server) tenantAPIUsage(c echo.Context) error {
+func (s *Pages) tenantAPIUsage(c echo.Context) error {
 	if err := console.NeedReporting(c); err != nil { // a gate of the plan and settings
 		return err
 	}
@@ -176,7 +176,7 @@ func (s *Server) tenantAPIUsage(c echo.Context) error {
 }
 
 // apiKeyUsage shows the usage of one key.
-func (s *Server) apiKeyUsage(c echo.Context) error {
+func (s *Pages) apiKeyUsage(c echo.Context) error {
 	if err := console.NeedReporting(c); err != nil { // a gate of the plan and settings
 		return err
 	}
@@ -187,7 +187,7 @@ func (s *Server) apiKeyUsage(c echo.Context) error {
 	return s.showAPIUsage(c, k)
 }
 
-func (s *Server) showAPIUsage(c echo.Context, k *kanri.APIKey) error {
+func (s *Pages) showAPIUsage(c echo.Context, k *kanri.APIKey) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	keys, err := s.Keys.List(ctx, t.ID)
@@ -238,7 +238,7 @@ func (s *Server) showAPIUsage(c echo.Context, k *kanri.APIKey) error {
 }
 
 // showCORS shows the origins that may call the tenant's API from a browser.
-func (s *Server) showCORS(c echo.Context) error {
+func (s *Pages) showCORS(c echo.Context) error {
 	st, err := s.Keys.Settings(c.Request().Context(), httpkit.Tenant(c).ID)
 	if err != nil {
 		return err
@@ -248,7 +248,7 @@ func (s *Server) showCORS(c echo.Context) error {
 }
 
 // saveCORS saves the origins typed, one per line.
-func (s *Server) saveCORS(c echo.Context) error {
+func (s *Pages) saveCORS(c echo.Context) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	f := views.CORSForm{ETag: c.FormValue("etag"), Input: c.FormValue("origins")}
 	origins, err := apikey.ParseOrigins(f.Input)

@@ -1,4 +1,4 @@
-package web
+package people
 
 import (
 	"encoding/base64"
@@ -29,7 +29,7 @@ const (
 // user has two-factor sign-in, else into a session (one that can only
 // enrol, when the tenant requires two factors of the user and they have
 // none yet).
-func (s *Server) afterPassword(c echo.Context, u *kanri.User, t *kanri.Tenant, next string) error {
+func (s *Pages) afterPassword(c echo.Context, u *kanri.User, t *kanri.Tenant, next string) error {
 	ctx := c.Request().Context()
 	if u.Security.TwoFactorEnabled && t.TwoFactorAvailable() {
 		sess := s.Session(c)
@@ -63,7 +63,7 @@ func (s *Server) afterPassword(c echo.Context, u *kanri.User, t *kanri.Tenant, n
 
 // pendingSignIn returns the user and tenant waiting for their second
 // step, if it has not timed out.
-func (s *Server) pendingSignIn(c echo.Context) (userID, tenantID, next string, ok bool) {
+func (s *Pages) pendingSignIn(c echo.Context) (userID, tenantID, next string, ok bool) {
 	sess := s.Session(c)
 	userID, _ = sess.Values[keyPendingUser].(string)
 	tenantID, _ = sess.Values[keyPendingTenant].(string)
@@ -76,7 +76,7 @@ func (s *Server) pendingSignIn(c echo.Context) (userID, tenantID, next string, o
 }
 
 // secondFactorForm asks for the code of the sign-in's second step.
-func (s *Server) secondFactorForm(c echo.Context) error {
+func (s *Pages) secondFactorForm(c echo.Context) error {
 	if _, _, _, ok := s.pendingSignIn(c); !ok {
 		return c.Redirect(http.StatusSeeOther, "/login")
 	}
@@ -84,7 +84,7 @@ func (s *Server) secondFactorForm(c echo.Context) error {
 }
 
 // secondFactor checks the code and signs the user in.
-func (s *Server) secondFactor(c echo.Context) error {
+func (s *Pages) secondFactor(c echo.Context) error {
 	ctx := c.Request().Context()
 	uid, tid, next, ok := s.pendingSignIn(c)
 	if !ok {
@@ -116,7 +116,7 @@ func (s *Server) secondFactor(c echo.Context) error {
 }
 
 // cancelSecondFactor gives up a sign-in waiting for its code.
-func (s *Server) cancelSecondFactor(c echo.Context) error {
+func (s *Pages) cancelSecondFactor(c echo.Context) error {
 	if err := s.EndSession(c); err != nil {
 		return err
 	}
@@ -125,11 +125,11 @@ func (s *Server) cancelSecondFactor(c echo.Context) error {
 
 // twoFactorPage shows the user's two-factor sign-in: how to set it up
 // (the QR code and the secret of an enrolment begun), or how to turn it off.
-func (s *Server) twoFactorPage(c echo.Context) error {
+func (s *Pages) twoFactorPage(c echo.Context) error {
 	return s.showTwoFactor(c, http.StatusOK, nil, nil)
 }
 
-func (s *Server) showTwoFactor(c echo.Context, status int, recovery []string, errs views.Errors) error {
+func (s *Pages) showTwoFactor(c echo.Context, status int, recovery []string, errs views.Errors) error {
 	ctx := c.Request().Context()
 	u, err := s.Users.Get(ctx, c.Get(httpkit.KeyUser).(*kanri.User).TenantID, c.Get(httpkit.KeyUser).(*kanri.User).ID)
 	if err != nil {
@@ -163,7 +163,7 @@ func (s *Server) showTwoFactor(c echo.Context, status int, recovery []string, er
 // twoFactorEnforced reports whether the tenant requires two-factor sign-in
 // of u (of everyone, or of administrators and u is one), so that u cannot
 // turn it off.
-func (s *Server) twoFactorEnforced(c echo.Context, u *kanri.User, home *kanri.Tenant) (bool, error) {
+func (s *Pages) twoFactorEnforced(c echo.Context, u *kanri.User, home *kanri.Tenant) (bool, error) {
 	access, err := s.Roles.AccessOf(c.Request().Context(), home.ID, u.ID)
 	if err != nil {
 		return false, err
@@ -175,7 +175,7 @@ func (s *Server) twoFactorEnforced(c echo.Context, u *kanri.User, home *kanri.Te
 func account(u *kanri.User, t *kanri.Tenant) string { return u.Username + "@" + t.Name }
 
 // setupTwoFactor begins an enrolment.
-func (s *Server) setupTwoFactor(c echo.Context) error {
+func (s *Pages) setupTwoFactor(c echo.Context) error {
 	u, home := c.Get(httpkit.KeyUser).(*kanri.User), c.Get(httpkit.KeyHome).(*kanri.Tenant)
 	if !home.TwoFactorAvailable() {
 		return kanri.E(kanri.EFORBIDDEN, "twofactor.unavailable")
@@ -191,7 +191,7 @@ func (s *Server) setupTwoFactor(c echo.Context) error {
 
 // confirmTwoFactor finishes the enrolment with a first code and shows the
 // recovery codes, once.
-func (s *Server) confirmTwoFactor(c echo.Context) error {
+func (s *Pages) confirmTwoFactor(c echo.Context) error {
 	u := c.Get(httpkit.KeyUser).(*kanri.User)
 	codes, err := s.Auth.ConfirmTwoFactor(c.Request().Context(), u.TenantID, u.ID, c.FormValue("code"))
 	if kanri.IsCode(err, kanri.EINVALID) {
@@ -206,7 +206,7 @@ func (s *Server) confirmTwoFactor(c echo.Context) error {
 
 // disableTwoFactor turns two-factor sign-in off, with the password and a
 // code; a tenant that requires it refuses.
-func (s *Server) disableTwoFactor(c echo.Context) error {
+func (s *Pages) disableTwoFactor(c echo.Context) error {
 	ctx := c.Request().Context()
 	u, home := c.Get(httpkit.KeyUser).(*kanri.User), c.Get(httpkit.KeyHome).(*kanri.Tenant)
 	enforced, err := s.twoFactorEnforced(c, u, home)
@@ -229,6 +229,6 @@ func (s *Server) disableTwoFactor(c echo.Context) error {
 
 // resetTwoFactor turns a user's two-factor sign-in off (a lost phone) and
 // ends their sessions: an administrator's action, audited.
-func (s *Server) resetTwoFactor(c echo.Context) error {
+func (s *Pages) resetTwoFactor(c echo.Context) error {
 	return s.userAction(c, "twofactor.reset_done", false, s.Users.ResetTwoFactor)
 }

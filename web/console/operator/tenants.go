@@ -1,4 +1,4 @@
-package web
+package operator
 
 import (
 	"net/http"
@@ -21,7 +21,7 @@ func tenantListFilter(q url.Values) tenant.ListFilter {
 }
 
 // listTenants shows the operator's tenant list.
-func (s *Server) listTenants(c echo.Context) error {
+func (s *Pages) listTenants(c echo.Context) error {
 	f := tenantListFilter(c.QueryParams())
 	tenants, pg, err := console.ListPage(c, views.TenantsPath(), 20, func(token string, limit int) ([]*kanri.TenantListing, string, error) {
 		page := f
@@ -57,14 +57,14 @@ func (s *Server) listTenants(c echo.Context) error {
 }
 
 // newTenant shows the empty tenant form.
-func (s *Server) newTenant(c echo.Context) error {
+func (s *Pages) newTenant(c echo.Context) error {
 	f := views.TenantForm{MaxUsers: strconv.Itoa(kanri.DefaultMaxUsers), Zone: (&kanri.Tenant{}).Location().String()}
 	f.Input = kanri.TenantInput{Plan: kanri.PlanStandard, MaxUsers: kanri.DefaultMaxUsers}
 	return httpkit.Render(c, http.StatusOK, views.TenantFormPage(s.Page(c, "tenants.new", "tenants"), f))
 }
 
 // createTenant creates a tenant, or shows the form again with its errors.
-func (s *Server) createTenant(c echo.Context) error {
+func (s *Pages) createTenant(c echo.Context) error {
 	in, maxUsers, errs := tenantForm(c)
 	err := console.Unreadable(errs, func() error { return in.Validate(true) })
 	if err == nil {
@@ -82,7 +82,7 @@ func (s *Server) createTenant(c echo.Context) error {
 }
 
 // editTenant shows a tenant's edit form.
-func (s *Server) editTenant(c echo.Context) error {
+func (s *Pages) editTenant(c echo.Context) error {
 	t, err := s.Tenants.Changeable(c.Request().Context(), c.Param("id"), kanri.Seen{})
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func (s *Server) editTenant(c echo.Context) error {
 
 // updateTenant saves a tenant edit. A stale edit shows the form again with
 // the user's input, the stored values and the current ETag.
-func (s *Server) updateTenant(c echo.Context) error {
+func (s *Pages) updateTenant(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, err := s.Tenants.Changeable(ctx, c.Param("id"), kanri.Seen{})
 	if err != nil {
@@ -123,21 +123,21 @@ func (s *Server) updateTenant(c echo.Context) error {
 }
 
 // suspendTenant suspends an active tenant.
-func (s *Server) suspendTenant(c echo.Context) error {
+func (s *Pages) suspendTenant(c echo.Context) error {
 	return s.tenantAction(c, "tenants.suspended", func(id string, seen kanri.Seen) (*kanri.Tenant, error) {
 		return s.Tenants.SetStatus(c.Request().Context(), id, seen, kanri.TenantSuspended)
 	})
 }
 
 // reactivateTenant reactivates a suspended tenant.
-func (s *Server) reactivateTenant(c echo.Context) error {
+func (s *Pages) reactivateTenant(c echo.Context) error {
 	return s.tenantAction(c, "tenants.reactivated", func(id string, seen kanri.Seen) (*kanri.Tenant, error) {
 		return s.Tenants.SetStatus(c.Request().Context(), id, seen, kanri.TenantActive)
 	})
 }
 
 // deleteTenant soft-deletes a tenant.
-func (s *Server) deleteTenant(c echo.Context) error {
+func (s *Pages) deleteTenant(c echo.Context) error {
 	return s.tenantAction(c, "tenants.deleted", func(id string, seen kanri.Seen) (*kanri.Tenant, error) {
 		return s.Tenants.Delete(c.Request().Context(), id, seen)
 	})
@@ -145,7 +145,7 @@ func (s *Server) deleteTenant(c echo.Context) error {
 
 // tenantAction runs one of the actions of the tenant list and returns to
 // the list as it was.
-func (s *Server) tenantAction(c echo.Context, doneKey string, do func(id string, seen kanri.Seen) (*kanri.Tenant, error)) error {
+func (s *Pages) tenantAction(c echo.Context, doneKey string, do func(id string, seen kanri.Seen) (*kanri.Tenant, error)) error {
 	return s.Action(c, doneKey, console.BackTo(c, views.TenantsPath()), func(seen kanri.Seen) (string, error) {
 		t, err := do(c.Param("id"), seen)
 		if err != nil {

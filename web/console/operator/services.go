@@ -1,4 +1,4 @@
-package web
+package operator
 
 import (
 	"cmp"
@@ -22,7 +22,7 @@ const usageMonths = 12
 
 // listServices shows the operator's service catalog with each service's
 // health.
-func (s *Server) listServices(c echo.Context) error {
+func (s *Pages) listServices(c echo.Context) error {
 	ctx := c.Request().Context()
 	svcs, err := s.Catalog.List(ctx)
 	if err != nil {
@@ -49,14 +49,14 @@ func serviceForm(c echo.Context) kanri.ServiceInput {
 }
 
 // newService shows the empty service form.
-func (s *Server) newService(c echo.Context) error {
+func (s *Pages) newService(c echo.Context) error {
 	f := views.ServiceForm{}
 	f.Input = kanri.ServiceInput{Version: "1.0.0", HealthEndpoint: "/health"}
 	return httpkit.Render(c, http.StatusOK, views.ServiceFormPage(s.Page(c, "services.new", "catalog"), f))
 }
 
 // createService adds an external service to the catalog.
-func (s *Server) createService(c echo.Context) error {
+func (s *Pages) createService(c echo.Context) error {
 	in, id := serviceForm(c), strings.TrimSpace(c.FormValue("id"))
 	svc, err := s.Catalog.Create(c.Request().Context(), id, in)
 	if err == nil {
@@ -71,7 +71,7 @@ func (s *Server) createService(c echo.Context) error {
 }
 
 // editService shows a service's edit form.
-func (s *Server) editService(c echo.Context) error {
+func (s *Pages) editService(c echo.Context) error {
 	svc, err := s.Catalog.Get(c.Request().Context(), c.Param("id"))
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func (s *Server) editService(c echo.Context) error {
 
 // updateService saves a service edit; a stale one shows the stored version
 // next to the user's input.
-func (s *Server) updateService(c echo.Context) error {
+func (s *Pages) updateService(c echo.Context) error {
 	ctx := c.Request().Context()
 	cur, err := s.Catalog.Get(ctx, c.Param("id"))
 	if err != nil {
@@ -104,27 +104,27 @@ func (s *Server) updateService(c echo.Context) error {
 }
 
 // deactivateService takes a service out of use.
-func (s *Server) deactivateService(c echo.Context) error {
+func (s *Pages) deactivateService(c echo.Context) error {
 	return s.serviceAction(c, "services.deactivated", func(id string, seen kanri.Seen) (*kanri.Service, error) {
 		return s.Catalog.SetActive(c.Request().Context(), id, seen, false)
 	})
 }
 
 // reactivateService puts a service back in use.
-func (s *Server) reactivateService(c echo.Context) error {
+func (s *Pages) reactivateService(c echo.Context) error {
 	return s.serviceAction(c, "services.reactivated", func(id string, seen kanri.Seen) (*kanri.Service, error) {
 		return s.Catalog.SetActive(c.Request().Context(), id, seen, true)
 	})
 }
 
 // deleteService removes an external service no tenant uses.
-func (s *Server) deleteService(c echo.Context) error {
+func (s *Pages) deleteService(c echo.Context) error {
 	return s.serviceAction(c, "services.deleted", func(id string, seen kanri.Seen) (*kanri.Service, error) {
 		return s.Catalog.Delete(c.Request().Context(), id, seen)
 	})
 }
 
-func (s *Server) serviceAction(c echo.Context, doneKey string, do func(id string, seen kanri.Seen) (*kanri.Service, error)) error {
+func (s *Pages) serviceAction(c echo.Context, doneKey string, do func(id string, seen kanri.Seen) (*kanri.Service, error)) error {
 	return s.Action(c, doneKey, views.ServicesPath(), func(seen kanri.Seen) (string, error) {
 		svc, err := do(c.Param("id"), seen)
 		if err != nil {
@@ -135,7 +135,7 @@ func (s *Server) serviceAction(c echo.Context, doneKey string, do func(id string
 }
 
 // servicesUsage shows every tenant's usage in one month.
-func (s *Server) servicesUsage(c echo.Context) error {
+func (s *Pages) servicesUsage(c echo.Context) error {
 	ctx := c.Request().Context()
 	period := c.QueryParam("period")
 	if _, err := time.Parse("2006-01", period); err != nil {
@@ -165,7 +165,7 @@ func (s *Server) servicesUsage(c echo.Context) error {
 // listTenantServices shows a tenant's services: every service of the
 // catalog to the operator, who manages the assignments; the assigned ones
 // to the tenant's own people, read-only.
-func (s *Server) listTenantServices(c echo.Context) error {
+func (s *Pages) listTenantServices(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	svcs, err := s.Catalog.List(ctx)
@@ -219,7 +219,7 @@ func usageFrom(now, assigned time.Time) time.Time {
 
 // tenantServiceUsage shows a tenant's use of one assigned service over the
 // last months.
-func (s *Server) tenantServiceUsage(c echo.Context) error {
+func (s *Pages) tenantServiceUsage(c echo.Context) error {
 	if err := console.NeedReporting(c); err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func assignmentForm(c echo.Context, serviceID string) kanri.AssignmentInput {
 
 // editAssignment shows the form that assigns a service to the tenant, or
 // edits its assignment.
-func (s *Server) editAssignment(c echo.Context) error {
+func (s *Pages) editAssignment(c echo.Context) error {
 	ctx := c.Request().Context()
 	svc, err := s.Catalog.Get(ctx, c.Param("service"))
 	if err != nil {
@@ -276,7 +276,7 @@ func (s *Server) editAssignment(c echo.Context) error {
 
 // saveAssignment assigns the service (the form had no ETag) or saves an
 // edit of its assignment.
-func (s *Server) saveAssignment(c echo.Context) error {
+func (s *Pages) saveAssignment(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	svc, err := s.Catalog.Get(ctx, c.Param("service"))
@@ -310,21 +310,21 @@ func (s *Server) saveAssignment(c echo.Context) error {
 }
 
 // suspendAssignment suspends the tenant's use of a service.
-func (s *Server) suspendAssignment(c echo.Context) error {
+func (s *Pages) suspendAssignment(c echo.Context) error {
 	return s.assignmentAction(c, "services.suspended", s.Catalog.Suspend)
 }
 
 // reactivateAssignment lets the tenant use a suspended service again.
-func (s *Server) reactivateAssignment(c echo.Context) error {
+func (s *Pages) reactivateAssignment(c echo.Context) error {
 	return s.assignmentAction(c, "services.reactivated_assignment", s.Catalog.Reactivate)
 }
 
 // endAssignment removes the service from the tenant.
-func (s *Server) endAssignment(c echo.Context) error {
+func (s *Pages) endAssignment(c echo.Context) error {
 	return s.assignmentAction(c, "services.ended", s.Catalog.End)
 }
 
-func (s *Server) assignmentAction(c echo.Context, doneKey string, do func(ctx context.Context, tenantID, serviceID string, seen kanri.Seen) (*kanri.ServiceAssignment, error)) error {
+func (s *Pages) assignmentAction(c echo.Context, doneKey string, do func(ctx context.Context, tenantID, serviceID string, seen kanri.Seen) (*kanri.ServiceAssignment, error)) error {
 	t := httpkit.Tenant(c)
 	return s.Action(c, doneKey, views.TenantServicesPath(t.ID), func(seen kanri.Seen) (string, error) {
 		ctx := c.Request().Context()

@@ -1,12 +1,12 @@
-package web
+package organisation
 
 import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/web/console"
 )
 
-// organisationRoutes are the pages of a tenant's settings, e-mail domains, API keys and audit log.
-func (s *Server) organisationRoutes(g console.Groups) []console.Route {
+// Routes are the pages of a tenant's settings, e-mail domains, API keys and audit log.
+func (s *Pages) Routes(g console.Groups) []console.Route {
 	return []console.Route{
 		console.Get(g.Tenant, "/domains", role.DomainsRead, s.listDomains),
 		console.Post(g.Tenant, "/domains", role.DomainsCreate, s.addDomain),

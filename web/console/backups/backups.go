@@ -1,4 +1,4 @@
-package web
+package backups
 
 import (
 	"context"
@@ -27,7 +27,7 @@ import (
 const nextRunsShown = 5
 
 // listBackups shows the tenant's backups page.
-func (s *Server) listBackups(c echo.Context) error {
+func (s *Pages) listBackups(c echo.Context) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	loc, err := s.Backups.Location(ctx, t.ID)
 	if err != nil {
@@ -75,7 +75,7 @@ func backupJobForm(c echo.Context) kanri.BackupJobInput {
 }
 
 // showBackupJobForm renders the job form with its next runs.
-func (s *Server) showBackupJobForm(c echo.Context, status int, j *kanri.BackupJob, in kanri.BackupJobInput, errs views.Errors) error {
+func (s *Pages) showBackupJobForm(c echo.Context, status int, j *kanri.BackupJob, in kanri.BackupJobInput, errs views.Errors) error {
 	loc, err := s.Backups.Location(c.Request().Context(), httpkit.Tenant(c).ID)
 	if err != nil {
 		return err
@@ -93,14 +93,14 @@ func (s *Server) showBackupJobForm(c echo.Context, status int, j *kanri.BackupJo
 
 // newBackupJob shows the form of a new job: daily at 03:00, everything,
 // kept 30 days.
-func (s *Server) newBackupJob(c echo.Context) error {
+func (s *Pages) newBackupJob(c echo.Context) error {
 	return s.showBackupJobForm(c, http.StatusOK, nil, kanri.BackupJobInput{
 		Schedule: "0 3 * * *", Parts: kanri.AllBackupParts, RetentionDays: 30, IsActive: true,
 	}, nil)
 }
 
 // backupJobFailed shows the form again with the input and its errors.
-func (s *Server) backupJobFailed(c echo.Context, j *kanri.BackupJob, in kanri.BackupJobInput, err error) error {
+func (s *Pages) backupJobFailed(c echo.Context, j *kanri.BackupJob, in kanri.BackupJobInput, err error) error {
 	status, errs := http.StatusUnprocessableEntity, views.Errors(kanri.ErrorFields(err))
 	switch {
 	case kanri.IsCode(err, kanri.ESTALE):
@@ -115,7 +115,7 @@ func (s *Server) backupJobFailed(c echo.Context, j *kanri.BackupJob, in kanri.Ba
 }
 
 // createBackupJob adds a job.
-func (s *Server) createBackupJob(c echo.Context) error {
+func (s *Pages) createBackupJob(c echo.Context) error {
 	t, in := httpkit.Tenant(c), backupJobForm(c)
 	j, err := s.Backups.CreateJob(c.Request().Context(), t.ID, in)
 	if err != nil {
@@ -125,7 +125,7 @@ func (s *Server) createBackupJob(c echo.Context) error {
 }
 
 // editBackupJob shows a job's form.
-func (s *Server) editBackupJob(c echo.Context) error {
+func (s *Pages) editBackupJob(c echo.Context) error {
 	j, err := s.Backups.Job(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("job"))
 	if err != nil {
 		return err
@@ -135,7 +135,7 @@ func (s *Server) editBackupJob(c echo.Context) error {
 }
 
 // updateBackupJob saves a job's form.
-func (s *Server) updateBackupJob(c echo.Context) error {
+func (s *Pages) updateBackupJob(c echo.Context) error {
 	ctx, t, in := c.Request().Context(), httpkit.Tenant(c), backupJobForm(c)
 	j, err := s.Backups.UpdateJob(ctx, t.ID, c.Param("job"), in, console.Seen(c))
 	if err == nil {
@@ -152,10 +152,10 @@ func (s *Server) updateBackupJob(c echo.Context) error {
 }
 
 // pauseBackupJob and resumeBackupJob stop and restart a job's schedule.
-func (s *Server) pauseBackupJob(c echo.Context) error  { return s.setBackupJobActive(c, false) }
-func (s *Server) resumeBackupJob(c echo.Context) error { return s.setBackupJobActive(c, true) }
+func (s *Pages) pauseBackupJob(c echo.Context) error  { return s.setBackupJobActive(c, false) }
+func (s *Pages) resumeBackupJob(c echo.Context) error { return s.setBackupJobActive(c, true) }
 
-func (s *Server) setBackupJobActive(c echo.Context, active bool) error {
+func (s *Pages) setBackupJobActive(c echo.Context, active bool) error {
 	t := httpkit.Tenant(c)
 	key := "backups.job_paused"
 	if active {
@@ -171,7 +171,7 @@ func (s *Server) setBackupJobActive(c echo.Context, active bool) error {
 }
 
 // deleteBackupJob removes a job; its runs and archives stay.
-func (s *Server) deleteBackupJob(c echo.Context) error {
+func (s *Pages) deleteBackupJob(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	return s.Action(c, "backups.job_deleted", views.BackupsPath(t.ID), func(seen kanri.Seen) (string, error) {
 		j, err := s.Backups.DeleteJob(c.Request().Context(), t.ID, c.Param("job"), seen)
@@ -183,7 +183,7 @@ func (s *Server) deleteBackupJob(c echo.Context) error {
 }
 
 // runBackupJob starts a backup of the job now.
-func (s *Server) runBackupJob(c echo.Context) error {
+func (s *Pages) runBackupJob(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	h, err := s.Backups.RunNow(c.Request().Context(), t.ID, c.Param("job"))
 	if err != nil {
@@ -209,7 +209,7 @@ func scheduleError(ctx context.Context, spec string) string {
 
 // schedulePreview answers the job form's schedule field with the next
 // runs, or why the schedule does not parse.
-func (s *Server) schedulePreview(c echo.Context) error {
+func (s *Pages) schedulePreview(c echo.Context) error {
 	spec := c.QueryParam("schedule")
 	loc, err := s.Backups.Location(c.Request().Context(), httpkit.Tenant(c).ID)
 	if err != nil {
@@ -224,7 +224,7 @@ func (s *Server) schedulePreview(c echo.Context) error {
 }
 
 // listBackupRuns shows the tenant's runs, newest first, by status.
-func (s *Server) listBackupRuns(c echo.Context) error {
+func (s *Pages) listBackupRuns(c echo.Context) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	status := c.QueryParam("status")
 	if status != "" && status != kanri.BackupRunning && status != kanri.BackupSuccess && status != kanri.BackupFailed {
@@ -245,7 +245,7 @@ func (s *Server) listBackupRuns(c echo.Context) error {
 }
 
 // showBackupRun shows a run and its archive.
-func (s *Server) showBackupRun(c echo.Context) error {
+func (s *Pages) showBackupRun(c echo.Context) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
 	if err != nil {
@@ -275,7 +275,7 @@ func (s *Server) showBackupRun(c echo.Context) error {
 }
 
 // downloadBackup sends a run's archive as a tar file.
-func (s *Server) downloadBackup(c echo.Context) error {
+func (s *Pages) downloadBackup(c echo.Context) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
 	if err != nil {
@@ -311,11 +311,11 @@ const dryRunPage = 50
 
 // showRestore shows what restoring a run's archive would change, with the
 // confirmation.
-func (s *Server) showRestore(c echo.Context) error {
+func (s *Pages) showRestore(c echo.Context) error {
 	return s.renderRestore(c, http.StatusOK, "", nil)
 }
 
-func (s *Server) renderRestore(c echo.Context, status int, confirm string, errs views.Errors) error {
+func (s *Pages) renderRestore(c echo.Context, status int, confirm string, errs views.Errors) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
 	if err != nil {
@@ -355,7 +355,7 @@ func (s *Server) renderRestore(c echo.Context, status int, confirm string, errs 
 
 // restoreBackup restores the chosen parts of a run's archive once the
 // tenant's name is typed to confirm.
-func (s *Server) restoreBackup(c echo.Context) error {
+func (s *Pages) restoreBackup(c echo.Context) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
 	if err != nil {
@@ -371,7 +371,7 @@ func (s *Server) restoreBackup(c echo.Context) error {
 }
 
 // retryRestore runs a failed restore again.
-func (s *Server) retryRestore(c echo.Context) error {
+func (s *Pages) retryRestore(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	if _, err := s.Backups.RetryRestore(c.Request().Context(), t.ID, c.Param("restore")); err != nil {
 		return err
@@ -380,7 +380,7 @@ func (s *Server) retryRestore(c echo.Context) error {
 }
 
 // copyBackup restores a run's archive as a new tenant (the operator).
-func (s *Server) copyBackup(c echo.Context) error {
+func (s *Pages) copyBackup(c echo.Context) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	h, err := s.Backups.History(ctx, t.ID, c.Param("id"))
 	if err != nil {
@@ -409,7 +409,7 @@ func damagedText(c echo.Context, err error) string {
 // event whenever a run of the tenant starts, progresses or ends, on which
 // the page reloads its table of runs; and one at every (re)connect, so
 // that what the page shows never depends on what a lost connection missed.
-func (s *Server) backupEvents(c echo.Context) error {
+func (s *Pages) backupEvents(c echo.Context) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	sub, err := s.Events.Subscribe(ctx, t.ID, "")
 	if err != nil {
@@ -436,7 +436,7 @@ func (s *Server) backupEvents(c echo.Context) error {
 }
 
 // backupsPage is the page of the backup pages: with their live stream.
-func (s *Server) backupsPage(c echo.Context, title string) views.Page {
+func (s *Pages) backupsPage(c echo.Context, title string) views.Page {
 	p := s.Page(c, title, "backups")
 	p.Live = views.BackupsPath(httpkit.Tenant(c).ID) + "/events"
 	return p

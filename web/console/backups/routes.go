@@ -1,4 +1,4 @@
-package web
+package backups
 
 import (
 	"github.com/kanri/kanri/internal/kanri"
@@ -7,8 +7,8 @@ import (
 	"github.com/kanri/kanri/web/httpkit"
 )
 
-// backupsRoutes are the pages of a tenant's backup jobs, archives and restores.
-func (s *Server) backupsRoutes(g console.Groups) []console.Route {
+// Routes are the pages of a tenant's backup jobs, archives and restores.
+func (s *Pages) Routes(g console.Groups) []console.Route {
 	bk := g.Tenant.Group("/backups", httpkit.Usable(s.Catalog, kanri.BackupServiceID))
 	// A backup's progress, live (server-sent events): a session like the
 	// console, but no body limit or deadline.

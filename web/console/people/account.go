@@ -1,4 +1,4 @@
-package web
+package people
 
 import (
 	"net/http"
@@ -12,18 +12,18 @@ import (
 )
 
 // account shows the signed-in user's own account.
-func (s *Server) account(c echo.Context) error {
+func (s *Pages) account(c echo.Context) error {
 	return s.showAccount(c, http.StatusOK, nil)
 }
 
 // showAccount renders the account page with the password form's errors.
-func (s *Server) showAccount(c echo.Context, status int, errs views.Errors) error {
+func (s *Pages) showAccount(c echo.Context, status int, errs views.Errors) error {
 	u := c.Get(httpkit.KeyUser).(*kanri.User)
 	return s.renderAccount(c, status, views.AccountView{Errors: errs, Profile: u.Profile})
 }
 
 // renderAccount renders the account page with v's forms.
-func (s *Server) renderAccount(c echo.Context, status int, v views.AccountView) error {
+func (s *Pages) renderAccount(c echo.Context, status int, v views.AccountView) error {
 	u := c.Get(httpkit.KeyUser).(*kanri.User)
 	sessions, err := s.Auth.Sessions(c.Request().Context(), u.TenantID, u.ID)
 	if err != nil {
@@ -35,7 +35,7 @@ func (s *Server) renderAccount(c echo.Context, status int, v views.AccountView) 
 }
 
 // endOwnSession ends one of the user's other sessions.
-func (s *Server) endOwnSession(c echo.Context) error {
+func (s *Pages) endOwnSession(c echo.Context) error {
 	u := c.Get(httpkit.KeyUser).(*kanri.User)
 	if c.Param("session") == c.Get(httpkit.KeySession).(*kanri.Session).ID {
 		return kanri.E(kanri.ECONFLICT, "account.end_current")
@@ -47,7 +47,7 @@ func (s *Server) endOwnSession(c echo.Context) error {
 }
 
 // endOtherSessions ends every session of the user but this one.
-func (s *Server) endOtherSessions(c echo.Context) error {
+func (s *Pages) endOtherSessions(c echo.Context) error {
 	u := c.Get(httpkit.KeyUser).(*kanri.User)
 	n, err := s.Auth.EndOtherSessions(c.Request().Context(), u.TenantID, u.ID, c.Get(httpkit.KeySession).(*kanri.Session).ID)
 	if err != nil {
@@ -58,7 +58,7 @@ func (s *Server) endOtherSessions(c echo.Context) error {
 
 // changePassword sets the user's own password, ends their other sessions
 // and keeps this one (renewed).
-func (s *Server) changePassword(c echo.Context) error {
+func (s *Pages) changePassword(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := c.Get(httpkit.KeyUser).(*kanri.User)
 	next := c.FormValue("password")
@@ -86,7 +86,7 @@ func (s *Server) changePassword(c echo.Context) error {
 }
 
 // updateOwnProfile saves the user's own profile.
-func (s *Server) updateOwnProfile(c echo.Context) error {
+func (s *Pages) updateOwnProfile(c echo.Context) error {
 	u, in := c.Get(httpkit.KeyUser).(*kanri.User), profileForm(c)
 	_, err := s.Users.UpdateProfile(c.Request().Context(), u.TenantID, u.ID, console.Seen(c), in)
 	if err == nil {
@@ -105,7 +105,7 @@ func (s *Server) updateOwnProfile(c echo.Context) error {
 }
 
 // uploadOwnAvatar sets the user's own avatar.
-func (s *Server) uploadOwnAvatar(c echo.Context) error {
+func (s *Pages) uploadOwnAvatar(c echo.Context) error {
 	if err := s.storeAvatar(c, c.Get(httpkit.KeyUser).(*kanri.User)); err != nil {
 		return err
 	}
@@ -113,6 +113,6 @@ func (s *Server) uploadOwnAvatar(c echo.Context) error {
 }
 
 // ownAvatar sends the user's own avatar.
-func (s *Server) ownAvatar(c echo.Context) error {
+func (s *Pages) ownAvatar(c echo.Context) error {
 	return s.sendAvatar(c, c.Get(httpkit.KeyUser).(*kanri.User))
 }

@@ -1,4 +1,4 @@
-package web
+package organisation
 
 import (
 	"net/http"
@@ -16,7 +16,7 @@ import (
 // showSettings shows the tenant's settings page: its time zone, default
 // language and feature flags (a form for those who may change them), and
 // its subscription.
-func (s *Server) showSettings(c echo.Context) error {
+func (s *Pages) showSettings(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	f := s.settingsForm(t)
 	f.ETag, f.Input, f.Base = t.ETag, kanri.SettingsInputOf(t), kanri.SettingsInputOf(t)
@@ -25,7 +25,7 @@ func (s *Server) showSettings(c echo.Context) error {
 
 // saveSettings saves the settings form, or shows it again with its errors,
 // or after a stale save with the stored settings beside the input.
-func (s *Server) saveSettings(c echo.Context) error {
+func (s *Pages) saveSettings(c echo.Context) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	in, base, etag := settingsInput(c, ""), settingsBase(c), c.FormValue("etag")
 	saved, err := s.Tenants.UpdateSettings(ctx, t.ID, etag, base, in)
@@ -46,12 +46,12 @@ func (s *Server) saveSettings(c echo.Context) error {
 
 // zoneNowPreview answers the settings form's zone list with the time now
 // in the zone chosen, before it is saved.
-func (s *Server) zoneNowPreview(c echo.Context) error {
+func (s *Pages) zoneNowPreview(c echo.Context) error {
 	return httpkit.Render(c, http.StatusOK, views.ZoneNowPreview(c.QueryParam("timezone"), s.Now()))
 }
 
 // settingsForm returns the settings page's data of t but its edit.
-func (s *Server) settingsForm(t *kanri.Tenant) views.SettingsForm {
+func (s *Pages) settingsForm(t *kanri.Tenant) views.SettingsForm {
 	return views.SettingsForm{Tenant: t, Now: s.Now(), Plans: role.Plans, PlanTable: role.PlanTable()}
 }
 

@@ -1,4 +1,4 @@
-package web
+package people
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 // routeUser loads the user of a /t/:tenant/users/:id route; deleted users
 // are gone.
-func (s *Server) routeUser(c echo.Context) (*kanri.User, error) {
+func (s *Pages) routeUser(c echo.Context) (*kanri.User, error) {
 	u, err := s.Users.Get(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"))
 	if err != nil {
 		return nil, err
@@ -27,7 +27,7 @@ func (s *Server) routeUser(c echo.Context) (*kanri.User, error) {
 }
 
 // listUsers shows a tenant's users.
-func (s *Server) listUsers(c echo.Context) error {
+func (s *Pages) listUsers(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	f := user.ListFilter{Search: c.QueryParam("q"), Status: c.QueryParam("status"), Sort: c.QueryParam("sort"), Desc: c.QueryParam("desc") == "1"}
 	users, pg, err := console.ListPage(c, views.UsersPath(t.ID), 20, func(token string, limit int) ([]*kanri.User, string, error) {
@@ -46,13 +46,13 @@ func (s *Server) listUsers(c echo.Context) error {
 }
 
 // newUser shows the empty user form.
-func (s *Server) newUser(c echo.Context) error {
+func (s *Pages) newUser(c echo.Context) error {
 	return httpkit.Render(c, http.StatusOK, views.UserFormPage(s.Page(c, "users.new", "users"), views.UserForm{}))
 }
 
 // createUser adds a user, or shows the form again with its errors. The
 // password is never echoed back.
-func (s *Server) createUser(c echo.Context) error {
+func (s *Pages) createUser(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	in := userForm(c)
 	u, err := s.Users.Create(c.Request().Context(), t.ID, in)
@@ -74,7 +74,7 @@ func (s *Server) createUser(c echo.Context) error {
 }
 
 // editUser shows a user's edit form, security state and actions.
-func (s *Server) editUser(c echo.Context) error {
+func (s *Pages) editUser(c echo.Context) error {
 	u, err := s.routeUser(c)
 	if err != nil {
 		return err
@@ -89,7 +89,7 @@ func (s *Server) editUser(c echo.Context) error {
 // lastAdmin reports whether u is the last active administrator of a
 // customer tenant that a global administrator is looking at: the one case
 // where deactivating or deleting them is allowed, after a warning.
-func (s *Server) lastAdmin(c echo.Context, u *kanri.User) (bool, error) {
+func (s *Pages) lastAdmin(c echo.Context, u *kanri.User) (bool, error) {
 	t := httpkit.Tenant(c)
 	if !httpkit.IsGlobalAdmin(c) || t.IsPrivileged || !u.IsActive {
 		return false, nil
@@ -106,7 +106,7 @@ func userEditForm(u *kanri.User) views.UserForm {
 
 // updateUser saves a user edit; a stale edit keeps the input and shows the
 // stored values.
-func (s *Server) updateUser(c echo.Context) error {
+func (s *Pages) updateUser(c echo.Context) error {
 	u, err := s.routeUser(c)
 	if err != nil {
 		return err
@@ -131,7 +131,7 @@ func (s *Server) updateUser(c echo.Context) error {
 }
 
 // resetPassword sets a new password chosen by an administrator.
-func (s *Server) resetPassword(c echo.Context) error {
+func (s *Pages) resetPassword(c echo.Context) error {
 	u, err := s.routeUser(c)
 	if err != nil {
 		return err
@@ -150,39 +150,39 @@ func (s *Server) resetPassword(c echo.Context) error {
 }
 
 // endUserSessions signs a user out on every device.
-func (s *Server) endUserSessions(c echo.Context) error {
+func (s *Pages) endUserSessions(c echo.Context) error {
 	return s.userAction(c, "users.sessions_ended", false, func(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
 		return s.Users.EndSessions(ctx, tenantID, id, seen)
 	})
 }
 
 // deactivateUser stops a user from signing in.
-func (s *Server) deactivateUser(c echo.Context) error {
+func (s *Pages) deactivateUser(c echo.Context) error {
 	return s.userAction(c, "users.deactivated", false, func(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
 		return s.Users.SetActive(ctx, tenantID, id, seen, false)
 	})
 }
 
 // reactivateUser lets a deactivated user sign in again.
-func (s *Server) reactivateUser(c echo.Context) error {
+func (s *Pages) reactivateUser(c echo.Context) error {
 	return s.userAction(c, "users.reactivated", false, func(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
 		return s.Users.SetActive(ctx, tenantID, id, seen, true)
 	})
 }
 
 // unlockUser lifts a lockout.
-func (s *Server) unlockUser(c echo.Context) error {
+func (s *Pages) unlockUser(c echo.Context) error {
 	return s.userAction(c, "users.unlocked", false, s.Users.Unlock)
 }
 
 // deleteUser soft-deletes a user and removes their role assignments.
-func (s *Server) deleteUser(c echo.Context) error {
+func (s *Pages) deleteUser(c echo.Context) error {
 	return s.userAction(c, "users.deleted", true, s.Users.Delete)
 }
 
 // userAction runs one of the actions of the user's edit page and returns to
 // it, or to the list when the user is gone.
-func (s *Server) userAction(c echo.Context, doneKey string, toList bool, do func(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error)) error {
+func (s *Pages) userAction(c echo.Context, doneKey string, toList bool, do func(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error)) error {
 	u, err := s.routeUser(c)
 	if err != nil {
 		return err
@@ -222,7 +222,7 @@ func profileErrors(err error) (int, views.Errors, error) {
 }
 
 // updateProfile saves a user's profile from their page (an administrator).
-func (s *Server) updateProfile(c echo.Context) error {
+func (s *Pages) updateProfile(c echo.Context) error {
 	u, err := s.routeUser(c)
 	if err != nil {
 		return err
@@ -251,7 +251,7 @@ func avatarPath(tenantID, userID, version string) string {
 }
 
 // storeAvatar makes a user's avatar from the form's image and records it.
-func (s *Server) storeAvatar(c echo.Context, u *kanri.User) error {
+func (s *Pages) storeAvatar(c echo.Context, u *kanri.User) error {
 	ctx := c.Request().Context()
 	fh, err := c.FormFile("avatar")
 	if err != nil {
@@ -271,7 +271,7 @@ func (s *Server) storeAvatar(c echo.Context, u *kanri.User) error {
 }
 
 // uploadAvatar sets a user's avatar from their page (an administrator).
-func (s *Server) uploadAvatar(c echo.Context) error {
+func (s *Pages) uploadAvatar(c echo.Context) error {
 	u, err := s.routeUser(c)
 	if err != nil {
 		return err
@@ -283,7 +283,7 @@ func (s *Server) uploadAvatar(c echo.Context) error {
 }
 
 // avatar sends a user's avatar, as a thumbnail is sent.
-func (s *Server) avatar(c echo.Context) error {
+func (s *Pages) avatar(c echo.Context) error {
 	u, err := s.routeUser(c)
 	if err != nil {
 		return err
@@ -291,7 +291,7 @@ func (s *Server) avatar(c echo.Context) error {
 	return s.sendAvatar(c, u)
 }
 
-func (s *Server) sendAvatar(c echo.Context, u *kanri.User) error {
+func (s *Pages) sendAvatar(c echo.Context, u *kanri.User) error {
 	r, err := s.Files.Avatar(c.Request().Context(), u.TenantID, u.ID)
 	if err != nil {
 		return err

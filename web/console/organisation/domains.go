@@ -1,4 +1,4 @@
-package web
+package organisation
 
 import (
 	"net/http"
@@ -13,13 +13,13 @@ import (
 )
 
 // listDomains shows a tenant's domains.
-func (s *Server) listDomains(c echo.Context) error {
+func (s *Pages) listDomains(c echo.Context) error {
 	return s.showDomains(c, http.StatusOK, "", nil)
 }
 
 // showDomains renders the domains page, with the add form's input and
 // errors after a failed add.
-func (s *Server) showDomains(c echo.Context, status int, input string, errs views.Errors) error {
+func (s *Pages) showDomains(c echo.Context, status int, input string, errs views.Errors) error {
 	t := httpkit.Tenant(c)
 	all, err := s.Domains.List(c.Request().Context(), t.ID)
 	if err != nil {
@@ -34,7 +34,7 @@ func (s *Server) showDomains(c echo.Context, status int, input string, errs view
 
 // addDomain adds a domain to the tenant, or shows the page again with the
 // input and its error.
-func (s *Server) addDomain(c echo.Context) error {
+func (s *Pages) addDomain(c echo.Context) error {
 	input := c.FormValue("domain")
 	d, err := s.Domains.Add(c.Request().Context(), httpkit.Tenant(c).ID, input)
 	if err == nil {
@@ -53,7 +53,7 @@ func (s *Server) addDomain(c echo.Context) error {
 
 // verifyDomain looks the domain's TXT record up; what was found instead is
 // shown on the page when it does not hold the token.
-func (s *Server) verifyDomain(c echo.Context) error {
+func (s *Pages) verifyDomain(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	return s.Action(c, "domains.verified", views.DomainsPath(t.ID), func(seen kanri.Seen) (string, error) {
 		d, err := s.Domains.Verify(c.Request().Context(), t.ID, c.Param("id"), seen)
@@ -65,7 +65,7 @@ func (s *Server) verifyDomain(c echo.Context) error {
 }
 
 // deleteDomain removes a domain from the tenant.
-func (s *Server) deleteDomain(c echo.Context) error {
+func (s *Pages) deleteDomain(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	return s.Action(c, "domains.deleted", views.DomainsPath(t.ID), func(seen kanri.Seen) (string, error) {
 		d, err := s.Domains.Delete(c.Request().Context(), t.ID, c.Param("id"), seen)

@@ -1,4 +1,4 @@
-package web
+package people
 
 import (
 	"context"
@@ -39,7 +39,7 @@ func roleServices(c echo.Context, t *kanri.Tenant, held map[string]bool, counts 
 
 // listRoles shows the services' roles, their permissions and how many of
 // the tenant's users hold each.
-func (s *Server) listRoles(c echo.Context) error {
+func (s *Pages) listRoles(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	counts, err := s.Roles.Counts(c.Request().Context(), t.ID)
 	if err != nil {
@@ -49,7 +49,7 @@ func (s *Server) listRoles(c echo.Context) error {
 }
 
 // roleHolders lists the users who hold one role.
-func (s *Server) roleHolders(c echo.Context) error {
+func (s *Pages) roleHolders(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	d, ok := role.FindKey(c.Param("service"), c.Param("role"))
 	if !ok || (d.PrivilegedOnly() && !t.IsPrivileged) {
@@ -70,7 +70,7 @@ func (s *Server) roleHolders(c echo.Context) error {
 }
 
 // userRoles shows a user's roles and effective permissions.
-func (s *Server) userRoles(c echo.Context) error {
+func (s *Pages) userRoles(c echo.Context) error {
 	u, err := s.routeUser(c)
 	if err != nil {
 		return err
@@ -80,7 +80,7 @@ func (s *Server) userRoles(c echo.Context) error {
 
 // renderUserRoles renders the user's roles page, or for htmx only its
 // panel, with errMsg (translated) when a change was refused.
-func (s *Server) renderUserRoles(c echo.Context, u *kanri.User, status int, errMsg string) error {
+func (s *Pages) renderUserRoles(c echo.Context, u *kanri.User, status int, errMsg string) error {
 	t := httpkit.Tenant(c)
 	ras, err := s.Roles.ForUser(c.Request().Context(), t.ID, u.ID)
 	if err != nil {
@@ -106,7 +106,7 @@ func (s *Server) renderUserRoles(c echo.Context, u *kanri.User, status int, errM
 }
 
 // assignRole gives the user a role; assigning a held role changes nothing.
-func (s *Server) assignRole(c echo.Context) error {
+func (s *Pages) assignRole(c echo.Context) error {
 	return s.changeRole(c, "roles.assigned", func(ctx context.Context, g role.Grant) error {
 		_, _, err := s.Roles.Assign(ctx, g)
 		return err
@@ -114,14 +114,14 @@ func (s *Server) assignRole(c echo.Context) error {
 }
 
 // removeRole takes a role from the user.
-func (s *Server) removeRole(c echo.Context) error {
+func (s *Pages) removeRole(c echo.Context) error {
 	return s.changeRole(c, "roles.removed", s.Roles.Remove)
 }
 
 // changeRole assigns or removes the posted role and shows the user's roles
 // again; a refused change (the last administrator, a role only a global
 // administrator grants) says why there.
-func (s *Server) changeRole(c echo.Context, doneKey string, change func(context.Context, role.Grant) error) error {
+func (s *Pages) changeRole(c echo.Context, doneKey string, change func(context.Context, role.Grant) error) error {
 	u, err := s.routeUser(c)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package web
+package chat
 
 import (
 	"net/http"
@@ -20,7 +20,7 @@ import (
 // channelsPage returns the layout of a channels page, with its live
 // stream: of the channel it shows (ch, with its latest message), or of the
 // list of channels (ch nil).
-func (s *Server) channelsPage(c echo.Context, title string, ch *kanri.Channel) views.Page {
+func (s *Pages) channelsPage(c echo.Context, title string, ch *kanri.Channel) views.Page {
 	p := s.Page(c, title, "channels")
 	if ch != nil {
 		p.Live = views.LivePath(httpkit.Tenant(c).ID, ch.ID, ch.LastSeq, false)
@@ -32,7 +32,7 @@ func (s *Server) channelsPage(c echo.Context, title string, ch *kanri.Channel) v
 
 // listChannels shows the person's channels with their unread counts, and
 // a page of the tenant's public channels to browse.
-func (s *Server) listChannels(c echo.Context) error {
+func (s *Pages) listChannels(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := httpkit.Tenant(c), chatview.Person(c)
 	mine, mineNext, err := s.Messaging.Mine(ctx, t.ID, me.UserID, 100, c.QueryParam("mine"))
@@ -60,7 +60,7 @@ func (s *Server) listChannels(c echo.Context) error {
 }
 
 // newChannel shows the form that creates a channel.
-func (s *Server) newChannel(c echo.Context) error {
+func (s *Pages) newChannel(c echo.Context) error {
 	return httpkit.Render(c, http.StatusOK, views.ChannelFormPage(s.Page(c, "channels.new", "channels"), views.ChannelForm{}))
 }
 
@@ -73,7 +73,7 @@ func channelForm(c echo.Context) messaging.ChannelInput {
 
 // channelFormFailed shows a channel's form again with the input and its
 // errors.
-func (s *Server) channelFormFailed(c echo.Context, ch *kanri.Channel, in messaging.ChannelInput, err error) error {
+func (s *Pages) channelFormFailed(c echo.Context, ch *kanri.Channel, in messaging.ChannelInput, err error) error {
 	status, errs := http.StatusUnprocessableEntity, views.Errors(kanri.ErrorFields(err))
 	switch {
 	case kanri.IsCode(err, kanri.ESTALE):
@@ -94,7 +94,7 @@ func (s *Server) channelFormFailed(c echo.Context, ch *kanri.Channel, in messagi
 }
 
 // createChannel creates a channel with the person as its owner.
-func (s *Server) createChannel(c echo.Context) error {
+func (s *Pages) createChannel(c echo.Context) error {
 	t, in := httpkit.Tenant(c), channelForm(c)
 	ch, err := s.Messaging.CreateChannel(c.Request().Context(), t.ID, chatview.Person(c), in)
 	if err != nil {
@@ -105,7 +105,7 @@ func (s *Server) createChannel(c echo.Context) error {
 
 // showChannel shows a channel's latest messages (or those a search
 // finds), the first unread one marked, and the composer.
-func (s *Server) showChannel(c echo.Context) error {
+func (s *Pages) showChannel(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := httpkit.Tenant(c), chatview.Person(c)
 	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
@@ -124,7 +124,7 @@ func (s *Server) showChannel(c echo.Context) error {
 
 // composer returns the composer of a channel, with the files the person
 // may attach when the file service is theirs to use.
-func (s *Server) composer(c echo.Context, channelID string) views.ComposerView {
+func (s *Pages) composer(c echo.Context, channelID string) views.ComposerView {
 	v := views.ComposerView{ChannelID: channelID}
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	if httpkit.Can(c, role.FilesRead) && s.Catalog.Usable(ctx, t.ID, kanri.FileServiceID) == nil {
@@ -139,7 +139,7 @@ const attachable = 20
 
 // olderMessages returns the page of older messages that replaces the
 // link that asked for it.
-func (s *Server) olderMessages(c echo.Context) error {
+func (s *Pages) olderMessages(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := httpkit.Tenant(c), chatview.Person(c)
 	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
@@ -158,7 +158,7 @@ func (s *Server) olderMessages(c echo.Context) error {
 }
 
 // editChannel shows a channel's form.
-func (s *Server) editChannel(c echo.Context) error {
+func (s *Pages) editChannel(c echo.Context) error {
 	t, me := httpkit.Tenant(c), chatview.Person(c)
 	ch, m, err := s.Messaging.Channel(c.Request().Context(), t.ID, me.UserID, c.Param("id"))
 	if err != nil {
@@ -172,7 +172,7 @@ func (s *Server) editChannel(c echo.Context) error {
 }
 
 // updateChannel saves a channel's form.
-func (s *Server) updateChannel(c echo.Context) error {
+func (s *Pages) updateChannel(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me, in := httpkit.Tenant(c), chatview.Person(c), channelForm(c)
 	ch, err := s.Messaging.UpdateChannel(ctx, t.ID, me, c.Param("id"), console.Seen(c), in)
@@ -191,10 +191,10 @@ func (s *Server) updateChannel(c echo.Context) error {
 }
 
 // archiveChannel archives a channel; unarchiveChannel restores it.
-func (s *Server) archiveChannel(c echo.Context) error   { return s.setArchived(c, true) }
-func (s *Server) unarchiveChannel(c echo.Context) error { return s.setArchived(c, false) }
+func (s *Pages) archiveChannel(c echo.Context) error   { return s.setArchived(c, true) }
+func (s *Pages) unarchiveChannel(c echo.Context) error { return s.setArchived(c, false) }
 
-func (s *Server) setArchived(c echo.Context, archived bool) error {
+func (s *Pages) setArchived(c echo.Context, archived bool) error {
 	t := httpkit.Tenant(c)
 	key := "channels.archived_done"
 	if !archived {
@@ -210,7 +210,7 @@ func (s *Server) setArchived(c echo.Context, archived bool) error {
 }
 
 // deleteChannel deletes a channel with its messages.
-func (s *Server) deleteChannel(c echo.Context) error {
+func (s *Pages) deleteChannel(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := httpkit.Tenant(c), chatview.Person(c)
 	return s.Action(c, "channels.deleted", views.ChannelsPath(t.ID), func(seen kanri.Seen) (string, error) {
@@ -223,7 +223,7 @@ func (s *Server) deleteChannel(c echo.Context) error {
 }
 
 // joinChannel makes the person a member of a public channel.
-func (s *Server) joinChannel(c echo.Context) error {
+func (s *Pages) joinChannel(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := httpkit.Tenant(c), chatview.Person(c)
 	if err := s.Messaging.Join(ctx, t.ID, me, c.Param("id")); err != nil {
@@ -233,7 +233,7 @@ func (s *Server) joinChannel(c echo.Context) error {
 }
 
 // leaveChannel ends the person's membership of a channel.
-func (s *Server) leaveChannel(c echo.Context) error {
+func (s *Pages) leaveChannel(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := httpkit.Tenant(c), chatview.Person(c)
 	ch, _, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
@@ -247,9 +247,9 @@ func (s *Server) leaveChannel(c echo.Context) error {
 }
 
 // showMembers lists a channel's members, with the owners' tools.
-func (s *Server) showMembers(c echo.Context) error { return s.showMembersWith(c, http.StatusOK, nil) }
+func (s *Pages) showMembers(c echo.Context) error { return s.showMembersWith(c, http.StatusOK, nil) }
 
-func (s *Server) showMembersWith(c echo.Context, status int, errs views.Errors) error {
+func (s *Pages) showMembersWith(c echo.Context, status int, errs views.Errors) error {
 	ctx := c.Request().Context()
 	t, me := httpkit.Tenant(c), chatview.Person(c)
 	ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
@@ -277,7 +277,7 @@ func (s *Server) showMembersWith(c echo.Context, status int, errs views.Errors) 
 }
 
 // addMember adds a user to a channel.
-func (s *Server) addMember(c echo.Context) error {
+func (s *Pages) addMember(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	err := s.Messaging.AddMember(c.Request().Context(), t.ID, chatview.Person(c), c.Param("id"), c.FormValue("userId"))
 	if kanri.IsCode(err, kanri.EINVALID) {
@@ -290,7 +290,7 @@ func (s *Server) addMember(c echo.Context) error {
 }
 
 // removeMember ends a user's membership of a channel.
-func (s *Server) removeMember(c echo.Context) error {
+func (s *Pages) removeMember(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	if err := s.Messaging.RemoveMember(c.Request().Context(), t.ID, chatview.Person(c), c.Param("id"), c.Param("user")); err != nil {
 		return err
@@ -299,7 +299,7 @@ func (s *Server) removeMember(c echo.Context) error {
 }
 
 // setMemberRole makes a member an owner or a member.
-func (s *Server) setMemberRole(c echo.Context) error {
+func (s *Pages) setMemberRole(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	if err := s.Messaging.SetRole(c.Request().Context(), t.ID, chatview.Person(c), c.Param("id"), c.Param("user"), c.FormValue("role")); err != nil {
 		return err
@@ -309,7 +309,7 @@ func (s *Server) setMemberRole(c echo.Context) error {
 
 // postMessage sends a message; from the page, the composer comes back
 // empty and the message is appended, or with the text and its error.
-func (s *Server) postMessage(c echo.Context) error {
+func (s *Pages) postMessage(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := httpkit.Tenant(c), chatview.Person(c)
 	content, attachments := c.FormValue("content"), c.Request().Form["attachments"]
@@ -341,7 +341,7 @@ func (s *Server) postMessage(c echo.Context) error {
 // messageAction answers a change of a message made from the page: the
 // message as it is now, replaced in place (its live event replaces it in
 // the other tabs).
-func (s *Server) messageAction(c echo.Context, msg *kanri.Message) error {
+func (s *Pages) messageAction(c echo.Context, msg *kanri.Message) error {
 	t, me := httpkit.Tenant(c), chatview.Person(c)
 	if !httpkit.IsHTMX(c) {
 		return console.Redirect(c, views.ChannelPath(t.ID, c.Param("id")))
@@ -357,7 +357,7 @@ func (s *Server) messageAction(c echo.Context, msg *kanri.Message) error {
 }
 
 // editMessage changes the person's own message.
-func (s *Server) editMessage(c echo.Context) error {
+func (s *Pages) editMessage(c echo.Context) error {
 	msg, err := s.Messaging.EditMessage(c.Request().Context(), httpkit.Tenant(c).ID, chatview.Person(c), c.Param("id"), c.Param("msg"), console.Seen(c), c.FormValue("content"))
 	if err != nil {
 		return err
@@ -366,7 +366,7 @@ func (s *Server) editMessage(c echo.Context) error {
 }
 
 // deleteMessage deletes a message.
-func (s *Server) deleteMessage(c echo.Context) error {
+func (s *Pages) deleteMessage(c echo.Context) error {
 	if err := s.Messaging.DeleteMessage(c.Request().Context(), httpkit.Tenant(c).ID, chatview.Person(c), c.Param("id"), c.Param("msg")); err != nil {
 		return err
 	}
@@ -377,7 +377,7 @@ func (s *Server) deleteMessage(c echo.Context) error {
 }
 
 // reactToMessage adds or takes back the person's reaction.
-func (s *Server) reactToMessage(c echo.Context) error {
+func (s *Pages) reactToMessage(c echo.Context) error {
 	msg, err := s.Messaging.React(c.Request().Context(), httpkit.Tenant(c).ID, chatview.Person(c), c.Param("id"), c.Param("msg"), c.FormValue("emoji"), c.FormValue("on") != "0")
 	if err != nil {
 		return err
@@ -386,7 +386,7 @@ func (s *Server) reactToMessage(c echo.Context) error {
 }
 
 // markRead moves the person's read mark in a channel.
-func (s *Server) markRead(c echo.Context) error {
+func (s *Pages) markRead(c echo.Context) error {
 	seq, err := strconv.ParseInt(c.FormValue("seq"), 10, 64)
 	if err != nil || seq < 0 {
 		return kanri.Invalid(kanri.Fields{"seq": "messages.bad_seq"})
@@ -398,6 +398,6 @@ func (s *Server) markRead(c echo.Context) error {
 }
 
 // messages reads messages for their views.
-func (s *Server) messages() chatview.Messages {
+func (s *Pages) messages() chatview.Messages {
 	return chatview.Messages{Messaging: s.Messaging, Files: s.Files}
 }

@@ -1,4 +1,4 @@
-package web
+package people
 
 import (
 	"github.com/kanri/kanri/internal/role"
@@ -6,8 +6,8 @@ import (
 	"github.com/kanri/kanri/web/httpkit"
 )
 
-// peopleRoutes are the pages of the sign-in, one's account and two-factor sign-in, and the tenant's users and roles.
-func (s *Server) peopleRoutes(g console.Groups) []console.Route {
+// Routes are the pages of the sign-in, one's account and two-factor sign-in, and the tenant's users and roles.
+func (s *Pages) Routes(g console.Groups) []console.Route {
 	return []console.Route{
 		console.Get(g.Public, "/login", httpkit.RoutePublic, s.loginForm),
 		console.Post(g.Public, "/login", httpkit.RoutePublic, s.login),

@@ -1,4 +1,4 @@
-package web
+package filepages
 
 import (
 	"cmp"
@@ -30,15 +30,15 @@ const maxMoveTargets = 500
 
 // listFiles shows the top level of the tenant's files, or the results of
 // a search (?q=).
-func (s *Server) listFiles(c echo.Context) error { return s.showFolder(c, "") }
+func (s *Pages) listFiles(c echo.Context) error { return s.showFolder(c, "") }
 
 // showFolderPage shows one folder.
-func (s *Server) showFolderPage(c echo.Context) error { return s.showFolder(c, c.Param("id")) }
+func (s *Pages) showFolderPage(c echo.Context) error { return s.showFolder(c, c.Param("id")) }
 
 // showFolder renders a folder's page: its breadcrumbs, subfolders, one
 // page of its files in the chosen order, the storage used and the upload
 // zone.
-func (s *Server) showFolder(c echo.Context, folderID string) error {
+func (s *Pages) showFolder(c echo.Context, folderID string) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	v := views.FolderView{TenantID: t.ID, Query: strings.TrimSpace(c.QueryParam("q")), Errors: views.Errors{}}
@@ -84,7 +84,7 @@ func (s *Server) showFolder(c echo.Context, folderID string) error {
 // subfolders adds a folder's subfolders to its page: maxShownFolders of
 // them, from the continuation ?folders= when the person asked for the next
 // ones (a token that is not one shows the first).
-func (s *Server) subfolders(c echo.Context, v *views.FolderView, folderID string) error {
+func (s *Pages) subfolders(c echo.Context, v *views.FolderView, folderID string) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	after := c.QueryParam("folders")
 	var err error
@@ -98,7 +98,7 @@ func (s *Server) subfolders(c echo.Context, v *views.FolderView, folderID string
 }
 
 // storageView adds the tenant's storage and limits to a page.
-func (s *Server) storageView(c echo.Context, v *views.FolderView) error {
+func (s *Pages) storageView(c echo.Context, v *views.FolderView) error {
 	ctx := c.Request().Context()
 	st, err := s.Files.Storage(ctx, httpkit.Tenant(c).ID)
 	if err != nil {
@@ -118,7 +118,7 @@ const maxUnfinished = 20
 // unfinishedView adds the uploads in progress the person may resume or
 // cancel to a files page: their own, or everyone's for whoever may delete
 // files (an administrator), with who started each.
-func (s *Server) unfinishedView(c echo.Context, v *views.FolderView) error {
+func (s *Pages) unfinishedView(c echo.Context, v *views.FolderView) error {
 	if !httpkit.Can(c, role.FilesCreate) {
 		return nil
 	}
@@ -147,7 +147,7 @@ func (s *Server) unfinishedView(c echo.Context, v *views.FolderView) error {
 
 // starter names who started an upload: a user's display name, or an API
 // key's name.
-func (s *Server) starter(ctx context.Context, tenantID, id string) string {
+func (s *Pages) starter(ctx context.Context, tenantID, id string) string {
 	if strings.HasPrefix(id, "apikey_") {
 		if k, err := s.Keys.Get(ctx, tenantID, id); err == nil {
 			return i18n.T(ctx, "files.by_api_key", k.Name)
@@ -160,7 +160,7 @@ func (s *Server) starter(ctx context.Context, tenantID, id string) string {
 
 // cancelUpload gives up an upload in progress from the files page: one's
 // own, or anyone's for an administrator. Its space is freed at once.
-func (s *Server) cancelUpload(c echo.Context) error {
+func (s *Pages) cancelUpload(c echo.Context) error {
 	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), c.Get(httpkit.KeyUser).(*kanri.User)
 	up, err := s.Files.CancelUpload(ctx, t.ID, c.Param("upload"), me.ID, httpkit.Can(c, role.FilesDelete))
 	if err != nil {
@@ -171,12 +171,12 @@ func (s *Server) cancelUpload(c echo.Context) error {
 }
 
 // moveTargets returns the folders a move form offers, by path.
-func (s *Server) moveTargets(c echo.Context) ([]*kanri.Folder, error) {
+func (s *Pages) moveTargets(c echo.Context) ([]*kanri.Folder, error) {
 	return s.Files.FoldersByPath(c.Request().Context(), httpkit.Tenant(c).ID, maxMoveTargets)
 }
 
 // createFolder makes a folder in the folder the form names (parent).
-func (s *Server) createFolder(c echo.Context) error {
+func (s *Pages) createFolder(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	parent := c.FormValue("parent")
 	f, err := s.Files.CreateFolder(c.Request().Context(), t.ID, parent, c.FormValue("name"))
@@ -193,7 +193,7 @@ func (s *Server) createFolder(c echo.Context) error {
 
 // folderFormFailed shows a folder's page again with a form's input and
 // errors.
-func (s *Server) folderFormFailed(c echo.Context, folderID, form string, err error) error {
+func (s *Pages) folderFormFailed(c echo.Context, folderID, form string, err error) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	v := views.FolderView{TenantID: t.ID, Errors: views.Errors(kanri.ErrorFields(err)), FailedForm: form, Input: c.FormValue("name")}
@@ -224,7 +224,7 @@ func (s *Server) folderFormFailed(c echo.Context, folderID, form string, err err
 }
 
 // renameFolder renames a folder as the page showed it.
-func (s *Server) renameFolder(c echo.Context) error {
+func (s *Pages) renameFolder(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	f, err := s.Files.RenameFolder(c.Request().Context(), t.ID, c.Param("id"), c.FormValue("etag"), c.FormValue("name"))
 	return s.folderChanged(c, f, err, "rename", "files.folder_renamed")
@@ -232,14 +232,14 @@ func (s *Server) renameFolder(c echo.Context) error {
 
 // moveFolder moves a folder into the folder the form names ("" for the
 // top level).
-func (s *Server) moveFolder(c echo.Context) error {
+func (s *Pages) moveFolder(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	f, err := s.Files.MoveFolder(c.Request().Context(), t.ID, c.Param("id"), c.FormValue("etag"), c.FormValue("target"))
 	return s.folderChanged(c, f, err, "move", "files.folder_moved")
 }
 
 // folderChanged answers a rename or move of a folder.
-func (s *Server) folderChanged(c echo.Context, f *kanri.Folder, err error, form, doneKey string) error {
+func (s *Pages) folderChanged(c echo.Context, f *kanri.Folder, err error, form, doneKey string) error {
 	switch {
 	case err == nil:
 		return s.Done(c, views.FolderPath(f.TenantID, f.ID), doneKey, f.Path)
@@ -253,7 +253,7 @@ func (s *Server) folderChanged(c echo.Context, f *kanri.Folder, err error, form,
 
 // deleteFolder deletes a folder; one with files only once the person
 // confirmed the number of files that go to the trash with it.
-func (s *Server) deleteFolder(c echo.Context) error {
+func (s *Pages) deleteFolder(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	f, err := s.Files.Folder(ctx, t.ID, c.Param("id"))
@@ -286,13 +286,13 @@ func deref(p *string) string {
 }
 
 // showFile shows a file's details, preview and forms.
-func (s *Server) showFile(c echo.Context) error {
+func (s *Pages) showFile(c echo.Context) error {
 	return s.showFileWith(c, http.StatusOK, nil, nil)
 }
 
 // showFileWith renders a file's page, with the edit form's input and
 // errors after a failed save.
-func (s *Server) showFileWith(c echo.Context, status int, in *views.FileForm, errs views.Errors) error {
+func (s *Pages) showFileWith(c echo.Context, status int, in *views.FileForm, errs views.Errors) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	f, err := s.Files.File(ctx, t.ID, c.Param("id"))
@@ -326,7 +326,7 @@ func (s *Server) showFileWith(c echo.Context, status int, in *views.FileForm, er
 
 // ownFile lets h change the route's file for whoever holds manage, and
 // for a member (files.create) only their own files (files.MayChange).
-func (s *Server) ownFile(manage string, h echo.HandlerFunc) echo.HandlerFunc {
+func (s *Pages) ownFile(manage string, h echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		me := c.Get(httpkit.KeyUser).(*kanri.User)
 		if _, err := s.Files.Changeable(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"), me.ID, httpkit.Can(c, manage)); err != nil {
@@ -337,7 +337,7 @@ func (s *Server) ownFile(manage string, h echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // updateFile saves a file's name, display name, tags and description.
-func (s *Server) updateFile(c echo.Context) error {
+func (s *Pages) updateFile(c echo.Context) error {
 	in := files.FileInput{Name: c.FormValue("name"), DisplayName: c.FormValue("displayName"), Tags: c.FormValue("tags"), Description: c.FormValue("description")}
 	t := httpkit.Tenant(c)
 	var f *kanri.File
@@ -360,7 +360,7 @@ func (s *Server) updateFile(c echo.Context) error {
 }
 
 // moveFile moves a file into the folder the form names.
-func (s *Server) moveFile(c echo.Context) error {
+func (s *Pages) moveFile(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	f, err := s.Files.MoveFile(c.Request().Context(), t.ID, c.Param("id"), console.Seen(c), c.FormValue("target"))
 	switch {
@@ -373,7 +373,7 @@ func (s *Server) moveFile(c echo.Context) error {
 }
 
 // trashFile moves a file to the trash and returns to its folder.
-func (s *Server) trashFile(c echo.Context) error {
+func (s *Pages) trashFile(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	ctx := c.Request().Context()
 	f, err := s.Files.TrashFile(ctx, t.ID, c.Param("id"), console.Seen(c))
@@ -387,7 +387,7 @@ func (s *Server) trashFile(c echo.Context) error {
 }
 
 // restoreFile takes a file out of the trash.
-func (s *Server) restoreFile(c echo.Context) error {
+func (s *Pages) restoreFile(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	return s.Action(c, "files.restored", views.TrashPath(t.ID), func(seen kanri.Seen) (string, error) {
 		f, err := s.Files.RestoreFile(c.Request().Context(), t.ID, c.Param("id"), seen)
@@ -399,7 +399,7 @@ func (s *Server) restoreFile(c echo.Context) error {
 }
 
 // purgeFile deletes a file of the trash for good.
-func (s *Server) purgeFile(c echo.Context) error {
+func (s *Pages) purgeFile(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	ctx := c.Request().Context()
 	f, err := s.Files.File(ctx, t.ID, c.Param("id"))
@@ -413,7 +413,7 @@ func (s *Server) purgeFile(c echo.Context) error {
 }
 
 // listTrash shows the tenant's trash.
-func (s *Server) listTrash(c echo.Context) error {
+func (s *Pages) listTrash(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	v := views.FolderView{TenantID: t.ID}
@@ -434,7 +434,7 @@ func (s *Server) listTrash(c echo.Context) error {
 }
 
 // emptyTrash purges the whole trash.
-func (s *Server) emptyTrash(c echo.Context) error {
+func (s *Pages) emptyTrash(c echo.Context) error {
 	t := httpkit.Tenant(c)
 	n, err := s.Files.EmptyTrash(c.Request().Context(), t.ID)
 	if err != nil {
@@ -446,18 +446,18 @@ func (s *Server) emptyTrash(c echo.Context) error {
 // downloadFile sends a file as an attachment, with ranges and
 // validators; a whole download is checked against the file's checksum as
 // it streams.
-func (s *Server) downloadFile(c echo.Context) error {
+func (s *Pages) downloadFile(c echo.Context) error {
 	return s.serveFile(c, false)
 }
 
 // previewFile sends an image, PDF or plain text file for the browser to
 // show, sandboxed; anything else is not previewed.
-func (s *Server) previewFile(c echo.Context) error {
+func (s *Pages) previewFile(c echo.Context) error {
 	return s.serveFile(c, true)
 }
 
 // serveFile sends a live file's bytes.
-func (s *Server) serveFile(c echo.Context, inline bool) error {
+func (s *Pages) serveFile(c echo.Context, inline bool) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	f, err := s.Files.LiveFile(ctx, t.ID, c.Param("id"))
@@ -473,7 +473,7 @@ func (s *Server) serveFile(c echo.Context, inline bool) error {
 // sendContent streams a file with http.ServeContent (Range, If-Range,
 // If-None-Match against the file's checksum as its ETag). The answer is
 // never sniffed or run: nosniff, and a CSP sandbox without scripts.
-func (s *Server) sendContent(c echo.Context, f *kanri.File, inline bool) error {
+func (s *Pages) sendContent(c echo.Context, f *kanri.File, inline bool) error {
 	contentType := f.ContentType
 	if f.ContentType == "text/plain" {
 		contentType = "text/plain; charset=utf-8"
@@ -486,7 +486,7 @@ func (s *Server) sendContent(c echo.Context, f *kanri.File, inline bool) error {
 }
 
 // thumbnail sends an image file's thumbnail, made on first request.
-func (s *Server) thumbnail(c echo.Context) error {
+func (s *Pages) thumbnail(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	f, err := s.Files.LiveFile(ctx, t.ID, c.Param("id"))
@@ -509,7 +509,7 @@ func (s *Server) thumbnail(c echo.Context) error {
 // anyone's by who may delete files (as the files page's Cancel); a
 // refusal is its message as plain text, which tus-js-client hands to the
 // page.
-func (s *Server) consoleUploads() *tus.Handler {
+func (s *Pages) consoleUploads() *tus.Handler {
 	return tus.New(s.Files, s.Logger, tus.Mount{
 		Base:       func(c echo.Context) string { return views.UploadsPath(httpkit.Tenant(c).ID) },
 		CancelsAny: func(c echo.Context) bool { return httpkit.Can(c, role.FilesDelete) },
