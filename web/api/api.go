@@ -26,6 +26,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/web/httpkit"
+	"github.com/kanri/kanri/web/tus"
 )
 
 // The tenant JSON API, /api/v1: programs authenticate with an API key
@@ -39,122 +40,131 @@ const apiBodyLimit = 64 << 10 // 65,536 bytes: 65,537 are refused
 // Context keys of API requests: the request's API key, what it may do,
 // and a mark that the call is not to be logged.
 const (
-	ctxKey      = "apikey"
+	KeyAPIKey   = "apikey"
 	ctxGrant    = "apigrant"
 	ctxUnlogged = "unlogged"
 )
 
-// apiRoute is one endpoint of the API: its route, the scope it needs, and
+// Route is one endpoint of the API: its route, the scope it needs, and
 // what the OpenAPI document says of it.
-type apiRoute struct {
-	method, path, scope string
+type Route struct {
+	Method, Path, Scope string
 	// perm is the console permission the call needs: a key does what its
 	// creator may do in the console now, within its scopes. "" needs none
 	// (the creator's account must still be active).
-	perm string
-	h    echo.HandlerFunc
+	Perm    string
+	Handler echo.HandlerFunc
 	// op is the operationId (listUsers); tag groups the operation, for a
 	// route whose path does not say it (see tagOf); summary says what the
 	// operation does in a line (for the API's own routes, the catalog's
 	// api.op.<op> says it, in both languages: see summaryKey), and doc
 	// more when there is more to say.
-	op, tag, summary, doc string
-	query                 []apiParam // query parameters, read by h through these declarations
-	request, response     string     // schema names; "" for none
-	status                int        // the success status
+	Op, Tag, Summary, Doc string
+	Query                 []Param // query parameters, read by h through these declarations
+	Request, Response     string  // schema names; "" for none
+	Status                int     // the success status
 	// unchanged is the status of a request whose change was already made
 	// (0 when there is none): the answer is then the existing resource.
-	unchanged int
-	ifMatch   bool // h honours If-Match: a tag that matches none is 412
-	etag      bool // the success answer carries its ETag (a GET's If-None-Match is honoured)
-	location  bool // the success answer carries the new resource's Location
+	Unchanged int
+	IfMatch   bool // h honours If-Match: a tag that matches none is 412
+	ETag      bool // the success answer carries its ETag (a GET's If-None-Match is honoured)
+	Location  bool // the success answer carries the new resource's Location
 	// service is a service the call needs usable (assigned and active) in
 	// the key's tenant beside the API service, as the console's routes of
 	// that service need it: kanri.FileServiceID for files.
-	service string
+	Service string
 	// content is the media type of a success answer that is a file's
 	// bytes rather than JSON: the operation takes Range (206) and its
 	// answer is an attachment.
-	content string
+	Content string
 	// tus marks an operation of the tus protocol (uploads): its request
 	// and answer are headers (tusHeaderDocs), its body bytes; it is served
 	// in the upload group, with the upload's own body limit and no write
 	// deadline. Its creation (POST) takes an Idempotency-Key as every POST
 	// does, its request headers counting as its body; the other
 	// operations resume instead.
-	tus bool
+	Tus bool
 	// reqHeaders and respHeaders name the request headers a tus operation
 	// reads and the headers its success answer carries; optHeaders those
 	// its success answer may carry.
-	reqHeaders              []apiHeader
-	respHeaders, optHeaders []string
+	ReqHeaders              []Header
+	RespHeaders, OptHeaders []string
 	// reqBytes is the media type of a request body of bytes, not JSON (a
 	// tus PATCH's).
-	reqBytes string
+	ReqBytes string
 	// statuses are the statuses of the operation's own refusals beside
 	// those every operation documents, with what each means.
-	statuses map[int]string
+	Statuses map[int]string
 }
 
-// apiHeader declares a request header an operation reads (tus's), which
+// Header declares a request header an operation reads (tus's), which
 // the OpenAPI document describes from headerDocs.
-type apiHeader struct {
-	name     string
-	required bool
+type Header struct {
+	Name     string
+	Required bool
 }
 
 // reads reports whether the route only reads: a GET, or a HEAD.
-func (r apiRoute) reads() bool { return r.method == http.MethodGet || r.method == http.MethodHead }
+func (r Route) reads() bool { return r.Method == http.MethodGet || r.Method == http.MethodHead }
 
 // paged reports whether the route answers a list in pages.
-func (r apiRoute) paged() bool {
-	return slices.ContainsFunc(r.query, func(p apiParam) bool { return p.name == paramNext.name })
+func (r Route) paged() bool {
+	return slices.ContainsFunc(r.Query, func(p Param) bool { return p.Name == ParamNext.Name })
 }
 
-// apiRoutes lists the API. routes registers them and openAPI documents
+// Routes lists the API. routes registers them and openAPI documents
 // them, from this one list.
-func (s *Server) apiRoutes() []apiRoute {
-	return append([]apiRoute{
-		{method: http.MethodGet, path: "/users", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiListUsers, op: "listUsers",
-			query: []apiParam{paramUserSearch, paramUserStatus, paramUserSort, paramDesc, paramLimit, paramNext}, response: "UserList", status: 200, etag: true},
-		{method: http.MethodPost, path: "/users", scope: kanri.ScopeWrite, perm: role.UsersCreate, h: s.apiCreateUser, op: "createUser",
-			request: "UserCreate", response: "User", status: 201, etag: true, location: true},
-		{method: http.MethodGet, path: "/users/:id", scope: kanri.ScopeRead, perm: role.UsersRead, h: s.apiGetUser, op: "getUser",
-			response: "User", status: 200, etag: true},
-		{method: http.MethodPatch, path: "/users/:id", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiUpdateUser, op: "updateUser",
-			doc: "Only the fields sent change. Send the ETag read in If-Match so that a change made since is not overwritten (412).", request: "UserUpdate", response: "User", status: 200, ifMatch: true, etag: true},
-		{method: http.MethodDelete, path: "/users/:id", scope: kanri.ScopeWrite, perm: role.UsersDelete, h: s.apiDeleteUser, op: "deleteUser",
-			doc:   "A soft delete, as the console's: the account is kept as deleted, its username and e-mail freed and its roles removed. The tenant's last administrator cannot be deleted (409).",
-			query: []apiParam{paramConfirm}, status: 204, ifMatch: true},
-		{method: http.MethodPost, path: "/users/:id/deactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiDeactivateUser, op: "deactivateUser",
-			query: []apiParam{paramConfirm}, response: "User", status: 200, ifMatch: true, etag: true},
-		{method: http.MethodPost, path: "/users/:id/reactivate", scope: kanri.ScopeWrite, perm: role.UsersUpdate, h: s.apiReactivateUser, op: "reactivateUser",
-			response: "User", status: 200, ifMatch: true, etag: true},
-		{method: http.MethodGet, path: "/users/:id/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiListRoles, op: "listUserRoles",
-			response: "RoleAssignmentList", status: 200, etag: true},
-		{method: http.MethodPost, path: "/users/:id/roles", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiAssignRole, op: "assignUserRole",
-			doc: "A role the user holds already is answered 200 with the existing assignment. Location is the assignment's path: GET reads it, DELETE takes the role back.", request: "RoleAssignmentCreate", response: "RoleAssignment", status: 201, unchanged: 200, location: true},
-		{method: http.MethodGet, path: "/users/:id/roles/:service/:role", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiGetRole, op: "getUserRole",
-			doc: "The role by its key, as DELETE takes it back: 404 when the user does not hold it.", response: "RoleAssignment", status: 200, etag: true},
-		{method: http.MethodDelete, path: "/users/:id/roles/:service/:role", scope: kanri.ScopeWrite, perm: role.RolesUpdate, h: s.apiRemoveRole, op: "removeUserRole",
-			status: 204},
-		{method: http.MethodGet, path: "/roles", scope: kanri.ScopeRead, perm: role.RolesRead, h: s.apiRoleCatalog, op: "listRoles",
-			doc: "Each role's stable English key is what POST /users/{id}/roles takes; its label is in the language of Accept-Language.", response: "RoleList", status: 200, etag: true},
-		{method: http.MethodGet, path: "/me", scope: kanri.ScopeRead, h: s.apiMe, op: "getMe",
-			doc: "Never the key's secret.", response: "Me", status: 200, etag: true},
-		{method: http.MethodGet, path: "/keys/:key", scope: kanri.ScopeRead, perm: role.APIKeysRead, h: s.apiGetKey, op: "getKey",
-			doc:      "The key an id names where a field's kind says apiKey (a file's uploadedByKind, a folder's createdByKind, a role's assignedByKind, an audit record's userKind). Never the key's secret nor its hash.",
-			response: "APIKey", status: 200, etag: true},
-		{method: http.MethodGet, path: "/audit", scope: kanri.ScopeRead, perm: role.AuditRead, h: s.apiListAudit, op: "listAudit",
-			query: []apiParam{paramAuditAction, paramAuditUser, paramAuditResource, paramAuditFrom, paramAuditTo, paramLimit, paramNext}, response: "AuditList", status: 200, etag: true},
-	}, slices.Concat(s.apiFileRoutes(), s.apiMessagingRoutes())...)
+func (s *Server) Routes() []Route {
+	return append([]Route{
+		{Method: http.MethodGet, Path: "/users", Scope: kanri.ScopeRead, Perm: role.UsersRead, Handler: s.apiListUsers, Op: "listUsers",
+			Query: []Param{paramUserSearch, paramUserStatus, paramUserSort, ParamDesc, ParamLimit, ParamNext}, Response: "UserList", Status: 200, ETag: true},
+		{Method: http.MethodPost, Path: "/users", Scope: kanri.ScopeWrite, Perm: role.UsersCreate, Handler: s.apiCreateUser, Op: "createUser",
+			Request: "UserCreate", Response: "User", Status: 201, ETag: true, Location: true},
+		{Method: http.MethodGet, Path: "/users/:id", Scope: kanri.ScopeRead, Perm: role.UsersRead, Handler: s.apiGetUser, Op: "getUser",
+			Response: "User", Status: 200, ETag: true},
+		{Method: http.MethodPatch, Path: "/users/:id", Scope: kanri.ScopeWrite, Perm: role.UsersUpdate, Handler: s.apiUpdateUser, Op: "updateUser",
+			Doc: "Only the fields sent change. Send the ETag read in If-Match so that a change made since is not overwritten (412).", Request: "UserUpdate", Response: "User", Status: 200, IfMatch: true, ETag: true},
+		{Method: http.MethodDelete, Path: "/users/:id", Scope: kanri.ScopeWrite, Perm: role.UsersDelete, Handler: s.apiDeleteUser, Op: "deleteUser",
+			Doc:   "A soft delete, as the console's: the account is kept as deleted, its username and e-mail freed and its roles removed. The tenant's last administrator cannot be deleted (409).",
+			Query: []Param{paramConfirm}, Status: 204, IfMatch: true},
+		{Method: http.MethodPost, Path: "/users/:id/deactivate", Scope: kanri.ScopeWrite, Perm: role.UsersUpdate, Handler: s.apiDeactivateUser, Op: "deactivateUser",
+			Query: []Param{paramConfirm}, Response: "User", Status: 200, IfMatch: true, ETag: true},
+		{Method: http.MethodPost, Path: "/users/:id/reactivate", Scope: kanri.ScopeWrite, Perm: role.UsersUpdate, Handler: s.apiReactivateUser, Op: "reactivateUser",
+			Response: "User", Status: 200, IfMatch: true, ETag: true},
+		{Method: http.MethodGet, Path: "/users/:id/roles", Scope: kanri.ScopeRead, Perm: role.RolesRead, Handler: s.apiListRoles, Op: "listUserRoles",
+			Response: "RoleAssignmentList", Status: 200, ETag: true},
+		{Method: http.MethodPost, Path: "/users/:id/roles", Scope: kanri.ScopeWrite, Perm: role.RolesUpdate, Handler: s.apiAssignRole, Op: "assignUserRole",
+			Doc: "A role the user holds already is answered 200 with the existing assignment. Location is the assignment's path: GET reads it, DELETE takes the role back.", Request: "RoleAssignmentCreate", Response: "RoleAssignment", Status: 201, Unchanged: 200, Location: true},
+		{Method: http.MethodGet, Path: "/users/:id/roles/:service/:role", Scope: kanri.ScopeRead, Perm: role.RolesRead, Handler: s.apiGetRole, Op: "getUserRole",
+			Doc: "The role by its key, as DELETE takes it back: 404 when the user does not hold it.", Response: "RoleAssignment", Status: 200, ETag: true},
+		{Method: http.MethodDelete, Path: "/users/:id/roles/:service/:role", Scope: kanri.ScopeWrite, Perm: role.RolesUpdate, Handler: s.apiRemoveRole, Op: "removeUserRole",
+			Status: 204},
+		{Method: http.MethodGet, Path: "/roles", Scope: kanri.ScopeRead, Perm: role.RolesRead, Handler: s.apiRoleCatalog, Op: "listRoles",
+			Doc: "Each role's stable English key is what POST /users/{id}/roles takes; its label is in the language of Accept-Language.", Response: "RoleList", Status: 200, ETag: true},
+		{Method: http.MethodGet, Path: "/me", Scope: kanri.ScopeRead, Handler: s.apiMe, Op: "getMe",
+			Doc: "Never the key's secret.", Response: "Me", Status: 200, ETag: true},
+		{Method: http.MethodGet, Path: "/keys/:key", Scope: kanri.ScopeRead, Perm: role.APIKeysRead, Handler: s.apiGetKey, Op: "getKey",
+			Doc:      "The key an id names where a field's kind says apiKey (a file's uploadedByKind, a folder's createdByKind, a role's assignedByKind, an audit record's userKind). Never the key's secret nor its hash.",
+			Response: "APIKey", Status: 200, ETag: true},
+		{Method: http.MethodGet, Path: "/audit", Scope: kanri.ScopeRead, Perm: role.AuditRead, Handler: s.apiListAudit, Op: "listAudit",
+			Query: []Param{paramAuditAction, paramAuditUser, paramAuditResource, paramAuditFrom, paramAuditTo, ParamLimit, ParamNext}, Response: "AuditList", Status: 200, ETag: true},
+	}, s.featureRoutes()...)
 }
 
-// apiKeyOf returns the request's API key.
-func apiKeyOf(c echo.Context) *kanri.APIKey { return c.Get(ctxKey).(*kanri.APIKey) }
+// featureRoutes are the operations of the API's features.
+func (s *Server) featureRoutes() []Route {
+	var out []Route
+	for _, f := range s.features {
+		out = append(out, f.Routes()...)
+	}
+	return out
+}
 
-// apiGrantOf returns what the request's key may do.
-func apiGrantOf(c echo.Context) *apiGrant { return c.Get(ctxGrant).(*apiGrant) }
+// KeyOf returns the request's API key.
+func KeyOf(c echo.Context) *kanri.APIKey { return c.Get(KeyAPIKey).(*kanri.APIKey) }
+
+// GrantOf returns what the request's key may do.
+func GrantOf(c echo.Context) *Grant { return c.Get(ctxGrant).(*Grant) }
 
 // apiAuth authenticates the request's API key and makes its tenant the
 // request's tenant and the key the actor of its changes. What it reads
@@ -197,7 +207,7 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 		actor := audit.ActorFrom(ctx)
 		actor.UserID, actor.UserName, actor.TenantID = k.ID, "API key "+k.Name+" ("+k.KeyPrefix+"…)", k.TenantID
 		c.SetRequest(c.Request().WithContext(audit.WithActor(ctx, actor)))
-		c.Set(ctxKey, &k)
+		c.Set(KeyAPIKey, &k)
 		c.Set(httpkit.KeyTenant, &t)
 		c.Set(ctxGrant, g)
 		return next(c)
@@ -205,7 +215,7 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // readGrant authenticates a secret and reads what its calls need.
-func (s *Server) readGrant(ctx context.Context, secret string) (*apiGrant, error) {
+func (s *Server) readGrant(ctx context.Context, secret string) (*Grant, error) {
 	at := s.Now()
 	k, err := s.Keys.Authenticate(ctx, secret)
 	if err != nil {
@@ -217,20 +227,20 @@ func (s *Server) readGrant(ctx context.Context, secret string) (*apiGrant, error
 	} else if err != nil {
 		return nil, err
 	}
-	g := &apiGrant{key: k, tenant: t, home: t.ID, at: at}
+	g := &Grant{key: k, tenant: t, home: t.ID, at: at}
 	if g.assignment, g.service, err = s.Catalog.Usability(ctx, t.ID, kanri.APIServiceID); err != nil {
 		return nil, err
 	}
 	if g.settings, err = s.Keys.Settings(ctx, t.ID); err != nil {
 		return nil, err
 	}
-	g.perms, g.home, g.creatorName, err = s.creatorPerms(ctx, k, t)
+	g.Perms, g.home, g.CreatorName, err = s.creatorPerms(ctx, k, t)
 	if kanri.ErrorCode(err) == kanri.EUNAUTHENTICATED {
 		g.permsErr, err = err, nil
 	}
 	// A key does what its creator may do in its tenant, on its tenant's
 	// plan: what the plan lacks, the key lacks too.
-	g.perms = role.ForPlan(g.perms, t.Plan)
+	g.Perms = role.ForPlan(g.Perms, t.Plan)
 	return g, err
 }
 
@@ -246,7 +256,7 @@ func (s *Server) apiUsage(next echo.HandlerFunc) echo.HandlerFunc {
 		if unlogged, _ := c.Get(ctxUnlogged).(bool); unlogged {
 			return nil
 		}
-		k := apiKeyOf(c)
+		k := KeyOf(c)
 		u := apikey.NewUsage(k, start)
 		u.Endpoint, u.Method, u.StatusCode = c.Path(), c.Request().Method, httpkit.LoggedStatus(c)
 		u.ResponseTime = int(s.Now().Sub(start) / time.Millisecond)
@@ -268,7 +278,7 @@ func truncate(s string, n int) string {
 // left in the RateLimit headers.
 func (s *Server) apiLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		d, err := s.Limiter.Allow(c.Request().Context(), apiKeyOf(c))
+		d, err := s.Limiter.Allow(c.Request().Context(), KeyOf(c))
 		if err != nil {
 			return err // EBUSY when the shared counter is too contended: 503
 		}
@@ -297,7 +307,7 @@ var errRateLimited = echo.NewHTTPError(http.StatusTooManyRequests)
 func apiScope(scope string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if !apiKeyOf(c).HasScope(scope) {
+			if !KeyOf(c).HasScope(scope) {
 				return kanri.E(kanri.EFORBIDDEN, "api.scope_missing", scope)
 			}
 			return next(c)
@@ -310,7 +320,7 @@ func apiScope(scope string) echo.MiddlewareFunc {
 // tenant's apiAccess setting is on.
 func (s *Server) apiUsable(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		g := apiGrantOf(c)
+		g := GrantOf(c)
 		if err := catalog.UsableAt(g.tenant, kanri.APIServiceID, g.assignment, g.service, s.Now()); err != nil {
 			return err
 		}
@@ -326,11 +336,11 @@ func (s *Server) apiUsable(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) apiPerm(perm string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			g := apiGrantOf(c)
+			g := GrantOf(c)
 			if g.permsErr != nil {
 				return g.permsErr
 			}
-			if perm != "" && !g.perms.Has(perm) {
+			if perm != "" && !g.Perms.Has(perm) {
 				return kanri.E(kanri.EFORBIDDEN, "api.creator_lacks", perm)
 			}
 			return next(c)
@@ -373,8 +383,8 @@ func (s *Server) creatorPerms(ctx context.Context, k *kanri.APIKey, t *kanri.Ten
 	return access.Perms, home.ID, name, nil
 }
 
-// problem is an RFC 9457 problem document.
-type problem struct {
+// Problem is an RFC 9457 problem document.
+type Problem struct {
 	Type   string `json:"type"`
 	Title  string `json:"title"`
 	Status int    `json:"status"`
@@ -417,13 +427,13 @@ func problemAnchor(kind string) string { return "problem-" + kind }
 // about:blank for a status without one.
 func ProblemType(base string, status int) string {
 	if t, ok := problemTypes[status]; ok {
-		return base + apiPrefix + "/docs#" + problemAnchor(t)
+		return base + Prefix + "/docs#" + problemAnchor(t)
 	}
 	return "about:blank"
 }
 
-// problemInstance returns the instance of a request's problem.
-func problemInstance(requestID string) string {
+// ProblemInstance returns the instance of a request's problem.
+func ProblemInstance(requestID string) string {
 	if requestID == "" {
 		return ""
 	}
@@ -453,7 +463,7 @@ func (s *Server) apiError(c echo.Context, err error) {
 	case kanri.ErrorCode(err) != "":
 		code = httpkit.Status(err)
 	}
-	p := problem{Type: ProblemType(httpkit.BaseURL(c), code), Title: http.StatusText(code), Status: code, Instance: problemInstance(httpkit.RequestID(c)), RequestID: httpkit.RequestID(c)}
+	p := Problem{Type: ProblemType(httpkit.BaseURL(c), code), Title: http.StatusText(code), Status: code, Instance: ProblemInstance(httpkit.RequestID(c)), RequestID: httpkit.RequestID(c)}
 	switch {
 	case httpkit.ClientGone(err):
 		httpkit.Abandoned(s.Logger, c, err)
@@ -477,7 +487,7 @@ func (s *Server) apiError(c echo.Context, err error) {
 	case code == http.StatusUnsupportedMediaType:
 		p.Detail = i18n.T(ctx, "api.json_only")
 	default:
-		p.Errors, p.Detail = fieldErrors(ctx, err, httpkit.Message(ctx, err, "error.title"))
+		p.Errors, p.Detail = FieldErrors(ctx, err, httpkit.Message(ctx, err, "error.title"))
 	}
 	s.corsBeforeKey(c)
 	switch code {
@@ -493,11 +503,11 @@ func (s *Server) apiError(c echo.Context, err error) {
 	}
 }
 
-// fieldErrors returns a problem's errors, the message of each field err
+// FieldErrors returns a problem's errors, the message of each field err
 // names in the request's language (nil when it names none), and its
 // detail: detail, or what is wrong with the fields when err says no more
 // than that the input is invalid (never "Error").
-func fieldErrors(ctx context.Context, err error, detail string) (map[string]string, string) {
+func FieldErrors(ctx context.Context, err error, detail string) (map[string]string, string) {
 	fields := kanri.ErrorFields(err)
 	if len(fields) == 0 {
 		return nil, detail
@@ -523,17 +533,17 @@ func apiNotFound(echo.Context) error { return echo.ErrNotFound }
 // the request wrote it (echo.GetPath): /api/v1/%75sers is not /users,
 // and so not found, as the router found no route for it.
 func (s *Server) apiMethods(c echo.Context) string {
-	path, ok := strings.CutPrefix(echo.GetPath(c.Request()), apiPrefix)
+	path, ok := strings.CutPrefix(echo.GetPath(c.Request()), Prefix)
 	if !ok {
 		return ""
 	}
 	var allow []string
-	for _, r := range s.apiRoutes() {
-		if !httpkit.RoutePattern(r.path).MatchString(path) {
+	for _, r := range s.Routes() {
+		if !httpkit.RoutePattern(r.Path).MatchString(path) {
 			continue
 		}
-		methods := []string{r.method}
-		if r.method == http.MethodGet {
+		methods := []string{r.Method}
+		if r.Method == http.MethodGet {
 			methods = append(methods, http.MethodHead) // answered as GET (headAsGet)
 		}
 		for _, m := range methods {
@@ -545,14 +555,14 @@ func (s *Server) apiMethods(c echo.Context) string {
 	return strings.Join(allow, ", ")
 }
 
-// readJSON reads a request's JSON body into v: it must be declared as
+// ReadJSON reads a request's JSON body into v: it must be declared as
 // application/json in UTF-8 (the only charset JSON has, RFC 8259 §8.1:
 // another is 415), be valid UTF-8 (else 400: never read with its bad
 // bytes replaced) and hold one object whose keys are fields of v, spelt
 // exactly as documented, each once. A body that stalls is 408, one that
 // ends before its Content-Length 400, one over the limit 413. null for a
 // field that cannot be null is invalid (422, naming the field).
-func readJSON(c echo.Context, v any) error {
+func ReadJSON(c echo.Context, v any) error {
 	ct, params, err := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
 	if err != nil || ct != "application/json" {
 		return echo.NewHTTPError(http.StatusUnsupportedMediaType)
@@ -774,18 +784,18 @@ func etag(v string) string { return `"` + strings.Trim(v, `"`) + `"` }
 func refuseIfMatch(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if _, ok := c.Request().Header["If-Match"]; ok {
-			return apiProblem(c, http.StatusBadRequest, "This operation does not take If-Match: it changes no document a client reads with an ETag. Send it without If-Match.")
+			return WriteProblem(c, http.StatusBadRequest, "This operation does not take If-Match: it changes no document a client reads with an ETag. Send it without If-Match.")
 		}
 		return next(c)
 	}
 }
 
-// precondition checks the request's If-Match header (RFC 9110 §13.1.1)
+// Precondition checks the request's If-Match header (RFC 9110 §13.1.1)
 // against a document's ETag: it returns the ETag to save at, which is the
 // document's when the header matches or is "*", and "" when there is no
 // header (the caller then guards its write itself). A header that matches
 // none is ESTALE (412). Weak tags never match.
-func precondition(c echo.Context, docETag string) (string, error) {
+func Precondition(c echo.Context, docETag string) (string, error) {
 	h := strings.TrimSpace(c.Request().Header.Get("If-Match"))
 	if h == "" {
 		return "", nil
@@ -798,4 +808,29 @@ func precondition(c echo.Context, docETag string) (string, error) {
 		}
 	}
 	return "", kanri.Stale()
+}
+
+// UploadsPath is the path of the API's tus uploads, under /api/v1.
+const UploadsPath = "/uploads"
+
+// WriteProblem answers a status as a problem document with detail (none
+// when empty), for a refusal made where no error is returned (tus,
+// http.ServeContent).
+func WriteProblem(c echo.Context, status int, detail string) error {
+	return WriteFieldProblem(c, status, detail, nil)
+}
+
+// WriteFieldProblem is apiProblem with the invalid fields and why (errors),
+// as every 422 of the API has them.
+func WriteFieldProblem(c echo.Context, status int, detail string, errs map[string]string) error {
+	title := http.StatusText(status)
+	if status == tus.StatusChecksumMismatch {
+		title = "Checksum Mismatch"
+	}
+	p := Problem{Type: ProblemType(httpkit.BaseURL(c), status), Title: title, Status: status, Detail: detail, Errors: errs, Instance: ProblemInstance(httpkit.RequestID(c)), RequestID: httpkit.RequestID(c)}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return c.Blob(status, "application/problem+json", b)
 }

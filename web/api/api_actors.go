@@ -18,32 +18,32 @@ import (
 
 // Kinds of actors.
 const (
-	actorUser   = "user"
-	actorAPIKey = "apiKey"
+	ActorUser   = "user"
+	ActorAPIKey = "apiKey"
 	actorSystem = "system"
 )
 
-// actorKind returns the kind of actor an id names.
-func actorKind(id string) string {
+// ActorKind returns the kind of actor an id names.
+func ActorKind(id string) string {
 	switch {
 	case strings.HasPrefix(id, "user_"):
-		return actorUser
+		return ActorUser
 	case strings.HasPrefix(id, "apikey_"):
-		return actorAPIKey
+		return ActorAPIKey
 	}
 	return actorSystem
 }
 
-// actorKindSchema is the schema of the fields that say what an actor's id
+// ActorKindSchema is the schema of the fields that say what an actor's id
 // names.
-func actorKindSchema(field string) map[string]any {
-	return map[string]any{"type": "string", "enum": []string{actorUser, actorAPIKey, actorSystem},
+func ActorKindSchema(field string) map[string]any {
+	return map[string]any{"type": "string", "enum": []string{ActorUser, ActorAPIKey, actorSystem},
 		"description": "What " + field + " names. user: a user (GET /users/{id} reads the tenant's own; the operator's staff are not found there); " +
 			"apiKey: one of the tenant's API keys, which made the change through the API (GET /keys/{key}); system: Kanri itself (a scheduled job, the first start)."}
 }
 
-// actorIDSchema is the schema of a field that holds an actor's id.
-func actorIDSchema(kindField string) map[string]any {
+// ActorIDSchema is the schema of a field that holds an actor's id.
+func ActorIDSchema(kindField string) map[string]any {
 	return map[string]any{"type": "string",
 		"description": "The id of who did it: a user's (user_…), an API key's (apikey_…), or system; " + kindField + " says which."}
 }
@@ -66,7 +66,7 @@ func (s *Server) apiGetKey(c echo.Context) error {
 	if doc.Scopes == nil {
 		doc.Scopes = []string{}
 	}
-	return sendTagged(c, doc)
+	return SendTagged(c, doc)
 }
 
 // apiKeySchema returns the schema of an API key as GET /keys/{key} shows

@@ -52,33 +52,33 @@ func (s *Server) apiUserOf(u *kanri.User) apiUser {
 	}
 }
 
-// badNext names the next parameter in a list's refusal of its
+// BadNext names the next parameter in a list's refusal of its
 // continuation token: the console starts such a list over at its first
 // page, but an API client asked for a page after another and gets none.
-func badNext(err error) error {
+func BadNext(err error) error {
 	if key, _ := kanri.ErrorMessage(err); kanri.IsCode(err, kanri.EINVALID) && key == "validation.continuation" {
-		return kanri.Invalid(map[string]string{paramNext.name: "api.next_invalid"})
+		return kanri.Invalid(map[string]string{ParamNext.Name: "api.next_invalid"})
 	}
 	return err
 }
 
 func (s *Server) apiListUsers(c echo.Context) error {
-	limit, err := paramLimit.integer(c)
+	limit, err := ParamLimit.Int(c)
 	if err != nil {
 		return err
 	}
 	users, next, err := s.Users.List(c.Request().Context(), httpkit.Tenant(c).ID, user.ListFilter{
-		Search: paramUserSearch.str(c), Status: paramUserStatus.str(c), Sort: paramUserSort.str(c), Desc: paramDesc.boolean(c),
-		Limit: limit, Continuation: paramNext.str(c),
+		Search: paramUserSearch.Str(c), Status: paramUserStatus.Str(c), Sort: paramUserSort.Str(c), Desc: ParamDesc.Bool(c),
+		Limit: limit, Continuation: ParamNext.Str(c),
 	})
 	if err != nil {
-		return badNext(err)
+		return BadNext(err)
 	}
 	out := make([]apiUser, len(users))
 	for i, u := range users {
 		out[i] = s.apiUserOf(u)
 	}
-	return sendList(c, out, next)
+	return SendList(c, out, next)
 }
 
 func (s *Server) apiGetUser(c echo.Context) error {
@@ -86,7 +86,7 @@ func (s *Server) apiGetUser(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
+	return SendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
 }
 
 // apiUserCreate is the body of POST /users.
@@ -100,7 +100,7 @@ type apiUserCreate struct {
 
 func (s *Server) apiCreateUser(c echo.Context) error {
 	var in apiUserCreate
-	if err := readJSON(c, &in); err != nil {
+	if err := ReadJSON(c, &in); err != nil {
 		return err
 	}
 	user := kanri.UserInput{Username: in.Username, Email: in.Email, DisplayName: in.DisplayName, Password: in.Password}
@@ -111,21 +111,21 @@ func (s *Server) apiCreateUser(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderLocation, apiPrefix+"/users/"+url.PathEscape(u.ID))
-	return sendDoc(c, http.StatusCreated, u.ETag, s.apiUserOf(u))
+	c.Response().Header().Set(echo.HeaderLocation, Prefix+"/users/"+url.PathEscape(u.ID))
+	return SendDoc(c, http.StatusCreated, u.ETag, s.apiUserOf(u))
 }
 
 func (s *Server) apiUpdateUser(c echo.Context) error {
 	var in kanri.UserModificationRequest
-	if err := readJSON(c, &in); err != nil {
+	if err := ReadJSON(c, &in); err != nil {
 		return err
 	}
 	u, err := s.Users.Patch(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"), in,
-		func(etag string) (string, error) { return precondition(c, etag) })
+		func(etag string) (string, error) { return Precondition(c, etag) })
 	if err != nil {
 		return err
 	}
-	return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
+	return SendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
 }
 
 func (s *Server) apiDeactivateUser(c echo.Context) error { return s.apiSetActive(c, false) }
@@ -144,7 +144,7 @@ func (s *Server) apiSetActive(c echo.Context, active bool) error {
 			return err
 		}
 	}
-	tag, err := precondition(c, cur.ETag)
+	tag, err := Precondition(c, cur.ETag)
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func (s *Server) apiSetActive(c echo.Context, active bool) error {
 	if err != nil {
 		return err
 	}
-	return sendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
+	return SendDoc(c, http.StatusOK, u.ETag, s.apiUserOf(u))
 }
 
 // apiDeleteUser soft-deletes a user through the user service, with the
@@ -170,7 +170,7 @@ func (s *Server) apiDeleteUser(c echo.Context) error {
 	if err := disablesItself(c, cur); err != nil {
 		return err
 	}
-	tag, err := precondition(c, cur.ETag)
+	tag, err := Precondition(c, cur.ETag)
 	if err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func (s *Server) apiDeleteUser(c echo.Context) error {
 // request's key, which would disable the key itself, unless the request
 // says confirm=disable-this-key.
 func disablesItself(c echo.Context, u *kanri.User) error {
-	if u.ID == apiKeyOf(c).CreatedBy && paramConfirm.str(c) != confirmDisableKey {
+	if u.ID == KeyOf(c).CreatedBy && paramConfirm.Str(c) != confirmDisableKey {
 		return kanri.E(kanri.ECONFLICT, "api.disables_itself", confirmDisableKey)
 	}
 	return nil
@@ -209,7 +209,7 @@ type apiRoleAssignment struct {
 
 func apiRoleOf(ctx context.Context, ra *kanri.RoleAssignment) apiRoleAssignment {
 	out := apiRoleAssignment{ID: ra.ID, UserID: ra.UserID, ServiceID: ra.ServiceID, RoleName: ra.RoleName, RoleLabel: ra.RoleName,
-		AssignedBy: ra.AssignedBy, AssignedByKind: actorKind(ra.AssignedBy), AssignedAt: ra.AssignedAt}
+		AssignedBy: ra.AssignedBy, AssignedByKind: ActorKind(ra.AssignedBy), AssignedAt: ra.AssignedAt}
 	if d, ok := role.Find(ra.ServiceID, ra.RoleName); ok {
 		out.Role, out.RoleLabel = d.Key, i18n.T(ctx, "role."+d.Key)
 	}
@@ -234,7 +234,7 @@ func (s *Server) apiListRoles(c echo.Context) error {
 	for i, ra := range ras {
 		out[i] = apiRoleOf(c.Request().Context(), ra)
 	}
-	return sendList(c, out, "")
+	return SendList(c, out, "")
 }
 
 // apiRoleCreate is the body of POST /users/{id}/roles: a service and its
@@ -246,7 +246,7 @@ type apiRoleCreate struct {
 
 func (s *Server) apiAssignRole(c echo.Context) error {
 	var in apiRoleCreate
-	if err := readJSON(c, &in); err != nil {
+	if err := ReadJSON(c, &in); err != nil {
 		return err
 	}
 	u, err := s.apiUserOfTenant(c)
@@ -267,7 +267,7 @@ func (s *Server) apiAssignRole(c echo.Context) error {
 		return c.JSON(http.StatusOK, apiRoleOf(c.Request().Context(), ra))
 	}
 	out := apiRoleOf(c.Request().Context(), ra)
-	c.Response().Header().Set(echo.HeaderLocation, apiPrefix+"/users/"+url.PathEscape(u.ID)+"/roles/"+url.PathEscape(out.ServiceID)+"/"+url.PathEscape(out.Role))
+	c.Response().Header().Set(echo.HeaderLocation, Prefix+"/users/"+url.PathEscape(u.ID)+"/roles/"+url.PathEscape(out.ServiceID)+"/"+url.PathEscape(out.Role))
 	return c.JSON(http.StatusCreated, out)
 }
 
@@ -288,7 +288,7 @@ func (s *Server) apiGetRole(c echo.Context) error {
 	}
 	for _, ra := range ras {
 		if ra.ServiceID == d.ServiceID && ra.RoleName == d.RoleName {
-			return sendTagged(c, apiRoleOf(c.Request().Context(), ra))
+			return SendTagged(c, apiRoleOf(c.Request().Context(), ra))
 		}
 	}
 	return kanri.E(kanri.ENOTFOUND, "error.not_found")
@@ -334,7 +334,7 @@ func (s *Server) apiRoleCatalog(c echo.Context) error {
 				RoleName: d.RoleName, Role: d.Key, Label: i18n.T(ctx, "role."+d.Key)})
 		}
 	}
-	return sendList(c, out, "")
+	return SendList(c, out, "")
 }
 
 // apiMeKey is the request's API key as GET /me shows it: never its
@@ -365,7 +365,7 @@ type apiMe struct {
 
 // apiMe answers with the request's key, its tenant and its rate limit.
 func (s *Server) apiMe(c echo.Context) error {
-	k, t := apiKeyOf(c), httpkit.Tenant(c)
+	k, t := KeyOf(c), httpkit.Tenant(c)
 	var me apiMe
 	me.Key = apiMeKey{ID: k.ID, Name: k.Name, Prefix: k.KeyPrefix, Scopes: k.Scopes, CreatedAt: k.CreatedAt, ExpiresAt: k.ExpiresAt}
 	if me.Key.Scopes == nil {
@@ -374,7 +374,7 @@ func (s *Server) apiMe(c echo.Context) error {
 	me.Tenant.ID, me.Tenant.Name, me.Tenant.DisplayName = t.ID, t.Name, t.DisplayName
 	me.RateLimit.Limit, me.RateLimit.Window = k.RateLimit, k.RateLimitWindow
 	me.RateLimit.WindowSeconds = int(k.Window() / time.Second)
-	return sendTagged(c, me)
+	return SendTagged(c, me)
 }
 
 // apiAudit is an audit record as the API shows it.
@@ -394,7 +394,7 @@ type apiAudit struct {
 }
 
 func (s *Server) apiListAudit(c echo.Context) error {
-	limit, err := paramLimit.integer(c)
+	limit, err := ParamLimit.Int(c)
 	if err != nil {
 		return err
 	}
@@ -402,18 +402,18 @@ func (s *Server) apiListAudit(c echo.Context) error {
 	if len(errs) > 0 {
 		return kanri.Invalid(errs)
 	}
-	f.Limit, f.Continuation = limit, paramNext.str(c)
+	f.Limit, f.Continuation = limit, ParamNext.Str(c)
 	recs, next, err := s.Audit.Query(c.Request().Context(), httpkit.Tenant(c).ID, f)
 	if err != nil {
-		return badNext(err)
+		return BadNext(err)
 	}
 	out := make([]apiAudit, len(recs))
 	for i, r := range recs {
 		out[i] = apiAudit{
-			ID: r.ID, Timestamp: r.Timestamp, Action: r.Action, Status: r.Status, UserID: r.UserID, UserKind: actorKind(r.UserID), UserName: r.UserName,
+			ID: r.ID, Timestamp: r.Timestamp, Action: r.Action, Status: r.Status, UserID: r.UserID, UserKind: ActorKind(r.UserID), UserName: r.UserName,
 			Resource: r.Resource, Changes: r.Details.Changes, Reason: r.Details.Reason,
 			IPAddress: r.Metadata.IPAddress, RequestID: r.Metadata.RequestID,
 		}
 	}
-	return sendList(c, out, next)
+	return SendList(c, out, next)
 }

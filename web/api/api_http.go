@@ -24,41 +24,41 @@ type apiList[T any] struct {
 	HasMore bool   `json:"hasMore"`
 }
 
-// sendDoc answers with a document and its ETag. A GET whose If-None-Match
+// SendDoc answers with a document and its ETag. A GET whose If-None-Match
 // names that ETag is answered 304 Not Modified, without a body.
-func sendDoc(c echo.Context, status int, tag string, v any) error {
+func SendDoc(c echo.Context, status int, tag string, v any) error {
 	tag = etag(tag)
-	c.Response().Header().Set(hdrETag, tag)
+	c.Response().Header().Set(HdrETag, tag)
 	if notModified(c, status, tag) {
 		return c.NoContent(http.StatusNotModified)
 	}
 	return c.JSON(status, v)
 }
 
-// sendList answers with one page of a list: its items, the token of the
+// SendList answers with one page of a list: its items, the token of the
 // next page and whether there is one, a Link to the next page (an
 // absolute URL), and a strong ETag over the body, so that a GET whose
 // If-None-Match names it is answered 304 Not Modified.
-func sendList[T any](c echo.Context, items []T, next string) error {
+func SendList[T any](c echo.Context, items []T, next string) error {
 	if items == nil {
 		items = []T{}
 	}
 	if next != "" {
 		c.Response().Header().Set(hdrLink, "<"+nextPageURL(c, next)+`>; rel="next"`)
 	}
-	return sendTagged(c, apiList[T]{Items: items, Next: next, HasMore: next != ""})
+	return SendTagged(c, apiList[T]{Items: items, Next: next, HasMore: next != ""})
 }
 
-// sendTagged answers 200 with v and a strong ETag over its JSON; a GET
+// SendTagged answers 200 with v and a strong ETag over its JSON; a GET
 // whose If-None-Match names that ETag is answered 304, without a body.
-func sendTagged(c echo.Context, v any) error {
+func SendTagged(c echo.Context, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
 	sum := sha256.Sum256(b)
 	tag := `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
-	c.Response().Header().Set(hdrETag, tag)
+	c.Response().Header().Set(HdrETag, tag)
 	if notModified(c, http.StatusOK, tag) {
 		return c.NoContent(http.StatusNotModified)
 	}
@@ -73,7 +73,7 @@ func nextPageURL(c echo.Context, next string) string {
 	for k, v := range c.QueryParams() {
 		q[k] = v
 	}
-	q.Set(paramNext.name, next)
+	q.Set(ParamNext.Name, next)
 	u := url.URL{Path: c.Request().URL.Path, RawQuery: q.Encode()}
 	return httpkit.BaseURL(c) + u.String()
 }

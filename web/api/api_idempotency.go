@@ -26,7 +26,7 @@ const maxIdempotencyKey = 255
 
 // replayedHeaders are the headers of an answer that its replays repeat:
 // a JSON answer's, and a tus creation's.
-var replayedHeaders = []string{echo.HeaderContentType, hdrLocation, hdrETag, hdrTusResumable, hdrUploadExpires}
+var replayedHeaders = []string{echo.HeaderContentType, HdrLocation, HdrETag, HdrTusResumable, HdrUploadExpires}
 
 // apiIdempotent makes a POST sent with an Idempotency-Key happen once: the
 // first request with the key claims it (in the store, before it is
@@ -69,7 +69,7 @@ func (s *Server) idempotent(c echo.Context, next echo.HandlerFunc, headers []str
 	}
 	h.Write(body)
 	ctx := req.Context()
-	rec, err := s.Keys.ClaimIdempotency(ctx, apiKeyOf(c), keys[0], hex.EncodeToString(h.Sum(nil)))
+	rec, err := s.Keys.ClaimIdempotency(ctx, KeyOf(c), keys[0], hex.EncodeToString(h.Sum(nil)))
 	if err != nil {
 		return err
 	}

@@ -20,11 +20,11 @@ const GrantTTL = 5 * time.Second
 // use within GrantTTL cost reads again, never memory.
 const maxGrants = 10_000
 
-// apiGrant is what the calls of one key need besides the request: read
+// Grant is what the calls of one key need besides the request: read
 // once, kept for GrantTTL and checked again at every call against the
 // clock (the key's expiry and rotation grace, the assignment's expiry).
 // It is shared by concurrent calls and never changed once kept.
-type apiGrant struct {
+type Grant struct {
 	key    *kanri.APIKey
 	tenant *kanri.Tenant
 	// home is the tenant of the key's creator: the key's, or the
@@ -32,11 +32,11 @@ type apiGrant struct {
 	home string
 	// perms are what the creator may do in the key's tenant, or permsErr
 	// says why they may do nothing (their account is gone).
-	perms    role.Set
+	Perms    role.Set
 	permsErr error
 	// creatorName is what people call the key's creator: the sender's
 	// name of the messages the key posts.
-	creatorName string
+	CreatorName string
 	// assignment is the tenant's api-service assignment (nil when there is
 	// none), and service the api-service itself.
 	assignment *kanri.ServiceAssignment
@@ -51,12 +51,12 @@ type apiGrant struct {
 // secret itself).
 type grantCache struct {
 	mu  sync.Mutex
-	by  map[string]*apiGrant
+	by  map[string]*Grant
 	gen uint64 // counts forgets; a grant read across one is not kept
 }
 
 // get returns the grant of a hash read within GrantTTL of now.
-func (c *grantCache) get(hash string, now time.Time) (*apiGrant, bool) {
+func (c *grantCache) get(hash string, now time.Time) (*Grant, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g, ok := c.by[hash]
@@ -77,14 +77,14 @@ func (c *grantCache) generation() uint64 {
 
 // put keeps g, read since generation gen, unless a forget came between.
 // A full cache first drops what has expired, then any grant.
-func (c *grantCache) put(hash string, g *apiGrant, gen uint64) {
+func (c *grantCache) put(hash string, g *Grant, gen uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.gen {
 		return
 	}
 	if c.by == nil {
-		c.by = map[string]*apiGrant{}
+		c.by = map[string]*Grant{}
 	}
 	if _, ok := c.by[hash]; !ok && len(c.by) >= maxGrants {
 		for h, old := range c.by {

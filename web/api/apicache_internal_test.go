@@ -9,8 +9,8 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 )
 
-func grantOf(tenantID, home string, at time.Time) *apiGrant {
-	return &apiGrant{key: &kanri.APIKey{Doc: kanri.Doc{TenantID: tenantID}}, home: home, at: at}
+func grantOf(tenantID, home string, at time.Time) *Grant {
+	return &Grant{key: &kanri.APIKey{Doc: kanri.Doc{TenantID: tenantID}}, home: home, at: at}
 }
 
 // TestGrantCacheKeepsForTheTTL checks when a grant is served from memory.

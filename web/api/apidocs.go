@@ -214,12 +214,12 @@ func (s *Server) apiReference(c echo.Context) (views.APIDocs, error) {
 		return views.APIDocs{}, err
 	}
 	ctx := c.Request().Context()
-	m := views.APIDocs{Title: doc.Info.Title, Description: doc.Info.Description, OpenAPI: base + apiPrefix + "/openapi.json"}
+	m := views.APIDocs{Title: doc.Info.Title, Description: doc.Info.Description, OpenAPI: base + Prefix + "/openapi.json"}
 	if len(doc.Servers) > 0 {
 		m.Server = doc.Servers[0].URL
 	}
 	for _, t := range doc.Tags {
-		m.Tags = append(m.Tags, views.APITag{Name: t.Name, Description: t.Description, Slug: tagSlug(t.Name)})
+		m.Tags = append(m.Tags, views.APITag{Name: t.Name, Description: t.Description, Slug: TagSlug(t.Name)})
 	}
 	methodOrder := []string{"options", "get", "head", "post", "put", "patch", "delete"}
 	for _, p := range slices.Sorted(maps.Keys(doc.Paths)) {
@@ -235,7 +235,7 @@ func (s *Server) apiReference(c echo.Context) (views.APIDocs, error) {
 			}
 			i := slices.IndexFunc(m.Tags, func(t views.APITag) bool { return t.Name == tag })
 			if i < 0 {
-				m.Tags = append(m.Tags, views.APITag{Name: tag, Slug: tagSlug(tag)})
+				m.Tags = append(m.Tags, views.APITag{Name: tag, Slug: TagSlug(tag)})
 				i = len(m.Tags) - 1
 			}
 			m.Tags[i].Ops = append(m.Tags[i].Ops, op)
@@ -252,10 +252,10 @@ func (s *Server) apiReference(c echo.Context) (views.APIDocs, error) {
 	return m, nil
 }
 
-// tagSlug is the last segment of the address of a tag's page: its name in
+// TagSlug is the last segment of the address of a tag's page: its name in
 // lower case, each run of other characters than ASCII letters and digits
 // a hyphen (Users is users).
-func tagSlug(name string) string {
+func TagSlug(name string) string {
 	var b strings.Builder
 	hyphen := false
 	for _, r := range strings.ToLower(name) {
@@ -276,7 +276,7 @@ func tagSlug(name string) string {
 // shows it.
 func (s *Server) docOperation(c echo.Context, doc *oaDoc, server, path, method string, o oaOperation) views.APIOperation {
 	op := views.APIOperation{
-		ID: o.OperationID, Method: method, Path: apiPrefix + path, Summary: o.Summary, Description: o.Description, Scope: o.Scope,
+		ID: o.OperationID, Method: method, Path: Prefix + path, Summary: o.Summary, Description: o.Description, Scope: o.Scope,
 	}
 	if key := summaryKey(o.OperationID); i18n.Has(key) {
 		op.Summary = i18n.T(c.Request().Context(), key) // the document's summaries are the catalog's English

@@ -41,7 +41,7 @@ func (s *Server) Preflight(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		if r.Method != http.MethodOptions || r.Header.Get("Access-Control-Request-Method") == "" ||
-			!strings.HasPrefix(r.URL.Path, apiPrefix+"/") {
+			!strings.HasPrefix(r.URL.Path, Prefix+"/") {
 			return next(c)
 		}
 		h := c.Response().Header()
@@ -73,7 +73,7 @@ func (s *Server) apiCORS(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		h := c.Response().Header()
 		h.Add("Vary", "Origin")
-		if apiGrantOf(c).settings.Allows(origin) {
+		if GrantOf(c).settings.Allows(origin) {
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Set("Access-Control-Expose-Headers", corsExposed)
 		}
@@ -89,7 +89,7 @@ func (s *Server) apiCORS(next echo.HandlerFunc) echo.HandlerFunc {
 // decides by the key's tenant alone.
 func (s *Server) corsBeforeKey(c echo.Context) {
 	origin := c.Request().Header.Get("Origin")
-	if _, known := c.Get(ctxGrant).(*apiGrant); origin == "" || known {
+	if _, known := c.Get(ctxGrant).(*Grant); origin == "" || known {
 		return
 	}
 	h := c.Response().Header()

@@ -20,8 +20,8 @@ import (
 // to the document's server (…/api/v1).
 func openAPIPath(p string) string { return httpkit.PathParam.ReplaceAllString(p, "{$1}") }
 
-// apiPrefix is the path of the API under the server's address.
-const apiPrefix = "/api/v1"
+// Prefix is the path of the API under the server's address.
+const Prefix = "/api/v1"
 
 // apiTags group the operations of the document and of the docs page, in
 // this order; an operation's tag is its route's, or else the tag named by
@@ -40,12 +40,12 @@ var apiTags = []struct{ name, doc string }{
 }
 
 // tagOf returns the tag of an API route.
-func tagOf(r apiRoute) string {
-	if r.tag != "" {
-		return r.tag
+func tagOf(r Route) string {
+	if r.Tag != "" {
+		return r.Tag
 	}
 	var segments []string
-	for _, s := range strings.Split(strings.Trim(r.path, "/"), "/") {
+	for _, s := range strings.Split(strings.Trim(r.Path, "/"), "/") {
 		if s != "" && !strings.HasPrefix(s, ":") {
 			segments = append(segments, s)
 		}
@@ -65,7 +65,7 @@ func tagOf(r apiRoute) string {
 
 // tagsOf returns the document's tags: those of apiTags that operations
 // use, then any other tag an operation has.
-func tagsOf(routes []apiRoute) []map[string]any {
+func tagsOf(routes []Route) []map[string]any {
 	used := map[string]bool{}
 	var order []string
 	for _, r := range routes {
@@ -92,16 +92,16 @@ func tagsOf(routes []apiRoute) []map[string]any {
 // pathParamDocs describe the path parameters of the API, by name, with an
 // example value; a name not listed is described as the resource's id.
 var pathParamDocs = map[string]struct{ doc, example string }{
-	"id":      {"The user's id.", exampleUserID},
+	"id":      {"The user's id.", ExampleUserID},
 	"service": {"A service's id, such as auth-service.", kanri.AuthServiceID},
 	"role":    {"A role's key: admin or viewer (global_admin in the operator's tenant).", "viewer"},
-	"file":    {"The file's id.", exampleFileID},
-	"folder":  {"The folder's id.", exampleFolderID},
+	"file":    {"The file's id.", ExampleFileID},
+	"folder":  {"The folder's id.", ExampleFolderID},
 	"upload":  {"The upload's id: the last segment of the Location its creation answered.", "upload_5b1e0c2a9d7f4e6b8a3c1d2e4f5a6b7c"},
-	"channel": {"The channel's id.", exampleChannelID},
-	"message": {"The message's id.", exampleMessageID},
-	"user":    {"The member's user id.", exampleUserID},
-	"key":     {"The API key's id (apikey_…).", exampleKeyID},
+	"channel": {"The channel's id.", ExampleChannelID},
+	"message": {"The message's id.", ExampleMessageID},
+	"user":    {"The member's user id.", ExampleUserID},
+	"key":     {"The API key's id (apikey_…).", ExampleKeyID},
 	"emoji":   {"The reaction's emoji, path-escaped (%F0%9F%91%8D for 👍): one of " + strings.Join(kanri.Reactions, " ") + ".", "%F0%9F%91%8D"},
 }
 
@@ -115,61 +115,61 @@ func pathParameter(name string) map[string]any {
 		"schema": map[string]any{"type": "string"}, "example": d.example}
 }
 
-// openAPIDoc builds the OpenAPI 3.1 document of the API from apiRoutes,
+// openAPIDoc builds the OpenAPI 3.1 document of the API from Routes,
 // the list routes registers: an endpoint cannot be served undocumented,
 // and what the document says of an endpoint's parameters, statuses and
 // headers comes from the declarations its handler and middleware use.
 // base is the server's address (baseURL), from which the document's
 // server and its problem types are absolute.
-func (s *Server) openAPIDoc(base string) map[string]any { return openAPIDocOf(base, s.apiRoutes()) }
+func (s *Server) openAPIDoc(base string) map[string]any { return s.Document(base, s.Routes()) }
 
-// openAPIDocOf builds the OpenAPI document of routes.
-func openAPIDocOf(base string, routes []apiRoute) map[string]any {
+// Document builds the OpenAPI document of routes.
+func (s *Server) Document(base string, routes []Route) map[string]any {
 	paths := map[string]map[string]any{}
-	examples := apiExamples()
+	examples := s.apiExamples()
 	for _, r := range routes {
-		p := openAPIPath(r.path)
+		p := openAPIPath(r.Path)
 		if paths[p] == nil {
 			paths[p] = map[string]any{}
 		}
 		var params []map[string]any
-		for _, m := range httpkit.PathParam.FindAllStringSubmatch(r.path, -1) {
+		for _, m := range httpkit.PathParam.FindAllStringSubmatch(r.Path, -1) {
 			params = append(params, pathParameter(m[1]))
 		}
-		for _, q := range r.query {
-			params = append(params, map[string]any{"name": q.name, "in": "query", "required": false, "schema": q.schema(), "description": q.doc})
+		for _, q := range r.Query {
+			params = append(params, map[string]any{"name": q.Name, "in": "query", "required": false, "schema": q.schema(), "description": q.Doc})
 		}
-		if r.reads() && r.etag {
+		if r.reads() && r.ETag {
 			params = append(params, map[string]any{"name": "If-None-Match", "in": "header", "required": false, "schema": map[string]any{"type": "string"},
 				"description": "ETags of answers already held (or *): when one is the current answer's, the answer is 304 Not Modified without a body."})
 		}
-		for _, h := range r.reqHeaders {
-			params = append(params, map[string]any{"name": h.name, "in": "header", "required": h.required, "schema": requestHeaderDocs[h.name].schema, "description": requestHeaderDocs[h.name].doc})
+		for _, h := range r.ReqHeaders {
+			params = append(params, map[string]any{"name": h.Name, "in": "header", "required": h.Required, "schema": requestHeaderDocs[h.Name].schema, "description": requestHeaderDocs[h.Name].doc})
 		}
-		if r.content != "" {
+		if r.Content != "" {
 			for _, h := range []string{"Range", "If-Range"} {
 				params = append(params, map[string]any{"name": h, "in": "header", "required": false, "schema": requestHeaderDocs[h].schema, "description": requestHeaderDocs[h].doc})
 			}
 		}
-		if r.method == http.MethodPost {
+		if r.Method == http.MethodPost {
 			params = append(params, map[string]any{"name": hdrIdempotencyKey, "in": "header", "required": false,
 				"schema":      map[string]any{"type": "string", "minLength": 1, "maxLength": maxIdempotencyKey, "pattern": `^[\x20-\x7e]+$`},
 				"description": "A key of the client's choice (a UUID) that makes the request happen once: sent again with the same key within 24 hours, the same request gets the first answer again (marked Idempotent-Replayed) instead of being served again. Keys are the API key's own. Answers of 5xx are not kept."})
 		}
-		if r.ifMatch {
+		if r.IfMatch {
 			params = append(params, map[string]any{"name": "If-Match", "in": "header", "required": false, "schema": map[string]any{"type": "string"},
 				"description": "The ETag of the version read (or *): the change is made to that version only, else 412. Weak tags never match. Without it, the change is made to the current version.",
 				"example":     `"` + exampleETag + `"`})
 		}
-		description := "Needs the scope `" + r.scope + "` on the key"
-		if r.perm != "" {
-			description += ", and its creator the console permission `" + r.perm + "`"
+		description := "Needs the scope `" + r.Scope + "` on the key"
+		if r.Perm != "" {
+			description += ", and its creator the console permission `" + r.Perm + "`"
 		}
 		description += "."
-		if r.doc != "" {
-			description = r.doc + "\n\n" + description
+		if r.Doc != "" {
+			description = r.Doc + "\n\n" + description
 		}
-		summary := r.summary
+		summary := r.Summary
 		if summary == "" {
 			summary = i18n.Translate(i18n.English, summaryKey(operationID(r)))
 		}
@@ -178,23 +178,23 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 			"tags":          []string{tagOf(r)},
 			"summary":       summary,
 			"description":   description,
-			"x-kanri-scope": r.scope,
+			"x-kanri-scope": r.Scope,
 			"responses":     apiResponses(r, examples),
 		}
 		if len(params) > 0 {
 			op["parameters"] = params
 		}
-		if r.request != "" {
-			media := map[string]any{"schema": schemaRef(r.request)}
-			if ex, ok := examples[r.request]; ok {
+		if r.Request != "" {
+			media := map[string]any{"schema": schemaRef(r.Request)}
+			if ex, ok := examples[r.Request]; ok {
 				media["example"] = ex
 			}
 			op["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": media}}
 		}
-		if r.reqBytes != "" {
-			op["requestBody"] = map[string]any{"required": true, "description": "The bytes, from Upload-Offset.", "content": map[string]any{r.reqBytes: map[string]any{"schema": binarySchema}}}
+		if r.ReqBytes != "" {
+			op["requestBody"] = map[string]any{"required": true, "description": "The bytes, from Upload-Offset.", "content": map[string]any{r.ReqBytes: map[string]any{"schema": binarySchema}}}
 		}
-		paths[p][strings.ToLower(r.method)] = op
+		paths[p][strings.ToLower(r.Method)] = op
 	}
 	return map[string]any{
 		"openapi": "3.1.0",
@@ -202,39 +202,39 @@ func openAPIDocOf(base string, routes []apiRoute) map[string]any {
 			"title":   "Kanri tenant API",
 			"version": "1.0.0",
 			"description": "The API of one tenant, reached with one of its API keys (Authorization: Bearer ak_live_…). Lists page with the next token; " +
-				"errors are RFC 9457 problem documents whose type is the address of its description on the docs page (" + base + apiPrefix + "/docs#problems); " +
+				"errors are RFC 9457 problem documents whose type is the address of its description on the docs page (" + base + Prefix + "/docs#problems); " +
 				"the answers of the calls counted against a key's rate limit carry RateLimit headers. " +
 				"Pages of the web origins a tenant's administrators list (API keys, Browser access) may call the API from a browser: " +
 				"preflight requests are answered for them, and answers to them carry Access-Control-Allow-Origin; no origin is listed by default.",
 		},
-		"servers":  []map[string]any{{"url": base + apiPrefix, "description": "This Kanri server.", "x-internal": false}},
+		"servers":  []map[string]any{{"url": base + Prefix, "description": "This Kanri server.", "x-internal": false}},
 		"security": []map[string]any{{"apiKey": []string{}}},
 		"tags":     tagsOf(routes),
 		"paths":    paths,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"apiKey": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "ak_live_ + 43 base62 characters + 6 of checksum"}},
-			"schemas":         apiSchemas(base),
+			"schemas":         s.apiSchemas(base),
 			"headers":         headerComponents(paths),
 		},
 	}
 }
 
-// enumName is the name code generators give an enum's value (its
+// EnumName is the name code generators give an enum's value (its
 // x-enum-varnames entry), and what the value means (x-enum-descriptions).
-type enumName struct{ name, doc string }
+type EnumName struct{ Name, Doc string }
 
 // tusVersionNames and windowNames name the values of enums that start
 // with a digit.
 var (
-	tusVersionNames = map[any]enumName{tus.Version: {"V1_0_0", "tus 1.0.0."}}
-	windowNames     = map[any]enumName{"1m": {"MINUTE", "A minute."}, "1h": {"HOUR", "An hour."}, "1d": {"DAY", "A day."}}
+	tusVersionNames = map[any]EnumName{tus.Version: {"V1_0_0", "tus 1.0.0."}}
+	windowNames     = map[any]EnumName{"1m": {"MINUTE", "A minute."}, "1h": {"HOUR", "An hour."}, "1d": {"DAY", "A day."}}
 )
 
-// namedEnum adds to an enum's schema the names of its values, in its
+// NamedEnum adds to an enum's schema the names of its values, in its
 // order, as code generators read them (x-enum-varnames, and their
 // meaning in x-enum-descriptions). It panics on a value without a name,
 // which TestOpenAPIEnumsHaveReadableNames meets first.
-func namedEnum(schema map[string]any, names map[any]enumName) map[string]any {
+func NamedEnum(schema map[string]any, names map[any]EnumName) map[string]any {
 	var values []any
 	switch e := schema["enum"].(type) {
 	case []string:
@@ -250,7 +250,7 @@ func namedEnum(schema map[string]any, names map[any]enumName) map[string]any {
 		if !ok {
 			panic(fmt.Sprintf("the enum value %v has no name", v))
 		}
-		varnames, docs = append(varnames, n.name), append(docs, n.doc)
+		varnames, docs = append(varnames, n.Name), append(docs, n.Doc)
 	}
 	schema["x-enum-varnames"], schema["x-enum-descriptions"] = varnames, docs
 	return schema
@@ -263,8 +263,8 @@ func schemaRef(name string) map[string]any {
 
 // The response headers of the API.
 const (
-	hdrETag               = "ETag"
-	hdrLocation           = "Location"
+	HdrETag               = "ETag"
+	HdrLocation           = "Location"
 	hdrRateLimitLimit     = "RateLimit-Limit"
 	hdrRateLimitRemaining = "RateLimit-Remaining"
 	hdrRateLimitReset     = "RateLimit-Reset"
@@ -278,16 +278,16 @@ const (
 	hdrContentDisposition   = "Content-Disposition"
 	hdrAcceptRanges         = "Accept-Ranges"
 	hdrContentRange         = "Content-Range"
-	hdrTusResumable         = "Tus-Resumable"
-	hdrTusVersion           = "Tus-Version"
-	hdrTusExtension         = "Tus-Extension"
-	hdrTusMaxSize           = "Tus-Max-Size"
-	hdrTusChecksumAlgorithm = "Tus-Checksum-Algorithm"
-	hdrUploadOffset         = "Upload-Offset"
-	hdrUploadLength         = "Upload-Length"
-	hdrUploadExpires        = "Upload-Expires"
-	hdrUploadMetadata       = "Upload-Metadata"
-	hdrKanriFileID          = "Kanri-File-Id"
+	HdrTusResumable         = "Tus-Resumable"
+	HdrTusVersion           = "Tus-Version"
+	HdrTusExtension         = "Tus-Extension"
+	HdrTusMaxSize           = "Tus-Max-Size"
+	HdrTusChecksumAlgorithm = "Tus-Checksum-Algorithm"
+	HdrUploadOffset         = "Upload-Offset"
+	HdrUploadLength         = "Upload-Length"
+	HdrUploadExpires        = "Upload-Expires"
+	HdrUploadMetadata       = "Upload-Metadata"
+	HdrKanriFileID          = "Kanri-File-Id"
 )
 
 // binarySchema is the schema of a body of bytes.
@@ -300,11 +300,11 @@ var requestHeaderDocs = map[string]struct {
 	doc    string
 	schema map[string]any
 }{
-	hdrTusResumable: {"The tus version the client speaks: 1.0.0 (else 412).", namedEnum(map[string]any{"type": "string", "enum": []string{tus.Version}}, tusVersionNames)},
-	hdrUploadLength: {"The file's size in bytes.", map[string]any{"type": "string", "pattern": "^[0-9]+$"}},
+	HdrTusResumable: {"The tus version the client speaks: 1.0.0 (else 412).", NamedEnum(map[string]any{"type": "string", "enum": []string{tus.Version}}, tusVersionNames)},
+	HdrUploadLength: {"The file's size in bytes.", map[string]any{"type": "string", "pattern": "^[0-9]+$"}},
 	"Upload-Metadata": {"Comma-separated pairs of a key and its value in base64: filename (the file's name), filetype (its media type) and folderId (the folder it goes to; the top level without it).",
 		map[string]any{"type": "string"}},
-	hdrUploadOffset:   {"The byte of the upload the body starts at: where the upload stands (HEAD says).", map[string]any{"type": "string", "pattern": "^[0-9]+$"}},
+	HdrUploadOffset:   {"The byte of the upload the body starts at: where the upload stands (HEAD says).", map[string]any{"type": "string", "pattern": "^[0-9]+$"}},
 	"Upload-Checksum": {"The checksum of this part: sha1 or sha256, a space, and the digest in base64 (else 460, and the part is not kept).", map[string]any{"type": "string"}},
 	"Range": {"Part of the bytes, as bytes=first-last, first- or -last (RFC 9110 §14.2): answered 206 with that part. Several ranges (bytes=0-99,200-299) are answered 206 as multipart/byteranges, unless together they are more than the file, which is then sent whole. A range of another unit is ignored (the whole file is sent); a bytes range that cannot be read or that the file does not have is 416.",
 		map[string]any{"type": "string"}},
@@ -320,9 +320,9 @@ const (
 	maxCount = 1<<53 - 1
 )
 
-// count returns the schema of a count or a sequence number of at least
+// Count returns the schema of a count or a sequence number of at least
 // min, described by doc ("" for none).
-func count(min int, doc string) map[string]any {
+func Count(min int, doc string) map[string]any {
 	s := map[string]any{"type": "integer", "format": "int64", "minimum": min, "maximum": maxCount}
 	if doc != "" {
 		s["description"] = doc
@@ -334,7 +334,7 @@ func count(min int, doc string) map[string]any {
 var (
 	callsSchema   = map[string]any{"type": "integer", "format": "int32", "minimum": 0, "maximum": kanri.MaxRateLimit}
 	secondsSchema = map[string]any{"type": "integer", "format": "int32", "minimum": 0, "maximum": maxSeconds}
-	bytesSchema   = count(0, "")
+	bytesSchema   = Count(0, "")
 )
 
 // headerDocs describe the response headers, with their schemas.
@@ -342,11 +342,11 @@ var headerDocs = map[string]struct {
 	doc    string
 	schema map[string]any
 }{
-	hdrETag: {"The version of the answer: send it in If-None-Match to be answered 304 while it holds, or in If-Match (where the operation takes it) to change this version only.",
+	HdrETag: {"The version of the answer: send it in If-None-Match to be answered 304 while it holds, or in If-Match (where the operation takes it) to change this version only.",
 		map[string]any{"type": "string", "pattern": `^"[\x21\x23-\x7e]*"$`, "maxLength": 128}},
 	hdrIdempotentReplayed: {"true when the answer is the replay of the first answer to the request's Idempotency-Key.", map[string]any{"type": "string", "enum": []string{"true"}}},
 	hdrLink:               {`The next page, when there is one: <https://…?next=…>; rel="next" (an absolute URL).`, map[string]any{"type": "string", "pattern": `^<[^>]+>; rel="next"$`, "maxLength": 8192}},
-	hdrLocation:           {"The path of the new resource.", map[string]any{"type": "string", "format": "uri-reference", "maxLength": 2048}},
+	HdrLocation:           {"The path of the new resource.", map[string]any{"type": "string", "format": "uri-reference", "maxLength": 2048}},
 	hdrRateLimitLimit:     {"The calls the key may make in its window.", callsSchema},
 	hdrRateLimitRemaining: {"The calls left in the current window.", callsSchema},
 	hdrRateLimitReset:     {"Seconds until the window ends.", secondsSchema},
@@ -361,16 +361,16 @@ var headerDocs = map[string]struct {
 	hdrContentDisposition:   {"attachment, with the file's name (filename, and filename* in UTF-8 for a name beyond ASCII).", map[string]any{"type": "string", "pattern": "^attachment", "maxLength": 4096}},
 	hdrAcceptRanges:         {"bytes: Range may ask for part of the file.", map[string]any{"type": "string", "const": "bytes"}},
 	hdrContentRange:         {"The part sent and the file's size (bytes first-last/size), or bytes */size when the range is refused.", map[string]any{"type": "string", "pattern": `^bytes ([0-9]+-[0-9]+|\*)/[0-9]+$`, "maxLength": 100}},
-	hdrTusResumable:         {"The tus version the server speaks: 1.0.0.", namedEnum(map[string]any{"type": "string", "enum": []string{tus.Version}}, tusVersionNames)},
-	hdrTusVersion:           {"The tus versions the server speaks: 1.0.0.", map[string]any{"type": "string", "const": tus.Version}},
-	hdrTusExtension:         {"The tus extensions the server supports: " + tus.Extensions + ".", map[string]any{"type": "string", "const": tus.Extensions}},
-	hdrTusMaxSize:           {"The largest file the tenant may upload, in bytes.", bytesSchema},
-	hdrTusChecksumAlgorithm: {"The algorithms Upload-Checksum takes: " + tus.Checksums + ".", map[string]any{"type": "string", "const": tus.Checksums}},
-	hdrUploadOffset:         {"The bytes of the upload received so far: where to resume.", bytesSchema},
-	hdrUploadLength:         {"The upload's size in bytes.", bytesSchema},
-	hdrUploadExpires:        {"When the upload expires unless completed (an HTTP date, RFC 9110 §5.6.7); its bytes and reservation are then given up.", map[string]any{"type": "string", "maxLength": 29}},
-	hdrUploadMetadata:       {"The Upload-Metadata given when the upload was created, as it was sent.", map[string]any{"type": "string", "maxLength": 4096}},
-	hdrKanriFileID:          {"The id of the file the upload became, once complete: GET /files/{file} reads it.", map[string]any{"type": "string", "pattern": "^file_[A-Za-z0-9_-]+$", "maxLength": 64}},
+	HdrTusResumable:         {"The tus version the server speaks: 1.0.0.", NamedEnum(map[string]any{"type": "string", "enum": []string{tus.Version}}, tusVersionNames)},
+	HdrTusVersion:           {"The tus versions the server speaks: 1.0.0.", map[string]any{"type": "string", "const": tus.Version}},
+	HdrTusExtension:         {"The tus extensions the server supports: " + tus.Extensions + ".", map[string]any{"type": "string", "const": tus.Extensions}},
+	HdrTusMaxSize:           {"The largest file the tenant may upload, in bytes.", bytesSchema},
+	HdrTusChecksumAlgorithm: {"The algorithms Upload-Checksum takes: " + tus.Checksums + ".", map[string]any{"type": "string", "const": tus.Checksums}},
+	HdrUploadOffset:         {"The bytes of the upload received so far: where to resume.", bytesSchema},
+	HdrUploadLength:         {"The upload's size in bytes.", bytesSchema},
+	HdrUploadExpires:        {"When the upload expires unless completed (an HTTP date, RFC 9110 §5.6.7); its bytes and reservation are then given up.", map[string]any{"type": "string", "maxLength": 29}},
+	HdrUploadMetadata:       {"The Upload-Metadata given when the upload was created, as it was sent.", map[string]any{"type": "string", "maxLength": 4096}},
+	HdrKanriFileID:          {"The id of the file the upload became, once complete: GET /files/{file} reads it.", map[string]any{"type": "string", "pattern": "^file_[A-Za-z0-9_-]+$", "maxLength": 64}},
 }
 
 // everyAnswer are the headers of every answer of the API, and
@@ -448,7 +448,7 @@ func headerComponents(paths map[string]map[string]any) map[string]any {
 // tus operation answers with tus's headers, each of its refusals but
 // the key's (401, 429) with Tus-Resumable, and no 413 of the API's body
 // limit, which its group does not have.
-func apiResponses(r apiRoute, examples map[string]any) map[string]any {
+func apiResponses(r Route, examples map[string]any) map[string]any {
 	rateLimit := []string{hdrRateLimitLimit, hdrRateLimitRemaining, hdrRateLimitReset}
 	response := func(desc, schema, mediaType string, required, optional []string) map[string]any {
 		out := map[string]any{"description": desc}
@@ -468,28 +468,28 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		return response(desc, "Problem", "application/problem+json", required, optional)
 	}
 	success := slices.Clone(rateLimit)
-	if r.etag {
-		success = append(success, hdrETag)
+	if r.ETag {
+		success = append(success, HdrETag)
 	}
 	created := success
-	if r.location {
-		created = append(slices.Clone(success), hdrLocation)
+	if r.Location {
+		created = append(slices.Clone(success), HdrLocation)
 	}
 	var optional []string
 	if r.paged() {
 		optional = append(optional, hdrLink)
 	}
-	forbidden := "The key lacks the scope " + r.scope + ", its creator the permission " + r.perm + ", or the tenant's API service is suspended or expired."
-	if r.perm == "" {
-		forbidden = "The key lacks the scope " + r.scope + ", or the tenant's API service is suspended or expired."
+	forbidden := "The key lacks the scope " + r.Scope + ", its creator the permission " + r.Perm + ", or the tenant's API service is suspended or expired."
+	if r.Perm == "" {
+		forbidden = "The key lacks the scope " + r.Scope + ", or the tenant's API service is suspended or expired."
 	}
-	if r.service != "" {
-		forbidden = strings.TrimSuffix(forbidden, ".") + "; or the service " + r.service + ", which the operation needs, is not assigned to the tenant, or is suspended, expired or inactive (as in the console)."
+	if r.Service != "" {
+		forbidden = strings.TrimSuffix(forbidden, ".") + "; or the service " + r.Service + ", which the operation needs, is not assigned to the tenant, or is suspended, expired or inactive (as in the console)."
 	}
-	created = append(created, r.respHeaders...)
-	optional = append(optional, r.optHeaders...)
+	created = append(created, r.RespHeaders...)
+	optional = append(optional, r.OptHeaders...)
 	out := map[string]any{
-		strconv.Itoa(r.status): response(http.StatusText(r.status), r.response, "application/json", created, optional),
+		strconv.Itoa(r.Status): response(http.StatusText(r.Status), r.Response, "application/json", created, optional),
 		"401": problem("The API key is missing, malformed, unknown, inactive, expired or revoked, or its creator's account is no longer active.",
 			[]string{hdrWWWAuthenticate}, rateLimit),
 		"403": problem(forbidden, rateLimit, nil),
@@ -499,43 +499,43 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		"500": problem("An internal error; the detail gives the request id to quote.", nil, rateLimit),
 		"503": problem("Other writes kept winning the race for what the request reads or changes, or the rate limit's shared counter is too contended; Retry-After says when to try again.", []string{hdrRetryAfter}, rateLimit),
 	}
-	if r.unchanged != 0 {
-		out[strconv.Itoa(r.unchanged)] = response(http.StatusText(r.unchanged)+": the change was already made; the answer is the existing resource.", r.response, "application/json", success, nil)
+	if r.Unchanged != 0 {
+		out[strconv.Itoa(r.Unchanged)] = response(http.StatusText(r.Unchanged)+": the change was already made; the answer is the existing resource.", r.Response, "application/json", success, nil)
 	}
-	if r.reads() && r.etag {
+	if r.reads() && r.ETag {
 		out["304"] = response("Not Modified: If-None-Match names the current answer's ETag; no body.", "", "", success, optional)
 	}
-	if strings.Contains(r.path, ":") {
+	if strings.Contains(r.Path, ":") {
 		out["404"] = problem("No such resource in the key's tenant.", rateLimit, nil)
 	}
 	if !r.reads() {
 		conflict := "The change conflicts with the current state (the last administrator, the tenant's user limit)."
-		if slices.ContainsFunc(r.query, func(p apiParam) bool { return p.name == paramConfirm.name }) {
+		if slices.ContainsFunc(r.Query, func(p Param) bool { return p.Name == paramConfirm.Name }) {
 			conflict = "The change conflicts with the current state (the last administrator), or the user made the request's API key and confirm=" + confirmDisableKey + " is missing: the change would disable the key itself."
 		}
 		out["409"] = problem(conflict, rateLimit, nil)
 	}
-	if r.ifMatch {
+	if r.IfMatch {
 		out["412"] = problem("If-Match matches no current ETag.", rateLimit, nil)
 	}
-	if r.request != "" {
+	if r.Request != "" {
 		out["400"] = problem("The request cannot be read: the body is not valid UTF-8, or not one JSON object of the documented fields (spelt exactly, each once), or ended before its Content-Length; Authorization was sent twice, or a query parameter the operation does not take; the detail names what.", nil, rateLimit)
 	}
-	if !r.reads() && !r.ifMatch {
+	if !r.reads() && !r.IfMatch {
 		bad := out["400"].(map[string]any)
 		bad["description"] = strings.TrimSuffix(bad["description"].(string), ".") + "; or If-Match was sent: this operation does not take it."
 	}
-	if r.request != "" {
+	if r.Request != "" {
 		out["408"] = problem("The body did not arrive in time (it stalled); send the request again.", nil, rateLimit)
 		out["415"] = problem("The body is not application/json, or is declared in another charset than UTF-8.", rateLimit, nil)
 		out["422"] = problem("The input is invalid, a username or e-mail already taken included, or a field that cannot be null is; errors names the fields.", rateLimit, nil)
 	}
-	for _, q := range r.query {
+	for _, q := range r.Query {
 		if q.refusable() {
 			out["422"] = problem("A parameter is invalid; errors names it.", rateLimit, nil)
 		}
 	}
-	if r.content != "" {
+	if r.Content != "" {
 		// A file's bytes: the whole (200), a part (206), or not modified
 		// (304), each as an attachment. Several ranges are one answer of
 		// several parts (multipart/byteranges, as http.ServeContent
@@ -549,13 +549,13 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 			resp["content"] = content
 			return resp
 		}
-		out[strconv.Itoa(r.status)] = bytesOf("The file's bytes.", append(slices.Clone(success), hdrContentDisposition), nil, r.content)
+		out[strconv.Itoa(r.Status)] = bytesOf("The file's bytes.", append(slices.Clone(success), hdrContentDisposition), nil, r.Content)
 		out["206"] = bytesOf("Partial Content: the part Range asked for, and Content-Range says which; or, for several ranges, "+
 			"multipart/byteranges: a part for each range, each with its own Content-Range and no Content-Range on the answer.",
-			append(slices.Clone(success), hdrContentDisposition), []string{hdrContentRange}, r.content, "multipart/byteranges")
+			append(slices.Clone(success), hdrContentDisposition), []string{hdrContentRange}, r.Content, "multipart/byteranges")
 		out["304"] = response("Not Modified: If-None-Match names the file's ETag; no body.", "", "", success, []string{hdrContentDisposition, hdrAcceptRanges})
 	}
-	for status, desc := range r.statuses {
+	for status, desc := range r.Statuses {
 		var required []string
 		if status == http.StatusRequestedRangeNotSatisfiable {
 			required = []string{hdrContentRange}
@@ -565,19 +565,19 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 		}
 		out[strconv.Itoa(status)] = problem(desc, append(required, rateLimit...), nil)
 	}
-	if r.tus {
+	if r.Tus {
 		// Every answer of the upload's handlers says the tus version, a
 		// refused version which ones are spoken, a refused offset where
 		// the upload stands; the body limit is the upload's length.
 		delete(out, "413")
-		if _, ok := r.statuses[http.StatusConflict]; !ok {
+		if _, ok := r.Statuses[http.StatusConflict]; !ok {
 			delete(out, "409")
 		}
-		if desc, ok := r.statuses[http.StatusRequestEntityTooLarge]; ok {
+		if desc, ok := r.Statuses[http.StatusRequestEntityTooLarge]; ok {
 			out["413"] = problem(desc, rateLimit, nil)
 		}
 		for status, resp := range out {
-			if status == strconv.Itoa(r.status) || status == "401" || status == "429" || status >= "500" {
+			if status == strconv.Itoa(r.Status) || status == "401" || status == "429" || status >= "500" {
 				continue
 			}
 			h, _ := resp.(map[string]any)["headers"].(map[string]any)
@@ -585,19 +585,19 @@ func apiResponses(r apiRoute, examples map[string]any) map[string]any {
 				h = map[string]any{}
 				resp.(map[string]any)["headers"] = h
 			}
-			extra := []string{hdrTusResumable}
+			extra := []string{HdrTusResumable}
 			switch status {
 			case "412":
-				extra = append(extra, hdrTusVersion)
+				extra = append(extra, HdrTusVersion)
 			case "409":
-				extra = append(extra, hdrUploadOffset)
+				extra = append(extra, HdrUploadOffset)
 			}
 			for _, n := range extra {
 				h[n] = headerRef(n, false)
 			}
 		}
 	}
-	if r.method == http.MethodPost {
+	if r.Method == http.MethodPost {
 		idempotent(out, rateLimit, problem)
 	}
 	return out
@@ -641,14 +641,17 @@ func idempotent(out map[string]any, rateLimit []string, problem func(string, []s
 // reader's language and the document in English.
 func summaryKey(op string) string { return "api.op." + op }
 
+// SummaryKey is the catalog's key of the summary of r's operation.
+func SummaryKey(r Route) string { return summaryKey(operationID(r)) }
+
 // operationID returns the operationId of an API route: its own, or else
 // one made of its method and path (postUsersIdRoles).
-func operationID(r apiRoute) string {
-	if r.op != "" {
-		return r.op
+func operationID(r Route) string {
+	if r.Op != "" {
+		return r.Op
 	}
-	id := strings.ToLower(r.method)
-	for _, part := range strings.Split(strings.Trim(r.path, "/"), "/") {
+	id := strings.ToLower(r.Method)
+	for _, part := range strings.Split(strings.Trim(r.Path, "/"), "/") {
 		part = strings.TrimPrefix(part, ":")
 		id += strings.ToUpper(part[:1]) + part[1:]
 	}
@@ -657,22 +660,22 @@ func operationID(r apiRoute) string {
 
 // Example values of the document and the docs page.
 const (
-	exampleUserID = "user_0b7c6f0e-3f4a-4c1e-9d55-2a8e6b1f4c10"
+	ExampleUserID = "user_0b7c6f0e-3f4a-4c1e-9d55-2a8e6b1f4c10"
 	exampleETag   = "00000a1b-0000-0d00-0000-65f1c2d30000"
 	exampleReqID  = "Yk3v9QeL2pXz7RtA0mNc"
-	exampleKeyID  = "apikey_1f2e3d4c5b6a79808f7e6d5c4b3a2918"
+	ExampleKeyID  = "apikey_1f2e3d4c5b6a79808f7e6d5c4b3a2918"
 
-	exampleFileID   = "file_3c9a1f0e7b2d4a6c8e5f1a2b3c4d5e6f"
-	exampleFolderID = "folder_8d2e4f6a1b3c5d7e9f0a2b4c6d8e0f1a"
+	ExampleFileID   = "file_3c9a1f0e7b2d4a6c8e5f1a2b3c4d5e6f"
+	ExampleFolderID = "folder_8d2e4f6a1b3c5d7e9f0a2b4c6d8e0f1a"
 
-	exampleChannelID = "channel_5f0c2a9d7e4b6a8c1d3e5f7a9b0c2d4e"
-	exampleMessageID = "msg_1775035800000_3f9a1c0e7b2d"
+	ExampleChannelID = "channel_5f0c2a9d7e4b6a8c1d3e5f7a9b0c2d4e"
+	ExampleMessageID = "msg_1775035800000_3f9a1c0e7b2d"
 )
 
 // apiSchemas returns the document's schemas. The limits of the fields a
 // request sends are the constants kanri.UserInput.Validate checks them
 // with; base is the server's address (baseURL).
-func apiSchemas(base string) map[string]any {
+func (s *Server) apiSchemas(base string) map[string]any {
 	str := map[string]any{"type": "string"}
 	// An e-mail address as kanri.UserInput.Validate takes it: one
 	// address as net/mail reads it (RFC 5322, UTF-8 included as RFC 6532
@@ -728,8 +731,8 @@ func apiSchemas(base string) map[string]any {
 			"id": str, "userId": str, "serviceId": str, "roleName": map[string]any{"type": "string", "description": "The role's name in the service's catalogue (stored in Japanese, 管理者), as in the id."},
 			"role":           roleKey,
 			"roleLabel":      map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
-			"assignedBy":     actorIDSchema("assignedByKind"),
-			"assignedByKind": actorKindSchema("assignedBy"),
+			"assignedBy":     ActorIDSchema("assignedByKind"),
+			"assignedByKind": ActorKindSchema("assignedBy"),
 			"assignedAt":     when,
 		}),
 		"RoleAssignmentList": list("RoleAssignment"),
@@ -739,7 +742,7 @@ func apiSchemas(base string) map[string]any {
 		}),
 		"AuditRecord": obj([]string{"id", "timestamp", "action", "status", "userKind"}, map[string]any{
 			"id": str, "timestamp": when, "action": str, "status": map[string]any{"type": "string", "enum": []string{"success", "failure"}},
-			"userId": actorIDSchema("userKind"), "userKind": actorKindSchema("userId"), "userName": str,
+			"userId": ActorIDSchema("userKind"), "userKind": ActorKindSchema("userId"), "userName": str,
 			"resource": obj(nil, map[string]any{"type": str, "id": str, "name": str}),
 			"changes":  map[string]any{"type": "object", "additionalProperties": obj(nil, map[string]any{"before": map[string]any{}, "after": map[string]any{}})},
 			"reason":   str, "ipAddress": str, "requestId": str,
@@ -765,13 +768,13 @@ func apiSchemas(base string) map[string]any {
 			"tenant": obj([]string{"id", "name", "displayName"}, map[string]any{"id": str, "name": str, "displayName": str}),
 			"rateLimit": obj([]string{"limit", "window", "windowSeconds"}, map[string]any{
 				"limit":         map[string]any{"type": "integer", "format": "int32", "minimum": 1, "maximum": kanri.MaxRateLimit, "description": "Calls per window."},
-				"window":        namedEnum(map[string]any{"type": "string", "enum": []string{"1m", "1h", "1d"}}, windowNames),
+				"window":        NamedEnum(map[string]any{"type": "string", "enum": []string{"1m", "1h", "1d"}}, windowNames),
 				"windowSeconds": map[string]any{"type": "integer", "format": "int32", "minimum": 1, "maximum": maxSeconds},
 			}),
 		}),
 		"Problem": map[string]any{"type": "object", "required": []string{"type", "title", "status"}, "properties": map[string]any{
 			"type": map[string]any{"type": "string", "format": "uri",
-				"description": "The problem's type: the address of its description on the docs page, " + base + apiPrefix + "/docs#problem-<kind> (about:blank for a status without one)."},
+				"description": "The problem's type: the address of its description on the docs page, " + base + Prefix + "/docs#problem-<kind> (about:blank for a status without one)."},
 			"title":     str,
 			"status":    map[string]any{"type": "integer", "format": "int32", "minimum": 400, "maximum": 599},
 			"detail":    str,
@@ -780,23 +783,24 @@ func apiSchemas(base string) map[string]any {
 			"errors":    map[string]any{"type": "object", "additionalProperties": str, "description": "The invalid fields and why."},
 		}},
 	}
-	maps.Copy(out, fileSchemas(obj, list))
-	maps.Copy(out, messagingSchemas(obj, list))
+	for _, f := range s.features {
+		maps.Copy(out, f.Schemas(obj, list))
+	}
 	return out
 }
 
 // apiExamples returns an example of each schema a request sends or a
 // success answers with. The linters check each against its schema, and the
 // docs page shows them.
-func apiExamples() map[string]any {
+func (s *Server) apiExamples() map[string]any {
 	at := "2026-04-01T09:30:00Z"
-	user := map[string]any{"id": exampleUserID, "tenantId": "tenant_acme", "username": "hanako", "email": "hanako@acme.example.jp",
+	user := map[string]any{"id": ExampleUserID, "tenantId": "tenant_acme", "username": "hanako", "email": "hanako@acme.example.jp",
 		"displayName": "Hanako Yamada", "isActive": true, "status": "active", "createdAt": at, "updatedAt": at, "lastLoginAt": nil,
 		"profile": map[string]any{"firstName": "Hanako", "lastName": "Yamada", "phoneNumber": "+819012345678", "department": "営業部", "jobTitle": "Manager"}}
-	ra := map[string]any{"id": kanri.RoleAssignmentID(exampleUserID, kanri.AuthServiceID, "閲覧者"), "userId": exampleUserID, "serviceId": kanri.AuthServiceID,
-		"roleName": "閲覧者", "role": "viewer", "roleLabel": "Viewer", "assignedBy": exampleKeyID, "assignedByKind": actorAPIKey, "assignedAt": at}
+	ra := map[string]any{"id": kanri.RoleAssignmentID(ExampleUserID, kanri.AuthServiceID, "閲覧者"), "userId": ExampleUserID, "serviceId": kanri.AuthServiceID,
+		"roleName": "閲覧者", "role": "viewer", "roleLabel": "Viewer", "assignedBy": ExampleKeyID, "assignedByKind": ActorAPIKey, "assignedAt": at}
 	audit := map[string]any{"id": "audit_20260401T093000.000000000_9f86d081", "timestamp": at, "action": "user.create", "status": "success",
-		"userId": exampleKeyID, "userKind": actorAPIKey, "userName": "API key Nightly sync (ak_live_3x…)", "resource": map[string]any{"type": "User", "id": exampleUserID, "name": "hanako"},
+		"userId": ExampleKeyID, "userKind": ActorAPIKey, "userName": "API key Nightly sync (ak_live_3x…)", "resource": map[string]any{"type": "User", "id": ExampleUserID, "name": "hanako"},
 		"ipAddress": "203.0.113.7", "requestId": exampleReqID}
 	out := map[string]any{
 		"User":                 user,
@@ -808,11 +812,12 @@ func apiExamples() map[string]any {
 		"RoleAssignmentCreate": map[string]any{"serviceId": kanri.AuthServiceID, "role": "viewer"},
 		"AuditRecord":          audit,
 		"AuditList":            map[string]any{"items": []any{audit}, "hasMore": false},
-		"APIKey": map[string]any{"id": exampleKeyID, "name": "Nightly sync", "prefix": "ak_live_3x", "scopes": []any{kanri.ScopeRead, kanri.ScopeWrite},
+		"APIKey": map[string]any{"id": ExampleKeyID, "name": "Nightly sync", "prefix": "ak_live_3x", "scopes": []any{kanri.ScopeRead, kanri.ScopeWrite},
 			"status": kanri.KeyActive, "createdAt": at, "expiresAt": nil},
 	}
-	maps.Copy(out, fileExamples(at))
-	maps.Copy(out, messagingExamples(at))
+	for _, f := range s.features {
+		maps.Copy(out, f.Examples(at))
+	}
 	return out
 }
 

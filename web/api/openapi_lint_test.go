@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/web/api"
 )
 
 // lintSkipEnv, set to 1 outside CI, skips the OpenAPI lint when the
@@ -147,29 +148,29 @@ func countSeverity(ps []lintProblem, severity string) int {
 // OWASP rules (the pinned npm tools, configured by redocly.yaml and .spectral.yaml at the
 // repository's root, which say which rules are off and why): neither may
 // report an error or a warning. It lints too the document of the API with
-// routes declared as apiRoutes declares them, with no more than a method,
+// routes declared as Routes declares them, with no more than a method,
 // path, scope, summary, schemas and status (no operationId, tag or doc of
 // their own), so that a route added that way cannot make the document fail.
 func TestOpenAPIDocumentPassesLinters(t *testing.T) {
 	t.Parallel()
-	s := &Server{}
-	served := s.apiRoutes()
+	s := served()
+	served := s.Routes()
 	more := append(slices.Clone(served),
 		// Routes the API does not serve (those this list once had, /me,
 		// DELETE /users/{id} and /roles, are served now).
-		apiRoute{method: http.MethodGet, path: "/whoami", scope: kanri.ScopeRead, summary: "Read the key's own description", response: "User", status: 200},
-		apiRoute{method: http.MethodDelete, path: "/widgets/:widget", scope: kanri.ScopeWrite, perm: role.UsersDelete, summary: "Delete a widget", status: 204, ifMatch: true},
-		apiRoute{method: http.MethodGet, path: "/catalogue", scope: kanri.ScopeRead, perm: role.RolesRead, summary: "List the role catalogue",
-			query: []apiParam{paramLimit, paramNext}, response: "RoleAssignmentList", status: 200},
-		apiRoute{method: http.MethodPost, path: "/widgets/:widget/parts", scope: kanri.ScopeWrite, perm: role.UsersCreate, summary: "Add a part",
-			request: "UserUpdate", response: "User", status: 201, unchanged: 200, etag: true, location: true},
+		api.Route{Method: http.MethodGet, Path: "/whoami", Scope: kanri.ScopeRead, Summary: "Read the key's own description", Response: "User", Status: 200},
+		api.Route{Method: http.MethodDelete, Path: "/widgets/:widget", Scope: kanri.ScopeWrite, Perm: role.UsersDelete, Summary: "Delete a widget", Status: 204, IfMatch: true},
+		api.Route{Method: http.MethodGet, Path: "/catalogue", Scope: kanri.ScopeRead, Perm: role.RolesRead, Summary: "List the role catalogue",
+			Query: []api.Param{api.ParamLimit, api.ParamNext}, Response: "RoleAssignmentList", Status: 200},
+		api.Route{Method: http.MethodPost, Path: "/widgets/:widget/parts", Scope: kanri.ScopeWrite, Perm: role.UsersCreate, Summary: "Add a part",
+			Request: "UserUpdate", Response: "User", Status: 201, Unchanged: 200, ETag: true, Location: true},
 	)
 	for _, tc := range []struct {
 		name   string
-		routes []apiRoute
+		routes []api.Route
 	}{{"served", served}, {"with routes declared without operationId or tag", more}} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := json.MarshalIndent(openAPIDocOf("https://kanri.test", tc.routes), "", "  ")
+			b, err := json.MarshalIndent(s.Document("https://kanri.test", tc.routes), "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}

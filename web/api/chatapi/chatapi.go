@@ -1,4 +1,5 @@
-package api
+// Package chatapi serves the API's operations on a tenant's channels, their members and messages.
+package chatapi
 
 import (
 	"crypto/sha256"
@@ -16,6 +17,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/web/api"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -38,17 +40,17 @@ const (
 
 // The query parameters of the channels' and messages' operations.
 var (
-	paramChannelBrowse = apiParam{name: "browse", kind: booleanParam,
-		doc: "true: the tenant's public channels, by name, whether the key's creator is a member or not (q and archived choose which). false (the default): the channels the key's creator is a member of, by id, archived ones included, each with the creator's membership and unread count."}
-	paramChannelSearch = apiParam{name: "q",
-		doc: "With browse=true: words that begin words of the channels' names or display names. Without browse=true it is refused (400)."}
-	paramChannelArchived = apiParam{name: "archived", kind: booleanParam,
-		doc: "With browse=true: true for the archived public channels, false (the default) for the others. Without browse=true it is refused (400)."}
-	paramMessageSearch = apiParam{name: "q",
-		doc: "Words that begin words of the messages: the messages holding them, newest first."}
+	paramChannelBrowse = api.Param{Name: "browse", Kind: api.BooleanParam,
+		Doc: "true: the tenant's public channels, by name, whether the key's creator is a member or not (q and archived choose which). false (the default): the channels the key's creator is a member of, by id, archived ones included, each with the creator's membership and unread count."}
+	paramChannelSearch = api.Param{Name: "q",
+		Doc: "With browse=true: words that begin words of the channels' names or display names. Without browse=true it is refused (400)."}
+	paramChannelArchived = api.Param{Name: "archived", Kind: api.BooleanParam,
+		Doc: "With browse=true: true for the archived public channels, false (the default) for the others. Without browse=true it is refused (400)."}
+	paramMessageSearch = api.Param{Name: "q",
+		Doc: "Words that begin words of the messages: the messages holding them, newest first."}
 )
 
-// apiMessagingRoutes are the API's operations on channels, their members
+// Routes are the API's operations on channels, their members
 // and their messages.
 //
 // Reactions are a sub-collection of a message, added to with POST and
@@ -60,7 +62,7 @@ var (
 // the DELETE is idempotent (a reaction that is not there is taken back
 // already). PUT, which the API uses nowhere, is not among the methods
 // listed origins may send.
-func (s *Server) apiMessagingRoutes() []apiRoute {
+func (s *Handlers) Routes() []api.Route {
 	msvc := kanri.MessagingServiceID
 	notFound := "No such channel in the key's tenant, or a private one the key's creator is not a member of."
 	msgNotFound := "No such channel or message in the key's tenant, a private channel the key's creator is not a member of, or a message that expired."
@@ -68,96 +70,96 @@ func (s *Server) apiMessagingRoutes() []apiRoute {
 	notOwner := "The key's creator is not an owner of the channel (nor, for a public channel, holds channels.update)."
 	archived := "The channel is archived: it is read-only."
 	channelInvalid := "The name is missing, not lower-case letters, digits, hyphens and underscores (starting with a letter or digit, at most 80), or taken by another channel; or the display name or description is too long or holds control or direction characters. errors names the field."
-	return []apiRoute{
-		{method: http.MethodGet, path: "/channels", scope: kanri.ScopeRead, perm: role.ChannelsRead, service: msvc, h: s.apiListChannels, op: "listChannels",
-			doc:   "Without browse: the channels the key's creator is a member of, each with membership (their role, the number of the last message they read, and how many messages they have not read; unreadAtLeast says there may be more). With browse=true: the tenant's public channels by name, without membership.",
-			query: []apiParam{paramChannelBrowse, paramChannelSearch, paramChannelArchived, paramLimit, paramNext}, response: "ChannelList", status: 200, etag: true},
-		{method: http.MethodPost, path: "/channels", scope: kanri.ScopeWrite, perm: role.ChannelsCreate, service: msvc, h: s.apiCreateChannel, op: "createChannel",
-			doc:     "The key's creator becomes its owner and first member. Names are unique in the tenant.",
-			request: "ChannelCreate", response: "Channel", status: 201, etag: true, location: true,
-			statuses: map[int]string{http.StatusUnprocessableEntity: channelInvalid}},
-		{method: http.MethodGet, path: "/channels/:channel", scope: kanri.ScopeRead, perm: role.ChannelsRead, service: msvc, h: s.apiGetChannel, op: "getChannel",
-			doc: "The ETag changes with what the answer shows: a change of the channel, or a member joining or leaving (memberCount).", response: "Channel", status: 200, etag: true,
-			statuses: map[int]string{http.StatusNotFound: notFound}},
-		{method: http.MethodPatch, path: "/channels/:channel", scope: kanri.ScopeWrite, perm: role.ChannelsCreate, service: msvc, h: s.apiUpdateChannel, op: "updateChannel",
-			doc:     "Only the fields sent change. The channel's owners may change it, and for a public channel whoever holds channels.update. Send the ETag read in If-Match so that a change made since is not overwritten (412); a message posted since does not change the ETag (a member joining or leaving does).",
-			request: "ChannelUpdate", response: "Channel", status: 200, ifMatch: true, etag: true,
-			statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: notFound, http.StatusConflict: archived, http.StatusUnprocessableEntity: channelInvalid}},
-		{method: http.MethodDelete, path: "/channels/:channel", scope: kanri.ScopeWrite, perm: role.ChannelsDelete, service: msvc, h: s.apiDeleteChannel, op: "deleteChannel",
-			doc:    "At once for everyone, its name free again; its messages, memberships and reactions are removed in the background. Its owners may delete it, and for a public channel whoever holds channels.update.",
-			status: 204, ifMatch: true,
-			statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: notFound}},
-		{method: http.MethodPost, path: "/channels/:channel/archive", scope: kanri.ScopeWrite, perm: role.ChannelsCreate, service: msvc, h: s.apiArchiveChannel, op: "archiveChannel",
-			doc: "An archived channel is read-only: its messages can be read, but nothing can be posted, and it leaves the list of public channels (browse with archived=true finds it). Archiving an archived channel changes nothing.", response: "Channel", status: 200, ifMatch: true, etag: true,
-			statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: notFound}},
-		{method: http.MethodPost, path: "/channels/:channel/unarchive", scope: kanri.ScopeWrite, perm: role.ChannelsCreate, service: msvc, h: s.apiUnarchiveChannel, op: "unarchiveChannel",
-			response: "Channel", status: 200, ifMatch: true, etag: true,
-			statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: notFound}},
-		{method: http.MethodPost, path: "/channels/:channel/join", scope: kanri.ScopeWrite, perm: role.MessagesCreate, service: msvc, h: s.apiJoinChannel, op: "joinChannel",
-			doc: "The key's creator becomes a member, its messages so far read. Joining a channel one is a member of changes nothing. A private channel is joined only by being added by an owner.", response: "Channel", status: 200, etag: true,
-			statuses: map[int]string{http.StatusNotFound: notFound, http.StatusConflict: archived}},
-		{method: http.MethodPost, path: "/channels/:channel/leave", scope: kanri.ScopeWrite, perm: role.ChannelsRead, service: msvc, h: s.apiLeaveChannel, op: "leaveChannel",
-			doc: "Leaving a channel one is not a member of changes nothing. The last owner must make another member an owner first (409).", status: 204,
-			statuses: map[int]string{http.StatusNotFound: notFound, http.StatusConflict: archived + " Or: the key's creator is the channel's last owner."}},
-		{method: http.MethodPost, path: "/channels/:channel/read", scope: kanri.ScopeWrite, perm: role.ChannelsRead, service: msvc, h: s.apiMarkRead, op: "markChannelRead",
-			doc:     "The key creator's read mark moves to seq (a message's seq), never back and never past the channel's latest message: a number larger than any marks everything read. For a channel the creator is not a member of, nothing is remembered.",
-			request: "ReadMark", status: 204,
-			statuses: map[int]string{http.StatusNotFound: notFound, http.StatusUnprocessableEntity: "seq is missing or negative; errors names it."}},
+	return []api.Route{
+		{Method: http.MethodGet, Path: "/channels", Scope: kanri.ScopeRead, Perm: role.ChannelsRead, Service: msvc, Handler: s.apiListChannels, Op: "listChannels",
+			Doc:   "Without browse: the channels the key's creator is a member of, each with membership (their role, the number of the last message they read, and how many messages they have not read; unreadAtLeast says there may be more). With browse=true: the tenant's public channels by name, without membership.",
+			Query: []api.Param{paramChannelBrowse, paramChannelSearch, paramChannelArchived, api.ParamLimit, api.ParamNext}, Response: "ChannelList", Status: 200, ETag: true},
+		{Method: http.MethodPost, Path: "/channels", Scope: kanri.ScopeWrite, Perm: role.ChannelsCreate, Service: msvc, Handler: s.apiCreateChannel, Op: "createChannel",
+			Doc:     "The key's creator becomes its owner and first member. Names are unique in the tenant.",
+			Request: "ChannelCreate", Response: "Channel", Status: 201, ETag: true, Location: true,
+			Statuses: map[int]string{http.StatusUnprocessableEntity: channelInvalid}},
+		{Method: http.MethodGet, Path: "/channels/:channel", Scope: kanri.ScopeRead, Perm: role.ChannelsRead, Service: msvc, Handler: s.apiGetChannel, Op: "getChannel",
+			Doc: "The ETag changes with what the answer shows: a change of the channel, or a member joining or leaving (memberCount).", Response: "Channel", Status: 200, ETag: true,
+			Statuses: map[int]string{http.StatusNotFound: notFound}},
+		{Method: http.MethodPatch, Path: "/channels/:channel", Scope: kanri.ScopeWrite, Perm: role.ChannelsCreate, Service: msvc, Handler: s.apiUpdateChannel, Op: "updateChannel",
+			Doc:     "Only the fields sent change. The channel's owners may change it, and for a public channel whoever holds channels.update. Send the ETag read in If-Match so that a change made since is not overwritten (412); a message posted since does not change the ETag (a member joining or leaving does).",
+			Request: "ChannelUpdate", Response: "Channel", Status: 200, IfMatch: true, ETag: true,
+			Statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: notFound, http.StatusConflict: archived, http.StatusUnprocessableEntity: channelInvalid}},
+		{Method: http.MethodDelete, Path: "/channels/:channel", Scope: kanri.ScopeWrite, Perm: role.ChannelsDelete, Service: msvc, Handler: s.apiDeleteChannel, Op: "deleteChannel",
+			Doc:    "At once for everyone, its name free again; its messages, memberships and reactions are removed in the background. Its owners may delete it, and for a public channel whoever holds channels.update.",
+			Status: 204, IfMatch: true,
+			Statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: notFound}},
+		{Method: http.MethodPost, Path: "/channels/:channel/archive", Scope: kanri.ScopeWrite, Perm: role.ChannelsCreate, Service: msvc, Handler: s.apiArchiveChannel, Op: "archiveChannel",
+			Doc: "An archived channel is read-only: its messages can be read, but nothing can be posted, and it leaves the list of public channels (browse with archived=true finds it). Archiving an archived channel changes nothing.", Response: "Channel", Status: 200, IfMatch: true, ETag: true,
+			Statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: notFound}},
+		{Method: http.MethodPost, Path: "/channels/:channel/unarchive", Scope: kanri.ScopeWrite, Perm: role.ChannelsCreate, Service: msvc, Handler: s.apiUnarchiveChannel, Op: "unarchiveChannel",
+			Response: "Channel", Status: 200, IfMatch: true, ETag: true,
+			Statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: notFound}},
+		{Method: http.MethodPost, Path: "/channels/:channel/join", Scope: kanri.ScopeWrite, Perm: role.MessagesCreate, Service: msvc, Handler: s.apiJoinChannel, Op: "joinChannel",
+			Doc: "The key's creator becomes a member, its messages so far read. Joining a channel one is a member of changes nothing. A private channel is joined only by being added by an owner.", Response: "Channel", Status: 200, ETag: true,
+			Statuses: map[int]string{http.StatusNotFound: notFound, http.StatusConflict: archived}},
+		{Method: http.MethodPost, Path: "/channels/:channel/leave", Scope: kanri.ScopeWrite, Perm: role.ChannelsRead, Service: msvc, Handler: s.apiLeaveChannel, Op: "leaveChannel",
+			Doc: "Leaving a channel one is not a member of changes nothing. The last owner must make another member an owner first (409).", Status: 204,
+			Statuses: map[int]string{http.StatusNotFound: notFound, http.StatusConflict: archived + " Or: the key's creator is the channel's last owner."}},
+		{Method: http.MethodPost, Path: "/channels/:channel/read", Scope: kanri.ScopeWrite, Perm: role.ChannelsRead, Service: msvc, Handler: s.apiMarkRead, Op: "markChannelRead",
+			Doc:     "The key creator's read mark moves to seq (a message's seq), never back and never past the channel's latest message: a number larger than any marks everything read. For a channel the creator is not a member of, nothing is remembered.",
+			Request: "ReadMark", Status: 204,
+			Statuses: map[int]string{http.StatusNotFound: notFound, http.StatusUnprocessableEntity: "seq is missing or negative; errors names it."}},
 
-		{method: http.MethodGet, path: "/channels/:channel/members", scope: kanri.ScopeRead, perm: role.ChannelsRead, service: msvc, h: s.apiListMembers, op: "listChannelMembers",
-			query: []apiParam{paramLimit, paramNext}, response: "MemberList", status: 200, etag: true,
-			statuses: map[int]string{http.StatusNotFound: notFound}},
-		{method: http.MethodPost, path: "/channels/:channel/members", scope: kanri.ScopeWrite, perm: role.ChannelsCreate, service: msvc, h: s.apiAddMember, op: "addChannelMember",
-			doc:     "An owner adds an active user of the tenant, as a member. A user who is a member already is answered 200 with their membership. Location is the member's path: GET reads the membership.",
-			request: "MemberAdd", response: "Member", status: 201, unchanged: 200, location: true,
-			statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: notFound, http.StatusConflict: archived,
+		{Method: http.MethodGet, Path: "/channels/:channel/members", Scope: kanri.ScopeRead, Perm: role.ChannelsRead, Service: msvc, Handler: s.apiListMembers, Op: "listChannelMembers",
+			Query: []api.Param{api.ParamLimit, api.ParamNext}, Response: "MemberList", Status: 200, ETag: true,
+			Statuses: map[int]string{http.StatusNotFound: notFound}},
+		{Method: http.MethodPost, Path: "/channels/:channel/members", Scope: kanri.ScopeWrite, Perm: role.ChannelsCreate, Service: msvc, Handler: s.apiAddMember, Op: "addChannelMember",
+			Doc:     "An owner adds an active user of the tenant, as a member. A user who is a member already is answered 200 with their membership. Location is the member's path: GET reads the membership.",
+			Request: "MemberAdd", Response: "Member", Status: 201, Unchanged: 200, Location: true,
+			Statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: notFound, http.StatusConflict: archived,
 				http.StatusUnprocessableEntity: "userId names no active user of the tenant; errors names it."}},
-		{method: http.MethodGet, path: "/channels/:channel/members/:user", scope: kanri.ScopeRead, perm: role.ChannelsRead, service: msvc, h: s.apiGetMember, op: "getChannelMember",
-			response: "Member", status: 200, etag: true,
-			statuses: map[int]string{http.StatusNotFound: memberNotFound}},
-		{method: http.MethodPatch, path: "/channels/:channel/members/:user", scope: kanri.ScopeWrite, perm: role.ChannelsCreate, service: msvc, h: s.apiUpdateMember, op: "updateChannelMember",
-			doc:     "The last owner stays one (409) until another member is made an owner.",
-			request: "MemberUpdate", response: "Member", status: 200,
-			statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: memberNotFound, http.StatusConflict: "The member is the channel's last owner.",
+		{Method: http.MethodGet, Path: "/channels/:channel/members/:user", Scope: kanri.ScopeRead, Perm: role.ChannelsRead, Service: msvc, Handler: s.apiGetMember, Op: "getChannelMember",
+			Response: "Member", Status: 200, ETag: true,
+			Statuses: map[int]string{http.StatusNotFound: memberNotFound}},
+		{Method: http.MethodPatch, Path: "/channels/:channel/members/:user", Scope: kanri.ScopeWrite, Perm: role.ChannelsCreate, Service: msvc, Handler: s.apiUpdateMember, Op: "updateChannelMember",
+			Doc:     "The last owner stays one (409) until another member is made an owner.",
+			Request: "MemberUpdate", Response: "Member", Status: 200,
+			Statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: memberNotFound, http.StatusConflict: "The member is the channel's last owner.",
 				http.StatusUnprocessableEntity: "role is neither owner nor member; errors names it."}},
-		{method: http.MethodDelete, path: "/channels/:channel/members/:user", scope: kanri.ScopeWrite, perm: role.ChannelsCreate, service: msvc, h: s.apiRemoveMember, op: "removeChannelMember",
-			doc:      "Removing a user who is not a member changes nothing. The last owner cannot be removed (409).",
-			status:   204,
-			statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: notFound, http.StatusConflict: archived + " Or: the member is the channel's last owner."}},
+		{Method: http.MethodDelete, Path: "/channels/:channel/members/:user", Scope: kanri.ScopeWrite, Perm: role.ChannelsCreate, Service: msvc, Handler: s.apiRemoveMember, Op: "removeChannelMember",
+			Doc:      "Removing a user who is not a member changes nothing. The last owner cannot be removed (409).",
+			Status:   204,
+			Statuses: map[int]string{http.StatusForbidden: notOwner, http.StatusNotFound: notFound, http.StatusConflict: archived + " Or: the member is the channel's last owner."}},
 
-		{method: http.MethodGet, path: "/channels/:channel/messages", scope: kanri.ScopeRead, perm: role.ChannelsRead, service: msvc, h: s.apiListMessages, op: "listMessages",
-			doc:   "Each with its reactions. The messages of a year ago and more have expired and are not listed. next gets the older messages.",
-			query: []apiParam{paramMessageSearch, paramLimit, paramNext}, response: "MessageList", status: 200, etag: true,
-			statuses: map[int]string{http.StatusNotFound: notFound}},
-		{method: http.MethodPost, path: "/channels/:channel/messages", scope: kanri.ScopeWrite, perm: role.MessagesCreate, service: msvc, h: s.apiPostMessage, op: "postMessage",
-			doc:     "As the key's creator, who must be a member of the channel; their read mark moves past the message. attachments are ids of the tenant's files.",
-			request: "MessageCreate", response: "Message", status: 201, etag: true, location: true,
-			statuses: map[int]string{http.StatusForbidden: "The key's creator is not a member of the channel: join it first.", http.StatusNotFound: notFound, http.StatusConflict: archived,
+		{Method: http.MethodGet, Path: "/channels/:channel/messages", Scope: kanri.ScopeRead, Perm: role.ChannelsRead, Service: msvc, Handler: s.apiListMessages, Op: "listMessages",
+			Doc:   "Each with its reactions. The messages of a year ago and more have expired and are not listed. next gets the older messages.",
+			Query: []api.Param{paramMessageSearch, api.ParamLimit, api.ParamNext}, Response: "MessageList", Status: 200, ETag: true,
+			Statuses: map[int]string{http.StatusNotFound: notFound}},
+		{Method: http.MethodPost, Path: "/channels/:channel/messages", Scope: kanri.ScopeWrite, Perm: role.MessagesCreate, Service: msvc, Handler: s.apiPostMessage, Op: "postMessage",
+			Doc:     "As the key's creator, who must be a member of the channel; their read mark moves past the message. attachments are ids of the tenant's files.",
+			Request: "MessageCreate", Response: "Message", Status: 201, ETag: true, Location: true,
+			Statuses: map[int]string{http.StatusForbidden: "The key's creator is not a member of the channel: join it first.", http.StatusNotFound: notFound, http.StatusConflict: archived,
 				http.StatusUnprocessableEntity: fmt.Sprintf("The content is empty, longer than %d characters or not valid text (control or direction characters included), or an attachment is not a file of the tenant (or there are more than %d); errors names the field.", kanri.MaxMessageLength, kanri.MaxAttachments)}},
-		{method: http.MethodGet, path: "/channels/:channel/messages/:message", scope: kanri.ScopeRead, perm: role.ChannelsRead, service: msvc, h: s.apiGetMessage, op: "getMessage",
-			doc: "With its reactions: the ETag changes with them too.", response: "Message", status: 200, etag: true,
-			statuses: map[int]string{http.StatusNotFound: msgNotFound}},
-		{method: http.MethodPatch, path: "/channels/:channel/messages/:message", scope: kanri.ScopeWrite, perm: role.MessagesCreate, service: msvc, h: s.apiEditMessage, op: "editMessage",
-			doc:     "Only its sender may, while a member of the channel. Send the ETag read in If-Match so that an edit made since is not overwritten (412).",
-			request: "MessageUpdate", response: "Message", status: 200, ifMatch: true, etag: true,
-			statuses: map[int]string{http.StatusForbidden: "The key's creator did not send the message, or is not a member of the channel.", http.StatusNotFound: msgNotFound, http.StatusConflict: archived,
+		{Method: http.MethodGet, Path: "/channels/:channel/messages/:message", Scope: kanri.ScopeRead, Perm: role.ChannelsRead, Service: msvc, Handler: s.apiGetMessage, Op: "getMessage",
+			Doc: "With its reactions: the ETag changes with them too.", Response: "Message", Status: 200, ETag: true,
+			Statuses: map[int]string{http.StatusNotFound: msgNotFound}},
+		{Method: http.MethodPatch, Path: "/channels/:channel/messages/:message", Scope: kanri.ScopeWrite, Perm: role.MessagesCreate, Service: msvc, Handler: s.apiEditMessage, Op: "editMessage",
+			Doc:     "Only its sender may, while a member of the channel. Send the ETag read in If-Match so that an edit made since is not overwritten (412).",
+			Request: "MessageUpdate", Response: "Message", Status: 200, IfMatch: true, ETag: true,
+			Statuses: map[int]string{http.StatusForbidden: "The key's creator did not send the message, or is not a member of the channel.", http.StatusNotFound: msgNotFound, http.StatusConflict: archived,
 				http.StatusUnprocessableEntity: fmt.Sprintf("The content is empty, longer than %d characters or not valid text (control or direction characters included); errors names it.", kanri.MaxMessageLength)}},
-		{method: http.MethodDelete, path: "/channels/:channel/messages/:message", scope: kanri.ScopeWrite, perm: role.MessagesCreate, service: msvc, h: s.apiDeleteMessage, op: "deleteMessage",
-			doc:    "Its sender may, and whoever holds messages.delete may delete anyone's (which is audited). Send the ETag read in If-Match so that a message edited or reacted to since is not deleted (412).",
-			status: 204, ifMatch: true,
-			statuses: map[int]string{http.StatusForbidden: "The key's creator did not send the message and does not hold messages.delete.", http.StatusNotFound: msgNotFound}},
-		{method: http.MethodPost, path: "/channels/:channel/messages/:message/reactions", scope: kanri.ScopeWrite, perm: role.MessagesCreate, service: msvc, h: s.apiAddReaction, op: "addReaction", tag: "Messages",
-			doc:     "The answer is the message with its reactions. A reaction the key's creator has already made is answered 200: reacting twice is reacting once. Location is the reaction's path: GET reads who reacted with the emoji, DELETE takes the key creator's reaction back.",
-			request: "ReactionCreate", response: "Message", status: 201, unchanged: 200, location: true,
-			statuses: map[int]string{http.StatusForbidden: "The key's creator is not a member of the channel, or the message tells of a membership (system messages take no reactions).",
+		{Method: http.MethodDelete, Path: "/channels/:channel/messages/:message", Scope: kanri.ScopeWrite, Perm: role.MessagesCreate, Service: msvc, Handler: s.apiDeleteMessage, Op: "deleteMessage",
+			Doc:    "Its sender may, and whoever holds messages.delete may delete anyone's (which is audited). Send the ETag read in If-Match so that a message edited or reacted to since is not deleted (412).",
+			Status: 204, IfMatch: true,
+			Statuses: map[int]string{http.StatusForbidden: "The key's creator did not send the message and does not hold messages.delete.", http.StatusNotFound: msgNotFound}},
+		{Method: http.MethodPost, Path: "/channels/:channel/messages/:message/reactions", Scope: kanri.ScopeWrite, Perm: role.MessagesCreate, Service: msvc, Handler: s.apiAddReaction, Op: "addReaction", Tag: "Messages",
+			Doc:     "The answer is the message with its reactions. A reaction the key's creator has already made is answered 200: reacting twice is reacting once. Location is the reaction's path: GET reads who reacted with the emoji, DELETE takes the key creator's reaction back.",
+			Request: "ReactionCreate", Response: "Message", Status: 201, Unchanged: 200, Location: true,
+			Statuses: map[int]string{http.StatusForbidden: "The key's creator is not a member of the channel, or the message tells of a membership (system messages take no reactions).",
 				http.StatusNotFound: msgNotFound, http.StatusConflict: archived, http.StatusUnprocessableEntity: "The emoji is not one of those offered; errors names it."}},
-		{method: http.MethodGet, path: "/channels/:channel/messages/:message/reactions/:emoji", scope: kanri.ScopeRead, perm: role.ChannelsRead, service: msvc, h: s.apiGetReaction, op: "getReaction", tag: "Messages",
-			response: "Reaction", status: 200, etag: true,
-			statuses: map[int]string{http.StatusNotFound: msgNotFound + " Or: nobody reacted to it with the emoji."}},
-		{method: http.MethodDelete, path: "/channels/:channel/messages/:message/reactions/:emoji", scope: kanri.ScopeWrite, perm: role.MessagesCreate, service: msvc, h: s.apiRemoveReaction, op: "removeReaction", tag: "Messages",
-			doc:    "Taking back a reaction that is not there changes nothing.",
-			status: 204,
-			statuses: map[int]string{http.StatusForbidden: "The key's creator is not a member of the channel, or the message tells of a membership.",
+		{Method: http.MethodGet, Path: "/channels/:channel/messages/:message/reactions/:emoji", Scope: kanri.ScopeRead, Perm: role.ChannelsRead, Service: msvc, Handler: s.apiGetReaction, Op: "getReaction", Tag: "Messages",
+			Response: "Reaction", Status: 200, ETag: true,
+			Statuses: map[int]string{http.StatusNotFound: msgNotFound + " Or: nobody reacted to it with the emoji."}},
+		{Method: http.MethodDelete, Path: "/channels/:channel/messages/:message/reactions/:emoji", Scope: kanri.ScopeWrite, Perm: role.MessagesCreate, Service: msvc, Handler: s.apiRemoveReaction, Op: "removeReaction", Tag: "Messages",
+			Doc:    "Taking back a reaction that is not there changes nothing.",
+			Status: 204,
+			Statuses: map[int]string{http.StatusForbidden: "The key's creator is not a member of the channel, or the message tells of a membership.",
 				http.StatusNotFound: msgNotFound, http.StatusConflict: archived, http.StatusUnprocessableEntity: "The emoji is not one of those offered; errors names it."}},
 	}
 }
@@ -166,10 +168,10 @@ func (s *Server) apiMessagingRoutes() []apiRoute {
 // the key's creator, with the rights the key holds of theirs, as person
 // builds it for the console's signed-in user.
 func apiPerson(c echo.Context) messaging.Person {
-	k, g := apiKeyOf(c), apiGrantOf(c)
+	k, g := api.KeyOf(c), api.GrantOf(c)
 	return messaging.Person{
-		UserID: k.CreatedBy, Name: g.creatorName,
-		ManageChannels: g.perms.Has(role.ChannelsUpdate), ModerateMessages: g.perms.Has(role.MessagesDelete),
+		UserID: k.CreatedBy, Name: g.CreatorName,
+		ManageChannels: g.Perms.Has(role.ChannelsUpdate), ModerateMessages: g.Perms.Has(role.MessagesDelete),
 	}
 }
 
@@ -225,7 +227,7 @@ func apiChannelTag(c *kanri.Channel) string {
 // must be the channel's (412 when it changed since).
 func channelPrecondition(c echo.Context) kanri.Precondition[*kanri.Channel] {
 	return func(ch *kanri.Channel) (bool, error) {
-		tag, err := precondition(c, apiChannelTag(ch))
+		tag, err := api.Precondition(c, apiChannelTag(ch))
 		return tag != "", err
 	}
 }
@@ -234,7 +236,7 @@ func channelPrecondition(c echo.Context) kanri.Precondition[*kanri.Channel] {
 // channel as seen, for the service to change only that version of it (412
 // when it changed since); nothing to check without the header.
 func channelSeen(c echo.Context, ch *kanri.Channel) (kanri.Seen, error) {
-	tag, err := precondition(c, apiChannelTag(ch))
+	tag, err := api.Precondition(c, apiChannelTag(ch))
 	if err != nil || tag == "" {
 		return kanri.Seen{}, err
 	}
@@ -301,45 +303,45 @@ func apiMessageTag(m *kanri.Message) string {
 
 // apiChannelPath returns the API path of a channel.
 func apiChannelPath(channelID string) string {
-	return apiPrefix + "/channels/" + url.PathEscape(channelID)
+	return api.Prefix + "/channels/" + url.PathEscape(channelID)
 }
 
 // apiListChannels lists the key creator's channels with their unread
 // counts, or with browse=true a page of the tenant's public channels.
-func (s *Server) apiListChannels(c echo.Context) error {
-	limit, err := paramLimit.integer(c)
+func (s *Handlers) apiListChannels(c echo.Context) error {
+	limit, err := api.ParamLimit.Int(c)
 	if err != nil {
 		return err
 	}
 	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
-	if paramChannelBrowse.boolean(c) {
+	if paramChannelBrowse.Bool(c) {
 		list, next, err := s.Messaging.Browse(ctx, t.ID, messaging.BrowseQuery{
-			Search: paramChannelSearch.str(c), Archived: paramChannelArchived.boolean(c), Limit: limit, Next: paramNext.str(c),
+			Search: paramChannelSearch.Str(c), Archived: paramChannelArchived.Bool(c), Limit: limit, Next: api.ParamNext.Str(c),
 		})
 		if err != nil {
-			return badNext(err)
+			return api.BadNext(err)
 		}
 		out := make([]apiChannel, len(list))
 		for i, ch := range list {
 			out[i] = apiChannelOf(ch)
 		}
-		return sendList(c, out, next)
+		return api.SendList(c, out, next)
 	}
-	for _, p := range []apiParam{paramChannelSearch, paramChannelArchived} {
-		if c.QueryParams().Has(p.name) {
-			return kanri.E(kanri.EMALFORMED, "channels.param_browse_only", p.name)
+	for _, p := range []api.Param{paramChannelSearch, paramChannelArchived} {
+		if c.QueryParams().Has(p.Name) {
+			return kanri.E(kanri.EMALFORMED, "channels.param_browse_only", p.Name)
 		}
 	}
-	mine, next, err := s.Messaging.Mine(ctx, t.ID, me.UserID, limit, paramNext.str(c))
+	mine, next, err := s.Messaging.Mine(ctx, t.ID, me.UserID, limit, api.ParamNext.Str(c))
 	if err != nil {
-		return badNext(err)
+		return api.BadNext(err)
 	}
 	out := make([]apiChannel, len(mine))
 	for i, m := range mine {
 		out[i] = apiChannelOf(m.Channel)
 		out[i].Membership = &apiMembership{Role: m.Member.Role, JoinedAt: m.Member.JoinedAt, ReadSeq: m.Member.ReadSeq, Unread: m.Unread, UnreadAtLeast: m.AtLeast}
 	}
-	return sendList(c, out, next)
+	return api.SendList(c, out, next)
 }
 
 // apiChannelCreate is the body of POST /channels.
@@ -350,9 +352,9 @@ type apiChannelCreate struct {
 	IsPrivate   bool   `json:"isPrivate"`
 }
 
-func (s *Server) apiCreateChannel(c echo.Context) error {
+func (s *Handlers) apiCreateChannel(c echo.Context) error {
 	var in apiChannelCreate
-	if err := readJSON(c, &in); err != nil {
+	if err := api.ReadJSON(c, &in); err != nil {
 		return err
 	}
 	ch, err := s.Messaging.CreateChannel(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c), messaging.ChannelInput(in))
@@ -360,15 +362,15 @@ func (s *Server) apiCreateChannel(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, apiChannelPath(ch.ID))
-	return sendDoc(c, http.StatusCreated, apiChannelTag(ch), apiChannelOf(ch))
+	return api.SendDoc(c, http.StatusCreated, apiChannelTag(ch), apiChannelOf(ch))
 }
 
-func (s *Server) apiGetChannel(c echo.Context) error {
+func (s *Handlers) apiGetChannel(c echo.Context) error {
 	ch, _, err := s.Messaging.Channel(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c).UserID, c.Param("channel"))
 	if err != nil {
 		return err
 	}
-	return sendDoc(c, http.StatusOK, apiChannelTag(ch), apiChannelOf(ch))
+	return api.SendDoc(c, http.StatusOK, apiChannelTag(ch), apiChannelOf(ch))
 }
 
 // apiChannelUpdate is the body of PATCH /channels/{channel}: the fields to
@@ -403,9 +405,9 @@ func (in apiChannelUpdate) Patch(ch *kanri.Channel) messaging.ChannelInput {
 // made to the version read only; without it, to the current version: the
 // fields not sent are those of the channel as it is when it is written
 // (a change of another field made meanwhile is read again, not undone).
-func (s *Server) apiUpdateChannel(c echo.Context) error {
+func (s *Handlers) apiUpdateChannel(c echo.Context) error {
 	var in apiChannelUpdate
-	if err := readJSON(c, &in); err != nil {
+	if err := api.ReadJSON(c, &in); err != nil {
 		return err
 	}
 	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
@@ -413,13 +415,13 @@ func (s *Server) apiUpdateChannel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return sendDoc(c, http.StatusOK, apiChannelTag(ch), apiChannelOf(ch))
+	return api.SendDoc(c, http.StatusOK, apiChannelTag(ch), apiChannelOf(ch))
 }
 
 // apiDeleteChannel deletes a channel. A message posted between the read
 // and the delete makes the delete read the channel again, not fail: only
 // a change If-Match no longer matches is 412.
-func (s *Server) apiDeleteChannel(c echo.Context) error {
+func (s *Handlers) apiDeleteChannel(c echo.Context) error {
 	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	if err := s.Messaging.DeleteChannelIf(ctx, t.ID, me, c.Param("channel"), channelPrecondition(c)); err != nil {
 		return err
@@ -427,10 +429,10 @@ func (s *Server) apiDeleteChannel(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-func (s *Server) apiArchiveChannel(c echo.Context) error   { return s.apiSetArchived(c, true) }
-func (s *Server) apiUnarchiveChannel(c echo.Context) error { return s.apiSetArchived(c, false) }
+func (s *Handlers) apiArchiveChannel(c echo.Context) error   { return s.apiSetArchived(c, true) }
+func (s *Handlers) apiUnarchiveChannel(c echo.Context) error { return s.apiSetArchived(c, false) }
 
-func (s *Server) apiSetArchived(c echo.Context, archived bool) error {
+func (s *Handlers) apiSetArchived(c echo.Context, archived bool) error {
 	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	ch, _, err := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("channel"))
 	if err != nil {
@@ -443,10 +445,10 @@ func (s *Server) apiSetArchived(c echo.Context, archived bool) error {
 	if ch, err = s.Messaging.ArchiveChannel(ctx, t.ID, me, ch.ID, seen, archived); err != nil {
 		return err
 	}
-	return sendDoc(c, http.StatusOK, apiChannelTag(ch), apiChannelOf(ch))
+	return api.SendDoc(c, http.StatusOK, apiChannelTag(ch), apiChannelOf(ch))
 }
 
-func (s *Server) apiJoinChannel(c echo.Context) error {
+func (s *Handlers) apiJoinChannel(c echo.Context) error {
 	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	if err := s.Messaging.Join(ctx, t.ID, me, c.Param("channel")); err != nil {
 		return err
@@ -455,10 +457,10 @@ func (s *Server) apiJoinChannel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return sendDoc(c, http.StatusOK, apiChannelTag(ch), apiChannelOf(ch))
+	return api.SendDoc(c, http.StatusOK, apiChannelTag(ch), apiChannelOf(ch))
 }
 
-func (s *Server) apiLeaveChannel(c echo.Context) error {
+func (s *Handlers) apiLeaveChannel(c echo.Context) error {
 	if err := s.Messaging.Leave(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c), c.Param("channel")); err != nil {
 		return err
 	}
@@ -471,9 +473,9 @@ type apiReadMark struct {
 }
 
 // apiMarkRead moves the key creator's read mark in a channel.
-func (s *Server) apiMarkRead(c echo.Context) error {
+func (s *Handlers) apiMarkRead(c echo.Context) error {
 	var in apiReadMark
-	if err := readJSON(c, &in); err != nil {
+	if err := api.ReadJSON(c, &in); err != nil {
 		return err
 	}
 	if in.Seq == nil || *in.Seq < 0 {
@@ -485,20 +487,20 @@ func (s *Server) apiMarkRead(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-func (s *Server) apiListMembers(c echo.Context) error {
-	limit, err := paramLimit.integer(c)
+func (s *Handlers) apiListMembers(c echo.Context) error {
+	limit, err := api.ParamLimit.Int(c)
 	if err != nil {
 		return err
 	}
-	list, next, err := s.Messaging.Members(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c).UserID, c.Param("channel"), limit, paramNext.str(c))
+	list, next, err := s.Messaging.Members(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c).UserID, c.Param("channel"), limit, api.ParamNext.Str(c))
 	if err != nil {
-		return badNext(err)
+		return api.BadNext(err)
 	}
 	out := make([]apiMember, len(list))
 	for i, m := range list {
 		out[i] = apiMemberOf(m)
 	}
-	return sendList(c, out, next)
+	return api.SendList(c, out, next)
 }
 
 // apiMemberAdd is the body of POST /channels/{channel}/members.
@@ -508,9 +510,9 @@ type apiMemberAdd struct {
 
 // apiAddMember adds a user to a channel: 201, or 200 when they were a
 // member already.
-func (s *Server) apiAddMember(c echo.Context) error {
+func (s *Handlers) apiAddMember(c echo.Context) error {
 	var in apiMemberAdd
-	if err := readJSON(c, &in); err != nil {
+	if err := api.ReadJSON(c, &in); err != nil {
 		return err
 	}
 	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
@@ -534,12 +536,12 @@ func (s *Server) apiAddMember(c echo.Context) error {
 }
 
 // apiGetMember answers a member of a channel the key's creator can see.
-func (s *Server) apiGetMember(c echo.Context) error {
+func (s *Handlers) apiGetMember(c echo.Context) error {
 	m, err := s.Messaging.Member(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c).UserID, c.Param("channel"), c.Param("user"))
 	if err != nil {
 		return err
 	}
-	return sendTagged(c, apiMemberOf(m))
+	return api.SendTagged(c, apiMemberOf(m))
 }
 
 // apiMemberUpdate is the body of PATCH /channels/{channel}/members/{user}.
@@ -547,9 +549,9 @@ type apiMemberUpdate struct {
 	Role string `json:"role"`
 }
 
-func (s *Server) apiUpdateMember(c echo.Context) error {
+func (s *Handlers) apiUpdateMember(c echo.Context) error {
 	var in apiMemberUpdate
-	if err := readJSON(c, &in); err != nil {
+	if err := api.ReadJSON(c, &in); err != nil {
 		return err
 	}
 	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
@@ -563,28 +565,28 @@ func (s *Server) apiUpdateMember(c echo.Context) error {
 	return c.JSON(http.StatusOK, apiMemberOf(m))
 }
 
-func (s *Server) apiRemoveMember(c echo.Context) error {
+func (s *Handlers) apiRemoveMember(c echo.Context) error {
 	if err := s.Messaging.RemoveMember(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c), c.Param("channel"), c.Param("user")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
 }
 
-func (s *Server) apiListMessages(c echo.Context) error {
-	limit, err := paramLimit.integer(c)
+func (s *Handlers) apiListMessages(c echo.Context) error {
+	limit, err := api.ParamLimit.Int(c)
 	if err != nil {
 		return err
 	}
 	list, next, err := s.Messaging.Messages(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c).UserID, c.Param("channel"),
-		messaging.MessageQuery{Search: paramMessageSearch.str(c), Limit: limit, Next: paramNext.str(c)})
+		messaging.MessageQuery{Search: paramMessageSearch.Str(c), Limit: limit, Next: api.ParamNext.Str(c)})
 	if err != nil {
-		return badNext(err)
+		return api.BadNext(err)
 	}
 	out := make([]apiMessage, len(list))
 	for i, m := range list {
 		out[i] = apiMessageOf(m)
 	}
-	return sendList(c, out, next)
+	return api.SendList(c, out, next)
 }
 
 // apiMessageCreate is the body of POST /channels/{channel}/messages.
@@ -593,9 +595,9 @@ type apiMessageCreate struct {
 	Attachments []string `json:"attachments"`
 }
 
-func (s *Server) apiPostMessage(c echo.Context) error {
+func (s *Handlers) apiPostMessage(c echo.Context) error {
 	var in apiMessageCreate
-	if err := readJSON(c, &in); err != nil {
+	if err := api.ReadJSON(c, &in); err != nil {
 		return err
 	}
 	m, err := s.Messaging.Post(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c), c.Param("channel"), in.Content, in.Attachments)
@@ -603,15 +605,15 @@ func (s *Server) apiPostMessage(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, apiChannelPath(m.ChannelID)+"/messages/"+url.PathEscape(m.ID))
-	return sendDoc(c, http.StatusCreated, apiMessageTag(m), apiMessageOf(m))
+	return api.SendDoc(c, http.StatusCreated, apiMessageTag(m), apiMessageOf(m))
 }
 
-func (s *Server) apiGetMessage(c echo.Context) error {
+func (s *Handlers) apiGetMessage(c echo.Context) error {
 	m, err := s.Messaging.Message(c.Request().Context(), httpkit.Tenant(c).ID, apiPerson(c).UserID, c.Param("channel"), c.Param("message"))
 	if err != nil {
 		return err
 	}
-	return sendDoc(c, http.StatusOK, apiMessageTag(m), apiMessageOf(m))
+	return api.SendDoc(c, http.StatusOK, apiMessageTag(m), apiMessageOf(m))
 }
 
 // apiMessageUpdate is the body of PATCH /channels/{channel}/messages/{message}.
@@ -619,9 +621,9 @@ type apiMessageUpdate struct {
 	Content string `json:"content"`
 }
 
-func (s *Server) apiEditMessage(c echo.Context) error {
+func (s *Handlers) apiEditMessage(c echo.Context) error {
 	var in apiMessageUpdate
-	if err := readJSON(c, &in); err != nil {
+	if err := api.ReadJSON(c, &in); err != nil {
 		return err
 	}
 	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
@@ -629,7 +631,7 @@ func (s *Server) apiEditMessage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	tag, err := precondition(c, apiMessageTag(m))
+	tag, err := api.Precondition(c, apiMessageTag(m))
 	if err != nil {
 		return err
 	}
@@ -640,18 +642,18 @@ func (s *Server) apiEditMessage(c echo.Context) error {
 	if m, err = s.Messaging.EditMessage(ctx, t.ID, me, m.ChannelID, m.ID, seen, in.Content); err != nil {
 		return err
 	}
-	return sendDoc(c, http.StatusOK, apiMessageTag(m), apiMessageOf(m))
+	return api.SendDoc(c, http.StatusOK, apiMessageTag(m), apiMessageOf(m))
 }
 
 // apiDeleteMessage deletes a message; with If-Match, only the version
 // read (a message edited or reacted to since is 412).
-func (s *Server) apiDeleteMessage(c echo.Context) error {
+func (s *Handlers) apiDeleteMessage(c echo.Context) error {
 	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
 	m, err := s.Messaging.Message(ctx, t.ID, me.UserID, c.Param("channel"), c.Param("message"))
 	if err != nil {
 		return err
 	}
-	if _, err := precondition(c, apiMessageTag(m)); err != nil {
+	if _, err := api.Precondition(c, apiMessageTag(m)); err != nil {
 		return err
 	}
 	if err := s.Messaging.DeleteMessage(ctx, t.ID, me, m.ChannelID, m.ID); err != nil {
@@ -667,9 +669,9 @@ type apiReactionCreate struct {
 
 // apiAddReaction adds the key creator's reaction to a message: 201, or
 // 200 when it was there already.
-func (s *Server) apiAddReaction(c echo.Context) error {
+func (s *Handlers) apiAddReaction(c echo.Context) error {
 	var in apiReactionCreate
-	if err := readJSON(c, &in); err != nil {
+	if err := api.ReadJSON(c, &in); err != nil {
 		return err
 	}
 	ctx, t, me := c.Request().Context(), httpkit.Tenant(c), apiPerson(c)
@@ -698,7 +700,7 @@ type apiReaction struct {
 
 // apiGetReaction answers who reacted with an emoji to a message the key's
 // creator can read: not found when nobody did.
-func (s *Server) apiGetReaction(c echo.Context) error {
+func (s *Handlers) apiGetReaction(c echo.Context) error {
 	emoji, err := url.PathUnescape(c.Param("emoji"))
 	if err != nil {
 		return kanri.E(kanri.ENOTFOUND, "error.not_found")
@@ -711,13 +713,13 @@ func (s *Server) apiGetReaction(c echo.Context) error {
 	if len(users) == 0 {
 		return kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
-	return sendTagged(c, apiReaction{Emoji: emoji, UserIDs: users})
+	return api.SendTagged(c, apiReaction{Emoji: emoji, UserIDs: users})
 }
 
 // apiRemoveReaction takes back the key creator's reaction to a message.
 // The emoji arrives path-escaped, or unescaped when Echo routed the
 // request by its decoded path.
-func (s *Server) apiRemoveReaction(c echo.Context) error {
+func (s *Handlers) apiRemoveReaction(c echo.Context) error {
 	emoji, err := url.PathUnescape(c.Param("emoji"))
 	if err != nil {
 		return kanri.Invalid(kanri.Fields{"emoji": "messages.bad_emoji"})
@@ -731,30 +733,30 @@ func (s *Server) apiRemoveReaction(c echo.Context) error {
 // reactionNames name the reactions (kanri.Reactions) by their Unicode
 // names, so that a generated client has ReactionTHUMBS_UP, not a
 // constant named after the emoji's bytes.
-var reactionNames = map[any]enumName{
-	"👍":  {"THUMBS_UP", "👍 thumbs up"},
-	"❤️": {"HEART", "❤️ red heart"},
-	"😂":  {"TEARS_OF_JOY", "😂 face with tears of joy"},
-	"🎉":  {"PARTY_POPPER", "🎉 party popper"},
-	"😮":  {"OPEN_MOUTH", "😮 face with open mouth"},
-	"🙏":  {"FOLDED_HANDS", "🙏 folded hands"},
-	"👀":  {"EYES", "👀 eyes"},
-	"✅":  {"CHECK_MARK", "✅ check mark button"},
+var reactionNames = map[any]api.EnumName{
+	"👍":  {Name: "THUMBS_UP", Doc: "👍 thumbs up"},
+	"❤️": {Name: "HEART", Doc: "❤️ red heart"},
+	"😂":  {Name: "TEARS_OF_JOY", Doc: "😂 face with tears of joy"},
+	"🎉":  {Name: "PARTY_POPPER", Doc: "🎉 party popper"},
+	"😮":  {Name: "OPEN_MOUTH", Doc: "😮 face with open mouth"},
+	"🙏":  {Name: "FOLDED_HANDS", Doc: "🙏 folded hands"},
+	"👀":  {Name: "EYES", Doc: "👀 eyes"},
+	"✅":  {Name: "CHECK_MARK", Doc: "✅ check mark button"},
 }
 
 // systemNames name the kinds of system messages, and null, a person's
 // message.
-var systemNames = map[any]enumName{
-	kanri.SystemJoined:  {"JOINED", "A user joined the channel."},
-	kanri.SystemLeft:    {"LEFT", "A user left the channel."},
-	kanri.SystemAdded:   {"ADDED", "A user was added to the channel."},
-	kanri.SystemRemoved: {"REMOVED", "A user was removed from the channel."},
-	nil:                 {"NONE", "A person's message, not a system message."},
+var systemNames = map[any]api.EnumName{
+	kanri.SystemJoined:  {Name: "JOINED", Doc: "A user joined the channel."},
+	kanri.SystemLeft:    {Name: "LEFT", Doc: "A user left the channel."},
+	kanri.SystemAdded:   {Name: "ADDED", Doc: "A user was added to the channel."},
+	kanri.SystemRemoved: {Name: "REMOVED", Doc: "A user was removed from the channel."},
+	nil:                 {Name: "NONE", Doc: "A person's message, not a system message."},
 }
 
-// messagingSchemas returns the schemas of the channels' and messages'
+// Schemas returns the schemas of the channels' and messages'
 // operations, made with the document's obj and list.
-func messagingSchemas(obj func([]string, map[string]any) map[string]any, list func(string) map[string]any) map[string]any {
+func (*Handlers) Schemas(obj func([]string, map[string]any) map[string]any, list func(string) map[string]any) map[string]any {
 	str := map[string]any{"type": "string"}
 	boolean := map[string]any{"type": "boolean"}
 	when := map[string]any{"type": []string{"string", "null"}, "format": "date-time"}
@@ -767,19 +769,19 @@ func messagingSchemas(obj func([]string, map[string]any) map[string]any, list fu
 	isPrivate := map[string]any{"type": "boolean", "description": "Private: only its members can see it (to anyone else it is not found); public: anyone with channels.read can read and join it."}
 	content := map[string]any{"type": "string", "minLength": 1, "maxLength": kanri.MaxMessageLength,
 		"description": fmt.Sprintf("The text: at most %d characters; newlines are kept, spaces and blank lines around it trimmed.", kanri.MaxMessageLength)}
-	emoji := namedEnum(map[string]any{"type": "string", "enum": kanri.Reactions, "description": "One of the reactions offered."}, reactionNames)
+	emoji := api.NamedEnum(map[string]any{"type": "string", "enum": kanri.Reactions, "description": "One of the reactions offered."}, reactionNames)
 	return map[string]any{
 		"Channel": obj([]string{"id", "name", "displayName", "description", "isPrivate", "archived", "archivedAt", "memberCount", "createdBy", "createdAt", "updatedAt"}, map[string]any{
 			"id": str, "name": str, "displayName": str, "description": str, "isPrivate": boolean,
 			"archived":    map[string]any{"type": "boolean", "description": "Archived channels are read-only."},
 			"archivedAt":  when,
-			"memberCount": count(0, ""),
+			"memberCount": api.Count(0, ""),
 			"createdBy":   map[string]any{"type": "string", "description": "The id of the user who created it."},
 			"createdAt":   when, "updatedAt": when,
 			"membership": obj([]string{"role", "joinedAt", "readSeq", "unread", "unreadAtLeast"}, map[string]any{
 				"role": memberRole, "joinedAt": when,
-				"readSeq":       count(0, "The seq of the last message the key's creator read."),
-				"unread":        count(0, "How many messages of others the key's creator has not read."),
+				"readSeq":       api.Count(0, "The seq of the last message the key's creator read."),
+				"unread":        api.Count(0, "How many messages of others the key's creator has not read."),
 				"unreadAtLeast": map[string]any{"type": "boolean", "description": "true when there may be more unread messages than unread says."},
 			}),
 		}),
@@ -791,7 +793,7 @@ func messagingSchemas(obj func([]string, map[string]any) map[string]any, list fu
 			"name": name, "displayName": displayName, "description": description, "isPrivate": isPrivate,
 		}),
 		"ReadMark": obj([]string{"seq"}, map[string]any{
-			"seq": count(0, "The seq of the last message read."),
+			"seq": api.Count(0, "The seq of the last message read."),
 		}),
 		"Member": obj([]string{"userId", "name", "role", "joinedAt"}, map[string]any{
 			"userId": str, "name": map[string]any{"type": "string", "description": "The user's display name, else their username; empty for a user who is gone."},
@@ -804,14 +806,14 @@ func messagingSchemas(obj func([]string, map[string]any) map[string]any, list fu
 		"MemberUpdate": obj([]string{"role"}, map[string]any{"role": memberRole}),
 		"Message": obj([]string{"id", "channelId", "seq", "content", "senderId", "senderName", "sentAt", "editedAt", "reactions", "attachments", "system", "subject"}, map[string]any{
 			"id": str, "channelId": str,
-			"seq":      count(1, "The message's number in its channel: later messages have larger ones."),
+			"seq":      api.Count(1, "The message's number in its channel: later messages have larger ones."),
 			"content":  map[string]any{"type": "string", "description": "The text; empty for a system message."},
 			"senderId": str, "senderName": str, "sentAt": when,
 			"editedAt": map[string]any{"type": []string{"string", "null"}, "format": "date-time", "description": "When its sender last changed it; null when never."},
 			"reactions": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "array", "items": str},
 				"description": "Each emoji reacted with, and the ids of the users who did."},
 			"attachments": map[string]any{"type": "array", "items": str, "description": "The ids of the tenant's files the message links to."},
-			"system": namedEnum(map[string]any{"type": []string{"string", "null"}, "enum": []any{kanri.SystemJoined, kanri.SystemLeft, kanri.SystemAdded, kanri.SystemRemoved, nil},
+			"system": api.NamedEnum(map[string]any{"type": []string{"string", "null"}, "enum": []any{kanri.SystemJoined, kanri.SystemLeft, kanri.SystemAdded, kanri.SystemRemoved, nil},
 				"description": "What a system message tells of the channel's members; null for a person's message."}, systemNames),
 			"subject": map[string]any{"type": []string{"string", "null"}, "description": "The name of whom a system message is about; null for a person's message."},
 		}),
@@ -829,17 +831,17 @@ func messagingSchemas(obj func([]string, map[string]any) map[string]any, list fu
 	}
 }
 
-// messagingExamples returns examples of the channels' and messages'
+// Examples returns examples of the channels' and messages'
 // schemas, at the time at.
-func messagingExamples(at string) map[string]any {
-	channel := map[string]any{"id": exampleChannelID, "name": "general", "displayName": "General", "description": "Everyone's channel.", "isPrivate": false,
-		"archived": false, "archivedAt": nil, "memberCount": 12, "createdBy": exampleUserID, "createdAt": at, "updatedAt": at}
+func (*Handlers) Examples(at string) map[string]any {
+	channel := map[string]any{"id": api.ExampleChannelID, "name": "general", "displayName": "General", "description": "Everyone's channel.", "isPrivate": false,
+		"archived": false, "archivedAt": nil, "memberCount": 12, "createdBy": api.ExampleUserID, "createdAt": at, "updatedAt": at}
 	mine := maps.Clone(channel)
 	mine["membership"] = map[string]any{"role": kanri.RoleMember, "joinedAt": at, "readSeq": 41, "unread": 3, "unreadAtLeast": false}
-	member := map[string]any{"userId": exampleUserID, "name": "Hanako Yamada", "role": kanri.RoleOwner, "joinedAt": at}
-	message := map[string]any{"id": exampleMessageID, "channelId": exampleChannelID, "seq": 44, "content": "The report is in the Reports folder.",
-		"senderId": exampleUserID, "senderName": "Hanako Yamada", "sentAt": at, "editedAt": nil,
-		"reactions": map[string]any{"👍": []any{exampleUserID}}, "attachments": []any{exampleFileID}, "system": nil, "subject": nil}
+	member := map[string]any{"userId": api.ExampleUserID, "name": "Hanako Yamada", "role": kanri.RoleOwner, "joinedAt": at}
+	message := map[string]any{"id": api.ExampleMessageID, "channelId": api.ExampleChannelID, "seq": 44, "content": "The report is in the Reports folder.",
+		"senderId": api.ExampleUserID, "senderName": "Hanako Yamada", "sentAt": at, "editedAt": nil,
+		"reactions": map[string]any{"👍": []any{api.ExampleUserID}}, "attachments": []any{api.ExampleFileID}, "system": nil, "subject": nil}
 	return map[string]any{
 		"Channel":        channel,
 		"ChannelList":    map[string]any{"items": []any{mine}, "hasMore": false},
@@ -848,13 +850,22 @@ func messagingExamples(at string) map[string]any {
 		"ReadMark":       map[string]any{"seq": 44},
 		"Member":         member,
 		"MemberList":     map[string]any{"items": []any{member}, "hasMore": false},
-		"MemberAdd":      map[string]any{"userId": exampleUserID},
+		"MemberAdd":      map[string]any{"userId": api.ExampleUserID},
 		"MemberUpdate":   map[string]any{"role": kanri.RoleOwner},
 		"Message":        message,
 		"MessageList":    map[string]any{"items": []any{message}, "next": "eyJrIjoiMjAyNiJ9", "hasMore": true},
-		"MessageCreate":  map[string]any{"content": "The report is in the Reports folder.", "attachments": []any{exampleFileID}},
+		"MessageCreate":  map[string]any{"content": "The report is in the Reports folder.", "attachments": []any{api.ExampleFileID}},
 		"MessageUpdate":  map[string]any{"content": "The report is in the Reports folder now."},
 		"ReactionCreate": map[string]any{"emoji": "👍"},
-		"Reaction":       map[string]any{"emoji": "👍", "userIds": []any{exampleUserID}},
+		"Reaction":       map[string]any{"emoji": "👍", "userIds": []any{api.ExampleUserID}},
 	}
 }
+
+// Handlers serve the feature's operations, with what every operation of
+// the API shares.
+type Handlers struct {
+	*api.Server
+}
+
+// New returns the feature of the API s.
+func New(s *api.Server) api.Feature { return &Handlers{Server: s} }

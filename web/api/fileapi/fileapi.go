@@ -1,4 +1,5 @@
-package api
+// Package fileapi serves the API's operations on a tenant's files, folders and uploads.
+package fileapi
 
 import (
 	"crypto/sha256"
@@ -15,6 +16,7 @@ import (
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/web/api"
 	"github.com/kanri/kanri/web/httpkit"
 	"github.com/kanri/kanri/web/tus"
 )
@@ -32,98 +34,95 @@ const (
 	fileDescMax = 1000
 )
 
-// apiUploadsPath is the path of the API's tus uploads, under /api/v1.
-const apiUploadsPath = "/uploads"
-
 // The query parameters of the files' operations.
 var (
-	paramFileFolder = apiParam{name: "folder", checked: true,
-		doc: "A folder's id: the files in it; without it, the files of the top level. A folder that does not exist is refused (422)."}
-	paramFileSearch = apiParam{name: "q",
-		doc: "Words that begin words of the files' names or tags: the matching files of every folder, by name (folder, sort and desc are then not used)."}
-	paramFileSort = apiParam{name: "sort", enum: []string{files.SortName, files.SortSize, files.SortDate}, defString: files.SortName,
-		doc: "The order of the list: name, size, or date (of the upload). Another value is refused (400)."}
-	paramFolderParent = apiParam{name: "parent", checked: true,
-		doc: "A folder's id: the folders in it; without it, the folders of the top level. A folder that does not exist is refused (422)."}
-	paramConfirmFiles = apiParam{name: "files", kind: integerParam, min: 0, max: 999_999_999, def: 0,
-		doc: "The number of files in the folder and the folders inside it, which go to the trash with it: a folder holding files is deleted only when this is that number, else 409, whose detail says how many."}
+	paramFileFolder = api.Param{Name: "folder", Checked: true,
+		Doc: "A folder's id: the files in it; without it, the files of the top level. A folder that does not exist is refused (422)."}
+	paramFileSearch = api.Param{Name: "q",
+		Doc: "Words that begin words of the files' names or tags: the matching files of every folder, by name (folder, sort and desc are then not used)."}
+	paramFileSort = api.Param{Name: "sort", Enum: []string{files.SortName, files.SortSize, files.SortDate}, DefString: files.SortName,
+		Doc: "The order of the list: name, size, or date (of the upload). Another value is refused (400)."}
+	paramFolderParent = api.Param{Name: "parent", Checked: true,
+		Doc: "A folder's id: the folders in it; without it, the folders of the top level. A folder that does not exist is refused (422)."}
+	paramConfirmFiles = api.Param{Name: "files", Kind: api.IntegerParam, Min: 0, Max: 999_999_999, Def: 0,
+		Doc: "The number of files in the folder and the folders inside it, which go to the trash with it: a folder holding files is deleted only when this is that number, else 409, whose detail says how many."}
 )
 
 // The tus headers an upload's requests send.
 var (
-	tusResumableHeader = apiHeader{name: "Tus-Resumable", required: true}
-	tusLengthHeader    = apiHeader{name: "Upload-Length", required: true}
-	tusMetadataHeader  = apiHeader{name: "Upload-Metadata"}
-	tusOffsetHeader    = apiHeader{name: "Upload-Offset", required: true}
-	tusChecksumHeader  = apiHeader{name: "Upload-Checksum"}
+	tusResumableHeader = api.Header{Name: "Tus-Resumable", Required: true}
+	tusLengthHeader    = api.Header{Name: "Upload-Length", Required: true}
+	tusMetadataHeader  = api.Header{Name: "Upload-Metadata"}
+	tusOffsetHeader    = api.Header{Name: "Upload-Offset", Required: true}
+	tusChecksumHeader  = api.Header{Name: "Upload-Checksum"}
 )
 
-// apiFileRoutes are the API's operations on files, folders and uploads.
-func (s *Server) apiFileRoutes() []apiRoute {
+// Routes are the API's operations on files, folders and uploads.
+func (s *Handlers) Routes() []api.Route {
 	fsvc := kanri.FileServiceID
 	folderChange := map[int]string{
 		http.StatusConflict:            "The folder holds more folders than can be changed at once.",
 		http.StatusUnprocessableEntity: "The name is invalid or taken by another folder of the same folder (compared ignoring case and width), or parentId names no folder, the folder itself or one inside it, or one too deep; errors names the field.",
 	}
 	up := s.apiUploads()
-	return []apiRoute{
-		{method: http.MethodGet, path: "/files", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiListFiles, op: "listFiles",
-			doc:   "The files of the top level, or of the folder given, that are not in the trash, in the order asked; with q, the files of every folder whose names or tags have words beginning with its words.",
-			query: []apiParam{paramFileFolder, paramFileSearch, paramFileSort, paramDesc, paramLimit, paramNext}, response: "FileList", status: 200, etag: true},
-		{method: http.MethodGet, path: "/files/:file", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiGetFile, op: "getFile",
-			doc: "A file in the trash is read too (its deletedAt is set).", response: "File", status: 200, etag: true},
-		{method: http.MethodPatch, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiUpdateFile, op: "updateFile",
-			doc:     "Only the fields sent change; folderId moves the file (null for the top level). Send the ETag read in If-Match so that a change made since is not overwritten (412); a download does not change the ETag. A file in the trash is not found (404).",
-			request: "FileUpdate", response: "File", status: 200, ifMatch: true, etag: true,
-			statuses: map[int]string{http.StatusForbidden: notYours, http.StatusUnprocessableEntity: "A field is invalid (a name, too many or too long tags, a tag holding a comma or space, too long a description), or folderId names no folder; errors names the field."}},
-		{method: http.MethodDelete, path: "/files/:file", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiTrashFile, op: "deleteFile",
-			doc: "As in the console, the file stays restorable for 30 days and still counts in the storage used until it is purged.", status: 204, ifMatch: true,
-			statuses: map[int]string{http.StatusForbidden: notYours}},
-		{method: http.MethodPost, path: "/files/:file/restore", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiRestoreFile, op: "restoreFile",
-			doc: "Back into its folder, or to the top level if its folder is gone.", response: "File", status: 200, ifMatch: true, etag: true,
-			statuses: map[int]string{http.StatusForbidden: notYours, http.StatusConflict: "The file is not in the trash."}},
-		{method: http.MethodGet, path: "/files/:file/content", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiFileContent, op: "getFileContent",
-			doc:     "The bytes as stored, as an attachment named after the file (its type is the metadata's contentType). Range asks for part of them (206), several parts as multipart/byteranges; the ETag is the file's SHA-256, and If-None-Match or If-Range take it. A whole download is checked against the checksum as it streams: a mismatch ends the connection early.",
-			content: "application/octet-stream", status: 200, etag: true,
-			statuses: map[int]string{http.StatusRequestedRangeNotSatisfiable: "Range asks for bytes the file does not have, or is not a bytes range that can be read; Content-Range says the file's length (bytes */length).",
+	return []api.Route{
+		{Method: http.MethodGet, Path: "/files", Scope: kanri.ScopeRead, Perm: role.FilesRead, Service: fsvc, Handler: s.apiListFiles, Op: "listFiles",
+			Doc:   "The files of the top level, or of the folder given, that are not in the trash, in the order asked; with q, the files of every folder whose names or tags have words beginning with its words.",
+			Query: []api.Param{paramFileFolder, paramFileSearch, paramFileSort, api.ParamDesc, api.ParamLimit, api.ParamNext}, Response: "FileList", Status: 200, ETag: true},
+		{Method: http.MethodGet, Path: "/files/:file", Scope: kanri.ScopeRead, Perm: role.FilesRead, Service: fsvc, Handler: s.apiGetFile, Op: "getFile",
+			Doc: "A file in the trash is read too (its deletedAt is set).", Response: "File", Status: 200, ETag: true},
+		{Method: http.MethodPatch, Path: "/files/:file", Scope: kanri.ScopeWrite, Perm: role.FilesCreate, Service: fsvc, Handler: s.apiUpdateFile, Op: "updateFile",
+			Doc:     "Only the fields sent change; folderId moves the file (null for the top level). Send the ETag read in If-Match so that a change made since is not overwritten (412); a download does not change the ETag. A file in the trash is not found (404).",
+			Request: "FileUpdate", Response: "File", Status: 200, IfMatch: true, ETag: true,
+			Statuses: map[int]string{http.StatusForbidden: notYours, http.StatusUnprocessableEntity: "A field is invalid (a name, too many or too long tags, a tag holding a comma or space, too long a description), or folderId names no folder; errors names the field."}},
+		{Method: http.MethodDelete, Path: "/files/:file", Scope: kanri.ScopeWrite, Perm: role.FilesCreate, Service: fsvc, Handler: s.apiTrashFile, Op: "deleteFile",
+			Doc: "As in the console, the file stays restorable for 30 days and still counts in the storage used until it is purged.", Status: 204, IfMatch: true,
+			Statuses: map[int]string{http.StatusForbidden: notYours}},
+		{Method: http.MethodPost, Path: "/files/:file/restore", Scope: kanri.ScopeWrite, Perm: role.FilesCreate, Service: fsvc, Handler: s.apiRestoreFile, Op: "restoreFile",
+			Doc: "Back into its folder, or to the top level if its folder is gone.", Response: "File", Status: 200, IfMatch: true, ETag: true,
+			Statuses: map[int]string{http.StatusForbidden: notYours, http.StatusConflict: "The file is not in the trash."}},
+		{Method: http.MethodGet, Path: "/files/:file/content", Scope: kanri.ScopeRead, Perm: role.FilesRead, Service: fsvc, Handler: s.apiFileContent, Op: "getFileContent",
+			Doc:     "The bytes as stored, as an attachment named after the file (its type is the metadata's contentType). Range asks for part of them (206), several parts as multipart/byteranges; the ETag is the file's SHA-256, and If-None-Match or If-Range take it. A whole download is checked against the checksum as it streams: a mismatch ends the connection early.",
+			Content: "application/octet-stream", Status: 200, ETag: true,
+			Statuses: map[int]string{http.StatusRequestedRangeNotSatisfiable: "Range asks for bytes the file does not have, or is not a bytes range that can be read; Content-Range says the file's length (bytes */length).",
 				http.StatusPreconditionFailed: "If-Match or If-Unmodified-Since does not hold."}},
 
-		{method: http.MethodGet, path: "/folders", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiListFolders, op: "listFolders",
-			query: []apiParam{paramFolderParent, paramLimit, paramNext}, response: "FolderList", status: 200, etag: true},
-		{method: http.MethodPost, path: "/folders", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: s.apiCreateFolder, op: "createFolder",
-			doc: "In the folder parentId, or at the top level. Names are unique among a folder's folders, compared ignoring case and width.", request: "FolderCreate", response: "Folder", status: 201, etag: true, location: true,
-			statuses: map[int]string{http.StatusUnprocessableEntity: "The name is invalid or taken by another folder of the same folder (compared ignoring case and width), or parentId names no folder or one too deep; errors names the field."}},
-		{method: http.MethodGet, path: "/folders/:folder", scope: kanri.ScopeRead, perm: role.FilesRead, service: fsvc, h: s.apiGetFolder, op: "getFolder",
-			response: "Folder", status: 200, etag: true},
-		{method: http.MethodPatch, path: "/folders/:folder", scope: kanri.ScopeWrite, perm: role.FilesUpdate, service: fsvc, h: s.apiUpdateFolder, op: "updateFolder",
-			doc:     "Only the fields sent change: name renames the folder, parentId moves it (null for the top level); the paths of the folders inside follow. Send the ETag read in If-Match so that a change made since is not overwritten (412). A rename and a move sent together are one change: both are made, or neither.",
-			request: "FolderUpdate", response: "Folder", status: 200, ifMatch: true, etag: true, statuses: folderChange},
-		{method: http.MethodDelete, path: "/folders/:folder", scope: kanri.ScopeWrite, perm: role.FilesDelete, service: fsvc, h: s.apiDeleteFolder, op: "deleteFolder",
-			doc:   "The files inside go to the trash (restorable for 30 days, to the top level). A folder holding files is deleted only when files is their number, as the console asks the person to confirm it; without it, or with another number, the answer is 409 and its detail says how many.",
-			query: []apiParam{paramConfirmFiles}, status: 204, ifMatch: true,
-			statuses: map[int]string{http.StatusConflict: "The folder holds files and files is not their number (the detail says how many), or it holds too many folders to delete at once."}},
+		{Method: http.MethodGet, Path: "/folders", Scope: kanri.ScopeRead, Perm: role.FilesRead, Service: fsvc, Handler: s.apiListFolders, Op: "listFolders",
+			Query: []api.Param{paramFolderParent, api.ParamLimit, api.ParamNext}, Response: "FolderList", Status: 200, ETag: true},
+		{Method: http.MethodPost, Path: "/folders", Scope: kanri.ScopeWrite, Perm: role.FilesCreate, Service: fsvc, Handler: s.apiCreateFolder, Op: "createFolder",
+			Doc: "In the folder parentId, or at the top level. Names are unique among a folder's folders, compared ignoring case and width.", Request: "FolderCreate", Response: "Folder", Status: 201, ETag: true, Location: true,
+			Statuses: map[int]string{http.StatusUnprocessableEntity: "The name is invalid or taken by another folder of the same folder (compared ignoring case and width), or parentId names no folder or one too deep; errors names the field."}},
+		{Method: http.MethodGet, Path: "/folders/:folder", Scope: kanri.ScopeRead, Perm: role.FilesRead, Service: fsvc, Handler: s.apiGetFolder, Op: "getFolder",
+			Response: "Folder", Status: 200, ETag: true},
+		{Method: http.MethodPatch, Path: "/folders/:folder", Scope: kanri.ScopeWrite, Perm: role.FilesUpdate, Service: fsvc, Handler: s.apiUpdateFolder, Op: "updateFolder",
+			Doc:     "Only the fields sent change: name renames the folder, parentId moves it (null for the top level); the paths of the folders inside follow. Send the ETag read in If-Match so that a change made since is not overwritten (412). A rename and a move sent together are one change: both are made, or neither.",
+			Request: "FolderUpdate", Response: "Folder", Status: 200, IfMatch: true, ETag: true, Statuses: folderChange},
+		{Method: http.MethodDelete, Path: "/folders/:folder", Scope: kanri.ScopeWrite, Perm: role.FilesDelete, Service: fsvc, Handler: s.apiDeleteFolder, Op: "deleteFolder",
+			Doc:   "The files inside go to the trash (restorable for 30 days, to the top level). A folder holding files is deleted only when files is their number, as the console asks the person to confirm it; without it, or with another number, the answer is 409 and its detail says how many.",
+			Query: []api.Param{paramConfirmFiles}, Status: 204, IfMatch: true,
+			Statuses: map[int]string{http.StatusConflict: "The folder holds files and files is not their number (the detail says how many), or it holds too many folders to delete at once."}},
 
-		{method: http.MethodOptions, path: apiUploadsPath, scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: up.Options, op: "uploadOptions", tag: "Files",
-			doc: "tus 1.0 (https://tus.io/protocols/resumable-upload): the version, the extensions (creation, termination, expiration, checksum), the checksum algorithms and the largest file the tenant may upload.",
-			tus: true, reqHeaders: []apiHeader{{name: "Tus-Resumable"}}, respHeaders: []string{hdrTusResumable, hdrTusVersion, hdrTusExtension, hdrTusChecksumAlgorithm}, optHeaders: []string{hdrTusMaxSize}, status: 204},
-		{method: http.MethodPost, path: apiUploadsPath, scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: up.Create, op: "createUpload", tag: "Files",
-			doc: "Upload-Length is the file's size; Upload-Metadata names the file (filename), its type (filetype) and the folder it goes to (folderId), each value in base64. The size is reserved in the tenant's storage until the upload completes or expires (Upload-Expires). Location is the upload's address: send its bytes there with PATCH. A creation retried with its Idempotency-Key is the same upload, reserved once.",
-			tus: true, reqHeaders: []apiHeader{tusResumableHeader, tusLengthHeader, tusMetadataHeader}, respHeaders: []string{hdrTusResumable, hdrLocation, hdrUploadExpires}, status: 201,
-			statuses: map[int]string{
+		{Method: http.MethodOptions, Path: api.UploadsPath, Scope: kanri.ScopeWrite, Perm: role.FilesCreate, Service: fsvc, Handler: up.Options, Op: "uploadOptions", Tag: "Files",
+			Doc: "tus 1.0 (https://tus.io/protocols/resumable-upload): the version, the extensions (creation, termination, expiration, checksum), the checksum algorithms and the largest file the tenant may upload.",
+			Tus: true, ReqHeaders: []api.Header{{Name: "Tus-Resumable"}}, RespHeaders: []string{api.HdrTusResumable, api.HdrTusVersion, api.HdrTusExtension, api.HdrTusChecksumAlgorithm}, OptHeaders: []string{api.HdrTusMaxSize}, Status: 204},
+		{Method: http.MethodPost, Path: api.UploadsPath, Scope: kanri.ScopeWrite, Perm: role.FilesCreate, Service: fsvc, Handler: up.Create, Op: "createUpload", Tag: "Files",
+			Doc: "Upload-Length is the file's size; Upload-Metadata names the file (filename), its type (filetype) and the folder it goes to (folderId), each value in base64. The size is reserved in the tenant's storage until the upload completes or expires (Upload-Expires). Location is the upload's address: send its bytes there with PATCH. A creation retried with its Idempotency-Key is the same upload, reserved once.",
+			Tus: true, ReqHeaders: []api.Header{tusResumableHeader, tusLengthHeader, tusMetadataHeader}, RespHeaders: []string{api.HdrTusResumable, api.HdrLocation, api.HdrUploadExpires}, Status: 201,
+			Statuses: map[int]string{
 				http.StatusBadRequest:            "Upload-Length is missing or not a whole number, Upload-Metadata cannot be read, or Upload-Defer-Length was sent; or Authorization was sent twice.",
 				http.StatusPreconditionFailed:    "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
 				http.StatusRequestEntityTooLarge: "The file is larger than the tenant's largest file, or than the storage left; the detail says which and how large.",
 				http.StatusUnprocessableEntity:   "The file's name is missing or invalid, or folderId names no folder of the tenant; errors names the metadata's key (filename, folderId).",
 			}},
-		{method: http.MethodHead, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: up.Head, op: "headUpload", tag: "Files",
-			doc: "Upload-Offset is where to resume; once the upload is complete, Kanri-File-Id names its file. An upload's address answers the tus methods only: GET is 405.",
-			tus: true, reqHeaders: []apiHeader{tusResumableHeader}, respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadLength, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID, hdrUploadMetadata}, status: 200,
-			statuses: map[int]string{http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken."}},
-		{method: http.MethodPatch, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: up.Patch, op: "writeUpload", tag: "Files",
-			doc: "The body (application/offset+octet-stream) is written at Upload-Offset, which must be where the upload stands. The body may take as long as it needs, but not stall for a minute; what arrived before an interruption is kept, and HEAD says where to resume. Upload-Checksum (sha1 or sha256, base64) checks this part. The last part makes the file: Kanri-File-Id names it.",
-			tus: true, reqHeaders: []apiHeader{tusResumableHeader, tusOffsetHeader, tusChecksumHeader}, reqBytes: tus.OffsetType,
-			respHeaders: []string{hdrTusResumable, hdrUploadOffset, hdrUploadExpires}, optHeaders: []string{hdrKanriFileID}, status: 204,
-			statuses: map[int]string{
+		{Method: http.MethodHead, Path: api.UploadsPath + "/:upload", Scope: kanri.ScopeWrite, Perm: role.FilesCreate, Service: fsvc, Handler: up.Head, Op: "headUpload", Tag: "Files",
+			Doc: "Upload-Offset is where to resume; once the upload is complete, Kanri-File-Id names its file. An upload's address answers the tus methods only: GET is 405.",
+			Tus: true, ReqHeaders: []api.Header{tusResumableHeader}, RespHeaders: []string{api.HdrTusResumable, api.HdrUploadOffset, api.HdrUploadLength, api.HdrUploadExpires}, OptHeaders: []string{api.HdrKanriFileID, api.HdrUploadMetadata}, Status: 200,
+			Statuses: map[int]string{http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken."}},
+		{Method: http.MethodPatch, Path: api.UploadsPath + "/:upload", Scope: kanri.ScopeWrite, Perm: role.FilesCreate, Service: fsvc, Handler: up.Patch, Op: "writeUpload", Tag: "Files",
+			Doc: "The body (application/offset+octet-stream) is written at Upload-Offset, which must be where the upload stands. The body may take as long as it needs, but not stall for a minute; what arrived before an interruption is kept, and HEAD says where to resume. Upload-Checksum (sha1 or sha256, base64) checks this part. The last part makes the file: Kanri-File-Id names it.",
+			Tus: true, ReqHeaders: []api.Header{tusResumableHeader, tusOffsetHeader, tusChecksumHeader}, ReqBytes: tus.OffsetType,
+			RespHeaders: []string{api.HdrTusResumable, api.HdrUploadOffset, api.HdrUploadExpires}, OptHeaders: []string{api.HdrKanriFileID}, Status: 204,
+			Statuses: map[int]string{
 				http.StatusBadRequest:            "Upload-Offset is missing or not a whole number, or Upload-Checksum cannot be read.",
 				http.StatusConflict:              "Upload-Offset is not where the upload stands (Upload-Offset in the answer says where; checked before the length, as tusd does), or another request is writing the upload.",
 				http.StatusPreconditionFailed:    "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
@@ -131,16 +130,16 @@ func (s *Server) apiFileRoutes() []apiRoute {
 				http.StatusUnsupportedMediaType:  "The body is not application/offset+octet-stream.",
 				tus.StatusChecksumMismatch:       "The part's bytes do not match Upload-Checksum; they were not kept.",
 			}},
-		{method: http.MethodDelete, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: up.Delete, op: "deleteUpload", tag: "Files",
-			doc: "Its bytes are deleted and its reservation of storage given back. A complete upload is 409: delete its file instead.",
-			tus: true, reqHeaders: []apiHeader{tusResumableHeader}, respHeaders: []string{hdrTusResumable}, status: 204,
-			statuses: map[int]string{
+		{Method: http.MethodDelete, Path: api.UploadsPath + "/:upload", Scope: kanri.ScopeWrite, Perm: role.FilesCreate, Service: fsvc, Handler: up.Delete, Op: "deleteUpload", Tag: "Files",
+			Doc: "Its bytes are deleted and its reservation of storage given back. A complete upload is 409: delete its file instead.",
+			Tus: true, ReqHeaders: []api.Header{tusResumableHeader}, RespHeaders: []string{api.HdrTusResumable}, Status: 204,
+			Statuses: map[int]string{
 				http.StatusConflict:           "The upload is complete.",
 				http.StatusPreconditionFailed: "Tus-Resumable is not 1.0.0; Tus-Version says the version spoken.",
 			}},
-		{method: http.MethodOptions, path: apiUploadsPath + "/:upload", scope: kanri.ScopeWrite, perm: role.FilesCreate, service: fsvc, h: up.OptionsAt, op: "uploadOptionsAt", tag: "Files",
-			doc: "As OPTIONS /uploads, for an upload of the tenant (tus servers answer OPTIONS at every address of theirs).",
-			tus: true, reqHeaders: []apiHeader{{name: "Tus-Resumable"}}, respHeaders: []string{hdrTusResumable, hdrTusVersion, hdrTusExtension, hdrTusChecksumAlgorithm}, optHeaders: []string{hdrTusMaxSize}, status: 204},
+		{Method: http.MethodOptions, Path: api.UploadsPath + "/:upload", Scope: kanri.ScopeWrite, Perm: role.FilesCreate, Service: fsvc, Handler: up.OptionsAt, Op: "uploadOptionsAt", Tag: "Files",
+			Doc: "As OPTIONS /uploads, for an upload of the tenant (tus servers answer OPTIONS at every address of theirs).",
+			Tus: true, ReqHeaders: []api.Header{{Name: "Tus-Resumable"}}, RespHeaders: []string{api.HdrTusResumable, api.HdrTusVersion, api.HdrTusExtension, api.HdrTusChecksumAlgorithm}, OptHeaders: []string{api.HdrTusMaxSize}, Status: 204},
 	}
 }
 
@@ -171,7 +170,7 @@ func apiFileOf(f *kanri.File) apiFile {
 	}
 	return apiFile{
 		ID: f.ID, Name: f.Name, DisplayName: f.DisplayName, Size: f.Size, ContentType: f.ContentType, FolderID: f.FolderID,
-		Checksum: f.Checksum, Tags: tags, Description: f.Metadata.Description, UploadedBy: f.UploadedBy, UploadedByKind: actorKind(f.UploadedBy),
+		Checksum: f.Checksum, Tags: tags, Description: f.Metadata.Description, UploadedBy: f.UploadedBy, UploadedByKind: api.ActorKind(f.UploadedBy),
 		UploadedAt: f.UploadedAt, UpdatedAt: f.UpdatedAt, DeletedAt: f.DeletedAt,
 	}
 }
@@ -190,7 +189,7 @@ func apiFileTag(f *kanri.File) string {
 // seen, for the service to change only that version of it (412 when it
 // changed since); nothing to check without the header.
 func fileSeen(c echo.Context, f *kanri.File) (kanri.Seen, error) {
-	tag, err := precondition(c, apiFileTag(f))
+	tag, err := api.Precondition(c, apiFileTag(f))
 	if err != nil || tag == "" {
 		return kanri.Seen{}, err
 	}
@@ -210,7 +209,7 @@ type apiFolder struct {
 }
 
 func apiFolderOf(f *kanri.Folder) apiFolder {
-	return apiFolder{ID: f.ID, Name: f.Name, ParentFolderID: f.ParentFolderID, Path: f.Path, CreatedBy: f.CreatedBy, CreatedByKind: actorKind(f.CreatedBy), CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
+	return apiFolder{ID: f.ID, Name: f.Name, ParentFolderID: f.ParentFolderID, Path: f.Path, CreatedBy: f.CreatedBy, CreatedByKind: api.ActorKind(f.CreatedBy), CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
 }
 
 // optionalID is a folder's id in a request body that may leave it out:
@@ -232,17 +231,17 @@ func (o *optionalID) UnmarshalJSON(b []byte) error {
 
 // folderParam returns the folder a query parameter names, "" when it
 // names none (the top level); a folder that does not exist is invalid.
-func (s *Server) folderParam(c echo.Context, p apiParam) (string, error) {
-	id := p.str(c)
+func (s *Handlers) folderParam(c echo.Context, p api.Param) (string, error) {
+	id := p.Str(c)
 	if id == "" {
 		return "", nil
 	}
-	return id, s.folderExists(c, p.name, id)
+	return id, s.folderExists(c, p.Name, id)
 }
 
 // folderExists refuses a folder named in a request (field) that is not
 // one of the tenant's.
-func (s *Server) folderExists(c echo.Context, field, id string) error {
+func (s *Handlers) folderExists(c echo.Context, field, id string) error {
 	if id == "" {
 		return nil
 	}
@@ -253,12 +252,12 @@ func (s *Server) folderExists(c echo.Context, field, id string) error {
 	return err
 }
 
-func (s *Server) apiListFiles(c echo.Context) error {
-	limit, err := paramLimit.integer(c)
+func (s *Handlers) apiListFiles(c echo.Context) error {
+	limit, err := api.ParamLimit.Int(c)
 	if err != nil {
 		return err
 	}
-	q := strings.TrimSpace(paramFileSearch.str(c))
+	q := strings.TrimSpace(paramFileSearch.Str(c))
 	folderID := ""
 	if q == "" {
 		if folderID, err = s.folderParam(c, paramFileFolder); err != nil {
@@ -266,23 +265,23 @@ func (s *Server) apiListFiles(c echo.Context) error {
 		}
 	}
 	list, next, err := s.Files.Browse(c.Request().Context(), httpkit.Tenant(c).ID, folderID, q,
-		files.ListQuery{Sort: paramFileSort.str(c), Desc: paramDesc.boolean(c), Limit: limit, Next: paramNext.str(c)})
+		files.ListQuery{Sort: paramFileSort.Str(c), Desc: api.ParamDesc.Bool(c), Limit: limit, Next: api.ParamNext.Str(c)})
 	if err != nil {
-		return badNext(err)
+		return api.BadNext(err)
 	}
 	out := make([]apiFile, len(list))
 	for i, f := range list {
 		out[i] = apiFileOf(f)
 	}
-	return sendList(c, out, next)
+	return api.SendList(c, out, next)
 }
 
-func (s *Server) apiGetFile(c echo.Context) error {
+func (s *Handlers) apiGetFile(c echo.Context) error {
 	f, err := s.Files.File(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("file"))
 	if err != nil {
 		return err
 	}
-	return sendDoc(c, http.StatusOK, apiFileTag(f), apiFileOf(f))
+	return api.SendDoc(c, http.StatusOK, apiFileTag(f), apiFileOf(f))
 }
 
 // apiFileUpdate is the body of PATCH /files/{file}: the fields to change.
@@ -325,9 +324,9 @@ func (in apiFileUpdate) input(f *kanri.File) (files.FileInput, error) {
 	return out, nil
 }
 
-func (s *Server) apiUpdateFile(c echo.Context) error {
+func (s *Handlers) apiUpdateFile(c echo.Context) error {
 	var in apiFileUpdate
-	if err := readJSON(c, &in); err != nil {
+	if err := api.ReadJSON(c, &in); err != nil {
 		return err
 	}
 	t := httpkit.Tenant(c)
@@ -347,13 +346,13 @@ func (s *Server) apiUpdateFile(c echo.Context) error {
 		if err := apiMayChange(c, f, role.FilesUpdate); err != nil {
 			return false, err
 		}
-		tag, err := precondition(c, apiFileTag(f))
+		tag, err := api.Precondition(c, apiFileTag(f))
 		return tag != "", err
 	}, p)
 	if err != nil {
 		return err
 	}
-	return sendDoc(c, http.StatusOK, apiFileTag(f), apiFileOf(f))
+	return api.SendDoc(c, http.StatusOK, apiFileTag(f), apiFileOf(f))
 }
 
 // notYours is the 403 of a change of a file by a member (files.create)
@@ -364,14 +363,14 @@ const notYours = "The key's creator may change only the files they (or the key) 
 // creator holds manage (files.update or files.delete), else only a file
 // the creator or the key uploaded (files.MayChange).
 func apiMayChange(c echo.Context, f *kanri.File, manage string) error {
-	k, g := apiKeyOf(c), apiGrantOf(c)
+	k, g := api.KeyOf(c), api.GrantOf(c)
 	if f.UploadedBy == k.ID {
 		return nil
 	}
-	return files.MayChange(f, k.CreatedBy, g.perms.Has(manage))
+	return files.MayChange(f, k.CreatedBy, g.Perms.Has(manage))
 }
 
-func (s *Server) apiTrashFile(c echo.Context) error {
+func (s *Handlers) apiTrashFile(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	f, err := s.Files.LiveFile(ctx, t.ID, c.Param("file"))
@@ -391,7 +390,7 @@ func (s *Server) apiTrashFile(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-func (s *Server) apiRestoreFile(c echo.Context) error {
+func (s *Handlers) apiRestoreFile(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	f, err := s.Files.File(ctx, t.ID, c.Param("file"))
@@ -408,14 +407,14 @@ func (s *Server) apiRestoreFile(c echo.Context) error {
 	if f, err = s.Files.RestoreFile(ctx, t.ID, f.ID, sn); err != nil {
 		return err
 	}
-	return sendDoc(c, http.StatusOK, apiFileTag(f), apiFileOf(f))
+	return api.SendDoc(c, http.StatusOK, apiFileTag(f), apiFileOf(f))
 }
 
 // apiFileContent sends a live file's bytes as the console's download
 // does (streamFile), as application/octet-stream. What http.ServeContent
 // refuses (a range the file does not have, a precondition that fails) is
 // answered as a problem.
-func (s *Server) apiFileContent(c echo.Context) error {
+func (s *Handlers) apiFileContent(c echo.Context) error {
 	f, err := s.Files.LiveFile(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("file"))
 	if err != nil {
 		return err
@@ -432,13 +431,13 @@ func (s *Server) apiFileContent(c echo.Context) error {
 		return err
 	}
 	h := w.Header()
-	for _, k := range []string{"Content-Disposition", hdrETag, "Accept-Ranges", "Last-Modified", echo.HeaderContentType, "X-Content-Type-Options"} {
+	for _, k := range []string{"Content-Disposition", api.HdrETag, "Accept-Ranges", "Last-Modified", echo.HeaderContentType, "X-Content-Type-Options"} {
 		h.Del(k)
 	}
 	if held.status == http.StatusPreconditionFailed {
 		return kanri.Stale()
 	}
-	return apiProblem(c, held.status, "")
+	return api.WriteProblem(c, held.status, "")
 }
 
 // heldError passes an answer through, but holds back one of an error
@@ -469,8 +468,8 @@ func (w *heldError) Write(b []byte) (int, error) {
 // Unwrap returns the writer underneath, for http.ResponseController.
 func (w *heldError) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-func (s *Server) apiListFolders(c echo.Context) error {
-	limit, err := paramLimit.integer(c)
+func (s *Handlers) apiListFolders(c echo.Context) error {
+	limit, err := api.ParamLimit.Int(c)
 	if err != nil {
 		return err
 	}
@@ -478,23 +477,23 @@ func (s *Server) apiListFolders(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, next, err := s.Files.Folders(c.Request().Context(), httpkit.Tenant(c).ID, parent, limit, paramNext.str(c))
+	list, next, err := s.Files.Folders(c.Request().Context(), httpkit.Tenant(c).ID, parent, limit, api.ParamNext.Str(c))
 	if err != nil {
-		return badNext(err)
+		return api.BadNext(err)
 	}
 	out := make([]apiFolder, len(list))
 	for i, f := range list {
 		out[i] = apiFolderOf(f)
 	}
-	return sendList(c, out, next)
+	return api.SendList(c, out, next)
 }
 
-func (s *Server) apiGetFolder(c echo.Context) error {
+func (s *Handlers) apiGetFolder(c echo.Context) error {
 	f, err := s.Files.Folder(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("folder"))
 	if err != nil {
 		return err
 	}
-	return sendDoc(c, http.StatusOK, f.ETag, apiFolderOf(f))
+	return api.SendDoc(c, http.StatusOK, f.ETag, apiFolderOf(f))
 }
 
 // apiFolderCreate is the body of POST /folders.
@@ -503,9 +502,9 @@ type apiFolderCreate struct {
 	ParentID *string `json:"parentId"`
 }
 
-func (s *Server) apiCreateFolder(c echo.Context) error {
+func (s *Handlers) apiCreateFolder(c echo.Context) error {
 	var in apiFolderCreate
-	if err := readJSON(c, &in); err != nil {
+	if err := api.ReadJSON(c, &in); err != nil {
 		return err
 	}
 	parent := ""
@@ -519,8 +518,8 @@ func (s *Server) apiCreateFolder(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderLocation, apiPrefix+"/folders/"+url.PathEscape(f.ID))
-	return sendDoc(c, http.StatusCreated, f.ETag, apiFolderOf(f))
+	c.Response().Header().Set(echo.HeaderLocation, api.Prefix+"/folders/"+url.PathEscape(f.ID))
+	return api.SendDoc(c, http.StatusCreated, f.ETag, apiFolderOf(f))
 }
 
 // apiFolderUpdate is the body of PATCH /folders/{folder}: the fields to
@@ -531,9 +530,9 @@ type apiFolderUpdate struct {
 }
 
 // apiUpdateFolder renames a folder or moves it, or both in one change.
-func (s *Server) apiUpdateFolder(c echo.Context) error {
+func (s *Handlers) apiUpdateFolder(c echo.Context) error {
 	var in apiFolderUpdate
-	if err := readJSON(c, &in); err != nil {
+	if err := api.ReadJSON(c, &in); err != nil {
 		return err
 	}
 	var parent *string
@@ -541,29 +540,29 @@ func (s *Server) apiUpdateFolder(c echo.Context) error {
 		parent = &in.ParentID.ID
 	}
 	f, err := s.Files.PatchFolder(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("folder"), func(f *kanri.Folder) (bool, error) {
-		tag, err := precondition(c, f.ETag)
+		tag, err := api.Precondition(c, f.ETag)
 		return tag != "", err
 	}, in.Name, parent)
 	if err != nil {
 		return kanri.RenamedField(err, "folderId", "parentId")
 	}
-	return sendDoc(c, http.StatusOK, f.ETag, apiFolderOf(f))
+	return api.SendDoc(c, http.StatusOK, f.ETag, apiFolderOf(f))
 }
 
 // apiDeleteFolder deletes a folder with the console's rule: one holding
 // files only when the request confirms their number.
-func (s *Server) apiDeleteFolder(c echo.Context) error {
+func (s *Handlers) apiDeleteFolder(c echo.Context) error {
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	f, err := s.Files.Folder(ctx, t.ID, c.Param("folder"))
 	if err != nil {
 		return err
 	}
-	tag, err := precondition(c, f.ETag)
+	tag, err := api.Precondition(c, f.ETag)
 	if err != nil {
 		return err
 	}
-	confirmed, _ := strconv.Atoi(paramConfirmFiles.str(c)) // digits within bounds, or none (0): checkQuery refused the rest
+	confirmed, _ := strconv.Atoi(paramConfirmFiles.Str(c)) // digits within bounds, or none (0): checkQuery refused the rest
 	err = s.Files.DeleteFolder(ctx, t.ID, f.ID, tag, confirmed)
 	if err != nil {
 		return err // a folder with files unconfirmed: its message says how many
@@ -575,48 +574,20 @@ func (s *Server) apiDeleteFolder(c echo.Context) error {
 // /api/v1/uploads. A key acts for all the tenant's uploads; a refusal is
 // a problem document like any of the API's, whose invalid input names
 // its fields in errors.
-func (s *Server) apiUploads() *tus.Handler {
+func (s *Handlers) apiUploads() *tus.Handler {
 	return tus.New(s.Files, s.Logger, tus.Mount{
-		Base:       func(echo.Context) string { return apiPrefix + apiUploadsPath },
+		Base:       func(echo.Context) string { return api.Prefix + api.UploadsPath },
 		CancelsAny: func(echo.Context) bool { return true },
 		Refuse: func(c echo.Context, status int, msg string, err error) error {
-			errs, detail := fieldErrors(c.Request().Context(), err, msg)
-			return apiFieldProblem(c, status, detail, errs)
+			errs, detail := api.FieldErrors(c.Request().Context(), err, msg)
+			return api.WriteFieldProblem(c, status, detail, errs)
 		},
 	})
 }
 
-// isAPI reports whether the request is one of the API's, made with a key.
-func isAPI(c echo.Context) bool {
-	_, ok := c.Get(ctxKey).(*kanri.APIKey)
-	return ok
-}
-
-// apiProblem answers a status as a problem document with detail (none
-// when empty), for a refusal made where no error is returned (tus,
-// http.ServeContent).
-func apiProblem(c echo.Context, status int, detail string) error {
-	return apiFieldProblem(c, status, detail, nil)
-}
-
-// apiFieldProblem is apiProblem with the invalid fields and why (errors),
-// as every 422 of the API has them.
-func apiFieldProblem(c echo.Context, status int, detail string, errs map[string]string) error {
-	title := http.StatusText(status)
-	if status == tus.StatusChecksumMismatch {
-		title = "Checksum Mismatch"
-	}
-	p := problem{Type: ProblemType(httpkit.BaseURL(c), status), Title: title, Status: status, Detail: detail, Errors: errs, Instance: problemInstance(httpkit.RequestID(c)), RequestID: httpkit.RequestID(c)}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	return c.Blob(status, "application/problem+json", b)
-}
-
-// fileSchemas returns the schemas of the files' operations, made with the
+// Schemas returns the schemas of the files' operations, made with the
 // document's obj and list.
-func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(string) map[string]any) map[string]any {
+func (*Handlers) Schemas(obj func([]string, map[string]any) map[string]any, list func(string) map[string]any) map[string]any {
 	str := map[string]any{"type": "string"}
 	when := map[string]any{"type": []string{"string", "null"}, "format": "date-time"}
 	ref := map[string]any{"type": []string{"string", "null"}, "description": "A folder's id; null for the top level."}
@@ -626,12 +597,12 @@ func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(st
 		"File": obj([]string{"id", "name", "displayName", "size", "contentType", "folderId", "checksum", "tags", "description", "uploadedBy", "uploadedByKind", "uploadedAt", "updatedAt", "deletedAt"}, map[string]any{
 			"id": str, "name": map[string]any{"type": "string", "description": "The file's name: the one it was uploaded with, or renamed to; it downloads with it."},
 			"displayName": map[string]any{"type": "string", "description": "A title to show instead of the name; empty when none."},
-			"size":        count(0, "Bytes."),
+			"size":        api.Count(0, "Bytes."),
 			"contentType": map[string]any{"type": "string", "description": "The media type the file is stored with."},
 			"folderId":    ref,
 			"checksum":    map[string]any{"type": "string", "description": "sha256: and the SHA-256 of the bytes in hex; the content's ETag is the hex."},
 			"tags":        map[string]any{"type": "array", "items": str},
-			"description": str, "uploadedBy": actorIDSchema("uploadedByKind"), "uploadedByKind": actorKindSchema("uploadedBy"), "uploadedAt": when, "updatedAt": when,
+			"description": str, "uploadedBy": api.ActorIDSchema("uploadedByKind"), "uploadedByKind": api.ActorKindSchema("uploadedBy"), "uploadedAt": when, "updatedAt": when,
 			"deletedAt": map[string]any{"type": []string{"string", "null"}, "format": "date-time", "description": "When the file went to the trash; null when it is not there."},
 		}),
 		"FileList": list("File"),
@@ -646,7 +617,7 @@ func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(st
 		"Folder": obj([]string{"id", "name", "parentFolderId", "path", "createdBy", "createdByKind", "createdAt", "updatedAt"}, map[string]any{
 			"id": str, "name": str, "parentFolderId": ref,
 			"path":      map[string]any{"type": "string", "description": "The names of the folders from the top level, as /Documents/2026."},
-			"createdBy": actorIDSchema("createdByKind"), "createdByKind": actorKindSchema("createdBy"), "createdAt": when, "updatedAt": when,
+			"createdBy": api.ActorIDSchema("createdByKind"), "createdByKind": api.ActorKindSchema("createdBy"), "createdAt": when, "updatedAt": when,
 		}),
 		"FolderList": list("Folder"),
 		"FolderCreate": obj([]string{"name"}, map[string]any{
@@ -660,19 +631,28 @@ func fileSchemas(obj func([]string, map[string]any) map[string]any, list func(st
 	}
 }
 
-// fileExamples returns examples of the files' schemas, at the time at.
-func fileExamples(at string) map[string]any {
-	file := map[string]any{"id": exampleFileID, "name": "report-2026.pdf", "displayName": "", "size": 48213, "contentType": "application/pdf",
-		"folderId": exampleFolderID, "checksum": "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-		"tags": []any{"finance", "2026"}, "description": "", "uploadedBy": exampleUserID, "uploadedByKind": actorUser, "uploadedAt": at, "updatedAt": at, "deletedAt": nil}
-	folder := map[string]any{"id": exampleFolderID, "name": "Reports", "parentFolderId": nil, "path": "/Reports", "createdBy": exampleKeyID, "createdByKind": actorAPIKey, "createdAt": at, "updatedAt": at}
+// Examples returns examples of the files' schemas, at the time at.
+func (*Handlers) Examples(at string) map[string]any {
+	file := map[string]any{"id": api.ExampleFileID, "name": "report-2026.pdf", "displayName": "", "size": 48213, "contentType": "application/pdf",
+		"folderId": api.ExampleFolderID, "checksum": "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		"tags": []any{"finance", "2026"}, "description": "", "uploadedBy": api.ExampleUserID, "uploadedByKind": api.ActorUser, "uploadedAt": at, "updatedAt": at, "deletedAt": nil}
+	folder := map[string]any{"id": api.ExampleFolderID, "name": "Reports", "parentFolderId": nil, "path": "/Reports", "createdBy": api.ExampleKeyID, "createdByKind": api.ActorAPIKey, "createdAt": at, "updatedAt": at}
 	return map[string]any{
 		"File":         file,
 		"FileList":     map[string]any{"items": []any{file}, "hasMore": false},
-		"FileUpdate":   map[string]any{"tags": []any{"finance", "2026"}, "folderId": exampleFolderID},
+		"FileUpdate":   map[string]any{"tags": []any{"finance", "2026"}, "folderId": api.ExampleFolderID},
 		"Folder":       folder,
 		"FolderList":   map[string]any{"items": []any{folder}, "hasMore": false},
 		"FolderCreate": map[string]any{"name": "Reports"},
 		"FolderUpdate": map[string]any{"name": "Reports 2026"},
 	}
 }
+
+// Handlers serve the feature's operations, with what every operation of
+// the API shares.
+type Handlers struct {
+	*api.Server
+}
+
+// New returns the feature of the API s.
+func New(s *api.Server) api.Feature { return &Handlers{Server: s} }
