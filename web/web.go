@@ -14,6 +14,7 @@ import (
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web/api"
+	"github.com/kanri/kanri/web/api/accountapi"
 	"github.com/kanri/kanri/web/api/chatapi"
 	"github.com/kanri/kanri/web/api/fileapi"
 	"github.com/kanri/kanri/web/console"
@@ -67,7 +68,7 @@ func New(cfg Config) http.Handler {
 	sessions := httpkit.NewSessions(cfg.SessionSecret, cfg.Services.Auth, cfg.Deps.Now, cfg.Deps.Logger)
 	s.Console = console.New(cfg.Deps, cfg.Services, sessions, s.origin)
 	s.api = api.New(cfg.Deps, cfg.Services, api.Config{Origin: s.origin, BodyTimeout: s.bodyTimeout, NotFound: s.NotFound},
-		fileapi.New, chatapi.New)
+		accountapi.New, fileapi.New, chatapi.New)
 	s.live = &live.Streams{Sessions: s.Sessions, Users: s.Users, Auth: s.Auth, Tenants: s.Tenants, Roles: s.Roles,
 		Messaging: s.Messaging, Files: s.Files, Events: s.Events, Logger: s.Logger, Now: s.Now}
 	e := echo.New()

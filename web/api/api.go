@@ -116,38 +116,11 @@ func (r Route) paged() bool {
 // them, from this one list.
 func (s *Server) Routes() []Route {
 	return append([]Route{
-		{Method: http.MethodGet, Path: "/users", Scope: kanri.ScopeRead, Perm: role.UsersRead, Handler: s.apiListUsers, Op: "listUsers",
-			Query: []Param{paramUserSearch, paramUserStatus, paramUserSort, ParamDesc, ParamLimit, ParamNext}, Response: "UserList", Status: 200, ETag: true},
-		{Method: http.MethodPost, Path: "/users", Scope: kanri.ScopeWrite, Perm: role.UsersCreate, Handler: s.apiCreateUser, Op: "createUser",
-			Request: "UserCreate", Response: "User", Status: 201, ETag: true, Location: true},
-		{Method: http.MethodGet, Path: "/users/:id", Scope: kanri.ScopeRead, Perm: role.UsersRead, Handler: s.apiGetUser, Op: "getUser",
-			Response: "User", Status: 200, ETag: true},
-		{Method: http.MethodPatch, Path: "/users/:id", Scope: kanri.ScopeWrite, Perm: role.UsersUpdate, Handler: s.apiUpdateUser, Op: "updateUser",
-			Doc: "Only the fields sent change. Send the ETag read in If-Match so that a change made since is not overwritten (412).", Request: "UserUpdate", Response: "User", Status: 200, IfMatch: true, ETag: true},
-		{Method: http.MethodDelete, Path: "/users/:id", Scope: kanri.ScopeWrite, Perm: role.UsersDelete, Handler: s.apiDeleteUser, Op: "deleteUser",
-			Doc:   "A soft delete, as the console's: the account is kept as deleted, its username and e-mail freed and its roles removed. The tenant's last administrator cannot be deleted (409).",
-			Query: []Param{paramConfirm}, Status: 204, IfMatch: true},
-		{Method: http.MethodPost, Path: "/users/:id/deactivate", Scope: kanri.ScopeWrite, Perm: role.UsersUpdate, Handler: s.apiDeactivateUser, Op: "deactivateUser",
-			Query: []Param{paramConfirm}, Response: "User", Status: 200, IfMatch: true, ETag: true},
-		{Method: http.MethodPost, Path: "/users/:id/reactivate", Scope: kanri.ScopeWrite, Perm: role.UsersUpdate, Handler: s.apiReactivateUser, Op: "reactivateUser",
-			Response: "User", Status: 200, IfMatch: true, ETag: true},
-		{Method: http.MethodGet, Path: "/users/:id/roles", Scope: kanri.ScopeRead, Perm: role.RolesRead, Handler: s.apiListRoles, Op: "listUserRoles",
-			Response: "RoleAssignmentList", Status: 200, ETag: true},
-		{Method: http.MethodPost, Path: "/users/:id/roles", Scope: kanri.ScopeWrite, Perm: role.RolesUpdate, Handler: s.apiAssignRole, Op: "assignUserRole",
-			Doc: "A role the user holds already is answered 200 with the existing assignment. Location is the assignment's path: GET reads it, DELETE takes the role back.", Request: "RoleAssignmentCreate", Response: "RoleAssignment", Status: 201, Unchanged: 200, Location: true},
-		{Method: http.MethodGet, Path: "/users/:id/roles/:service/:role", Scope: kanri.ScopeRead, Perm: role.RolesRead, Handler: s.apiGetRole, Op: "getUserRole",
-			Doc: "The role by its key, as DELETE takes it back: 404 when the user does not hold it.", Response: "RoleAssignment", Status: 200, ETag: true},
-		{Method: http.MethodDelete, Path: "/users/:id/roles/:service/:role", Scope: kanri.ScopeWrite, Perm: role.RolesUpdate, Handler: s.apiRemoveRole, Op: "removeUserRole",
-			Status: 204},
-		{Method: http.MethodGet, Path: "/roles", Scope: kanri.ScopeRead, Perm: role.RolesRead, Handler: s.apiRoleCatalog, Op: "listRoles",
-			Doc: "Each role's stable English key is what POST /users/{id}/roles takes; its label is in the language of Accept-Language.", Response: "RoleList", Status: 200, ETag: true},
 		{Method: http.MethodGet, Path: "/me", Scope: kanri.ScopeRead, Handler: s.apiMe, Op: "getMe",
 			Doc: "Never the key's secret.", Response: "Me", Status: 200, ETag: true},
 		{Method: http.MethodGet, Path: "/keys/:key", Scope: kanri.ScopeRead, Perm: role.APIKeysRead, Handler: s.apiGetKey, Op: "getKey",
 			Doc:      "The key an id names where a field's kind says apiKey (a file's uploadedByKind, a folder's createdByKind, a role's assignedByKind, an audit record's userKind). Never the key's secret nor its hash.",
 			Response: "APIKey", Status: 200, ETag: true},
-		{Method: http.MethodGet, Path: "/audit", Scope: kanri.ScopeRead, Perm: role.AuditRead, Handler: s.apiListAudit, Op: "listAudit",
-			Query: []Param{paramAuditAction, paramAuditUser, paramAuditResource, paramAuditFrom, paramAuditTo, ParamLimit, ParamNext}, Response: "AuditList", Status: 200, ETag: true},
 	}, s.featureRoutes()...)
 }
 
@@ -833,4 +806,14 @@ func WriteFieldProblem(c echo.Context, status int, detail string, errs map[strin
 		return err
 	}
 	return c.Blob(status, "application/problem+json", b)
+}
+
+// BadNext names the next parameter in a list's refusal of its
+// continuation token: the console starts such a list over at its first
+// page, but an API client asked for a page after another and gets none.
+func BadNext(err error) error {
+	if key, _ := kanri.ErrorMessage(err); kanri.IsCode(err, kanri.EINVALID) && key == "validation.continuation" {
+		return kanri.Invalid(map[string]string{ParamNext.Name: "api.next_invalid"})
+	}
+	return err
 }

@@ -51,26 +51,7 @@ var (
 		Doc: "Page size. A value that is not an integer from 1 to 100 (digits only) is refused (400)."}
 	ParamNext = Param{Name: "next", Doc: "The next token of the previous page. A token that cannot be read is refused (422)."}
 	ParamDesc = Param{Name: "desc", Kind: BooleanParam, Doc: "true for descending order, false (the default) for ascending; another value is refused (400)."}
-
-	paramUserSearch = Param{Name: "q", Doc: "Words that begin words of the username, e-mail or display name."}
-	paramUserStatus = Param{Name: "status", Enum: []string{kanri.UserActive, kanri.UserInactive, kanri.UserLocked, kanri.UserDeleted},
-		Doc: "Only the users of this status; without it, every user not deleted. Another value is refused (400)."}
-	paramUserSort = Param{Name: "sort", Enum: []string{"username", "displayName", "email", "createdAt", "lastLogin"}, DefString: "username",
-		Doc: "The order of the list. Another value is refused (400)."}
-
-	paramConfirm = Param{Name: "confirm", Enum: []string{confirmDisableKey},
-		Doc: "disable-this-key: deactivate or delete the person who made the request's API key, which disables the key itself. Without it, that is refused (409)."}
-
-	paramAuditAction   = Param{Name: "action", Doc: "An action (user.update) or a prefix ending in a dot (user.)."}
-	paramAuditUser     = Param{Name: "user", Doc: "A user id or username."}
-	paramAuditResource = Param{Name: "resource", Doc: "A resource type, such as User."}
-	paramAuditFrom     = Param{Name: "from", Kind: DateParam, Doc: "First day, inclusive. A value that is not a date is refused (422)."}
-	paramAuditTo       = Param{Name: "to", Kind: DateParam, Doc: "Last day, inclusive. A value that is not a date, or before from, is refused (422)."}
 )
-
-// confirmDisableKey is the value of the confirm parameter by which a key
-// deactivates or deletes its own creator.
-const confirmDisableKey = "disable-this-key"
 
 // refusable reports whether a value of the parameter can make the
 // operation answer 422.

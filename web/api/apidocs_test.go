@@ -7,13 +7,14 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web/api"
+	"github.com/kanri/kanri/web/api/accountapi"
 	"github.com/kanri/kanri/web/api/chatapi"
 	"github.com/kanri/kanri/web/api/fileapi"
 )
 
 // served is the API as the server serves it: the core and every feature.
 func served() *api.Server {
-	return api.New(app.Deps{}, wiring.Set{}, api.Config{}, fileapi.New, chatapi.New)
+	return api.New(app.Deps{}, wiring.Set{}, api.Config{}, accountapi.New, fileapi.New, chatapi.New)
 }
 
 // TestAPISummariesAreInTheCatalog checks that every served operation's

@@ -509,11 +509,7 @@ func apiResponses(r Route, examples map[string]any) map[string]any {
 		out["404"] = problem("No such resource in the key's tenant.", rateLimit, nil)
 	}
 	if !r.reads() {
-		conflict := "The change conflicts with the current state (the last administrator, the tenant's user limit)."
-		if slices.ContainsFunc(r.Query, func(p Param) bool { return p.Name == paramConfirm.Name }) {
-			conflict = "The change conflicts with the current state (the last administrator), or the user made the request's API key and confirm=" + confirmDisableKey + " is missing: the change would disable the key itself."
-		}
-		out["409"] = problem(conflict, rateLimit, nil)
+		out["409"] = problem("The change conflicts with the current state (the last administrator, the tenant's user limit).", rateLimit, nil)
 	}
 	if r.IfMatch {
 		out["412"] = problem("If-Match matches no current ETag.", rateLimit, nil)
@@ -662,7 +658,7 @@ func operationID(r Route) string {
 const (
 	ExampleUserID = "user_0b7c6f0e-3f4a-4c1e-9d55-2a8e6b1f4c10"
 	exampleETag   = "00000a1b-0000-0d00-0000-65f1c2d30000"
-	exampleReqID  = "Yk3v9QeL2pXz7RtA0mNc"
+	ExampleReqID  = "Yk3v9QeL2pXz7RtA0mNc"
 	ExampleKeyID  = "apikey_1f2e3d4c5b6a79808f7e6d5c4b3a2918"
 
 	ExampleFileID   = "file_3c9a1f0e7b2d4a6c8e5f1a2b3c4d5e6f"
@@ -672,20 +668,10 @@ const (
 	ExampleMessageID = "msg_1775035800000_3f9a1c0e7b2d"
 )
 
-// apiSchemas returns the document's schemas. The limits of the fields a
-// request sends are the constants kanri.UserInput.Validate checks them
-// with; base is the server's address (baseURL).
+// apiSchemas returns the document's schemas: the core's, and each
+// feature's; base is the server's address (baseURL).
 func (s *Server) apiSchemas(base string) map[string]any {
 	str := map[string]any{"type": "string"}
-	// An e-mail address as kanri.UserInput.Validate takes it: one
-	// address as net/mail reads it (RFC 5322, UTF-8 included as RFC 6532
-	// allows: the API takes and returns internationalised addresses,
-	// hence idn-email), alone (no name, no angle brackets), of at most
-	// 254 bytes; spaces around it are trimmed.
-	email := map[string]any{"type": "string", "format": "idn-email", "maxLength": kanri.UsernameMax,
-		"description": fmt.Sprintf("One address as RFC 5322 writes it, UTF-8 allowed (RFC 6532), without a name or angle brackets; at most %d bytes.", kanri.UsernameMax)}
-	displayName := map[string]any{"type": "string", "minLength": 1, "maxLength": kanri.DisplayNameMax,
-		"description": fmt.Sprintf("The name shown for the user: 1 to %d characters, spaces around it trimmed.", kanri.DisplayNameMax)}
 	when := map[string]any{"type": []string{"string", "null"}, "format": "date-time"}
 	obj := func(required []string, props map[string]any) map[string]any {
 		o := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
@@ -701,62 +687,8 @@ func (s *Server) apiSchemas(base string) map[string]any {
 			"hasMore": map[string]any{"type": "boolean", "description": "Whether there is a next page."},
 		})
 	}
-	profileInput := obj(nil, map[string]any{
-		"firstName": map[string]any{"type": "string", "maxLength": kanri.ProfileMax}, "lastName": map[string]any{"type": "string", "maxLength": kanri.ProfileMax},
-		"department": map[string]any{"type": "string", "maxLength": kanri.ProfileMax}, "jobTitle": map[string]any{"type": "string", "maxLength": kanri.ProfileMax},
-		"phoneNumber": map[string]any{"type": "string", "description": "With its country code (\"+81 90-1234-5678\"); stored in E.164. Empty for none."},
-	})
-	roleKey := map[string]any{"type": "string", "enum": []string{"global_admin", "admin", "member", "viewer"}, "description": "The role's key."}
 	out := map[string]any{
-		"User": obj([]string{"id", "tenantId", "username", "email", "displayName", "isActive", "status"}, map[string]any{
-			"id": str, "tenantId": str, "username": str, "email": email, "displayName": str,
-			"isActive": map[string]any{"type": "boolean"}, "status": map[string]any{"type": "string", "enum": []string{"active", "inactive", "locked", "deleted"}},
-			"createdAt": when, "updatedAt": when, "lastLoginAt": when,
-			"profile": obj([]string{"firstName", "lastName", "phoneNumber", "department", "jobTitle"}, map[string]any{
-				"firstName": str, "lastName": str, "department": str, "jobTitle": str,
-				"phoneNumber": map[string]any{"type": "string", "description": "E.164 (\"+819012345678\"), or empty."},
-			}),
-		}),
-		"UserList": list("User"),
-		"UserCreate": obj([]string{"username", "email", "displayName", "password"}, map[string]any{
-			"username": map[string]any{"type": "string", "minLength": 1, "maxLength": kanri.UsernameMax,
-				"description": fmt.Sprintf("The sign-in name, unique in the tenant after NFKC normalisation and case folding: no spaces, control characters or direction marks, at most %d bytes.", kanri.UsernameMax)},
-			"email": email, "displayName": displayName,
-			"password": map[string]any{"type": "string", "maxLength": kanri.PasswordMaxBytes, "format": "password",
-				"description": i18n.Translate(i18n.English, "validation.password_policy")},
-			"profile": profileInput,
-		}),
-		"UserUpdate": obj(nil, map[string]any{"email": email, "displayName": displayName, "profile": profileInput}),
-		"RoleAssignment": obj([]string{"id", "userId", "serviceId", "roleName", "role", "roleLabel", "assignedBy", "assignedByKind"}, map[string]any{
-			"id": str, "userId": str, "serviceId": str, "roleName": map[string]any{"type": "string", "description": "The role's name in the service's catalogue (stored in Japanese, 管理者), as in the id."},
-			"role":           roleKey,
-			"roleLabel":      map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
-			"assignedBy":     ActorIDSchema("assignedByKind"),
-			"assignedByKind": ActorKindSchema("assignedBy"),
-			"assignedAt":     when,
-		}),
-		"RoleAssignmentList": list("RoleAssignment"),
-		"RoleAssignmentCreate": obj([]string{"serviceId", "role"}, map[string]any{
-			"serviceId": map[string]any{"type": "string", "minLength": 1, "description": "The service's id, such as auth-service."},
-			"role":      map[string]any{"type": "string", "minLength": 1, "description": "The role's key (admin or viewer) or its name in the service's catalogue."},
-		}),
-		"AuditRecord": obj([]string{"id", "timestamp", "action", "status", "userKind"}, map[string]any{
-			"id": str, "timestamp": when, "action": str, "status": map[string]any{"type": "string", "enum": []string{"success", "failure"}},
-			"userId": ActorIDSchema("userKind"), "userKind": ActorKindSchema("userId"), "userName": str,
-			"resource": obj(nil, map[string]any{"type": str, "id": str, "name": str}),
-			"changes":  map[string]any{"type": "object", "additionalProperties": obj(nil, map[string]any{"before": map[string]any{}, "after": map[string]any{}})},
-			"reason":   str, "ipAddress": str, "requestId": str,
-		}),
-		"AuditList": list("AuditRecord"),
-		"Role": obj([]string{"id", "serviceId", "serviceName", "roleName", "role", "label"}, map[string]any{
-			"id": str, "serviceId": str,
-			"serviceName": map[string]any{"type": "string", "description": "The service's name in the language of Accept-Language (English by default, ja)."},
-			"roleName":    map[string]any{"type": "string", "description": "The role's name as stored, in Japanese (管理者)."},
-			"role":        map[string]any{"type": "string", "enum": []string{"global_admin", "admin", "member", "viewer"}, "description": "The role's stable English key: give it as role to POST /users/{id}/roles."},
-			"label":       map[string]any{"type": "string", "description": "The role's name in the language of Accept-Language (English by default, ja)."},
-		}),
-		"RoleList": list("Role"),
-		"APIKey":   apiKeySchema(obj),
+		"APIKey": apiKeySchema(obj),
 		"Me": obj([]string{"key", "tenant", "rateLimit"}, map[string]any{
 			"key": obj([]string{"id", "name", "prefix", "scopes", "createdAt", "expiresAt"}, map[string]any{
 				"id": str, "name": str,
@@ -794,24 +726,7 @@ func (s *Server) apiSchemas(base string) map[string]any {
 // docs page shows them.
 func (s *Server) apiExamples() map[string]any {
 	at := "2026-04-01T09:30:00Z"
-	user := map[string]any{"id": ExampleUserID, "tenantId": "tenant_acme", "username": "hanako", "email": "hanako@acme.example.jp",
-		"displayName": "Hanako Yamada", "isActive": true, "status": "active", "createdAt": at, "updatedAt": at, "lastLoginAt": nil,
-		"profile": map[string]any{"firstName": "Hanako", "lastName": "Yamada", "phoneNumber": "+819012345678", "department": "営業部", "jobTitle": "Manager"}}
-	ra := map[string]any{"id": kanri.RoleAssignmentID(ExampleUserID, kanri.AuthServiceID, "閲覧者"), "userId": ExampleUserID, "serviceId": kanri.AuthServiceID,
-		"roleName": "閲覧者", "role": "viewer", "roleLabel": "Viewer", "assignedBy": ExampleKeyID, "assignedByKind": ActorAPIKey, "assignedAt": at}
-	audit := map[string]any{"id": "audit_20260401T093000.000000000_9f86d081", "timestamp": at, "action": "user.create", "status": "success",
-		"userId": ExampleKeyID, "userKind": ActorAPIKey, "userName": "API key Nightly sync (ak_live_3x…)", "resource": map[string]any{"type": "User", "id": ExampleUserID, "name": "hanako"},
-		"ipAddress": "203.0.113.7", "requestId": exampleReqID}
 	out := map[string]any{
-		"User":                 user,
-		"UserList":             map[string]any{"items": []any{user}, "next": "eyJrIjoiaGFuYWtvIn0", "hasMore": true},
-		"UserCreate":           map[string]any{"username": "hanako", "email": "hanako@acme.example.jp", "displayName": "Hanako Yamada", "password": "Correct-horse-42"},
-		"UserUpdate":           map[string]any{"displayName": "Hanako Suzuki"},
-		"RoleAssignment":       ra,
-		"RoleAssignmentList":   map[string]any{"items": []any{ra}, "hasMore": false},
-		"RoleAssignmentCreate": map[string]any{"serviceId": kanri.AuthServiceID, "role": "viewer"},
-		"AuditRecord":          audit,
-		"AuditList":            map[string]any{"items": []any{audit}, "hasMore": false},
 		"APIKey": map[string]any{"id": ExampleKeyID, "name": "Nightly sync", "prefix": "ak_live_3x", "scopes": []any{kanri.ScopeRead, kanri.ScopeWrite},
 			"status": kanri.KeyActive, "createdAt": at, "expiresAt": nil},
 	}
