@@ -6,9 +6,15 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"strings"
+
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/static"
+	"github.com/kanri/kanri/web/api"
+	"github.com/kanri/kanri/web/api/accountapi"
+	"github.com/kanri/kanri/web/api/chatapi"
+	"github.com/kanri/kanri/web/api/fileapi"
 	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/console/backups"
 	"github.com/kanri/kanri/web/console/chat"
@@ -17,6 +23,7 @@ import (
 	"github.com/kanri/kanri/web/console/organisation"
 	"github.com/kanri/kanri/web/console/people"
 	"github.com/kanri/kanri/web/httpkit"
+	"github.com/kanri/kanri/web/live"
 )
 
 // routes builds the server from its parts: the API registers its own
@@ -57,4 +64,36 @@ func (s *Server) routes(e *echo.Echo) {
 	// the tab, and ends with its session.
 	e.GET("/t/:tenant/events", s.live.Channels, s.RequireUser, s.ResolveTenant, httpkit.Usable(s.Catalog, kanri.MessagingServiceID)).Name = "perm:" + role.ChannelsRead
 	s.heads = httpkit.HeadRoutes(e.Routes())
+}
+
+// New returns the console's HTTP handler.
+func New(cfg Config) http.Handler {
+	s := &Server{bodyTimeout: cfg.BodyTimeout, origin: httpkit.NewOrigin(cfg.PublicURL, cfg.TrustedProxies)}
+	if s.bodyTimeout <= 0 {
+		s.bodyTimeout = httpkit.DefaultBodyTimeout
+	}
+	sessions := httpkit.NewSessions(cfg.SessionSecret, cfg.Services.Auth, cfg.Deps.Now, cfg.Deps.Logger)
+	s.Console = console.New(cfg.Deps, cfg.Services, sessions, s.origin)
+	s.api = api.New(cfg.Deps, cfg.Services, api.Config{Origin: s.origin, BodyTimeout: s.bodyTimeout, NotFound: s.NotFound},
+		accountapi.New, fileapi.New, chatapi.New)
+	s.live = &live.Streams{Sessions: s.Sessions, Users: s.Users, Auth: s.Auth, Tenants: s.Tenants, Roles: s.Roles,
+		Messaging: s.Messaging, Files: s.Files, Events: s.Events, Logger: s.Logger, Now: s.Now}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	s.routes(e)
+	return e
+}
+
+// handleError answers a request's error: the API's as problem documents,
+// the console's as pages.
+func (s *Server) handleError(err error, c echo.Context) {
+	if !httpkit.Unanswered(c, err) {
+		return
+	}
+	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
+		s.api.HandleError(err, c)
+		return
+	}
+	s.Console.HandleError(err, c)
 }

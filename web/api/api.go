@@ -37,108 +37,6 @@ import (
 // apiBodyLimit is the largest request body the API reads.
 const apiBodyLimit = 64 << 10 // 65,536 bytes: 65,537 are refused
 
-// Context keys of API requests: the request's API key, what it may do,
-// and a mark that the call is not to be logged.
-const (
-	KeyAPIKey   = "apikey"
-	ctxGrant    = "apigrant"
-	ctxUnlogged = "unlogged"
-)
-
-// Route is one endpoint of the API: its route, the scope it needs, and
-// what the OpenAPI document says of it.
-type Route struct {
-	Method, Path, Scope string
-	// perm is the console permission the call needs: a key does what its
-	// creator may do in the console now, within its scopes. "" needs none
-	// (the creator's account must still be active).
-	Perm    string
-	Handler echo.HandlerFunc
-	// op is the operationId (listUsers); tag groups the operation, for a
-	// route whose path does not say it (see tagOf); summary says what the
-	// operation does in a line (for the API's own routes, the catalog's
-	// api.op.<op> says it, in both languages: see summaryKey), and doc
-	// more when there is more to say.
-	Op, Tag, Summary, Doc string
-	Query                 []Param // query parameters, read by h through these declarations
-	Request, Response     string  // schema names; "" for none
-	Status                int     // the success status
-	// unchanged is the status of a request whose change was already made
-	// (0 when there is none): the answer is then the existing resource.
-	Unchanged int
-	IfMatch   bool // h honours If-Match: a tag that matches none is 412
-	ETag      bool // the success answer carries its ETag (a GET's If-None-Match is honoured)
-	Location  bool // the success answer carries the new resource's Location
-	// service is a service the call needs usable (assigned and active) in
-	// the key's tenant beside the API service, as the console's routes of
-	// that service need it: kanri.FileServiceID for files.
-	Service string
-	// content is the media type of a success answer that is a file's
-	// bytes rather than JSON: the operation takes Range (206) and its
-	// answer is an attachment.
-	Content string
-	// tus marks an operation of the tus protocol (uploads): its request
-	// and answer are headers (tusHeaderDocs), its body bytes; it is served
-	// in the upload group, with the upload's own body limit and no write
-	// deadline. Its creation (POST) takes an Idempotency-Key as every POST
-	// does, its request headers counting as its body; the other
-	// operations resume instead.
-	Tus bool
-	// reqHeaders and respHeaders name the request headers a tus operation
-	// reads and the headers its success answer carries; optHeaders those
-	// its success answer may carry.
-	ReqHeaders              []Header
-	RespHeaders, OptHeaders []string
-	// reqBytes is the media type of a request body of bytes, not JSON (a
-	// tus PATCH's).
-	ReqBytes string
-	// statuses are the statuses of the operation's own refusals beside
-	// those every operation documents, with what each means.
-	Statuses map[int]string
-}
-
-// Header declares a request header an operation reads (tus's), which
-// the OpenAPI document describes from headerDocs.
-type Header struct {
-	Name     string
-	Required bool
-}
-
-// reads reports whether the route only reads: a GET, or a HEAD.
-func (r Route) reads() bool { return r.Method == http.MethodGet || r.Method == http.MethodHead }
-
-// paged reports whether the route answers a list in pages.
-func (r Route) paged() bool {
-	return slices.ContainsFunc(r.Query, func(p Param) bool { return p.Name == ParamNext.Name })
-}
-
-// Routes lists the API. routes registers them and openAPI documents
-// them, from this one list.
-func (s *Server) Routes() []Route {
-	return append([]Route{
-		{Method: http.MethodGet, Path: "/me", Scope: kanri.ScopeRead, Handler: s.apiMe, Op: "getMe",
-			Doc: "Never the key's secret.", Response: "Me", Status: 200, ETag: true},
-		{Method: http.MethodGet, Path: "/keys/:key", Scope: kanri.ScopeRead, Perm: role.APIKeysRead, Handler: s.apiGetKey, Op: "getKey",
-			Doc:      "The key an id names where a field's kind says apiKey (a file's uploadedByKind, a folder's createdByKind, a role's assignedByKind, an audit record's userKind). Never the key's secret nor its hash.",
-			Response: "APIKey", Status: 200, ETag: true},
-	}, s.featureRoutes()...)
-}
-
-// featureRoutes are the operations of the API's features.
-func (s *Server) featureRoutes() []Route {
-	var out []Route
-	for _, f := range s.features {
-		out = append(out, f.Routes()...)
-	}
-	return out
-}
-
-// KeyOf returns the request's API key.
-func KeyOf(c echo.Context) *kanri.APIKey { return c.Get(KeyAPIKey).(*kanri.APIKey) }
-
-// GrantOf returns what the request's key may do.
-func GrantOf(c echo.Context) *Grant { return c.Get(ctxGrant).(*Grant) }
-
 // apiAuth authenticates the request's API key and makes its tenant the
 // request's tenant and the key the actor of its changes. What it reads
 // (the key, its tenant, its creator's rights and the api-service
@@ -511,7 +409,7 @@ func (s *Server) apiMethods(c echo.Context) string {
 		return ""
 	}
 	var allow []string
-	for _, r := range s.Routes() {
+	for _, r := range s.routes {
 		if !httpkit.RoutePattern(r.Path).MatchString(path) {
 			continue
 		}
@@ -748,9 +646,6 @@ func jsonProblem(err error) string {
 	return "not a JSON object"
 }
 
-// etag returns a document's ETag as an HTTP header value.
-func etag(v string) string { return `"` + strings.Trim(v, `"`) + `"` }
-
 // refuseIfMatch refuses If-Match on a change that is not conditional
 // (400): a client that sends it expects the change to depend on it, and
 // it would not.
@@ -783,9 +678,6 @@ func Precondition(c echo.Context, docETag string) (string, error) {
 	return "", kanri.Stale()
 }
 
-// UploadsPath is the path of the API's tus uploads, under /api/v1.
-const UploadsPath = "/uploads"
-
 // WriteProblem answers a status as a problem document with detail (none
 // when empty), for a refusal made where no error is returned (tus,
 // http.ServeContent).
@@ -817,3 +709,6 @@ func BadNext(err error) error {
 	}
 	return err
 }
+
+// HandleError answers an API request's error as problem+json.
+func (s *Server) HandleError(err error, c echo.Context) { s.apiError(c, err) }

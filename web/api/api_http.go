@@ -93,3 +93,6 @@ func notModified(c echo.Context, status int, tag string) bool {
 	}
 	return false
 }
+
+// etag returns a document's ETag as an HTTP header value.
+func etag(v string) string { return `"` + strings.Trim(v, `"`) + `"` }

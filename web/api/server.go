@@ -1,8 +1,6 @@
 package api
 
 import (
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -22,6 +20,7 @@ type Server struct {
 	notFound    echo.HandlerFunc
 	grants      grantCache // what API keys may do, by the hash of their secret
 	features    []Feature
+	routes      []Route // the operations served, once Register has added them
 }
 
 // Feature is a part of the API kept in a package of its own: the
@@ -62,53 +61,4 @@ func New(deps app.Deps, services wiring.Set, cfg Config, features ...func(*Serve
 		s.Audit.Observe(s.grants.heard)
 	}
 	return s
-}
-
-// HandleError answers an API request's error as problem+json.
-func (s *Server) HandleError(err error, c echo.Context) { s.apiError(c, err) }
-
-// Register adds the API's routes to e, each named for the permission
-// matrix's walk ("api:<scope>", or httpkit.RoutePublic).
-func (s *Server) Register(e *echo.Echo) {
-	// The JSON API: a key, not a session; no CSRF (no cookies are read).
-	// A path under /api/ of no version the server speaks (/api/v2/users)
-	// is not found, before any key is asked for: the console's catch-all
-	// would answer it 401 as a page that needs a sign-in.
-	e.RouteNotFound("/api/*", apiNotFound)
-	e.GET("/api/v1/openapi.json", s.openAPI).Name = httpkit.RoutePublic
-	e.GET("/api/v1/docs", s.apiDocs).Name = httpkit.RoutePublic
-	e.GET("/api/v1/docs/:tag", s.apiDocsTag).Name = httpkit.RoutePublic
-	api := e.Group("/api/v1", httpkit.Bodies(s.bodyTimeout, apiBodyLimit, false), s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
-	// The API's tus uploads: a key like the API, but the upload routes'
-	// body handling (no API body limit: each PATCH is bounded by what is
-	// left of its upload) and no read or write deadline but an idle one.
-	apiUploads := e.Group("/api/v1"+UploadsPath, s.apiAuth, s.apiCORS, s.apiUsage, s.apiLimit, s.apiUsable)
-	for _, r := range s.Routes() {
-		mw := []echo.MiddlewareFunc{apiScope(r.Scope), s.apiPerm(r.Perm)}
-		if !r.reads() && !r.IfMatch {
-			mw = append([]echo.MiddlewareFunc{refuseIfMatch}, mw...)
-		}
-		if r.Service != "" {
-			mw = append(mw, httpkit.Usable(s.Catalog, r.Service))
-		}
-		mw = append(mw, checkQuery(r.Query)) // a service the tenant cannot use is 403 whatever the query
-		if r.Method == http.MethodPost {
-			var headers []string
-			if r.Tus {
-				// A creation's body is none (the bytes follow with
-				// PATCH), but the upload group has no body limit.
-				mw = append(mw, httpkit.Bodies(s.bodyTimeout, apiBodyLimit, false))
-				for _, h := range r.ReqHeaders {
-					headers = append(headers, h.Name)
-				}
-			}
-			mw = append(mw, s.apiIdempotent(headers)) // after the checks: a refused call claims no key
-		}
-		g, path := api, r.Path
-		if r.Tus {
-			g, path = apiUploads, strings.TrimPrefix(r.Path, UploadsPath)
-		}
-		g.Add(r.Method, path, r.Handler, mw...).Name = "api:" + r.Scope
-	}
-
 }

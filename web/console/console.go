@@ -4,7 +4,12 @@
 package console
 
 import (
+	"sync"
+	"time"
+
 	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web/httpkit"
 )
@@ -27,4 +32,28 @@ func New(deps app.Deps, services wiring.Set, sessions *httpkit.Sessions, origin 
 		s.Audit.Observe(s.switcherCache.heard)
 	}
 	return s
+}
+
+// switcherTTL is how long the switcher's list of tenants is reused: every
+// page of a global administrator shows it, and a tenant created, renamed,
+// suspended, reactivated or deleted on another instance shows so in it
+// this much later at most (on this instance, at once: see heard).
+const switcherTTL = 2 * time.Second
+
+// switcherCache holds the switcher's list between pages.
+type switcherCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	list []*kanri.TenantListing
+}
+
+// heard forgets the list when this instance changes a tenant (every
+// change is audited), so that its next page shows the change.
+func (c *switcherCache) heard(e audit.Entry) {
+	if e.Resource.Type != "Tenant" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.list = nil
 }

@@ -7,12 +7,9 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
@@ -136,30 +133,6 @@ func SafeNext(next string) string {
 		return next
 	}
 	return "/"
-}
-
-// switcherTTL is how long the switcher's list of tenants is reused: every
-// page of a global administrator shows it, and a tenant created, renamed,
-// suspended, reactivated or deleted on another instance shows so in it
-// this much later at most (on this instance, at once: see heard).
-const switcherTTL = 2 * time.Second
-
-// switcherCache holds the switcher's list between pages.
-type switcherCache struct {
-	mu   sync.Mutex
-	at   time.Time
-	list []*kanri.TenantListing
-}
-
-// heard forgets the list when this instance changes a tenant (every
-// change is audited), so that its next page shows the change.
-func (c *switcherCache) heard(e audit.Entry) {
-	if e.Resource.Type != "Tenant" {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.list = nil
 }
 
 // switcherList returns the first 100 tenants by name, from the cache when

@@ -66,26 +66,6 @@ func (s *Pages) home(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, homePath(c.Get(httpkit.KeyHome).(*kanri.Tenant), access))
 }
 
-// homePath is a user's start page: the first page they may open, in the
-// order of the navigation, and at least their own account.
-func homePath(t *kanri.Tenant, a role.Access) string {
-	switch {
-	case a.GlobalAdmin && a.Perms.Has(role.TenantsRead):
-		return views.TenantsPath()
-	case a.Perms.Has(role.UsersRead):
-		return views.UsersPath(t.ID)
-	case a.Perms.Has(role.RolesRead):
-		return views.RolesPath(t.ID)
-	case a.Perms.Has(role.AuditRead):
-		return views.AuditPath(t.ID)
-	case a.Perms.Has(role.ChannelsRead):
-		return views.ChannelsPath(t.ID) // a member of messaging
-	case a.Perms.Has(role.FilesRead):
-		return views.FilesPath(t.ID)
-	}
-	return views.AccountPath()
-}
-
 // setTheme remembers the chosen theme and returns to the page.
 func (s *Pages) setTheme(c echo.Context) error {
 	switch t := c.FormValue("theme"); t {
