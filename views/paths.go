@@ -1,8 +1,9 @@
 package views
 
 // The console's URLs, built in one place: pages link with them and
-// handlers redirect with them. web/routes.go declares the routes they
-// reach; a test there checks that every one of them is routed.
+// handlers redirect with them. The features' Routes
+// (web/console/*/routes.go) declare the routes they reach; a test of web
+// (TestPathsAreRouted) checks that every one of them is routed.
 
 // TenantsPath is the operator's tenant list.
 func TenantsPath() string { return "/tenants" }

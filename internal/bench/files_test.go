@@ -384,7 +384,7 @@ func (c *fileClient) do(b *testing.B, req *http.Request, want int) *http.Respons
 	return resp
 }
 
-// listPageSize is the folder page's page size (web/files.go).
+// listPageSize is the folder page's page size (web/console/filepages).
 const listPageSize = 50
 
 // BenchmarkFolderList measures the file service's folder list (the
