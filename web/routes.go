@@ -2,26 +2,16 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-
-	"strings"
 
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/static"
 	"github.com/kanri/kanri/web/api"
-	"github.com/kanri/kanri/web/api/accountapi"
-	"github.com/kanri/kanri/web/api/chatapi"
-	"github.com/kanri/kanri/web/api/fileapi"
 	"github.com/kanri/kanri/web/console"
-	"github.com/kanri/kanri/web/console/backups"
-	"github.com/kanri/kanri/web/console/chat"
-	"github.com/kanri/kanri/web/console/filepages"
-	"github.com/kanri/kanri/web/console/operator"
-	"github.com/kanri/kanri/web/console/organisation"
-	"github.com/kanri/kanri/web/console/people"
 	"github.com/kanri/kanri/web/httpkit"
 	"github.com/kanri/kanri/web/live"
 )
@@ -53,10 +43,10 @@ func (s *Server) routes(e *echo.Echo) {
 	signedIn := public.Group("", s.RequireUser)
 	g := console.Groups{Echo: e, Public: public, SignedIn: signedIn,
 		Staff: signedIn.Group("", s.RequireGlobalAdmin), Tenant: signedIn.Group("/t/:tenant", s.ResolveTenant)}
-	for _, routes := range []func(console.Groups) []console.Route{
-		people.New(s.Console).Routes, operator.New(s.Console).Routes, organisation.New(s.Console).Routes, filepages.New(s.Console).Routes, chat.New(s.Console).Routes, backups.New(s.Console, s.live).Routes,
-	} {
-		console.Register(routes(g))
+	for _, f := range s.features() {
+		if f.pages != nil {
+			console.Register(f.pages.Routes(g))
+		}
 	}
 
 	// A tab's live updates (server-sent events): a session like the
@@ -74,10 +64,15 @@ func New(cfg Config) http.Handler {
 	}
 	sessions := httpkit.NewSessions(cfg.SessionSecret, cfg.Services.Auth, cfg.Deps.Now, cfg.Deps.Logger)
 	s.Console = console.New(cfg.Deps, cfg.Services, sessions, s.origin)
-	s.api = api.New(cfg.Deps, cfg.Services, api.Config{Origin: s.origin, BodyTimeout: s.bodyTimeout, NotFound: s.NotFound},
-		accountapi.New, fileapi.New, chatapi.New)
 	s.live = &live.Streams{Sessions: s.Sessions, Users: s.Users, Auth: s.Auth, Tenants: s.Tenants, Roles: s.Roles,
 		Messaging: s.Messaging, Files: s.Files, Events: s.Events, Logger: s.Logger, Now: s.Now}
+	var apis []func(*api.Server) api.Feature
+	for _, f := range s.features() {
+		if f.api != nil {
+			apis = append(apis, f.api)
+		}
+	}
+	s.api = api.New(cfg.Deps, cfg.Services, api.Config{Origin: s.origin, BodyTimeout: s.bodyTimeout, NotFound: s.NotFound}, apis...)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
