@@ -20,7 +20,9 @@ type Page struct {
 	Lang  string
 	Path  string // the current URL, for the language switch to return to
 	Nav   string // the active navigation item: tenants, users, audit
-	User  *kanri.User
+	// Navigation are the entries of the side navigation, in its order.
+	Navigation []NavEntry
+	User       *kanri.User
 	// Tenant is the tenant the page is about (nil on operator pages). Home
 	// is the signed-in user's own tenant.
 	Tenant *kanri.Tenant

@@ -10,6 +10,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/static"
+	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/api"
 	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
@@ -67,11 +68,16 @@ func New(cfg Config) http.Handler {
 	s.live = &live.Streams{Sessions: s.Sessions, Users: s.Users, Auth: s.Auth, Tenants: s.Tenants, Roles: s.Roles,
 		Messaging: s.Messaging, Files: s.Files, Events: s.Events, Logger: s.Logger, Now: s.Now}
 	var apis []func(*api.Server) api.Feature
+	var nav []views.NavEntry
 	for _, f := range s.features() {
 		if f.api != nil {
 			apis = append(apis, f.api)
 		}
+		if f.pages != nil {
+			nav = append(nav, f.pages.Nav()...)
+		}
 	}
+	s.Console.SetNavigation(nav)
 	s.api = api.New(cfg.Deps, cfg.Services, api.Config{Origin: s.origin, BodyTimeout: s.bodyTimeout, NotFound: s.NotFound}, apis...)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

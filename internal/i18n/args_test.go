@@ -18,7 +18,7 @@ var formatters = map[string][2]int{
 	"kanri.E":          {1, 2}, // kanri.E(code, key, args...)
 	"views.T":          {1, 2}, // the views' T(ctx, key, args...)
 	"views.translated": {1, 3}, // translated(ctx, key, fallback, args...)
-	".done":            {2, 3}, // the web's s.done(c, dest, key, args...)
+	".Report":          {2, 3}, // the console's s.Report(c, dest, key, args...)
 }
 
 // verb matches a formatting verb of fmt, with its optional argument index.

@@ -19,11 +19,11 @@ func (s *Console) Action(c echo.Context, doneKey, dest string, do func(seen kanr
 	if err != nil {
 		return err
 	}
-	return s.Done(c, dest, doneKey, name)
+	return s.Report(c, dest, doneKey, name)
 }
 
-// Done reports a change that was made, in a message on the page at dest.
-func (s *Console) Done(c echo.Context, dest, key string, args ...any) error {
+// Report reports a change that was made, in a message on the page at dest.
+func (s *Console) Report(c echo.Context, dest, key string, args ...any) error {
 	s.Flash(c, "success", key, args...)
 	return Redirect(c, dest)
 }

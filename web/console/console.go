@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/wiring"
+	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -21,7 +22,12 @@ type Console struct {
 	*httpkit.Sessions
 	origin        httpkit.Origin
 	switcherCache switcherCache
+	navigation    []views.NavEntry
 }
+
+// SetNavigation sets the entries of the side navigation: the features'
+// pages, in any order.
+func (s *Console) SetNavigation(entries []views.NavEntry) { s.navigation = views.SortNav(entries) }
 
 // New returns the console of the services, reached at origin, whose
 // sessions are sessions.

@@ -23,14 +23,15 @@ import (
 func (s *Console) Page(c echo.Context, title, nav string) views.Page {
 	ctx := c.Request().Context()
 	p := views.Page{
-		Title: i18n.T(ctx, title),
-		CSRF:  s.CSRFToken(c),
-		Lang:  i18n.Lang(ctx),
-		Path:  shownAt(c),
-		Nav:   nav,
-		Staff: httpkit.IsGlobalAdmin(c),
-		Now:   s.Now(),
-		Theme: httpkit.Theme(c),
+		Title:      i18n.T(ctx, title),
+		CSRF:       s.CSRFToken(c),
+		Lang:       i18n.Lang(ctx),
+		Path:       shownAt(c),
+		Nav:        nav,
+		Navigation: s.navigation,
+		Staff:      httpkit.IsGlobalAdmin(c),
+		Now:        s.Now(),
+		Theme:      httpkit.Theme(c),
 	}
 	p.User, _ = c.Get(httpkit.KeyUser).(*kanri.User)
 	p.Home, _ = c.Get(httpkit.KeyHome).(*kanri.Tenant)

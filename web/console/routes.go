@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -51,9 +52,11 @@ func Post(g *echo.Group, path, access string, h echo.HandlerFunc) Route {
 	return Route{Group: g, Method: http.MethodPost, Path: path, Access: access, Handler: h}
 }
 
-// Pages are a feature's pages: the routes it adds to the groups.
+// Pages are a feature's pages: the routes it adds to the groups, and its
+// entries of the side navigation.
 type Pages interface {
 	Routes(g Groups) []Route
+	Nav() []views.NavEntry
 }
 
 // Register adds the routes to their groups, each named for its access

@@ -121,7 +121,7 @@ func (s *Pages) createBackupJob(c echo.Context) error {
 	if err != nil {
 		return s.backupJobFailed(c, nil, in, err)
 	}
-	return s.Done(c, views.BackupsPath(t.ID), "backups.job_created", j.Name)
+	return s.Report(c, views.BackupsPath(t.ID), "backups.job_created", j.Name)
 }
 
 // editBackupJob shows a job's form.
@@ -139,7 +139,7 @@ func (s *Pages) updateBackupJob(c echo.Context) error {
 	ctx, t, in := c.Request().Context(), httpkit.Tenant(c), backupJobForm(c)
 	j, err := s.Backups.UpdateJob(ctx, t.ID, c.Param("job"), in, console.Seen(c))
 	if err == nil {
-		return s.Done(c, views.BackupsPath(t.ID), "backups.job_updated", j.Name)
+		return s.Report(c, views.BackupsPath(t.ID), "backups.job_updated", j.Name)
 	}
 	cur, gerr := s.Backups.Job(ctx, t.ID, c.Param("job"))
 	if gerr != nil {
@@ -189,7 +189,7 @@ func (s *Pages) runBackupJob(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.Done(c, views.BackupsPath(t.ID), "backups.run_started", h.JobName)
+	return s.Report(c, views.BackupsPath(t.ID), "backups.run_started", h.JobName)
 }
 
 // scheduleError says in the person's language what is wrong with a
@@ -367,7 +367,7 @@ func (s *Pages) restoreBackup(c echo.Context) error {
 	if _, err := s.Backups.Restore(ctx, t.ID, h.ID, restoreParts(c, h)); err != nil {
 		return err
 	}
-	return s.Done(c, views.BackupsPath(t.ID), "backups.restore_started", views.WhenIn(h.StartedAt.Time, t.Location()))
+	return s.Report(c, views.BackupsPath(t.ID), "backups.restore_started", views.WhenIn(h.StartedAt.Time, t.Location()))
 }
 
 // retryRestore runs a failed restore again.
@@ -376,7 +376,7 @@ func (s *Pages) retryRestore(c echo.Context) error {
 	if _, err := s.Backups.RetryRestore(c.Request().Context(), t.ID, c.Param("restore")); err != nil {
 		return err
 	}
-	return s.Done(c, views.BackupsPath(t.ID), "backups.restore_retried")
+	return s.Report(c, views.BackupsPath(t.ID), "backups.restore_retried")
 }
 
 // copyBackup restores a run's archive as a new tenant (the operator).
@@ -392,7 +392,7 @@ func (s *Pages) copyBackup(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.Done(c, views.BackupsPath(copied.ID), "backups.copy_started", copied.Name)
+	return s.Report(c, views.BackupsPath(copied.ID), "backups.copy_started", copied.Name)
 }
 
 // damagedText says why an archive cannot be read, with the detail.

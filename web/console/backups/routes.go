@@ -3,6 +3,7 @@ package backups
 import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
@@ -32,5 +33,12 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Post(bk, "/history/:id/restore", role.BackupsExecute, s.restoreBackup),
 		console.Post(bk, "/history/:id/copy", role.TenantsCreate, s.copyBackup),
 		console.Post(bk, "/restores/:restore/retry", role.BackupsExecute, s.retryRestore),
+	}
+}
+
+// Nav are the feature's entries of the side navigation.
+func (s *Pages) Nav() []views.NavEntry {
+	return []views.NavEntry{
+		{Key: "backups", LabelKey: "nav.backups", Path: views.BackupsPath, Perm: role.BackupsRead, Service: kanri.BackupServiceID, Order: 70},
 	}
 }

@@ -100,7 +100,7 @@ func (s *Pages) createChannel(c echo.Context) error {
 	if err != nil {
 		return s.channelFormFailed(c, nil, in, err)
 	}
-	return s.Done(c, views.ChannelPath(t.ID, ch.ID), "channels.created", ch.Title())
+	return s.Report(c, views.ChannelPath(t.ID, ch.ID), "channels.created", ch.Title())
 }
 
 // showChannel shows a channel's latest messages (or those a search
@@ -177,7 +177,7 @@ func (s *Pages) updateChannel(c echo.Context) error {
 	t, me, in := httpkit.Tenant(c), chatview.Person(c), channelForm(c)
 	ch, err := s.Messaging.UpdateChannel(ctx, t.ID, me, c.Param("id"), console.Seen(c), in)
 	if err == nil {
-		return s.Done(c, views.ChannelPath(t.ID, ch.ID), "channels.updated", ch.Title())
+		return s.Report(c, views.ChannelPath(t.ID, ch.ID), "channels.updated", ch.Title())
 	}
 	cur, _, gerr := s.Messaging.Channel(ctx, t.ID, me.UserID, c.Param("id"))
 	if gerr != nil {
@@ -243,7 +243,7 @@ func (s *Pages) leaveChannel(c echo.Context) error {
 	if err := s.Messaging.Leave(ctx, t.ID, me, ch.ID); err != nil {
 		return err
 	}
-	return s.Done(c, views.ChannelsPath(t.ID), "channels.left", ch.Title())
+	return s.Report(c, views.ChannelsPath(t.ID), "channels.left", ch.Title())
 }
 
 // showMembers lists a channel's members, with the owners' tools.
@@ -286,7 +286,7 @@ func (s *Pages) addMember(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.Done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.member_added")
+	return s.Report(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.member_added")
 }
 
 // removeMember ends a user's membership of a channel.
@@ -295,7 +295,7 @@ func (s *Pages) removeMember(c echo.Context) error {
 	if err := s.Messaging.RemoveMember(c.Request().Context(), t.ID, chatview.Person(c), c.Param("id"), c.Param("user")); err != nil {
 		return err
 	}
-	return s.Done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.member_removed")
+	return s.Report(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.member_removed")
 }
 
 // setMemberRole makes a member an owner or a member.
@@ -304,7 +304,7 @@ func (s *Pages) setMemberRole(c echo.Context) error {
 	if err := s.Messaging.SetRole(c.Request().Context(), t.ID, chatview.Person(c), c.Param("id"), c.Param("user"), c.FormValue("role")); err != nil {
 		return err
 	}
-	return s.Done(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.role_changed")
+	return s.Report(c, views.ChannelPath(t.ID, c.Param("id"))+"/members", "channels.role_changed")
 }
 
 // postMessage sends a message; from the page, the composer comes back

@@ -3,6 +3,7 @@ package chat
 import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
@@ -32,5 +33,12 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Post(ch, "/:id/messages/:msg", role.MessagesCreate, s.editMessage),
 		console.Post(ch, "/:id/messages/:msg/delete", role.MessagesCreate, s.deleteMessage),
 		console.Post(ch, "/:id/messages/:msg/react", role.MessagesCreate, s.reactToMessage),
+	}
+}
+
+// Nav are the feature's entries of the side navigation.
+func (s *Pages) Nav() []views.NavEntry {
+	return []views.NavEntry{
+		{Key: "channels", LabelKey: "nav.channels", Path: views.ChannelsPath, Perm: role.ChannelsRead, Service: kanri.MessagingServiceID, Unread: true, Order: 60},
 	}
 }

@@ -183,7 +183,7 @@ func (s *Pages) createFolder(c echo.Context) error {
 	if err == nil {
 		// The person stays where they were, the new folder in the list:
 		// folders made one after another stay side by side.
-		return s.Done(c, views.FolderPathOrTop(t.ID, parent), "files.folder_created", f.Name)
+		return s.Report(c, views.FolderPathOrTop(t.ID, parent), "files.folder_created", f.Name)
 	}
 	if !kanri.IsCode(err, kanri.EINVALID) {
 		return err
@@ -242,7 +242,7 @@ func (s *Pages) moveFolder(c echo.Context) error {
 func (s *Pages) folderChanged(c echo.Context, f *kanri.Folder, err error, form, doneKey string) error {
 	switch {
 	case err == nil:
-		return s.Done(c, views.FolderPath(f.TenantID, f.ID), doneKey, f.Path)
+		return s.Report(c, views.FolderPath(f.TenantID, f.ID), doneKey, f.Path)
 	case kanri.IsCode(err, kanri.ESTALE):
 		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
 	case kanri.IsCode(err, kanri.EINVALID):
@@ -275,7 +275,7 @@ func (s *Pages) deleteFolder(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.Done(c, views.FolderPathOrTop(t.ID, deref(f.ParentFolderID)), "files.folder_deleted", f.Path)
+	return s.Report(c, views.FolderPathOrTop(t.ID, deref(f.ParentFolderID)), "files.folder_deleted", f.Path)
 }
 
 func deref(p *string) string {
@@ -349,7 +349,7 @@ func (s *Pages) updateFile(c echo.Context) error {
 	}
 	switch {
 	case err == nil:
-		return s.Done(c, views.FilePath(t.ID, f.ID), "files.saved", f.Title())
+		return s.Report(c, views.FilePath(t.ID, f.ID), "files.saved", f.Title())
 	case kanri.IsCode(err, kanri.EINVALID):
 		form := views.FileForm(in)
 		return s.showFileWith(c, http.StatusUnprocessableEntity, &form, views.Errors(kanri.ErrorFields(err)))
@@ -365,7 +365,7 @@ func (s *Pages) moveFile(c echo.Context) error {
 	f, err := s.Files.MoveFile(c.Request().Context(), t.ID, c.Param("id"), console.Seen(c), c.FormValue("target"))
 	switch {
 	case err == nil:
-		return s.Done(c, views.FilePath(t.ID, f.ID), "files.moved", f.Title())
+		return s.Report(c, views.FilePath(t.ID, f.ID), "files.moved", f.Title())
 	case kanri.IsCode(err, kanri.ESTALE):
 		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
 	}
@@ -383,7 +383,7 @@ func (s *Pages) trashFile(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.Done(c, views.FolderPathOrTop(t.ID, deref(f.FolderID)), "files.trashed", f.Title())
+	return s.Report(c, views.FolderPathOrTop(t.ID, deref(f.FolderID)), "files.trashed", f.Title())
 }
 
 // restoreFile takes a file out of the trash.
@@ -409,7 +409,7 @@ func (s *Pages) purgeFile(c echo.Context) error {
 	if err := s.Files.PurgeFile(ctx, t.ID, f.ID); err != nil {
 		return err
 	}
-	return s.Done(c, views.TrashPath(t.ID), "files.purged", f.Title())
+	return s.Report(c, views.TrashPath(t.ID), "files.purged", f.Title())
 }
 
 // listTrash shows the tenant's trash.
@@ -440,7 +440,7 @@ func (s *Pages) emptyTrash(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.Done(c, views.TrashPath(t.ID), "files.trash_emptied", n)
+	return s.Report(c, views.TrashPath(t.ID), "files.trash_emptied", n)
 }
 
 // downloadFile sends a file as an attachment, with ranges and

@@ -3,6 +3,7 @@ package filepages
 import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
@@ -43,5 +44,12 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Get(fs, "/:id/download", role.FilesRead, s.downloadFile),
 		console.Get(fs, "/:id/preview", role.FilesRead, s.previewFile),
 		console.Get(fs, "/:id/thumbnail", role.FilesRead, s.thumbnail),
+	}
+}
+
+// Nav are the feature's entries of the side navigation.
+func (s *Pages) Nav() []views.NavEntry {
+	return []views.NavEntry{
+		{Key: "files", LabelKey: "nav.files", Path: views.FilesPath, Perm: role.FilesRead, Service: kanri.FileServiceID, Order: 50},
 	}
 }

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/console"
 )
 
@@ -32,5 +33,14 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Post(g.Tenant, "/services/:service/suspend", role.ServicesUpdate, s.suspendAssignment),
 		console.Post(g.Tenant, "/services/:service/reactivate", role.ServicesUpdate, s.reactivateAssignment),
 		console.Post(g.Tenant, "/services/:service/end", role.ServicesUpdate, s.endAssignment),
+	}
+}
+
+// Nav are the feature's entries of the side navigation.
+func (s *Pages) Nav() []views.NavEntry {
+	return []views.NavEntry{
+		{Key: "tenants", LabelKey: "nav.tenants", Staff: true, Path: func(string) string { return views.TenantsPath() }, Perm: role.TenantsRead, Order: 10},
+		{Key: "catalog", LabelKey: "nav.catalog", Staff: true, Path: func(string) string { return views.ServicesPath() }, Perm: role.ServicesManage, Order: 20},
+		{Key: "services", LabelKey: "nav.services", Path: views.TenantServicesPath, Perm: role.ServicesRead, Order: 30},
 	}
 }

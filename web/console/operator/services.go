@@ -60,7 +60,7 @@ func (s *Pages) createService(c echo.Context) error {
 	in, id := serviceForm(c), strings.TrimSpace(c.FormValue("id"))
 	svc, err := s.Catalog.Create(c.Request().Context(), id, in)
 	if err == nil {
-		return s.Done(c, views.ServicesPath(), "services.created", svc.Name)
+		return s.Report(c, views.ServicesPath(), "services.created", svc.Name)
 	}
 	if !kanri.IsCode(err, kanri.EINVALID) {
 		return err
@@ -92,7 +92,7 @@ func (s *Pages) updateService(c echo.Context) error {
 	in, etag := serviceForm(c), c.FormValue("etag")
 	saved, err := s.Catalog.Update(ctx, cur.ID, etag, in)
 	if err == nil {
-		return s.Done(c, views.ServicesPath(), "services.updated", saved.Name)
+		return s.Report(c, views.ServicesPath(), "services.updated", saved.Name)
 	}
 	f := views.ServiceForm{ID: cur.ID}
 	f.ETag, f.Input = etag, in
@@ -292,10 +292,10 @@ func (s *Pages) saveAssignment(c echo.Context) error {
 			if !created {
 				key = "services.already_assigned"
 			}
-			return s.Done(c, views.TenantServicesPath(t.ID), key, name)
+			return s.Report(c, views.TenantServicesPath(t.ID), key, name)
 		}
 	} else if _, err = s.Catalog.UpdateAssignment(ctx, t.ID, svc.ID, etag, in); err == nil {
-		return s.Done(c, views.TenantServicesPath(t.ID), "services.assignment_saved", name)
+		return s.Report(c, views.TenantServicesPath(t.ID), "services.assignment_saved", name)
 	}
 	fields, own := kanri.ConfigFields(svc.ID)
 	f := views.AssignmentForm{Service: svc, Fields: fields, Own: own, Assigned: etag != ""}

@@ -70,7 +70,7 @@ func (s *Pages) createTenant(c echo.Context) error {
 	if err == nil {
 		var t *kanri.Tenant
 		if t, err = s.Tenants.Create(c.Request().Context(), in); err == nil {
-			return s.Done(c, views.TenantsPath(), "tenants.created", t.Name, httpkit.BaseURL(c)+"/login", t.Name)
+			return s.Report(c, views.TenantsPath(), "tenants.created", t.Name, httpkit.BaseURL(c)+"/login", t.Name)
 		}
 	}
 	if !kanri.IsCode(err, kanri.EINVALID) {
@@ -107,7 +107,7 @@ func (s *Pages) updateTenant(c echo.Context) error {
 	if err == nil {
 		var saved *kanri.Tenant
 		if saved, err = s.Tenants.Update(ctx, t.ID, etag, base, in); err == nil {
-			return s.Done(c, views.TenantsPath(), "tenants.updated", saved.Name)
+			return s.Report(c, views.TenantsPath(), "tenants.updated", saved.Name)
 		}
 	}
 	f := views.TenantForm{ID: t.ID, MaxUsers: maxUsers, Zone: t.Location().String()}

@@ -254,7 +254,7 @@ func (s *Pages) saveCORS(c echo.Context) error {
 	origins, err := apikey.ParseOrigins(f.Input)
 	if err == nil {
 		if _, err = s.Keys.SetCORSOrigins(ctx, t.ID, f.ETag, origins); err == nil {
-			return s.Done(c, views.CORSPath(t.ID), "cors.saved")
+			return s.Report(c, views.CORSPath(t.ID), "cors.saved")
 		}
 	}
 	status, err := console.EditFailed(&f, err, func() (*kanri.APISettings, error) { return s.Keys.Settings(ctx, t.ID) },

@@ -41,9 +41,9 @@ func (s *Pages) addDomain(c echo.Context) error {
 		dest := views.DomainsPath(httpkit.Tenant(c).ID)
 		if typed := strings.TrimSpace(input); !strings.EqualFold(typed, d.Domain) && !strings.EqualFold(typed, emaildomain.Display(d.Domain)) {
 			// Accepted, but not as typed (a URL, an address): say so.
-			return s.Done(c, dest, "domains.added_normalized", d.Domain, typed, emaildomain.RecordName(d.Domain))
+			return s.Report(c, dest, "domains.added_normalized", d.Domain, typed, emaildomain.RecordName(d.Domain))
 		}
-		return s.Done(c, dest, "domains.added", d.Domain, emaildomain.RecordName(d.Domain))
+		return s.Report(c, dest, "domains.added", d.Domain, emaildomain.RecordName(d.Domain))
 	}
 	if !kanri.IsCode(err, kanri.EINVALID) {
 		return err

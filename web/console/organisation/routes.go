@@ -2,6 +2,7 @@ package organisation
 
 import (
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/console"
 )
 
@@ -29,5 +30,15 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Get(g.Tenant, "/settings", role.SettingsRead, s.showSettings),
 		console.Post(g.Tenant, "/settings", role.SettingsUpdate, s.saveSettings),
 		console.Get(g.Tenant, "/settings/time-now", role.SettingsRead, s.zoneNowPreview),
+	}
+}
+
+// Nav are the feature's entries of the side navigation.
+func (s *Pages) Nav() []views.NavEntry {
+	return []views.NavEntry{
+		{Key: "domains", LabelKey: "nav.domains", Path: views.DomainsPath, Perm: role.DomainsRead, Order: 40},
+		{Key: "apikeys", LabelKey: "nav.apikeys", Path: views.APIKeysPath, Perm: role.APIKeysRead, Order: 80},
+		{Key: "audit", LabelKey: "nav.audit", Path: views.AuditPath, Perm: role.AuditRead, Order: 90},
+		{Key: "settings", LabelKey: "nav.settings", Path: views.SettingsPath, Perm: role.SettingsRead, Order: 100},
 	}
 }

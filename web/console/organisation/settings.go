@@ -30,7 +30,7 @@ func (s *Pages) saveSettings(c echo.Context) error {
 	in, base, etag := settingsInput(c, ""), settingsBase(c), c.FormValue("etag")
 	saved, err := s.Tenants.UpdateSettings(ctx, t.ID, etag, base, in)
 	if err == nil {
-		return s.Done(c, views.SettingsPath(t.ID), "settings.saved", saved.Location().String())
+		return s.Report(c, views.SettingsPath(t.ID), "settings.saved", saved.Location().String())
 	}
 	f := s.settingsForm(t)
 	f.ETag, f.Input = etag, in

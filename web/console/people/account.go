@@ -43,7 +43,7 @@ func (s *Pages) endOwnSession(c echo.Context) error {
 	if err := s.Auth.EndSession(c.Request().Context(), u.TenantID, u.ID, c.Param("session")); err != nil {
 		return err
 	}
-	return s.Done(c, views.AccountPath(), "account.session_ended")
+	return s.Report(c, views.AccountPath(), "account.session_ended")
 }
 
 // endOtherSessions ends every session of the user but this one.
@@ -53,7 +53,7 @@ func (s *Pages) endOtherSessions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.Done(c, views.AccountPath(), "account.sessions_ended", n)
+	return s.Report(c, views.AccountPath(), "account.sessions_ended", n)
 }
 
 // changePassword sets the user's own password, ends their other sessions
@@ -90,7 +90,7 @@ func (s *Pages) updateOwnProfile(c echo.Context) error {
 	u, in := c.Get(httpkit.KeyUser).(*kanri.User), profileForm(c)
 	_, err := s.Users.UpdateProfile(c.Request().Context(), u.TenantID, u.ID, console.Seen(c), in)
 	if err == nil {
-		return s.Done(c, views.AccountPath(), "profile.saved_own")
+		return s.Report(c, views.AccountPath(), "profile.saved_own")
 	}
 	status, errs, err := profileErrors(err)
 	if err != nil {
@@ -109,7 +109,7 @@ func (s *Pages) uploadOwnAvatar(c echo.Context) error {
 	if err := s.storeAvatar(c, c.Get(httpkit.KeyUser).(*kanri.User)); err != nil {
 		return err
 	}
-	return s.Done(c, views.AccountPath(), "profile.avatar_saved")
+	return s.Report(c, views.AccountPath(), "profile.avatar_saved")
 }
 
 // ownAvatar sends the user's own avatar.

@@ -142,5 +142,5 @@ func (s *Pages) changeRole(c echo.Context, doneKey string, change func(context.C
 	if httpkit.IsHTMX(c) {
 		return s.renderUserRoles(c, u, http.StatusOK, "")
 	}
-	return s.Done(c, views.UserPath(t.ID, u.ID)+"/roles", doneKey, u.Username, views.RoleName(ctx, d.Key, d.RoleName))
+	return s.Report(c, views.UserPath(t.ID, u.ID)+"/roles", doneKey, u.Username, views.RoleName(ctx, d.Key, d.RoleName))
 }

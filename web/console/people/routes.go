@@ -2,6 +2,7 @@ package people
 
 import (
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 )
@@ -50,5 +51,13 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Get(g.Tenant, "/users/:id/roles", role.RolesRead, s.userRoles),
 		console.Post(g.Tenant, "/users/:id/roles", role.RolesUpdate, s.assignRole),
 		console.Post(g.Tenant, "/users/:id/roles/remove", role.RolesUpdate, s.removeRole),
+	}
+}
+
+// Nav are the feature's entries of the side navigation.
+func (s *Pages) Nav() []views.NavEntry {
+	return []views.NavEntry{
+		{Key: "users", LabelKey: "nav.users", Path: views.UsersPath, Perm: role.UsersRead, Order: 10},
+		{Key: "roles", LabelKey: "nav.roles", Path: views.RolesPath, Perm: role.RolesRead, Order: 20},
 	}
 }

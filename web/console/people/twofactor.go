@@ -224,7 +224,7 @@ func (s *Pages) disableTwoFactor(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.Done(c, views.AccountPath(), "twofactor.disabled_done")
+	return s.Report(c, views.AccountPath(), "twofactor.disabled_done")
 }
 
 // resetTwoFactor turns a user's two-factor sign-in off (a lost phone) and

@@ -57,7 +57,7 @@ func (s *Pages) createUser(c echo.Context) error {
 	in := userForm(c)
 	u, err := s.Users.Create(c.Request().Context(), t.ID, in)
 	if err == nil {
-		return s.Done(c, views.UsersPath(t.ID), "users.created", u.Username)
+		return s.Report(c, views.UsersPath(t.ID), "users.created", u.Username)
 	}
 	code := kanri.ErrorCode(err)
 	if code != kanri.EINVALID && code != kanri.ECONFLICT {
@@ -116,7 +116,7 @@ func (s *Pages) updateUser(c echo.Context) error {
 	in.Username, in.Password = u.Username, ""
 	saved, err := s.Users.Update(ctx, t.ID, u.ID, etag, base, in)
 	if err == nil {
-		return s.Done(c, views.UsersPath(t.ID), "users.updated", saved.Username)
+		return s.Report(c, views.UsersPath(t.ID), "users.updated", saved.Username)
 	}
 	f := views.UserForm{User: u}
 	f.ETag, f.Input = etag, in
@@ -146,7 +146,7 @@ func (s *Pages) resetPassword(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.Done(c, views.UserPath(t.ID, u.ID)+"/edit", "users.password_reset", saved.Username)
+	return s.Report(c, views.UserPath(t.ID, u.ID)+"/edit", "users.password_reset", saved.Username)
 }
 
 // endUserSessions signs a user out on every device.
@@ -230,7 +230,7 @@ func (s *Pages) updateProfile(c echo.Context) error {
 	t, in := httpkit.Tenant(c), profileForm(c)
 	saved, err := s.Users.UpdateProfile(c.Request().Context(), t.ID, u.ID, console.Seen(c), in)
 	if err == nil {
-		return s.Done(c, views.UserPath(t.ID, u.ID)+"/edit", "profile.saved", saved.Username)
+		return s.Report(c, views.UserPath(t.ID, u.ID)+"/edit", "profile.saved", saved.Username)
 	}
 	status, errs, err := profileErrors(err)
 	if err != nil {
@@ -279,7 +279,7 @@ func (s *Pages) uploadAvatar(c echo.Context) error {
 	if err := s.storeAvatar(c, u); err != nil {
 		return err
 	}
-	return s.Done(c, views.UserPath(u.TenantID, u.ID)+"/edit", "profile.avatar_saved")
+	return s.Report(c, views.UserPath(u.TenantID, u.ID)+"/edit", "profile.avatar_saved")
 }
 
 // avatar sends a user's avatar, as a thumbnail is sent.
