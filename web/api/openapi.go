@@ -20,24 +20,30 @@ import (
 // to the document's server (…/api/v1).
 func openAPIPath(p string) string { return httpkit.PathParam.ReplaceAllString(p, "{$1}") }
 
-// apiTags group the operations of the document and of the docs page, in
-// this order; an operation's tag is its route's, or else the tag named by
-// the last segment of its path that names one (/users/:id/roles: Roles),
-// or else its first segment's (/things: Things).
-var apiTags = []struct{ name, doc string }{
-	{"Users", "The tenant's users: list, read, create, change, deactivate and reactivate them."},
-	{"Roles", "The roles users hold in the tenant's services: list, give and take them."},
-	{"Files", "The tenant's files: list and search them, read and change their metadata, download their bytes (with ranges), move them to the trash and back, and upload them with tus 1.0 (resumable). They need the tenant's file service, with the console's limits."},
-	{"Folders", "The tenant's folders: list, read, create, rename, move and delete them."},
-	{"Channels", "The tenant's channels: list the key creator's channels with their unread counts and browse the public ones, create, change, archive and delete them, join and leave them, mark them read and manage their members. They need the tenant's messaging service; the key acts as its creator, and a private channel its creator is not a member of is not found."},
-	{"Messages", "The messages of a channel: list and search them (newest first), read, post, edit and delete them, and react to them."},
-	{"Audit", "The tenant's audit log: every change, who made it, when and from where."},
+// Tag groups operations of the document and of the docs page. An
+// operation's tag is its route's, or else the tag named by the last
+// segment of its path that names one (/users/:id/roles: Roles), or else
+// its first segment's (/things: Things).
+type Tag struct{ Name, Doc string }
+
+// coreTags are the tags of the core's own operations.
+var coreTags = []Tag{
 	{"Keys", "The tenant's API keys, read by id: who made a change through the API. Never a key's secret."},
 	{"Me", "The API key of the request: what it is, its tenant and its rate limit."},
 }
 
+// tags are the document's tags in its order: each feature's, then the
+// core's.
+func (s *Server) tags() []Tag {
+	var out []Tag
+	for _, f := range s.features {
+		out = append(out, f.Tags()...)
+	}
+	return append(out, coreTags...)
+}
+
 // tagOf returns the tag of an API route.
-func tagOf(r Route) string {
+func tagOf(r Route, tags []Tag) string {
 	if r.Tag != "" {
 		return r.Tag
 	}
@@ -48,9 +54,9 @@ func tagOf(r Route) string {
 		}
 	}
 	for i := len(segments) - 1; i >= 0; i-- {
-		for _, t := range apiTags {
-			if strings.EqualFold(segments[i], t.name) {
-				return t.name
+		for _, t := range tags {
+			if strings.EqualFold(segments[i], t.Name) {
+				return t.Name
 			}
 		}
 	}
@@ -60,22 +66,22 @@ func tagOf(r Route) string {
 	return strings.ToUpper(segments[0][:1]) + segments[0][1:]
 }
 
-// tagsOf returns the document's tags: those of apiTags that operations
-// use, then any other tag an operation has.
-func tagsOf(routes []Route) []map[string]any {
+// tagsOf returns the document's tags: those of tags that operations use,
+// then any other tag an operation has.
+func tagsOf(routes []Route, tags []Tag) []map[string]any {
 	used := map[string]bool{}
 	var order []string
 	for _, r := range routes {
-		if t := tagOf(r); !used[t] {
+		if t := tagOf(r, tags); !used[t] {
 			used[t] = true
 			order = append(order, t)
 		}
 	}
 	var out []map[string]any
-	for _, t := range apiTags {
-		if used[t.name] {
-			out = append(out, map[string]any{"name": t.name, "description": t.doc})
-			delete(used, t.name)
+	for _, t := range tags {
+		if used[t.Name] {
+			out = append(out, map[string]any{"name": t.Name, "description": t.Doc})
+			delete(used, t.Name)
 		}
 	}
 	for _, t := range order {
@@ -86,30 +92,30 @@ func tagsOf(routes []Route) []map[string]any {
 	return out
 }
 
-// pathParamDocs describe the path parameters of the API, by name, with an
-// example value; a name not listed is described as the resource's id.
-var pathParamDocs = map[string]struct{ doc, example string }{
-	"id":      {"The user's id.", ExampleUserID},
-	"service": {"A service's id, such as auth-service.", kanri.AuthServiceID},
-	"role":    {"A role's key: admin or viewer (global_admin in the operator's tenant).", "viewer"},
-	"file":    {"The file's id.", ExampleFileID},
-	"folder":  {"The folder's id.", ExampleFolderID},
-	"upload":  {"The upload's id: the last segment of the Location its creation answered.", "upload_5b1e0c2a9d7f4e6b8a3c1d2e4f5a6b7c"},
-	"channel": {"The channel's id.", ExampleChannelID},
-	"message": {"The message's id.", ExampleMessageID},
-	"user":    {"The member's user id.", ExampleUserID},
-	"key":     {"The API key's id (apikey_…).", ExampleKeyID},
-	"emoji":   {"The reaction's emoji, path-escaped (%F0%9F%91%8D for 👍): one of " + strings.Join(kanri.Reactions, " ") + ".", "%F0%9F%91%8D"},
+// PathParam describes a path parameter of the API, with an example
+// value.
+type PathParam struct{ Doc, Example string }
+
+// corePathParams describe the path parameters of the core's operations.
+var corePathParams = map[string]PathParam{
+	"key": {"The API key's id (apikey_…).", ExampleKeyID},
 }
 
-// pathParameter returns the OpenAPI parameter of a path parameter.
-func pathParameter(name string) map[string]any {
-	d, ok := pathParamDocs[name]
-	if !ok {
-		d.doc, d.example = "The resource's id.", "id_1"
+// pathParameter returns the OpenAPI parameter of a path parameter, as
+// the core or a feature describes it; a name none describes is the
+// resource's id.
+func (s *Server) pathParameter(name string) map[string]any {
+	d, ok := corePathParams[name]
+	for _, f := range s.features {
+		if fd, found := f.PathParams()[name]; found && !ok {
+			d, ok = fd, true
+		}
 	}
-	return map[string]any{"name": name, "in": "path", "required": true, "description": d.doc,
-		"schema": map[string]any{"type": "string"}, "example": d.example}
+	if !ok {
+		d = PathParam{Doc: "The resource's id.", Example: "id_1"}
+	}
+	return map[string]any{"name": name, "in": "path", "required": true, "description": d.Doc,
+		"schema": map[string]any{"type": "string"}, "example": d.Example}
 }
 
 // openAPIDoc builds the OpenAPI 3.1 document of the API from Routes,
@@ -124,6 +130,7 @@ func (s *Server) openAPIDoc(base string) map[string]any { return s.Document(base
 func (s *Server) Document(base string, routes []Route) map[string]any {
 	paths := map[string]map[string]any{}
 	examples := s.apiExamples()
+	tags := s.tags()
 	for _, r := range routes {
 		p := openAPIPath(r.Path)
 		if paths[p] == nil {
@@ -131,7 +138,7 @@ func (s *Server) Document(base string, routes []Route) map[string]any {
 		}
 		var params []map[string]any
 		for _, m := range httpkit.PathParam.FindAllStringSubmatch(r.Path, -1) {
-			params = append(params, pathParameter(m[1]))
+			params = append(params, s.pathParameter(m[1]))
 		}
 		for _, q := range r.Query {
 			params = append(params, map[string]any{"name": q.Name, "in": "query", "required": false, "schema": q.schema(), "description": q.Doc})
@@ -172,7 +179,7 @@ func (s *Server) Document(base string, routes []Route) map[string]any {
 		}
 		op := map[string]any{
 			"operationId":   operationID(r),
-			"tags":          []string{tagOf(r)},
+			"tags":          []string{tagOf(r, tags)},
 			"summary":       summary,
 			"description":   description,
 			"x-kanri-scope": r.Scope,
@@ -206,7 +213,7 @@ func (s *Server) Document(base string, routes []Route) map[string]any {
 		},
 		"servers":  []map[string]any{{"url": base + Prefix, "description": "This Kanri server.", "x-internal": false}},
 		"security": []map[string]any{{"apiKey": []string{}}},
-		"tags":     tagsOf(routes),
+		"tags":     tagsOf(routes, tags),
 		"paths":    paths,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"apiKey": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "ak_live_ + 43 base62 characters + 6 of checksum"}},

@@ -36,6 +36,11 @@ type Feature interface {
 	// Examples are an example of each of those schemas a request sends or
 	// a success answers with, at being every time's value.
 	Examples(at string) map[string]any
+	// Tags group its operations in the document and the reference, in
+	// their order.
+	Tags() []Tag
+	// PathParams describe the path parameters of its operations, by name.
+	PathParams() map[string]PathParam
 }
 
 // Config is what the API needs besides the services.

@@ -538,3 +538,21 @@ type Handlers struct {
 
 // New returns the feature of the API s.
 func New(s *api.Server) api.Feature { return &Handlers{Server: s} }
+
+// Tags group the feature's operations.
+func (*Handlers) Tags() []api.Tag {
+	return []api.Tag{
+		{Name: "Users", Doc: "The tenant's users: list, read, create, change, deactivate and reactivate them."},
+		{Name: "Roles", Doc: "The roles users hold in the tenant's services: list, give and take them."},
+		{Name: "Audit", Doc: "The tenant's audit log: every change, who made it, when and from where."},
+	}
+}
+
+// PathParams describe the path parameters of the feature's operations.
+func (*Handlers) PathParams() map[string]api.PathParam {
+	return map[string]api.PathParam{
+		"id":      {Doc: "The user's id.", Example: api.ExampleUserID},
+		"service": {Doc: "A service's id, such as auth-service.", Example: kanri.AuthServiceID},
+		"role":    {Doc: "A role's key: admin or viewer (global_admin in the operator's tenant).", Example: "viewer"},
+	}
+}

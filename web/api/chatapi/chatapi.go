@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -869,3 +870,21 @@ type Handlers struct {
 
 // New returns the feature of the API s.
 func New(s *api.Server) api.Feature { return &Handlers{Server: s} }
+
+// Tags group the feature's operations.
+func (*Handlers) Tags() []api.Tag {
+	return []api.Tag{
+		{Name: "Channels", Doc: "The tenant's channels: list the key creator's channels with their unread counts and browse the public ones, create, change, archive and delete them, join and leave them, mark them read and manage their members. They need the tenant's messaging service; the key acts as its creator, and a private channel its creator is not a member of is not found."},
+		{Name: "Messages", Doc: "The messages of a channel: list and search them (newest first), read, post, edit and delete them, and react to them."},
+	}
+}
+
+// PathParams describe the path parameters of the feature's operations.
+func (*Handlers) PathParams() map[string]api.PathParam {
+	return map[string]api.PathParam{
+		"channel": {Doc: "The channel's id.", Example: api.ExampleChannelID},
+		"message": {Doc: "The message's id.", Example: api.ExampleMessageID},
+		"user":    {Doc: "The member's user id.", Example: api.ExampleUserID},
+		"emoji":   {Doc: "The reaction's emoji, path-escaped (%F0%9F%91%8D for 👍): one of " + strings.Join(kanri.Reactions, " ") + ".", Example: "%F0%9F%91%8D"},
+	}
+}

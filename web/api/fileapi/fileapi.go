@@ -656,3 +656,20 @@ type Handlers struct {
 
 // New returns the feature of the API s.
 func New(s *api.Server) api.Feature { return &Handlers{Server: s} }
+
+// Tags group the feature's operations.
+func (*Handlers) Tags() []api.Tag {
+	return []api.Tag{
+		{Name: "Files", Doc: "The tenant's files: list and search them, read and change their metadata, download their bytes (with ranges), move them to the trash and back, and upload them with tus 1.0 (resumable). They need the tenant's file service, with the console's limits."},
+		{Name: "Folders", Doc: "The tenant's folders: list, read, create, rename, move and delete them."},
+	}
+}
+
+// PathParams describe the path parameters of the feature's operations.
+func (*Handlers) PathParams() map[string]api.PathParam {
+	return map[string]api.PathParam{
+		"file":   {Doc: "The file's id.", Example: api.ExampleFileID},
+		"folder": {Doc: "The folder's id.", Example: api.ExampleFolderID},
+		"upload": {Doc: "The upload's id: the last segment of the Location its creation answered.", Example: "upload_5b1e0c2a9d7f4e6b8a3c1d2e4f5a6b7c"},
+	}
+}
