@@ -20,12 +20,6 @@ import (
 // to the document's server (…/api/v1).
 func openAPIPath(p string) string { return httpkit.PathParam.ReplaceAllString(p, "{$1}") }
 
-// Tag groups operations of the document and of the docs page. An
-// operation's tag is its route's, or else the tag named by the last
-// segment of its path that names one (/users/:id/roles: Roles), or else
-// its first segment's (/things: Things).
-type Tag struct{ Name, Doc string }
-
 // coreTags are the tags of the core's own operations.
 var coreTags = []Tag{
 	{"Keys", "The tenant's API keys, read by id: who made a change through the API. Never a key's secret."},
@@ -91,10 +85,6 @@ func tagsOf(routes []Route, tags []Tag) []map[string]any {
 	}
 	return out
 }
-
-// PathParam describes a path parameter of the API, with an example
-// value.
-type PathParam struct{ Doc, Example string }
 
 // corePathParams describe the path parameters of the core's operations.
 var corePathParams = map[string]PathParam{

@@ -73,3 +73,13 @@ func (r Route) reads() bool { return r.Method == http.MethodGet || r.Method == h
 func (r Route) paged() bool {
 	return slices.ContainsFunc(r.Query, func(p Param) bool { return p.Name == ParamNext.Name })
 }
+
+// Tag groups operations of the document and of the docs page. An
+// operation's tag is its route's, or else the tag named by the last
+// segment of its path that names one (/users/:id/roles: Roles), or else
+// its first segment's (/things: Things).
+type Tag struct{ Name, Doc string }
+
+// PathParam describes a path parameter of the API, with an example
+// value.
+type PathParam struct{ Doc, Example string }
