@@ -237,3 +237,55 @@ func (s *Console) Streaming(d time.Duration, h echo.HandlerFunc) echo.HandlerFun
 		return h(c)
 	}
 }
+
+// MustEnrol reports whether the signed-in user may do nothing but turn on
+// two-factor sign-in: their tenant requires it of them (requireUser reads
+// it on every request).
+func (s *Console) MustEnrol(c echo.Context) bool {
+	must, _ := c.Get(httpkit.KeyEnrol).(bool)
+	return must
+}
+
+// enrolmentOnly are the paths a session that must enrol may reach.
+func enrolmentOnly(path string) bool {
+	return path == "/logout" || path == "/lang" || path == "/theme" || strings.HasPrefix(path, views.TwoFactorPath())
+}
+
+// enterTenant applies to the request what the tenant it works in decides:
+// the permissions its plan allows (role.ForPlan: a permission the plan
+// lacks is gone, for the pages and the checks alike) and the time zone
+// its pages show times in (views.WithZone). requireUser calls it with the
+// user's own tenant, resolveTenant with the tenant of a /t/{tenant} route.
+func (s *Console) enterTenant(c echo.Context, t *kanri.Tenant) {
+	if perms, ok := c.Get(httpkit.KeyPerms).(role.Set); ok {
+		c.Set(httpkit.KeyPerms, role.ForPlan(perms, t.Plan))
+	}
+	c.SetRequest(c.Request().WithContext(views.WithZone(c.Request().Context(), t.Location())))
+}
+
+// tenantLanguage speaks the default language of the user's own tenant (its
+// locale setting) to a user who has not chosen one (no language cookie):
+// it comes before the browser's Accept-Language.
+func (s *Console) tenantLanguage(c echo.Context, home *kanri.Tenant) {
+	lang := home.Settings.Language()
+	if lang == "" {
+		return
+	}
+	if _, err := c.Cookie(httpkit.LangCookie); err == nil {
+		return
+	}
+	c.SetRequest(c.Request().WithContext(i18n.WithLang(c.Request().Context(), lang)))
+}
+
+// NeedReporting refuses (403) a usage analytics page of a tenant whose
+// advancedReporting feature is off, by its setting or by its plan.
+func NeedReporting(c echo.Context) error {
+	t := httpkit.Tenant(c)
+	if !role.PlanAllows(t.Plan, kanri.FeatureAdvancedReporting) {
+		return kanri.E(kanri.EFORBIDDEN, "settings.reporting_plan")
+	}
+	if !t.AdvancedReportingOn() {
+		return kanri.E(kanri.EFORBIDDEN, "settings.reporting_off")
+	}
+	return nil
+}

@@ -152,3 +152,12 @@ func (s *Console) switcherList(ctx context.Context) []*kanri.TenantListing {
 	}
 	return c.list
 }
+
+// NextPath returns next if it is a path of the console to return to after
+// sign-in, else "".
+func NextPath(next string) string {
+	if next == "" || SafeNext(next) != next || next == "/" || strings.HasPrefix(next, "/login") {
+		return ""
+	}
+	return next
+}

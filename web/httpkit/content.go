@@ -121,3 +121,14 @@ func pathEscapeAll(s string) string {
 	}
 	return b.String()
 }
+
+// SendImage sends an image Kanri made (a thumbnail, an avatar) from r,
+// which it closes: never sniffed as anything else, kept by the browser
+// for a day and by no shared cache.
+func SendImage(c echo.Context, r io.ReadCloser, contentType string) error {
+	defer r.Close()
+	h := c.Response().Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "private, max-age=86400")
+	return c.Stream(http.StatusOK, contentType, r)
+}

@@ -501,7 +501,7 @@ func (s *Pages) thumbnail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return console.SendImage(c, r, files.ThumbnailType(f))
+	return httpkit.SendImage(c, r, files.ThumbnailType(f))
 }
 
 // consoleUploads serves the console's uploads (tus-js-client): those of

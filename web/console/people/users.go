@@ -296,5 +296,5 @@ func (s *Pages) sendAvatar(c echo.Context, u *kanri.User) error {
 	if err != nil {
 		return err
 	}
-	return console.SendImage(c, r, "image/png")
+	return httpkit.SendImage(c, r, "image/png")
 }
