@@ -42,12 +42,18 @@ vet:
 
 ## test: install what is needed, vet, and run every test (both store
 ## backends) with the race detector; fails if the Cosmos suite did not run.
-## The browser tests (e2e) run at the same time, once per store (both
-## stores at once, on their own ports, data and logs). Whatever fails, every
-## part runs to its end and the summary below says what failed.
+## Then the browser tests (e2e), once per store (both stores at once, on
+## their own ports, data and logs). Whatever fails, every part runs to its
+## end and the summary below says what failed.
+##
+## go test runs first, beside only the browser tests' setup: on two cores
+## go test and the browser suites slow each other down more than they
+## gain by running together (measured: all three at once 11 min; go test
+## alone 2 min 40 s, then both browser suites together 5 min 45 s).
 test:
 	@rm -rf $(TEST_OUT) && mkdir -p $(TEST_OUT)
-	@rc=0; $(MAKE) --no-print-directory -j 4 -k go-test $(E2E_STORES:%=e2e-run-%) || rc=$$?; \
+	@rc=0; $(MAKE) --no-print-directory -j 2 -k go-test e2e-setup e2e-build || rc=$$?; \
+	  $(MAKE) --no-print-directory -j 2 -k $(E2E_STORES:%=e2e-run-%) || rc=$$?; \
 	  $(GO_CHECK) || rc=1; \
 	  $(E2E_CHECK) || rc=1; \
 	  echo "total: $$(cat $(TEST_LOG) $(E2E_LOG) 2>/dev/null | grep -cE -- '^\s*--- PASS:') passed, $$(cat $(TEST_LOG) $(E2E_LOG) 2>/dev/null | grep -cE -- '^\s*--- FAIL:') failed"; \
