@@ -1,5 +1,7 @@
-// Package web is Kanri's HTTP layer: Echo routes that render templ views.
-// It depends on the domain, the services and the tenant-scoped store, never
+// Package web builds Kanri's HTTP server from its parts: the console's
+// features (web/console/...), the JSON API and its features (web/api/...),
+// the live streams (web/live) and the kit they share (web/httpkit). It
+// depends on the domain, the services and the tenant-scoped store, never
 // on a store backend.
 package web
 

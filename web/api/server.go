@@ -1,3 +1,10 @@
+// Package api serves the tenant JSON API under /api/v1: programs
+// authenticate with an API key (never a cookie), the key's tenant is the
+// only one they reach, and errors are RFC 9457 problem documents. The core
+// here holds what every operation shares (keys, rate limits, usage,
+// problems, idempotency, CORS, the OpenAPI document and its reference
+// pages) and the key's own operations; each feature's operations come in
+// an api.Feature of their own package (accountapi, fileapi, chatapi).
 package api
 
 import (
