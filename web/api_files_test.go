@@ -824,7 +824,7 @@ func TestAPITusPatchChecksTheOffsetFirst(t *testing.T) {
 			req.Header.Set(kv[0], kv[1])
 		}
 		req.Header.Set("Authorization", "Bearer "+rw)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := e.srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

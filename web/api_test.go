@@ -103,7 +103,7 @@ func (e *env) api(t *testing.T, method, path, secret string, body any, headers .
 		}
 		given[headers[i]] = true
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := e.srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

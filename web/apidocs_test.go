@@ -27,7 +27,7 @@ func getDocs(t *testing.T, e *env, path string, headers ...string) (int, string)
 			req.Header.Set(headers[i], headers[i+1])
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := e.srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestAPIDocsPagesPerTag(t *testing.T) {
 		}
 	}
 	req, _ := http.NewRequest(http.MethodHead, e.srv.URL+"/api/v1/docs/"+slugs[0], nil)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := e.srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestBrowsersReadTheAPIOnlyFromListedOrigins(t *testing.T) {
 		req.Header.Set("Origin", origin)
 		req.Header.Set("Access-Control-Request-Method", "GET")
 		req.Header.Set("Access-Control-Request-Headers", "authorization")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := e.srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

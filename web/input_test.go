@@ -132,7 +132,7 @@ func TestBodyLimitIsExact(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPatch, e.srv.URL+"/api/v1/users/"+e.acmeBob.ID, io.MultiReader(strings.NewReader(body(tc.size))))
 		req.Header.Set("Authorization", "Bearer "+secret)
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := e.srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -378,7 +378,7 @@ func TestHEADAnswersAsGET(t *testing.T) {
 		for i, method := range []string{http.MethodGet, http.MethodHead} {
 			req, _ := http.NewRequest(method, e.srv.URL+path, nil)
 			req.Header.Set("Authorization", "Bearer "+secret)
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := e.srv.Client().Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -40,7 +40,11 @@ var servedDocument apiDocument
 // load fetches and parses the document served at base, once.
 func (d *apiDocument) load(base string) error {
 	d.once.Do(func() {
-		resp, err := http.Get(base + "/api/v1/openapi.json")
+		// A transport of its own: closing a test's server closes the idle
+		// connections of http.DefaultTransport (httptest.Server.Close).
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		defer tr.CloseIdleConnections()
+		resp, err := (&http.Client{Transport: tr}).Get(base + "/api/v1/openapi.json")
 		if err != nil {
 			d.err = err
 			return

@@ -63,7 +63,7 @@ func TestServerAddress(t *testing.T) {
 				for i := 0; i+1 < len(headers); i += 2 {
 					req.Header.Set(headers[i], headers[i+1])
 				}
-				resp, err := http.DefaultTransport.RoundTrip(req)
+				resp, err := srv.Client().Transport.RoundTrip(req)
 				if err != nil {
 					t.Fatal(err)
 				}

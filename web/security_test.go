@@ -270,7 +270,7 @@ func TestConsoleMiddlewareStaysInItsGroup(t *testing.T) {
 		return c.String(http.StatusOK, fmt.Sprint(n))
 	})
 	big := strings.Repeat("x", 3<<20)
-	resp, err := http.Post(e.srv.URL+"/api/v1/probe", "application/octet-stream", strings.NewReader(big))
+	resp, err := e.srv.Client().Post(e.srv.URL+"/api/v1/probe", "application/octet-stream", strings.NewReader(big))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -164,7 +164,11 @@ type client struct {
 
 func (e *env) client(t testing.TB) *client {
 	jar, _ := cookiejar.New(nil)
-	return &client{t: t, e: e, http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+	// The server's own transport, not http.DefaultTransport: the tests run
+	// in parallel, and closing another test's server closes the idle
+	// connections of http.DefaultTransport (httptest.Server.Close), which
+	// can break a request of this test that was about to reuse one.
+	return &client{t: t, e: e, http: &http.Client{Transport: e.srv.Client().Transport, Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
 	}}}
 }

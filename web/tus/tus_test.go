@@ -168,7 +168,7 @@ func do(t *testing.T, srv *httptest.Server, method, path string, body []byte, he
 			req.Header.Set(headers[i], headers[i+1])
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := srv.Client().Do(req) // its own transport: another test's server closing cannot break it
 	if err != nil {
 		t.Fatal(err)
 	}
