@@ -18,7 +18,8 @@ import (
 func TestPathsAreRouted(t *testing.T) {
 	t.Parallel()
 	e := echo.New()
-	(&Server{Console: &console.Console{}, api: &api.Server{}}).routes(e)
+	s := &Server{Console: &console.Console{}, api: &api.Server{}}
+	s.routes(e, s.features())
 	declared := map[string]bool{}
 	for _, r := range e.Routes() {
 		if r.Method != echo.RouteNotFound {

@@ -24,7 +24,7 @@ import (
 // Tenant (/t/:tenant) resolves the tenant and hides other tenants. Every
 // route is named for its access, which the permission matrix and the CSRF
 // walk read.
-func (s *Server) routes(e *echo.Echo) {
+func (s *Server) routes(e *echo.Echo, features []feature) {
 	e.IPExtractor = s.origin.IPExtractor()
 	e.SchemeExtractor = s.origin.Scheme
 	e.Pre(httpkit.HeadAsGet(&s.heads))
@@ -44,7 +44,7 @@ func (s *Server) routes(e *echo.Echo) {
 	signedIn := public.Group("", s.RequireUser)
 	g := console.Groups{Echo: e, Public: public, SignedIn: signedIn,
 		Staff: signedIn.Group("", s.RequireGlobalAdmin), Tenant: signedIn.Group("/t/:tenant", s.ResolveTenant)}
-	for _, f := range s.features() {
+	for _, f := range features {
 		if f.pages != nil {
 			console.Register(f.pages.Routes(g))
 		}
@@ -69,7 +69,8 @@ func New(cfg Config) http.Handler {
 		Messaging: s.Messaging, Files: s.Files, Events: s.Events, Logger: s.Logger, Now: s.Now}
 	var apis []func(*api.Server) api.Feature
 	var nav []views.NavEntry
-	for _, f := range s.features() {
+	features := s.features()
+	for _, f := range features {
 		if f.api != nil {
 			apis = append(apis, f.api)
 		}
@@ -82,7 +83,7 @@ func New(cfg Config) http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	s.routes(e)
+	s.routes(e, features)
 	return e
 }
 
