@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
@@ -39,8 +40,8 @@ func (e *env) thisInstance() instance {
 
 func (e *env) otherInstance() instance {
 	d := app.NewDeps(e.st, slog.New(slog.DiscardHandler), e.clock.Now)
-	ts, roles := tenant.New(d), role.New(d)
-	return instance{keys: apikey.New(d), users: user.New(d, ts, roles, auth.Hasher{Cost: bcrypt.MinCost}), roles: roles, catalog: catalog.New(d), tenants: ts}
+	ts, roles := tenant.New(d), role.New(d, features.Roles())
+	return instance{keys: apikey.New(d), users: user.New(d, ts, roles, auth.Hasher{Cost: bcrypt.MinCost}), roles: roles, catalog: catalog.New(d, features.Roles()), tenants: ts}
 }
 
 // TestAPIGrantChangesTakeEffect checks the bound docs/api.md gives: a

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/role"
 )
 
 func TestJapaneseUI(t *testing.T) {
@@ -46,7 +46,7 @@ func TestJapaneseUI(t *testing.T) {
 // readers.
 func TestLabelsAreInThePagesLanguage(t *testing.T) {
 	t.Parallel()
-	for _, s := range role.Catalog() {
+	for _, s := range features.Roles().Services() {
 		for _, key := range []string{"service." + s.ID, "service." + s.ID + ".description"} {
 			if !i18n.Has(key) {
 				t.Errorf("no translation of %s", key)

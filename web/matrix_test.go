@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/user"
 
 	"github.com/kanri/kanri/internal/apikey"
@@ -47,7 +48,7 @@ func TestPermissionMatrix(t *testing.T) {
 			t.Fatal(err)
 		}
 		if name == "vera" {
-			for _, s := range role.Catalog() {
+			for _, s := range features.Roles().Services() {
 				if _, _, err := e.roles.Assign(ctx, role.Grant{Tenant: e.acme, UserID: u.ID, ServiceID: s.ID, RoleName: role.Viewer}); err != nil {
 					t.Fatal(err)
 				}
@@ -60,30 +61,30 @@ func TestPermissionMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range role.Catalog() {
+	for _, s := range features.Roles().Services() {
 		if _, _, err := e.roles.Assign(ctx, role.Grant{Tenant: priv, UserID: op.ID, ServiceID: s.ID, RoleName: role.Admin}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	opRoles, _ := e.roles.ForUser(ctx, priv.ID, op.ID)
 	viewerPerms := role.Set{}
-	for _, s := range role.Catalog() {
-		d, _ := role.Find(s.ID, role.Viewer)
+	for _, s := range features.Roles().Services() {
+		d, _ := features.Roles().Find(s.ID, role.Viewer)
 		for _, p := range d.Permissions {
 			viewerPerms[p] = true
 		}
 	}
 	all := role.Set{}
-	for _, p := range role.AllPermissions() {
+	for _, p := range features.Roles().AllPermissions() {
 		all[p] = true
 	}
 	personas := []persona{
 		{name: "global admin", tenant: "privileged", user: adminEmail, home: kanri.PrivilegedTenantID, perms: all, operator: true},
-		{name: "tenant admin", tenant: "acme", user: "admin", home: e.acme.ID, perms: role.Effective(admins)},
+		{name: "tenant admin", tenant: "acme", user: "admin", home: e.acme.ID, perms: features.Roles().Effective(admins)},
 		{name: "viewer", tenant: "acme", user: "vera", home: e.acme.ID, perms: viewerPerms},
 		{name: "no role", tenant: "acme", user: "nora", home: e.acme.ID, perms: role.Set{}},
 		{name: "other tenant's admin", tenant: "globex", user: "admin", home: e.globex.ID, perms: all},
-		{name: "operator admin, not global", tenant: "privileged", user: "opadmin", home: kanri.PrivilegedTenantID, perms: role.Effective(opRoles)},
+		{name: "operator admin, not global", tenant: "privileged", user: "opadmin", home: kanri.PrivilegedTenantID, perms: features.Roles().Effective(opRoles)},
 	}
 	clients := map[string]*client{}
 	for _, p := range personas {
@@ -98,7 +99,7 @@ func TestPermissionMatrix(t *testing.T) {
 			continue
 		case r.Name == "signed-in":
 		case strings.HasPrefix(r.Name, "perm:"):
-			if !slices.Contains(role.AllPermissions(), strings.TrimPrefix(r.Name, "perm:")) {
+			if !slices.Contains(features.Roles().AllPermissions(), strings.TrimPrefix(r.Name, "perm:")) {
 				t.Errorf("%s declares an unknown permission %q", key, r.Name)
 			}
 		default:
@@ -318,7 +319,7 @@ func TestViewerSeesListsButNoActions(t *testing.T) {
 	e := newEnv(t)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
 	vera, _ := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: "vera", Email: "vera@acme.test", DisplayName: "Vera", Password: password})
-	for _, s := range role.Catalog() {
+	for _, s := range features.Roles().Services() {
 		e.roles.Assign(ctx, role.Grant{Tenant: e.acme, UserID: vera.ID, ServiceID: s.ID, RoleName: role.Viewer})
 	}
 	c := e.client(t).signIn("acme", "vera")
@@ -342,7 +343,7 @@ func TestViewerSeesListsButNoActions(t *testing.T) {
 	wantStatus(t, "viewer grants herself admin", resp, http.StatusForbidden)
 	bob, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
 	ras, _ := e.roles.ForUser(context.Background(), e.acme.ID, vera.ID)
-	if !bob.IsActive || len(ras) != len(role.Catalog()) {
+	if !bob.IsActive || len(ras) != len(features.Roles().Services()) {
 		t.Errorf("forged requests changed data: bob active %v, vera has %d roles", bob.IsActive, len(ras))
 	}
 }
@@ -390,7 +391,7 @@ func TestOnlyGlobalAdminsChangeGlobalAdmins(t *testing.T) {
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
 	priv, _ := e.tenants.Get(ctx, kanri.PrivilegedTenantID)
 	op, _ := e.users.Create(ctx, priv.ID, kanri.UserInput{Username: "opadmin", Email: "op@example.com", DisplayName: "Op", Password: password})
-	for _, s := range role.Catalog() {
+	for _, s := range features.Roles().Services() {
 		e.roles.Assign(ctx, role.Grant{Tenant: priv, UserID: op.ID, ServiceID: s.ID, RoleName: role.Admin})
 	}
 	root, _, _ := e.users.List(ctx, priv.ID, user.ListFilter{Search: adminEmail})

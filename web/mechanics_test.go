@@ -10,6 +10,9 @@ import (
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/api"
 	"github.com/kanri/kanri/web/console"
+	"github.com/kanri/kanri/web/console/operator"
+	"github.com/kanri/kanri/web/console/organisation"
+	"github.com/kanri/kanri/web/console/people"
 )
 
 // TestPathsAreRouted checks that every URL the views and handlers build
@@ -18,8 +21,9 @@ import (
 func TestPathsAreRouted(t *testing.T) {
 	t.Parallel()
 	e := echo.New()
-	s := &Server{Console: &console.Console{}, api: &api.Server{}}
-	s.routes(e, s.features())
+	c := &console.Console{}
+	s := &Server{Console: c, api: &api.Server{}}
+	s.routes(e, []console.Pages{people.New(c), operator.New(c), organisation.New(c)})
 	declared := map[string]bool{}
 	for _, r := range e.Routes() {
 		if r.Method != echo.RouteNotFound {

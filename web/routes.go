@@ -24,7 +24,7 @@ import (
 // Tenant (/t/:tenant) resolves the tenant and hides other tenants. Every
 // route is named for its access, which the permission matrix and the CSRF
 // walk read.
-func (s *Server) routes(e *echo.Echo, features []feature) {
+func (s *Server) routes(e *echo.Echo, pages []console.Pages) {
 	e.IPExtractor = s.origin.IPExtractor()
 	e.SchemeExtractor = s.origin.Scheme
 	e.Pre(httpkit.HeadAsGet(&s.heads))
@@ -44,10 +44,8 @@ func (s *Server) routes(e *echo.Echo, features []feature) {
 	signedIn := public.Group("", s.RequireUser)
 	g := console.Groups{Echo: e, Public: public, SignedIn: signedIn,
 		Staff: signedIn.Group("", s.RequireGlobalAdmin), Tenant: signedIn.Group("/t/:tenant", s.ResolveTenant)}
-	for _, f := range features {
-		if f.pages != nil {
-			console.Register(f.pages.Routes(g))
-		}
+	for _, p := range pages {
+		console.Register(p.Routes(g))
 	}
 
 	// A tab's live updates (server-sent events): a session like the
@@ -68,14 +66,15 @@ func New(cfg Config) http.Handler {
 	s.live = &live.Streams{Sessions: s.Sessions, Users: s.Users, Auth: s.Auth, Tenants: s.Tenants, Roles: s.Roles,
 		Messaging: s.Messaging, Files: s.Files, Events: s.Events, Logger: s.Logger, Now: s.Now}
 	var apis []func(*api.Server) api.Feature
+	var pages []console.Pages
 	var nav []views.NavEntry
-	features := s.features()
-	for _, f := range features {
-		if f.api != nil {
-			apis = append(apis, f.api)
+	for _, f := range cfg.Features {
+		if f.API != nil {
+			apis = append(apis, f.API)
 		}
-		if f.pages != nil {
-			nav = append(nav, f.pages.Nav()...)
+		if f.Pages != nil {
+			p := f.Pages(s.Console, s.live)
+			pages, nav = append(pages, p), append(nav, p.Nav()...)
 		}
 	}
 	s.Console.SetNavigation(nav)
@@ -83,7 +82,7 @@ func New(cfg Config) http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	s.routes(e, features)
+	s.routes(e, pages)
 	return e
 }
 

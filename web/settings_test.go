@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
@@ -379,7 +380,7 @@ func TestSubscriptionEndBanner(t *testing.T) {
 	e := newEnv(t)
 	ctx := system()
 	vera, _ := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: "vera", Email: "vera@acme.test", DisplayName: "Vera", Password: password})
-	for _, s := range role.Catalog() {
+	for _, s := range features.Roles().Services() {
 		e.roles.Assign(ctx, role.Grant{Tenant: e.acme, UserID: vera.ID, ServiceID: s.ID, RoleName: role.Viewer})
 	}
 	admin := e.client(t).signIn("acme", "admin")

@@ -39,6 +39,9 @@ type Config struct {
 	// has its X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-For
 	// believed. None by default: anybody can send those headers.
 	TrustedProxies []netip.Prefix
+	// Features are what the features serve, in the order of their routes
+	// and navigation.
+	Features []Feature
 	// BodyTimeout is how long a request's body may take to arrive from its
 	// first read (DefaultBodyTimeout when zero); a stalled body is 408.
 	BodyTimeout time.Duration

@@ -20,6 +20,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
@@ -35,7 +36,6 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -98,7 +98,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 	faults := &faultStore{Store: calls}
 	clk := &clock{t: time.Now()}
 	dns := dnstest.Start(t)
-	svcs := wiring.New(store.New(faults, nil, schema.Set()), slog.New(slog.DiscardHandler), clk.Now, wiring.Options{
+	svcs := wiring.New(store.New(faults, nil, features.Schema()), slog.New(slog.DiscardHandler), clk.Now, wiring.Options{Roles: features.Roles(),
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, DNSServer: dns.Addr, UsageQueue: 1000, Blobs: openBlobs(t),
 	})
 	st, ts, roles, us := svcs.Deps.Store, svcs.Tenants, svcs.Roles, svcs.Users
@@ -134,8 +134,9 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 		t.Fatal(err)
 	}
 	e.globUsr, _ = us.Create(ctx, e.globex.ID, kanri.UserInput{Username: "gus", Email: "gus@globex.test", DisplayName: "Gus", Password: password})
+	_, served := features.Start(svcs)
 	e.config = web.Config{
-		Deps: svcs.Deps, Services: *svcs, SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
+		Deps: svcs.Deps, Services: *svcs, Features: served, SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
 	}
 	handler := web.New(e.config)
 	e.echo = handler.(*echo.Echo)

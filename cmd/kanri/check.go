@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/schema"
 )
 
 // runCheck is `kanri check [-repair] [-data-dir DIR]`: it verifies the
@@ -34,7 +34,7 @@ func runCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 		return fmt.Errorf("check: no store in %s: %w", dir, err)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{Logger: log})
+	st, err := bolt.Open(dir, features.Specs(), bolt.Options{Logger: log})
 	if err != nil {
 		return err
 	}

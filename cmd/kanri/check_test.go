@@ -8,9 +8,9 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 )
 
 // TestCheckCommand runs `kanri check` on a sound file, on one damaged on
@@ -18,7 +18,7 @@ import (
 // -repair; the data directory comes from KANRI_DATA_DIR as for the server.
 func TestCheckCommand(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
@@ -33,7 +34,6 @@ import (
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/wiring"
 )
@@ -304,12 +304,12 @@ func (b backupBlobs) look(hid string) written {
 // be running on it).
 func historyStatus(t *testing.T, dir, hid string) string {
 	t.Helper()
-	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	h, err := store.New(ds, nil, schema.Set()).Tenant(backupCrashTenant).BackupHistory().Get(t.Context(), hid)
+	h, err := store.New(ds, nil, features.Schema()).Tenant(backupCrashTenant).BackupHistory().Get(t.Context(), hid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func historyStatus(t *testing.T, dir, hid string) string {
 // and a paused backup job of every part, and returns the job's id.
 func seedBackupCrash(t *testing.T, dir string) string {
 	t.Helper()
-	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func seedBackupCrash(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs := wiring.New(store.New(ds, nil, schema.Set()), nil, nil, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d)})
+	svcs := wiring.New(store.New(ds, nil, features.Schema()), nil, nil, wiring.Options{Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d)})
 	if _, err := svcs.Roles.Seed(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
@@ -31,7 +32,6 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/wiring"
 )
@@ -198,7 +198,7 @@ func TestUploadQuotaHoldsAcrossCrashes(t *testing.T) {
 // on them) and calls fn with the services over them, as the system.
 func withServices(t *testing.T, dir string, now func() time.Time, fn func(context.Context, *wiring.Set)) {
 	t.Helper()
-	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func withServices(t *testing.T, dir string, now func() time.Time, fn func(contex
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs := wiring.New(store.New(ds, nil, schema.Set()), nil, now, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d)})
+	svcs := wiring.New(store.New(ds, nil, features.Schema()), nil, now, wiring.Options{Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d)})
 	fn(audit.WithActor(t.Context(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true}), svcs)
 }
 

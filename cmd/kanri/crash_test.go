@@ -21,13 +21,13 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/wiring"
@@ -111,12 +111,12 @@ func TestUserCountsConvergeAfterCrashes(t *testing.T) {
 		t.Fatalf("the last start did not stop cleanly: %v", err)
 	}
 
-	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	st := store.New(ds, nil, schema.Set())
+	st := store.New(ds, nil, features.Schema())
 	listed, _, err := tenant.New(app.NewDeps(st, nil, nil)).List(t.Context(), tenant.ListFilter{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -166,12 +166,12 @@ const crashHangTimeout = 2 * time.Minute
 // new store in dir, and returns their ids.
 func seedCrashTenants(t *testing.T, dir string) []string {
 	t.Helper()
-	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	svcs := wiring.New(store.New(ds, nil, schema.Set()), nil, nil, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
+	svcs := wiring.New(store.New(ds, nil, features.Schema()), nil, nil, wiring.Options{Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
 	ts, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if _, err := roles.Seed(t.Context()); err != nil {
 		t.Fatal(err)

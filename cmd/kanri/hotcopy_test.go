@@ -23,11 +23,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -112,7 +112,7 @@ func createDocs(t testing.TB, st *bolt.Store, pk string, from, count int) {
 // countDocs counts the documents of partition pk in the store in dir.
 func countDocs(t *testing.T, dir, pk string) int {
 	t.Helper()
-	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,12 +223,12 @@ func TestHotCopyFromARunningServer(t *testing.T) {
 	}
 
 	restored := checkCopy(t, file)
-	ds, err := bolt.Open(restored, schema.Specs(), bolt.Options{})
+	ds, err := bolt.Open(restored, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	recs, err := store.New(ds, nil, schema.Set()).Tenant(kanri.PrivilegedTenantID).AuditLogs().All(t.Context(), docstore.Query{Where: []docstore.Filter{docstore.Eq("action", "auth.login_failed")}})
+	recs, err := store.New(ds, nil, features.Schema()).Tenant(kanri.PrivilegedTenantID).AuditLogs().All(t.Context(), docstore.Query{Where: []docstore.Filter{docstore.Eq("action", "auth.login_failed")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func failedSignIns(ctx context.Context, t *testing.T, addr string, answered func
 // nothing committed after.
 func TestHotCopyWritersGoOn(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +371,7 @@ func TestHotCopyWithoutAServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+			st, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -404,7 +404,7 @@ func TestHotCopyFailuresLeaveNoFile(t *testing.T) {
 	// storeIn creates a store with a few documents in dir and returns it
 	// open.
 	storeIn := func(t *testing.T, dir string) *bolt.Store {
-		st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+		st, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -536,7 +536,7 @@ func serveOnSocket(t *testing.T, path string, h http.HandlerFunc) {
 // TestHotCopyForceReplaces replaces an existing file with -force.
 func TestHotCopyForceReplaces(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -562,7 +562,7 @@ func TestHotCopyForceReplaces(t *testing.T) {
 // and kanri backup fails without leaving a file.
 func TestHotCopyShutdownEndsACopyInFlight(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -658,7 +658,7 @@ func TestHotCopyFlags(t *testing.T) {
 func BenchmarkHotCopyWhileWriting(b *testing.B) {
 	const n = 100_000
 	dir := b.TempDir()
-	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

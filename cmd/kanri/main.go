@@ -19,11 +19,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/events"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/web/httpkit"
 )
@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		log.Info("store closed")
 	}()
-	st := store.New(ds, log, schema.Set())
+	st := store.New(ds, log, features.Schema())
 	bus, err := openEvents(ctx, ds, log)
 	if err != nil {
 		return err
@@ -197,7 +197,7 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger) (docstore.Stor
 			Key:                cfg.Cosmos.Key,
 			Database:           cfg.Cosmos.Database,
 			InsecureSkipVerify: cfg.Cosmos.InsecureSkipVerify,
-		}, schema.Specs())
+		}, features.Specs())
 		if err != nil {
 			return nil, nil, fmt.Errorf("cosmos store unreachable: %w", err)
 		}
@@ -206,7 +206,7 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger) (docstore.Stor
 		if err := checkWritable(cfg.DataDir); err != nil {
 			return nil, nil, err
 		}
-		st, err := bolt.Open(cfg.DataDir, schema.Specs(), bolt.Options{Logger: log})
+		st, err := bolt.Open(cfg.DataDir, features.Specs(), bolt.Options{Logger: log})
 		if err != nil {
 			return nil, nil, err
 		}

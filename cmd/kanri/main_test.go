@@ -18,12 +18,13 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
-	"golang.org/x/crypto/bcrypt"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -229,11 +230,11 @@ func TestInstancesStartTogetherOnAnEmptyDatabase(t *testing.T) {
 			}
 		}
 		ds := cosmostest.Open(t, cs, db)
-		users, _, err := store.New(ds, nil, schema.Set()).Tenant(kanri.PrivilegedTenantID).Users().Query(t.Context(), docstore.Query{})
+		users, _, err := store.New(ds, nil, features.Schema()).Tenant(kanri.PrivilegedTenantID).Users().Query(t.Context(), docstore.Query{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := store.New(ds, nil, schema.Set()).Tenant(kanri.PrivilegedTenantID).Profile(t.Context())
+		p, err := store.New(ds, nil, features.Schema()).Tenant(kanri.PrivilegedTenantID).Profile(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

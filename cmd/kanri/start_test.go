@@ -7,13 +7,13 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 )
@@ -30,13 +30,13 @@ func TestStartReadsTheSameWhateverTheTenants(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+		ds, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { ds.Close() })
 		calls := docstoretest.NewCounting(ds)
-		st := store.New(calls, log, schema.Set())
+		st := store.New(calls, log, features.Schema())
 		ts := tenant.New(app.NewDeps(st, log, nil))
 		ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", GlobalAdmin: true})
 		for i := range n {

@@ -15,6 +15,7 @@ import (
 	"time"
 	_ "time/tzdata" // every IANA time zone a tenant may choose, whatever the machine has
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/schedule"
@@ -40,12 +41,12 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	if err != nil {
 		return nil, nil, err
 	}
-	svcs := wiring.New(st, log, nil, wiring.Options{
+	svcs := wiring.New(st, log, nil, wiring.Options{Roles: features.Roles(),
 		Hasher: auth.Hasher{Cost: cfg.BcryptCost}, DNSServer: cfg.DNSServer, UsageQueue: usageQueue, UsageFlush: cfg.UsageFlush,
 		Blobs: blobs, Events: bus, TwoFactorKey: twoFactor,
 		RepairGrace: cfg.RepairGrace, HealthInterval: cfg.HealthInterval, DomainRecheck: cfg.DomainRecheck,
 	})
-	features := svcs.Features()
+	work, served := features.Start(svcs)
 	tenants, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if n, err := roles.Seed(ctx); err != nil {
 		return nil, nil, fmt.Errorf("seed the service catalog: %w", err)
@@ -68,7 +69,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	// Before serving: users created meanwhile would not see the addresses
 	// of existing users reserved yet.
 	var upgrades []upgrade.Upgrade
-	for _, f := range features {
+	for _, f := range work {
 		upgrades = append(upgrades, f.Upgrades...)
 	}
 	if err := upgrade.New(svcs.Deps, tenants).Run(ctx, upgrades); err != nil {
@@ -102,7 +103,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	// Work that must happen once across instances runs through the
 	// scheduler: each slot is claimed by one instance.
 	var ws []worker
-	for _, f := range features {
+	for _, f := range work {
 		for _, w := range f.Work {
 			run := w.Run
 			if w.Periodic != nil {
@@ -113,7 +114,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 		}
 	}
 	return web.New(web.Config{
-		Deps: svcs.Deps, Services: *svcs, SessionSecret: secret,
+		Deps: svcs.Deps, Services: *svcs, Features: served, SessionSecret: secret,
 		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 	}), ws, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
@@ -17,7 +18,6 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -40,7 +40,7 @@ func setupOn(t *testing.T, ds docstore.Store) *fixture {
 	t.Helper()
 	t.Cleanup(func() { ds.Close() })
 	clk := &clock{t: time.Date(2026, 6, 10, 10, 30, 30, 0, time.UTC)}
-	d := app.NewDeps(store.New(ds, nil, schema.Set()), slog.New(slog.NewTextHandler(io.Discard, nil)), clk.now)
+	d := app.NewDeps(store.New(ds, nil, features.Schema()), slog.New(slog.NewTextHandler(io.Discard, nil)), clk.now)
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin", TenantID: "tenant_acme"})
 	return &fixture{ctx: ctx, d: d, keys: apikey.New(d), clock: clk}
 }

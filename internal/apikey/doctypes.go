@@ -3,6 +3,7 @@ package apikey
 import (
 	"time"
 
+	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/doctype"
 	"github.com/kanri/kanri/internal/kanri"
 )
@@ -65,3 +66,10 @@ var DocTypes = []doctype.Type{
 		Retention: doctype.Retention{PerDocument: "ttl: minutes (kanri.SecretFlashTTL)"},
 	},
 }
+
+// Container is the API container: the keys and their usage. Key hashes
+// are not indexed.
+var Container = doctype.Container{Name: kanri.ContainerAPI, Indexing: docstore.IndexingPolicy{
+	IncludedPaths: []string{"/*"},
+	ExcludedPaths: []string{"/keyHash/?", "/_etag/?"},
+}}

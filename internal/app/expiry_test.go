@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -19,7 +19,7 @@ import (
 // whose forms take expiry dates.
 func TestMoveExpiryDays(t *testing.T) {
 	ds := bolttest.Open(t)
-	d := app.NewDeps(store.New(ds, nil, schema.Set()), nil, nil)
+	d := app.NewDeps(store.New(ds, nil, features.Schema()), nil, nil)
 	ctx := t.Context()
 	legacy := time.Date(2026, 7, 1, 23, 59, 59, 0, time.UTC)
 	instant := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)

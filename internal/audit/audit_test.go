@@ -112,7 +112,7 @@ func TestExportStopsWhenItsContextEnds(t *testing.T) {
 
 // ownTypes are the package's own document types: its internal tests cannot
 // import package schema (which imports this package).
-var ownTypes = doctype.MustSet(doctype.Containers, DocTypes)
+var ownTypes = doctype.MustSet([]doctype.Container{Container}, DocTypes)
 
 // openStore opens an embedded store of the package's own types, closed
 // when the test ends.

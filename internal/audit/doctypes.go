@@ -3,6 +3,7 @@ package audit
 import (
 	"time"
 
+	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/doctype"
 	"github.com/kanri/kanri/internal/kanri"
 )
@@ -27,3 +28,14 @@ var DocTypes = []doctype.Type{
 		Retention: doctype.Retention{TTL: kanri.TTLAuditLog * time.Second, Archive: true},
 	},
 }
+
+// Container is the audit container: only audit records, whose 90 days
+// are its default TTL.
+var Container = doctype.Container{Name: kanri.ContainerAudit, DefaultTTL: kanri.TTLAuditLog * time.Second, Indexing: docstore.IndexingPolicy{
+	IncludedPaths: []string{"/*"},
+	ExcludedPaths: []string{"/details/*", "/metadata/*", "/_etag/?"},
+	CompositeIndexes: [][]string{
+		{"/tenantId", "-/timestamp"},
+		{"/tenantId", "/userId", "-/timestamp"},
+	},
+}}

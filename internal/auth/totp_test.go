@@ -12,11 +12,11 @@ import (
 	"github.com/pquerna/otp/totp"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/wiring"
 )
@@ -47,7 +47,7 @@ func enrolled(t *testing.T, key []byte) *fixture {
 	t.Helper()
 	ds := bolttest.Open(t)
 	clk := &clock{t: time.Date(2026, 11, 26, 9, 0, 5, 0, time.UTC)}
-	svcs := wiring.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), clk.now, wiring.Options{
+	svcs := wiring.New(store.New(ds, nil, features.Schema()), slog.New(slog.DiscardHandler), clk.now, wiring.Options{Roles: features.Roles(),
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, TwoFactorKey: key,
 	})
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "system"})

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
@@ -26,7 +27,6 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/wiring"
 )
@@ -48,7 +48,7 @@ func newEnv(t *testing.T, ds docstore.Store, blobDir string) *env {
 		t.Fatal(err)
 	}
 	blobs := blob.New(drv)
-	svcs := wiring.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), nil, wiring.Options{
+	svcs := wiring.New(store.New(ds, nil, features.Schema()), slog.New(slog.DiscardHandler), nil, wiring.Options{Roles: features.Roles(),
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs,
 	})
 	t.Cleanup(svcs.Backups.Wait)
@@ -178,7 +178,7 @@ func (e *env) state(t *testing.T) state {
 	t.Helper()
 	s := state{docs: map[string]map[string]any{}, bytes: map[string][]byte{}, sessionsValidAfter: map[string]string{}}
 	var names []string
-	for _, sp := range schema.Specs() {
+	for _, sp := range features.Specs() {
 		names = append(names, sp.Name)
 	}
 	_, err := e.ds.Dump(e.ctx, e.tenant.ID, names, func(container string, it docstore.Item) error {

@@ -51,3 +51,7 @@ var DocTypes = []doctype.Type{
 		Backup: doctype.NotBackedUp("a version counter that serialises the creation of backup jobs under the plan's limit; made again on first use"),
 	},
 }
+
+// Container is the backup container: jobs, runs, archives and the
+// scheduler's claims.
+var Container = doctype.Container{Name: kanri.ContainerBackup, Indexing: doctype.DefaultIndexing()}

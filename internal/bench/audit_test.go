@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -84,7 +84,7 @@ func BenchmarkEmbeddedAuditPage(b *testing.B) {
 // rows a second, and the largest heap seen while it runs, which must not
 // grow with n (the export streams one page at a time).
 func exportCSV(b *testing.B, ds docstore.Store, pk string, n int) {
-	log := audit.New(store.New(ds, nil, schema.Set()), nil, nil)
+	log := audit.New(store.New(ds, nil, features.Schema()), nil, nil)
 	var peak atomic.Uint64
 	stop := make(chan struct{})
 	sampled := make(chan struct{})

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
@@ -28,7 +29,6 @@ import (
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/wiring"
 )
@@ -274,7 +274,7 @@ type backupEnv struct {
 // openBackup opens the store in dir and the blob store in blobDir, and
 // the services over them (bcrypt at its lowest cost, logs discarded).
 func openBackup(t testing.TB, dataDir, blobDir string) (*bolt.Store, *store.Store, *wiring.Set, *blob.Bucket) {
-	ds, err := bolt.Open(dataDir, schema.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dataDir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,8 +284,8 @@ func openBackup(t testing.TB, dataDir, blobDir string) (*bolt.Store, *store.Stor
 		t.Fatal(err)
 	}
 	blobs := blob.New(drv)
-	st := store.New(ds, nil, schema.Set())
-	svcs := wiring.New(st, slog.New(slog.DiscardHandler), nil, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs})
+	st := store.New(ds, nil, features.Schema())
+	svcs := wiring.New(st, slog.New(slog.DiscardHandler), nil, wiring.Options{Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs})
 	return ds, st, svcs, blobs
 }
 

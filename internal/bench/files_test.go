@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
@@ -28,7 +29,6 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/wiring"
 )
@@ -178,12 +178,12 @@ func benchBinary(b *testing.B) string {
 // fileTenant, whose file service allows files and storage far larger
 // than any benchmarked file.
 func seedFiles(b *testing.B, dir string) {
-	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer ds.Close()
-	svcs := wiring.New(store.New(ds, nil, schema.Set()), nil, nil, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
+	svcs := wiring.New(store.New(ds, nil, features.Schema()), nil, nil, wiring.Options{Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
 	if _, err := svcs.Roles.Seed(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -403,7 +403,7 @@ func BenchmarkFolderList(b *testing.B) {
 		big = v
 	}
 	dir := b.TempDir()
-	ds, err := bolt.Open(filepath.Join(dir, "data"), schema.Specs(), bolt.Options{})
+	ds, err := bolt.Open(filepath.Join(dir, "data"), features.Specs(), bolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -412,8 +412,8 @@ func BenchmarkFolderList(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := store.New(ds, nil, schema.Set())
-	svcs := wiring.New(st, nil, nil, wiring.Options{Blobs: blob.New(drv)})
+	st := store.New(ds, nil, features.Schema())
+	svcs := wiring.New(st, nil, nil, wiring.Options{Roles: features.Roles(), Blobs: blob.New(drv)})
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "user_admin", TenantID: fileTenant})
 	svc := svcs.Files
 	type folder struct {

@@ -22,13 +22,13 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/wiring"
 )
@@ -345,12 +345,12 @@ func signInHTTP(b *testing.B, base string, t http.RoundTripper) (*http.Client, s
 // their 1,000 users each (in batches, for speed) into a store in dir.
 func seedHTTP(b testing.TB, dir string) (apiSecret string) {
 	start := time.Now()
-	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer ds.Close()
-	svcs := wiring.New(store.New(ds, nil, schema.Set()), nil, nil, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
+	svcs := wiring.New(store.New(ds, nil, features.Schema()), nil, nil, wiring.Options{Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
 	ts, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
 	if _, err := roles.Seed(context.Background()); err != nil {
 		b.Fatal(err)

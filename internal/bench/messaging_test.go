@@ -31,6 +31,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt"
@@ -42,7 +43,6 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web"
@@ -96,7 +96,7 @@ type inProcess struct {
 // over it until the benchmark ends.
 func startInProcess(b *testing.B, record bool) *inProcess {
 	b.Helper()
-	bs, err := bolt.Open(filepath.Join(b.TempDir(), "data"), schema.Specs(), bolt.Options{})
+	bs, err := bolt.Open(filepath.Join(b.TempDir(), "data"), features.Specs(), bolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,9 +107,9 @@ func startInProcess(b *testing.B, record bool) *inProcess {
 		under = rec
 	}
 	ds := docstoretest.NewCounting(under)
-	st := store.New(ds, nil, schema.Set())
+	st := store.New(ds, nil, features.Schema())
 	bus := events.NewLocal()
-	svcs := wiring.New(st, slog.New(slog.DiscardHandler), nil, wiring.Options{Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Events: bus})
+	svcs := wiring.New(st, slog.New(slog.DiscardHandler), nil, wiring.Options{Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Events: bus})
 	ctx := system()
 	if _, err := svcs.Roles.Seed(ctx); err != nil {
 		b.Fatal(err)
@@ -117,7 +117,8 @@ func startInProcess(b *testing.B, record bool) *inProcess {
 	if _, _, err := auth.Bootstrap(ctx, svcs.Tenants, svcs.Users, svcs.Roles, "admin@example.com", benchPassword); err != nil {
 		b.Fatal(err)
 	}
-	handler := web.New(web.Config{Deps: svcs.Deps, Services: *svcs, SessionSecret: []byte("0123456789abcdef0123456789abcdef")})
+	_, served := features.Start(svcs)
+	handler := web.New(web.Config{Deps: svcs.Deps, Services: *svcs, Features: served, SessionSecret: []byte("0123456789abcdef0123456789abcdef")})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
@@ -17,7 +18,6 @@ import (
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/search"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
@@ -43,7 +43,7 @@ func BenchmarkEmbeddedAuditQueries(b *testing.B) {
 	big := envInt("KANRI_BENCH_AUDIT", 1_000_000)
 	ds := bolttest.Open(b)
 	rec := docstoretest.NewRecorder(ds)
-	st := store.New(rec, nil, schema.Set())
+	st := store.New(rec, nil, features.Schema())
 	log := audit.New(st, nil, nil)
 	ctx := context.Background()
 	for _, n := range []int{1000, big} {
@@ -101,8 +101,8 @@ func BenchmarkEmbeddedUserSearch(b *testing.B) {
 	big := envInt("KANRI_BENCH_USERS", 100_000)
 	ds := bolttest.Open(b)
 	rec := docstoretest.NewRecorder(ds)
-	d := app.NewDeps(store.New(rec, nil, schema.Set()), nil, nil)
-	users := user.New(d, tenant.New(d), role.New(d), auth.Hasher{Cost: 4})
+	d := app.NewDeps(store.New(rec, nil, features.Schema()), nil, nil)
+	users := user.New(d, tenant.New(d), role.New(d, features.Roles()), auth.Hasher{Cost: 4})
 	for _, n := range []int{1000, big} {
 		pk := fmt.Sprintf("tenant_s%d", n)
 		loadSearchUsers(b, ds.Container(kanri.ContainerAuth), pk, n)

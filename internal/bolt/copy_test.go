@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 )
 
 // hangTimeout bounds a wait that only guards against a hang; a busy
@@ -45,7 +45,7 @@ func copyTo(t *testing.T, path string, size *int64) (func(int64) (io.Writer, err
 // pk in the auth container.
 func countDocs(t *testing.T, dir, pk string) int {
 	t.Helper()
-	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func createDoc(t *testing.T, st *bolt.Store, pk string, i int) {
 // copy began.
 func TestCopyWhileWriting(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestCopyWhileWriting(t *testing.T) {
 // and tells a truncated copy from a whole one.
 func TestCopyFile(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

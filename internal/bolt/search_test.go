@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 )
 
 // TestTextSearchSkipsOnlyWhatCannotMatch checks the raw-bytes shortcut of
@@ -15,7 +15,7 @@ import (
 // match, whatever their case, the runes that lower-case into ASCII, and
 // escaped characters.
 func TestTextSearchSkipsOnlyWhatCannotMatch(t *testing.T) {
-	st := open(t, schema.Specs())
+	st := open(t, features.Specs())
 	defer st.Close()
 	c := st.Container(kanri.ContainerAuth)
 	ctx := context.Background()

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 )
 
 // clock is a settable time source.
@@ -22,7 +22,7 @@ func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 
 func TestDataSurvivesReopen(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestDataSurvivesReopen(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err = bolt.Open(dir, schema.Specs(), bolt.Options{})
+	st, err = bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,19 +49,19 @@ func TestDataSurvivesReopen(t *testing.T) {
 
 func TestSecondOpenFailsClearly(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	st, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := bolt.Open(dir, schema.Specs(), bolt.Options{}); err == nil {
+	if _, err := bolt.Open(dir, features.Specs(), bolt.Options{}); err == nil {
 		t.Fatal("second open of a store in use: got no error")
 	}
 }
 
 func TestPurgeDeletesOnlyExpired(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	st, err := bolt.Open(t.TempDir(), schema.Specs(), bolt.Options{Now: clk.Now})
+	st, err := bolt.Open(t.TempDir(), features.Specs(), bolt.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

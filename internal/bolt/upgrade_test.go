@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 )
 
 // TestAnEarlierDataFileIsIndexedOnOpen opens a data file written by the
@@ -25,7 +25,7 @@ func TestAnEarlierDataFileIsIndexedOnOpen(t *testing.T) {
 	dir := t.TempDir()
 	unpack(t, "testdata/v1-kanri.db.gz", filepath.Join(dir, bolt.FileName))
 	var logs bytes.Buffer
-	st, err := bolt.Open(dir, schema.Specs(), bolt.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	st, err := bolt.Open(dir, features.Specs(), bolt.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestAnEarlierDataFileIsIndexedOnOpen(t *testing.T) {
 	}
 	st.Close()
 	logs.Reset()
-	st, err = bolt.Open(dir, schema.Specs(), bolt.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	st, err = bolt.Open(dir, features.Specs(), bolt.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

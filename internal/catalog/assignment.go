@@ -9,15 +9,14 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
 )
 
 // AssignmentInputOf returns the form's view of an assignment: its expiry
 // is the date in loc, the tenant's time zone.
-func AssignmentInputOf(a *kanri.ServiceAssignment, loc *time.Location) kanri.AssignmentInput {
+func (s *Service) AssignmentInputOf(a *kanri.ServiceAssignment, loc *time.Location) kanri.AssignmentInput {
 	in := kanri.AssignmentInput{ServiceID: a.ServiceID, ExpiresAt: kanri.DateOf(a.ExpiresAt, loc)}
-	if fs, own := kanri.ConfigFields(a.ServiceID); own {
+	if fs, own := s.Roles.ConfigFields(a.ServiceID); own {
 		in.Config = map[string]string{}
 		for _, f := range fs {
 			switch v := a.Config[f.Key].(type) {
@@ -63,7 +62,8 @@ func (s *Service) Assign(ctx context.Context, tenantID string, in kanri.Assignme
 	} else if err != nil {
 		return nil, false, err
 	}
-	config, expires, err := in.Parse(t.Location())
+	fields, own := s.Roles.ConfigFields(in.ServiceID)
+	config, expires, err := in.Parse(t.Location(), fields, own)
 	if err != nil {
 		return nil, false, err
 	}
@@ -75,7 +75,7 @@ func (s *Service) Assign(ctx context.Context, tenantID string, in kanri.Assignme
 	if !svc.IsActive {
 		return nil, false, kanri.Invalid(kanri.Fields{"serviceId": "validation.service_inactive"})
 	}
-	if !role.PlanAllows(t.Plan, svc.ID) {
+	if !s.Roles.PlanAllows(t.Plan, svc.ID) {
 		// Assigned, it would show active and answer 403 (UsableAt).
 		return nil, false, kanri.Invalid(kanri.Fields{"serviceId": "services.plan_excludes"})
 	}
@@ -176,7 +176,8 @@ func (s *Service) UpdateAssignment(ctx context.Context, tenantID, serviceID, eta
 		return nil, err
 	}
 	loc := t.Location()
-	config, expires, err := in.Parse(loc)
+	fields, own := s.Roles.ConfigFields(in.ServiceID)
+	config, expires, err := in.Parse(loc, fields, own)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +269,7 @@ func (s *Service) End(ctx context.Context, tenantID, serviceID string, seen kanr
 }
 
 // Usable says whether a tenant may use a service now: its plan must
-// include the service (role.PlanAllows, the plan table), its assignment
+// include the service (Catalog.PlanAllows, the plan table), its assignment
 // must be active (not suspended or expired) and the service itself active;
 // the API service also needs the tenant's apiAccess flag on. Every feature
 // that belongs to a service asks it before serving a tenant.
@@ -283,7 +284,7 @@ func (s *Service) Usable(ctx context.Context, tenantID, serviceID string) error 
 	if err != nil {
 		return err
 	}
-	return UsableAt(t, serviceID, a, svc, s.Now())
+	return s.UsableAt(t, serviceID, a, svc, s.Now())
 }
 
 // UsableFor is Usable for a caller that has read the tenant already.
@@ -292,7 +293,7 @@ func (s *Service) UsableFor(ctx context.Context, t *kanri.Tenant, serviceID stri
 	if err != nil {
 		return err
 	}
-	return UsableAt(t, serviceID, a, svc, s.Now())
+	return s.UsableAt(t, serviceID, a, svc, s.Now())
 }
 
 // UsableServices returns the services tenant t may use now (UsableAt for
@@ -314,7 +315,7 @@ func (s *Service) UsableServices(ctx context.Context, t *kanri.Tenant) (map[stri
 	now := s.Now()
 	usable := map[string]bool{}
 	for _, a := range assigned {
-		if svc := byID[a.ServiceID]; svc != nil && UsableAt(t, a.ServiceID, a, svc, now) == nil {
+		if svc := byID[a.ServiceID]; svc != nil && s.UsableAt(t, a.ServiceID, a, svc, now) == nil {
 			usable[a.ServiceID] = true
 		}
 	}
@@ -343,8 +344,8 @@ func (s *Service) Usability(ctx context.Context, tenantID, serviceID string) (*k
 // plan first (an assignment the plan does not include is of no use), then
 // the assignment, the service and, for the API, the tenant's apiAccess
 // flag. A nil t (no tenant document) skips the tenant's checks.
-func UsableAt(t *kanri.Tenant, serviceID string, a *kanri.ServiceAssignment, svc *kanri.Service, now time.Time) error {
-	if t != nil && !role.PlanAllows(t.Plan, serviceID) {
+func (s *Service) UsableAt(t *kanri.Tenant, serviceID string, a *kanri.ServiceAssignment, svc *kanri.Service, now time.Time) error {
+	if t != nil && !s.Roles.PlanAllows(t.Plan, serviceID) {
 		return kanri.E(kanri.EFORBIDDEN, "services.plan_use")
 	}
 	if a == nil {

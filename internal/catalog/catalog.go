@@ -23,6 +23,8 @@ import (
 // Service manages the catalog, the assignments and the usage.
 type Service struct {
 	app.Deps
+	// Roles is Kanri's own services and their roles.
+	Roles *role.Catalog
 	// HealthInterval is how often the services are checked (0: never).
 	HealthInterval time.Duration
 	// client checks the services' health.
@@ -32,9 +34,10 @@ type Service struct {
 // healthTimeout is how long a health check may take.
 const healthTimeout = 5 * time.Second
 
-// New returns a service manager.
-func New(d app.Deps) *Service {
-	return &Service{Deps: d, client: &http.Client{Timeout: healthTimeout}}
+// New returns a service manager over Kanri's own services and their
+// roles.
+func New(d app.Deps, roles *role.Catalog) *Service {
+	return &Service{Deps: d, Roles: roles, client: &http.Client{Timeout: healthTimeout}}
 }
 
 // InputOf returns the form's view of a service.
@@ -46,11 +49,9 @@ func InputOf(s *kanri.Service) kanri.ServiceInput {
 	}
 }
 
-// BuiltIn reports whether id is one of the seven services Kanri itself
+// BuiltIn reports whether id is one of the services Kanri itself
 // provides, which cannot be removed from the catalog.
-func BuiltIn(id string) bool {
-	return slices.ContainsFunc(role.Catalog(), func(s role.ServiceInfo) bool { return s.ID == id })
-}
+func (s *Service) BuiltIn(id string) bool { return s.Roles.Has(id) }
 
 // List returns the whole catalog, by id. The catalog is small (tens of
 // services), so it is read whole.
@@ -170,7 +171,7 @@ func (s *Service) Delete(ctx context.Context, id string, seen kanri.Seen) (*kanr
 	if err != nil {
 		return nil, err
 	}
-	if BuiltIn(id) {
+	if s.BuiltIn(id) {
 		return nil, kanri.E(kanri.ECONFLICT, "services.builtin")
 	}
 	if seen.Stale(svc.ETag, activeState(svc.IsActive)) {

@@ -32,3 +32,7 @@ var DocTypes = []doctype.Type{
 		Backup:  doctype.InPart(kanri.PartServices),
 	},
 }
+
+// Container is the service-setting container: the catalog, the
+// assignments and their usage.
+var Container = doctype.Container{Name: kanri.ContainerServiceSetting, Indexing: doctype.DefaultIndexing()}

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 )
 
 // Feature is what the service catalog gives the composition root: the
@@ -21,4 +23,12 @@ func (s *Service) Feature() app.Feature {
 			return err
 		}}},
 	}
+}
+
+// Offer is the service settings service of the catalog: which services
+// a tenant has, and the catalog itself.
+var Offer = role.Offer{
+	ID: kanri.ServiceSettingID, Name: "サービス設定サービス", Description: "テナントへのサービス割り当てと設定", Category: "management",
+	Read:     []string{role.ServicesRead},
+	Operator: []string{role.ServicesUpdate, role.ServicesManage},
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
@@ -20,7 +21,6 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -44,12 +44,12 @@ func setupOn(t *testing.T, ds docstore.Store) *fixture {
 	t.Helper()
 	t.Cleanup(func() { ds.Close() })
 	clk := &clock{t: time.Date(2026, 3, 15, 10, 0, 0, 0, time.UTC)}
-	d := app.NewDeps(store.New(ds, nil, schema.Set()), nil, clk.now)
-	if _, err := role.New(d).Seed(t.Context()); err != nil {
+	d := app.NewDeps(store.New(ds, nil, features.Schema()), nil, clk.now)
+	if _, err := role.New(d, features.Roles()).Seed(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin@example.com", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
-	return &fixture{ctx: ctx, svc: catalog.New(d), d: d, clock: clk}
+	return &fixture{ctx: ctx, svc: catalog.New(d, features.Roles()), d: d, clock: clk}
 }
 
 func setup(t *testing.T) *fixture {
@@ -69,7 +69,7 @@ func TestCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := len(all), len(role.Catalog()); got != want {
+	if got, want := len(all), len(features.Roles().Services()); got != want {
 		t.Fatalf("catalog: got %d services, want the %d built-in ones", got, want)
 	}
 	for _, tc := range []struct {
@@ -271,7 +271,7 @@ func TestAssignments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := catalog.AssignmentInputOf(m, time.UTC).Config["maxChannels"], "20"; got != want {
+	if got, want := f.svc.AssignmentInputOf(m, time.UTC).Config["maxChannels"], "20"; got != want {
 		t.Errorf("setting shown: got %q, want %q", got, want)
 	}
 	if got := kanri.CountSetting(m.Config, "maxChannels"); got != 20 {
@@ -281,7 +281,7 @@ func TestAssignments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := catalog.AssignmentInputOf(crm, time.UTC).ConfigJSON, "{\n  \"retention\": \"1y\",\n  \"seats\": 20\n}"; got != want {
+	if got, want := f.svc.AssignmentInputOf(crm, time.UTC).ConfigJSON, "{\n  \"retention\": \"1y\",\n  \"seats\": 20\n}"; got != want {
 		t.Errorf("a catalog service's config shown: got %q, want %q", got, want)
 	}
 	if err := f.svc.Usable(f.ctx, ten, kanri.MessagingServiceID); err != nil {
@@ -295,7 +295,7 @@ func TestAssignments(t *testing.T) {
 		t.Errorf("reactivate an expired assignment: got %v, want ECONFLICT", err)
 	}
 	m, _ = f.svc.Assignment(f.ctx, ten, kanri.MessagingServiceID)
-	in := catalog.AssignmentInputOf(m, time.UTC)
+	in := f.svc.AssignmentInputOf(m, time.UTC)
 	in.ExpiresAt = "2026-03-01"
 	if _, err := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, m.ETag, in); kanri.ErrorFields(err)["expiresAt"] != "validation.expiry_past" {
 		t.Errorf("update to a past expiry: got %v", err)
@@ -306,7 +306,7 @@ func TestAssignments(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Saved again as the form shows it (a date), the instant stays.
-	again, err2 := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, m.ETag, catalog.AssignmentInputOf(m, time.UTC))
+	again, err2 := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, m.ETag, f.svc.AssignmentInputOf(m, time.UTC))
 	if err2 != nil || !again.ExpiresAt.Equal(m.ExpiresAt.Time) {
 		t.Errorf("saved unchanged: expiry %v, want %v (%v)", again.ExpiresAt, m.ExpiresAt, err2)
 	}
@@ -451,14 +451,14 @@ func TestAnExpiryDateIsTheTenantsDay(t *testing.T) {
 	if got, want := a.ExpiresAt.Time, time.Date(2026, 3, 20, 9, 59, 59, 0, time.UTC); !got.Equal(want) {
 		t.Errorf("expires at %v, want %v", got, want)
 	}
-	if got, want := catalog.AssignmentInputOf(a, loc).ExpiresAt, "2026-03-20"; got != want {
+	if got, want := f.svc.AssignmentInputOf(a, loc).ExpiresAt, "2026-03-20"; got != want {
 		t.Errorf("form shows %q, want %q", got, want)
 	}
-	again, err := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, a.ETag, catalog.AssignmentInputOf(a, loc))
+	again, err := f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, a.ETag, f.svc.AssignmentInputOf(a, loc))
 	if err != nil || again.ETag != a.ETag {
 		t.Errorf("saved unchanged: %v, etag %s, want %s", err, again.ETag, a.ETag)
 	}
-	in := catalog.AssignmentInputOf(a, loc)
+	in := f.svc.AssignmentInputOf(a, loc)
 	in.ExpiresAt = "2026-03-21"
 	if a, err = f.svc.UpdateAssignment(f.ctx, ten, kanri.MessagingServiceID, a.ETag, in); err != nil {
 		t.Fatal(err)

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/storetest"
-	"github.com/kanri/kanri/internal/schema"
 )
 
 // open starts a local Cosmos test server and opens a store on a database of
@@ -35,7 +35,7 @@ func TestCosmosContract(t *testing.T) { storetest.Run(t, open) }
 func TestOpenFailsClearlyWhenUnreachable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	_, err := cosmos.Open(ctx, cosmos.Config{Endpoint: "https://127.0.0.1:1/", Key: "a2V5", InsecureSkipVerify: true}, schema.Specs())
+	_, err := cosmos.Open(ctx, cosmos.Config{Endpoint: "https://127.0.0.1:1/", Key: "a2V5", InsecureSkipVerify: true}, features.Specs())
 	if err == nil {
 		t.Fatal("open of an unreachable endpoint: got no error")
 	}

@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/emaildomain"
 	"github.com/kanri/kanri/internal/emaildomain/dnstest"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -62,7 +62,7 @@ func setup(t *testing.T) *fixture {
 	t.Helper()
 	ds := bolttest.Open(t)
 	f := &fixture{dns: dnstest.Start(t), now: time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)}
-	d := app.NewDeps(store.New(ds, nil, schema.Set()), nil, func() time.Time { return f.now })
+	d := app.NewDeps(store.New(ds, nil, features.Schema()), nil, func() time.Time { return f.now })
 	f.st = d.Store
 	f.svc = emaildomain.New(d, emaildomain.NewResolver(f.dns.Addr))
 	f.svc.Timeout = answeredTimeout

@@ -53,3 +53,6 @@ var DocTypes = []doctype.Type{
 		Backup: doctype.InPart(kanri.PartFiles),
 	},
 }
+
+// Container is the files container: files, folders and uploads.
+var Container = doctype.Container{Name: kanri.ContainerFiles, Indexing: doctype.DefaultIndexing()}

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 )
 
 // cleanupInterval is how often expired uploads, old trash and orphans
@@ -18,4 +20,14 @@ func (s *Service) Feature() app.Feature {
 		{Name: "file usage and access times", Run: s.Run},
 		{Name: "file-cleanups", Every: cleanupInterval, Periodic: s.Cleanups},
 	}}
+}
+
+// Offer is the file service of the catalog. A member uploads, and
+// changes and trashes its own files (MayChange).
+var Offer = role.Offer{
+	ID: kanri.FileServiceID, Name: "ファイル管理サービス", Description: "ファイルのアップロード・ダウンロード・管理", Category: "storage",
+	Read:   []string{role.FilesRead},
+	Write:  []string{role.FilesCreate, role.FilesUpdate, role.FilesDelete},
+	Member: []string{role.FilesCreate},
+	Config: []kanri.ConfigField{{Key: "maxStorage", Kind: kanri.KindSize}, {Key: "maxFileSize", Kind: kanri.KindSize}},
 }

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/blob"
@@ -27,7 +28,6 @@ import (
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -181,13 +181,13 @@ func setup(t *testing.T, config map[string]string) *fixture {
 	t.Helper()
 	ds := bolttest.Open(t)
 	clk := &clock{t: time.Date(2026, 6, 10, 10, 30, 0, 0, time.UTC)}
-	st := store.New(ds, nil, schema.Set())
+	st := store.New(ds, nil, features.Schema())
 	d := app.NewDeps(st, slog.New(slog.DiscardHandler), clk.now)
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin", TenantID: ten})
-	if _, err := role.New(d).Seed(ctx); err != nil {
+	if _, err := role.New(d, features.Roles()).Seed(ctx); err != nil {
 		t.Fatal(err)
 	}
-	catalog := catalog.New(d)
+	catalog := catalog.New(d, features.Roles())
 	if _, _, err := catalog.Assign(ctx, ten, kanri.AssignmentInput{ServiceID: kanri.FileServiceID, Config: config}); err != nil {
 		t.Fatal(err)
 	}

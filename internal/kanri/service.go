@@ -338,26 +338,6 @@ const (
 // MaxCountSetting is the largest a count setting may be.
 const MaxCountSetting = 1_000_000
 
-// configSchemas are the typed settings of Kanri's own services; those
-// with none (nil) have no settings.
-var configSchemas = map[string][]ConfigField{
-	TenantManagementID: nil,
-	AuthServiceID:      nil,
-	ServiceSettingID:   nil,
-	FileServiceID:      {{Key: "maxStorage", Kind: KindSize}, {Key: "maxFileSize", Kind: KindSize}},
-	MessagingServiceID: {{Key: "maxChannels", Kind: KindCount}},
-	APIServiceID:       nil,
-	BackupServiceID:    {{Key: "maxJobs", Kind: KindCount}},
-}
-
-// ConfigFields returns the typed settings of a service (none for one of
-// Kanri's services without settings), and whether it is one of Kanri's:
-// a service that is not takes its config as free JSON.
-func ConfigFields(serviceID string) ([]ConfigField, bool) {
-	fs, ok := configSchemas[serviceID]
-	return fs, ok
-}
-
 // CountSetting reads a count setting of an assignment's config: 0 when it
 // is absent or not a whole number from 1 to MaxCountSetting (no limit).
 // Earlier versions stored it as free JSON, a number or a string.
@@ -469,7 +449,7 @@ func exactNumber(n json.Number) (float64, bool) {
 // Parse validates the input and returns the config to store and the
 // expiry. An expiry given as a date is the end of that day in loc, the
 // tenant's time zone (DayEndIn).
-func (in *AssignmentInput) Parse(loc *time.Location) (map[string]any, Time, error) {
+func (in *AssignmentInput) Parse(loc *time.Location, fields []ConfigField, own bool) (map[string]any, Time, error) {
 	f := Fields{}
 	var expires Time
 	if e := strings.TrimSpace(in.ExpiresAt); e != "" {
@@ -482,9 +462,9 @@ func (in *AssignmentInput) Parse(loc *time.Location) (map[string]any, Time, erro
 		}
 	}
 	config := map[string]any{}
-	if fs, own := ConfigFields(in.ServiceID); own {
+	if own {
 		sizes := map[string]int64{}
-		for _, cf := range fs {
+		for _, cf := range fields {
 			v := strings.TrimSpace(in.Config[cf.Key])
 			if v == "" {
 				continue

@@ -91,7 +91,7 @@ type TenantFeatures struct {
 	APIAccess *bool `json:"apiAccess,omitempty"`
 	// AdvancedReporting opens the tenant's usage analytics (default on):
 	// the usage pages of its services and of its API keys. Its plan must
-	// include it too (see role.PlanAllows).
+	// include it too (see role.Catalog.PlanAllows).
 	AdvancedReporting *bool `json:"advancedReporting,omitempty"`
 }
 

@@ -73,3 +73,7 @@ var DocTypes = []doctype.Type{
 		Backup: doctype.NotBackedUp("a version counter that serialises the creation of channels under the plan's limit; made again on first use"),
 	},
 }
+
+// Container is the messaging container: channels, members and
+// messages.
+var Container = doctype.Container{Name: kanri.ContainerMessaging, Indexing: doctype.DefaultIndexing()}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/bolt"
@@ -18,7 +19,6 @@ import (
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -52,7 +52,7 @@ func setup(t *testing.T) *fixture {
 	t.Helper()
 	ds := bolttest.Open(t)
 	clk := &clock{t: time.Date(2026, 6, 10, 10, 30, 0, 0, time.UTC)}
-	st := store.New(ds, nil, schema.Set())
+	st := store.New(ds, nil, features.Schema())
 	d := app.NewDeps(st, slog.New(slog.DiscardHandler), clk.now)
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin", TenantID: ten})
 	for _, p := range []messaging.Person{alice, bob, carol, admin} {

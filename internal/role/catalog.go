@@ -85,106 +85,146 @@ type ServiceInfo struct {
 	Roles       []Definition
 }
 
-// catalog is built once; Catalog returns copies.
-var catalog = buildCatalog()
-
-func buildCatalog() []ServiceInfo {
-	// Each service's permissions come in three tiers: read (viewers and
-	// up), write (a tenant's administrators and up) and operator (the
-	// operator's global administrators only: managing tenants, the
-	// service catalog and which services a tenant gets).
-	type svc struct {
-		id, name, desc, category string
-		read, write, operator    []string
-		// member, when set, is a role between viewer and administrator:
-		// read and these.
-		member []string
-	}
-	services := []svc{
-		{kanri.TenantManagementID, "テナント管理サービス", "テナントの追加・編集・停止・削除", "management",
-			[]string{TenantsRead, DomainsRead, SettingsRead}, []string{DomainsCreate, DomainsUpdate, DomainsDelete, SettingsUpdate},
-			[]string{TenantsCreate, TenantsUpdate, TenantsDelete}, nil},
-		{kanri.AuthServiceID, "認証認可サービス", "ユーザー・ロール・監査ログの管理", "security",
-			[]string{UsersRead, RolesRead, AuditRead}, []string{UsersCreate, UsersUpdate, UsersDelete, RolesUpdate}, nil, nil},
-		{kanri.ServiceSettingID, "サービス設定サービス", "テナントへのサービス割り当てと設定", "management",
-			[]string{ServicesRead}, nil, []string{ServicesUpdate, ServicesManage}, nil},
-		{kanri.FileServiceID, "ファイル管理サービス", "ファイルのアップロード・ダウンロード・管理", "storage",
-			[]string{FilesRead}, []string{FilesCreate, FilesUpdate, FilesDelete}, nil,
-			[]string{FilesCreate}}, // a member uploads, and changes and trashes its own files (files.MayChange)
-		{kanri.MessagingServiceID, "メッセージングサービス", "チャネルとメッセージ", "communication",
-			[]string{ChannelsRead}, []string{ChannelsCreate, MessagesCreate, ChannelsUpdate, ChannelsDelete, MessagesDelete}, nil,
-			[]string{ChannelsCreate, MessagesCreate}},
-		{kanri.APIServiceID, "API利用サービス", "APIキーと利用状況", "integration",
-			[]string{APIKeysRead}, []string{APIKeysCreate, APIKeysUpdate, APIKeysDelete}, nil, nil},
-		{kanri.BackupServiceID, "バックアップサービス", "バックアップジョブと履歴", "operations",
-			[]string{BackupsRead}, []string{BackupsCreate, BackupsUpdate, BackupsExecute, BackupsDelete}, nil, nil},
-	}
-	var out []ServiceInfo
-	for _, s := range services {
-		admin := slices.Concat(s.read, s.write)
-		all := slices.Concat(admin, s.operator)
-		roles := []Definition{
-			{s.id, GlobalAdmin, "global_admin", "全テナントに対する全権限（管理会社のみ）", all},
-			{s.id, Admin, "admin", "自テナント内の" + s.name + "の管理", admin},
-		}
-		if s.member != nil {
-			roles = append(roles, Definition{s.id, Member, "member", "自テナント内の" + s.name + "への参加", slices.Concat(s.read, s.member)})
-		}
-		roles = append(roles, Definition{s.id, Viewer, "viewer", "自テナント内の" + s.name + "の閲覧", s.read})
-		out = append(out, ServiceInfo{ID: s.id, Name: s.name, Description: s.desc, Category: s.category, Roles: roles})
-	}
-	return out
+// Offer is one service of the catalog as the feature that provides it
+// declares it: its permissions in three tiers, read (viewers and up), write
+// (a tenant's administrators and up) and operator (the operator's global
+// administrators only: managing tenants, the service catalog and which
+// services a tenant gets), and the lowest plan that includes it.
+type Offer struct {
+	ID, Name, Description, Category string
+	Read, Write, Operator           []string
+	// Member, when set, is a role between viewer and administrator: Read
+	// and these.
+	Member []string
+	// Plan is the lowest plan that includes the service and its
+	// permissions ("" for every plan).
+	Plan string
+	// Config are the typed settings of its assignments: the limits the
+	// service enforces.
+	Config []kanri.ConfigField
 }
 
-// Catalog returns the built-in services and their roles.
-func Catalog() []ServiceInfo {
-	out := make([]ServiceInfo, len(catalog))
-	copy(out, catalog)
-	return out
+// roles returns the offer's role definitions: 全体管理者, 管理者, メンバー
+// when it has one, and 閲覧者.
+func (o Offer) roles() []Definition {
+	admin := slices.Concat(o.Read, o.Write)
+	all := slices.Concat(admin, o.Operator)
+	roles := []Definition{
+		{o.ID, GlobalAdmin, "global_admin", "全テナントに対する全権限（管理会社のみ）", all},
+		{o.ID, Admin, "admin", "自テナント内の" + o.Name + "の管理", admin},
+	}
+	if o.Member != nil {
+		roles = append(roles, Definition{o.ID, Member, "member", "自テナント内の" + o.Name + "への参加", slices.Concat(o.Read, o.Member)})
+	}
+	return append(roles, Definition{o.ID, Viewer, "viewer", "自テナント内の" + o.Name + "の閲覧", o.Read})
+}
+
+// AuthOffer is the authentication and authorisation service: users, their
+// roles and the audit log.
+var AuthOffer = Offer{
+	ID: kanri.AuthServiceID, Name: "認証認可サービス", Description: "ユーザー・ロール・監査ログの管理", Category: "security",
+	Read:  []string{UsersRead, RolesRead, AuditRead},
+	Write: []string{UsersCreate, UsersUpdate, UsersDelete, RolesUpdate},
+}
+
+// Catalog is Kanri's own services and the roles they offer, built once by
+// the composition root from the offers of its features.
+type Catalog struct {
+	services    []ServiceInfo
+	config      map[string][]kanri.ConfigField // each service's typed settings
+	permService map[string]string // each permission's service
+	plans       map[string]string // the plan each service needs, when not every plan
+}
+
+// NewCatalog returns the catalog of the offers, in their order. It panics
+// when two offers share an id or a permission: the features' declarations
+// are wrong.
+func NewCatalog(offers ...Offer) *Catalog {
+	c := &Catalog{permService: map[string]string{}, plans: map[string]string{}, config: map[string][]kanri.ConfigField{}}
+	for _, o := range offers {
+		if _, ok := c.find(o.ID); ok {
+			panic("role: two offers of service " + o.ID)
+		}
+		roles := o.roles()
+		for _, p := range roles[0].Permissions { // 全体管理者 holds all of them
+			if other, ok := c.permService[p]; ok {
+				panic("role: permission " + p + " offered by " + other + " and " + o.ID)
+			}
+			c.permService[p] = o.ID
+		}
+		if o.Plan != "" {
+			c.plans[o.ID] = o.Plan
+		}
+		c.config[o.ID] = o.Config
+		c.services = append(c.services, ServiceInfo{ID: o.ID, Name: o.Name, Description: o.Description, Category: o.Category, Roles: roles})
+	}
+	return c
+}
+
+// Services returns the catalog's services and their roles.
+func (c *Catalog) Services() []ServiceInfo { return slices.Clone(c.services) }
+
+// Has reports whether id is one of Kanri's own services.
+func (c *Catalog) Has(id string) bool {
+	_, ok := c.find(id)
+	return ok
+}
+
+func (c *Catalog) find(id string) (ServiceInfo, bool) {
+	for _, s := range c.services {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return ServiceInfo{}, false
+}
+
+// ConfigFields returns the typed settings of a service (none for one of
+// Kanri's services without settings), and whether it is one of Kanri's:
+// a service that is not takes its config as free JSON.
+func (c *Catalog) ConfigFields(serviceID string) ([]kanri.ConfigField, bool) {
+	fs, ok := c.config[serviceID]
+	return fs, ok
 }
 
 // Find returns the definition of a service's role.
-func Find(serviceID, roleName string) (Definition, bool) {
-	for _, s := range catalog {
-		if s.ID != serviceID {
-			continue
+func (c *Catalog) Find(serviceID, roleName string) (Definition, bool) {
+	s, _ := c.find(serviceID)
+	for _, d := range s.Roles {
+		if d.RoleName == roleName {
+			return d, true
 		}
-		for _, d := range s.Roles {
-			if d.RoleName == roleName {
-				return d, true
-			}
+	}
+	return Definition{}, false
+}
+
+// FindKey returns the definition of a service's role by its key
+// (global_admin, admin or viewer), the form URLs use.
+func (c *Catalog) FindKey(serviceID, key string) (Definition, bool) {
+	s, _ := c.find(serviceID)
+	for _, d := range s.Roles {
+		if d.Key == key {
+			return d, true
 		}
 	}
 	return Definition{}, false
 }
 
 // AllPermissions lists every permission of the catalog.
-func AllPermissions() []string {
-	seen := map[string]bool{}
+func (c *Catalog) AllPermissions() []string {
 	var out []string
-	for _, s := range catalog {
-		for _, p := range s.Roles[0].Permissions {
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, p)
-			}
-		}
+	for _, s := range c.services {
+		out = append(out, s.Roles[0].Permissions...)
 	}
 	return out
 }
 
-// Set is a set of permissions.
-type Set map[string]bool
-
-// Has reports whether the set holds p.
-func (s Set) Has(p string) bool { return s[p] }
-
 // Effective returns the permissions granted by a user's assignments.
 // Assignments of unknown roles grant nothing.
-func Effective(assignments []*kanri.RoleAssignment) Set {
+func (c *Catalog) Effective(assignments []*kanri.RoleAssignment) Set {
 	set := Set{}
 	for _, a := range assignments {
-		if d, ok := Find(a.ServiceID, a.RoleName); ok {
+		if d, ok := c.Find(a.ServiceID, a.RoleName); ok {
 			for _, p := range d.Permissions {
 				set[p] = true
 			}
@@ -192,6 +232,22 @@ func Effective(assignments []*kanri.RoleAssignment) Set {
 	}
 	return set
 }
+
+// roleKeys are the keys of the role names, the same in every service.
+var roleKeys = map[string]string{GlobalAdmin: "global_admin", Admin: "admin", Member: "member", Viewer: "viewer"}
+
+// KeyOf returns the key (global_admin, admin, viewer) of a role by its
+// stored name, for showing a recorded role name in the reader's language.
+func KeyOf(roleName string) (string, bool) {
+	k, ok := roleKeys[roleName]
+	return k, ok
+}
+
+// Set is a set of permissions.
+type Set map[string]bool
+
+// Has reports whether the set holds p.
+func (s Set) Has(p string) bool { return s[p] }
 
 // adminRole returns the role of the auth service that makes a user an
 // administrator of t: 全体管理者 in the operator's tenant, where it is the
@@ -207,33 +263,4 @@ func adminRole(t *kanri.Tenant) string {
 // administrator of t, the role the last-administrator rule protects.
 func IsAdminRole(t *kanri.Tenant, serviceID, roleName string) bool {
 	return serviceID == kanri.AuthServiceID && roleName == adminRole(t)
-}
-
-// FindKey returns the definition of a service's role by its key
-// (global_admin, admin or viewer), the form URLs use.
-func FindKey(serviceID, key string) (Definition, bool) {
-	for _, s := range catalog {
-		if s.ID != serviceID {
-			continue
-		}
-		for _, d := range s.Roles {
-			if d.Key == key {
-				return d, true
-			}
-		}
-	}
-	return Definition{}, false
-}
-
-// KeyOf returns the key (global_admin, admin, viewer) of a role by its
-// stored name, for showing a recorded role name in the reader's language.
-func KeyOf(roleName string) (string, bool) {
-	for _, s := range catalog {
-		for _, d := range s.Roles {
-			if d.RoleName == roleName {
-				return d.Key, true
-			}
-		}
-	}
-	return "", false
 }

@@ -10,11 +10,11 @@ import (
 // The plan table: which plan a tenant needs for each service, permission
 // and feature (docs/settings.md, "Plans"). It is the one place plans gate
 // anything; the services' Usable check, the console's permission check and
-// the API's both read it through PlanAllows.
+// the API's both read it through Catalog.PlanAllows.
 //
-// A service listed needs its plan for itself and for every permission of
-// it; a permission or feature listed needs its own. Anything not listed
-// is on every plan.
+// A service's offer names its plan (Offer.Plan), which its permissions
+// need too; flagPlans holds the tenant features' (kanri.Feature…).
+// Anything else is on every plan.
 //
 //	free      the tenant's users, roles, audit log, domains, settings,
 //	          services, files and messaging
@@ -23,9 +23,7 @@ import (
 //	premium   everything standard has (the plan for what is added above it)
 //
 // The operator's own plan (privileged) allows everything.
-var planTable = map[string]string{
-	kanri.APIServiceID:             kanri.PlanStandard,
-	kanri.BackupServiceID:          kanri.PlanStandard,
+var flagPlans = map[string]string{
 	kanri.FeatureAdvancedReporting: kanri.PlanStandard,
 }
 
@@ -41,44 +39,36 @@ func rank(plan string) int {
 	return max(0, slices.Index(Plans, plan))
 }
 
-// permService maps each permission to the service whose roles grant it.
-var permService = func() map[string]string {
-	m := map[string]string{}
-	for _, s := range catalog {
-		for _, p := range s.Roles[0].Permissions { // 全体管理者 holds all of them
-			m[p] = s.ID
-		}
-	}
-	return m
-}()
-
 // RequiredPlan returns the lowest plan that allows key (a service id, a
 // permission or a kanri.Feature…), or "" when every plan does.
-func RequiredPlan(key string) string {
-	if p, ok := planTable[key]; ok {
+func (c *Catalog) RequiredPlan(key string) string {
+	if p, ok := flagPlans[key]; ok {
 		return p
 	}
-	if svc, ok := permService[key]; ok {
-		return planTable[svc]
+	if p, ok := c.plans[key]; ok {
+		return p
 	}
-	return ""
+	return c.plans[c.permService[key]]
 }
 
 // PlanAllows reports whether a tenant on plan may use key: a service id,
 // a permission or a kanri.Feature….
-func PlanAllows(plan, key string) bool {
-	req := RequiredPlan(key)
-	return req == "" || rank(plan) >= rank(req)
+func (c *Catalog) PlanAllows(plan, key string) bool {
+	return PlanIncludes(plan, c.RequiredPlan(key))
 }
+
+// PlanIncludes reports whether plan is required or above ("" is every
+// plan).
+func PlanIncludes(plan, required string) bool { return required == "" || rank(plan) >= rank(required) }
 
 // ForPlan returns the permissions of set that plan allows: what a user may
 // do in a tenant on that plan. A permission its plan lacks is gone as if
 // the user had been demoted, in the console and for their API keys alike.
 // It returns set itself when the plan takes nothing away.
-func ForPlan(set Set, plan string) Set {
+func (c *Catalog) ForPlan(set Set, plan string) Set {
 	var out Set
 	for p := range set {
-		if PlanAllows(plan, p) {
+		if c.PlanAllows(plan, p) {
 			continue
 		}
 		if out == nil {
@@ -95,10 +85,14 @@ func ForPlan(set Set, plan string) Set {
 	return out
 }
 
+// FeatureInPlan reports whether plan includes a feature of the tenants
+// (kanri.Feature…), whatever its flag says.
+func FeatureInPlan(plan, feature string) bool { return PlanIncludes(plan, flagPlans[feature]) }
+
 // FeatureOn reports whether a feature of the tenant is on: its flag is on
 // and its plan includes it.
 func FeatureOn(t *kanri.Tenant, feature string) bool {
-	if !PlanAllows(t.Plan, feature) {
+	if !FeatureInPlan(t.Plan, feature) {
 		return false
 	}
 	switch feature {
@@ -120,11 +114,13 @@ type PlanRow struct {
 }
 
 // PlanTable returns the plan table's services and features, by key.
-func PlanTable() []PlanRow {
-	out := make([]PlanRow, 0, len(planTable))
-	for k, p := range planTable {
-		_, svc := Find(k, Admin)
-		out = append(out, PlanRow{Key: k, Service: svc, Plan: p})
+func (c *Catalog) PlanTable() []PlanRow {
+	out := make([]PlanRow, 0, len(flagPlans)+len(c.plans))
+	for k, p := range flagPlans {
+		out = append(out, PlanRow{Key: k, Plan: p})
+	}
+	for k, p := range c.plans {
+		out = append(out, PlanRow{Key: k, Service: true, Plan: p})
 	}
 	slices.SortFunc(out, func(a, b PlanRow) int { return cmp.Compare(a.Key, b.Key) })
 	return out

@@ -7,6 +7,14 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 )
 
+// testCatalog is a catalog of three services: one on every plan, one
+// that needs the standard plan and one with a member role.
+var testCatalog = NewCatalog(
+	AuthOffer,
+	Offer{ID: kanri.APIServiceID, Name: "API", Read: []string{APIKeysRead}, Write: []string{APIKeysDelete}, Plan: kanri.PlanStandard},
+	Offer{ID: kanri.FileServiceID, Name: "files", Read: []string{FilesRead}, Write: []string{FilesCreate, FilesDelete}, Member: []string{FilesCreate}},
+)
+
 // TestPlanTable pins what each plan allows: services, their permissions
 // and features, and that the operator's own plan allows everything.
 func TestPlanTable(t *testing.T) {
@@ -16,26 +24,22 @@ func TestPlanTable(t *testing.T) {
 	}{
 		{kanri.AuthServiceID, true, true, true, true},
 		{UsersCreate, true, true, true, true},
-		{SettingsUpdate, true, true, true, true},
 		{FilesCreate, true, true, true, true},
-		{MessagesCreate, true, true, true, true},
 		{kanri.APIServiceID, false, true, true, true},
 		{APIKeysRead, false, true, true, true},
 		{APIKeysDelete, false, true, true, true},
-		{kanri.BackupServiceID, false, true, true, true},
-		{BackupsExecute, false, true, true, true},
 		{kanri.FeatureAdvancedReporting, false, true, true, true},
 		{kanri.FeatureTwoFactorAuth, true, true, true, true},
 		{kanri.FeatureAPIAccess, true, true, true, true}, // the api-service's plan gates the API
 		{"an-external-service", true, true, true, true},
 	} {
 		for plan, want := range map[string]bool{kanri.PlanFree: c.free, kanri.PlanStandard: c.standard, kanri.PlanPremium: c.premium, kanri.PlanPrivileged: c.operator} {
-			if got := PlanAllows(plan, c.key); got != want {
+			if got := testCatalog.PlanAllows(plan, c.key); got != want {
 				t.Errorf("PlanAllows(%s, %s) = %v, want %v", plan, c.key, got, want)
 			}
 		}
 	}
-	if got := PlanAllows("", kanri.APIServiceID); got {
+	if got := testCatalog.PlanAllows("", kanri.APIServiceID); got {
 		t.Error("a tenant without a plan is allowed what free is not")
 	}
 }
@@ -45,8 +49,8 @@ func TestPlanTable(t *testing.T) {
 // behind that gates nothing.
 func TestPlanTableNamesWhatExists(t *testing.T) {
 	features := []string{kanri.FeatureTwoFactorAuth, kanri.FeatureAPIAccess, kanri.FeatureAdvancedReporting}
-	for _, r := range PlanTable() {
-		_, svc := Find(r.Key, Admin)
+	for _, r := range testCatalog.PlanTable() {
+		_, svc := testCatalog.Find(r.Key, Admin)
 		if svc != r.Service || (!svc && !slices.Contains(features, r.Key)) {
 			t.Errorf("plan table key %q: a service %v, a feature %v", r.Key, svc, slices.Contains(features, r.Key))
 		}
@@ -57,20 +61,20 @@ func TestPlanTableNamesWhatExists(t *testing.T) {
 }
 
 // TestForPlanTakesAwayWhatThePlanLacks: an administrator's permissions on
-// the free plan lose the API's and the backups', and keep the others; a
+// the free plan lose the API's, and keep the others; a
 // plan that takes nothing returns the set itself.
 func TestForPlanTakesAwayWhatThePlanLacks(t *testing.T) {
 	admin := Set{}
-	for _, s := range Catalog() {
-		d, _ := Find(s.ID, Admin)
+	for _, s := range testCatalog.Services() {
+		d, _ := testCatalog.Find(s.ID, Admin)
 		for _, p := range d.Permissions {
 			admin[p] = true
 		}
 	}
-	free := ForPlan(admin, kanri.PlanFree)
+	free := testCatalog.ForPlan(admin, kanri.PlanFree)
 	for p := range admin {
-		svc := permService[p]
-		want := svc != kanri.APIServiceID && svc != kanri.BackupServiceID
+		svc := testCatalog.permService[p]
+		want := svc != kanri.APIServiceID
 		if free.Has(p) != want {
 			t.Errorf("free plan: %s (of %s) kept %v, want %v", p, svc, free.Has(p), want)
 		}
@@ -78,7 +82,7 @@ func TestForPlanTakesAwayWhatThePlanLacks(t *testing.T) {
 	if !admin.Has(APIKeysRead) {
 		t.Fatal("ForPlan changed the set it was given")
 	}
-	if got := ForPlan(admin, kanri.PlanStandard); len(got) != len(admin) {
+	if got := testCatalog.ForPlan(admin, kanri.PlanStandard); len(got) != len(admin) {
 		t.Errorf("standard plan: %d permissions, want %d", len(got), len(admin))
 	}
 }

@@ -14,10 +14,12 @@ import (
 // Service seeds the catalog and manages role assignments.
 type Service struct {
 	app.Deps
+	// Catalog is Kanri's services and the roles they offer.
+	Catalog *Catalog
 }
 
-// New returns a role service.
-func New(d app.Deps) *Service { return &Service{Deps: d} }
+// New returns a role service over the catalog c.
+func New(d app.Deps, c *Catalog) *Service { return &Service{Deps: d, Catalog: c} }
 
 // Seed writes the built-in services and role definitions to the _system
 // partition, creating what is missing; role definitions that changed are
@@ -28,7 +30,7 @@ func (s *Service) Seed(ctx context.Context) (int, error) {
 	sys := s.Store.System()
 	now := kanri.NewTime(s.Now())
 	written := 0
-	for _, svc := range catalog {
+	for _, svc := range s.Catalog.services {
 		want := &kanri.Service{
 			Doc: kanri.Doc{ID: svc.ID}, Name: svc.Name, Description: svc.Description, Version: "1.0.0",
 			IsActive: true, Metadata: map[string]string{"category": svc.Category}, CreatedAt: now, UpdatedAt: now,
@@ -201,7 +203,7 @@ func (s *Service) Remove(ctx context.Context, g Grant) error {
 // check validates a grant: a known role, the user in the tenant, and the
 // rules for 全体管理者 (unless trusted: a grant Kanri makes itself).
 func (s *Service) check(ctx context.Context, g Grant, trusted bool) (Definition, error) {
-	d, ok := Find(g.ServiceID, g.RoleName)
+	d, ok := s.Catalog.Find(g.ServiceID, g.RoleName)
 	if !ok {
 		return Definition{}, kanri.Invalid(kanri.Fields{"role": "validation.role"})
 	}
@@ -407,7 +409,7 @@ func (s *Service) GrantInitial(ctx context.Context, t *kanri.Tenant, userID stri
 		ops := []docstore.Op{gop}
 		now := kanri.NewTime(s.Now())
 		var grants []Grant
-		for _, svc := range catalog {
+		for _, svc := range s.Catalog.services {
 			gr := Grant{Tenant: t, UserID: userID, ServiceID: svc.ID, RoleName: name}
 			op, err := ten.RoleAssignments().Op(docstore.OpUpsert, &kanri.RoleAssignment{
 				Doc:    kanri.Doc{ID: kanri.RoleAssignmentID(userID, svc.ID, name)},
@@ -472,7 +474,7 @@ func (s *Service) access(ctx context.Context, tenantID, userID string) (Access, 
 		return Access{}, err
 	}
 	return Access{
-		Perms: Effective(ras),
+		Perms: s.Catalog.Effective(ras),
 		GlobalAdmin: tenantID == kanri.PrivilegedTenantID &&
 			slices.ContainsFunc(ras, func(a *kanri.RoleAssignment) bool { return a.RoleName == GlobalAdmin }),
 		Admin: slices.ContainsFunc(ras, func(a *kanri.RoleAssignment) bool { return a.RoleName == Admin || a.RoleName == GlobalAdmin }),

@@ -5,11 +5,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -23,7 +23,7 @@ func TestCreateWithinHoldsTheLimitUnderRaces(t *testing.T) {
 	}
 	for name, open := range stores {
 		t.Run(name, func(t *testing.T) {
-			ten := store.New(open(t), nil, schema.Set()).Tenant("tenant_a")
+			ten := store.New(open(t), nil, features.Schema()).Tenant("tenant_a")
 			jobs := ten.BackupJobs()
 			ctx := t.Context()
 			const limit = 5

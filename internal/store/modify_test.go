@@ -6,9 +6,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -36,7 +36,7 @@ func (c contendedContainer) Replace(context.Context, string, string, []byte, str
 func TestModifyUnderPermanentContentionIsBusy(t *testing.T) {
 	_, ds := openStore(t)
 	cs := &contended{Store: ds}
-	users := store.New(cs, nil, schema.Set()).Tenant("tenant_a").Users()
+	users := store.New(cs, nil, features.Schema()).Tenant("tenant_a").Users()
 	ctx := t.Context()
 	if err := users.Create(ctx, newUser("user_1", "alice")); err != nil {
 		t.Fatal(err)

@@ -8,17 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
 func openStore(t *testing.T) (*store.Store, docstore.Store) {
 	t.Helper()
 	ds := bolttest.Open(t)
-	return store.New(ds, nil, schema.Set()), ds
+	return store.New(ds, nil, features.Schema()), ds
 }
 
 func newUser(id, name string) *kanri.User {

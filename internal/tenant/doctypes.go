@@ -37,3 +37,7 @@ var DocTypes = []doctype.Type{
 		Erasure:  doctype.Erase(),
 	},
 }
+
+// Container is the tenant container: the tenants and their e-mail
+// domains.
+var Container = doctype.Container{Name: kanri.ContainerTenant, Indexing: doctype.DefaultIndexing()}

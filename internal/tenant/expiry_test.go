@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
@@ -22,7 +23,6 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/schedule/scheduletest"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/wiring"
@@ -56,7 +56,7 @@ func instance(t *testing.T, ds docstore.Store, name string, clock schedule.Clock
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs := wiring.New(store.New(ds, nil, schema.Set()), slog.New(slog.DiscardHandler), clock.Now, wiring.Options{
+	svcs := wiring.New(store.New(ds, nil, features.Schema()), slog.New(slog.DiscardHandler), clock.Now, wiring.Options{Roles: features.Roles(),
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(drv), Scheduler: schedule.New(ds, name, clock),
 	})
 	t.Cleanup(svcs.Backups.Wait)

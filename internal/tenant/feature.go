@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 )
 
 // Intervals of the tenants' work.
@@ -41,4 +43,13 @@ func (s *Service) Feature() app.Feature {
 			}},
 		},
 	}
+}
+
+// Offer is the tenant management service of the catalog: the tenants,
+// their e-mail domains and settings.
+var Offer = role.Offer{
+	ID: kanri.TenantManagementID, Name: "テナント管理サービス", Description: "テナントの追加・編集・停止・削除", Category: "management",
+	Read:     []string{role.TenantsRead, role.DomainsRead, role.SettingsRead},
+	Write:    []string{role.DomainsCreate, role.DomainsUpdate, role.DomainsDelete, role.SettingsUpdate},
+	Operator: []string{role.TenantsCreate, role.TenantsUpdate, role.TenantsDelete},
 }

@@ -3,10 +3,10 @@ package tenant_test
 import (
 	"testing"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schedule/scheduletest"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -28,7 +28,7 @@ func TestListingsKeepWhyAndWhere(t *testing.T) {
 	if ten, err = svcs.Tenants.SetStatus(operator, ten.ID, kanri.Seen{ETag: ten.ETag, State: ten.Status}, kanri.TenantSuspended); err != nil {
 		t.Fatal(err)
 	}
-	repo := store.Of[kanri.TenantListing](store.New(ds, nil, schema.Set()).Tenant(kanri.SystemTenantID), kanri.ContainerTenant, kanri.TypeTenantListing)
+	repo := store.Of[kanri.TenantListing](store.New(ds, nil, features.Schema()).Tenant(kanri.SystemTenantID), kanri.ContainerTenant, kanri.TypeTenantListing)
 	entry := func() *kanri.TenantListing {
 		t.Helper()
 		l, err := repo.Get(operator, ten.ID)

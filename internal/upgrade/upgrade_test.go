@@ -9,12 +9,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/upgrade"
@@ -32,7 +32,7 @@ func setup(t *testing.T, n int) *fixture {
 	t.Helper()
 	ds := bolttest.Open(t)
 	calls := docstoretest.NewCounting(ds)
-	d := app.NewDeps(store.New(calls, nil, schema.Set()), slog.New(slog.DiscardHandler), nil)
+	d := app.NewDeps(store.New(calls, nil, features.Schema()), slog.New(slog.DiscardHandler), nil)
 	ts := tenant.New(d)
 	f := &fixture{ctx: audit.WithActor(t.Context(), audit.Actor{UserID: "system", GlobalAdmin: true}), calls: calls, runner: upgrade.New(d, ts)}
 	for i := range n {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/emaildomain"
@@ -20,7 +21,7 @@ func TestADeletedTenantGainsNothing(t *testing.T) {
 	if _, err := f.roles.Seed(f.ctx); err != nil {
 		t.Fatal(err)
 	}
-	catalog, keys := catalog.New(f.d), apikey.New(f.d)
+	catalog, keys := catalog.New(f.d, features.Roles()), apikey.New(f.d)
 	domains := emaildomain.New(f.d, emaildomain.NewResolver("127.0.0.1:1"))
 	ten := f.tenant(t, "acme", 10)
 	// The first user, its administrator.

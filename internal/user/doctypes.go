@@ -1,6 +1,7 @@
 package user
 
 import (
+	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/doctype"
 	"github.com/kanri/kanri/internal/kanri"
 )
@@ -57,3 +58,10 @@ var DocTypes = []doctype.Type{
 		Export:   true,
 	},
 }
+
+// Container is the auth container: users, their roles and sign-in
+// records. Secrets are not indexed.
+var Container = doctype.Container{Name: kanri.ContainerAuth, Indexing: docstore.IndexingPolicy{
+	IncludedPaths: []string{"/*"},
+	ExcludedPaths: []string{"/passwordHash/?", "/security/twoFactorSecret/?", "/security/twoFactorPending/?", "/security/recoveryCodes/*", "/_etag/?"},
+}}

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/upgrade"
 	"github.com/kanri/kanri/internal/user"
 )
@@ -180,7 +180,7 @@ func openV1(t *testing.T) docstore.Store {
 		t.Fatal(err)
 	}
 	out.Close()
-	ds, err := bolt.Open(dir, schema.Specs(), bolt.Options{})
+	ds, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

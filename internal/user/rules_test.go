@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/kanri"
@@ -31,7 +32,7 @@ func operator(t *testing.T, f *fixture) (p *kanri.Tenant, root, op *kanri.User, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range role.Catalog() {
+	for _, s := range features.Roles().Services() {
 		if _, _, err := f.roles.Assign(f.ctx, role.Grant{Tenant: p, UserID: op.ID, ServiceID: s.ID, RoleName: role.Admin}); err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
@@ -18,7 +19,6 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -53,10 +53,10 @@ func setupCosmos(t *testing.T) *fixture {
 func setupOn(t *testing.T, ds docstore.Store) *fixture {
 	t.Helper()
 	t.Cleanup(func() { ds.Close() })
-	d := app.NewDeps(store.New(ds, nil, schema.Set()), nil, nil)
+	d := app.NewDeps(store.New(ds, nil, features.Schema()), nil, nil)
 	h := auth.Hasher{Cost: bcrypt.MinCost}
 	ts := tenant.New(d)
-	roles := role.New(d)
+	roles := role.New(d, features.Roles())
 	f := &fixture{d: d, st: d.Store, tenants: ts, users: user.New(d, ts, roles, h), auth: auth.New(d, h), roles: roles, audit: d.Audit}
 	// The operator's staff act in these tests, unless a test says otherwise.
 	f.ctx = audit.WithActor(t.Context(), audit.Actor{UserID: "user_admin", UserName: "admin@example.com", TenantID: kanri.PrivilegedTenantID, IPAddress: "127.0.0.1", GlobalAdmin: true})
@@ -195,8 +195,8 @@ func TestDeleteRemovesRoleAssignments(t *testing.T) {
 			t.Errorf("role assignment %s of the deleted user remains", ra.ID)
 		}
 	}
-	if len(left) != len(role.Catalog())+1 { // the owner's and carol's
-		t.Errorf("role assignments after delete: got %d, want %d", len(left), len(role.Catalog())+1)
+	if len(left) != len(features.Roles().Services())+1 { // the owner's and carol's
+		t.Errorf("role assignments after delete: got %d, want %d", len(left), len(features.Roles().Services())+1)
 	}
 	list, _, _ := f.users.List(f.ctx, ten.ID, user.ListFilter{})
 	if len(list) != 2 {
@@ -395,7 +395,7 @@ func TestPrivilegedTenantIsProtectedAndBootstrapIsIdempotent(t *testing.T) {
 	p, _ := f.tenants.Get(f.ctx, kanri.PrivilegedTenantID)
 	root, _, _ := f.users.List(f.ctx, p.ID, user.ListFilter{})
 	ras, _ := f.roles.ForUser(f.ctx, p.ID, root[0].ID)
-	if len(ras) != len(role.Catalog()) || ras[0].RoleName != role.GlobalAdmin {
+	if len(ras) != len(features.Roles().Services()) || ras[0].RoleName != role.GlobalAdmin {
 		t.Errorf("the bootstrap admin's roles: got %d, want 全体管理者 of every service", len(ras))
 	}
 	if p.UserCount != 1 || !p.IsPrivileged {
@@ -460,10 +460,10 @@ func TestSeedIsIdempotentAndUpgradesInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	roles := 0
-	for _, s := range role.Catalog() {
+	for _, s := range features.Roles().Services() {
 		roles += len(s.Roles)
 	}
-	if want := len(role.Catalog()) + roles; n != want { // a service and its roles each
+	if want := len(features.Roles().Services()) + roles; n != want { // a service and its roles each
 		t.Errorf("first seed wrote %d documents, want %d", n, want)
 	}
 	if n, _ := f.roles.Seed(f.ctx); n != 0 {
@@ -608,7 +608,7 @@ func TestBootstrapCompletesAHalfDoneStart(t *testing.T) {
 	f.users.Create(f.ctx, p.ID, input("placeholder"))
 	root, _ := f.users.Create(f.ctx, p.ID, kanri.UserInput{Username: "root@example.com", Email: "root@example.com", DisplayName: "Root", Password: password})
 	f.roles.Remove(f.ctx, role.Grant{Tenant: p, UserID: mustID(t, f, p.ID, "placeholder"), ServiceID: kanri.AuthServiceID, RoleName: role.GlobalAdmin})
-	for _, s := range role.Catalog() {
+	for _, s := range features.Roles().Services() {
 		f.roles.Remove(f.ctx, role.Grant{Tenant: p, UserID: mustID(t, f, p.ID, "placeholder"), ServiceID: s.ID, RoleName: role.GlobalAdmin})
 	}
 	if ok, _ := f.roles.HasGlobalAdmin(f.ctx); ok {

@@ -1,6 +1,6 @@
-// Package wiring builds every application service of Kanri over one
-// store: the one constructor that cmd/kanri and the tests share, so that a
-// new service is wired in one place.
+// Package wiring builds Kanri's core services over one store: those that
+// several features call, which a feature's Start (cmd/kanri/features)
+// receives. It is the one constructor that cmd/kanri and the tests share.
 package wiring
 
 import (
@@ -60,6 +60,9 @@ type Set struct {
 
 // Options are the settings of the services.
 type Options struct {
+	// Roles is the catalog of Kanri's services and their roles, from the
+	// features' offers (features.Roles).
+	Roles *role.Catalog
 	// Hasher hashes passwords (bcrypt cost 12 in production; lower in
 	// tests that do not test bcrypt).
 	Hasher auth.Hasher
@@ -95,7 +98,7 @@ type Options struct {
 // bootstrapping are the caller's steps.
 func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Set {
 	d := app.NewDeps(st, log, now)
-	s := &Set{Deps: d, Tenants: tenant.New(d), Roles: role.New(d), Catalog: catalog.New(d), Keys: apikey.New(d)}
+	s := &Set{Deps: d, Tenants: tenant.New(d), Roles: role.New(d, o.Roles), Catalog: catalog.New(d, o.Roles), Keys: apikey.New(d)}
 	s.Users = user.New(d, s.Tenants, s.Roles, o.Hasher)
 	s.Auth = auth.New(d, o.Hasher)
 	key := o.TwoFactorKey
@@ -128,23 +131,6 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 		s.Usage.FlushEvery = o.UsageFlush
 	}
 	return s
-}
-
-// Features are what every feature gives the composition root besides its
-// pages and API (its upgrades and workers), in the order their upgrades
-// run.
-func (s *Set) Features() []app.Feature {
-	return []app.Feature{
-		s.Users.Feature(),
-		s.Tenants.Feature(),
-		s.Catalog.Feature(),
-		s.Keys.Feature(),
-		s.Domains.Feature(),
-		s.Usage.Feature(),
-		s.Files.Feature(),
-		s.Messaging.Feature(),
-		s.Backups.Feature(),
-	}
 }
 
 // clock is the scheduler's clock over the services' now: it waits, on

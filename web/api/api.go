@@ -21,7 +21,6 @@ import (
 
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/audit"
-	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
@@ -111,7 +110,7 @@ func (s *Server) readGrant(ctx context.Context, secret string) (*Grant, error) {
 	}
 	// A key does what its creator may do in its tenant, on its tenant's
 	// plan: what the plan lacks, the key lacks too.
-	g.Perms = role.ForPlan(g.Perms, t.Plan)
+	g.Perms = s.Roles.Catalog.ForPlan(g.Perms, t.Plan)
 	return g, err
 }
 
@@ -192,7 +191,7 @@ func apiScope(scope string) echo.MiddlewareFunc {
 func (s *Server) apiUsable(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		g := GrantOf(c)
-		if err := catalog.UsableAt(g.tenant, kanri.APIServiceID, g.assignment, g.service, s.Now()); err != nil {
+		if err := s.Catalog.UsableAt(g.tenant, kanri.APIServiceID, g.assignment, g.service, s.Now()); err != nil {
 			return err
 		}
 		return next(c)

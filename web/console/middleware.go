@@ -252,13 +252,13 @@ func enrolmentOnly(path string) bool {
 }
 
 // enterTenant applies to the request what the tenant it works in decides:
-// the permissions its plan allows (role.ForPlan: a permission the plan
+// the permissions its plan allows (Catalog.ForPlan: a permission the plan
 // lacks is gone, for the pages and the checks alike) and the time zone
 // its pages show times in (views.WithZone). requireUser calls it with the
 // user's own tenant, resolveTenant with the tenant of a /t/{tenant} route.
 func (s *Console) enterTenant(c echo.Context, t *kanri.Tenant) {
 	if perms, ok := c.Get(httpkit.KeyPerms).(role.Set); ok {
-		c.Set(httpkit.KeyPerms, role.ForPlan(perms, t.Plan))
+		c.Set(httpkit.KeyPerms, s.Roles.Catalog.ForPlan(perms, t.Plan))
 	}
 	c.SetRequest(c.Request().WithContext(views.WithZone(c.Request().Context(), t.Location())))
 }
@@ -281,7 +281,7 @@ func (s *Console) tenantLanguage(c echo.Context, home *kanri.Tenant) {
 // advancedReporting feature is off, by its setting or by its plan.
 func NeedReporting(c echo.Context) error {
 	t := httpkit.Tenant(c)
-	if !role.PlanAllows(t.Plan, kanri.FeatureAdvancedReporting) {
+	if !role.FeatureInPlan(t.Plan, kanri.FeatureAdvancedReporting) {
 		return kanri.E(kanri.EFORBIDDEN, "settings.reporting_plan")
 	}
 	if !t.AdvancedReportingOn() {

@@ -1,4 +1,4 @@
-package httpkit
+package httpkit_test
 
 import (
 	"net/http"
@@ -8,13 +8,14 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
-	"github.com/kanri/kanri/internal/schema"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/web/httpkit"
 )
 
 // TestUsableGuardsAServicesRoutes checks the guard later features declare
@@ -24,20 +25,20 @@ func TestUsableGuardsAServicesRoutes(t *testing.T) {
 	t.Parallel()
 	ds := bolttest.Open(t)
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	d := app.NewDeps(store.New(ds, nil, schema.Set()), nil, func() time.Time { return now })
-	if _, err := role.New(d).Seed(t.Context()); err != nil {
+	d := app.NewDeps(store.New(ds, nil, features.Schema()), nil, func() time.Time { return now })
+	if _, err := role.New(d, features.Roles()).Seed(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	catalog := catalog.New(d)
+	catalog := catalog.New(d, features.Roles())
 	e := echo.New()
-	e.HTTPErrorHandler = func(err error, c echo.Context) { c.NoContent(Status(err)) }
+	e.HTTPErrorHandler = func(err error, c echo.Context) { c.NoContent(httpkit.Status(err)) }
 	e.GET("/t/:tenant/files", func(c echo.Context) error { return c.NoContent(http.StatusOK) },
 		func(next echo.HandlerFunc) echo.HandlerFunc {
 			return func(c echo.Context) error {
-				c.Set(KeyTenant, &kanri.Tenant{Doc: kanri.Doc{ID: c.Param("tenant")}})
+				c.Set(httpkit.KeyTenant, &kanri.Tenant{Doc: kanri.Doc{ID: c.Param("tenant")}})
 				return next(c)
 			}
-		}, Usable(catalog, kanri.FileServiceID))
+		}, httpkit.Usable(catalog, kanri.FileServiceID))
 	get := func() int {
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/t/tenant_a/files", nil))

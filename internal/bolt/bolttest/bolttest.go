@@ -6,8 +6,8 @@ package bolttest
 import (
 	"testing"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/bolt"
-	"github.com/kanri/kanri/internal/schema"
 )
 
 // Open opens a new embedded store with Kanri's containers
@@ -17,7 +17,7 @@ import (
 // open, and reports an error if it does not close.
 func Open(tb testing.TB) *bolt.Store {
 	tb.Helper()
-	st, err := bolt.Open(tb.TempDir(), schema.Specs(), bolt.Options{})
+	st, err := bolt.Open(tb.TempDir(), features.Specs(), bolt.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

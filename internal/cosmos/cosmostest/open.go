@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/cosmos"
-	"github.com/kanri/kanri/internal/schema"
 )
 
 // openTimeout bounds how long Open waits for the database and its
@@ -33,7 +33,7 @@ func Open(tb testing.TB, srv *Server, database string) *cosmos.Store {
 	defer cancel()
 	st, err := cosmos.Open(ctx, cosmos.Config{
 		Endpoint: srv.Endpoint, Key: srv.Key(), Database: database, InsecureSkipVerify: true,
-	}, schema.Specs())
+	}, features.Specs())
 	if err != nil {
 		tb.Fatal(err)
 	}

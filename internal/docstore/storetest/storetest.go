@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
-	"github.com/kanri/kanri/internal/schema"
 )
 
 // ShortTTL is a container whose documents live one second by default; the
@@ -37,7 +37,7 @@ const Indexed = "storetest-indexed"
 // Specs returns the containers the suite needs: Kanri's own plus ShortTTL
 // and Indexed.
 func Specs() []docstore.Spec {
-	return append(schema.Specs(),
+	return append(features.Specs(),
 		docstore.Spec{Name: ShortTTL, DefaultTTL: time.Second},
 		docstore.Spec{Name: Indexed, Indexes: []docstore.Index{
 			{Name: "thing_v", Type: "thing", Fields: []string{"v"}},

@@ -200,10 +200,10 @@ type apiRoleAssignment struct {
 	AssignedAt     kanri.Time `json:"assignedAt"`
 }
 
-func apiRoleOf(ctx context.Context, ra *kanri.RoleAssignment) apiRoleAssignment {
+func (s *Handlers) apiRoleOf(ctx context.Context, ra *kanri.RoleAssignment) apiRoleAssignment {
 	out := apiRoleAssignment{ID: ra.ID, UserID: ra.UserID, ServiceID: ra.ServiceID, RoleName: ra.RoleName, RoleLabel: ra.RoleName,
 		AssignedBy: ra.AssignedBy, AssignedByKind: api.ActorKind(ra.AssignedBy), AssignedAt: ra.AssignedAt}
-	if d, ok := role.Find(ra.ServiceID, ra.RoleName); ok {
+	if d, ok := s.Roles.Catalog.Find(ra.ServiceID, ra.RoleName); ok {
 		out.Role, out.RoleLabel = d.Key, i18n.T(ctx, "role."+d.Key)
 	}
 	return out
@@ -225,7 +225,7 @@ func (s *Handlers) apiListRoles(c echo.Context) error {
 	}
 	out := make([]apiRoleAssignment, len(ras))
 	for i, ra := range ras {
-		out[i] = apiRoleOf(c.Request().Context(), ra)
+		out[i] = s.apiRoleOf(c.Request().Context(), ra)
 	}
 	return api.SendList(c, out, "")
 }
@@ -246,9 +246,9 @@ func (s *Handlers) apiAssignRole(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, ok := role.FindKey(in.ServiceID, in.Role)
+	d, ok := s.Roles.Catalog.FindKey(in.ServiceID, in.Role)
 	if !ok {
-		if d, ok = role.Find(in.ServiceID, in.Role); !ok {
+		if d, ok = s.Roles.Catalog.Find(in.ServiceID, in.Role); !ok {
 			return kanri.Invalid(kanri.Fields{"role": "validation.role"})
 		}
 	}
@@ -257,9 +257,9 @@ func (s *Handlers) apiAssignRole(c echo.Context) error {
 		return err
 	}
 	if !created {
-		return c.JSON(http.StatusOK, apiRoleOf(c.Request().Context(), ra))
+		return c.JSON(http.StatusOK, s.apiRoleOf(c.Request().Context(), ra))
 	}
-	out := apiRoleOf(c.Request().Context(), ra)
+	out := s.apiRoleOf(c.Request().Context(), ra)
 	c.Response().Header().Set(echo.HeaderLocation, api.Prefix+"/users/"+url.PathEscape(u.ID)+"/roles/"+url.PathEscape(out.ServiceID)+"/"+url.PathEscape(out.Role))
 	return c.JSON(http.StatusCreated, out)
 }
@@ -271,7 +271,7 @@ func (s *Handlers) apiGetRole(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, ok := role.FindKey(c.Param("service"), c.Param("role"))
+	d, ok := s.Roles.Catalog.FindKey(c.Param("service"), c.Param("role"))
 	if !ok {
 		return kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
@@ -281,7 +281,7 @@ func (s *Handlers) apiGetRole(c echo.Context) error {
 	}
 	for _, ra := range ras {
 		if ra.ServiceID == d.ServiceID && ra.RoleName == d.RoleName {
-			return api.SendTagged(c, apiRoleOf(c.Request().Context(), ra))
+			return api.SendTagged(c, s.apiRoleOf(c.Request().Context(), ra))
 		}
 	}
 	return kanri.E(kanri.ENOTFOUND, "error.not_found")
@@ -292,7 +292,7 @@ func (s *Handlers) apiRemoveRole(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, ok := role.FindKey(c.Param("service"), c.Param("role"))
+	d, ok := s.Roles.Catalog.FindKey(c.Param("service"), c.Param("role"))
 	if !ok {
 		return kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
@@ -318,7 +318,7 @@ type apiRole struct {
 func (s *Handlers) apiRoleCatalog(c echo.Context) error {
 	ctx := c.Request().Context()
 	var out []apiRole
-	for _, svc := range role.Catalog() {
+	for _, svc := range s.Roles.Catalog.Services() {
 		for _, d := range svc.Roles {
 			if d.PrivilegedOnly() && !httpkit.Tenant(c).IsPrivileged {
 				continue

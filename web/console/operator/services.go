@@ -34,7 +34,7 @@ func (s *Pages) listServices(c echo.Context) error {
 	}
 	rows := make([]views.CatalogRow, len(svcs))
 	for i, svc := range svcs {
-		rows[i] = views.CatalogRow{Service: svc, Health: catalog.HealthOf(svc, checks), BuiltIn: catalog.BuiltIn(svc.ID)}
+		rows[i] = views.CatalogRow{Service: svc, Health: catalog.HealthOf(svc, checks), BuiltIn: s.Catalog.BuiltIn(svc.ID)}
 	}
 	return httpkit.Render(c, http.StatusOK, views.ServicesPage(s.Page(c, "services.catalog", "catalog"), rows))
 }
@@ -197,7 +197,7 @@ func (s *Pages) listTenantServices(c echo.Context) error {
 		if a == nil && !operator && kanri.ServiceAccess(svc.ID) != kanri.AccessIncluded {
 			continue
 		}
-		r := views.TenantServiceRow{Service: svc, Health: catalog.HealthOf(svc, checks), Assignment: a, Usage: usage[svc.ID]}
+		r := views.TenantServiceRow{Service: svc, Health: catalog.HealthOf(svc, checks), Assignment: a, Usage: usage[svc.ID], InPlan: s.Roles.Catalog.PlanAllows(t.Plan, svc.ID)}
 		if a != nil {
 			r.Status = a.StatusAt(s.Now())
 		}
@@ -241,9 +241,9 @@ func (s *Pages) tenantServiceUsage(c echo.Context) error {
 }
 
 // assignmentForm reads the assignment form for a service.
-func assignmentForm(c echo.Context, serviceID string) kanri.AssignmentInput {
+func (s *Pages) assignmentForm(c echo.Context, serviceID string) kanri.AssignmentInput {
 	in := kanri.AssignmentInput{ServiceID: serviceID, ExpiresAt: c.FormValue("expiresAt"), ConfigJSON: c.FormValue("configJson")}
-	if fs, own := kanri.ConfigFields(serviceID); own {
+	if fs, own := s.Roles.Catalog.ConfigFields(serviceID); own {
 		in.Config = map[string]string{}
 		for _, f := range fs {
 			in.Config[f.Key] = c.FormValue("config." + f.Key)
@@ -260,14 +260,14 @@ func (s *Pages) editAssignment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	fields, own := kanri.ConfigFields(svc.ID)
+	fields, own := s.Roles.Catalog.ConfigFields(svc.ID)
 	f := views.AssignmentForm{Service: svc, Fields: fields, Own: own}
 	f.Input = kanri.AssignmentInput{ServiceID: svc.ID}
 	a, err := s.Catalog.Assignment(ctx, httpkit.Tenant(c).ID, svc.ID)
 	switch {
 	case err == nil:
 		loc := httpkit.Tenant(c).Location()
-		f.Assigned, f.ETag, f.Input, f.Base = true, a.ETag, catalog.AssignmentInputOf(a, loc), catalog.AssignmentInputOf(a, loc)
+		f.Assigned, f.ETag, f.Input, f.Base = true, a.ETag, s.Catalog.AssignmentInputOf(a, loc), s.Catalog.AssignmentInputOf(a, loc)
 	case !kanri.IsCode(err, kanri.ENOTFOUND):
 		return err
 	}
@@ -284,7 +284,7 @@ func (s *Pages) saveAssignment(c echo.Context) error {
 		return err
 	}
 	name := views.ServiceName(ctx, svc.ID, svc.Name)
-	in, etag := assignmentForm(c, svc.ID), c.FormValue("etag")
+	in, etag := s.assignmentForm(c, svc.ID), c.FormValue("etag")
 	if etag == "" {
 		var created bool
 		if _, created, err = s.Catalog.Assign(ctx, t.ID, in); err == nil {
@@ -297,11 +297,11 @@ func (s *Pages) saveAssignment(c echo.Context) error {
 	} else if _, err = s.Catalog.UpdateAssignment(ctx, t.ID, svc.ID, etag, in); err == nil {
 		return s.Report(c, views.TenantServicesPath(t.ID), "services.assignment_saved", name)
 	}
-	fields, own := kanri.ConfigFields(svc.ID)
+	fields, own := s.Roles.Catalog.ConfigFields(svc.ID)
 	f := views.AssignmentForm{Service: svc, Fields: fields, Own: own, Assigned: etag != ""}
 	f.ETag, f.Input = etag, in
 	status, err := console.EditFailed(&f.Edit, err, func() (*kanri.ServiceAssignment, error) { return s.Catalog.Assignment(ctx, t.ID, svc.ID) }, func(a *kanri.ServiceAssignment) kanri.AssignmentInput {
-		return catalog.AssignmentInputOf(a, t.Location())
+		return s.Catalog.AssignmentInputOf(a, t.Location())
 	})
 	if err != nil {
 		return err

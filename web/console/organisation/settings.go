@@ -52,7 +52,7 @@ func (s *Pages) zoneNowPreview(c echo.Context) error {
 
 // settingsForm returns the settings page's data of t but its edit.
 func (s *Pages) settingsForm(t *kanri.Tenant) views.SettingsForm {
-	return views.SettingsForm{Tenant: t, Now: s.Now(), Plans: role.Plans, PlanTable: role.PlanTable()}
+	return views.SettingsForm{Tenant: t, Now: s.Now(), Plans: role.Plans, PlanTable: s.Roles.Catalog.PlanTable()}
 }
 
 // settingsInput reads the settings form's fields, each name with prefix

@@ -17,11 +17,11 @@ import (
 // roleServices turns the catalog into the role pages' view, leaving out
 // 全体管理者 outside the operator's tenant. held, when not nil, marks the
 // roles a user holds; counts gives the number of holders per role id.
-func roleServices(c echo.Context, t *kanri.Tenant, held map[string]bool, counts map[string]int) []views.RoleService {
+func (s *Pages) roleServices(c echo.Context, t *kanri.Tenant, held map[string]bool, counts map[string]int) []views.RoleService {
 	var out []views.RoleService
-	for _, s := range role.Catalog() {
-		vs := views.RoleService{ID: s.ID, Name: s.Name, Description: s.Description}
-		for _, d := range s.Roles {
+	for _, svc := range s.Roles.Catalog.Services() {
+		vs := views.RoleService{ID: svc.ID, Name: svc.Name, Description: svc.Description}
+		for _, d := range svc.Roles {
 			if d.PrivilegedOnly() && !t.IsPrivileged {
 				continue
 			}
@@ -45,13 +45,13 @@ func (s *Pages) listRoles(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return httpkit.Render(c, http.StatusOK, views.RolesPage(s.Page(c, "roles.title", "roles"), roleServices(c, t, nil, counts)))
+	return httpkit.Render(c, http.StatusOK, views.RolesPage(s.Page(c, "roles.title", "roles"), s.roleServices(c, t, nil, counts)))
 }
 
 // roleHolders lists the users who hold one role.
 func (s *Pages) roleHolders(c echo.Context) error {
 	t := httpkit.Tenant(c)
-	d, ok := role.FindKey(c.Param("service"), c.Param("role"))
+	d, ok := s.Roles.Catalog.FindKey(c.Param("service"), c.Param("role"))
 	if !ok || (d.PrivilegedOnly() && !t.IsPrivileged) {
 		return echo.ErrNotFound
 	}
@@ -60,7 +60,7 @@ func (s *Pages) roleHolders(c echo.Context) error {
 		return err
 	}
 	var svc views.RoleService
-	for _, rs := range roleServices(c, t, nil, nil) {
+	for _, rs := range s.roleServices(c, t, nil, nil) {
 		if rs.ID == d.ServiceID {
 			svc = rs
 		}
@@ -90,9 +90,9 @@ func (s *Pages) renderUserRoles(c echo.Context, u *kanri.User, status int, errMs
 	for _, ra := range ras {
 		held[kanri.RoleAssignmentID("", ra.ServiceID, ra.RoleName)] = true
 	}
-	effective := slices.Sorted(maps.Keys(role.Effective(ras)))
+	effective := slices.Sorted(maps.Keys(s.Roles.Catalog.Effective(ras)))
 	p := s.Page(c, "roles.title", "users")
-	services := roleServices(c, t, held, nil)
+	services := s.roleServices(c, t, held, nil)
 	if httpkit.IsHTMX(c) {
 		if status == http.StatusForbidden {
 			status = http.StatusConflict // htmx swaps 409 and 422 only
@@ -127,7 +127,7 @@ func (s *Pages) changeRole(c echo.Context, doneKey string, change func(context.C
 		return err
 	}
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
-	d, ok := role.FindKey(c.FormValue("service"), c.FormValue("role"))
+	d, ok := s.Roles.Catalog.FindKey(c.FormValue("service"), c.FormValue("role"))
 	if !ok {
 		return kanri.Invalid(kanri.Fields{"role": "validation.role"})
 	}
