@@ -132,8 +132,8 @@ var AuthOffer = Offer{
 type Catalog struct {
 	services    []ServiceInfo
 	config      map[string][]kanri.ConfigField // each service's typed settings
-	permService map[string]string // each permission's service
-	plans       map[string]string // the plan each service needs, when not every plan
+	permService map[string]string              // each permission's service
+	plans       map[string]string              // the plan each service needs, when not every plan
 }
 
 // NewCatalog returns the catalog of the offers, in their order. It panics
