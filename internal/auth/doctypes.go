@@ -14,7 +14,7 @@ var DocTypes = []doctype.Type{
 		Backup:    doctype.NotBackedUp("a sign-in of the moment: a restore signs nobody in"),
 		Personal:  doctype.Personal{Owner: "userId", Data: []string{"device", "ipAddress", "createdAt", "lastSeenAt"}},
 		Erasure:   doctype.Erase(),
-		Export:    true,
+		Export:    []string{"device", "ipAddress", "createdAt", "lastSeenAt"},
 		Retention: doctype.Retention{PerDocument: "ttl: the session's absolute lifetime"},
 	},
 }

@@ -331,6 +331,11 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 	if err != nil {
 		return written, removed, err
 	}
+	for _, fn := range s.restored {
+		if err := fn(ctx, tenantID, src); err != nil {
+			return written, removed, err
+		}
+	}
 	if slices.Contains(r.Parts, kanri.PartUsers) {
 		if err := s.recountUsers(ctx, tenantID); err != nil {
 			return written, removed, err

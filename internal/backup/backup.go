@@ -66,6 +66,18 @@ type Service struct {
 	// beforePart, when set, is called before each part's documents are
 	// restored (tests interrupt restores with it).
 	beforePart func(part string) error
+	// restored are called after a restore's documents are written (see
+	// OnRestored).
+	restored []func(ctx context.Context, tenantID, sourceID string) error
+}
+
+// OnRestored has fn called after each restore has written its documents
+// into tenantID from an archive of sourceID (the same tenant, or the
+// tenant restored into a new one), before it counts the users and the
+// storage: erasure applies the tenant's erasure list again with it. fn is
+// called again when a restore is attempted again, so it must converge.
+func (s *Service) OnRestored(fn func(ctx context.Context, tenantID, sourceID string) error) {
+	s.restored = append(s.restored, fn)
 }
 
 // New returns the backup service over d, keeping archives in blobs.

@@ -34,9 +34,10 @@ type Type struct {
 	// Personal says whose personal data a document holds, and where.
 	Personal Personal
 	// Erasure is what erasing a person does to the documents holding their
-	// data; Export says whether they belong in a person's export.
+	// data; Export are the fields of a document that belong in its person's
+	// export (none: the documents are not exported).
 	Erasure Erasure
-	Export  bool
+	Export  []string
 	// Retention is how long the documents live.
 	Retention Retention
 }
@@ -74,6 +75,12 @@ func NotBackedUp(reason string) Backup { return Backup{Not: reason} }
 type Personal struct {
 	Owner string
 	Data  []string
+	// Subject is a field naming, by id, a person a document is about
+	// though it is not theirs (an audit record's resource.id: another's
+	// change of them); SubjectData are the fields that then hold their
+	// data, cleared when they are erased.
+	Subject     string
+	SubjectData []string
 }
 
 // Rule is what erasure does to a document that holds a person's data.

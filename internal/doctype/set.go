@@ -59,7 +59,7 @@ func NewSet(containers []Container, types ...[]Type) (*Set, error) {
 		switch personal := t.Personal.Owner != ""; {
 		case personal && t.Erasure.Rule == None:
 			bad("holds personal data but has no erasure rule")
-		case !personal && (t.Erasure.Rule != None || t.Export):
+		case !personal && (t.Erasure.Rule != None || len(t.Export) > 0):
 			bad("erased or exported but declares no personal data")
 		case t.Erasure.Rule == Keep && t.Erasure.Reason == "":
 			bad("kept on erasure without a reason")

@@ -21,7 +21,7 @@ var DocTypes = []doctype.Type{
 		Backup:   doctype.InPart(kanri.PartFiles),
 		Personal: doctype.Personal{Owner: "uploadedBy", Data: []string{"uploadedBy", "deletedBy"}},
 		Erasure:  doctype.KeepFor("the organisation's file, which it keeps; the uploader is named by id only, and the user is pseudonymised"),
-		Export:   true,
+		Export:   []string{"name", "size", "contentType", "uploadedAt", "folderId"},
 	},
 	{
 		Name: kanri.TypeFolder, Container: kanri.ContainerFiles, Of: &kanri.Folder{},

@@ -33,7 +33,7 @@ var DocTypes = []doctype.Type{
 		// The conversation stays whole for the others in it; the sender's
 		// name goes, as it does from the user.
 		Erasure:   doctype.PseudonymiseFields("senderName"),
-		Export:    true,
+		Export:    []string{"channelId", "content", "attachments", "sentAt"},
 		Retention: doctype.Retention{TTL: kanri.TTLMessage * time.Second, Archive: true},
 	},
 	{
@@ -46,7 +46,7 @@ var DocTypes = []doctype.Type{
 		Backup:   doctype.InPart(kanri.PartChannels),
 		Personal: doctype.Personal{Owner: "userId", Data: []string{"userId", "role", "joinedAt", "lastReadAt", "readSeq", "mentionSeqs"}},
 		Erasure:  doctype.Erase(),
-		Export:   true,
+		Export:   []string{"channelId", "role", "joinedAt"},
 	},
 	{
 		Name: kanri.TypeChannelName, Container: kanri.ContainerMessaging, Of: &kanri.ChannelName{},
@@ -61,7 +61,7 @@ var DocTypes = []doctype.Type{
 		Backup:    doctype.InPart(kanri.PartChannels),
 		Personal:  doctype.Personal{Owner: "userId", Data: []string{"userId", "emoji", "createdAt"}},
 		Erasure:   doctype.Erase(),
-		Export:    true,
+		Export:    []string{"channelId", "messageId", "emoji", "createdAt"},
 		Retention: doctype.Retention{PerDocument: "ttl: its message's"},
 	},
 	{

@@ -17,7 +17,7 @@ var DocTypes = []doctype.Type{
 		Backup:   doctype.InPart(kanri.PartUsers),
 		Personal: doctype.Personal{Owner: "userId", Data: []string{"userId", "roleName"}},
 		Erasure:  doctype.Erase(),
-		Export:   true,
+		Export:   []string{"serviceId", "roleName", "assignedAt"},
 	},
 	{
 		Name: kanri.TypeServiceRoleDefinition, Container: kanri.ContainerAuth, Of: &kanri.ServiceRoleDefinition{},

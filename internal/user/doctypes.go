@@ -31,8 +31,8 @@ var DocTypes = []doctype.Type{
 		// Others' documents name the user by id (messages, files, the
 		// audit trail): the user stays, without anything that says who
 		// they were.
-		Erasure: doctype.PseudonymiseFields("username", "email", "displayName", "profile", "passwordHash", "security", "searchTerms"),
-		Export:  true,
+		Erasure: doctype.Erase(),
+		Export:  []string{"username", "email", "displayName", "profile", "isActive", "createdAt", "security.lastLoginAt", "security.lastPasswordChangeAt", "security.twoFactorEnabled"},
 	},
 	{
 		// A username's reservation: its id is derived from the username (a
@@ -55,7 +55,7 @@ var DocTypes = []doctype.Type{
 		Backup:   doctype.InPart(kanri.PartUsers),
 		Personal: doctype.Personal{Owner: "userId", Data: []string{"userId", "role"}},
 		Erasure:  doctype.Erase(),
-		Export:   true,
+		Export:   []string{"role", "assignedAt"},
 	},
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/catalog"
 	"github.com/kanri/kanri/internal/emaildomain"
+	"github.com/kanri/kanri/internal/erasure"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/messaging"
@@ -56,6 +57,9 @@ type Set struct {
 	Scheduler *schedule.Scheduler
 	// Backups are the tenants' backup jobs, archives and restores.
 	Backups *backup.Service
+	// Erasure erases and exports a person's data; every restore applies
+	// the tenant's erasure list again.
+	Erasure *erasure.Service
 }
 
 // Options are the settings of the services.
@@ -127,6 +131,8 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 		s.Scheduler = schedule.New(st.Port(), schedule.InstanceName(), clock{d.Now})
 	}
 	s.Backups = backup.New(d, o.Blobs, s.Scheduler, s.Events, s.Tenants)
+	s.Erasure = erasure.New(d, s.Users, s.Keys, o.Blobs)
+	s.Backups.OnRestored(s.Erasure.Reapply)
 	if o.UsageFlush > 0 {
 		s.Usage.FlushEvery = o.UsageFlush
 	}

@@ -178,7 +178,10 @@ func TestDeclaredFieldsExist(t *testing.T) {
 		if d.Personal.Owner != "" {
 			fields = append(fields, d.Personal.Owner)
 		}
-		fields = append(append(fields, d.Personal.Data...), d.Erasure.Pseudonymised...)
+		if d.Personal.Subject != "" {
+			fields = append(append(fields, d.Personal.Subject), d.Personal.SubjectData...)
+		}
+		fields = append(append(append(fields, d.Personal.Data...), d.Erasure.Pseudonymised...), d.Export...)
 		for _, f := range fields {
 			if !hasField(rt, f) {
 				t.Errorf("%s/%s names %q, which %s has not", d.Container, d.Name, f, rt)
@@ -305,8 +308,8 @@ func table(types []doctype.Type) string {
 				erasure += ": " + t.Erasure.Reason
 			}
 			export = "no"
-			if t.Export {
-				export = "yes"
+			if len(t.Export) > 0 {
+				export = code(t.Export)
 			}
 		}
 		var retention []string

@@ -1,0 +1,89 @@
+package erasure
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/doctype"
+	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
+)
+
+// Export is a person's data: every document of theirs whose type belongs
+// in a person's export, with the fields its type declares (doctype.Type's
+// Export), grouped by type and titled in the reader's language.
+type Export struct {
+	ExportedAt kanri.Time `json:"exportedAt"`
+	TenantID   string     `json:"tenantId"`
+	UserID     string     `json:"userId"`
+	Sections   []Section  `json:"sections"`
+}
+
+// Section is the person's documents of one type.
+type Section struct {
+	Type  string           `json:"type"`
+	Title string           `json:"title"`
+	Items []map[string]any `json:"items"`
+}
+
+// Export returns a person's data in a tenant (GDPR Articles 15 and 20),
+// titled in the language of ctx.
+func (s *Service) Export(ctx context.Context, tenantID, userID string) (*Export, error) {
+	if _, err := s.users.Get(ctx, tenantID, userID); err != nil {
+		return nil, err
+	}
+	sections := map[string]*Section{}
+	order := map[string]int{}
+	for i, t := range s.Store.Types().Types() {
+		order[t.Container+"/"+t.Name] = i
+	}
+	err := s.scan(ctx, tenantID, func(container string, it docstore.Item, t doctype.Type, doc map[string]any) {
+		if len(t.Export) == 0 || !owns(t, doc, userID) {
+			return
+		}
+		key := t.Container + "/" + t.Name
+		sec := sections[key]
+		if sec == nil {
+			sec = &Section{Type: t.Name, Title: i18n.T(ctx, "export.type."+t.Name)}
+			sections[key] = sec
+		}
+		item := map[string]any{"id": it.ID}
+		for _, f := range t.Export {
+			if v := get(doc, f); v != nil {
+				put(item, f, v)
+			}
+		}
+		sec.Items = append(sec.Items, item)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &Export{ExportedAt: kanri.NewTime(s.Now()), TenantID: tenantID, UserID: userID, Sections: []Section{}}
+	keys := make([]string, 0, len(sections))
+	for k := range sections {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return order[keys[i]] < order[keys[j]] })
+	for _, k := range keys {
+		out.Sections = append(out.Sections, *sections[k])
+	}
+	return out, nil
+}
+
+// put sets the value at a dotted path of item, making the objects on the
+// way.
+func put(item map[string]any, path string, v any) {
+	keys := strings.Split(path, ".")
+	m := item
+	for _, k := range keys[:len(keys)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[keys[len(keys)-1]] = v
+}
