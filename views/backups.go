@@ -79,6 +79,9 @@ type BackupRunView struct {
 	// Damaged is why the archive cannot be read, when it cannot.
 	Damaged  string
 	Location *time.Location
+	// ErasedSince says the tenant erased someone after the run: the
+	// archive holds their data, and its restore erases them again.
+	ErasedSince bool
 }
 
 // BackupManifest is what the run page shows of a manifest.
@@ -117,6 +120,8 @@ type BackupRestoreView struct {
 	// AgainURL compares them again.
 	ComputedAt time.Time
 	AgainURL   string
+	// ErasedSince is the run page's.
+	ErasedSince bool
 }
 
 // BackupDiff counts one part's changes.

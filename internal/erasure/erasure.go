@@ -337,7 +337,7 @@ func (s *Service) apply(ctx context.Context, tenantID string, e edit, rec *Recor
 			if e.item, err = c.Read(ctx, tenantID, e.item.ID); err != nil {
 				return err
 			}
-			return store.LostRace(kanri.E(kanri.ESTALE, "error.stale"))
+			return store.LostRace(kanri.E(kanri.ESTALE, "stale.action"))
 		}
 		if kanri.IsCode(err, kanri.ENOTFOUND) {
 			return nil
@@ -448,3 +448,41 @@ func mustEncode(doc map[string]any) []byte {
 	b, _ := json.Marshal(doc)
 	return b
 }
+
+// Request records that a person asks for their data to be erased: their
+// administrators see it on the person's page. Asking again keeps the
+// first request.
+func (s *Service) Request(ctx context.Context, tenantID, userID string) (*Request, error) {
+	if err := s.TenantOpen(ctx, tenantID); err != nil {
+		return nil, err
+	}
+	r := &Request{Doc: kanri.Doc{ID: requestID(userID)}, UserID: userID, RequestedAt: kanri.NewTime(s.Now())}
+	err := s.requests(tenantID).Create(ctx, r)
+	if kanri.IsCode(err, kanri.ECONFLICT) {
+		return s.requests(tenantID).Get(ctx, r.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.Audit.Change(ctx, tenantID, "user.erasure_request", kanri.AuditResource{Type: kanri.AuditUser, ID: userID}, nil, nil)
+	return r, nil
+}
+
+// Requested returns when a person asked for their data to be erased
+// (zero: they have not).
+func (s *Service) Requested(ctx context.Context, tenantID, userID string) (time.Time, error) {
+	r, err := s.requests(tenantID).Get(ctx, requestID(userID))
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	return r.RequestedAt.Time, nil
+}
+
+func (s *Service) requests(tenantID string) *store.Repo[Request, *Request] {
+	return store.Of[Request](s.Store.Tenant(tenantID), kanri.ContainerAuth, TypeRequest)
+}
+
+func requestID(userID string) string { return "erasure_request_" + userID }

@@ -37,6 +37,9 @@ func (s *Service) Export(ctx context.Context, tenantID, userID string) (*Export,
 	sections := map[string]*Section{}
 	order := map[string]int{}
 	for i, t := range s.Store.Types().Types() {
+		if t.Personal.Owner == "id" {
+			i = -1 // the person's own document comes first
+		}
 		order[t.Container+"/"+t.Name] = i
 	}
 	err := s.scan(ctx, tenantID, func(container string, it docstore.Item, t doctype.Type, doc map[string]any) {

@@ -29,6 +29,8 @@ const (
 	UsersCreate    = "users.create"
 	UsersUpdate    = "users.update"
 	UsersDelete    = "users.delete"
+	UsersErase     = "users.erase"  // erase a person's data for good (GDPR Art. 17)
+	UsersExport    = "users.export" // export a person's data (GDPR Art. 15 and 20)
 	RolesRead      = "roles.read"
 	RolesUpdate    = "roles.update"
 	AuditRead      = "audit.read"
@@ -124,7 +126,7 @@ func (o Offer) roles() []Definition {
 var AuthOffer = Offer{
 	ID: kanri.AuthServiceID, Name: "認証認可サービス", Description: "ユーザー・ロール・監査ログの管理", Category: "security",
 	Read:  []string{UsersRead, RolesRead, AuditRead},
-	Write: []string{UsersCreate, UsersUpdate, UsersDelete, RolesUpdate},
+	Write: []string{UsersCreate, UsersUpdate, UsersDelete, UsersErase, UsersExport, RolesUpdate},
 }
 
 // Catalog is Kanri's own services and the roles they offer, built once by

@@ -34,6 +34,7 @@ func All() []Feature {
 		filesFeature,
 		messagingFeature,
 		backupsFeature,
+		privacyFeature,
 	}
 }
 

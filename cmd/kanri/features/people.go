@@ -4,7 +4,6 @@ import (
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/doctype"
-	"github.com/kanri/kanri/internal/erasure"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/internal/wiring"
@@ -21,7 +20,7 @@ var peopleFeature = Feature{
 	Name:       "people",
 	Docs:       "security.md",
 	Containers: []doctype.Container{user.Container},
-	Types:      slicesOf(user.DocTypes, role.DocTypes, auth.DocTypes, erasure.DocTypes),
+	Types:      slicesOf(user.DocTypes, role.DocTypes, auth.DocTypes),
 	Offers:     []role.Offer{role.AuthOffer},
 	Start: func(s *wiring.Set) Parts {
 		return Parts{

@@ -256,6 +256,9 @@ func (s *Pages) showBackupRun(c echo.Context) error {
 		return err
 	}
 	v := views.BackupRunView{Run: h, Location: loc}
+	if v.ErasedSince, err = s.erasedSince(c, h); err != nil {
+		return err
+	}
 	if h.Restorable() {
 		m, err := s.Backups.Archive(ctx, t.ID, h.ID)
 		switch {
@@ -333,6 +336,9 @@ func (s *Pages) renderRestore(c echo.Context, status int, confirm string, errs v
 		return err
 	}
 	v := views.BackupRestoreView{Run: h, Tenant: t, Parts: parts, Total: dry.Total, Offset: offset, Location: loc, Errors: errs, Confirm: confirm, ComputedAt: dry.ComputedAt}
+	if v.ErasedSince, err = s.erasedSince(c, h); err != nil {
+		return err
+	}
 	for _, d := range dry.Parts {
 		v.Diffs = append(v.Diffs, views.BackupDiff{Part: d.Part, Added: d.Added, Changed: d.Changed, Removed: d.Removed})
 	}
@@ -440,4 +446,11 @@ func (s *Pages) backupsPage(c echo.Context, title string) views.Page {
 	p := s.Page(c, title, "backups")
 	p.Live = views.BackupsPath(httpkit.Tenant(c).ID) + "/events"
 	return p
+}
+
+// erasedSince reports whether the tenant erased someone after run h
+// started: its archive holds their data (its restore erases them again).
+func (s *Pages) erasedSince(c echo.Context, h *kanri.BackupHistory) (bool, error) {
+	last, err := s.Erasure.LastErasure(c.Request().Context(), httpkit.Tenant(c).ID)
+	return !last.IsZero() && h.StartedAt.Before(last), err
 }

@@ -31,6 +31,9 @@ func (s *Pages) renderAccount(c echo.Context, status int, v views.AccountView) e
 	}
 	v.Sessions, v.Current = sessions, c.Get(httpkit.KeySession).(*kanri.Session).ID
 	v.TwoFactor, v.RecoveryLeft = u.Security.TwoFactorEnabled, len(u.Security.RecoveryCodes)
+	if v.ErasureRequested, err = s.Erasure.Requested(c.Request().Context(), u.TenantID, u.ID); err != nil {
+		return err
+	}
 	return httpkit.Render(c, status, views.AccountPage(s.Page(c, "account.title", "account"), v))
 }
 

@@ -83,6 +83,9 @@ func (s *Pages) editUser(c echo.Context) error {
 	if f.LastAdmin, err = s.lastAdmin(c, u); err != nil {
 		return err
 	}
+	if f.ErasureRequested, err = s.Erasure.Requested(c.Request().Context(), u.TenantID, u.ID); err != nil {
+		return err
+	}
 	return httpkit.Render(c, http.StatusOK, views.UserFormPage(s.Page(c, "users.edit", "users"), f))
 }
 

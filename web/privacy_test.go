@@ -1,0 +1,90 @@
+package web_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestAPersonsDataIsExportedAndErased drives the privacy pages: a person
+// downloads their data and asks to be erased; their administrator sees
+// the request, downloads their data, is refused a wrong confirmation
+// (input kept, nothing erased), then erases them: their page is gone and
+// so is their session. Another tenant's administrator reaches none of it.
+func TestAPersonsDataIsExportedAndErased(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	bob := e.client(t).signIn("acme", "bob")
+	admin := e.client(t).signIn("acme", "admin")
+	bobPath := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID
+
+	resp, body := bob.get("/account/export")
+	wantStatus(t, "own export", resp, http.StatusOK)
+	if !strings.HasPrefix(resp.Header.Get("Content-Disposition"), "attachment") || !strings.Contains(body, "bob@acme.test") {
+		t.Errorf("own export: %s %q", resp.Header.Get("Content-Disposition"), body)
+	}
+	var export struct {
+		Sections []struct {
+			Type  string           `json:"type"`
+			Items []map[string]any `json:"items"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal([]byte(body), &export); err != nil || len(export.Sections) == 0 || export.Sections[0].Type != "user" {
+		t.Errorf("own export: %v, %+v", err, export)
+	}
+	if strings.Contains(body, "passwordHash") || strings.Contains(body, "$2a$") {
+		t.Error("the export holds the password hash")
+	}
+	if _, page := bob.get("/account"); !strings.Contains(page, `data-testid="account-request-erasure"`) {
+		t.Fatal("the account page offers no erasure request")
+	}
+	resp, _ = bob.post("/account/erasure", nil)
+	wantStatus(t, "request", resp, http.StatusSeeOther)
+	if _, page := bob.get("/account"); !strings.Contains(page, `data-testid="account-erasure-requested"`) {
+		t.Error("the account page does not say the erasure was asked for")
+	}
+	if _, page := admin.get(bobPath + "/edit"); !strings.Contains(page, `data-testid="erasure-requested"`) || !strings.Contains(page, `data-testid="user-erase"`) {
+		t.Error("bob's page does not show his request and the erasure to his administrator")
+	}
+	resp, body = admin.get(bobPath + "/export")
+	wantStatus(t, "admin's export", resp, http.StatusOK)
+	if !strings.Contains(body, "bob@acme.test") {
+		t.Errorf("admin's export of bob: %q", body)
+	}
+
+	// Another tenant's administrator: none of it exists.
+	other := e.client(t).signIn("globex", "admin")
+	for _, p := range []string{bobPath + "/export", bobPath + "/erase", "/t/" + e.globex.ID + "/users/" + e.acmeBob.ID + "/erase"} {
+		resp, _ := other.get(p)
+		wantStatus(t, "globex GET "+p, resp, http.StatusNotFound)
+	}
+	resp, _ = other.post(bobPath+"/erase", url.Values{"confirm": {"bob"}})
+	wantStatus(t, "globex erases bob", resp, http.StatusNotFound)
+
+	resp, body = admin.post(bobPath+"/erase", url.Values{"confirm": {"robert"}})
+	wantStatus(t, "wrong confirmation", resp, http.StatusUnprocessableEntity)
+	if !strings.Contains(body, `data-testid="field-error-confirm"`) || !strings.Contains(body, `value="robert"`) {
+		t.Error("the wrong confirmation is not shown with its input")
+	}
+	if resp, _ := admin.get(bobPath + "/edit"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("bob after a refused erasure: %d", resp.StatusCode)
+	}
+	resp, _ = admin.post("/t/"+e.acme.ID+"/users/"+e.acmeAdmin.ID+"/erase", url.Values{"confirm": {"admin"}})
+	wantStatus(t, "erasing oneself", resp, http.StatusForbidden)
+
+	resp, _ = admin.post(bobPath+"/erase", url.Values{"confirm": {"bob"}})
+	wantStatus(t, "erasure", resp, http.StatusSeeOther)
+	if page := admin.landing(resp); !strings.Contains(page, "erased-") {
+		t.Error("the users page does not report the erasure with the pseudonym")
+	}
+	resp, _ = admin.get(bobPath + "/edit")
+	wantStatus(t, "bob's page after", resp, http.StatusNotFound)
+	if resp, _ := bob.get("/account"); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("bob's session after his erasure: status %d, want a redirect to sign in", resp.StatusCode)
+	}
+	if _, err := e.users.Get(t.Context(), e.acme.ID, e.acmeBob.ID); err == nil {
+		t.Error("bob's user document is still there")
+	}
+}
