@@ -90,6 +90,9 @@ func TestBackupsInTheConsole(t *testing.T) {
 	resp, _ = admin.post(base+"/jobs/"+job.ID+"/run", nil)
 	wantStatus(t, "run now", resp, http.StatusSeeOther)
 	e.config.Services.Backups.Wait()
+	// A live refresh of the page the person left, arriving before the
+	// page the action redirects to, leaves the message for that page.
+	admin.send(http.MethodGet, base, nil, http.Header{"HX-Request": {"true"}, views.LiveRefresh: {"1"}})
 	_, body = admin.get(base)
 	if !strings.Contains(body, "Backup of Nightly &lt;b&gt; started.") {
 		t.Errorf("Run now is not confirmed: %s", excerpt(body, "flash"))
