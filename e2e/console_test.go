@@ -68,6 +68,7 @@ func TestConsole(t *testing.T) {
 			s.fileSteps,
 			s.channelSteps,
 			s.backupSteps,
+			s.privacySteps,
 			s.twoFactorSteps,
 			s.domainSteps,
 			s.apiKeySteps,
