@@ -67,8 +67,12 @@ func (s *suite) privacySteps(t *testing.T) {
 		s.open(t, erin, "/account", 200)
 		s.atPath(t, erin, "/login")
 
-		// The archive from before says what it holds; its restore does
-		// not bring her back.
+		// The archive from before says what it holds, in the history and
+		// on its page; its restore does not bring her back.
+		s.open(t, s.alice, backupsPath+"/history", 200)
+		if err := s.expect.Locator(s.alice.tid("backup-run-erased").First()).ToBeVisible(); err != nil {
+			t.Errorf("the history does not say which archives hold erased data: %v", err)
+		}
 		s.open(t, s.alice, runPath, 200)
 		s.visible(t, s.alice, "backup-erased-since")
 		s.click(t, s.alice, "backup-restore")

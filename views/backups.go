@@ -33,6 +33,9 @@ type BackupsView struct {
 	Recent   []*kanri.BackupHistory
 	Restore  *kanri.BackupRestore
 	Location *time.Location
+	// ErasedAt is when the tenant last erased someone (zero: never):
+	// the runs before hold their data.
+	ErasedAt time.Time
 	// Zone names the time zone schedules are read in: the tenant's,
 	// chosen on its settings page.
 	Zone string

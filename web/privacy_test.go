@@ -37,6 +37,16 @@ func TestAPersonsDataIsExportedAndErased(t *testing.T) {
 	if strings.Contains(body, "passwordHash") || strings.Contains(body, "$2a$") {
 		t.Error("the export holds the password hash")
 	}
+	for _, c := range []struct {
+		who  *client
+		path string
+	}{{bob, "/account/export.zip"}, {admin, bobPath + "/export.zip"}} {
+		resp, body := c.who.get(c.path)
+		wantStatus(t, c.path, resp, http.StatusOK)
+		if !strings.HasPrefix(body, "PK") || resp.Header.Get("Content-Type") != "application/zip" || !strings.Contains(body, "personal-data.json") {
+			t.Errorf("%s: %s, %d bytes: not a zip of the data", c.path, resp.Header.Get("Content-Type"), len(body))
+		}
+	}
 	if _, page := bob.get("/account"); !strings.Contains(page, `data-testid="account-request-erasure"`) {
 		t.Fatal("the account page offers no erasure request")
 	}
@@ -56,7 +66,7 @@ func TestAPersonsDataIsExportedAndErased(t *testing.T) {
 
 	// Another tenant's administrator: none of it exists.
 	other := e.client(t).signIn("globex", "admin")
-	for _, p := range []string{bobPath + "/export", bobPath + "/erase", "/t/" + e.globex.ID + "/users/" + e.acmeBob.ID + "/erase"} {
+	for _, p := range []string{bobPath + "/export", bobPath + "/export.zip", bobPath + "/erase", "/t/" + e.globex.ID + "/users/" + e.acmeBob.ID + "/erase"} {
 		resp, _ := other.get(p)
 		wantStatus(t, "globex GET "+p, resp, http.StatusNotFound)
 	}

@@ -33,14 +33,16 @@ type Service struct {
 	app.Deps
 	users *user.Service
 	keys  *apikey.Service
+	files *files.Service
 	blobs *blob.Bucket
 }
 
 // New returns the erasure of d's store; users soft-deletes a person first
 // (their rules: not oneself, not the last administrator), keys revokes
-// their API keys and blobs holds their avatar (nil: none).
-func New(d app.Deps, users *user.Service, keys *apikey.Service, blobs *blob.Bucket) *Service {
-	return &Service{Deps: d, users: users, keys: keys, blobs: blobs}
+// their API keys, fs reads their files for a zip of their data, and blobs
+// holds their avatar (nil: none).
+func New(d app.Deps, users *user.Service, keys *apikey.Service, fs *files.Service, blobs *blob.Bucket) *Service {
+	return &Service{Deps: d, users: users, keys: keys, files: fs, blobs: blobs}
 }
 
 // Report says what an erasure did.

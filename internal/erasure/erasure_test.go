@@ -1,6 +1,7 @@
 package erasure_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -250,6 +251,30 @@ func testErasure(t *testing.T, e *env) {
 	}
 	if b, _ := jsonOf(export); bytes.Contains(b, []byte("passwordHash")) || bytes.Contains(b, []byte("twoFactorSecret")) {
 		t.Errorf("the export holds a secret: %s", b)
+	}
+	var zipped bytes.Buffer
+	if err := e.svcs.Erasure.WriteZip(ctx, &zipped, tid, e.alice.ID); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(zipped.Bytes()), int64(zipped.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := map[string]string{}
+	for _, f := range zr.File {
+		r, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries[f.Name] = string(b)
+	}
+	if got, want := entries["files/"+e.file.ID+"-figures.txt"], "the quarterly figures"; got != want || !strings.Contains(entries["personal-data.json"], alice.email) {
+		t.Errorf("the zip of alice's data: %d entries, her file %q (want %q), her data %d bytes", len(entries), got, want, len(entries["personal-data.json"]))
 	}
 	before := e.backup(t)
 

@@ -131,7 +131,7 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 		s.Scheduler = schedule.New(st.Port(), schedule.InstanceName(), clock{d.Now})
 	}
 	s.Backups = backup.New(d, o.Blobs, s.Scheduler, s.Events, s.Tenants)
-	s.Erasure = erasure.New(d, s.Users, s.Keys, o.Blobs)
+	s.Erasure = erasure.New(d, s.Users, s.Keys, s.Files, o.Blobs)
 	s.Backups.OnRestored(s.Erasure.Reapply)
 	if o.UsageFlush > 0 {
 		s.Usage.FlushEvery = o.UsageFlush

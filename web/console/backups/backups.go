@@ -52,6 +52,9 @@ func (s *Pages) listBackups(c echo.Context) error {
 	for _, a := range alerts {
 		v.Alerts = append(v.Alerts, views.BackupAlert{Job: a.Job, Kind: a.Kind, Since: kanri.NewTime(a.Since)})
 	}
+	if v.ErasedAt, err = s.Erasure.LastErasure(ctx, t.ID); err != nil {
+		return err
+	}
 	if v.Recent, _, err = s.Backups.Histories(ctx, t.ID, "", 5, ""); err != nil {
 		return err
 	}
@@ -241,7 +244,11 @@ func (s *Pages) listBackupRuns(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return httpkit.Render(c, http.StatusOK, views.BackupHistoryPage(s.backupsPage(c, "backups.history"), runs, pg, status, loc, c.Request().URL.RequestURI()))
+	erasedAt, err := s.Erasure.LastErasure(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	return httpkit.Render(c, http.StatusOK, views.BackupHistoryPage(s.backupsPage(c, "backups.history"), runs, pg, status, loc, erasedAt, c.Request().URL.RequestURI()))
 }
 
 // showBackupRun shows a run and its archive.

@@ -27,8 +27,10 @@ func New(c *console.Console) *Pages { return &Pages{Console: c} }
 func (s *Pages) Routes(g console.Groups) []console.Route {
 	return []console.Route{
 		console.Get(g.SignedIn, "/account/export", httpkit.RouteSignedIn, s.exportOwn),
+		console.Get(g.SignedIn, "/account/export.zip", httpkit.RouteSignedIn, s.zipOwn),
 		console.Post(g.SignedIn, "/account/erasure", httpkit.RouteSignedIn, s.requestErasure),
 		console.Get(g.Tenant, "/users/:id/export", role.UsersExport, s.export),
+		console.Get(g.Tenant, "/users/:id/export.zip", role.UsersExport, s.zip),
 		console.Get(g.Tenant, "/users/:id/erase", role.UsersErase, s.eraseForm),
 		console.Post(g.Tenant, "/users/:id/erase", role.UsersErase, s.erase),
 	}
@@ -78,6 +80,37 @@ func (s *Pages) sendExport(c echo.Context, tenantID, userID string) error {
 	h.Set("Content-Disposition", `attachment; filename="personal-data-`+userID+`.json"`)
 	h.Set("Cache-Control", "no-store")
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSONCharsetUTF8, b)
+}
+
+// zipOwn sends the signed-in person their own data with their files.
+func (s *Pages) zipOwn(c echo.Context) error {
+	u := c.Get(httpkit.KeyUser).(*kanri.User)
+	return s.sendZip(c, u.TenantID, u.ID)
+}
+
+// zip sends a person's data with their files to an administrator.
+func (s *Pages) zip(c echo.Context) error {
+	u, err := s.routeUser(c)
+	if err != nil {
+		return err
+	}
+	return s.sendZip(c, u.TenantID, u.ID)
+}
+
+// sendZip streams a person's data and files as a zip download. A failure
+// midway (a damaged file) cuts the download short, which the browser
+// reports; it is logged.
+func (s *Pages) sendZip(c echo.Context, tenantID, userID string) error {
+	h := c.Response().Header()
+	h.Set("Content-Type", "application/zip")
+	h.Set("Content-Disposition", `attachment; filename="personal-data-`+userID+`.zip"`)
+	h.Set("Cache-Control", "no-store")
+	c.Response().WriteHeader(http.StatusOK)
+	if err := s.Erasure.WriteZip(c.Request().Context(), c.Response(), tenantID, userID); err != nil {
+		s.Logger.Error("personal data zip cut short", "tenant", tenantID, "user", userID, "err", err)
+		panic(http.ErrAbortHandler) // the client must not take a cut zip for a whole one
+	}
+	return nil
 }
 
 // requestErasure records the signed-in person's request to be erased.
