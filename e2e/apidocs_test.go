@@ -98,7 +98,7 @@ func (s *suite) apiDocsSteps(t *testing.T) {
 func (s *suite) atDocs(t *testing.T, p *session, path string) {
 	t.Helper()
 	want := s.urlOf(p, path)
-	if err := p.page.WaitForURL(func(u string) bool { return u == want }); err != nil {
+	if err := waitURL(p, func(u string) bool { return u == want }); err != nil {
 		t.Fatalf("%s: want to be at %s, not %s: %v", p.label, path, p.page.URL(), err)
 	}
 	s.checkA11y(t, p)

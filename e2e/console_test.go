@@ -115,7 +115,7 @@ func (s *suite) filterAudit(t *testing.T, p *session, action string) []string {
 		u, err := url.Parse(raw)
 		return err == nil && strings.HasSuffix(u.Path, "/audit") && u.Query().Get("action") == action
 	}
-	if err := p.page.WaitForURL(filtered); err != nil {
+	if err := waitURL(p, filtered); err != nil {
 		t.Fatalf("filtering the audit log by %s: %v", action, err)
 	}
 	if err := s.expect.Locator(p.page.Locator(`[data-testid="audit-table"], [data-testid="audit-empty"]`).First()).ToBeVisible(); err != nil {

@@ -673,6 +673,23 @@ func waitLoaded(p *session) error {
 	return err
 }
 
+// waitURL waits until p's page is at a URL that matches accepts, and
+// loaded. playwright-go's WaitForURL reads the frame's URL and then
+// listens for the next navigation (and then, likewise, for the load): a
+// navigation that commits in between is missed, and the wait would last
+// its whole timeout (seen once, filtering the audit log). Waiting a second
+// at a time reads the URL and the load states again.
+func waitURL(p *session, matches func(string) bool) error {
+	var err error
+	for range 60 {
+		err = p.page.WaitForURL(matches, playwright.PageWaitForURLOptions{Timeout: playwright.Float(1000)})
+		if !errors.Is(err, playwright.ErrTimeout) {
+			return err
+		}
+	}
+	return err
+}
+
 // submitStatus is submit and a check of the status of the POST's response.
 func (s *suite) submitStatus(t *testing.T, p *session, button playwright.Locator, path string, status int) {
 	t.Helper()
@@ -771,7 +788,7 @@ func (s *suite) atURL(t *testing.T, p *session, path string, params ...string) {
 		}
 		return got.Encode() == want.Encode()
 	}
-	if err := p.page.WaitForURL(matches); err != nil {
+	if err := waitURL(p, matches); err != nil {
 		t.Fatalf("%s: want to be at %s?%s, not %s: %v", p.label, path, want.Encode(), p.page.URL(), err)
 	}
 	s.checkA11y(t, p)
