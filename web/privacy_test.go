@@ -1,11 +1,15 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/kanri"
 )
 
 // TestAPersonsDataIsExportedAndErased drives the privacy pages: a person
@@ -96,5 +100,33 @@ func TestAPersonsDataIsExportedAndErased(t *testing.T) {
 	}
 	if _, err := e.users.Get(t.Context(), e.acme.ID, e.acmeBob.ID); err == nil {
 		t.Error("bob's user document is still there")
+	}
+}
+
+// TestADeletedPersonIsErased: a deleted user, whose data the tenant still
+// holds, is offered for erasure in the list of deleted users and erased.
+func TestADeletedPersonIsErased(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: e.acmeAdmin.ID, UserName: "admin", TenantID: e.acme.ID})
+	u, err := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: "dana", Email: "dana@acme.test", DisplayName: "Dana", Password: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.users.Delete(ctx, e.acme.ID, u.ID, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	admin := e.client(t).signIn("acme", "admin")
+	if _, page := admin.get("/t/" + e.acme.ID + "/users?status=deleted"); !strings.Contains(page, `data-testid="user-erase-dana"`) {
+		t.Fatal("the list of deleted users offers no erasure of dana")
+	}
+	path := "/t/" + e.acme.ID + "/users/" + u.ID + "/erase"
+	if resp, page := admin.get(path); resp.StatusCode != http.StatusOK || !strings.Contains(page, "status=deleted") {
+		t.Fatalf("the erasure page of a deleted user: %d", resp.StatusCode)
+	}
+	resp, _ := admin.post(path, url.Values{"confirm": {"dana"}})
+	wantStatus(t, "erasure", resp, http.StatusSeeOther)
+	if _, err := e.users.Get(ctx, e.acme.ID, u.ID); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Errorf("dana after her erasure: %v, want not found", err)
 	}
 }

@@ -39,16 +39,10 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 // Nav: the pages are reached from a user's page and the account page.
 func (s *Pages) Nav() []views.NavEntry { return nil }
 
-// routeUser loads the user of a /t/:tenant/users/:id route.
+// routeUser loads the user of a /t/:tenant/users/:id route: a deleted
+// user too, whose data the tenant still holds until they are erased.
 func (s *Pages) routeUser(c echo.Context) (*kanri.User, error) {
-	u, err := s.Users.Get(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"))
-	if err != nil {
-		return nil, err
-	}
-	if !u.DeletedAt.IsZero() {
-		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
-	}
-	return u, nil
+	return s.Users.Get(c.Request().Context(), httpkit.Tenant(c).ID, c.Param("id"))
 }
 
 // exportOwn sends the signed-in person their own data.
