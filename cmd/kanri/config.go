@@ -30,6 +30,9 @@ type Config struct {
 	// TwoFactorKey seals the TOTP secrets (32 bytes, hex or base64);
 	// generated into the data directory when empty.
 	TwoFactorKey string
+	// ArchiveKeys seal the backup archives: age keys, one per line, the
+	// current one first; generated into the data directory when empty.
+	ArchiveKeys string
 	// BootstrapEmail and BootstrapPassword are the first administrator's
 	// credentials, used only on the first start.
 	BootstrapEmail    string
@@ -123,6 +126,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"log-level", "KANRI_LOG_LEVEL", "info", "log level: debug, info, warn or error", &logLevel},
 		{"session-secret", "KANRI_SESSION_SECRET", "", "at least 32 random bytes (hex or base64) keying session cookies; generated into the data directory when empty. Set it when several instances serve one store", &cfg.SessionSecret},
 		{"two-factor-key", "KANRI_TWO_FACTOR_KEY", "", "32 random bytes (hex or base64) encrypting the two-factor (TOTP) secrets at rest; generated into the data directory when empty. Set it when several instances serve one store, and keep it: without it no enrolled user can sign in", &cfg.TwoFactorKey},
+		{"archive-keys", "KANRI_ARCHIVE_KEYS", "", "age keys (AGE-SECRET-KEY-1…, one per line, the current one first) sealing the backup archives; generated into archive.keys in the data directory when empty. Set them when several instances serve one store, and keep every key an archive was sealed with: without it the archive cannot be restored (see kanri archive-keys rotate)", &cfg.ArchiveKeys},
 		{"bootstrap-admin-email", "KANRI_BOOTSTRAP_ADMIN_EMAIL", "admin@example.com", "username and e-mail of the first administrator of the operator's tenant \"privileged\" (first start only)", &cfg.BootstrapEmail},
 		{"bootstrap-admin-password", "KANRI_BOOTSTRAP_ADMIN_PASSWORD", "", "password of the first administrator; generated and logged once when empty (first start only)", &cfg.BootstrapPassword},
 		{"bcrypt-cost", "KANRI_BCRYPT_COST", "12", "bcrypt cost of password hashes (12; lower only in tests)", &bcryptCost},

@@ -207,7 +207,11 @@ func withServices(t *testing.T, dir string, now func() time.Time, fn func(contex
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs := wiring.New(store.New(ds, nil, features.Schema()), nil, now, wiring.Options{Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d)})
+	keys, err := archiveKeys(Config{DataDir: dir}) // the server's, which sealed its archives
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcs := wiring.New(store.New(ds, nil, features.Schema()), nil, now, wiring.Options{Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(d), ArchiveKeys: keys})
 	fn(audit.WithActor(t.Context(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true}), svcs)
 }
 

@@ -41,9 +41,13 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	if err != nil {
 		return nil, nil, err
 	}
+	archiveKeys, err := archiveKeys(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
 	svcs := wiring.New(st, log, nil, wiring.Options{Roles: features.Roles(),
 		Hasher: auth.Hasher{Cost: cfg.BcryptCost}, DNSServer: cfg.DNSServer, UsageQueue: usageQueue, UsageFlush: cfg.UsageFlush,
-		Blobs: blobs, Events: bus, TwoFactorKey: twoFactor,
+		Blobs: blobs, Events: bus, TwoFactorKey: twoFactor, ArchiveKeys: archiveKeys,
 		RepairGrace: cfg.RepairGrace, HealthInterval: cfg.HealthInterval, DomainRecheck: cfg.DomainRecheck,
 	})
 	work, served := features.Start(svcs)

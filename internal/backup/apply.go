@@ -253,7 +253,7 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 			}
 		}
 		pi, _ := m.Part(part)
-		err := readPart(ctx, s.blobs, archivePrefix(src, r.HistoryID)+pi.Blob, pi.SHA256, func(container string, body json.RawMessage) error {
+		err := s.readPart(ctx, archivePrefix(src, r.HistoryID)+pi.Blob, pi.SHA256, func(container string, body json.RawMessage) error {
 			var hd header
 			if err := json.Unmarshal(body, &hd); err != nil {
 				return err
@@ -490,7 +490,7 @@ func (s *Service) putContent(ctx context.Context, src, tenantID string, body []b
 			return nil
 		}
 	}
-	rd, err := s.blobs.NewRangeReader(ctx, contentBlob(src, f.Checksum), 0, -1)
+	rd, err := s.openContent(ctx, src, f.Checksum)
 	if err != nil {
 		return fmt.Errorf("file %s (%s): %w", f.ID, f.Name, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/seal"
 )
 
 // FormatVersion is the version of the archive format this Kanri writes
@@ -37,6 +38,10 @@ type Manifest struct {
 	Consistency string     `json:"consistency"`
 	Parts       []PartInfo `json:"parts"`
 	Files       FilesInfo  `json:"files"`
+	// Sealed names the key (its public part, age1…) the parts and the
+	// contents are encrypted to; "" for an archive made before archives
+	// were sealed, or a download's copy, which is not.
+	Sealed string `json:"sealed,omitempty"`
 }
 
 // PartInfo describes one part's file in the archive.
@@ -98,18 +103,23 @@ func partFile(part string) string             { return part + ".ndjson.gz" }
 func contentPrefix(tenantID string) string    { return tenantPrefix(tenantID) + "files/" }
 func contentBlob(tenantID, sha string) string { return contentPrefix(tenantID) + sha }
 
+// sealedSuffix ends the names of sealed contents; those without it were
+// kept before archives were sealed.
+const sealedSuffix = ".age"
+
 // header is what a document's body says of itself.
 type header struct {
 	ID   string `json:"id"`
 	Type string `json:"type"`
 }
 
-// partWriter writes one part: gzip-compressed NDJSON streamed into a blob
-// through a pipe, so memory does not grow with the part.
+// partWriter writes one part: gzip-compressed NDJSON, sealed, streamed
+// into a blob through a pipe, so memory does not grow with the part.
 type partWriter struct {
 	name string
 	pw   *io.PipeWriter
 	buf  *bufio.Writer
+	seal io.WriteCloser
 	gz   *gzip.Writer
 	enc  *json.Encoder
 	docs int
@@ -118,18 +128,22 @@ type partWriter struct {
 	err  error
 }
 
-func newPartWriter(ctx context.Context, blobs *blob.Bucket, blobName, part string) *partWriter {
+func newPartWriter(ctx context.Context, blobs *blob.Bucket, keys *seal.Keys, blobName, part string) (*partWriter, error) {
 	pr, pw := io.Pipe()
 	w := &partWriter{name: part, pw: pw, done: make(chan struct{})}
 	w.buf = bufio.NewWriterSize(pw, 64<<10)
-	w.gz, _ = gzip.NewWriterLevel(w.buf, gzip.BestSpeed)
+	var err error
+	if w.seal, err = keys.Seal(w.buf); err != nil {
+		return nil, err
+	}
+	w.gz, _ = gzip.NewWriterLevel(w.seal, gzip.BestSpeed)
 	w.enc = json.NewEncoder(w.gz)
 	go func() {
 		defer close(w.done)
 		w.res, w.err = blobs.Put(ctx, blobName, pr)
 		pr.CloseWithError(w.err) // a failed Put stops the writer
 	}()
-	return w
+	return w, nil
 }
 
 func (w *partWriter) write(container string, body []byte) error {
@@ -139,7 +153,7 @@ func (w *partWriter) write(container string, body []byte) error {
 
 // close finishes the part and returns its stored length and digest.
 func (w *partWriter) close() (blob.Result, error) {
-	err := errors.Join(w.gz.Close(), w.buf.Flush())
+	err := errors.Join(w.gz.Close(), w.seal.Close(), w.buf.Flush())
 	w.pw.CloseWithError(err)
 	<-w.done
 	if err != nil {
@@ -154,19 +168,23 @@ func (w *partWriter) abort(cause error) {
 	<-w.done
 }
 
-// readPart streams the documents of a part's blob to fn, checking the
-// blob's SHA-256 against want at the end (a damaged part is an error, and
-// fn may have seen some of it: callers verify before they change
-// anything).
-func readPart(ctx context.Context, blobs *blob.Bucket, name, want string, fn func(container string, body json.RawMessage) error) error {
-	r, err := blobs.NewRangeReader(ctx, name, 0, -1)
+// readPart streams the documents of a part's blob to fn, opening it when
+// it is sealed, and checking the blob's SHA-256 against want at the end (a
+// damaged part is an error, and fn may have seen some of it: callers
+// verify before they change anything).
+func (s *Service) readPart(ctx context.Context, name, want string, fn func(container string, body json.RawMessage) error) error {
+	r, err := s.blobs.NewRangeReader(ctx, name, 0, -1)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	h := sha256.New()
 	br := bufio.NewReaderSize(io.TeeReader(r, h), 64<<10)
-	gz, err := gzip.NewReader(br)
+	plain, err := s.keys.Open(br)
+	if err != nil {
+		return err
+	}
+	gz, err := gzip.NewReader(plain)
 	if err != nil {
 		return damaged(name, err)
 	}

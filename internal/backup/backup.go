@@ -32,6 +32,7 @@ import (
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/schedule"
+	"github.com/kanri/kanri/internal/seal"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 )
@@ -57,6 +58,8 @@ type Service struct {
 	sched   *schedule.Scheduler
 	bus     events.Bus
 	tenants *tenant.Service
+	// keys seal the archives and open them.
+	keys *seal.Keys
 	// dump reads a partition for an archive (the store's Dump).
 	dump    func(ctx context.Context, pk string, containers []string, fn func(string, docstore.Item) error) (bool, error)
 	mu      sync.Mutex
@@ -80,9 +83,10 @@ func (s *Service) OnRestored(fn func(ctx context.Context, tenantID, sourceID str
 	s.restored = append(s.restored, fn)
 }
 
-// New returns the backup service over d, keeping archives in blobs.
-func New(d app.Deps, blobs *blob.Bucket, sched *schedule.Scheduler, bus events.Bus, tenants *tenant.Service) *Service {
-	s := &Service{Deps: d, blobs: blobs, sched: sched, bus: bus, tenants: tenants, dump: d.Store.Port().Dump, bg: context.Background()}
+// New returns the backup service over d, keeping archives in blobs,
+// sealed with keys.
+func New(d app.Deps, blobs *blob.Bucket, keys *seal.Keys, sched *schedule.Scheduler, bus events.Bus, tenants *tenant.Service) *Service {
+	s := &Service{Deps: d, blobs: blobs, keys: keys, sched: sched, bus: bus, tenants: tenants, dump: d.Store.Port().Dump, bg: context.Background()}
 	tenants.OnZoneChange(s.Reschedule)
 	return s
 }

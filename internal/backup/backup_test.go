@@ -27,6 +27,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/seal"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/wiring"
 )
@@ -43,13 +44,20 @@ type env struct {
 
 func newEnv(t *testing.T, ds docstore.Store, blobDir string) *env {
 	t.Helper()
+	return newEnvKeys(t, ds, blobDir, nil)
+}
+
+// newEnvKeys is newEnv with archives sealed with keys (a key of the test
+// when nil).
+func newEnvKeys(t *testing.T, ds docstore.Store, blobDir string, keys *seal.Keys) *env {
+	t.Helper()
 	drv, err := disk.New(blobDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	blobs := blob.New(drv)
 	svcs := wiring.New(store.New(ds, nil, features.Schema()), slog.New(slog.DiscardHandler), nil, wiring.Options{Roles: features.Roles(),
-		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs,
+		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs, ArchiveKeys: keys,
 	})
 	t.Cleanup(svcs.Backups.Wait)
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "user_operator", UserName: "operator", TenantID: kanri.PrivilegedTenantID})

@@ -66,7 +66,7 @@ func (s *Service) Verify(ctx context.Context, tenantID, historyID string) (*Mani
 	}
 	prefix := archivePrefix(tenantID, historyID)
 	for _, p := range m.Parts {
-		err := readPart(ctx, s.blobs, prefix+p.Blob, p.SHA256, func(_ string, body json.RawMessage) error {
+		err := s.readPart(ctx, prefix+p.Blob, p.SHA256, func(_ string, body json.RawMessage) error {
 			if p.Name != kanri.PartFiles {
 				return nil
 			}
@@ -74,8 +74,8 @@ func (s *Service) Verify(ctx context.Context, tenantID, historyID string) (*Mani
 			if err != nil || !ok {
 				return err
 			}
-			info, err := s.blobs.Stat(ctx, contentBlob(tenantID, f.Checksum))
-			if kanri.IsCode(err, kanri.ENOTFOUND) || (err == nil && info.Size != f.Size) {
+			kept, err := s.contentKept(ctx, tenantID, f)
+			if err == nil && !kept {
 				return damaged(p.Blob, fmt.Errorf("the content of file %s (%s) is missing", f.ID, f.Name))
 			}
 			return err
@@ -255,7 +255,7 @@ func (s *Service) load(ctx context.Context, tenantID, historyID string, m *Manif
 		if !slices.Contains(parts, p.Name) {
 			continue
 		}
-		err := readPart(ctx, s.blobs, archivePrefix(tenantID, historyID)+p.Blob, p.SHA256, func(container string, body json.RawMessage) error {
+		err := s.readPart(ctx, archivePrefix(tenantID, historyID)+p.Blob, p.SHA256, func(container string, body json.RawMessage) error {
 			var hd labelled
 			if err := json.Unmarshal(body, &hd); err != nil {
 				return err

@@ -3,6 +3,7 @@ package backup
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/kanri/kanri/internal/docstore"
@@ -81,7 +82,7 @@ func (s *Service) collectContents(ctx context.Context, tenantID string) (int, er
 			if !ok {
 				continue
 			}
-			err = readPart(ctx, s.blobs, archivePrefix(tenantID, h.ID)+pi.Blob, pi.SHA256, func(_ string, body json.RawMessage) error {
+			err = s.readPart(ctx, archivePrefix(tenantID, h.ID)+pi.Blob, pi.SHA256, func(_ string, body json.RawMessage) error {
 				if f, ok, err := fileOf(body); err != nil || !ok {
 					return err
 				} else {
@@ -103,8 +104,9 @@ func (s *Service) collectContents(ctx context.Context, tenantID string) (int, er
 		if err != nil {
 			return deleted, err
 		}
-		if referenced[info.Name[len(prefix):]] {
-			continue
+		sha, sealed := strings.CutSuffix(info.Name[len(prefix):], sealedSuffix)
+		if referenced[sha] && (sealed || !s.hasSealed(ctx, tenantID, sha)) {
+			continue // a plain content kept before archives were sealed goes once a sealed one is kept
 		}
 		if err := s.blobs.Delete(ctx, info.Name); err != nil {
 			return deleted, err
@@ -133,4 +135,10 @@ func (s *Service) manifest(ctx context.Context, tenantID, historyID string) (*Ma
 		return nil, damaged("manifest.json", errOtherArchive)
 	}
 	return &m, nil
+}
+
+// hasSealed reports whether a content is kept sealed.
+func (s *Service) hasSealed(ctx context.Context, tenantID, sha string) bool {
+	_, err := s.blobs.Stat(ctx, contentBlob(tenantID, sha)+sealedSuffix)
+	return err == nil
 }

@@ -2,9 +2,12 @@ package backup
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -172,8 +175,16 @@ func (s *Service) archive(ctx context.Context, tenantID string, j *kanri.BackupJ
 	prefix := archivePrefix(tenantID, h.ID)
 	writers := map[string]*partWriter{}
 	for _, p := range h.Parts {
-		writers[p] = newPartWriter(ctx, s.blobs, prefix+partFile(p), p)
+		w, err := newPartWriter(ctx, s.blobs, s.keys, prefix+partFile(p), p)
+		if err != nil {
+			for _, w := range writers {
+				w.abort(err)
+			}
+			return nil, err
+		}
+		writers[p] = w
 	}
+	m.Sealed = s.keys.Recipient()
 	abort := func(err error) {
 		for _, w := range writers {
 			w.abort(err)
@@ -279,36 +290,25 @@ func (s *Service) progress(ctx context.Context, tenantID string, h *kanri.Backup
 // keepContents stores the contents of the files the files part lists under
 // their SHA-256, unless an earlier archive of the tenant kept them.
 func (s *Service) keepContents(ctx context.Context, tenantID, partBlob, partSum string, info *FilesInfo) error {
-	return readPart(ctx, s.blobs, partBlob, partSum, func(container string, body json.RawMessage) error {
+	return s.readPart(ctx, partBlob, partSum, func(container string, body json.RawMessage) error {
 		f, ok, err := fileOf(body)
 		if err != nil || !ok {
 			return err
 		}
 		info.Count++
 		info.Bytes += f.Size
-		name := contentBlob(tenantID, f.Checksum)
+		name := contentBlob(tenantID, f.Checksum) + sealedSuffix
 		if _, err := s.blobs.Stat(ctx, name); err == nil {
 			return nil
 		} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
 			return err
 		}
-		r, err := s.blobs.NewRangeReader(ctx, strings.TrimPrefix(f.StorageURL, "blob:"), 0, -1)
+		size, err := s.keepContent(ctx, name, f)
 		if err != nil {
 			return fmt.Errorf("file %s (%s): %w", f.ID, f.Name, err)
-		}
-		res, err := s.blobs.Put(ctx, name, r)
-		r.Close()
-		if err != nil {
-			return fmt.Errorf("file %s (%s): %w", f.ID, f.Name, err)
-		}
-		if res.SHA256 != f.Checksum {
-			// The bytes no longer match their checksum: keep nothing under
-			// a name that would lie.
-			s.blobs.Delete(context.WithoutCancel(ctx), name)
-			return fmt.Errorf("file %s (%s) is damaged: its content's SHA-256 is %s, not %s", f.ID, f.Name, res.SHA256, f.Checksum)
 		}
 		info.New++
-		info.NewBytes += res.Size
+		info.NewBytes += size
 		return nil
 	})
 }
@@ -493,4 +493,75 @@ func (s *Service) FailAbandoned(ctx context.Context, all bool) (int, error) {
 			return n, nil
 		}
 	}
+}
+
+// keepContent copies a file's bytes from its blob to the archive's kept
+// content name, sealed, checking them against the file's SHA-256 on the
+// way; it returns the stored length.
+func (s *Service) keepContent(ctx context.Context, name string, f *kanri.File) (int64, error) {
+	r, err := s.blobs.NewRangeReader(ctx, strings.TrimPrefix(f.StorageURL, "blob:"), 0, -1)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	h := sha256.New()
+	pr, pw := io.Pipe()
+	sealed := make(chan struct{})
+	go func() {
+		defer close(sealed)
+		w, err := s.keys.Seal(pw)
+		if err == nil {
+			_, err = io.Copy(w, io.TeeReader(r, h))
+			err = errors.Join(err, w.Close())
+		}
+		pw.CloseWithError(err)
+	}()
+	res, err := s.blobs.Put(ctx, name, pr)
+	pr.CloseWithError(errors.Join(err, io.ErrClosedPipe)) // a failed Put stops the sealing
+	<-sealed
+	if err != nil {
+		return 0, err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != f.Checksum {
+		// The bytes no longer match their checksum: keep nothing under a
+		// name that would lie.
+		s.blobs.Delete(context.WithoutCancel(ctx), name)
+		return 0, fmt.Errorf("damaged: its content's SHA-256 is %s, not %s", got, f.Checksum)
+	}
+	return res.Size, nil
+}
+
+// openContent opens a content an archive kept: sealed, or kept before
+// archives were sealed.
+func (s *Service) openContent(ctx context.Context, tenantID, sha string) (io.ReadCloser, error) {
+	r, err := s.blobs.NewRangeReader(ctx, contentBlob(tenantID, sha)+sealedSuffix, 0, -1)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return s.blobs.NewRangeReader(ctx, contentBlob(tenantID, sha), 0, -1)
+	}
+	if err != nil {
+		return nil, err
+	}
+	plain, err := s.keys.Open(r)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{plain, r}, nil
+}
+
+// contentKept reports whether an archive's content of f is kept: sealed,
+// or of f's size as kept before archives were sealed.
+func (s *Service) contentKept(ctx context.Context, tenantID string, f *kanri.File) (bool, error) {
+	_, err := s.blobs.Stat(ctx, contentBlob(tenantID, f.Checksum)+sealedSuffix)
+	if err == nil || !kanri.IsCode(err, kanri.ENOTFOUND) {
+		return err == nil, err
+	}
+	info, err := s.blobs.Stat(ctx, contentBlob(tenantID, f.Checksum))
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return false, nil
+	}
+	return err == nil && info.Size == f.Size, err
 }

@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,6 +30,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/seal"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/wiring"
 )
@@ -49,6 +51,7 @@ type env struct {
 	svcs   *wiring.Set
 	ds     docstore.Store
 	blobs  *blob.Bucket
+	keys   *seal.Keys      // the archives' keys
 	admin  context.Context // acting as acme's administrator
 	tenant *kanri.Tenant
 	alice  *kanri.User
@@ -62,9 +65,9 @@ func newEnv(t *testing.T, ds docstore.Store) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blobs := blob.New(drv)
+	blobs, keys := blob.New(drv), seal.Generated()
 	svcs := wiring.New(store.New(ds, nil, features.Schema()), slog.New(slog.DiscardHandler), nil, wiring.Options{
-		Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs,
+		Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs, ArchiveKeys: keys,
 	})
 	t.Cleanup(svcs.Backups.Wait)
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "user_operator", UserName: "operator", TenantID: kanri.PrivilegedTenantID})
@@ -79,7 +82,7 @@ func newEnv(t *testing.T, ds docstore.Store) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{svcs: svcs, ds: ds, blobs: blobs, tenant: ten,
+	e := &env{svcs: svcs, ds: ds, blobs: blobs, keys: keys, tenant: ten,
 		admin: audit.WithActor(ctx, audit.Actor{UserID: admin.ID, UserName: admin.Username, TenantID: ten.ID, IPAddress: "198.51.100.1"})}
 	e.fill(t)
 	return e
@@ -150,8 +153,8 @@ func (e *env) fill(t *testing.T) {
 }
 
 // search returns where the store's partitions of tenantIDs, and every
-// blob (archives decompressed) whose name does not start with one of
-// skip, hold one of the traces.
+// blob (archives opened and decompressed) whose name does not start with
+// one of skip, hold one of the traces.
 func (e *env) search(t *testing.T, tenantIDs []string, skip ...string) []string {
 	t.Helper()
 	var found []string
@@ -189,6 +192,13 @@ func (e *env) search(t *testing.T, tenantIDs []string, skip ...string) []string 
 		b, err := io.ReadAll(r)
 		r.Close()
 		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := e.keys.Open(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = io.ReadAll(plain); err != nil {
 			t.Fatal(err)
 		}
 		if zr, err := gzip.NewReader(bytes.NewReader(b)); err == nil {
@@ -289,6 +299,10 @@ func testErasure(t *testing.T, e *env) {
 		t.Errorf("report %+v: want deletions, pseudonymisations and one key revoked", rep)
 	}
 	archives := "backups/" + tid + "/archives/" + before.ID + "/"
+	// The archive made before still holds her, sealed: the search opens it.
+	if found := e.search(t, nil); !slices.ContainsFunc(found, func(f string) bool { return strings.HasPrefix(f, "blob "+archives) }) {
+		t.Errorf("the search finds nothing in the archive made before the erasure (%v): it does not open sealed archives", found)
+	}
 	if found := e.search(t, []string{tid}, archives); len(found) > 0 {
 		t.Errorf("after the erasure, still found:\n%s", strings.Join(found, "\n"))
 	}

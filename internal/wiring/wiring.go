@@ -23,6 +23,7 @@ import (
 	"github.com/kanri/kanri/internal/pause"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/schedule"
+	"github.com/kanri/kanri/internal/seal"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -81,6 +82,9 @@ type Options struct {
 	UsageFlush time.Duration
 	// Blobs store the contents of files.
 	Blobs *blob.Bucket
+	// ArchiveKeys seal the backup archives; when nil, a key of this
+	// process (its archives do not outlive it: for tests).
+	ArchiveKeys *seal.Keys
 	// Events carry what happens in a tenant to its open pages, on every
 	// instance; an in-process bus when nil (one instance).
 	Events events.Bus
@@ -130,7 +134,11 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	if s.Scheduler == nil {
 		s.Scheduler = schedule.New(st.Port(), schedule.InstanceName(), clock{d.Now})
 	}
-	s.Backups = backup.New(d, o.Blobs, s.Scheduler, s.Events, s.Tenants)
+	keys := o.ArchiveKeys
+	if keys == nil {
+		keys = seal.Generated()
+	}
+	s.Backups = backup.New(d, o.Blobs, keys, s.Scheduler, s.Events, s.Tenants)
 	s.Erasure = erasure.New(d, s.Users, s.Keys, s.Files, o.Blobs)
 	s.Backups.OnRestored(s.Erasure.Reapply)
 	if o.UsageFlush > 0 {
