@@ -248,10 +248,18 @@ type edit struct {
 // ones it keeps.
 func (s *Service) erase(ctx context.Context, tenantID string, rec *Record, ids []*regexp.Regexp, rep *Report) error {
 	var edits []edit
+	at := map[string]int{} // an edit's index by container and id: Cosmos DB's dump passes a document written meanwhile again, newer
 	err := s.scan(ctx, tenantID, func(container string, it docstore.Item, t doctype.Type, doc map[string]any) {
-		if owns(t, doc, rec.UserID) || about(t, doc, rec.UserID) {
-			edits = append(edits, edit{container, it, t})
+		if !owns(t, doc, rec.UserID) && !about(t, doc, rec.UserID) {
+			return
 		}
+		key := container + "\x00" + it.ID
+		if i, ok := at[key]; ok {
+			edits[i].item = it
+			return
+		}
+		at[key] = len(edits)
+		edits = append(edits, edit{container, it, t})
 	})
 	if err != nil {
 		return err

@@ -114,3 +114,19 @@ func MigrationsOf(types *doctype.Set) *Migrations {
 	}
 	return m
 }
+
+// Upgrade returns body, a document of type typ, brought to the type's
+// current version with the same upgrades as a read (the batch migration
+// and the lazy one cannot disagree), and whether it changed.
+func (s *Store) Upgrade(typ string, body []byte) ([]byte, bool, error) {
+	return s.migrations.upgrade(typ, body)
+}
+
+// Behind reports whether a document of type typ at version v (""
+// for none) is below the type's current version.
+func (s *Store) Behind(typ, v string) bool {
+	if v == "" {
+		v = BaseSchemaVersion
+	}
+	return newer(s.migrations.Current(typ), v)
+}

@@ -1,0 +1,158 @@
+package migrate_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/kanri/kanri/cmd/kanri/features"
+	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/cosmos/cosmostest"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/doctype"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/migrate"
+	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/tenant"
+)
+
+// widget is a test-only document type whose schema changed twice: 1.0
+// named its colour "colour", 1.1 "color", and 2.0 added its size.
+type widget struct {
+	kanri.Doc
+	Color string `json:"color"`
+	Size  int    `json:"size"`
+}
+
+var widgetType = doctype.Type{
+	Name: "widget", Container: kanri.ContainerTenant, Of: &widget{},
+	Backup: doctype.NotBackedUp("a test's"),
+	Upgrades: []doctype.Upgrade{
+		{From: "1.0", To: "1.1", Up: func(d map[string]any) error { d["color"] = d["colour"]; delete(d, "colour"); return nil }},
+		{From: "1.1", To: "2.0", Up: func(d map[string]any) error {
+			if _, ok := d["size"]; !ok {
+				d["size"] = 1
+			}
+			return nil
+		}},
+	},
+}
+
+// schema is Kanri's document types and the widget.
+func schema() *doctype.Set {
+	var containers []doctype.Container
+	for _, f := range features.All() {
+		containers = append(containers, f.Containers...)
+	}
+	return doctype.MustSet(containers, features.Schema().Types(), []doctype.Type{widgetType})
+}
+
+// testRun: three tenants hold ten widgets of 1.0 each and one whose size
+// is no number. The dry run counts 31 behind with samples and writes
+// nothing; a run stopped after its first tenant resumes after it on the
+// next run, which migrates the rest: 30 in all, none twice; the bad widget
+// is reported by id and left as it was; a read gets the migrated shape.
+func testRun(t *testing.T, ds docstore.Store) {
+	set := schema()
+	st := store.New(ds, nil, set)
+	d := app.NewDeps(st, slog.New(slog.DiscardHandler), nil)
+	tenants := tenant.New(d)
+	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "system", GlobalAdmin: true})
+	var ids []string
+	for _, name := range []string{"acme", "globex", "initech"} {
+		ten, err := tenants.Create(ctx, kanri.TenantInput{Name: name, DisplayName: name, Plan: kanri.PlanFree, MaxUsers: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ten.ID)
+		c := ds.Container(kanri.ContainerTenant)
+		for i := range 10 {
+			body := fmt.Sprintf(`{"id":"widget_%d","tenantId":%q,"type":"widget","schemaVersion":"1.0","colour":"red"}`, i, ten.ID)
+			if _, err := c.Create(ctx, ten.ID, []byte(body)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if name == "globex" {
+			body := fmt.Sprintf(`{"id":"widget_bad","tenantId":%q,"type":"widget","schemaVersion":"1.1","color":"blue","size":"huge"}`, ten.ID)
+			if _, err := c.Create(ctx, ten.ID, []byte(body)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r := migrate.New(d, tenants)
+
+	plan, err := r.DryRun(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Documents != 31 || len(plan.Tenants) != 3 || plan.Estimate <= 0 {
+		t.Fatalf("dry run: %d documents in %d tenants, estimate %v; want 31 in 3", plan.Documents, len(plan.Tenants), plan.Estimate)
+	}
+	s := plan.Tenants[0].Samples[0]
+	if !strings.Contains(string(s.Before), `"colour":"red"`) || !strings.Contains(string(s.After), `"color":"red"`) || !strings.Contains(string(s.After), `"schemaVersion":"2.0"`) {
+		t.Errorf("sample: before %s, after %s", s.Before, s.After)
+	}
+	if again, _ := r.DryRun(ctx, 0); again.Documents != 31 {
+		t.Errorf("a second dry run counts %d: the first wrote something", again.Documents)
+	}
+
+	// The run is stopped after its first tenant with widgets, as a kill
+	// would stop it.
+	stopped, cancel := context.WithCancel(ctx)
+	done := 0
+	first, err := r.Run(stopped, func(tenantID string, migrated int) {
+		if migrated > 0 {
+			done += migrated
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || done != 10 {
+		t.Fatalf("the stopped run: %v after %d migrated; want it stopped after one tenant's 10", err, done)
+	}
+	second, err := r.Run(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !second.Resumed || second.Migrated != 20 || first.Migrated+second.Migrated != 30 {
+		t.Errorf("the runs migrated %d then %d (resumed %v); want 10 then 20", first.Migrated, second.Migrated, second.Resumed)
+	}
+	if len(second.Failures) != 1 || second.Failures[0].ID != "widget_bad" || !strings.Contains(second.Failures[0].Error, "not a valid widget") {
+		t.Errorf("failures: %+v; want widget_bad's", second.Failures)
+	}
+	after, err := r.DryRun(ctx, 0)
+	if err != nil || after.Documents != 1 {
+		t.Errorf("after the run, %d documents are behind (%v); want the bad one", after.Documents, err)
+	}
+	it, err := ds.Container(kanri.ContainerTenant).Read(ctx, ids[0], "widget_3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w map[string]any
+	json.Unmarshal(it.Body, &w)
+	if w["schemaVersion"] != "2.0" || w["color"] != "red" || w["colour"] != nil || w["size"] != float64(1) {
+		t.Errorf("a migrated widget: %s", it.Body)
+	}
+	if third, err := r.Run(ctx, nil); err != nil || third.Resumed || third.Migrated != 0 {
+		t.Errorf("a run after a finished one: %+v, %v; want a fresh run with nothing to migrate", third, err)
+	}
+}
+
+func TestRunEmbedded(t *testing.T) {
+	ds, err := bolt.Open(t.TempDir(), schema().Specs(), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ds.Close() })
+	testRun(t, ds)
+}
+
+func TestRunCosmos(t *testing.T) {
+	srv := cosmostest.Start(t)
+	testRun(t, cosmostest.OpenNew(t, srv))
+}
