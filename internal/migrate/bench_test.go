@@ -1,0 +1,91 @@
+package migrate_test
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/kanri/kanri/cmd/kanri/features"
+	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/docstore/docstoretest"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/migrate"
+	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/tenant"
+)
+
+// BenchmarkRun100x1000 measures the batch migration of 100 tenants of
+// 1,000 users each at schema version 1.1 (before the profile block) on
+// the embedded store: the dry run, the run, the store calls per document
+// and the heap. Run it once:
+//
+//	go test -run '^$' -bench Run100x1000 -benchtime 1x ./internal/migrate/
+func BenchmarkRun100x1000(b *testing.B) {
+	const tenants, users = 100, 1000
+	ds, err := bolt.Open(b.TempDir(), features.Specs(), bolt.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ds.Close()
+	calls := docstoretest.NewCounting(ds)
+	st := store.New(calls, nil, features.Schema())
+	d := app.NewDeps(st, slog.New(slog.DiscardHandler), nil)
+	ts := tenant.New(d)
+	ctx := audit.WithActor(b.Context(), audit.Actor{UserID: "system", GlobalAdmin: true})
+	for i := range tenants {
+		ten, err := ts.Create(ctx, kanri.TenantInput{Name: fmt.Sprintf("t%03d", i), DisplayName: "T", Plan: kanri.PlanFree, MaxUsers: 10000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for j := 0; j < users; j += 100 {
+			var ops []docstore.Op
+			for k := j; k < j+100; k++ {
+				body := fmt.Sprintf(`{"id":"user_%05d","tenantId":%q,"type":"user","schemaVersion":"1.1","username":"u%05d","email":"u%05d@t.example","displayName":"U %d","isActive":true,"security":{"failedLoginAttempts":0}}`, k, ten.ID, k, k, k)
+				ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: []byte(body)})
+			}
+			if _, err := ds.Container(kanri.ContainerAuth).Batch(ctx, ten.ID, ops); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	r := migrate.New(d, ts)
+	var peak uint64
+	stop := make(chan struct{})
+	go func() {
+		var m runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapAlloc)
+		}
+	}()
+	b.ResetTimer()
+	before := calls.Calls().Total()
+	plan, err := r.DryRun(ctx, 3)
+	if err != nil || plan.Documents != tenants*users {
+		b.Fatalf("dry run: %v, %d behind", err, plan.Documents)
+	}
+	dryCalls := calls.Calls().Total() - before
+	start := time.Now()
+	rep, err := r.Run(ctx, nil)
+	took := time.Since(start)
+	close(stop)
+	if err != nil || rep.Migrated != tenants*users {
+		b.Fatalf("run: %v, %d migrated", err, rep.Migrated)
+	}
+	runCalls := calls.Calls().Total() - before - dryCalls
+	b.ReportMetric(plan.Took.Seconds(), "dry-run-s")
+	b.ReportMetric(plan.Estimate.Seconds(), "estimate-s")
+	b.ReportMetric(took.Seconds(), "run-s")
+	b.ReportMetric(float64(runCalls)/float64(rep.Migrated), "calls/doc")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+}
