@@ -63,10 +63,11 @@ type Plan struct {
 	Estimate time.Duration `json:"estimate"`
 }
 
-// writeCost is what the estimate takes a write to cost, in reads: a write
-// syncs, a read does not (on this project's 2-core machine a bbolt write
-// with its sync measured about three times a read of a page's document).
-const writeCost = 3
+// writeCost is what the estimate takes a document's upgrade and write to
+// cost, in reads of the dry run's: measured on the embedded store (100
+// tenants of 1,000 users, batches of 100: 3.4 µs a document read by the
+// dry run, 54 µs a document migrated), about 15.
+const writeCost = 15
 
 // DryRun counts, tenant by tenant, the documents below their types'
 // current versions, keeping up to samples of them per tenant with their
@@ -193,33 +194,87 @@ func (r *Runner) Run(ctx context.Context, progress func(tenantID string, migrate
 
 // migrateTenant upgrades, validates and writes back one tenant's
 // documents that are behind, and returns how many it wrote and the
-// failures.
+// failures. It reads and writes them in batches of a container (one
+// transaction, one round trip each); a batch whose write loses a race
+// with another writer is done again a document at a time.
 func (r *Runner) migrateTenant(ctx context.Context, tenantID string) (int, []Failure, error) {
-	type behind struct {
-		container string
-		t         doctype.Type
-		id        string
-	}
-	var todo []behind
+	byContainer := map[string][]string{}
+	types := map[string]doctype.Type{}
+	var order []string
 	if _, err := r.scan(ctx, tenantID, func(container string, t doctype.Type, it docstore.Item) error {
-		todo = append(todo, behind{container, t, it.ID})
+		if byContainer[container] == nil {
+			order = append(order, container)
+		}
+		byContainer[container] = append(byContainer[container], it.ID)
+		types[container+"\x00"+it.ID] = t
 		return nil
 	}); err != nil {
 		return 0, nil, err
 	}
 	n := 0
 	var failed []Failure
-	for _, b := range todo {
-		wrote, err := r.migrateDoc(ctx, tenantID, b.container, b.t, b.id)
-		if err != nil {
-			failed = append(failed, Failure{TenantID: tenantID, Container: b.container, ID: b.id, Error: err.Error()})
-			continue
-		}
-		if wrote {
-			n++
+	for _, container := range order {
+		ids := byContainer[container]
+		for len(ids) > 0 {
+			chunk := ids[:min(len(ids), docstore.MaxBatchOps)]
+			ids = ids[len(chunk):]
+			wrote, bad, err := r.migrateBatch(ctx, tenantID, container, chunk, types)
+			if err != nil {
+				// A race or a document gone: one at a time.
+				wrote, bad = 0, nil
+				for _, id := range chunk {
+					ok, err := r.migrateDoc(ctx, tenantID, container, types[container+"\x00"+id], id)
+					if err != nil {
+						bad = append(bad, Failure{TenantID: tenantID, Container: container, ID: id, Error: err.Error()})
+					} else if ok {
+						wrote++
+					}
+				}
+			}
+			n += wrote
+			failed = append(failed, bad...)
 		}
 	}
 	return n, failed, nil
+}
+
+// migrateBatch reads the documents ids of a container in one batch,
+// upgrades and validates them, and writes them back in another, each at
+// the ETag read. A document that fails its validation is a failure, and
+// the others are written. An error means nothing was written.
+func (r *Runner) migrateBatch(ctx context.Context, tenantID, container string, ids []string, types map[string]doctype.Type) (int, []Failure, error) {
+	c := r.Store.Port().Container(container)
+	reads := make([]docstore.Op, len(ids))
+	for i, id := range ids {
+		reads[i] = docstore.Op{Kind: docstore.OpRead, ID: id}
+	}
+	res, err := c.Batch(ctx, tenantID, reads)
+	if err != nil {
+		return 0, nil, err
+	}
+	var writes []docstore.Op
+	var failed []Failure
+	for i, id := range ids {
+		t := types[container+"\x00"+id]
+		body, changed, err := r.Store.Upgrade(t.Name, res[i].Body)
+		if err == nil && changed {
+			err = valid(t, body)
+		}
+		if err != nil {
+			failed = append(failed, Failure{TenantID: tenantID, Container: container, ID: id, Error: err.Error()})
+			continue
+		}
+		if changed {
+			writes = append(writes, docstore.Op{Kind: docstore.OpReplace, ID: id, Body: body, IfMatch: res[i].ETag})
+		}
+	}
+	if len(writes) == 0 {
+		return 0, failed, nil
+	}
+	if _, err := c.Batch(ctx, tenantID, writes); err != nil {
+		return 0, nil, err
+	}
+	return len(writes), failed, nil
 }
 
 // migrateDoc reads one document, upgrades it, checks that it decodes into
