@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,13 +18,15 @@ import (
 )
 
 // migrationLease is the lease that makes one batch migration run at a
-// time across instances, in the _system partition.
+// time across instances, in the _system partition. Its term (-lease,
+// two minutes by default) is how long a run killed while holding it keeps
+// the next one waiting.
 const (
 	migrationLease     = "migration"
 	migrationLeaseTerm = 2 * time.Minute
 )
 
-// runMigrate is "kanri migrate [-dry-run] [-samples N] [server flags]":
+// runMigrate is "kanri migrate [-dry-run] [-samples N] [-lease D] [server flags]":
 // the batch migration of every tenant's documents to their types' current
 // schema versions (internal/migrate), on the store the server's settings
 // name (the embedded store with the server stopped: its file has one
@@ -33,7 +34,7 @@ const (
 // samples and an estimate; the run prints its report, logs each tenant,
 // and fails when a document could not be migrated.
 func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	dry, samples, rest, err := migrateFlags(args)
+	dry, samples, term, rest, err := migrateFlags(args)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -59,14 +60,22 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 		}
 		return enc.Encode(plan)
 	}
-	lease, err := svcs.Scheduler.Acquire(ctx, kanri.SystemTenantID, migrationLease, "batch migration", migrationLeaseTerm)
+	lease, err := svcs.Scheduler.Acquire(ctx, kanri.SystemTenantID, migrationLease, "batch migration", term)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	// KANRI_TEST_MIGRATE_HALT_AFTER makes the run stop for good after that
+	// many tenants, so that a test kills it (SIGKILL) at a known point.
+	halt, _ := strconv.Atoi(getenv("KANRI_TEST_MIGRATE_HALT_AFTER"))
 	var rep *migrate.Report
+	tenants := 0
 	err = lease.Hold(ctx, func(ctx context.Context) error {
 		rep, err = r.Run(ctx, func(tenantID string, migrated int) {
 			log.Info("migration: tenant done", "tenant", tenantID, "migrated", migrated)
+			if tenants++; halt > 0 && tenants == halt {
+				log.Info("migration: halted for a test")
+				select {}
+			}
 		})
 		return err
 	})
@@ -84,29 +93,33 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	return nil
 }
 
-// migrateFlags takes kanri migrate's own flags (-dry-run, -samples N) out
-// of args and returns the rest, the server's settings.
-func migrateFlags(args []string) (dry bool, samples int, rest []string, err error) {
-	samples = 3
+// migrateFlags takes kanri migrate's own flags (-dry-run, -samples N,
+// -lease D) out of args and returns the rest, the server's settings.
+func migrateFlags(args []string) (dry bool, samples int, term time.Duration, rest []string, err error) {
+	samples, term = 3, migrationLeaseTerm
 	for i := 0; i < len(args); i++ {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if (name == "samples" || name == "lease") && !hasValue {
+			if i+1 == len(args) {
+				return false, 0, 0, nil, fmt.Errorf("-%s needs a value", name)
+			}
+			i++
+			value = args[i]
+		}
 		switch name {
 		case "dry-run":
 			dry = !hasValue || value == "true"
 		case "samples":
-			if !hasValue {
-				if i+1 == len(args) {
-					return false, 0, nil, errors.New("-samples needs a number")
-				}
-				i++
-				value = args[i]
-			}
 			if samples, err = strconv.Atoi(value); err != nil || samples < 0 {
-				return false, 0, nil, fmt.Errorf("-samples %q: want a number of at least 0", value)
+				return false, 0, 0, nil, fmt.Errorf("-samples %q: want a number of at least 0", value)
+			}
+		case "lease":
+			if term, err = time.ParseDuration(value); err != nil || term < time.Second {
+				return false, 0, 0, nil, fmt.Errorf("-lease %q: want a duration of at least 1s", value)
 			}
 		default:
 			rest = append(rest, args[i])
 		}
 	}
-	return dry, samples, rest, nil
+	return dry, samples, term, rest, nil
 }
