@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -26,15 +27,17 @@ const (
 	migrationLeaseTerm = 2 * time.Minute
 )
 
-// runMigrate is "kanri migrate [-dry-run] [-samples N] [-lease D] [server flags]":
+// runMigrate is "kanri migrate [-dry-run | -rollback] [-samples N] [-lease D] [server flags]":
 // the batch migration of every tenant's documents to their types' current
 // schema versions (internal/migrate), on the store the server's settings
 // name (the embedded store with the server stopped: its file has one
 // owner). The dry run prints what is behind, per tenant and type, with
-// samples and an estimate; the run prints its report, logs each tenant,
-// and fails when a document could not be migrated.
+// samples and an estimate; the run archives what it will change in each
+// tenant first (the backups' archives, trigger "migration"), prints its
+// report, logs each tenant, and fails when a document could not be
+// migrated; -rollback restores those archives.
 func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	dry, samples, term, rest, err := migrateFlags(args)
+	mode, samples, term, rest, err := migrateFlags(args)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -49,11 +52,19 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	defer ds.Close()
 	st := store.New(ds, log, features.Schema())
-	svcs := wiring.New(st, log, nil, wiring.Options{Roles: features.Roles()})
-	r := migrate.New(svcs.Deps, svcs.Tenants)
+	blobs, err := openBlobs(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	keys, err := archiveKeys(cfg)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	svcs := wiring.New(st, log, nil, wiring.Options{Roles: features.Roles(), Blobs: blobs, ArchiveKeys: keys})
+	r := migrate.New(svcs.Deps, svcs.Tenants, svcs.Backups)
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
-	if dry {
+	if mode == "dry-run" {
 		plan, err := r.DryRun(ctx, samples)
 		if err != nil {
 			return fmt.Errorf("migrate: %w", err)
@@ -67,6 +78,18 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	// KANRI_TEST_MIGRATE_HALT_AFTER makes the run stop for good after that
 	// many tenants, so that a test kills it (SIGKILL) at a known point.
 	halt, _ := strconv.Atoi(getenv("KANRI_TEST_MIGRATE_HALT_AFTER"))
+	if mode == "rollback" {
+		var n int
+		err := lease.Hold(ctx, func(ctx context.Context) error {
+			n, err = r.Rollback(ctx)
+			return err
+		})
+		fmt.Fprintf(stdout, "rolled back %d tenants\n", n)
+		if err != nil {
+			return fmt.Errorf("migrate: rollback: %w", err)
+		}
+		return nil
+	}
 	var rep *migrate.Report
 	tenants := 0
 	err = lease.Hold(ctx, func(ctx context.Context) error {
@@ -93,33 +116,37 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	return nil
 }
 
-// migrateFlags takes kanri migrate's own flags (-dry-run, -samples N,
-// -lease D) out of args and returns the rest, the server's settings.
-func migrateFlags(args []string) (dry bool, samples int, term time.Duration, rest []string, err error) {
+// migrateFlags takes kanri migrate's own flags (-dry-run or -rollback,
+// the mode; -samples N; -lease D) out of args and returns the rest, the
+// server's settings.
+func migrateFlags(args []string) (mode string, samples int, term time.Duration, rest []string, err error) {
 	samples, term = 3, migrationLeaseTerm
 	for i := 0; i < len(args); i++ {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
 		if (name == "samples" || name == "lease") && !hasValue {
 			if i+1 == len(args) {
-				return false, 0, 0, nil, fmt.Errorf("-%s needs a value", name)
+				return "", 0, 0, nil, fmt.Errorf("-%s needs a value", name)
 			}
 			i++
 			value = args[i]
 		}
 		switch name {
-		case "dry-run":
-			dry = !hasValue || value == "true"
+		case "dry-run", "rollback":
+			if mode != "" && mode != name {
+				return "", 0, 0, nil, errors.New("-dry-run and -rollback go alone")
+			}
+			mode = name
 		case "samples":
 			if samples, err = strconv.Atoi(value); err != nil || samples < 0 {
-				return false, 0, 0, nil, fmt.Errorf("-samples %q: want a number of at least 0", value)
+				return "", 0, 0, nil, fmt.Errorf("-samples %q: want a number of at least 0", value)
 			}
 		case "lease":
 			if term, err = time.ParseDuration(value); err != nil || term < time.Second {
-				return false, 0, 0, nil, fmt.Errorf("-lease %q: want a duration of at least 1s", value)
+				return "", 0, 0, nil, fmt.Errorf("-lease %q: want a duration of at least 1s", value)
 			}
 		default:
 			rest = append(rest, args[i])
 		}
 	}
-	return dry, samples, term, rest, nil
+	return mode, samples, term, rest, nil
 }

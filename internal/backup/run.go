@@ -149,7 +149,7 @@ func (s *Service) execute(ctx context.Context, tenantID string, j *kanri.BackupJ
 		s.Logger.Error("backup job not updated", "tenant", tenantID, "job", j.ID, "err", werr)
 	}
 	s.publish(ctx, tenantID, "backup.finished", h)
-	if err == nil {
+	if err == nil && h.Trigger != kanri.TriggerMigration { // a migration's copy belongs to no job's retention
 		if perr := s.prune(ctx, tenantID, j); perr != nil {
 			s.Logger.Error("backup retention", "tenant", tenantID, "job", j.ID, "err", perr)
 		}

@@ -49,6 +49,9 @@ const (
 const (
 	TriggerSchedule = "schedule"
 	TriggerManual   = "manual"
+	// TriggerMigration is a copy the batch migration takes of what it
+	// will change, to roll back to.
+	TriggerMigration = "migration"
 )
 
 // BackupHistory is one run of a backup job (docs/data-model.md, "Backups").

@@ -13,11 +13,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/backup"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/doctype"
 	"github.com/kanri/kanri/internal/kanri"
@@ -28,10 +31,16 @@ import (
 type Runner struct {
 	app.Deps
 	tenants *tenant.Service
+	// backups, when set, take a copy of what a run will change in each
+	// tenant before it changes it, to roll back to.
+	backups *backup.Service
 }
 
-// New returns the batch migration of d's store over the tenants.
-func New(d app.Deps, tenants *tenant.Service) *Runner { return &Runner{Deps: d, tenants: tenants} }
+// New returns the batch migration of d's store over the tenants; with
+// backups, each tenant's parts that a run changes are archived first.
+func New(d app.Deps, tenants *tenant.Service, backups *backup.Service) *Runner {
+	return &Runner{Deps: d, tenants: tenants, backups: backups}
+}
 
 // Pending is what one tenant holds below the current versions.
 type Pending struct {
@@ -167,7 +176,7 @@ func (r *Runner) Run(ctx context.Context, progress func(tenantID string, migrate
 	}
 	rep := &Report{Resumed: rec.Page != "" || rec.Done > 0}
 	err = r.overTenants(ctx, rec.Page, rec.Done, func(tenantID string) error {
-		n, failed, err := r.migrateTenant(ctx, tenantID)
+		n, failed, err := r.migrateTenant(ctx, tenantID, rec.ID)
 		if err != nil {
 			return err
 		}
@@ -197,18 +206,24 @@ func (r *Runner) Run(ctx context.Context, progress func(tenantID string, migrate
 // failures. It reads and writes them in batches of a container (one
 // transaction, one round trip each); a batch whose write loses a race
 // with another writer is done again a document at a time.
-func (r *Runner) migrateTenant(ctx context.Context, tenantID string) (int, []Failure, error) {
+func (r *Runner) migrateTenant(ctx context.Context, tenantID, run string) (int, []Failure, error) {
 	byContainer := map[string][]string{}
 	types := map[string]doctype.Type{}
-	var order []string
+	var order, parts []string
 	if _, err := r.scan(ctx, tenantID, func(container string, t doctype.Type, it docstore.Item) error {
 		if byContainer[container] == nil {
 			order = append(order, container)
 		}
 		byContainer[container] = append(byContainer[container], it.ID)
 		types[container+"\x00"+it.ID] = t
+		if p := t.Backup.Part; p != "" && !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
 		return nil
 	}); err != nil {
+		return 0, nil, err
+	}
+	if err := r.backUp(ctx, tenantID, run, parts); err != nil {
 		return 0, nil, err
 	}
 	n := 0
@@ -361,4 +376,62 @@ func (r *Runner) overTenants(ctx context.Context, token string, skip int, fn fun
 			}
 		}
 	}
+}
+
+// backUp archives the parts of a tenant that run will change, unless an
+// earlier attempt of the same run did (before it changed anything).
+// Types no part holds (sessions, say) are not copied.
+func (r *Runner) backUp(ctx context.Context, tenantID, run string, parts []string) error {
+	if r.backups == nil || len(parts) == 0 || tenantID == kanri.SystemTenantID {
+		return nil
+	}
+	if _, err := r.backups.LatestSnapshot(ctx, tenantID, run); err == nil || !kanri.IsCode(err, kanri.ENOTFOUND) {
+		return err
+	}
+	h, err := r.backups.Snapshot(ctx, tenantID, parts, run)
+	if err != nil {
+		return fmt.Errorf("the backup before the migration: %w", err)
+	}
+	r.Logger.Info("migration: backed up before migrating", "tenant", tenantID, "history", h.ID, "parts", parts)
+	return nil
+}
+
+// Rollback restores, in every tenant, the copy the run to the current
+// versions took before changing it (the parts it changed become what they
+// were then: what was written in them since is gone too), and returns
+// how many tenants it restored. A tenant without such a copy is left as
+// it is.
+func (r *Runner) Rollback(ctx context.Context) (int, error) {
+	if r.backups == nil {
+		return 0, errors.New("migrate: no backups to roll back from")
+	}
+	rec, err := r.record(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	err = r.overTenants(ctx, "", 0, func(tenantID string) error {
+		h, err := r.backups.LatestSnapshot(ctx, tenantID, rec.ID)
+		if kanri.IsCode(err, kanri.ENOTFOUND) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := r.backups.Restore(ctx, tenantID, h.ID, h.Parts); err != nil {
+			return err
+		}
+		r.backups.Wait()
+		res, err := r.backups.LatestRestore(ctx, tenantID)
+		if err != nil {
+			return err
+		}
+		if res.Status != kanri.RestoreDone {
+			return fmt.Errorf("the restore of %s ended %s: %s", h.ID, res.Status, res.ErrorMessage)
+		}
+		n++
+		r.Logger.Info("migration: rolled back", "tenant", tenantID, "history", h.ID)
+		return nil
+	})
+	return n, err
 }

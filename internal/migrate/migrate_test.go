@@ -12,14 +12,17 @@ import (
 	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/cosmos/cosmostest"
+	"github.com/kanri/kanri/internal/disk"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/doctype"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/migrate"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
+	"github.com/kanri/kanri/internal/wiring"
 )
 
 // widget is a test-only document type whose schema changed twice: 1.0
@@ -32,7 +35,7 @@ type widget struct {
 
 var widgetType = doctype.Type{
 	Name: "widget", Container: kanri.ContainerTenant, Of: &widget{},
-	Backup: doctype.NotBackedUp("a test's"),
+	Backup: doctype.InPart(kanri.PartServices),
 	Upgrades: []doctype.Upgrade{
 		{From: "1.0", To: "1.1", Up: func(d map[string]any) error { d["color"] = d["colour"]; delete(d, "colour"); return nil }},
 		{From: "1.1", To: "2.0", Up: func(d map[string]any) error {
@@ -85,7 +88,7 @@ func testRun(t *testing.T, ds docstore.Store) {
 			}
 		}
 	}
-	r := migrate.New(d, tenants)
+	r := migrate.New(d, tenants, nil)
 
 	plan, err := r.DryRun(ctx, 2)
 	if err != nil {
@@ -208,7 +211,7 @@ func TestARaceIsNotOverwritten(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep, err := migrate.New(d, tenants).Run(ctx, nil)
+	rep, err := migrate.New(d, tenants, nil).Run(ctx, nil)
 	if err != nil || !rs.raced || rep.Migrated != 5 || len(rep.Failures) != 0 {
 		t.Fatalf("run: %+v, %v (raced %v); want 5 migrated", rep, err, rs.raced)
 	}
@@ -229,5 +232,60 @@ func TestARaceIsNotOverwritten(t *testing.T) {
 	}
 	if green != 1 {
 		t.Errorf("%d widgets are green: the other writer's change was lost", green)
+	}
+}
+
+// TestRollback: a run archives each tenant's parts it changes before
+// changing them (once, even when resumed), and the rollback restores
+// them: the widgets are back at 1.0 as they were.
+func TestRollback(t *testing.T) {
+	ds, err := bolt.Open(t.TempDir(), schema().Specs(), bolt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ds.Close() })
+	drv, err := disk.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svcs := wiring.New(store.New(ds, nil, schema()), slog.New(slog.DiscardHandler), nil, wiring.Options{Roles: features.Roles(), Blobs: blob.New(drv)})
+	t.Cleanup(svcs.Backups.Wait)
+	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "system", GlobalAdmin: true})
+	var ids []string
+	for _, name := range []string{"acme", "globex"} {
+		ten, err := svcs.Tenants.Create(ctx, kanri.TenantInput{Name: name, DisplayName: name, Plan: kanri.PlanFree, MaxUsers: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ten.ID)
+		for i := range 3 {
+			body := fmt.Sprintf(`{"id":"widget_%d","tenantId":%q,"type":"widget","schemaVersion":"1.0","colour":"red"}`, i, ten.ID)
+			if _, err := ds.Container(kanri.ContainerTenant).Create(ctx, ten.ID, []byte(body)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r := migrate.New(svcs.Deps, svcs.Tenants, svcs.Backups)
+	if rep, err := r.Run(ctx, nil); err != nil || rep.Migrated != 6 {
+		t.Fatalf("run: %+v, %v", rep, err)
+	}
+	for _, id := range ids {
+		hs, _, err := svcs.Backups.Histories(ctx, id, "", 10, "")
+		if err != nil || len(hs) != 1 || hs[0].Trigger != kanri.TriggerMigration || hs[0].Status != kanri.BackupSuccess {
+			t.Fatalf("%s's history after the run: %+v, %v; want one archive by the migration", id, hs, err)
+		}
+	}
+	n, err := r.Rollback(ctx)
+	if err != nil || n != 2 {
+		t.Fatalf("rollback: %d tenants, %v; want 2", n, err)
+	}
+	it, err := ds.Container(kanri.ContainerTenant).Read(ctx, ids[1], "widget_2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w map[string]any
+	json.Unmarshal(it.Body, &w)
+	if w["schemaVersion"] != "1.0" || w["colour"] != "red" {
+		t.Errorf("a widget after the rollback: %s; want it as it was", it.Body)
 	}
 }
