@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 )
 
@@ -64,6 +65,9 @@ func TestAPersonsDataIsExportedAndErased(t *testing.T) {
 	}
 	resp, body = admin.get(bobPath + "/export")
 	wantStatus(t, "admin's export", resp, http.StatusOK)
+	if recs, _, err := e.st.Tenant(e.acme.ID).AuditLogs().Query(t.Context(), docstore.Query{Where: []docstore.Filter{docstore.Eq("action", "user.export")}}); err != nil || len(recs) < 2 {
+		t.Errorf("exports audited: %d records (%v); want bob's own and his admin's", len(recs), err)
+	}
 	if !strings.Contains(body, "bob@acme.test") {
 		t.Errorf("admin's export of bob: %q", body)
 	}

@@ -248,18 +248,10 @@ type edit struct {
 // ones it keeps.
 func (s *Service) erase(ctx context.Context, tenantID string, rec *Record, ids []*regexp.Regexp, rep *Report) error {
 	var edits []edit
-	at := map[string]int{} // an edit's index by container and id: Cosmos DB's dump passes a document written meanwhile again, newer
 	err := s.scan(ctx, tenantID, func(container string, it docstore.Item, t doctype.Type, doc map[string]any) {
-		if !owns(t, doc, rec.UserID) && !about(t, doc, rec.UserID) {
-			return
+		if owns(t, doc, rec.UserID) || about(t, doc, rec.UserID) {
+			edits = append(edits, edit{container, it, t}) // written at its ETag: apply reads it again when it changed
 		}
-		key := container + "\x00" + it.ID
-		if i, ok := at[key]; ok {
-			edits[i].item = it
-			return
-		}
-		at[key] = len(edits)
-		edits = append(edits, edit{container, it, t})
 	})
 	if err != nil {
 		return err
@@ -273,22 +265,10 @@ func (s *Service) erase(ctx context.Context, tenantID string, rec *Record, ids [
 }
 
 // scan passes every document of the tenant whose type declares personal
-// data to fn, decoded.
+// data to fn, once (store.Each), decoded.
 func (s *Service) scan(ctx context.Context, tenantID string, fn func(container string, it docstore.Item, t doctype.Type, doc map[string]any)) error {
-	types := s.Store.Types()
-	var containers []string
-	for _, sp := range types.Specs() {
-		containers = append(containers, sp.Name)
-	}
-	_, err := s.Store.Port().Dump(ctx, tenantID, containers, func(container string, it docstore.Item) error {
-		var hd struct {
-			Type string `json:"type"`
-		}
-		if err := json.Unmarshal(it.Body, &hd); err != nil {
-			return err
-		}
-		t, ok := types.Lookup(container, hd.Type)
-		if !ok || t.Personal.Owner == "" {
+	_, err := s.Store.Each(ctx, tenantID, func(container string, t doctype.Type, it docstore.Item) error {
+		if t.Personal.Owner == "" {
 			return nil
 		}
 		doc, err := decode(it.Body)

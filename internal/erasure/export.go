@@ -34,11 +34,13 @@ type Section struct {
 }
 
 // Export returns a person's data in a tenant (GDPR Articles 15 and 20),
-// titled in the language of ctx.
+// titled in the language of ctx. The export is audited: it hands a
+// person's data out.
 func (s *Service) Export(ctx context.Context, tenantID, userID string) (*Export, error) {
 	if _, err := s.users.Get(ctx, tenantID, userID); err != nil {
 		return nil, err
 	}
+	s.Audit.Change(ctx, tenantID, "user.export", kanri.AuditResource{Type: kanri.AuditUser, ID: userID}, nil, nil)
 	sections := map[string]*Section{}
 	order := map[string]int{}
 	for i, t := range s.Store.Types().Types() {

@@ -113,36 +113,21 @@ func (r *Runner) DryRun(ctx context.Context, samples int) (*Plan, error) {
 	return p, err
 }
 
-// scan passes every document of a tenant that is behind to fn, once,
-// and returns how many documents it read. (Cosmos DB's dump passes the
-// documents written while it ran a second time.)
+// scan passes every document of a tenant that is behind to fn, once
+// (store.Each), and returns how many documents it read.
 func (r *Runner) scan(ctx context.Context, tenantID string, fn func(container string, t doctype.Type, it docstore.Item) error) (int, error) {
-	types := r.Store.Types()
-	var containers []string
-	for _, sp := range types.Specs() {
-		containers = append(containers, sp.Name)
-	}
-	seen := map[string]bool{}
-	_, err := r.Store.Port().Dump(ctx, tenantID, containers, func(container string, it docstore.Item) error {
-		key := container + "\x00" + it.ID
-		if seen[key] {
-			return nil
-		}
-		seen[key] = true
+	return r.Store.Each(ctx, tenantID, func(container string, t doctype.Type, it docstore.Item) error {
 		var hd struct {
-			Type          string `json:"type"`
 			SchemaVersion string `json:"schemaVersion"`
 		}
 		if err := json.Unmarshal(it.Body, &hd); err != nil {
 			return fmt.Errorf("%s/%s: %w", container, it.ID, err)
 		}
-		t, ok := types.Lookup(container, hd.Type)
-		if !ok || !r.Store.Behind(t.Name, hd.SchemaVersion) {
+		if !r.Store.Behind(t.Name, hd.SchemaVersion) {
 			return nil
 		}
 		return fn(container, t, it)
 	})
-	return len(seen), err
 }
 
 // Failure is a document the run could not migrate, and why.

@@ -8,6 +8,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 
@@ -419,4 +420,35 @@ func (p Privileged) Files(ctx context.Context, limit int, continuation string) (
 // not expose through a named method.
 func Of[E any, P Entity[E]](t Tenant, container, typ string) *Repo[E, P] {
 	return newRepo[E, P](t.s, container, t.id, typ)
+}
+
+// Each passes every document of a tenant's partition whose type is
+// declared to fn, once, with its declaration, and returns how many it
+// passed: the walk of the erasure and the batch migration. Cosmos DB's
+// dump passes a document written while it ran again, at its newer
+// version; Each passes the first, so a caller that writes must do so at
+// the ETag it was given and read again on a conflict. fn must not keep
+// it.Body.
+func (s *Store) Each(ctx context.Context, tenantID string, fn func(container string, t doctype.Type, it docstore.Item) error) (int, error) {
+	var containers []string
+	for _, sp := range s.types.Specs() {
+		containers = append(containers, sp.Name)
+	}
+	seen := map[string]bool{}
+	_, err := s.ds.Dump(ctx, tenantID, containers, func(container string, it docstore.Item) error {
+		var hd struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(it.Body, &hd); err != nil {
+			return fmt.Errorf("%s/%s: %w", container, it.ID, err)
+		}
+		t, ok := s.types.Lookup(container, hd.Type)
+		key := container + "\x00" + it.ID
+		if !ok || seen[key] {
+			return nil
+		}
+		seen[key] = true
+		return fn(container, t, it)
+	})
+	return len(seen), err
 }
