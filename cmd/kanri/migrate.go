@@ -18,15 +18,6 @@ import (
 	"github.com/kanri/kanri/internal/wiring"
 )
 
-// migrationLease is the lease that makes one batch migration run at a
-// time across instances, in the _system partition. Its term (-lease,
-// two minutes by default) is how long a run killed while holding it keeps
-// the next one waiting.
-const (
-	migrationLease     = "migration"
-	migrationLeaseTerm = 2 * time.Minute
-)
-
 // runMigrate is "kanri migrate [-dry-run | -rollback] [-samples N] [-lease D] [server flags]":
 // the batch migration of every tenant's documents to their types' current
 // schema versions (internal/migrate), on the store the server's settings
@@ -61,7 +52,7 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 		return fmt.Errorf("migrate: %w", err)
 	}
 	svcs := wiring.New(st, log, nil, wiring.Options{Roles: features.Roles(), Blobs: blobs, ArchiveKeys: keys})
-	r := migrate.New(svcs.Deps, svcs.Tenants, svcs.Backups)
+	r := migrate.New(svcs.Deps, svcs.Tenants, svcs.Backups, svcs.Scheduler)
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	if mode == "dry-run" {
@@ -71,7 +62,7 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 		}
 		return enc.Encode(plan)
 	}
-	lease, err := svcs.Scheduler.Acquire(ctx, kanri.SystemTenantID, migrationLease, "batch migration", term)
+	lease, err := svcs.Scheduler.Acquire(ctx, kanri.SystemTenantID, migrate.Lease, "batch migration (command)", term)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -120,7 +111,7 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 // the mode; -samples N; -lease D) out of args and returns the rest, the
 // server's settings.
 func migrateFlags(args []string) (mode string, samples int, term time.Duration, rest []string, err error) {
-	samples, term = 3, migrationLeaseTerm
+	samples, term = 3, migrate.LeaseTerm
 	for i := 0; i < len(args); i++ {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
 		if (name == "samples" || name == "lease") && !hasValue {

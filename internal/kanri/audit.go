@@ -23,6 +23,7 @@ const (
 	AuditFolder            = "Folder"
 	AuditBackupJob         = "BackupJob"
 	AuditBackup            = "Backup"
+	AuditMigration         = "Migration"
 	// The messaging service's records have named their resources by
 	// their documents' types since it began; the stored records keep
 	// these values.
@@ -36,6 +37,7 @@ const (
 var auditResourceTypes = []string{
 	AuditTenant, AuditUser, AuditRoleAssignment, AuditService, AuditServiceAssignment, AuditAPIKey, AuditDomain,
 	AuditFile, AuditFolder, AuditChannel, AuditChannelMember, AuditMessage, AuditBackupJob, AuditBackup,
+	AuditMigration,
 }
 
 // AuditResourceTypes returns every type of audited resource, in the order

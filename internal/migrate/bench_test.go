@@ -53,7 +53,7 @@ func BenchmarkRun100x1000(b *testing.B) {
 			}
 		}
 	}
-	r := migrate.New(d, ts, nil)
+	r := migrate.New(d, ts, nil, nil)
 	var peak uint64
 	stop := make(chan struct{})
 	go func() {

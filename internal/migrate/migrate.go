@@ -20,10 +20,12 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/backup"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/doctype"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/tenant"
 )
 
@@ -34,12 +36,22 @@ type Runner struct {
 	// backups, when set, take a copy of what a run will change in each
 	// tenant before it changes it, to roll back to.
 	backups *backup.Service
+	// sched, when set, holds the lease of a run started in the
+	// background (Start), which jobs hands to the instance's worker.
+	sched *schedule.Scheduler
+	jobs  chan job
 }
 
 // New returns the batch migration of d's store over the tenants; with
-// backups, each tenant's parts that a run changes are archived first.
-func New(d app.Deps, tenants *tenant.Service, backups *backup.Service) *Runner {
-	return &Runner{Deps: d, tenants: tenants, backups: backups}
+// backups, each tenant's parts that a run changes are archived first;
+// with sched, runs and rollbacks can be started in the background
+// (Start), one at a time across instances, by the instance's Work.
+func New(d app.Deps, tenants *tenant.Service, backups *backup.Service, sched *schedule.Scheduler) *Runner {
+	r := &Runner{Deps: d, tenants: tenants, backups: backups, sched: sched}
+	if sched != nil {
+		r.jobs = make(chan job)
+	}
+	return r
 }
 
 // Pending is what one tenant holds below the current versions.
@@ -117,14 +129,9 @@ func (r *Runner) DryRun(ctx context.Context, samples int) (*Plan, error) {
 // (store.Each), and returns how many documents it read.
 func (r *Runner) scan(ctx context.Context, tenantID string, fn func(container string, t doctype.Type, it docstore.Item) error) (int, error) {
 	return r.Store.Each(ctx, tenantID, func(container string, t doctype.Type, it docstore.Item) error {
-		var hd struct {
-			SchemaVersion string `json:"schemaVersion"`
-		}
-		if err := json.Unmarshal(it.Body, &hd); err != nil {
-			return fmt.Errorf("%s/%s: %w", container, it.ID, err)
-		}
-		if !r.Store.Behind(t.Name, hd.SchemaVersion) {
-			return nil
+		behind, err := r.behind(t, it)
+		if err != nil || !behind {
+			return err
 		}
 		return fn(container, t, it)
 	})
@@ -138,38 +145,53 @@ type Failure struct {
 	Error     string `json:"error"`
 }
 
-// Report is what a run did.
+// Report is what one call of Run did.
 type Report struct {
+	// Run names the run (Record.Run).
+	Run      string        `json:"run"`
 	Tenants  int           `json:"tenants"`
 	Migrated int           `json:"migrated"`
 	Failures []Failure     `json:"failures,omitempty"`
 	Took     time.Duration `json:"took"`
 	// Resumed says the run went on from where an earlier one stopped.
 	Resumed bool `json:"resumed"`
+	// Verified is the pass after the run, when it got there.
+	Verified *Verification `json:"verified,omitempty"`
 }
 
 // Run migrates every tenant's documents that are behind, tenant by
-// tenant, and records its position after each one (the run's record in
-// the _system partition); it resumes from the position an earlier run of
-// the same versions left, and forgets it once done. progress, when set,
-// is told of each tenant done.
+// tenant, and records its position and counts after each one (the record
+// in the _system partition, Last); it resumes the run an earlier call to
+// the same versions left cut short, and starts a new one otherwise. Once
+// every tenant is done it verifies: it counts every document again, and
+// those still behind. progress, when set, is told of each tenant done.
 func (r *Runner) Run(ctx context.Context, progress func(tenantID string, migrated int)) (*Report, error) {
 	start := time.Now()
-	rec, err := r.record(ctx)
+	by := audit.ActorFrom(ctx).UserName
+	rec, resumed, err := r.begin(ctx, by)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Resumed: rec.Page != "" || rec.Done > 0}
+	rep := &Report{Run: rec.Run, Resumed: resumed}
+	before := 0
+	keep := context.WithoutCancel(ctx) // what is done is recorded, even when the run is stopped
 	err = r.overTenants(ctx, rec.Page, rec.Done, func(tenantID string) error {
-		n, failed, err := r.migrateTenant(ctx, tenantID, rec.ID)
+		n, read, failed, err := r.migrateTenant(ctx, tenantID, rec.Run)
 		if err != nil {
 			return err
 		}
+		before += read
 		rep.Tenants++
 		rep.Migrated += n
 		rep.Failures = append(rep.Failures, failed...)
+		rec.Tenants++
+		rec.Migrated += n
+		rec.FailureCount += len(failed)
 		for _, f := range failed {
 			r.Logger.Error("migration: document not migrated", "tenant", f.TenantID, "container", f.Container, "id", f.ID, "err", f.Error)
+			if len(rec.Failures) < maxFailures {
+				rec.Failures = append(rec.Failures, f)
+			}
 		}
 		if progress != nil {
 			progress(tenantID, n)
@@ -177,25 +199,64 @@ func (r *Runner) Run(ctx context.Context, progress func(tenantID string, migrate
 		return nil
 	}, func(page string, done int) error {
 		rec.Page, rec.Done = page, done
-		return r.save(context.WithoutCancel(ctx), rec) // what is done is recorded, even when the run is stopped
+		return r.save(keep, rec)
 	})
+	if err == nil {
+		rep.Verified, err = r.verify(ctx)
+		if rep.Verified != nil {
+			rep.Verified.Before = before
+		}
+	}
 	rep.Took = time.Since(start)
 	if err != nil {
+		rec.State, rec.Error = StateStopped, err.Error()
+		if serr := r.save(keep, rec); serr != nil {
+			r.Logger.Error("migration: recording its stop", "err", serr)
+		}
 		return rep, err
 	}
-	return rep, r.forget(ctx, rec)
+	rec.State, rec.Verified, rec.FinishedAt = StateDone, rep.Verified, kanri.NewTime(r.Now())
+	return rep, r.save(keep, rec)
+}
+
+// verify counts every document of every tenant, and those still behind.
+func (r *Runner) verify(ctx context.Context) (*Verification, error) {
+	v := &Verification{}
+	err := r.overTenants(ctx, "", 0, func(tenantID string) error {
+		n, err := r.Store.Each(ctx, tenantID, func(_ string, t doctype.Type, it docstore.Item) error {
+			behind, err := r.behind(t, it)
+			if behind {
+				v.Behind++
+			}
+			return err
+		})
+		v.After += n
+		return err
+	})
+	return v, err
+}
+
+// behind reports whether a document of type t is below t's version.
+func (r *Runner) behind(t doctype.Type, it docstore.Item) (bool, error) {
+	var hd struct {
+		SchemaVersion string `json:"schemaVersion"`
+	}
+	if err := json.Unmarshal(it.Body, &hd); err != nil {
+		return false, fmt.Errorf("%s: %w", it.ID, err)
+	}
+	return r.Store.Behind(t.Name, hd.SchemaVersion), nil
 }
 
 // migrateTenant upgrades, validates and writes back one tenant's
-// documents that are behind, and returns how many it wrote and the
-// failures. It reads and writes them in batches of a container (one
+// documents that are behind, and returns how many it wrote, how many
+// documents it read, and the failures. It reads and writes them in batches of a container (one
 // transaction, one round trip each); a batch whose write loses a race
 // with another writer is done again a document at a time.
-func (r *Runner) migrateTenant(ctx context.Context, tenantID, run string) (int, []Failure, error) {
+func (r *Runner) migrateTenant(ctx context.Context, tenantID, run string) (int, int, []Failure, error) {
 	byContainer := map[string][]string{}
 	types := map[string]doctype.Type{}
 	var order, parts []string
-	if _, err := r.scan(ctx, tenantID, func(container string, t doctype.Type, it docstore.Item) error {
+	read, err := r.scan(ctx, tenantID, func(container string, t doctype.Type, it docstore.Item) error {
 		if byContainer[container] == nil {
 			order = append(order, container)
 		}
@@ -205,11 +266,12 @@ func (r *Runner) migrateTenant(ctx context.Context, tenantID, run string) (int, 
 			parts = append(parts, p)
 		}
 		return nil
-	}); err != nil {
-		return 0, nil, err
+	})
+	if err != nil {
+		return 0, read, nil, err
 	}
 	if err := r.backUp(ctx, tenantID, run, parts); err != nil {
-		return 0, nil, err
+		return 0, read, nil, err
 	}
 	n := 0
 	var failed []Failure
@@ -235,7 +297,7 @@ func (r *Runner) migrateTenant(ctx context.Context, tenantID, run string) (int, 
 			failed = append(failed, bad...)
 		}
 	}
-	return n, failed, nil
+	return n, read, failed, nil
 }
 
 // migrateBatch reads the documents ids of a container in one batch,
@@ -381,22 +443,30 @@ func (r *Runner) backUp(ctx context.Context, tenantID, run string, parts []strin
 	return nil
 }
 
-// Rollback restores, in every tenant, the copy the run to the current
-// versions took before changing it (the parts it changed become what they
-// were then: what was written in them since is gone too), and returns
-// how many tenants it restored. A tenant without such a copy is left as
-// it is.
+// Rollback restores, in every tenant, the copy the last run took before
+// changing it (the parts it changed become what they were then: what was
+// written in them since is gone too), and returns how many tenants it
+// restored. A tenant without such a copy is left as it is. A rollback cut
+// short is done again from the start: restoring a tenant twice gives the
+// same copy.
 func (r *Runner) Rollback(ctx context.Context) (int, error) {
 	if r.backups == nil {
 		return 0, errors.New("migrate: no backups to roll back from")
 	}
-	rec, err := r.record(ctx)
+	rec, err := r.Last(ctx)
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	if rec == nil || rec.State == StateRolledBack {
+		return 0, kanri.E(kanri.EINVALID, "migrations.nothing_to_roll_back")
+	}
+	keep := context.WithoutCancel(ctx)
+	rec.State, rec.Error, rec.RolledBack = StateRollingBack, "", 0
+	if err := r.save(keep, rec); err != nil {
+		return 0, err
+	}
 	err = r.overTenants(ctx, "", 0, func(tenantID string) error {
-		h, err := r.backups.LatestSnapshot(ctx, tenantID, rec.ID)
+		h, err := r.backups.LatestSnapshot(ctx, tenantID, rec.Run)
 		if kanri.IsCode(err, kanri.ENOTFOUND) {
 			return nil
 		}
@@ -414,9 +484,17 @@ func (r *Runner) Rollback(ctx context.Context) (int, error) {
 		if res.Status != kanri.RestoreDone {
 			return fmt.Errorf("the restore of %s ended %s: %s", h.ID, res.Status, res.ErrorMessage)
 		}
-		n++
+		rec.RolledBack++
 		r.Logger.Info("migration: rolled back", "tenant", tenantID, "history", h.ID)
-		return nil
+		return r.save(keep, rec)
 	})
-	return n, err
+	if err != nil {
+		rec.Error = err.Error()
+	} else {
+		rec.State, rec.FinishedAt = StateRolledBack, kanri.NewTime(r.Now())
+	}
+	if serr := r.save(keep, rec); err == nil {
+		err = serr
+	}
+	return rec.RolledBack, err
 }

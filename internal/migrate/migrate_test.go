@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/app"
@@ -88,7 +89,7 @@ func testRun(t *testing.T, ds docstore.Store) {
 			}
 		}
 	}
-	r := migrate.New(d, tenants, nil)
+	r := migrate.New(d, tenants, nil, nil)
 
 	plan, err := r.DryRun(ctx, 2)
 	if err != nil {
@@ -211,7 +212,7 @@ func TestARaceIsNotOverwritten(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep, err := migrate.New(d, tenants, nil).Run(ctx, nil)
+	rep, err := migrate.New(d, tenants, nil, nil).Run(ctx, nil)
 	if err != nil || !rs.raced || rep.Migrated != 5 || len(rep.Failures) != 0 {
 		t.Fatalf("run: %+v, %v (raced %v); want 5 migrated", rep, err, rs.raced)
 	}
@@ -250,7 +251,7 @@ func TestRollback(t *testing.T) {
 	}
 	svcs := wiring.New(store.New(ds, nil, schema()), slog.New(slog.DiscardHandler), nil, wiring.Options{Roles: features.Roles(), Blobs: blob.New(drv)})
 	t.Cleanup(svcs.Backups.Wait)
-	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "system", GlobalAdmin: true})
+	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: "user_operator", UserName: "operator", GlobalAdmin: true})
 	var ids []string
 	for _, name := range []string{"acme", "globex"} {
 		ten, err := svcs.Tenants.Create(ctx, kanri.TenantInput{Name: name, DisplayName: name, Plan: kanri.PlanFree, MaxUsers: 10})
@@ -265,9 +266,25 @@ func TestRollback(t *testing.T) {
 			}
 		}
 	}
-	r := migrate.New(svcs.Deps, svcs.Tenants, svcs.Backups)
-	if rep, err := r.Run(ctx, nil); err != nil || rep.Migrated != 6 {
-		t.Fatalf("run: %+v, %v", rep, err)
+	r := migrate.New(svcs.Deps, svcs.Tenants, svcs.Backups, svcs.Scheduler)
+	if err := r.Start(ctx, migrate.OpRollback); !kanri.IsCode(err, kanri.EINVALID) {
+		t.Errorf("a rollback before any run: %v; want EINVALID", err)
+	}
+	// The console's way: started in the background, on the instance's
+	// worker, holding the lease.
+	work, stop := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- r.Work().Run(work) }()
+	t.Cleanup(func() {
+		stop()
+		<-served
+	})
+	if err := r.Start(ctx, migrate.OpRun); err != nil {
+		t.Fatal(err)
+	}
+	rec := waitState(t, r, migrate.StateDone)
+	if rec.Migrated != 6 || rec.Tenants != 3 || rec.Verified == nil || rec.Verified.Behind != 0 || rec.Verified.After != rec.Verified.Before+2 || rec.By != "operator" {
+		t.Fatalf("the run's record: %+v (verified %+v); want 6 migrated in 3 partitions, none behind, two more documents (the archives' records), by operator", rec, rec.Verified)
 	}
 	for _, id := range ids {
 		hs, _, err := svcs.Backups.Histories(ctx, id, "", 10, "")
@@ -275,9 +292,21 @@ func TestRollback(t *testing.T) {
 			t.Fatalf("%s's history after the run: %+v, %v; want one archive by the migration", id, hs, err)
 		}
 	}
-	n, err := r.Rollback(ctx)
-	if err != nil || n != 2 {
-		t.Fatalf("rollback: %d tenants, %v; want 2", n, err)
+	lease, err := svcs.Scheduler.Acquire(ctx, kanri.SystemTenantID, migrate.Lease, "another instance", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(ctx, migrate.OpRollback); !kanri.IsCode(err, kanri.ECONFLICT) {
+		t.Errorf("a rollback while another holds the lease: %v; want ECONFLICT", err)
+	}
+	if err := lease.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(ctx, migrate.OpRollback); err != nil {
+		t.Fatal(err)
+	}
+	if rec := waitState(t, r, migrate.StateRolledBack); rec.RolledBack != 2 {
+		t.Errorf("rollback: %d tenants; want 2", rec.RolledBack)
 	}
 	it, err := ds.Container(kanri.ContainerTenant).Read(ctx, ids[1], "widget_2")
 	if err != nil {
@@ -287,5 +316,44 @@ func TestRollback(t *testing.T) {
 	json.Unmarshal(it.Body, &w)
 	if w["schemaVersion"] != "1.0" || w["colour"] != "red" {
 		t.Errorf("a widget after the rollback: %s; want it as it was", it.Body)
+	}
+	if _, err := r.Rollback(ctx); !kanri.IsCode(err, kanri.EINVALID) {
+		t.Errorf("a second rollback: %v; want EINVALID", err)
+	}
+	logs, _, err := svcs.Deps.Audit.Query(ctx, kanri.SystemTenantID, audit.Filter{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var actions []string
+	for _, l := range logs {
+		if l.Resource.Type == kanri.AuditMigration {
+			actions = append(actions, l.Action)
+		}
+	}
+	if got, want := strings.Join(actions, ","), "migration.rollback,migration.run"; got != want {
+		t.Errorf("audit records: %s; want %s", got, want)
+	}
+}
+
+// waitState waits until the last run's record is in state want, and
+// returns it; it fails the test at once on a state it cannot leave.
+func waitState(t *testing.T, r *migrate.Runner, want string) *migrate.Record {
+	t.Helper()
+	for {
+		rec, err := r.Last(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec != nil && rec.State == want {
+			return rec
+		}
+		if rec != nil && (rec.State == migrate.StateStopped || rec.Error != "") {
+			t.Fatalf("the run stopped: %+v", rec)
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatalf("the run is %+v; want %s", rec, want)
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
