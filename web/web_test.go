@@ -22,6 +22,7 @@ import (
 
 	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/apikey"
+	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
@@ -82,6 +83,9 @@ type env struct {
 	globUsr   *kanri.User
 	globAdmin *kanri.User // globex's administrator
 	config    web.Config  // the server's, for a test that serves another
+	// work is the features' workers, which the env does not run: a test
+	// runs those it needs (runWork).
+	work []app.Feature
 }
 
 func newEnv(t testing.TB) *env {
@@ -134,7 +138,8 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 		t.Fatal(err)
 	}
 	e.globUsr, _ = us.Create(ctx, e.globex.ID, kanri.UserInput{Username: "gus", Email: "gus@globex.test", DisplayName: "Gus", Password: password})
-	_, served := features.Start(svcs)
+	work, served := features.Start(svcs)
+	e.work = work
 	e.config = web.Config{
 		Deps: svcs.Deps, Services: *svcs, Features: served, SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
 	}
@@ -143,6 +148,24 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 	e.srv = httptest.NewServer(handler)
 	t.Cleanup(e.srv.Close)
 	return e
+}
+
+// runWork runs the workers of the feature named name until the test ends.
+func (e *env) runWork(t testing.TB, name string) {
+	t.Helper()
+	for _, f := range e.work {
+		if f.Name != name {
+			continue
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		for _, w := range f.Work {
+			wg.Go(func() { _ = w.Run(ctx) })
+		}
+		t.Cleanup(func() { cancel(); wg.Wait() })
+		return
+	}
+	t.Fatalf("no feature %s has work", name)
 }
 
 // openBlobs opens a local blob store in a temporary directory.

@@ -10,13 +10,13 @@
 package migrate
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kanri/kanri/internal/app"
@@ -62,7 +62,9 @@ type Pending struct {
 	Samples []Sample       `json:"samples,omitempty"`
 }
 
-// Sample is one document behind, before and after its upgrade.
+// Sample is one document behind, before and after its upgrade, with the
+// values of the fields its type declares personal data masked (the shape
+// of the change shows; whose data it is does not).
 type Sample struct {
 	Container string          `json:"container"`
 	Type      string          `json:"type"`
@@ -105,7 +107,7 @@ func (r *Runner) DryRun(ctx context.Context, samples int) (*Plan, error) {
 				if err != nil {
 					return err
 				}
-				pend.Samples = append(pend.Samples, Sample{Container: container, Type: t.Name, ID: it.ID, Before: bytes.Clone(it.Body), After: after})
+				pend.Samples = append(pend.Samples, Sample{Container: container, Type: t.Name, ID: it.ID, Before: masked(t, it.Body), After: masked(t, after)})
 			}
 			return nil
 		})
@@ -123,6 +125,58 @@ func (r *Runner) DryRun(ctx context.Context, samples int) (*Plan, error) {
 		p.Estimate = p.Took + time.Duration(p.Documents*writeCost)*p.Took/time.Duration(p.Scanned)
 	}
 	return p, err
+}
+
+// masked returns body with every string or number under t's personal
+// data fields replaced by "•••".
+func masked(t doctype.Type, body []byte) json.RawMessage {
+	var doc map[string]any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return json.RawMessage(`"(not JSON)"`)
+	}
+	for _, path := range slices.Concat(t.Personal.Data, t.Personal.SubjectData) {
+		at, name := doc, path
+		for {
+			head, rest, ok := strings.Cut(name, ".")
+			if !ok {
+				break
+			}
+			next, _ := at[strings.TrimSuffix(head, "[]")].(map[string]any)
+			if next == nil {
+				break
+			}
+			at, name = next, rest
+		}
+		name = strings.TrimSuffix(name, "[]")
+		if v, ok := at[name]; ok {
+			at[name] = mask(v)
+		}
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return json.RawMessage(`"(not JSON)"`)
+	}
+	return out
+}
+
+// mask replaces the strings and numbers of v.
+func mask(v any) any {
+	switch v := v.(type) {
+	case string, float64:
+		return "•••"
+	case map[string]any:
+		for k, x := range v {
+			v[k] = mask(x)
+		}
+		return v
+	case []any:
+		for i, x := range v {
+			v[i] = mask(x)
+		}
+		return v
+	default:
+		return v
+	}
 }
 
 // scan passes every document of a tenant that is behind to fn, once

@@ -23,6 +23,7 @@ const (
 	TenantsCreate  = "tenants.create"
 	TenantsUpdate  = "tenants.update"
 	TenantsDelete  = "tenants.delete"
+	MigrationsRun  = "migrations.run"  // dry-run, run and roll back batch migrations of every tenant's documents
 	SettingsRead   = "settings.read"   // a tenant's settings and subscription
 	SettingsUpdate = "settings.update" // a tenant's time zone, locale and feature flags
 	UsersRead      = "users.read"

@@ -51,5 +51,5 @@ var Offer = role.Offer{
 	ID: kanri.TenantManagementID, Name: "テナント管理サービス", Description: "テナントの追加・編集・停止・削除", Category: "management",
 	Read:     []string{role.TenantsRead, role.DomainsRead, role.SettingsRead},
 	Write:    []string{role.DomainsCreate, role.DomainsUpdate, role.DomainsDelete, role.SettingsUpdate},
-	Operator: []string{role.TenantsCreate, role.TenantsUpdate, role.TenantsDelete},
+	Operator: []string{role.TenantsCreate, role.TenantsUpdate, role.TenantsDelete, role.MigrationsRun},
 }

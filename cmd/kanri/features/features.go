@@ -35,6 +35,7 @@ func All() []Feature {
 		messagingFeature,
 		backupsFeature,
 		privacyFeature,
+		migrationsFeature,
 	}
 }
 
