@@ -69,6 +69,7 @@ func TestConsole(t *testing.T) {
 			s.channelSteps,
 			s.backupSteps,
 			s.privacySteps,
+			s.migrationSteps,
 			s.twoFactorSteps,
 			s.domainSteps,
 			s.apiKeySteps,

@@ -1,0 +1,140 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/kanri/kanri/cmd/kanri/features"
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/cosmos"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/wiring"
+)
+
+// legacyUsers is how many users of tenant "legacy" an older release left
+// at user schema 1.1 (without the profile block).
+const legacyUsers = 3
+
+// migrationSteps: on a server of its own, whose store holds users an older
+// release wrote, the operator dry-runs the batch migration (it counts
+// them), runs it (the page follows it to done, nothing left behind) and
+// rolls it back (the dry run counts them again).
+func (s *suite) migrationSteps(t *testing.T) {
+	var op *session
+	s.step(t, "migration_dry_run_run_and_rollback", []string{"admin_signs_in"}, s.pagesOf(&op), func(t *testing.T) {
+		m := s.srv.alone(t)
+		m.stop()
+		seedLegacy(t, m)
+		m = m.again(t)
+
+		op = s.newSessionAt(t, "migrator", nil, m.URL)
+		s.signInOK(t, op, "privileged", adminEmail, adminPass, "/tenants")
+		s.click(t, op, "nav-migrations")
+		s.atPath(t, op, "/migrations")
+		s.visible(t, op, "migration-none")
+
+		s.click(t, op, "migration-dry-run")
+		s.atPath(t, op, "/migrations/plan")
+		s.hasAttr(t, op, op.tid("migration-plan"), "migration-plan", "data-documents", "3")
+		sample := op.tid("migration-sample").First()
+		if err := sample.Locator("summary").Click(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.expect.Locator(sample).ToContainText("•••"); err != nil {
+			t.Errorf("the sample's personal data is not masked: %v", err)
+		}
+		if err := s.expect.Locator(sample).Not().ToContainText("@legacy.test"); err != nil {
+			t.Errorf("the sample shows an e-mail address: %v", err)
+		}
+
+		s.submitStatus(t, op, op.tid("migration-run"), "/migrations/run", 303)
+		s.atPath(t, op, "/migrations")
+		s.containsText(t, op, "flash", "has started")
+		s.waitState(t, op, "done")
+		s.hasAttr(t, op, op.tid("migration-verified"), "migration-verified", "data-behind", "0")
+		s.containsText(t, op, "migration-progress", "3 documents migrated")
+
+		s.submitStatus(t, op, op.tid("migration-rollback"), "/migrations/rollback", 303)
+		s.waitState(t, op, "rolled-back")
+		s.containsText(t, op, "migration-rolled-back", "Tenants restored: 1")
+		s.absent(t, op, "migration-rollback")
+
+		s.click(t, op, "migration-dry-run")
+		s.atPath(t, op, "/migrations/plan")
+		s.hasAttr(t, op, op.tid("migration-plan"), "migration-plan", "data-documents", "3")
+	})
+}
+
+// waitState waits until the migration page, refreshing itself, shows the
+// last run in state want.
+func (s *suite) waitState(t *testing.T, p *session, want string) {
+	t.Helper()
+	if err := s.expect.Locator(p.tid("migration-state")).ToHaveAttribute("data-state", want, playwright.LocatorAssertionsToHaveAttributeOptions{Timeout: playwright.Float(60_000)}); err != nil {
+		t.Fatalf("the migration did not reach %s: %v", want, err)
+	}
+	if err := s.expect.Locator(p.tid("migration-busy")).ToHaveCount(0, playwright.LocatorAssertionsToHaveCountOptions{Timeout: playwright.Float(60_000)}); err != nil {
+		t.Fatalf("the migration's lease is still held: %v", err)
+	}
+}
+
+// seedLegacy writes, on the stopped server m's store, a tenant "legacy"
+// with legacyUsers users, and rewrites their documents as user schema 1.1
+// wrote them.
+func seedLegacy(t *testing.T, m *server) {
+	t.Helper()
+	ctx := context.Background()
+	var ds docstore.Store
+	var err error
+	if m.Store == "cosmos" {
+		ds, err = cosmos.Open(ctx, cosmos.Config{
+			Endpoint: m.setting("KANRI_COSMOS_ENDPOINT"), Key: m.setting("KANRI_COSMOS_KEY"),
+			Database: m.setting("KANRI_COSMOS_DATABASE"), InsecureSkipVerify: true,
+		}, features.Specs())
+	} else {
+		ds, err = bolt.Open(m.setting("KANRI_DATA_DIR"), features.Specs(), bolt.Options{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	svcs := wiring.New(store.New(ds, nil, features.Schema()), slog.New(slog.DiscardHandler), nil, wiring.Options{Roles: features.Roles()})
+	ctx = audit.WithActor(ctx, audit.Actor{UserID: "system", GlobalAdmin: true})
+	ten, err := svcs.Tenants.Create(ctx, kanri.TenantInput{Name: "legacy", DisplayName: "Legacy Ltd", Plan: kanri.PlanStandard, MaxUsers: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, name := range []string{"ada", "ben", "cy"}[:legacyUsers] {
+		u, err := svcs.Users.Create(ctx, ten.ID, kanri.UserInput{Username: name, Email: name + "@legacy.test", DisplayName: name, Password: "Legacy-pass-123"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, u.ID)
+	}
+	c := ds.Container(kanri.ContainerAuth)
+	for _, id := range ids {
+		it, err := c.Read(ctx, ten.ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(it.Body, &doc); err != nil {
+			t.Fatal(err)
+		}
+		delete(doc, "profile")
+		doc["schemaVersion"] = "1.1"
+		body, _ := json.Marshal(doc)
+		if _, err := c.Replace(ctx, ten.ID, id, body, it.ETag); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
