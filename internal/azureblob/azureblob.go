@@ -233,8 +233,26 @@ func (d *Driver) Stat(ctx context.Context, name string) (blob.Info, error) {
 	if err != nil {
 		return blob.Info{}, err
 	}
-	return blob.Info{Name: name, Size: deref(props.ContentLength), ModTime: deref(props.LastModified)}, nil
+	return blob.Info{
+		Name: name, Size: deref(props.ContentLength), ModTime: deref(props.LastModified),
+		Tier:        strings.ToLower(deref(props.AccessTier)),
+		Rehydrating: strings.HasPrefix(deref(props.ArchiveStatus), "rehydrate-pending"),
+	}, nil
 }
+
+// SetTier implements blob.Driver. A rehydration from the archive tier
+// has the standard priority (up to 15 hours, Azure says).
+func (d *Driver) SetTier(ctx context.Context, name, tier string) error {
+	opts := &azblobpkg.SetTierOptions{}
+	if tier != blob.TierArchive {
+		opts.RehydratePriority = to.Ptr(azblobpkg.RehydratePriorityStandard)
+	}
+	_, err := d.c.NewBlobClient(name).SetTier(ctx, azblobpkg.AccessTier(tierNames[tier]), opts)
+	return err
+}
+
+// tierNames are Azure's names of the tiers.
+var tierNames = map[string]string{blob.TierHot: "Hot", blob.TierCool: "Cool", blob.TierArchive: "Archive"}
 
 // Delete implements blob.Driver.
 func (d *Driver) Delete(ctx context.Context, name string) error {

@@ -47,7 +47,21 @@ type Info struct {
 	Size int64
 	// ModTime is when it was last written.
 	ModTime time.Time
+	// Tier is its access tier (TierHot, TierCool, TierArchive), "" on a
+	// store without tiers. Rehydrating says it is leaving the archive tier
+	// for Tier's successor: until it has, it cannot be read.
+	Tier        string
+	Rehydrating bool
 }
+
+// Access tiers (Azure Blob Storage's): a blob in the archive tier is
+// stored offline, cheaply, and must be rehydrated (moved to another tier,
+// which takes hours) before it can be read.
+const (
+	TierHot     = "hot"
+	TierCool    = "cool"
+	TierArchive = "archive"
+)
 
 // Driver is what a backend implements. Bucket has validated every name,
 // block id and range before a Driver sees it. Implementations are safe for
@@ -80,6 +94,11 @@ type Driver interface {
 	Delete(ctx context.Context, name string) error
 	// List yields the blobs whose names start with prefix, in name order.
 	List(ctx context.Context, prefix string) iter.Seq2[Info, error]
+	// SetTier moves the blob to tier; from TierArchive to another tier it
+	// starts the blob's rehydration (Stat says when it is over). A store
+	// without tiers keeps the blob where it is; a missing blob is reported
+	// as missing.
+	SetTier(ctx context.Context, name, tier string) error
 	// IsNotExist reports whether err says a blob does not exist.
 	IsNotExist(err error) bool
 	// Close releases the driver's resources.
@@ -220,6 +239,18 @@ func (b *Bucket) Stat(ctx context.Context, name string) (Info, error) {
 	}
 	info, err := b.d.Stat(ctx, name)
 	return info, b.wrap(err, name)
+}
+
+// SetTier moves the blob name to tier (TierHot, TierCool or
+// TierArchive); see Driver.SetTier.
+func (b *Bucket) SetTier(ctx context.Context, name, tier string) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
+	if tier != TierHot && tier != TierCool && tier != TierArchive {
+		return kanri.Wrap(kanri.EINVALID, "error.internal", fmt.Errorf("blob: bad tier %q", tier))
+	}
+	return b.wrap(b.d.SetTier(ctx, name, tier), name)
 }
 
 // Delete removes the blob name (not blocks staged for it: see

@@ -49,6 +49,7 @@ func Run(t *testing.T, open Open) {
 		{"ListByPrefixInNameOrder", testListByPrefixInNameOrder},
 		{"BadNamesAndBlockIDs", testBadNamesAndBlockIDs},
 		{"ConcurrentPutsOfOneName", testConcurrentPutsOfOneName},
+		{"Tiers", testTiers},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -476,5 +477,53 @@ func testConcurrentPutsOfOneName(t *testing.T, ctx context.Context, b *blob.Buck
 	got := read(t, ctx, b, "same")
 	if !slices.ContainsFunc(versions, func(v []byte) bool { return bytes.Equal(v, got) }) {
 		t.Errorf("after concurrent Puts the blob is none of them whole (%d bytes)", len(got))
+	}
+}
+
+// testTiers: a blob moved to the archive tier says so (on a store with
+// tiers), and moved back it is hot or on its way there, and readable once
+// there; a store without tiers keeps it readable throughout. A missing
+// blob or an unknown tier is refused.
+func testTiers(t *testing.T, ctx context.Context, b *blob.Bucket) {
+	data := random(t, 1000)
+	put(t, ctx, b, "tiers/a", data)
+	info, err := b.Stat(ctx, "tiers/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiered := info.Tier != ""
+	if tiered && info.Tier != blob.TierHot {
+		t.Errorf("a new blob is in tier %q; want hot", info.Tier)
+	}
+	if err := b.SetTier(ctx, "tiers/a", blob.TierArchive); err != nil {
+		t.Fatal(err)
+	}
+	if info, err = b.Stat(ctx, "tiers/a"); err != nil {
+		t.Fatal(err)
+	}
+	if got := info.Tier; tiered && got != blob.TierArchive {
+		t.Errorf("after SetTier(archive) the tier is %q", got)
+	}
+	if !tiered {
+		equal(t, "an archived blob without tiers", read(t, ctx, b, "tiers/a"), data)
+	}
+	if err := b.SetTier(ctx, "tiers/a", blob.TierHot); err != nil {
+		t.Fatal(err)
+	}
+	if info, err = b.Stat(ctx, "tiers/a"); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tiers: %v; after SetTier(hot): tier %q, rehydrating %v", tiered, info.Tier, info.Rehydrating)
+	if tiered && info.Tier != blob.TierHot && !info.Rehydrating {
+		t.Errorf("after SetTier(hot) the tier is %q, not rehydrating", info.Tier)
+	}
+	if !info.Rehydrating {
+		equal(t, "a rehydrated blob", read(t, ctx, b, "tiers/a"), data)
+	}
+	if err := b.SetTier(ctx, "tiers/missing", blob.TierArchive); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Errorf("SetTier of a missing blob: %v; want ENOTFOUND", err)
+	}
+	if err := b.SetTier(ctx, "tiers/a", "frozen"); !kanri.IsCode(err, kanri.EINVALID) {
+		t.Errorf("SetTier(frozen): %v; want EINVALID", err)
 	}
 }
