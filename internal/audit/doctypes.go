@@ -26,7 +26,7 @@ var DocTypes = []doctype.Type{
 			Subject: "resource.id", SubjectData: []string{"resource.name", "details.changes"}},
 		Erasure:   doctype.PseudonymiseFields("userName", "metadata"),
 		Export:    []string{"timestamp", "action", "resource", "metadata", "status"},
-		Retention: doctype.Retention{TTL: kanri.TTLAuditLog * time.Second, Archive: true},
+		Retention: doctype.Retention{TTL: kanri.TTLAuditLog * time.Second, Archive: doctype.ArchiveAlways, Since: "timestamp"},
 	},
 }
 

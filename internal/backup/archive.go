@@ -113,9 +113,11 @@ type header struct {
 	Type string `json:"type"`
 }
 
-// partWriter writes one part: gzip-compressed NDJSON, sealed, streamed
-// into a blob through a pipe, so memory does not grow with the part.
-type partWriter struct {
+// PartWriter writes one part of an archive: gzip-compressed NDJSON of
+// {"c": container, "d": document}, sealed, streamed into a blob through a
+// pipe, so memory does not grow with the part. The archives of records
+// before they expire (internal/archive) are written with it too.
+type PartWriter struct {
 	name string
 	pw   *io.PipeWriter
 	buf  *bufio.Writer
@@ -128,9 +130,11 @@ type partWriter struct {
 	err  error
 }
 
-func newPartWriter(ctx context.Context, blobs *blob.Bucket, keys *seal.Keys, blobName, part string) (*partWriter, error) {
+// NewPartWriter starts the part named part as the blob blobName, sealed
+// with keys.
+func NewPartWriter(ctx context.Context, blobs *blob.Bucket, keys *seal.Keys, blobName, part string) (*PartWriter, error) {
 	pr, pw := io.Pipe()
-	w := &partWriter{name: part, pw: pw, done: make(chan struct{})}
+	w := &PartWriter{name: part, pw: pw, done: make(chan struct{})}
 	w.buf = bufio.NewWriterSize(pw, 64<<10)
 	var err error
 	if w.seal, err = keys.Seal(w.buf); err != nil {
@@ -146,13 +150,14 @@ func newPartWriter(ctx context.Context, blobs *blob.Bucket, keys *seal.Keys, blo
 	return w, nil
 }
 
-func (w *partWriter) write(container string, body []byte) error {
+// Write adds a document of container to the part.
+func (w *PartWriter) Write(container string, body []byte) error {
 	w.docs++
 	return w.enc.Encode(line{C: container, D: body})
 }
 
-// close finishes the part and returns its stored length and digest.
-func (w *partWriter) close() (blob.Result, error) {
+// Close finishes the part and returns its stored length and digest.
+func (w *PartWriter) Close() (blob.Result, error) {
 	err := errors.Join(w.gz.Close(), w.seal.Close(), w.buf.Flush())
 	w.pw.CloseWithError(err)
 	<-w.done
@@ -162,8 +167,8 @@ func (w *partWriter) close() (blob.Result, error) {
 	return w.res, w.err
 }
 
-// abort stops the part's write: the blob is not stored.
-func (w *partWriter) abort(cause error) {
+// Abort stops the part's write: the blob is not stored.
+func (w *PartWriter) Abort(cause error) {
 	w.pw.CloseWithError(cause)
 	<-w.done
 }
@@ -173,14 +178,21 @@ func (w *partWriter) abort(cause error) {
 // damaged part is an error, and fn may have seen some of it: callers
 // verify before they change anything).
 func (s *Service) readPart(ctx context.Context, name, want string, fn func(container string, body json.RawMessage) error) error {
-	r, err := s.blobs.NewRangeReader(ctx, name, 0, -1)
+	return ReadPart(ctx, s.blobs, s.keys, name, want, fn)
+}
+
+// ReadPart streams the documents of the part blob name to fn, opened with
+// keys when it is sealed, and checks the blob's SHA-256 against want at
+// the end (see Service.readPart).
+func ReadPart(ctx context.Context, blobs *blob.Bucket, keys *seal.Keys, name, want string, fn func(container string, body json.RawMessage) error) error {
+	r, err := blobs.NewRangeReader(ctx, name, 0, -1)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	h := sha256.New()
 	br := bufio.NewReaderSize(io.TeeReader(r, h), 64<<10)
-	plain, err := s.keys.Open(br)
+	plain, err := keys.Open(br)
 	if err != nil {
 		return err
 	}

@@ -173,12 +173,12 @@ func (s *Service) archive(ctx context.Context, tenantID string, j *kanri.BackupJ
 		m.TenantName = ten.Name
 	}
 	prefix := archivePrefix(tenantID, h.ID)
-	writers := map[string]*partWriter{}
+	writers := map[string]*PartWriter{}
 	for _, p := range h.Parts {
-		w, err := newPartWriter(ctx, s.blobs, s.keys, prefix+partFile(p), p)
+		w, err := NewPartWriter(ctx, s.blobs, s.keys, prefix+partFile(p), p)
 		if err != nil {
 			for _, w := range writers {
-				w.abort(err)
+				w.Abort(err)
 			}
 			return nil, err
 		}
@@ -187,7 +187,7 @@ func (s *Service) archive(ctx context.Context, tenantID string, j *kanri.BackupJ
 	m.Sealed = s.keys.Recipient()
 	abort := func(err error) {
 		for _, w := range writers {
-			w.abort(err)
+			w.Abort(err)
 		}
 	}
 	// The progress is written by a goroutine of its own, never by the
@@ -206,7 +206,7 @@ func (s *Service) archive(ctx context.Context, tenantID string, j *kanri.BackupJ
 			return nil
 		}
 		items.Add(1)
-		return w.write(container, it.Body)
+		return w.Write(container, it.Body)
 	})
 	stopProgress()
 	if err != nil {
@@ -219,7 +219,7 @@ func (s *Service) archive(ctx context.Context, tenantID string, j *kanri.BackupJ
 	}
 	for _, p := range h.Parts {
 		w := writers[p]
-		res, err := w.close()
+		res, err := w.Close()
 		if err != nil {
 			delete(writers, p)
 			abort(err)

@@ -125,13 +125,29 @@ func KeepFor(reason string) Erasure { return Erasure{Rule: Keep, Reason: reason}
 
 // Retention is how long a type's documents live: TTL after their last
 // write (0: until they are deleted), or as decided per document when
-// PerDocument says by what. Archive says their expiry is announced so that
-// they can be archived first.
+// PerDocument says by what. Archive says whether a tenant's documents are
+// archived before they expire (internal/archive): Since names the time
+// field their TTL counts from (an indexed field of the type), so that
+// those within days of their expiry are found.
 type Retention struct {
 	TTL         time.Duration
 	PerDocument string
-	Archive     bool
+	Archive     Archiving
+	Since       string
 }
+
+// Archiving is whether a type's documents are archived before they expire.
+type Archiving int
+
+// The ways of archiving.
+const (
+	// NotArchived: they expire.
+	NotArchived Archiving = iota
+	// ArchiveAlways: archived whenever the tenant archives.
+	ArchiveAlways
+	// ArchiveOnRequest: archived when the tenant archives and chose them.
+	ArchiveOnRequest
+)
 
 // Version returns the type's current schema version.
 func (t Type) Version() string {

@@ -35,6 +35,8 @@ type Service struct {
 	keys  *apikey.Service
 	files *files.Service
 	blobs *blob.Bucket
+	// onErased are told of each erasure (OnErased).
+	onErased []func(ctx context.Context, tenantID string, p Person) error
 }
 
 // New returns the erasure of d's store; users soft-deletes a person first
@@ -90,6 +92,11 @@ func (s *Service) Erase(ctx context.Context, tenantID, userID, confirm string) (
 	}
 	if s.blobs != nil {
 		if err := s.blobs.Delete(ctx, files.AvatarBlobName(tenantID, userID)); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return nil, err
+		}
+	}
+	for _, fn := range s.onErased {
+		if err := fn(ctx, tenantID, personOf(rec, identifiers(u))); err != nil {
 			return nil, err
 		}
 	}

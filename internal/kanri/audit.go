@@ -24,6 +24,7 @@ const (
 	AuditBackupJob         = "BackupJob"
 	AuditBackup            = "Backup"
 	AuditMigration         = "Migration"
+	AuditArchive           = "Archive"
 	// The messaging service's records have named their resources by
 	// their documents' types since it began; the stored records keep
 	// these values.
@@ -37,7 +38,7 @@ const (
 var auditResourceTypes = []string{
 	AuditTenant, AuditUser, AuditRoleAssignment, AuditService, AuditServiceAssignment, AuditAPIKey, AuditDomain,
 	AuditFile, AuditFolder, AuditChannel, AuditChannelMember, AuditMessage, AuditBackupJob, AuditBackup,
-	AuditMigration,
+	AuditMigration, AuditArchive,
 }
 
 // AuditResourceTypes returns every type of audited resource, in the order

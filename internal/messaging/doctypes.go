@@ -34,7 +34,7 @@ var DocTypes = []doctype.Type{
 		// name goes, as it does from the user.
 		Erasure:   doctype.PseudonymiseFields("senderName"),
 		Export:    []string{"channelId", "content", "attachments", "sentAt"},
-		Retention: doctype.Retention{TTL: kanri.TTLMessage * time.Second, Archive: true},
+		Retention: doctype.Retention{TTL: kanri.TTLMessage * time.Second, Archive: doctype.ArchiveOnRequest, Since: "sentAt"},
 	},
 	{
 		Name: kanri.TypeChannelMember, Container: kanri.ContainerMessaging, Of: &kanri.ChannelMember{},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/internal/apikey"
+	"github.com/kanri/kanri/internal/archive"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/backup"
@@ -61,6 +62,9 @@ type Set struct {
 	// Erasure erases and exports a person's data; every restore applies
 	// the tenant's erasure list again.
 	Erasure *erasure.Service
+	// Archives move the tenants' records to the blob store's archive tier
+	// before they expire; an erasure reaches them too.
+	Archives *archive.Service
 }
 
 // Options are the settings of the services.
@@ -141,6 +145,8 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.Backups = backup.New(d, o.Blobs, keys, s.Scheduler, s.Events, s.Tenants)
 	s.Erasure = erasure.New(d, s.Users, s.Keys, s.Files, o.Blobs)
 	s.Backups.OnRestored(s.Erasure.Reapply)
+	s.Archives = archive.New(d, s.Tenants, o.Blobs, keys)
+	s.Erasure.OnErased(s.Archives.Erased)
 	if o.UsageFlush > 0 {
 		s.Usage.FlushEvery = o.UsageFlush
 	}

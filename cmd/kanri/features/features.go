@@ -36,6 +36,7 @@ func All() []Feature {
 		backupsFeature,
 		privacyFeature,
 		migrationsFeature,
+		archivesFeature,
 	}
 }
 

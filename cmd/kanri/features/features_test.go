@@ -319,8 +319,11 @@ func table(types []doctype.Type) string {
 		if t.Retention.PerDocument != "" {
 			retention = append(retention, t.Retention.PerDocument)
 		}
-		if t.Retention.Archive {
-			retention = append(retention, "to be archived before expiry (issue 31)")
+		switch t.Retention.Archive {
+		case doctype.ArchiveAlways:
+			retention = append(retention, "archived before expiry when the tenant archives")
+		case doctype.ArchiveOnRequest:
+			retention = append(retention, "archived before expiry when the tenant chose to")
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s | %s | %s |\n", t.Container, t.Name, t.Version(), backup, personal, erasure, export, strings.Join(retention, "; "))
 	}
