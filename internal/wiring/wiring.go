@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/internal/apikey"
-	"github.com/kanri/kanri/internal/archive"
 	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/archive"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/backup"
 	"github.com/kanri/kanri/internal/blob"
