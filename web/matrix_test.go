@@ -257,6 +257,9 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 	if strings.HasPrefix(path, "/t/:tenant/channels/:id") {
 		path = strings.Replace(path, ":id", channel, 1)
 	}
+	if strings.HasPrefix(path, "/t/:tenant/archives/:id") {
+		path = strings.Replace(path, ":id", e.matrixArchive(t, n, !strings.HasSuffix(path, "/rehydrate")), 1)
+	}
 	if strings.Contains(path, ":id") {
 		id := ""
 		if strings.HasPrefix(path, "/services/") {

@@ -23,6 +23,7 @@ import (
 	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/archive"
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/blob"
@@ -74,6 +75,7 @@ type env struct {
 	keys      *apikey.Service
 	usage     *apikey.Recorder
 	files     *files.Service
+	archives  *archive.Service
 	dns       *dnstest.Server
 	clock     *clock
 	acme      *kanri.Tenant
@@ -115,7 +117,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 		t.Fatal(err)
 	}
 	e := &env{st: st, faults: faults, calls: calls, tenants: ts, users: us, roles: roles, catalog: svcs.Catalog, clock: clk, dns: dns,
-		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files}
+		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files, archives: svcs.Archives}
 	e.domains.Timeout = 300 * time.Millisecond
 	for _, name := range []string{"acme", "globex"} {
 		ten, err := ts.Create(ctx, kanri.TenantInput{Name: name, DisplayName: name, Plan: kanri.PlanStandard, MaxUsers: 1000})

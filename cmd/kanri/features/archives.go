@@ -6,6 +6,10 @@ import (
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/archive"
 	"github.com/kanri/kanri/internal/wiring"
+	"github.com/kanri/kanri/web"
+	"github.com/kanri/kanri/web/console"
+	"github.com/kanri/kanri/web/console/archives"
+	"github.com/kanri/kanri/web/live"
 )
 
 // archiveEvery is how often the archive pass runs, once across instances.
@@ -21,6 +25,7 @@ var archivesFeature = Feature{
 	Start: func(s *wiring.Set) Parts {
 		return Parts{
 			Work: []app.Feature{{Name: "archives", Work: []app.Work{{Name: "archive records before they expire", Periodic: s.Archives.Run, Every: archiveEvery}}}},
+			HTTP: web.Feature{Pages: func(c *console.Console, _ *live.Streams) console.Pages { return archives.New(c, s.Archives) }},
 		}
 	},
 }
