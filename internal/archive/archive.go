@@ -11,6 +11,7 @@ package archive
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/doctype"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/seal"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
@@ -133,14 +135,37 @@ type Service struct {
 	tenants *tenant.Service
 	blobs   *blob.Bucket
 	keys    *seal.Keys
+	sched   *schedule.Scheduler
 	// halt, when set, is called at each step of a pass with its name: a
 	// test stops the process there (KANRI_TEST_ARCHIVE_HALT).
 	halt func(step string)
 }
 
-// New returns the archiving of d's tenants into blobs, sealed with keys.
-func New(d app.Deps, tenants *tenant.Service, blobs *blob.Bucket, keys *seal.Keys) *Service {
-	return &Service{Deps: d, tenants: tenants, blobs: blobs, keys: keys}
+// New returns the archiving of d's tenants into blobs, sealed with keys;
+// sched's lease makes one pass run at a time across instances.
+func New(d app.Deps, tenants *tenant.Service, blobs *blob.Bucket, keys *seal.Keys, sched *schedule.Scheduler) *Service {
+	return &Service{Deps: d, tenants: tenants, blobs: blobs, keys: keys, sched: sched}
+}
+
+// Lease is the lease, in the _system partition, that a pass holds: one
+// at a time across instances and the command, so that no record is
+// archived twice; LeaseTerm is how long one cut short keeps the next
+// waiting.
+const (
+	Lease     = "archive"
+	LeaseTerm = 2 * time.Minute
+)
+
+// holding runs fn holding the lease; ECONFLICT when another pass holds it.
+func (s *Service) holding(ctx context.Context, fn func(ctx context.Context) error) error {
+	l, err := s.sched.Acquire(ctx, kanri.SystemTenantID, Lease, "archive", LeaseTerm)
+	if errors.Is(err, schedule.ErrHeld) {
+		return kanri.Wrap(kanri.ECONFLICT, "archive.error.busy", err)
+	}
+	if err != nil {
+		return err
+	}
+	return l.Hold(ctx, fn)
 }
 
 // HaltAt has fn called at each step of a pass (for a test that kills the

@@ -23,32 +23,57 @@ import (
 	"github.com/kanri/kanri/internal/tenant"
 )
 
-// Run archives what is due in every tenant that archives: the worker's
-// pass, once across instances.
-func (s *Service) Run(ctx context.Context) error {
-	token := ""
-	for {
-		page, next, err := s.tenants.List(ctx, tenant.ListFilter{Status: "all", Limit: 100, Continuation: token})
-		if err != nil {
-			return err
-		}
-		for _, t := range page {
-			if _, err := s.Tenant(ctx, t.ID); err != nil {
-				return fmt.Errorf("archive: tenant %s: %w", t.ID, err)
+// Run archives what is due in every tenant that archives, and returns
+// the archives it wrote: the worker's pass, once across instances (a pass
+// going on elsewhere is ECONFLICT).
+func (s *Service) Run(ctx context.Context) ([]*Archive, error) {
+	var done []*Archive
+	err := s.holding(ctx, func(ctx context.Context) error {
+		token := ""
+		for {
+			page, next, err := s.tenants.List(ctx, tenant.ListFilter{Status: "all", Limit: 100, Continuation: token})
+			if err != nil {
+				return err
 			}
+			for _, t := range page {
+				got, err := s.tenant(ctx, t.ID)
+				done = append(done, got...)
+				if err != nil {
+					return fmt.Errorf("archive: tenant %s: %w", t.ID, err)
+				}
+			}
+			if next == "" {
+				return nil
+			}
+			token = next
 		}
-		if next == "" {
-			return nil
-		}
-		token = next
+	})
+	return done, err
+}
+
+// Pass is Run for the worker: a pass going on elsewhere is left to end.
+func (s *Service) Pass(ctx context.Context) error {
+	if _, err := s.Run(ctx); !kanri.IsCode(err, kanri.ECONFLICT) {
+		return err
 	}
+	s.Logger.Info("archive: another pass is going on; this one is skipped")
+	return nil
 }
 
 // Tenant finishes the tenant's archives that a pass cut short, refreshes
 // those being rehydrated, and, when the tenant archives, archives its
 // records within its days of their expiry; it returns the archives it
-// wrote.
+// wrote. It holds the pass's lease (ECONFLICT when a pass goes on).
 func (s *Service) Tenant(ctx context.Context, tenantID string) ([]*Archive, error) {
+	var done []*Archive
+	err := s.holding(ctx, func(ctx context.Context) (err error) {
+		done, err = s.tenant(ctx, tenantID)
+		return err
+	})
+	return done, err
+}
+
+func (s *Service) tenant(ctx context.Context, tenantID string) ([]*Archive, error) {
 	if err := s.resume(ctx, tenantID); err != nil {
 		return nil, err
 	}

@@ -145,7 +145,7 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.Backups = backup.New(d, o.Blobs, keys, s.Scheduler, s.Events, s.Tenants)
 	s.Erasure = erasure.New(d, s.Users, s.Keys, s.Files, o.Blobs)
 	s.Backups.OnRestored(s.Erasure.Reapply)
-	s.Archives = archive.New(d, s.Tenants, o.Blobs, keys)
+	s.Archives = archive.New(d, s.Tenants, o.Blobs, keys, s.Scheduler)
 	s.Erasure.OnErased(s.Archives.Erased)
 	if o.UsageFlush > 0 {
 		s.Usage.FlushEvery = o.UsageFlush

@@ -24,7 +24,7 @@ var archivesFeature = Feature{
 	Types: archive.DocTypes,
 	Start: func(s *wiring.Set) Parts {
 		return Parts{
-			Work: []app.Feature{{Name: "archives", Work: []app.Work{{Name: "archive records before they expire", Periodic: s.Archives.Run, Every: archiveEvery}}}},
+			Work: []app.Feature{{Name: "archives", Work: []app.Work{{Name: "archive records before they expire", Periodic: s.Archives.Pass, Every: archiveEvery}}}},
 			HTTP: web.Feature{Pages: func(c *console.Console, _ *live.Streams) console.Pages { return archives.New(c, s.Archives) }},
 		}
 	},
