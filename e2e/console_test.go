@@ -70,6 +70,7 @@ func TestConsole(t *testing.T) {
 			s.backupSteps,
 			s.privacySteps,
 			s.migrationSteps,
+			s.archiveSteps,
 			s.twoFactorSteps,
 			s.domainSteps,
 			s.apiKeySteps,

@@ -5,8 +5,12 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/playwright-community/playwright-go"
 
@@ -21,8 +25,12 @@ import (
 )
 
 // legacyUsers is how many users of tenant "legacy" an older release left
-// at user schema 1.1 (without the profile block).
-const legacyUsers = 3
+// at user schema 1.1 (without the profile block); legacyAudit how many of
+// its audit records are 88 days old, within a week of their expiry.
+const (
+	legacyUsers = 3
+	legacyAudit = 12
+)
 
 // migrationSteps: on a server of its own, whose store holds users an older
 // release wrote, the operator dry-runs the batch migration (it counts
@@ -31,13 +39,7 @@ const legacyUsers = 3
 func (s *suite) migrationSteps(t *testing.T) {
 	var op *session
 	s.step(t, "migration_dry_run_run_and_rollback", []string{"admin_signs_in"}, s.pagesOf(&op), func(t *testing.T) {
-		m := s.srv.alone(t)
-		m.stop()
-		seedLegacy(t, m)
-		m = m.again(t)
-
-		op = s.newSessionAt(t, "migrator", nil, m.URL)
-		s.signInOK(t, op, "privileged", adminEmail, adminPass, "/tenants")
+		op = s.legacyOperator(t, "migrator")
 		s.click(t, op, "nav-migrations")
 		s.atPath(t, op, "/migrations")
 		s.visible(t, op, "migration-none")
@@ -72,6 +74,19 @@ func (s *suite) migrationSteps(t *testing.T) {
 		s.atPath(t, op, "/migrations/plan")
 		s.hasAttr(t, op, op.tid("migration-plan"), "migration-plan", "data-documents", "3")
 	})
+}
+
+// legacyOperator starts a server of the step's own whose store an older
+// release left behind (seedLegacy), and signs its operator in.
+func (s *suite) legacyOperator(t *testing.T, label string) *session {
+	t.Helper()
+	m := s.srv.alone(t)
+	m.stop()
+	seedLegacy(t, m)
+	m = m.again(t)
+	op := s.newSessionAt(t, label, nil, m.URL)
+	s.signInOK(t, op, "privileged", adminEmail, adminPass, "/tenants")
+	return op
 }
 
 // waitState waits until the migration page, refreshing itself, shows the
@@ -120,6 +135,16 @@ func seedLegacy(t *testing.T, m *server) {
 		}
 		ids = append(ids, u.ID)
 	}
+	if _, _, err := svcs.Catalog.Assign(ctx, ten.ID, kanri.AssignmentInput{ServiceID: kanri.BackupServiceID}); err != nil {
+		t.Fatal(err)
+	}
+	old := kanri.FormatTime(time.Now().Add(-88 * 24 * time.Hour))
+	for i := range legacyAudit {
+		body := fmt.Sprintf(`{"id":"audit_legacy_%02d","tenantId":%q,"type":"audit_log","schemaVersion":"1.0","timestamp":%q,"userId":%q,"userName":"ada","action":"file.update","resource":{"type":"File","id":"file_%d","name":"ledger %d.xlsx"},"status":"success"}`, i, ten.ID, old, ids[0], i, i)
+		if _, err := ds.Container(kanri.ContainerAudit).Create(ctx, ten.ID, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	c := ds.Container(kanri.ContainerAuth)
 	for _, id := range ids {
 		it, err := c.Read(ctx, ten.ID, id)
@@ -137,4 +162,62 @@ func seedLegacy(t *testing.T, m *server) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// archiveSteps: on the lifecycle steps' server, the operator turns on the
+// archive of legacy's records, archives now (the audit records within a
+// week of their expiry), finds the archive offline, rehydrates it, and
+// reads and downloads its records.
+func (s *suite) archiveSteps(t *testing.T) {
+	var op *session
+	s.step(t, "archive_then_rehydrate", []string{"admin_signs_in"}, s.pagesOf(&op), func(t *testing.T) {
+		op = s.legacyOperator(t, "archivist")
+		path := "/t/tenant_legacy/archives"
+		s.open(t, op, path, 200)
+		s.visible(t, op, "archives-none")
+		if err := op.tid("archive-enabled").Check(); err != nil {
+			t.Fatal(err)
+		}
+		if err := op.tid("archive-optional-message").Check(); err != nil {
+			t.Fatal(err)
+		}
+		s.fill(t, op, "archive-days", "31")
+		s.submitStatus(t, op, op.tid("archive-save"), path+"/settings", 422)
+		s.visible(t, op, "field-error-days")
+		s.fill(t, op, "archive-days", "7")
+		s.submitStatus(t, op, op.tid("archive-save"), path+"/settings", 303)
+		s.containsText(t, op, "flash", "saved")
+
+		s.submitStatus(t, op, op.tid("archive-run"), path+"/run", 303)
+		s.containsText(t, op, "flash", fmt.Sprintf("%d records archived", legacyAudit))
+		row := op.tid("archive-row")
+		s.hasAttr(t, op, row, "archive-row", "data-state", "archived")
+		s.containsText(t, op, "archive-records", fmt.Sprint(legacyAudit))
+
+		s.click(t, op, "archive-link")
+		s.visible(t, op, "archive-offline")
+		s.absent(t, op, "archive-download")
+		s.click(t, op, "archive-rehydrate")
+		s.hasAttr(t, op, op.tid("archive-state"), "archive-state", "data-state", "available")
+		if err := s.expect.Locator(op.tid("archive-record")).ToHaveCount(legacyAudit); err != nil {
+			t.Errorf("the available archive's page: %v", err)
+		}
+		s.containsText(t, op, "archive-record-table", "ledger 3.xlsx")
+
+		dl, err := op.page.ExpectDownload(func() error { return op.tid("archive-download").Click() })
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, err := dl.Path()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(b), "\n"); n != legacyAudit || !strings.HasSuffix(dl.SuggestedFilename(), ".ndjson") {
+			t.Errorf("the download %s holds %d lines; want %d", dl.SuggestedFilename(), n, legacyAudit)
+		}
+	})
 }
