@@ -75,7 +75,7 @@ func newWorld(t *testing.T, ds docstore.Store, blobs *blob.Bucket) *world {
 	return w
 }
 
-func actor(t *testing.T) context.Context {
+func actor(t testing.TB) context.Context {
 	return audit.WithActor(t.Context(), audit.Actor{UserID: "user_system", UserName: "operator", GlobalAdmin: true})
 }
 

@@ -308,6 +308,31 @@ func (s *Service) finish(ctx context.Context, tenantID string, a *Archive) error
 	a.Deleted, a.Kept = 0, 0
 	for _, p := range a.Parts {
 		c := s.Store.Port().Container(p.Container)
+		var batch []docstore.Op
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			defer func() { batch = batch[:0] }()
+			if _, err := c.Batch(ctx, tenantID, batch); err == nil {
+				a.Deleted += len(batch)
+				s.step("deleting")
+				return nil
+			}
+			// One changed or went meanwhile: one at a time.
+			for _, op := range batch {
+				err := c.Delete(ctx, tenantID, op.ID, op.IfMatch)
+				switch {
+				case err == nil, kanri.IsCode(err, kanri.ENOTFOUND):
+					a.Deleted++
+				case kanri.IsCode(err, kanri.ESTALE):
+					a.Kept++ // changed just now
+				default:
+					return err
+				}
+			}
+			return nil
+		}
 		err := backup.ReadPart(ctx, s.blobs, s.keys, p.Blob, p.SHA256, func(_ string, body json.RawMessage) error {
 			var hd struct{ ID string }
 			if err := json.Unmarshal(body, &hd); err != nil {
@@ -325,20 +350,15 @@ func (s *Service) finish(ctx context.Context, tenantID string, a *Archive) error
 				a.Kept++
 				return nil
 			}
-			err = c.Delete(ctx, tenantID, hd.ID, cur.ETag)
-			switch {
-			case err == nil, kanri.IsCode(err, kanri.ENOTFOUND):
-				a.Deleted++
-				if a.Deleted == 1 {
-					s.step("deleting")
-				}
-				return nil
-			case kanri.IsCode(err, kanri.ESTALE):
-				a.Kept++ // changed just now
-				return nil
+			batch = append(batch, docstore.Op{Kind: docstore.OpDelete, ID: hd.ID, IfMatch: cur.ETag})
+			if len(batch) == docstore.MaxBatchOps {
+				return flush()
 			}
-			return err
+			return nil
 		})
+		if err == nil {
+			err = flush()
+		}
 		if err != nil {
 			return err
 		}

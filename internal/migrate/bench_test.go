@@ -8,21 +8,23 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/cmd/kanri/features"
-	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/disk"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/migrate"
 	"github.com/kanri/kanri/internal/store"
-	"github.com/kanri/kanri/internal/tenant"
+	"github.com/kanri/kanri/internal/wiring"
 )
 
 // BenchmarkRun100x1000 measures the batch migration of 100 tenants of
 // 1,000 users each at schema version 1.1 (before the profile block) on
-// the embedded store: the dry run, the run, the store calls per document
-// and the heap. Run it once:
+// the embedded store, with the archive of each tenant's users before the
+// run (local blob store): the dry run, the run, the store calls per
+// document, the heap, and the rollback. Run it once:
 //
 //	go test -run '^$' -bench Run100x1000 -benchtime 1x ./internal/migrate/
 func BenchmarkRun100x1000(b *testing.B) {
@@ -34,8 +36,12 @@ func BenchmarkRun100x1000(b *testing.B) {
 	defer ds.Close()
 	calls := docstoretest.NewCounting(ds)
 	st := store.New(calls, nil, features.Schema())
-	d := app.NewDeps(st, slog.New(slog.DiscardHandler), nil)
-	ts := tenant.New(d)
+	drv, err := disk.New(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	svcs := wiring.New(st, slog.New(slog.DiscardHandler), nil, wiring.Options{Roles: features.Roles(), Blobs: blob.New(drv)})
+	d, ts := svcs.Deps, svcs.Tenants
 	ctx := audit.WithActor(b.Context(), audit.Actor{UserID: "system", GlobalAdmin: true})
 	for i := range tenants {
 		ten, err := ts.Create(ctx, kanri.TenantInput{Name: fmt.Sprintf("t%03d", i), DisplayName: "T", Plan: kanri.PlanFree, MaxUsers: 10000})
@@ -53,7 +59,7 @@ func BenchmarkRun100x1000(b *testing.B) {
 			}
 		}
 	}
-	r := migrate.New(d, ts, nil, nil)
+	r := migrate.New(d, ts, svcs.Backups, nil)
 	var peak uint64
 	stop := make(chan struct{})
 	go func() {
@@ -83,6 +89,16 @@ func BenchmarkRun100x1000(b *testing.B) {
 		b.Fatalf("run: %v, %d migrated", err, rep.Migrated)
 	}
 	runCalls := calls.Calls().Total() - before - dryCalls
+	start = time.Now()
+	n, err := r.Rollback(ctx)
+	rollback := time.Since(start)
+	if err != nil || n != tenants {
+		b.Fatalf("rollback: %v, %d tenants", err, n)
+	}
+	if again, err := r.DryRun(ctx, 0); err != nil || again.Documents != tenants*users {
+		b.Fatalf("after the rollback: %v, %d behind", err, again.Documents)
+	}
+	b.ReportMetric(rollback.Seconds(), "rollback-s")
 	b.ReportMetric(plan.Took.Seconds(), "dry-run-s")
 	b.ReportMetric(plan.Estimate.Seconds(), "estimate-s")
 	b.ReportMetric(took.Seconds(), "run-s")
