@@ -136,6 +136,10 @@ func (d *Driver) StageBlock(ctx context.Context, name, id string, data []byte) e
 	return err
 }
 
+// SyncBlocks implements blob.Driver: a staged block is stored once
+// StageBlock returns.
+func (d *Driver) SyncBlocks(ctx context.Context, name string) error { return nil }
+
 // CommitBlocks implements blob.Driver. Azure drops the uncommitted blocks
 // that are not listed.
 func (d *Driver) CommitBlocks(ctx context.Context, name string, ids []string) (int64, error) {

@@ -74,8 +74,12 @@ type Driver interface {
 	Put(ctx context.Context, name string, r io.Reader) (int64, error)
 	// StageBlock keeps data as the block id of the blob name, to be
 	// committed later. Staging an id again replaces its data. Staged
-	// blocks are not visible as the blob.
+	// blocks are not visible as the blob, and need not survive a crash
+	// until SyncBlocks.
 	StageBlock(ctx context.Context, name, id string, data []byte) error
+	// SyncBlocks makes the blocks staged so far for name survive a crash
+	// (a store whose StageBlock is durable already does nothing).
+	SyncBlocks(ctx context.Context, name string) error
 	// CommitBlocks makes the blob name the concatenation of the staged
 	// blocks ids, in order, replacing any blob of that name, and forgets
 	// the staged blocks of name (those not listed included). It returns
@@ -177,6 +181,15 @@ func (b *Bucket) StageBlock(ctx context.Context, name, id string, data []byte) e
 		return kanri.Wrap(kanri.EINVALID, "error.internal", fmt.Errorf("blob: block of %d bytes is over %d", len(data), MaxBlockSize))
 	}
 	return b.wrap(b.d.StageBlock(ctx, name, id, data), name)
+}
+
+// SyncBlocks makes the blocks staged so far for name survive a crash:
+// an upload records the blocks it staged only after this.
+func (b *Bucket) SyncBlocks(ctx context.Context, name string) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
+	return b.wrap(b.d.SyncBlocks(ctx, name), name)
 }
 
 // CommitBlocks makes the blob name from the staged blocks ids, in order

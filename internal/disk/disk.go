@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"iter"
@@ -21,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kanri/kanri/internal/blob"
@@ -29,6 +31,9 @@ import (
 // Driver stores blobs in a directory.
 type Driver struct {
 	root string
+	// staging serialises the appends to a blob's staged data (by a hash
+	// of the blob's name): an append learns its offset and writes there.
+	staging [64]sync.Mutex
 }
 
 var _ blob.Driver = (*Driver)(nil)
@@ -59,8 +64,15 @@ func (d *Driver) path(name string) string {
 	return filepath.Join(d.dir("blobs"), filepath.FromSlash(name))
 }
 
-// staging returns the directory of a blob's staged blocks.
-func (d *Driver) staging(name string) string {
+// fnv32 is the FNV-1a hash of s.
+func fnv32(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
+// stagingDir returns the directory of a blob's staged blocks.
+func (d *Driver) stagingDir(name string) string {
 	h := sha256.Sum256([]byte(name))
 	return filepath.Join(d.dir("staging"), hex.EncodeToString(h[:16]))
 }
@@ -110,58 +122,180 @@ func syncDir(dir string) error {
 	return f.Sync()
 }
 
+// A blob's staged blocks are appended, as they come, to one file of its
+// staging directory ("data"), and each block's place in it to another
+// ("index", a line "id offset length" each; the last line of an id wins,
+// so that staging an id again replaces its data). Nothing is synced until
+// SyncBlocks. A commit of the blocks as they lie in the file, in order
+// and with nothing else in it (an upload's case), renames the file into
+// place: each byte is written once. Any other commit copies the listed
+// blocks into a new file.
+const (
+	stagedData  = "data"
+	stagedIndex = "index"
+)
+
 // StageBlock implements blob.Driver.
 func (d *Driver) StageBlock(ctx context.Context, name, id string, data []byte) error {
-	dir := d.staging(name)
+	dir := d.stagingDir(name)
+	mu := &d.staging[fnv32(name)%uint32(len(d.staging))]
+	mu.Lock()
+	defer mu.Unlock()
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(d.dir("tmp"), "block-*")
+	f, err := os.OpenFile(filepath.Join(dir, stagedData), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
+	off, err := f.Seek(0, io.SeekEnd)
 	if err == nil {
-		err = tmp.Sync()
+		_, err = f.Write(data)
 	}
-	if cerr := tmp.Close(); err == nil {
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, id))
+	ix, err := os.OpenFile(filepath.Join(dir, stagedIndex), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(ix, "%s %d %d\n", id, off, len(data))
+	if cerr := ix.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
-// CommitBlocks implements blob.Driver: the blocks are copied into one
-// temporary file (file to file, which Linux does in the kernel) that is
-// renamed into place; then the staging directory goes.
-func (d *Driver) CommitBlocks(ctx context.Context, name string, ids []string) (int64, error) {
-	dir := d.staging(name)
-	n, err := d.write(name, func(w *os.File) (int64, error) {
-		var total int64
-		for _, id := range ids {
-			if err := ctx.Err(); err != nil {
-				return total, err
-			}
-			f, err := os.Open(filepath.Join(dir, id))
-			if err != nil {
-				return total, fmt.Errorf("disk: block %s of %s: %w", id, name, errors.Join(err, errUnknownBlock))
-			}
-			n, err := io.Copy(w, f)
-			f.Close()
-			total += n
-			if err != nil {
-				return total, err
-			}
+// SyncBlocks implements blob.Driver: the staged data, then its index.
+func (d *Driver) SyncBlocks(ctx context.Context, name string) error {
+	dir := d.stagingDir(name)
+	for _, file := range []string{stagedData, stagedIndex} {
+		f, err := os.OpenFile(filepath.Join(dir, file), os.O_RDWR, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // nothing staged
 		}
-		return total, nil
-	})
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// segment is a staged block's place in the staged data.
+type segment struct{ off, n int64 }
+
+// stagedIndexOf reads a staging directory's index.
+func stagedIndexOf(dir string) (map[string]segment, error) {
+	b, err := os.ReadFile(filepath.Join(dir, stagedIndex))
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]segment{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ix := map[string]segment{}
+	for _, line := range strings.Split(string(b), "\n") {
+		var id string
+		var sg segment
+		if _, err := fmt.Sscanf(line, "%s %d %d", &id, &sg.off, &sg.n); err == nil {
+			ix[id] = sg // a torn last line (a crash) does not parse
+		}
+	}
+	return ix, nil
+}
+
+// CommitBlocks implements blob.Driver: the staged data file itself when
+// it holds exactly the listed blocks in order (synced, then renamed into
+// place), else a copy of the listed blocks (file to file, which Linux
+// does in the kernel) renamed into place; then the staging directory goes.
+func (d *Driver) CommitBlocks(ctx context.Context, name string, ids []string) (int64, error) {
+	dir := d.stagingDir(name)
+	ix, err := stagedIndexOf(dir)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	inPlace := true
+	for _, id := range ids {
+		sg, ok := ix[id]
+		if !ok {
+			return 0, fmt.Errorf("disk: block %s of %s: %w", id, name, errUnknownBlock)
+		}
+		inPlace = inPlace && sg.off == total
+		total += sg.n
+	}
+	data := filepath.Join(dir, stagedData)
+	if fi, err := os.Stat(data); err != nil || fi.Size() != total {
+		inPlace = false
+	}
+	var n int64
+	if inPlace && total > 0 {
+		n, err = d.place(name, data)
+	} else {
+		n, err = d.write(name, func(w *os.File) (int64, error) {
+			src, err := os.Open(data)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return 0, err
+			}
+			if src != nil {
+				defer src.Close()
+			}
+			var written int64
+			for _, id := range ids {
+				if err := ctx.Err(); err != nil {
+					return written, err
+				}
+				sg := ix[id]
+				m, err := io.Copy(w, io.NewSectionReader(src, sg.off, sg.n))
+				written += m
+				if err != nil {
+					return written, err
+				}
+			}
+			return written, nil
+		})
+	}
 	if err != nil {
 		return 0, err
 	}
 	return n, os.RemoveAll(dir)
+}
+
+// place makes the file src the blob name: synced, renamed into place, the
+// directory synced.
+func (d *Driver) place(name, src string) (int64, error) {
+	f, err := os.OpenFile(src, os.O_RDWR, 0)
+	if err != nil {
+		return 0, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, err
+	}
+	dst := d.path(name)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
+		return 0, err
+	}
+	if err := os.Rename(src, dst); err != nil {
+		return 0, err
+	}
+	return fi.Size(), syncDir(filepath.Dir(dst))
 }
 
 // errUnknownBlock marks a commit naming a block that was not staged: an
@@ -170,7 +304,7 @@ var errUnknownBlock = errors.New("block not staged")
 
 // DiscardBlocks implements blob.Driver.
 func (d *Driver) DiscardBlocks(ctx context.Context, name string) error {
-	return os.RemoveAll(d.staging(name))
+	return os.RemoveAll(d.stagingDir(name))
 }
 
 // NewRangeReader implements blob.Driver.
@@ -211,7 +345,7 @@ func (d *Driver) SetTier(ctx context.Context, name, tier string) error {
 // Delete implements blob.Driver. The directories a blob leaves empty are
 // removed too, up to blobs/.
 func (d *Driver) Delete(ctx context.Context, name string) error {
-	_ = os.RemoveAll(d.staging(name))
+	_ = os.RemoveAll(d.stagingDir(name))
 	p := d.path(name)
 	if err := os.Remove(p); err != nil {
 		return err

@@ -102,6 +102,8 @@ func (m *memDriver) NewRangeReader(ctx context.Context, name string, off, n int6
 	return io.NopCloser(bytes.NewReader(b[off : off+n])), nil
 }
 
+func (m *memDriver) SyncBlocks(context.Context, string) error { return nil }
+
 func (m *memDriver) SetTier(ctx context.Context, name, _ string) error {
 	_, err := m.Stat(ctx, name)
 	return err

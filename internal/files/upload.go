@@ -160,12 +160,14 @@ func OffsetMismatch(up *kanri.Upload) error {
 }
 
 // WriteUpload appends body's bytes to an upload at offset, which must be
-// where the upload stands. The bytes are staged in blocks, each recorded
-// in the upload's document as it is staged (so that a broken connection
-// or a crash keeps what arrived), unless the part carries a checksum: then
-// the part is recorded whole once the checksum matched, or not at all.
-// An upload whose last byte arrived becomes a file. It returns the upload
-// as it stands and, when it completed, its file.
+// where the upload stands. The bytes are staged in blocks as they arrive
+// (hashed on the way), and what arrived is recorded once, at the end of
+// the request, clean or broken: the staged blocks synced, then the
+// upload's document (so that a crash keeps what was recorded, and a
+// client sends the rest from there). A part that carries a checksum is
+// recorded whole once the checksum matched, or not at all. An upload
+// whose last byte arrived becomes a file. It returns the upload as it
+// stands and, when it completed, its file.
 func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset int64, body io.Reader, sum *Checksum) (*kanri.Upload, *kanri.File, error) {
 	up, err := s.Upload(ctx, tenantID, id)
 	if err != nil {
@@ -182,7 +184,6 @@ func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset i
 	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(up.HashState); err != nil {
 		return nil, nil, fmt.Errorf("files: upload %s hash state: %w", up.ID, err)
 	}
-	repo := s.Store.Tenant(tenantID).Uploads()
 	name := kanri.BlobName(tenantID, up.FileID)
 	bufp := blocks.Get().(*[]byte)
 	defer blocks.Put(bufp)
@@ -205,7 +206,8 @@ func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset i
 		}
 		blockID := fmt.Sprintf("%06d%s", len(up.Blocks), randomHex(8))
 		if err := s.Blobs.StageBlock(ctx, name, blockID, data); err != nil {
-			return &cur, nil, err
+			readErr = err // what was staged before is still recorded
+			break
 		}
 		h.Write(data)
 		if sum != nil {
@@ -213,15 +215,6 @@ func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset i
 		}
 		up.Blocks = append(up.Blocks, blockID)
 		up.Offset += int64(n)
-		if up.HashState, err = h.(encoding.BinaryMarshaler).MarshalBinary(); err != nil {
-			return &cur, nil, err
-		}
-		if sum == nil {
-			if err := s.saveUpload(ctx, repo, up); err != nil {
-				return &cur, nil, err
-			}
-			cur = *up
-		}
 	}
 	if sum != nil {
 		if readErr != nil && !errors.Is(readErr, io.EOF) {
@@ -230,10 +223,18 @@ func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset i
 		if !bytes.Equal(sum.Hash.Sum(nil), sum.Digest) {
 			return &cur, nil, ErrChecksum
 		}
-		if up.Offset != cur.Offset {
-			if err := s.saveUpload(ctx, repo, up); err != nil {
-				return &cur, nil, err
-			}
+	}
+	if up.Offset != cur.Offset {
+		// Recorded even when the client went away: what arrived is kept.
+		keep := context.WithoutCancel(ctx)
+		if up.HashState, err = h.(encoding.BinaryMarshaler).MarshalBinary(); err != nil {
+			return &cur, nil, err
+		}
+		if err := s.Blobs.SyncBlocks(keep, name); err != nil {
+			return &cur, nil, err
+		}
+		if err := s.saveUpload(keep, s.Store.Tenant(tenantID).Uploads(), up); err != nil {
+			return &cur, nil, err
 		}
 	}
 	if readErr != nil && !errors.Is(readErr, io.EOF) {

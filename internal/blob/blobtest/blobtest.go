@@ -50,6 +50,7 @@ func Run(t *testing.T, open Open) {
 		{"BadNamesAndBlockIDs", testBadNamesAndBlockIDs},
 		{"ConcurrentPutsOfOneName", testConcurrentPutsOfOneName},
 		{"Tiers", testTiers},
+		{"SyncedBlocksCommit", testSyncedBlocksCommit},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -526,4 +527,34 @@ func testTiers(t *testing.T, ctx context.Context, b *blob.Bucket) {
 	if err := b.SetTier(ctx, "tiers/a", "frozen"); !kanri.IsCode(err, kanri.EINVALID) {
 		t.Errorf("SetTier(frozen): %v; want EINVALID", err)
 	}
+}
+
+// testSyncedBlocksCommit: blocks staged in order across syncs (an upload's
+// PATCHes) commit to their concatenation; a sync with nothing staged is
+// no error, and a blob committed from no block is empty.
+func testSyncedBlocksCommit(t *testing.T, ctx context.Context, b *blob.Bucket) {
+	if err := b.SyncBlocks(ctx, "up/none"); err != nil {
+		t.Errorf("SyncBlocks with nothing staged: %v", err)
+	}
+	var want []byte
+	var ids []string
+	for patch := range 3 {
+		for blk := range 2 {
+			data := random(t, 100_000+patch*1000+blk)
+			id := fmt.Sprintf("p%db%d", patch, blk)
+			stage(t, ctx, b, "up/synced", id, data)
+			want, ids = append(want, data...), append(ids, id)
+		}
+		if err := b.SyncBlocks(ctx, "up/synced"); err != nil {
+			t.Fatalf("SyncBlocks after patch %d: %v", patch, err)
+		}
+	}
+	if n := commit(t, ctx, b, "up/synced", ids...); n != int64(len(want)) {
+		t.Errorf("size = %d, want %d", n, len(want))
+	}
+	equal(t, "the committed upload", read(t, ctx, b, "up/synced"), want)
+	// Staged again after the commit: a new staging, from nothing.
+	stage(t, ctx, b, "up/synced", "again", []byte("again"))
+	commit(t, ctx, b, "up/synced", "again")
+	equal(t, "a second commit", read(t, ctx, b, "up/synced"), []byte("again"))
 }
