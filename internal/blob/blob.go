@@ -22,6 +22,7 @@ import (
 	"hash"
 	"io"
 	"iter"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -252,6 +253,26 @@ func (b *Bucket) Stat(ctx context.Context, name string) (Info, error) {
 	}
 	info, err := b.d.Stat(ctx, name)
 	return info, b.wrap(err, name)
+}
+
+// Filer is a Driver whose blobs are files of this machine.
+type Filer interface {
+	// File opens the blob name's file for reading.
+	File(name string) (*os.File, error)
+}
+
+// File opens the blob name's file when the store keeps blobs as files of
+// this machine (a server sends it with sendfile); nil, nil otherwise.
+func (b *Bucket) File(ctx context.Context, name string) (*os.File, error) {
+	fd, ok := b.d.(Filer)
+	if !ok {
+		return nil, nil
+	}
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	f, err := fd.File(name)
+	return f, b.wrap(err, name)
 }
 
 // SetTier moves the blob name to tier (TierHot, TierCool or

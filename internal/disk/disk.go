@@ -307,6 +307,19 @@ func (d *Driver) DiscardBlocks(ctx context.Context, name string) error {
 	return os.RemoveAll(d.stagingDir(name))
 }
 
+// File implements blob.Filer.
+func (d *Driver) File(name string) (*os.File, error) {
+	f, err := os.Open(d.path(name))
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || fi.IsDir() {
+		f.Close()
+		return nil, fs.ErrNotExist
+	}
+	return f, nil
+}
+
 // NewRangeReader implements blob.Driver.
 func (d *Driver) NewRangeReader(ctx context.Context, name string, offset, length int64) (io.ReadCloser, error) {
 	f, err := os.Open(d.path(name))

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"context"
 	"time"
 
 	"github.com/kanri/kanri/internal/app"
@@ -13,12 +14,16 @@ import (
 const cleanupInterval = time.Hour
 
 // Feature is what files give the composition root: the writer of usage
-// and access times (on every instance) and the cleanups (once across the
-// instances every hour).
+// and access times (on every instance), the cleanups (once across the
+// instances every hour) and the scrub of every file's bytes (once a day).
 func (s *Service) Feature() app.Feature {
 	return app.Feature{Name: "files", Work: []app.Work{
 		{Name: "file usage and access times", Run: s.Run},
 		{Name: "file-cleanups", Every: cleanupInterval, Periodic: s.Cleanups},
+		{Name: "file-scrub", Every: scrubInterval, Periodic: func(ctx context.Context) error {
+			_, _, err := s.Scrub(ctx)
+			return err
+		}},
 	}}
 }
 

@@ -779,3 +779,29 @@ func TestUnfinishedReadsOpenUploadsOnly(t *testing.T) {
 		t.Errorf("plan %+v, want one range of upload_open serving completedAt", plan)
 	}
 }
+
+// TestTheScrubFindsADamagedFile: the daily scrub reads every file and
+// marks the one whose bytes no longer match its checksum damaged, and
+// only that one.
+func TestTheScrubFindsADamagedFile(t *testing.T) {
+	f := setup(t, nil)
+	good := f.upload(t, "", "good.bin", random(5_000))
+	bad := f.upload(t, "", "bad.bin", random(7_000))
+	f.mem.corrupt(kanri.BlobName(ten, bad.ID))
+	checked, damaged, err := f.files.Scrub(f.ctx)
+	if err != nil || checked != 2 || damaged != 1 {
+		t.Fatalf("scrub: checked %d, damaged %d, %v; want 2 and 1", checked, damaged, err)
+	}
+	for _, c := range []struct {
+		file *kanri.File
+		want bool
+	}{{good, false}, {bad, true}} {
+		got, err := f.files.File(f.ctx, ten, c.file.ID)
+		if err != nil || got.Damaged != c.want {
+			t.Errorf("%s: damaged %v (%v); want %v", c.file.Name, got.Damaged, err, c.want)
+		}
+	}
+	if checked, _, err := f.files.Scrub(f.ctx); err != nil || checked != 1 {
+		t.Errorf("a second scrub checked %d (%v); want only the good one", checked, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"hash"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/kanri/kanri/internal/kanri"
@@ -19,13 +20,17 @@ var ErrDamaged = kanri.E(kanri.EINTERNAL, "files.damaged")
 // errBadSeek is the error of a seek Content cannot make.
 var errBadSeek = errors.New("files: bad seek")
 
-// Content is a file's bytes for http.ServeContent: it seeks without
-// reading (each read after a seek opens a range of the blob), and a read
-// of the whole file from its first byte to its last is checked against
-// the file's checksum as it streams. On a mismatch the last block is
-// withheld and the read fails, so the recipient never gets a whole file
-// that is wrong; the file is marked damaged and the failure logged.
+// Content is a file's bytes for http.ServeContent. On a blob store whose
+// blobs are local files it is that file (File), which a server sends with
+// sendfile; the periodic scrub (Scrub) checks those files against their
+// checksums. Otherwise it seeks without reading (each read after a seek
+// opens a range of the blob), and a read of the whole file from its first
+// byte to its last is checked against the file's checksum as it streams:
+// on a mismatch the last block is withheld and the read fails, so the
+// recipient never gets a whole file that is wrong; the file is marked
+// damaged and the failure logged.
 type Content struct {
+	file *os.File // the blob's local file, when it is one
 	s      *Service
 	ctx    context.Context
 	f      *kanri.File
@@ -47,8 +52,19 @@ func (c *Content) Failed() bool { return c.failed }
 // lastAccessedAt is written later, at most once a minute).
 func (s *Service) Open(ctx context.Context, tenantID string, f *kanri.File) *Content {
 	s.touches.note(tenantID, f.ID, s.Now())
-	return &Content{s: s, ctx: ctx, f: f, name: kanri.BlobName(tenantID, f.ID), h: sha256.New()}
+	c := &Content{s: s, ctx: ctx, f: f, name: kanri.BlobName(tenantID, f.ID), h: sha256.New()}
+	if file, err := s.Blobs.File(ctx, c.name); err == nil && file != nil {
+		c.file = file
+	}
+	return c
 }
+
+// File returns the blob's local file, or nil when the blob store has
+// none: a server sends the file itself, then reports what it sent (Sent).
+func (c *Content) File() *os.File { return c.file }
+
+// Sent records n bytes sent from File.
+func (c *Content) Sent(n int64) { c.sent += n }
 
 // Seek implements io.Seeker.
 func (c *Content) Seek(offset int64, whence int) (int64, error) {
@@ -134,6 +150,9 @@ func (c *Content) Close() error {
 	}
 	c.closed = true
 	c.closeReader()
+	if c.file != nil {
+		c.file.Close()
+	}
 	c.s.meter.download(c.f.TenantID, c.sent)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -20,10 +21,13 @@ const contentPolicy = "sandbox; default-src 'none'; img-src 'self'; style-src 'u
 
 // Content is a file's bytes as the files service reads them: Failed
 // reports that they could not all be read, or did not match the file's
-// checksum.
+// checksum. File, when not nil, is the bytes' local file, sent as it is
+// (sendfile), and Sent is told how many bytes went.
 type Content interface {
 	io.ReadSeekCloser
 	Failed() bool
+	File() *os.File
+	Sent(n int64)
 }
 
 // ServeFile streams a file's content as the disposition (attachment or
@@ -54,7 +58,13 @@ func ServeFile(c echo.Context, f *kanri.File, content Content, disposition, cont
 	} else {
 		req.Header.Del("Range") // another unit (items=0-5): ignored, the whole is sent (RFC 9110 §14.2)
 	}
-	http.ServeContent(rangeRefusal{ResponseWriter: w.Writer, size: f.Size}, req, "", f.UploadedAt.Time, content)
+	rw := &rangeRefusal{ResponseWriter: w.Writer, size: f.Size}
+	if file := content.File(); file != nil {
+		http.ServeContent(rw, req, "", f.UploadedAt.Time, file)
+		content.Sent(rw.sent)
+		return nil
+	}
+	http.ServeContent(rw, req, "", f.UploadedAt.Time, content)
 	if content.Failed() {
 		// The answer is shorter than its Content-Length: end the
 		// connection so that the recipient sees the download failed.
@@ -80,17 +90,38 @@ func bytesRange(h string) (string, bool) {
 type rangeRefusal struct {
 	http.ResponseWriter
 	size int64
+	sent int64 // the body's bytes written
 }
 
-func (w rangeRefusal) WriteHeader(code int) {
+func (w *rangeRefusal) WriteHeader(code int) {
 	if h := w.Header(); code == http.StatusRequestedRangeNotSatisfiable && h.Get("Content-Range") == "" {
 		h.Set("Content-Range", fmt.Sprintf("bytes */%d", w.size))
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// ReadFrom sends r through the writer underneath when it can (net/http's
+// sends a file with sendfile).
+func (w *rangeRefusal) ReadFrom(r io.Reader) (int64, error) {
+	var n int64
+	var err error
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(r)
+	} else {
+		n, err = io.Copy(struct{ io.Writer }{w.ResponseWriter}, r)
+	}
+	w.sent += n
+	return n, err
+}
+
+func (w *rangeRefusal) Write(p []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(p)
+	w.sent += int64(n)
+	return n, err
+}
+
 // Unwrap returns the writer underneath, for http.ResponseController.
-func (w rangeRefusal) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *rangeRefusal) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // contentDisposition returns a Content-Disposition (RFC 6266) naming the
 // file: an ASCII fallback and the exact name in UTF-8 (RFC 5987), so that

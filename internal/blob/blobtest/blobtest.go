@@ -51,6 +51,7 @@ func Run(t *testing.T, open Open) {
 		{"ConcurrentPutsOfOneName", testConcurrentPutsOfOneName},
 		{"Tiers", testTiers},
 		{"SyncedBlocksCommit", testSyncedBlocksCommit},
+		{"File", testFile},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -557,4 +558,31 @@ func testSyncedBlocksCommit(t *testing.T, ctx context.Context, b *blob.Bucket) {
 	stage(t, ctx, b, "up/synced", "again", []byte("again"))
 	commit(t, ctx, b, "up/synced", "again")
 	equal(t, "a second commit", read(t, ctx, b, "up/synced"), []byte("again"))
+}
+
+// testFile: a store that keeps blobs as local files opens a blob's file,
+// which reads as the blob; a missing blob is ENOTFOUND. Another store
+// opens none.
+func testFile(t *testing.T, ctx context.Context, b *blob.Bucket) {
+	data := random(t, 70_000)
+	put(t, ctx, b, "files/a", data)
+	f, err := b.File(ctx, "files/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil {
+		if _, err := b.File(ctx, "files/missing"); err != nil {
+			t.Errorf("File of a missing blob on a store without files: %v", err)
+		}
+		return
+	}
+	got, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "the blob's file", got, data)
+	if _, err := b.File(ctx, "files/missing"); !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Errorf("File of a missing blob: %v; want ENOTFOUND", err)
+	}
 }
