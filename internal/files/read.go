@@ -30,7 +30,7 @@ var errBadSeek = errors.New("files: bad seek")
 // recipient never gets a whole file that is wrong; the file is marked
 // damaged and the failure logged.
 type Content struct {
-	file *os.File // the blob's local file, when it is one
+	file   *os.File // the blob's local file, when it is one
 	s      *Service
 	ctx    context.Context
 	f      *kanri.File
