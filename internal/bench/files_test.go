@@ -49,7 +49,11 @@ const fileTenant = "tenant_t000"
 //   - Upload/OnePatch: a tus upload in one PATCH, as tus-js-client sends
 //     it by default (chunkSize Infinity) and the console uses it;
 //   - Upload/Patch=64MB: a tus upload in PATCHes of 64 MiB;
-//   - Download: the file's download route, read to the end.
+//   - Download: the file's download route, read to the end;
+//   - Tusd/Upload/OnePatch, Tusd/Upload/Patch=64MB, Tusd/Download: the
+//     same with tusd 2.9.1's handler over its file store
+//     (internal/bench/tusdserver, its own process on the same disk), the
+//     same client: the peer, side by side in one run (tusd never syncs).
 //
 // Throughput is in MB/s (10^6 bytes a second, Go's unit). peak_rss_MiB is
 // the server process's VmHWM (/proc/<pid>/status) during the run, its
@@ -137,10 +141,45 @@ func transfer(b *testing.B, bin string, size int64) {
 		b.SetBytes(size)
 		srv.measure(b, func() {
 			for b.Loop() {
-				c.download(b, fileID, size)
+				c.download(b, c.base+"/t/"+fileTenant+"/files/"+fileID+"/download", size)
 			}
 		})
 	})
+
+	tusd := startTusd(b, filepath.Join(work, "tusd"))
+	tc := &fileClient{http: &http.Client{Transport: &http.Transport{DisableCompression: true}}, base: tusd.base, create: "/files/"}
+	var location string
+	tusdUpload := func(b *testing.B, patch int64) {
+		b.SetBytes(size)
+		tusd.measure(b, func() {
+			for b.Loop() {
+				location = tc.upload(b, src, size, patch)
+			}
+		})
+	}
+	b.Run("Tusd/Upload/OnePatch", func(b *testing.B) { tusdUpload(b, size) })
+	b.Run("Tusd/Upload/Patch=64MB", func(b *testing.B) { tusdUpload(b, 64<<20) })
+	b.Run("Tusd/Download", func(b *testing.B) {
+		if location == "" {
+			location = tc.upload(b, src, size, size)
+		}
+		b.SetBytes(size)
+		tusd.measure(b, func() {
+			for b.Loop() {
+				tc.download(b, tusd.base+location, size)
+			}
+		})
+	})
+}
+
+// startTusd builds and runs internal/bench/tusdserver over dir, until the
+// benchmark ends.
+func startTusd(b *testing.B, dir string) *server {
+	bin := filepath.Join(b.TempDir(), "tusdserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "./tusdserver").CombinedOutput(); err != nil {
+		b.Fatalf("go build tusdserver: %v\n%s", err, out)
+	}
+	return runServer(b, exec.Command(bin, "-dir", dir), "tusd listening")
 }
 
 // writeRandomFile writes size pseudo-random bytes (incompressible, and
@@ -212,7 +251,12 @@ type server struct {
 // startServer runs bin on the store in dir (its blobs in dir/blobs) on a
 // free port, until the benchmark ends.
 func startServer(b *testing.B, bin, dir string) *server {
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-data-dir", dir, "-bcrypt-cost", "4")
+	return runServer(b, exec.Command(bin, "-addr", "127.0.0.1:0", "-data-dir", dir, "-bcrypt-cost", "4"), "kanri listening")
+}
+
+// runServer starts cmd, a server that logs listening (a JSON line with its
+// addr) once it accepts, until the benchmark ends.
+func runServer(b *testing.B, cmd *exec.Cmd, listening string) *server {
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -225,7 +269,7 @@ func startServer(b *testing.B, bin, dir string) *server {
 	addr := ""
 	for addr == "" && lines.Scan() {
 		var rec struct{ Msg, Addr string }
-		if json.Unmarshal(lines.Bytes(), &rec) == nil && rec.Msg == "kanri listening" {
+		if json.Unmarshal(lines.Bytes(), &rec) == nil && rec.Msg == listening {
 			addr = rec.Addr
 		}
 	}
@@ -297,11 +341,13 @@ func (s *server) memory(b *testing.B) map[string]int64 {
 	return m
 }
 
-// fileClient is a signed-in session of the operator's administrator.
+// fileClient is a signed-in session of the operator's administrator on
+// Kanri (token), or a client of tusd (create is its creation path).
 type fileClient struct {
-	http  *http.Client
-	base  string
-	token string
+	http   *http.Client
+	base   string
+	token  string
+	create string
 }
 
 // signIn signs the operator's administrator in, with no client timeout
@@ -309,24 +355,25 @@ type fileClient struct {
 func (s *server) signIn(b *testing.B) *fileClient {
 	c, token := signInHTTP(b, s.base, &http.Transport{DisableCompression: true})
 	c.Timeout = 0
-	return &fileClient{http: c, base: s.base, token: token}
+	return &fileClient{http: c, base: s.base, token: token, create: "/t/" + fileTenant + "/uploads"}
 }
 
 // upload sends the size bytes of src as a new file through tus, in
-// PATCHes of at most patch bytes, and returns the file's id.
+// PATCHes of at most patch bytes, and returns the file's id on Kanri, its
+// upload's location on tusd.
 func (c *fileClient) upload(b *testing.B, src string, size, patch int64) string {
 	f, err := os.Open(src)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	req, _ := http.NewRequest(http.MethodPost, c.base+"/t/"+fileTenant+"/uploads", nil)
+	req, _ := http.NewRequest(http.MethodPost, c.base+c.create, nil)
 	req.Header.Set("Tus-Resumable", "1.0.0")
 	req.Header.Set("X-CSRF-Token", c.token)
 	req.Header.Set("Upload-Length", strconv.FormatInt(size, 10))
 	req.Header.Set("Upload-Metadata", "filename "+base64.StdEncoding.EncodeToString([]byte("bench.bin"))+",filetype "+base64.StdEncoding.EncodeToString([]byte("application/octet-stream")))
 	resp := c.do(b, req, http.StatusCreated)
-	location := resp.Header.Get("Location")
+	location := strings.TrimPrefix(resp.Header.Get("Location"), c.base)
 	if location == "" {
 		b.Fatal("upload created without a Location")
 	}
@@ -346,15 +393,18 @@ func (c *fileClient) upload(b *testing.B, src string, size, patch int64) string 
 		off += n
 		fileID = resp.Header.Get("Kanri-File-Id")
 	}
+	if c.token == "" {
+		return location // tusd
+	}
 	if fileID == "" {
 		b.Fatal("the last PATCH named no file")
 	}
 	return fileID
 }
 
-// download reads the file's download to the end and checks its length.
-func (c *fileClient) download(b *testing.B, fileID string, size int64) {
-	resp, err := c.http.Get(c.base + "/t/" + fileTenant + "/files/" + fileID + "/download")
+// download reads url to the end and checks its length.
+func (c *fileClient) download(b *testing.B, url string, size int64) {
+	resp, err := c.http.Get(url)
 	if err != nil {
 		b.Fatal(err)
 	}
