@@ -132,7 +132,8 @@ clean:
 	rm -rf bin .test-output
 
 ## bench-files: the files feature's benchmarks: upload (tus) and download
-## of a 100MB and a 1GB file through the real binary over HTTP against cp,
+## of a 100MB and a 1GB file through the real binary over HTTP against cp
+## and tusd 2.9.1 (side by side, the same client),
 ## with the server's peak RSS; then the folder list's pages in folders of
 ## 100 and 100,000 files. KANRI_BENCH_FILE_SIZES overrides the sizes.
 .PHONY: bench-files
