@@ -159,6 +159,9 @@ func (d *Driver) StageBlock(ctx context.Context, name, id string, data []byte) e
 		_, err = f.Write(rest[:n])
 		rest = rest[n:]
 	}
+	if err == nil {
+		startWriteback(f, off, int64(len(data)))
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
