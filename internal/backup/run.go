@@ -197,11 +197,11 @@ func (s *Service) archive(ctx context.Context, tenantID string, j *kanri.BackupJ
 	var items atomic.Int64
 	stopProgress := s.reportProgress(ctx, tenantID, h, &items)
 	snapshot, err := s.dump(ctx, tenantID, s.Store.Types().Containers(h.Parts), func(container string, it docstore.Item) error {
-		var hd header
-		if err := json.Unmarshal(it.Body, &hd); err != nil {
+		typ, err := DocType(it.Body)
+		if err != nil {
 			return fmt.Errorf("%s/%s: %w", container, it.ID, err)
 		}
-		w := writers[s.Store.Types().Part(container, hd.Type)]
+		w := writers[s.Store.Types().Part(container, typ)]
 		if w == nil {
 			return nil
 		}

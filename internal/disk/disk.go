@@ -77,12 +77,18 @@ func (d *Driver) stagingDir(name string) string {
 	return filepath.Join(d.dir("staging"), hex.EncodeToString(h[:16]))
 }
 
-// Put implements blob.Driver.
+// Put implements blob.Driver. The bytes are copied writeChunk at a time
+// (io.Copy into a file would take 32 KiB).
 func (d *Driver) Put(ctx context.Context, name string, r io.Reader) (int64, error) {
 	return d.write(name, func(w *os.File) (int64, error) {
-		return io.Copy(w, ctxReader{ctx, r})
+		bufp := copyBuffers.Get().(*[]byte)
+		defer copyBuffers.Put(bufp)
+		return io.CopyBuffer(struct{ io.Writer }{w}, ctxReader{ctx, r}, *bufp)
 	})
 }
+
+// copyBuffers are Put's buffers.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, writeChunk); return &b }}
 
 // write writes a blob through a temporary file that is synced, then
 // renamed into place (and the directory synced), so that the blob appears
