@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -38,8 +39,21 @@ func TestCheckCommand(t *testing.T) {
 		err := run(context.Background(), append([]string{"check"}, args...), env, &out, &bytes.Buffer{}, nil)
 		return out.String(), err
 	}
-	if out, err := check(); err != nil || !strings.Contains(out, "1 documents") || !strings.Contains(out, ": 0 problems") {
+	out, err := check()
+	if err != nil || !strings.Contains(out, "1 documents") || !strings.Contains(out, ": 0 problems") {
 		t.Fatalf("sound file: %v\n%s", err, out)
+	}
+	// The space report: the auth container's one document and its
+	// user_username entry, with their bytes, and the file's size.
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^\s*auth\s+\(documents\)\s+1\s+\d+\s+\d+\s*$`),
+		regexp.MustCompile(`(?m)^\s*auth\s+user_username\s+1\s+\d+\s+\d+\s*$`),
+		regexp.MustCompile(`(?m)^\s*auth\s+\(pages\)\s+(\d+\s+\d+% in use|inline)\s*$`),
+		regexp.MustCompile(`(?m)^store file: \d+ bytes, \d+ a document$`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("the space report lacks %s:\n%s", want, out)
+		}
 	}
 	// Damage: the username index loses alice's entry.
 	db, err := bbolt.Open(dir+"/"+bolt.FileName, 0o600, nil)

@@ -20,6 +20,42 @@ type Report struct {
 	// Repaired lists the containers whose indexes were rebuilt and
 	// expiry entries mended.
 	Repaired []string
+	// Space is what each container's documents and each of its indexes
+	// take, by container, then by index ("" for the documents).
+	Space map[string]map[string]*Usage
+	// Pages is, by container, the pages of its two buckets (documents and
+	// indexes): allocated and in use, in bytes.
+	Pages map[string]Pages
+}
+
+// Usage is the entries of a container's documents or of one index, and
+// their keys' and values' bytes.
+type Usage struct {
+	Entries int
+	Bytes   int64
+}
+
+// Pages is the bytes of a container's buckets' pages: allocated, and
+// holding data.
+type Pages struct {
+	Alloc, InUse int64
+}
+
+// use counts an entry of container's documents or index.
+func (r *Report) use(container, index string, k, v []byte) {
+	if r.Space == nil {
+		r.Space = map[string]map[string]*Usage{}
+	}
+	if r.Space[container] == nil {
+		r.Space[container] = map[string]*Usage{}
+	}
+	u := r.Space[container][index]
+	if u == nil {
+		u = &Usage{}
+		r.Space[container][index] = u
+	}
+	u.Entries++
+	u.Bytes += int64(len(k) + len(v))
 }
 
 const maxProblems = 50
@@ -72,8 +108,17 @@ func (s *Store) Check(repair bool) (Report, error) {
 // check verifies one container's documents against its indexes, both ways.
 func (c *container) check(tx *bbolt.Tx, rep *Report) error {
 	docs, idx := tx.Bucket(c.name), tx.Bucket(indexBucket(c.name))
+	if rep.Pages == nil {
+		rep.Pages = map[string]Pages{}
+	}
+	ds, is := docs.Stats(), idx.Stats()
+	rep.Pages[string(c.name)] = Pages{
+		Alloc: int64(ds.BranchAlloc + ds.LeafAlloc + is.BranchAlloc + is.LeafAlloc),
+		InUse: int64(ds.BranchInuse + ds.LeafInuse + is.BranchInuse + is.LeafInuse),
+	}
 	err := docs.ForEach(func(k, v []byte) error {
 		rep.Documents++
+		rep.use(string(c.name), "", k, v)
 		r, err := decodeRecord(v)
 		if err != nil {
 			rep.problem("%s: document %q is not a record: %v", c.name, k, err)
@@ -98,10 +143,11 @@ func (c *container) check(tx *bbolt.Tx, rep *Report) error {
 	for i := range c.indexes {
 		byName[c.indexes[i].name] = &c.indexes[i]
 	}
-	return idx.ForEach(func(ik, _ []byte) error {
+	return idx.ForEach(func(ik, iv []byte) error {
 		rep.IndexEntries++
 		pk, rest, ok1 := bytes.Cut(ik, []byte{0})
 		name, values, ok2 := bytes.Cut(rest, []byte{0})
+		rep.use(string(c.name), string(name), ik, iv)
 		ix := byName[string(name)]
 		if !ok1 || !ok2 || ix == nil {
 			rep.problem("%s: index entry %q names no index", c.name, ik)
