@@ -99,11 +99,21 @@ func (d *Driver) write(name string, fill func(*os.File) (int64, error)) (int64, 
 		return 0, err
 	}
 	defer os.Remove(tmp.Name()) // gone already once renamed
-	n, err := fill(tmp)
-	if err == nil {
-		err = tmp.Sync()
+	if _, err := fill(tmp); err != nil {
+		tmp.Close()
+		return 0, err
 	}
-	if cerr := tmp.Close(); err == nil {
+	return d.install(tmp, name)
+}
+
+// install makes the file f the blob name: synced, closed, renamed into
+// place, the directory synced. It returns the blob's size.
+func (d *Driver) install(f *os.File, name string) (int64, error) {
+	fi, err := f.Stat()
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -113,10 +123,10 @@ func (d *Driver) write(name string, fill func(*os.File) (int64, error)) (int64, 
 	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
 		return 0, err
 	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
+	if err := os.Rename(f.Name(), dst); err != nil {
 		return 0, err
 	}
-	return n, syncDir(filepath.Dir(dst))
+	return fi.Size(), syncDir(filepath.Dir(dst))
 }
 
 func syncDir(dir string) error {
@@ -287,31 +297,13 @@ func (d *Driver) CommitBlocks(ctx context.Context, name string, ids []string) (i
 	return n, os.RemoveAll(dir)
 }
 
-// place makes the file src the blob name: synced, renamed into place, the
-// directory synced.
+// place makes the file src the blob name (install).
 func (d *Driver) place(name, src string) (int64, error) {
 	f, err := os.OpenFile(src, os.O_RDWR, 0)
 	if err != nil {
 		return 0, err
 	}
-	fi, err := f.Stat()
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return 0, err
-	}
-	dst := d.path(name)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o750); err != nil {
-		return 0, err
-	}
-	if err := os.Rename(src, dst); err != nil {
-		return 0, err
-	}
-	return fi.Size(), syncDir(filepath.Dir(dst))
+	return d.install(f, name)
 }
 
 // errUnknownBlock marks a commit naming a block that was not staged: an
