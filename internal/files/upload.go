@@ -185,27 +185,27 @@ func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset i
 		return nil, nil, fmt.Errorf("files: upload %s hash state: %w", up.ID, err)
 	}
 	name := kanri.BlobName(tenantID, up.FileID)
-	bufp := blocks.Get().(*[]byte)
-	defer blocks.Put(bufp)
-	buf := *bufp
 	cur := *up // the upload as recorded
 	var readErr error
-	for up.Offset < up.Size && readErr == nil {
-		n, err := io.ReadFull(body, buf[:min(int64(len(buf)), up.Size-up.Offset)])
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+	ahead := readAhead(body, up.Size-up.Offset)
+	defer ahead.stop()
+	for blk := range ahead.blocks {
+		if errors.Is(blk.err, io.EOF) || errors.Is(blk.err, io.ErrUnexpectedEOF) {
 			readErr = io.EOF
-		} else if err != nil {
-			readErr = err
+		} else if blk.err != nil {
+			readErr = blk.err
 		}
-		if n == 0 {
+		if len(blk.data) == 0 {
+			ahead.done(blk)
 			break
 		}
-		data := buf[:n]
+		data := blk.data
 		if up.Offset == 0 {
 			up.Sniffed = sniff(data)
 		}
 		blockID := fmt.Sprintf("%06d%s", len(up.Blocks), randomHex(8))
 		if err := s.Blobs.StageBlock(ctx, name, blockID, data); err != nil {
+			ahead.done(blk)
 			readErr = err // what was staged before is still recorded
 			break
 		}
@@ -213,8 +213,12 @@ func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset i
 		if sum != nil {
 			sum.Hash.Write(data)
 		}
+		ahead.done(blk)
 		up.Blocks = append(up.Blocks, blockID)
-		up.Offset += int64(n)
+		up.Offset += int64(len(data))
+		if readErr != nil {
+			break
+		}
 	}
 	if sum != nil {
 		if readErr != nil && !errors.Is(readErr, io.EOF) {
@@ -245,6 +249,74 @@ func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset i
 	}
 	file, err := s.complete(ctx, tenantID, up)
 	return up, file, err
+}
+
+// readAhead reads a body in blocks of at most BlockSize, up to limit
+// bytes, on a goroutine of its own, one block ahead of the caller: the
+// socket is read while the caller hashes and stages the block before.
+func readAhead(body io.Reader, limit int64) *reader {
+	r := &reader{blocks: make(chan block), free: make(chan *[]byte, 2), quit: make(chan struct{}), gone: make(chan struct{})}
+	r.free <- blocks.Get().(*[]byte)
+	r.free <- blocks.Get().(*[]byte)
+	go func() {
+		defer close(r.gone)
+		defer close(r.blocks)
+		for limit > 0 {
+			var buf *[]byte
+			select {
+			case buf = <-r.free:
+			case <-r.quit:
+				return
+			}
+			n, err := io.ReadFull(body, (*buf)[:min(int64(len(*buf)), limit)])
+			limit -= int64(n)
+			select {
+			case r.blocks <- block{buf: buf, data: (*buf)[:n], err: err}:
+			case <-r.quit:
+				r.free <- buf
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return r
+}
+
+// reader is readAhead's: blocks are the blocks read, each handed back
+// with done once used.
+type reader struct {
+	blocks chan block
+	free   chan *[]byte
+	quit   chan struct{}
+	gone   chan struct{} // closed when the reading goroutine has returned
+}
+
+// block is a block of a body, or the read's error after it.
+type block struct {
+	buf  *[]byte
+	data []byte
+	err  error
+}
+
+// done hands a block's buffer back for the next read.
+func (r *reader) done(b block) { r.free <- b.buf }
+
+// stop ends the reading, waits for the read going on (the body is not
+// read after WriteUpload returns: the handler reads its state), and pools
+// the buffers.
+func (r *reader) stop() {
+	close(r.quit)
+	<-r.gone
+	for {
+		select {
+		case buf := <-r.free:
+			blocks.Put(buf)
+		default:
+			return
+		}
+	}
 }
 
 // saveUpload records an upload's progress at its ETag: a write by another
