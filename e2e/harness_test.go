@@ -80,8 +80,6 @@ type server struct {
 	// debugURL is its Go profiler (KANRI_DEBUG_ADDR), from which a failed
 	// step takes the stacks of every goroutine.
 	debugURL string
-	// stop ends it with SIGTERM (once; the test's cleanup calls it too).
-	stop func()
 }
 
 // lineLog keeps the server's output lines.
@@ -185,9 +183,10 @@ func (s *server) another(t *testing.T) *server {
 	return other
 }
 
-// alone starts another server with a store and data directory of its
-// own (on Cosmos DB a database of its own), sharing nothing with s.
-func (s *server) alone(t *testing.T) *server {
+// freshEnv is the environment of another server with a store and data
+// directory of its own (on Cosmos DB a database of its own), sharing
+// nothing with s: for launch, once its store is seeded.
+func (s *server) freshEnv(t *testing.T) []string {
 	t.Helper()
 	env := slices.Clone(s.env)
 	for i, kv := range env {
@@ -198,23 +197,12 @@ func (s *server) alone(t *testing.T) *server {
 			env[i] = fmt.Sprintf("KANRI_COSMOS_DATABASE=kanri-e2e-%d", time.Now().UnixNano())
 		}
 	}
-	other := launch(t, s.Store, env)
-	other.DNS, other.env = s.DNS, env
-	return other
+	return env
 }
 
-// again stops s and starts it again on the same store.
-func (s *server) again(t *testing.T) *server {
-	t.Helper()
-	s.stop()
-	other := launch(t, s.Store, s.env)
-	other.DNS, other.env = s.DNS, s.env
-	return other
-}
-
-// setting returns the value of a setting of s's environment.
-func (s *server) setting(name string) string {
-	for _, kv := range s.env {
+// setting returns the value of a setting of env.
+func setting(env []string, name string) string {
+	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, name+"="); ok {
 			return v
 		}
@@ -294,25 +282,21 @@ func launch(t *testing.T, store string, env []string) *server {
 	}
 	t.Logf("kanri (%s store) listening at %s", store, s.URL)
 
-	var once sync.Once
-	s.stop = func() {
-		once.Do(func() {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-exited:
-				if waitErr != nil {
-					t.Errorf("kanri did not exit cleanly on SIGTERM: %v", waitErr)
-				}
-			case <-time.After(stopTimeout):
-				kill()
-				t.Errorf("kanri did not stop within %s of SIGTERM; killed", stopTimeout)
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+			if waitErr != nil {
+				t.Errorf("kanri did not exit cleanly on SIGTERM: %v", waitErr)
 			}
-			if t.Failed() {
-				t.Logf("kanri output (last 100 lines):\n%s", s.log.since(0, 100))
-			}
-		})
-	}
-	t.Cleanup(s.stop)
+		case <-time.After(stopTimeout):
+			kill()
+			t.Errorf("kanri did not stop within %s of SIGTERM; killed", stopTimeout)
+		}
+		if t.Failed() {
+			t.Logf("kanri output (last 100 lines):\n%s", s.log.since(0, 100))
+		}
+	})
 	return s
 }
 

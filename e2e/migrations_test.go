@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/playwright-community/playwright-go"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/bolt"
 	"github.com/kanri/kanri/internal/cosmos"
 	"github.com/kanri/kanri/internal/docstore"
@@ -80,10 +82,10 @@ func (s *suite) migrationSteps(t *testing.T) {
 // release left behind (seedLegacy), and signs its operator in.
 func (s *suite) legacyOperator(t *testing.T, label string) *session {
 	t.Helper()
-	m := s.srv.alone(t)
-	m.stop()
-	seedLegacy(t, m)
-	m = m.again(t)
+	env := s.srv.freshEnv(t)
+	seedLegacy(t, s.srv.Store, env)
+	m := launch(t, s.srv.Store, env)
+	m.DNS, m.env = s.srv.DNS, env
 	op := s.newSessionAt(t, label, nil, m.URL)
 	s.signInOK(t, op, "privileged", adminEmail, adminPass, "/tenants")
 	return op
@@ -101,27 +103,35 @@ func (s *suite) waitState(t *testing.T, p *session, want string) {
 	}
 }
 
-// seedLegacy writes, on the stopped server m's store, a tenant "legacy"
-// with legacyUsers users, and rewrites their documents as user schema 1.1
-// wrote them.
-func seedLegacy(t *testing.T, m *server) {
+// seedLegacy writes, in the store of a server not started yet (its
+// environment env), the operator and its administrator as the server's
+// first start would, and a tenant "legacy" with legacyUsers users, whose
+// documents it rewrites as user schema 1.1 wrote them, and legacyAudit
+// audit records near their expiry.
+func seedLegacy(t *testing.T, storeName string, env []string) {
 	t.Helper()
 	ctx := context.Background()
 	var ds docstore.Store
 	var err error
-	if m.Store == "cosmos" {
+	if storeName == "cosmos" {
 		ds, err = cosmos.Open(ctx, cosmos.Config{
-			Endpoint: m.setting("KANRI_COSMOS_ENDPOINT"), Key: m.setting("KANRI_COSMOS_KEY"),
-			Database: m.setting("KANRI_COSMOS_DATABASE"), InsecureSkipVerify: true,
+			Endpoint: setting(env, "KANRI_COSMOS_ENDPOINT"), Key: setting(env, "KANRI_COSMOS_KEY"),
+			Database: setting(env, "KANRI_COSMOS_DATABASE"), InsecureSkipVerify: true,
 		}, features.Specs())
 	} else {
-		ds, err = bolt.Open(m.setting("KANRI_DATA_DIR"), features.Specs(), bolt.Options{})
+		ds, err = bolt.Open(setting(env, "KANRI_DATA_DIR"), features.Specs(), bolt.Options{})
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ds.Close()
-	svcs := wiring.New(store.New(ds, nil, features.Schema()), slog.New(slog.DiscardHandler), nil, wiring.Options{Roles: features.Roles()})
+	svcs := wiring.New(store.New(ds, nil, features.Schema()), slog.New(slog.DiscardHandler), nil, wiring.Options{Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}})
+	if _, err := svcs.Roles.Seed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := auth.Bootstrap(ctx, svcs.Tenants, svcs.Users, svcs.Roles, adminEmail, adminPass); err != nil {
+		t.Fatal(err)
+	}
 	ctx = audit.WithActor(ctx, audit.Actor{UserID: "system", GlobalAdmin: true})
 	ten, err := svcs.Tenants.Create(ctx, kanri.TenantInput{Name: "legacy", DisplayName: "Legacy Ltd", Plan: kanri.PlanStandard, MaxUsers: 10})
 	if err != nil {
