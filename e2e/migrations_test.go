@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -41,7 +42,8 @@ const (
 func (s *suite) migrationSteps(t *testing.T) {
 	var op *session
 	s.step(t, "migration_dry_run_run_and_rollback", []string{"admin_signs_in"}, s.pagesOf(&op), func(t *testing.T) {
-		op = s.legacyOperator(t, "migrator")
+		var phone func() *session
+		op, phone = s.legacyOperator(t, "migrator")
 		s.click(t, op, "nav-migrations")
 		s.atPath(t, op, "/migrations")
 		s.visible(t, op, "migration-none")
@@ -75,20 +77,27 @@ func (s *suite) migrationSteps(t *testing.T) {
 		s.click(t, op, "migration-dry-run")
 		s.atPath(t, op, "/migrations/plan")
 		s.hasAttr(t, op, op.tid("migration-plan"), "migration-plan", "data-documents", "3")
+
+		// The page's lists fit a phone.
+		s.listsFit(t, phone(), "/migrations/plan", false)
 	})
 }
 
 // legacyOperator starts a server of the step's own whose store an older
-// release left behind (seedLegacy), and signs its operator in.
-func (s *suite) legacyOperator(t *testing.T, label string) *session {
+// release left behind (seedLegacy), and signs its operator in; phone
+// signs them in on a phone-sized screen too.
+func (s *suite) legacyOperator(t *testing.T, label string) (op *session, phone func() *session) {
 	t.Helper()
 	env := s.srv.freshEnv(t)
 	seedLegacy(t, s.srv.Store, env)
 	m := launch(t, s.srv.Store, env)
 	m.DNS, m.env = s.srv.DNS, env
-	op := s.newSessionAt(t, label, nil, m.URL)
-	s.signInOK(t, op, "privileged", adminEmail, adminPass, "/tenants")
-	return op
+	signIn := func(label string, size *playwright.Size) *session {
+		p := s.newSessionAt(t, label, size, m.URL)
+		s.signInOK(t, p, "privileged", adminEmail, adminPass, "/tenants")
+		return p
+	}
+	return signIn(label, nil), func() *session { return signIn(label+"-390", &playwright.Size{Width: 390, Height: 844}) }
 }
 
 // waitState waits until the migration page, refreshing itself, shows the
@@ -181,7 +190,8 @@ func seedLegacy(t *testing.T, storeName string, env []string) {
 func (s *suite) archiveSteps(t *testing.T) {
 	var op *session
 	s.step(t, "archive_then_rehydrate", []string{"admin_signs_in"}, s.pagesOf(&op), func(t *testing.T) {
-		op = s.legacyOperator(t, "archivist")
+		var phone func() *session
+		op, phone = s.legacyOperator(t, "archivist")
 		path := "/t/tenant_legacy/archives"
 		s.open(t, op, path, 200)
 		s.visible(t, op, "archives-none")
@@ -206,6 +216,11 @@ func (s *suite) archiveSteps(t *testing.T) {
 
 		s.click(t, op, "archive-link")
 		s.visible(t, op, "archive-offline")
+		u, err := url.Parse(op.page.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		archivePage := u.Path
 		s.absent(t, op, "archive-download")
 		s.click(t, op, "archive-rehydrate")
 		s.hasAttr(t, op, op.tid("archive-state"), "archive-state", "data-state", "available")
@@ -228,6 +243,12 @@ func (s *suite) archiveSteps(t *testing.T) {
 		}
 		if n := strings.Count(string(b), "\n"); n != legacyAudit || !strings.HasSuffix(dl.SuggestedFilename(), ".ndjson") {
 			t.Errorf("the download %s holds %d lines; want %d", dl.SuggestedFilename(), n, legacyAudit)
+		}
+
+		// The pages' lists fit a phone.
+		small := phone()
+		for _, p := range []string{path, archivePage} {
+			s.listsFit(t, small, p, false)
 		}
 	})
 }
