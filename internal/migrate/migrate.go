@@ -49,7 +49,7 @@ type Runner struct {
 func New(d app.Deps, tenants *tenant.Service, backups *backup.Service, sched *schedule.Scheduler) *Runner {
 	r := &Runner{Deps: d, tenants: tenants, backups: backups, sched: sched}
 	if sched != nil {
-		r.jobs = make(chan job)
+		r.jobs = make(chan job, 1) // a run waits there for the worker, lease held
 	}
 	return r
 }

@@ -335,8 +335,9 @@ func TestRollback(t *testing.T) {
 	}
 }
 
-// waitState waits until the last run's record is in state want, and
-// returns it; it fails the test at once on a state it cannot leave.
+// waitState waits until the last run's record is in state want and its
+// lease is released, and returns the record; it fails the test at once on
+// a state it cannot leave.
 func waitState(t *testing.T, r *migrate.Runner, want string) *migrate.Record {
 	t.Helper()
 	for {
@@ -344,7 +345,11 @@ func waitState(t *testing.T, r *migrate.Runner, want string) *migrate.Record {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rec != nil && rec.State == want {
+		busy, err := r.Busy(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec != nil && rec.State == want && busy == nil {
 			return rec
 		}
 		if rec != nil && (rec.State == migrate.StateStopped || rec.Error != "") {

@@ -95,17 +95,20 @@ func (r *Runner) Start(ctx context.Context, op string) error {
 	if err != nil {
 		return err
 	}
-	select {
-	case r.jobs <- job{op: op, lease: lease, actor: audit.ActorFrom(ctx)}:
-	default:
-		_ = lease.Release(context.WithoutCancel(ctx))
-		return kanri.E(kanri.ECONFLICT, "migrations.busy")
-	}
+	// Recorded before the worker starts, so that the run's counts never
+	// depend on when the record is written. The lease makes the worker
+	// idle and its one slot free.
 	r.Audit.Record(ctx, audit.Entry{
 		TenantID: kanri.SystemTenantID, Action: "migration." + op,
 		Resource: kanri.AuditResource{Type: kanri.AuditMigration, ID: Lease},
 	})
-	return nil
+	select {
+	case r.jobs <- job{op: op, lease: lease, actor: audit.ActorFrom(ctx)}:
+		return nil
+	default:
+		_ = lease.Release(context.WithoutCancel(ctx))
+		return kanri.E(kanri.ECONFLICT, "migrations.busy")
+	}
 }
 
 // Busy returns who holds the migration's lease, or nil when nobody does.
