@@ -80,12 +80,11 @@ type Archive struct {
 	State string `json:"state"`
 	// From and To are the times (the types' Since fields) of its oldest
 	// and newest record.
-	From      kanri.Time     `json:"from"`
-	To        kanri.Time     `json:"to"`
-	Counts    map[string]int `json:"counts"`
-	Documents int            `json:"documents"`
-	Bytes     int64          `json:"bytes"`
-	Parts     []Part         `json:"parts"`
+	From      kanri.Time `json:"from"`
+	To        kanri.Time `json:"to"`
+	Documents int        `json:"documents"`
+	Bytes     int64      `json:"bytes"`
+	Parts     []Part     `json:"parts"`
 	// Sealed names the key its parts are sealed to.
 	Sealed string `json:"sealed"`
 	// People are the ids of the people whose data it holds (the records'
@@ -104,6 +103,16 @@ type Archive struct {
 	RequestedAt kanri.Time `json:"requestedAt,omitzero"`
 	RequestedBy string     `json:"requestedBy,omitempty"`
 	AvailableAt kanri.Time `json:"availableAt,omitzero"`
+}
+
+// Count returns how many records of type typ the archive holds.
+func (a *Archive) Count(typ string) int {
+	for _, p := range a.Parts {
+		if p.Type == typ {
+			return p.Documents
+		}
+	}
+	return 0
 }
 
 // Part is the file of one type's records in an archive.

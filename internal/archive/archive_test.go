@@ -122,7 +122,7 @@ func testArchive(t *testing.T, w *world) {
 		t.Fatalf("the pass: %d archives, %v; want 1", len(got), err)
 	}
 	first := got[0]
-	if first.State != archive.StateArchived || first.Documents != 5 || first.Deleted != 5 || first.Kept != 0 || first.Counts["audit_log"] != 5 || len(first.People) == 0 {
+	if first.State != archive.StateArchived || first.Documents != 5 || first.Deleted != 5 || first.Kept != 0 || first.Count("audit_log") != 5 || len(first.People) == 0 {
 		t.Fatalf("the archive: %+v; want 5 audit records archived and deleted", first)
 	}
 	if n := w.count(t, kanri.ContainerAudit, "audit_log"); n < 3 {
@@ -146,11 +146,15 @@ func testArchive(t *testing.T, w *world) {
 	if _, err := a.SaveSettings(ctx, w.tenant, archive.SettingsInput{Enabled: true, Days: 7}, kanri.Seen{ETag: st.ETag}); !kanri.IsCode(err, kanri.ESTALE) {
 		t.Errorf("a save at an old version: %v; want ESTALE", err)
 	}
-	if got, err = a.Tenant(ctx, w.tenant); err != nil || len(got) != 1 || got[0].Counts["message"] != 2 {
+	if got, err = a.Tenant(ctx, w.tenant); err != nil || len(got) != 1 || got[0].Count("message") != 2 {
 		t.Fatalf("the pass with messages: %+v, %v; want one archive of 2 messages", got, err)
 	}
 	if n := w.count(t, kanri.ContainerMessaging, "message"); n != 0 {
 		t.Errorf("%d messages left after they were archived", n)
+	}
+	created, _, err := w.svcs.Deps.Audit.Query(ctx, w.tenant, audit.Filter{Action: "archive.create", Limit: 10})
+	if err != nil || len(created) != 2 {
+		t.Errorf("audit records of the archives written: %d, %v; want 2", len(created), err)
 	}
 
 	if _, _, err := a.Records(ctx, w.tenant, first.ID, 10); !kanri.IsCode(err, kanri.ECONFLICT) {

@@ -193,7 +193,7 @@ func (s *Service) archiveDue(ctx context.Context, tenantID string, st *Settings)
 				part.Documents++
 				a.Documents++
 				a.span(doc, t.Retention.Since)
-				for _, id := range erasurePeople(t, doc) {
+				for _, id := range erasure.People(t, doc) {
 					people[id] = true
 				}
 				if a.Documents >= maxRecords {
@@ -212,7 +212,6 @@ func (s *Service) archiveDue(ctx context.Context, tenantID string, st *Settings)
 			}
 			part.Bytes, part.SHA256 = res.Size, res.SHA256
 			a.Parts = append(a.Parts, part)
-			a.Counts[t.Name] = part.Documents
 			a.Bytes += res.Size
 		}
 	}
@@ -233,6 +232,9 @@ func (s *Service) archiveDue(ctx context.Context, tenantID string, st *Settings)
 		return nil, err
 	}
 	s.Logger.Info("archive: records archived", "tenant", tenantID, "archive", a.ID, "documents", a.Documents, "deleted", a.Deleted, "kept", a.Kept, "bytes", a.Bytes)
+	// The records left the database: the tenant's audit trail says where.
+	s.Audit.Change(ctx, tenantID, "archive.create", kanri.AuditResource{Type: kanri.AuditArchive, ID: a.ID}, nil,
+		map[string]any{"documents": a.Documents, "deleted": a.Deleted, "from": a.From.String(), "to": a.To.String()})
 	return a, nil
 }
 
@@ -248,7 +250,7 @@ func abort(w *backup.PartWriter, err error) error {
 func (s *Service) start(ctx context.Context, tenantID string, now time.Time) (*Archive, error) {
 	a := &Archive{
 		Doc:   kanri.Doc{ID: "archive_" + now.UTC().Format("20060102150405") + "_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]},
-		State: StateWriting, Counts: map[string]int{}, Sealed: s.keys.Recipient(), CreatedAt: kanri.NewTime(now),
+		State: StateWriting, Sealed: s.keys.Recipient(), CreatedAt: kanri.NewTime(now),
 	}
 	return a, s.archives(tenantID).Create(ctx, a)
 }
@@ -266,11 +268,6 @@ func (a *Archive) span(doc map[string]any, since string) {
 	if t.After(a.To.Time) {
 		a.To = kanri.NewTime(t)
 	}
-}
-
-// erasurePeople are the people a record holds data of.
-func erasurePeople(t doctype.Type, doc map[string]any) []string {
-	return erasure.People(t, doc)
 }
 
 // writeManifest writes the archive's manifest, in the backups' format.

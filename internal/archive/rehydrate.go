@@ -198,7 +198,6 @@ func (s *Service) rewrite(ctx context.Context, tenantID string, a *Archive, peop
 		old = append(old, p.Blob)
 		a.Bytes += res.Size - p.Bytes
 		a.Parts[i] = Part{Type: p.Type, Container: p.Container, Blob: name, Documents: n, Bytes: res.Size, SHA256: res.SHA256}
-		a.Counts[p.Type] = n
 	}
 	a.Documents = 0
 	for _, p := range a.Parts {
