@@ -3,6 +3,7 @@ package views
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -240,6 +241,49 @@ func (v MessageView) Reactions() []ReactionCount {
 				mine = mine || u == v.UserID
 			}
 			out = append(out, ReactionCount{Emoji: e, Count: len(who), Mine: mine})
+		}
+	}
+	return out
+}
+
+// Audience returns what of v's rendering depends on who sees it; the
+// caller adds the context's language and time zone. Two people with the
+// same audience see the same bytes, so a live update is rendered once for
+// each audience rather than once for each person. mentioned are the
+// message's mentions (MentionNames): a person mentioned sees their
+// mentions stand out. TestAudienceIsWhatDiffers keeps it in step with
+// MessageItem.
+func (v MessageView) Audience(mentioned []string) string {
+	var b strings.Builder
+	for _, on := range []bool{v.Mine, v.Moderate, v.Member, v.MarkRead} {
+		b.WriteByte('0' + boolByte(on))
+	}
+	b.WriteString("|" + v.OOB + "|" + v.CSRF + "|")
+	for _, r := range v.Reactions() {
+		if r.Mine {
+			b.WriteString(r.Emoji)
+		}
+	}
+	if v.Username != "" && slices.ContainsFunc(mentioned, func(n string) bool { return strings.EqualFold(n, v.Username) }) {
+		b.WriteString("|@" + strings.ToLower(v.Username))
+	}
+	return b.String()
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// MentionNames returns the usernames a message's text mentions, as
+// MessageItem finds them.
+func MentionNames(content string) []string {
+	var out []string
+	for _, s := range Segments(content) {
+		if s.Mention != "" {
+			out = append(out, s.Mention)
 		}
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/web"
 )
 
 // sseEvent is one server-sent event as a browser would see it.
@@ -32,8 +34,15 @@ type liveReader struct {
 // as Last-Event-ID when it is not empty.
 func (c *client) openLive(path, lastID string) (*liveReader, *http.Response) {
 	c.t.Helper()
+	return c.openLiveAt(c.e.srv.URL, path, lastID)
+}
+
+// openLiveAt is openLive on the server at base (another server over the
+// same services: the session's cookie holds on it).
+func (c *client) openLiveAt(base, path, lastID string) (*liveReader, *http.Response) {
+	c.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.e.srv.URL+path, nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
@@ -336,6 +345,90 @@ func TestLiveStreamEndsWhenTheRoleIsLost(t *testing.T) {
 	live.next(t, `id="messages"`)
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
 	if err := e.roles.Remove(ctx, role.Grant{Tenant: e.acme, UserID: e.acmeBob.ID, ServiceID: kanri.MessagingServiceID, RoleName: role.Member}); err != nil {
+		t.Fatal(err)
+	}
+	live.ended(t, 20*time.Second)
+}
+
+// TestLiveStreamEndsAtOnceWhenAccessIsTakenAway: whatever takes away
+// what a stream serves ends it at once, told by the audit of the change
+// (an access event): a stream checks again untold only every minute,
+// first at a random point between 30 and 90 s, so these end well before
+// it would.
+func TestLiveStreamEndsAtOnceWhenAccessIsTakenAway(t *testing.T) {
+	t.Parallel()
+	system := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
+	for _, tc := range []struct {
+		name     string
+		operator bool // the stream is the operator's global administrator's, on acme
+		change   func(e *env) error
+	}{
+		{"deactivated", false, func(e *env) error {
+			_, err := e.users.SetActive(system, e.acme.ID, e.acmeBob.ID, kanri.Seen{}, false)
+			return err
+		}},
+		{"sessions ended by an administrator", false, func(e *env) error {
+			_, err := e.users.EndSessions(system, e.acme.ID, e.acmeBob.ID, kanri.Seen{})
+			return err
+		}},
+		{"tenant suspended", false, func(e *env) error {
+			_, err := e.tenants.SetStatus(system, e.acme.ID, kanri.Seen{}, kanri.TenantSuspended)
+			return err
+		}},
+		{"operator's sessions ended in the operator's tenant", true, func(e *env) error {
+			id, err := e.st.Tenant(kanri.PrivilegedTenantID).UserIDByUsername(system, adminEmail)
+			if err == nil {
+				_, err = e.users.EndSessions(system, kanri.PrivilegedTenantID, id, kanri.Seen{})
+			}
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			c := e.chat(t)
+			who := e.client(t).signIn("acme", "bob")
+			if tc.operator {
+				who = e.client(t).signIn("privileged", adminEmail)
+			}
+			live, resp := who.openLive(livePath(e.acme.ID, c.public.ID, 0), "")
+			if live == nil {
+				t.Fatalf("the stream: status %d", resp.StatusCode)
+			}
+			live.next(t, `id="messages"`)
+			e.clock.Advance(time.Second) // a change must come after the sign-in
+			if err := tc.change(e); err != nil {
+				t.Fatal(err)
+			}
+			live.ended(t, 20*time.Second)
+		})
+	}
+}
+
+// TestLiveStreamChecksAgainUntold: a change that tells no stream (made
+// behind the services' back, here straight in the store) still ends a
+// stream, at its next check untold.
+func TestLiveStreamChecksAgainUntold(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.chat(t)
+	cfg := e.config
+	cfg.LiveRecheck = 50 * time.Millisecond
+	eager := httptest.NewServer(web.New(cfg))
+	t.Cleanup(eager.Close)
+	bob := e.client(t).signIn("acme", "bob")
+	live, resp := bob.openLiveAt(eager.URL, livePath(e.acme.ID, c.public.ID, 0), "")
+	if live == nil {
+		t.Fatalf("the stream: status %d", resp.StatusCode)
+	}
+	live.next(t, `id="messages"`)
+	ctx := context.Background()
+	u, err := e.st.Tenant(e.acme.ID).Users().Get(ctx, e.acmeBob.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.IsActive = false
+	if err := e.st.Tenant(e.acme.ID).Users().Replace(ctx, u); err != nil {
 		t.Fatal(err)
 	}
 	live.ended(t, 20*time.Second)

@@ -45,6 +45,10 @@ type Config struct {
 	// BodyTimeout is how long a request's body may take to arrive from its
 	// first read (DefaultBodyTimeout when zero); a stalled body is 408.
 	BodyTimeout time.Duration
+	// LiveRecheck is how often a live stream checks its session and rights
+	// again untold (a minute when zero): a backstop, since the changes that
+	// may take them away tell the streams at once.
+	LiveRecheck time.Duration
 }
 
 // Server holds what the handlers share.

@@ -57,6 +57,22 @@ type Entry struct {
 	Changes  map[string]kanri.Change
 	Reason   string
 	Status   string // kanri.AuditSuccess when empty
+	// Subject is the user whose rights the change may change, when the
+	// resource is not that user itself (a role assignment's user): for
+	// observers, never stored.
+	Subject string
+}
+
+// SubjectOf returns the user whose rights e's change may change: Subject,
+// or the resource's id when it is a user; "" when it is not one user's.
+func SubjectOf(e Entry) string {
+	if e.Subject != "" {
+		return e.Subject
+	}
+	if e.Resource.Type == kanri.AuditUser {
+		return e.Resource.ID
+	}
+	return ""
 }
 
 // Log writes audit records.

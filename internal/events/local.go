@@ -32,13 +32,13 @@ type Local struct {
 
 // stream is one tenant's events and subscribers.
 type stream struct {
-	seq  uint64  // the last event's number
-	kept []Event // the last events, oldest first: at least the last Keep, fewer than 2×Keep
+	seq  uint64   // the last event's number
+	kept []*Event // the last events, oldest first: at least the last Keep, fewer than 2×Keep
 	subs map[*subscriber]struct{}
 }
 
 type subscriber struct {
-	c     chan Event
+	c     chan *Event
 	end   func(error)
 	after func() bool // stops the context's watch
 }
@@ -91,7 +91,8 @@ func (l *Local) Publish(ctx context.Context, e Event) (string, error) {
 	if e.At.IsZero() {
 		e.At = l.Now()
 	}
-	st.kept = append(st.kept, e)
+	ev := &e
+	st.kept = append(st.kept, ev)
 	if len(st.kept) >= 2*l.Keep {
 		// Trimmed now and then, not at every event: the copy costs O(1)
 		// per event.
@@ -99,7 +100,7 @@ func (l *Local) Publish(ctx context.Context, e Event) (string, error) {
 	}
 	for s := range st.subs {
 		select {
-		case s.c <- e:
+		case s.c <- ev:
 		default:
 			l.drop(st, s, ErrTooSlow)
 		}
@@ -131,7 +132,7 @@ func (l *Local) Subscribe(ctx context.Context, tenantID, after string) (*Subscri
 		return nil, ErrClosed
 	}
 	st := l.stream(tenantID)
-	var replay []Event
+	var replay []*Event
 	if after != "" {
 		epoch, n, ok := strings.Cut(after, ".")
 		seq, err := strconv.ParseUint(n, 10, 64)
@@ -149,7 +150,7 @@ func (l *Local) Subscribe(ctx context.Context, tenantID, after string) (*Subscri
 		}
 		replay = st.kept[len(st.kept)-missed:]
 	}
-	c := make(chan Event, l.Buffer+len(replay))
+	c := make(chan *Event, l.Buffer+len(replay))
 	for _, e := range replay {
 		c <- e
 	}

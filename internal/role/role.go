@@ -440,7 +440,10 @@ func (s *Service) record(ctx context.Context, g Grant, action string, before, af
 	if u, err := s.Store.Tenant(g.Tenant.ID).Users().Get(ctx, g.UserID); err == nil {
 		name = u.Username
 	}
-	s.Audit.Change(ctx, g.Tenant.ID, action, kanri.AuditResource{Type: kanri.AuditRoleAssignment, ID: kanri.RoleAssignmentID(g.UserID, g.ServiceID, g.RoleName), Name: name}, before, after)
+	s.Audit.Record(ctx, audit.Entry{
+		TenantID: g.Tenant.ID, Action: action, Changes: audit.Diff(before, after), Subject: g.UserID,
+		Resource: kanri.AuditResource{Type: kanri.AuditRoleAssignment, ID: kanri.RoleAssignmentID(g.UserID, g.ServiceID, g.RoleName), Name: name},
+	})
 }
 
 // HasGlobalAdmin reports whether anyone holds 全体管理者 of the auth

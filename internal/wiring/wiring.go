@@ -134,6 +134,7 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 		s.Events = events.NewLocal()
 	}
 	s.Messaging = messaging.New(d, s.Events, s.Files)
+	d.Audit.Observe(tellStreams(s.Events, d.Logger))
 	s.Scheduler = o.Scheduler
 	if s.Scheduler == nil {
 		s.Scheduler = schedule.New(st.Port(), schedule.InstanceName(), clock{d.Now})

@@ -145,6 +145,57 @@
     }
   });
 
+  // The channel's path, under which its messages' actions are posted.
+  function channelPath() { var el = scroller(); return el ? el.dataset.channel : ""; }
+
+  // A message's reaction picker is filled with the page's one set of
+  // emoji (ReactChoices) when it opens, posting to the message: a message
+  // carries no set of its own, neither in the page nor in what the live
+  // stream delivers. "toggle" does not bubble: it is heard on its way down.
+  document.addEventListener("toggle", function (e) {
+    var picker = e.target;
+    if (!picker.matches || !picker.matches("details.react-picker") || !picker.open || picker.querySelector("form")) return;
+    var choices = document.getElementById("react-choices");
+    var article = picker.closest('article[id^="msg-"]');
+    if (!choices || !article || !channelPath()) return;
+    var url = channelPath() + "/messages/" + encodeURIComponent(article.id.slice(4)) + "/react";
+    var form = choices.content.firstElementChild.cloneNode(true);
+    form.setAttribute("action", url);
+    form.setAttribute("hx-post", url);
+    picker.appendChild(form);
+    htmx.process(form);
+  }, true);
+
+  // A message marked to be read (the newest the person had not read) tells
+  // the server once it scrolls into view (inside the scrolling pane: the
+  // observer sees the clipping of its ancestors).
+  var reader = "IntersectionObserver" in window ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (en) {
+      if (!en.isIntersecting) return;
+      reader.unobserve(en.target);
+      var article = en.target.closest("article[data-seq]");
+      if (article && channelPath()) {
+        // Once, like htmx's "intersect once": a tab offline now tells the
+        // server with a later message (its read mark covers this one).
+        var sent = htmx.ajax("POST", channelPath() + "/read", { source: en.target, values: { seq: article.dataset.seq }, swap: "none" });
+        if (sent && sent.catch) sent.catch(function () {});
+      }
+    });
+  }) : null;
+  function watchMarks(root) {
+    if (!reader || !root.querySelectorAll) return;
+    if (root.matches && root.matches(".read-mark")) reader.observe(root);
+    root.querySelectorAll(".read-mark").forEach(function (m) { reader.observe(m); });
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    var el = scroller();
+    if (!el) return;
+    watchMarks(el);
+    new MutationObserver(function (changes) {
+      changes.forEach(function (c) { c.addedNodes.forEach(watchMarks); });
+    }).observe(el, { childList: true, subtree: true });
+  });
+
   // A reaction chosen closes its picker (a live update keeps open ones
   // open).
   document.addEventListener("submit", function (e) {

@@ -170,6 +170,23 @@ func (s *Sessions) SignedIn(c echo.Context) (userID, tenantID string, issued tim
 	return uid, tid, issued, true
 }
 
+// Expiry returns when the request's session ends unless used again: its
+// absolute or its idle timeout, whichever comes first (zero when it is not
+// signed in). A live stream, one long request, checks again then.
+func (s *Sessions) Expiry(c echo.Context) time.Time {
+	sess := s.Session(c)
+	iat, _ := sess.Values[keyIssued].(int64)
+	seen, _ := sess.Values[keySeen].(int64)
+	if iat == 0 {
+		return time.Time{}
+	}
+	abs, idle := time.UnixMilli(iat).Add(AbsoluteTimeout), time.Unix(seen, 0).Add(IdleTimeout)
+	if idle.Before(abs) {
+		return idle
+	}
+	return abs
+}
+
 // HadSession reports whether the request carries a session that was
 // signed in, live or not: a visitor whose session ended, as opposed to one
 // who never signed in.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/files"
+	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
@@ -38,10 +40,12 @@ const (
 	// liveHeartbeat is how often an idle stream sends a comment, so that
 	// proxies and the browser keep it open and a dead one is noticed.
 	liveHeartbeat = 15 * time.Second
-	// liveRecheck is how often the stream checks that its session and the
-	// rights it serves still hold: a sign-out, a deactivation or a lost
-	// role ends it within that time on every instance.
-	liveRecheck = 3 * time.Second
+	// liveRecheck is how often a stream checks, untold, that its session
+	// and the rights it serves still hold. It is a backstop: a change that
+	// may take them away (a sign-out, a deactivation, a lost role, a
+	// suspension) is audited, and the audit tells the tenant's streams on
+	// every instance at once (events.AccessChanged), so they check then.
+	liveRecheck = time.Minute
 )
 
 // Streams serve the live streams. Their fields are what the streams
@@ -57,7 +61,10 @@ type Streams struct {
 	Events    events.Bus
 	Logger    *slog.Logger
 	Now       func() time.Time
-	payloads  payloadCache // the decoded payloads of the events
+	// Recheck is how often a stream checks its session and rights again
+	// untold (liveRecheck when 0).
+	Recheck  time.Duration
+	payloads payloadCache // the decoded payloads of the events
 }
 
 // Channels is a tab's stream of live updates (server-sent events), one
@@ -72,6 +79,7 @@ func (s *Streams) Channels(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := httpkit.Tenant(c), chatview.Person(c)
 	l := &liveStream{s: s, c: c, tenantID: t.ID, me: me, list: c.QueryParam("list") == "1"}
+	l.locale = i18n.Lang(ctx) + "|" + views.ZoneOf(ctx).String() + "|"
 	if id := c.QueryParam("channel"); id != "" {
 		ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, id)
 		if err != nil {
@@ -107,7 +115,7 @@ func (s *Streams) Channels(c echo.Context) error {
 		// entries, about 12 KB decoded) served the snapshot alone.
 		l.open.Recent = nil
 	}
-	if err := s.Pump(ctx, c, t, role.ChannelsRead, sub, l.write, func(e events.Event) error { return l.deliver(ctx, e) }); err != nil {
+	if err := s.Pump(ctx, c, t, role.ChannelsRead, sub, l.write, func(e *events.Event) error { return l.deliver(ctx, e) }); err != nil {
 		return l.end(err)
 	}
 	return nil
@@ -116,13 +124,40 @@ func (s *Streams) Channels(c echo.Context) error {
 // Pump runs a stream until the browser goes, the bus closes the
 // subscription (at shutdown, or when the tab fell behind: the browser
 // reconnects), a write fails or deliver fails, whose error it returns. It
-// passes each event to deliver, pings every liveHeartbeat, and every
-// liveRecheck checks that the session holds and its user still has perm
-// in the tenant, or ends the stream with an end event.
-func (s *Streams) Pump(ctx context.Context, c echo.Context, t *kanri.Tenant, perm string, sub *events.Subscription, write func(string) error, deliver func(events.Event) error) error {
-	heartbeat, recheck := time.NewTicker(liveHeartbeat), time.NewTicker(liveRecheck)
+// passes each event to deliver and pings every liveHeartbeat. It checks
+// that the session holds and its user still has perm in the tenant when an
+// access event concerns the user (of the tenant, or of the user's own
+// tenant when they are an operator elsewhere), when the session's cookie
+// expires, and, untold, every Recheck; when they no longer hold, it ends
+// the stream with an end event.
+func (s *Streams) Pump(ctx context.Context, c echo.Context, t *kanri.Tenant, perm string, sub *events.Subscription, write func(string) error, deliver func(*events.Event) error) error {
+	me, home := c.Get(httpkit.KeyUser).(*kanri.User).ID, c.Get(httpkit.KeyHome).(*kanri.Tenant)
+	var homeEvents <-chan *events.Event
+	if home.ID != t.ID {
+		hs, err := s.Events.Subscribe(ctx, home.ID, "")
+		if err != nil {
+			return err
+		}
+		defer hs.Close()
+		homeEvents = hs.C
+	}
+	every := s.Recheck
+	if every <= 0 {
+		every = liveRecheck
+	}
+	// The first check untold comes at a random point of the first period:
+	// the streams of a page opened by many at once do not check together.
+	heartbeat, recheck, expiry := time.NewTicker(liveHeartbeat), time.NewTimer(every/2+rand.N(every)), time.NewTimer(s.untilExpiry(c))
 	defer heartbeat.Stop()
 	defer recheck.Stop()
+	defer expiry.Stop()
+	allowed := func() bool {
+		if s.stillAllowed(ctx, c, t, perm) {
+			return true
+		}
+		_ = write("event: end\ndata: \n\n")
+		return false
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -131,20 +166,44 @@ func (s *Streams) Pump(ctx context.Context, c echo.Context, t *kanri.Tenant, per
 			if !ok {
 				return nil
 			}
+			if access, concerns := e.Access(me); access {
+				if concerns && !allowed() {
+					return nil
+				}
+				continue
+			}
 			if err := deliver(e); err != nil {
 				return err
+			}
+		case e, ok := <-homeEvents:
+			if !ok {
+				return nil
+			}
+			if _, concerns := e.Access(me); concerns && !allowed() {
+				return nil
 			}
 		case <-heartbeat.C:
 			if err := write(": ping\n\n"); err != nil {
 				return nil
 			}
 		case <-recheck.C:
-			if !s.stillAllowed(ctx, c, t, perm) {
-				_ = write("event: end\ndata: \n\n")
+			if !allowed() {
 				return nil
 			}
+			recheck.Reset(every)
+		case <-expiry.C:
+			if !allowed() {
+				return nil
+			}
+			expiry.Reset(s.untilExpiry(c))
 		}
 	}
+}
+
+// untilExpiry is how long until the stream's session cookie expires (and
+// a second more, so that the check then finds it expired).
+func (s *Streams) untilExpiry(c echo.Context) time.Duration {
+	return max(s.Sessions.Expiry(c).Sub(s.Now())+time.Second, time.Second)
 }
 
 // Start answers with a stream of server-sent events: no write
@@ -203,6 +262,9 @@ type liveStream struct {
 	// navigation's count and the list's) and which channels' events they
 	// may receive.
 	unread *messaging.Tracker
+	// locale is what of the stream's context its updates are rendered in:
+	// its language and time zone, a part of every rendering's audience.
+	locale string
 }
 
 // end reports an error to the log and ends the stream (the browser
@@ -222,25 +284,18 @@ func (l *liveStream) write(s string) error {
 	return l.flush()
 }
 
-// send sends one update: HTML of out-of-band swaps, with the event's
-// position as its id when it has one.
+// send sends one update rendered for this stream alone: HTML of
+// out-of-band swaps, with the event's position as its id when it has one.
 func (l *liveStream) send(ctx context.Context, id string, comps ...templ.Component) error {
-	var buf bytes.Buffer
-	for _, comp := range comps {
-		if err := comp.Render(ctx, &buf); err != nil {
+	pieces := make([][]byte, len(comps))
+	for i, comp := range comps {
+		b, err := dataLines(ctx, comp)
+		if err != nil {
 			return err
 		}
+		pieces[i] = b
 	}
-	var out strings.Builder
-	if id != "" {
-		fmt.Fprintf(&out, "id: %s\n", id)
-	}
-	out.WriteString("event: update\n")
-	for _, line := range strings.Split(buf.String(), "\n") {
-		out.WriteString("data: " + line + "\n")
-	}
-	out.WriteString("\n")
-	return l.write(out.String())
+	return l.sendPieces(id, pieces)
 }
 
 // snapshot sends the unread counts of the person's channels and, with
@@ -278,30 +333,64 @@ func (l *liveStream) snapshot(ctx context.Context, messages, whole bool) error {
 	return l.send(ctx, "", comps...)
 }
 
-// unreadUpdates appends to comps the updates of what the person has not
-// read: the navigation's total and, when the tab shows the list of
-// channels, the channel's counts.
-func (l *liveStream) unreadUpdates(comps []templ.Component, channelID string) []templ.Component {
-	comps = append(comps, views.NavUnreadUpdate(chatview.NavUnread(l.unread.Total())))
-	if u := l.unread.Channel(channelID); u != nil && l.list {
-		comps = append(comps, chatview.UnreadUpdate(channelID, u))
+// update is one update of a tab being put together: the pieces of
+// out-of-band HTML it carries, each already in its data lines.
+type update struct {
+	l      *liveStream
+	ctx    context.Context
+	d      *decodedPayload
+	pieces [][]byte
+	err    error
+}
+
+// add adds the piece that comp renders, which is the same for every
+// stream whose audience is key (the stream's locale is added to it):
+// rendered once for all of them.
+func (u *update) add(key string, comp func() templ.Component) {
+	if u.err != nil {
+		return
 	}
-	return comps
+	b, err := u.d.piece(u.l.locale+key, func() ([]byte, error) { return dataLines(u.ctx, comp()) })
+	u.pieces, u.err = append(u.pieces, b), err
+}
+
+// unread adds the updates of what the person has not read: the
+// navigation's total and, when the tab shows the list of channels, the
+// channel's counts.
+func (u *update) unread(channelID string) {
+	t := u.l.unread.Total()
+	u.add(fmt.Sprintf("nav|%d|%s|%d", t.Unread, t.Label(), t.Mentions), func() templ.Component {
+		return views.NavUnreadUpdate(chatview.NavUnread(t))
+	})
+	if c := u.l.unread.Channel(channelID); c != nil && u.l.list {
+		u.add(fmt.Sprintf("list|%s|%s|%s|%d", channelID, c.Name, c.Label(), len(c.Mentions)), func() templ.Component {
+			return chatview.UnreadUpdate(channelID, c)
+		})
+	}
+}
+
+// message adds v, as comp renders it.
+func (u *update) message(kind string, v views.MessageView, comp func(views.MessageView) templ.Component) {
+	u.add(kind+"|"+v.Audience(u.d.mentioned), func() templ.Component { return comp(v) })
 }
 
 // deliver sends what an event changes on the tab, if the person may see
-// it.
-func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
+// it. What it sends is rendered once for each audience of the event (the
+// same language, time zone and rights over the message), not once for
+// each stream: with 1,000 tabs open on a channel, rendering in every
+// stream was most of a message's fan-out.
+func (l *liveStream) deliver(ctx context.Context, e *events.Event) error {
 	if !strings.HasPrefix(e.Topic, "channel:") {
 		return nil
 	}
-	p, err := l.s.payloads.get(e)
+	d, err := l.s.payloads.get(e)
 	if err != nil {
 		return nil // not for this stream
 	}
-	var comps []templ.Component
+	p := &d.p
+	u := &update{l: l, ctx: ctx, d: d}
 	if l.unread.Apply(e.Kind, p) {
-		comps = l.unreadUpdates(comps, p.ChannelID)
+		u.unread(p.ChannelID)
 	}
 	ok, err := l.unread.Sees(ctx, p.ChannelID, p.Private)
 	if err != nil {
@@ -311,27 +400,19 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 	open := ok && l.open != nil && l.open.ID == p.ChannelID
 	switch e.Kind {
 	case messaging.KindMessageCreated:
-		if p.Message == nil {
-			return nil
-		}
-		if open && p.Message.Seq > l.snapSeq {
-			v := chatview.ViewWith(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.Sessions.CSRFToken(l.c), l.s.payloads.attachments(e, func() []views.Attachment {
-				return l.s.messages().Attachments(ctx, l.tenantID, p.Message)
-			}))
+		if open && p.Message != nil && p.Message.Seq > l.snapSeq {
+			v := l.view(ctx, e, p.Message)
 			v.MarkRead = l.openMember != nil && p.Message.Seq > l.openMember.ReadSeq
-			comps = append(comps, views.NewMessage(v))
+			u.message("new", v, views.NewMessage)
 		}
 	case messaging.KindMessageUpdated, messaging.KindReaction:
 		if open && p.Message != nil {
-			atts := l.s.payloads.attachments(e, func() []views.Attachment { return l.s.messages().Attachments(ctx, l.tenantID, p.Message) })
-			comps = append(comps, views.ReplacedMessage(chatview.ViewWith(l.tenantID, l.me, l.open, l.openMember, p.Message, l.s.Sessions.CSRFToken(l.c), atts)))
+			u.message("replaced", l.view(ctx, e, p.Message), views.ReplacedMessage)
 		}
 	case messaging.KindMessageDeleted:
-		if p.Message == nil {
-			return nil
-		}
-		if open {
-			comps = append(comps, views.RemovedMessage(p.Message.ID))
+		if open && p.Message != nil {
+			id := p.Message.ID
+			u.add("removed", func() templ.Component { return views.RemovedMessage(id) })
 		}
 	case messaging.KindMemberRead:
 		if open && p.UserID == l.me.UserID && l.openMember != nil {
@@ -340,15 +421,65 @@ func (l *liveStream) deliver(ctx context.Context, e events.Event) error {
 	case messaging.KindMemberJoined, messaging.KindMemberLeft, messaging.KindChannelUpdated, messaging.KindChannelDeleted:
 		switch {
 		case open && (p.UserID == l.me.UserID || e.Kind == messaging.KindChannelDeleted):
-			comps = append(comps, views.ChannelChanged())
+			u.add("changed", views.ChannelChanged)
 		case open && p.MemberCount > 0:
-			comps = append(comps, views.MemberCount(p.MemberCount, true)) // someone else joined or left
+			n := p.MemberCount // someone else joined or left
+			u.add("members|"+strconv.Itoa(n), func() templ.Component { return views.MemberCount(n, true) })
 		}
 	}
-	if len(comps) == 0 {
+	if u.err != nil {
+		return u.err
+	}
+	if len(u.pieces) == 0 {
 		return nil
 	}
-	return l.send(ctx, e.Pos, comps...)
+	return l.sendPieces(e.Pos, u.pieces)
+}
+
+// view is a message of the open channel as the person sees it, with no
+// CSRF token: a view rendered for everyone alike (htmx sends the page's).
+func (l *liveStream) view(ctx context.Context, e *events.Event, m *kanri.Message) views.MessageView {
+	atts := l.s.payloads.attachments(e, func() []views.Attachment { return l.s.messages().Attachments(ctx, l.tenantID, m) })
+	return chatview.ViewWith(l.tenantID, l.me, l.open, l.openMember, m, "", atts)
+}
+
+// frames are the buffers updates are put together in before their one
+// write.
+var frames = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// sendPieces sends one update made of pieces (data lines), with id as its
+// id when it has one, in one write.
+func (l *liveStream) sendPieces(id string, pieces [][]byte) error {
+	buf := frames.Get().(*bytes.Buffer)
+	defer frames.Put(buf)
+	buf.Reset()
+	if id != "" {
+		buf.WriteString("id: " + id + "\n")
+	}
+	buf.WriteString("event: update\n")
+	for _, p := range pieces {
+		buf.Write(p)
+	}
+	buf.WriteByte('\n')
+	if _, err := l.w.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	return l.flush()
+}
+
+// dataLines renders comp as the data lines of a server-sent event.
+func dataLines(ctx context.Context, comp templ.Component) ([]byte, error) {
+	var html bytes.Buffer
+	if err := comp.Render(ctx, &html); err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, html.Len()+64)
+	for line := range strings.SplitSeq(html.String(), "\n") {
+		out = append(out, "data: "...)
+		out = append(out, line...)
+		out = append(out, '\n')
+	}
+	return out, nil
 }
 
 // messages reads messages for their views.
@@ -359,12 +490,19 @@ func (s *Streams) messages() chatview.Messages {
 // payloadCacheSize is how many events' decoded payloads are kept: more
 // than a stream may fall behind (the in-process bus cuts a subscriber off
 // 256 events behind), so that every stream of an event finds it decoded.
-const payloadCacheSize = 1024
+// The rendered pieces of only the last piecesKept events are kept (a
+// stream further behind renders its own), at most maxPieces of each.
+const (
+	payloadCacheSize = 1024
+	piecesKept       = 16
+	maxPieces        = 64
+)
 
 // payloadCache decodes each event's payload once for all the streams that
 // deliver it, rather than once per stream: with 1,000 tabs open on a
 // channel, decoding in every stream was a fifth of the CPU time of a
-// message's fan-out. The payloads it returns are shared: read only (the
+// message's fan-out; and it keeps what the streams render of the event,
+// once per audience. The payloads it returns are shared: read only (the
 // message's version is set once, when the payload is decoded).
 type payloadCache struct {
 	mu    sync.Mutex
@@ -376,16 +514,49 @@ type decodedPayload struct {
 	once sync.Once
 	p    messaging.Payload
 	err  error
+	// mentioned are the usernames the message mentions.
+	mentioned []string
 	// atts are the files its message links to, read once for every
 	// stream (with 1,000 tabs open, one read per stream and attachment was
 	// 1,000 store reads a message).
 	attsOnce sync.Once
 	atts     []views.Attachment
+
+	mu     sync.Mutex
+	pieces map[string]*renderedPiece // nil once the event is no longer among the last piecesKept
+	cold   bool
+}
+
+type renderedPiece struct {
+	once sync.Once
+	b    []byte
+	err  error
+}
+
+// piece returns the piece of the audience key, rendered by render the
+// first time any stream asks.
+func (d *decodedPayload) piece(key string, render func() ([]byte, error)) ([]byte, error) {
+	d.mu.Lock()
+	r := d.pieces[key]
+	if r == nil {
+		if d.cold || len(d.pieces) >= maxPieces {
+			d.mu.Unlock()
+			return render()
+		}
+		if d.pieces == nil {
+			d.pieces = map[string]*renderedPiece{}
+		}
+		r = &renderedPiece{}
+		d.pieces[key] = r
+	}
+	d.mu.Unlock()
+	r.once.Do(func() { r.b, r.err = render() })
+	return r.b, r.err
 }
 
 // attachments returns the attachments of e's message, read by read the
 // first time any stream asks.
-func (c *payloadCache) attachments(e events.Event, read func() []views.Attachment) []views.Attachment {
+func (c *payloadCache) attachments(e *events.Event, read func() []views.Attachment) []views.Attachment {
 	c.mu.Lock()
 	d := c.byID[e.ID]
 	c.mu.Unlock()
@@ -397,11 +568,11 @@ func (c *payloadCache) attachments(e events.Event, read func() []views.Attachmen
 }
 
 // get returns the decoded payload of e.
-func (c *payloadCache) get(e events.Event) (*messaging.Payload, error) {
+func (c *payloadCache) get(e *events.Event) (*decodedPayload, error) {
 	if e.ID == "" {
-		var p messaging.Payload
-		err := decodePayload(e.Data, &p)
-		return &p, err
+		d := &decodedPayload{cold: true}
+		d.err = d.decode(e.Data)
+		return d, d.err
 	}
 	c.mu.Lock()
 	d := c.byID[e.ID]
@@ -416,19 +587,30 @@ func (c *payloadCache) get(e events.Event) (*messaging.Payload, error) {
 			delete(c.byID, c.order[0])
 			c.order = c.order[1:]
 		}
+		if n := len(c.order); n > piecesKept {
+			c.byID[c.order[n-piecesKept-1]].chill()
+		}
 	}
 	c.mu.Unlock()
-	d.once.Do(func() { d.err = decodePayload(e.Data, &d.p) })
-	return &d.p, d.err
+	d.once.Do(func() { d.err = d.decode(e.Data) })
+	return d, d.err
 }
 
-// decodePayload decodes an event's payload, the message with its version.
-func decodePayload(data []byte, p *messaging.Payload) error {
-	if err := json.Unmarshal(data, p); err != nil {
+// chill lets the pieces of an event older than the last piecesKept go.
+func (d *decodedPayload) chill() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.pieces, d.cold = nil, true
+}
+
+// decode decodes an event's payload, the message with its version.
+func (d *decodedPayload) decode(data []byte) error {
+	if err := json.Unmarshal(data, &d.p); err != nil {
 		return err
 	}
-	if p.Message != nil {
-		p.Message.ETag = p.MessageETag
+	if d.p.Message != nil {
+		d.p.Message.ETag = d.p.MessageETag
+		d.mentioned = views.MentionNames(d.p.Message.Content)
 	}
 	return nil
 }

@@ -79,7 +79,7 @@ func next(t *testing.T, s *events.Subscription) events.Event {
 		if !ok {
 			t.Fatalf("the subscription ended: %v", s.Err())
 		}
-		return e
+		return *e
 	case <-time.After(wait):
 		t.Fatal("no event arrived")
 	}

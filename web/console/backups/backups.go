@@ -439,7 +439,7 @@ func (s *Pages) backupEvents(c echo.Context) error {
 	if err := write("event: backup\ndata: connected\n\n"); err != nil {
 		return nil
 	}
-	_ = s.live.Pump(ctx, c, t, role.BackupsRead, sub, write, func(e events.Event) error {
+	_ = s.live.Pump(ctx, c, t, role.BackupsRead, sub, write, func(e *events.Event) error {
 		if e.Topic != backup.Topic {
 			return nil
 		}
