@@ -292,9 +292,11 @@ const fanoutMarker = "fanout-"
 // and is steadier than the latencies on a shared machine); B/delivery,
 // the bytes a stream receives per message; reads/post, the point reads and
 // queries of the messaging and files containers per post (the post's and
-// its deliveries'); idle_reads/s, what the open streams read of the whole
-// store when nothing is posted (their rechecks), over 6 s before the
-// posts; and the server's memory
+// its deliveries'); idle_reads/s and idle_cpu_ms/s, what the open streams
+// read of the whole store and the CPU time the server uses when nothing
+// is posted (their heartbeats and checks), over 15 s (a heartbeat's
+// period) before the posts; and
+// the server's memory
 // per open stream: live heap, goroutine stacks and resident set size, each
 // as the difference between before the streams opened and after, both
 // measured after a collection that returns freed memory to the system,
@@ -309,6 +311,10 @@ const fanoutMarker = "fanout-"
 // go test -cpuprofile of the whole run includes), and
 // KANRI_BENCH_FANOUT_HEAPPROFILE=<file> a heap profile once the streams
 // are open (go tool pprof -sample_index=inuse_space).
+// idleWindow is how long BenchmarkMessagingFanout measures idle streams:
+// one period of their heartbeats (web/live).
+const idleWindow = 15 * time.Second
+
 func BenchmarkMessagingFanout(b *testing.B) {
 	conns := envInt("KANRI_BENCH_FANOUT_CONNS", 1000)
 	posts := envInt("KANRI_BENCH_FANOUT_POSTS", 20)
@@ -409,11 +415,10 @@ func BenchmarkMessagingFanout(b *testing.B) {
 		}
 		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 	}
-	// The store reads of the open streams alone (their rechecks), over
-	// two recheck periods.
-	idle0 := p.ds.Calls().Reads()
-	time.Sleep(6 * time.Second)
-	idleReads := float64(p.ds.Calls().Reads()-idle0) / 6
+	// What the open streams cost alone: their heartbeats and checks.
+	idle0, idleCPU0 := p.ds.Calls().Reads(), cpuTime(b)
+	time.Sleep(idleWindow)
+	idleReads, idleCPU := float64(p.ds.Calls().Reads()-idle0)/idleWindow.Seconds(), float64(cpuTime(b)-idleCPU0)/idleWindow.Seconds()
 
 	sender := messaging.Person{UserID: owner.ID, Name: "owner"}
 	// What a post and its delivery read: the messaging and files
@@ -464,6 +469,7 @@ func BenchmarkMessagingFanout(b *testing.B) {
 	b.ReportMetric(ms(cpu)/float64(sent), "cpu_ms/post")
 	b.ReportMetric(float64(reads)/float64(sent), "reads/post")
 	b.ReportMetric(idleReads, "idle_reads/s")
+	b.ReportMetric(idleCPU/float64(time.Millisecond), "idle_cpu_ms/s")
 	b.ReportMetric(perConn(after.heap, before.heap, conns), "heap_B/conn")
 	b.ReportMetric(perConn(after.stack, before.stack, conns), "stack_B/conn")
 	b.ReportMetric(perConn(after.rss, before.rss, conns), "rss_B/conn")

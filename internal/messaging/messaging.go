@@ -96,6 +96,23 @@ type Payload struct {
 	// after the change, in the events of memberships.
 	Name        string `json:"name,omitempty"`
 	MemberCount int    `json:"memberCount,omitempty"`
+	// mentions are the usernames (kanri.UsernameID) the message mentions,
+	// found once for every tracker of the event (Prepare); nil when not
+	// yet found.
+	mentions []string
+}
+
+// Prepare finds once what every tracker of the event asks of it: the
+// usernames its message mentions. A payload shared by many streams is
+// prepared before they read it.
+func (p *Payload) Prepare() {
+	if p.Message == nil || p.mentions != nil {
+		return
+	}
+	p.mentions = []string{}
+	for _, n := range kanri.MentionedNames(p.Message.Content, maxMentions) {
+		p.mentions = append(p.mentions, kanri.UsernameID(n))
+	}
 }
 
 // Topic returns the events topic of a channel.

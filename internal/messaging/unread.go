@@ -148,14 +148,14 @@ func (t *Tracker) Apply(kind string, p *Payload) bool {
 			return false
 		}
 		u.Seqs[msg.Seq] = true
-		if t.mentioned(msg) {
+		if t.mentioned(p) {
 			u.Mentions[msg.Seq] = true
 		}
 		return true
 	case KindMessageUpdated:
 		// An edit that adds a mention of an unread message counts it, as
 		// the service does (noteMentions); removing one does not uncount it.
-		if msg == nil || !u.Seqs[msg.Seq] || u.Mentions[msg.Seq] || !t.mentioned(msg) {
+		if msg == nil || !u.Seqs[msg.Seq] || u.Mentions[msg.Seq] || !t.mentioned(p) {
 			return false
 		}
 		u.Mentions[msg.Seq] = true
@@ -203,11 +203,13 @@ func (t *Tracker) Sees(ctx context.Context, channelID string, private bool) (boo
 	return ok, err
 }
 
-// mentioned reports whether msg mentions the person (not their own).
-func (t *Tracker) mentioned(msg *kanri.Message) bool {
+// mentioned reports whether p's message mentions the person (not their
+// own).
+func (t *Tracker) mentioned(p *Payload) bool {
+	msg := p.Message
 	if t.me.Username == "" || msg.SenderID == t.me.UserID || msg.System != "" {
 		return false
 	}
-	me := kanri.UsernameID(t.me.Username)
-	return slices.ContainsFunc(kanri.MentionedNames(msg.Content, maxMentions), func(n string) bool { return kanri.UsernameID(n) == me })
+	p.Prepare()
+	return slices.Contains(p.mentions, kanri.UsernameID(t.me.Username))
 }

@@ -612,5 +612,6 @@ func (d *decodedPayload) decode(data []byte) error {
 		d.p.Message.ETag = d.p.MessageETag
 		d.mentioned = views.MentionNames(d.p.Message.Content)
 	}
+	d.p.Prepare()
 	return nil
 }
