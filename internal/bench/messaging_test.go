@@ -326,6 +326,9 @@ func BenchmarkMessagingFanout(b *testing.B) {
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur < uint64(conns)+256 {
 		b.Fatalf("%d streams need more open files than this process may have (%d, %v): raise ulimit -n", conns, lim.Cur, err)
 	}
+	if os.Getenv("KANRI_BENCH_FANOUT_HEAPPROFILE") != "" {
+		runtime.MemProfileRate = 512 // every stream's few small allocations, not one in 512 KiB
+	}
 	p := startInProcess(b, false)
 	t := p.messagingTenant(b, "fanout", conns+1)
 	ctx := system()
