@@ -133,9 +133,9 @@ func loadSearchUsers(b *testing.B, c docstore.Container, pk string, n int) {
 	b.Helper()
 	start := time.Now()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for chunk := 0; chunk < n; chunk += 1000 {
+	for chunk := 0; chunk < n; chunk += 100 {
 		var ops []docstore.Op
-		for i := chunk; i < min(chunk+1000, n); i++ {
+		for i := chunk; i < min(chunk+100, n); i++ {
 			u := kanri.User{
 				Doc:      kanri.Doc{ID: fmt.Sprintf("user_%06d", i), TenantID: pk, Type: kanri.TypeUser, SchemaVersion: kanri.UserSchemaVersion},
 				Username: fmt.Sprintf("user%06d", i), Email: fmt.Sprintf("user%06d@example.com", i),

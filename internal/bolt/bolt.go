@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -47,6 +48,9 @@ type Store struct {
 	containers map[string]*container
 	now        func() time.Time
 	log        *slog.Logger
+	// evaluated counts the documents queries decoded and matched, for the
+	// tests of what a plan costs.
+	evaluated atomic.Int64
 }
 
 // Open opens (creating if needed) the store in dir with the given

@@ -19,9 +19,9 @@ func (c *container) runOrdered(tx *bbolt.Tx, pk string, p *orderedPlan, m matche
 		var err error
 		switch p.kind {
 		case planMerge:
-			page, err = c.runMerge(tx, pk, p, m, after, q.PageSize(), q.Desc, fp)
+			page, err = c.runMerge(tx, pk, p, m, after, q.PageSize(), q.Desc, fp, 0)
 		case planCollect:
-			page, err = c.runCollect(tx, pk, p, m, q, after, fp)
+			page, err = c.probeThenCollect(tx, pk, p, m, q, after, fp)
 		default:
 			page, err = c.scanSorted(tx, prefix, m, q, after, fp)
 		}
@@ -151,7 +151,10 @@ func (c *container) branches(tx *bbolt.Tx, p *orderedPlan) ([]*branch, error) {
 // their keys' rest (sort value, id), and returns the documents that are
 // live and match. A document found by several branches (an Or whose
 // members it matches both) is returned once.
-func (c *container) runMerge(tx *bbolt.Tx, pk string, p *orderedPlan, m matcher, after []byte, limit int, desc bool, fp uint64) (docstore.Page, error) {
+//
+// With a budget above 0 it reads at most that many documents, or fails
+// with errTooWide.
+func (c *container) runMerge(tx *bbolt.Tx, pk string, p *orderedPlan, m matcher, after []byte, limit int, desc bool, fp uint64, budget int) (docstore.Page, error) {
 	bs, err := c.branches(tx, p)
 	if err != nil {
 		return docstore.Page{}, err
@@ -186,6 +189,9 @@ func (c *container) runMerge(tx *bbolt.Tx, pk string, p *orderedPlan, m matcher,
 		if err != nil {
 			return docstore.Page{}, err
 		}
+		if budget--; budget == 0 {
+			return docstore.Page{}, errTooWide
+		}
 		mt, ok, err := c.fetch(docs, pk, p.spans[0].ix.name, id, m, now, "")
 		if err != nil {
 			return docstore.Page{}, err
@@ -200,6 +206,49 @@ func (c *container) runMerge(tx *bbolt.Tx, pk string, p *orderedPlan, m matcher,
 		page.Items = append(page.Items, mt.item())
 		last = best
 	}
+}
+
+// probeThenCollect answers with collect plan p, unless its ranges hold
+// more entries than a few pages and a later plan walks the sort field's
+// index: then that walk is tried first, for as many documents (the
+// probe). The two plans' pages and continuations are alike, so either
+// may answer any page.
+func (c *container) probeThenCollect(tx *bbolt.Tx, pk string, p *orderedPlan, m matcher, q docstore.Query, after []byte, fp uint64) (docstore.Page, error) {
+	budget := probeFactor*(q.PageSize()+1) + probeSlack
+	for walk := p.next; walk != nil; walk = walk.next {
+		if walk.kind != planMerge {
+			continue
+		}
+		if c.entriesAtMost(tx, p, budget) {
+			break
+		}
+		page, err := c.runMerge(tx, pk, walk, m, after, q.PageSize(), q.Desc, fp, budget+1)
+		if !errors.Is(err, errTooWide) {
+			return page, err
+		}
+		break
+	}
+	return c.runCollect(tx, pk, p, m, q, after, fp)
+}
+
+// entriesAtMost reports whether the ranges of collect plan p hold at most
+// n index entries, counting no further.
+func (c *container) entriesAtMost(tx *bbolt.Tx, p *orderedPlan, n int) bool {
+	cur := tx.Bucket(indexBucket(c.name)).Cursor()
+	for i := range p.spans {
+		sp := &p.spans[i]
+		lo := append(bytes.Clone(sp.prefix), sp.lo...)
+		var hi []byte
+		if sp.hi != nil {
+			hi = append(bytes.Clone(sp.prefix), sp.hi...)
+		}
+		for k, _ := cur.Seek(lo); k != nil && bytes.HasPrefix(k, sp.prefix) && (hi == nil || bytes.Compare(k, hi) < 0); k, _ = cur.Next() {
+			if n--; n < 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // runCollect reads the ranges of a collect plan whole (errTooWide past

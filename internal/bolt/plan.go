@@ -38,6 +38,14 @@ const (
 	maxBranches = 128
 	// maxCollect bounds the index entries a collect plan reads.
 	maxCollect = 2000
+	// probeFactor sets the documents a collect plan lets the walk of the
+	// sort field's index read first, when its ranges hold more entries
+	// than that: probeFactor pages of them, plus probeSlack. A filter that
+	// a fair share of the documents pass (users not deleted) fills its
+	// page within them, at the cost of the page rather than of every
+	// document in the ranges; a rarer one falls back to the collect plan.
+	probeFactor = 4
+	probeSlack  = 16
 )
 
 // errTooWide is the signal of a plan that exceeded its bound.

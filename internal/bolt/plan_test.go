@@ -199,6 +199,58 @@ func TestWidePlansGiveWay(t *testing.T) {
 	}
 }
 
+// TestACommonFilterCostsAPage checks that a filter most documents pass,
+// served by a collect plan (an index of the filter's field without the
+// sort field), reads about a page of documents by walking the sort
+// field's index instead of every document the filter's range holds; and
+// that a rare one is still served by its range.
+func TestACommonFilterCostsAPage(t *testing.T) {
+	st, err := Open(t.TempDir(), []docstore.Spec{planSpec}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	c := st.Container("c")
+	const n = 1000
+	var ops []docstore.Op
+	for i := range n {
+		// Every document but every 100th has the flag; those have a code.
+		flag, code := "true", "0"
+		if i%100 == 0 {
+			flag, code = "false", "7"
+		}
+		body := fmt.Sprintf(`{"id":"e%05d","tenantId":"t","type":"ev","time":"%05d","flag":%s,"code":%s}`, i, i, flag, code)
+		ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: []byte(body)})
+	}
+	batches(t, c, ops)
+	for _, tc := range []struct {
+		what     string
+		f        docstore.Filter
+		access   string
+		matching int
+		most     int64 // documents read for the first page
+	}{
+		{"common", docstore.Eq("flag", true), "index-sort", n - n/100, probeFactor*21 + probeSlack},
+		{"rare", docstore.Eq("flag", false), "index-sort", n / 100, n / 100},
+	} {
+		q := docstore.Query{Type: "ev", Where: []docstore.Filter{tc.f}, OrderBy: "time", Limit: 20}
+		plan, err := c.(docstore.Explainer).Explain("t", q)
+		if err != nil || plan.Access != tc.access {
+			t.Fatalf("%s: plan %+v (%v), want access %s: the test no longer tests the collect plan", tc.what, plan, err, tc.access)
+		}
+		before := st.evaluated.Load()
+		if _, err := c.Query(context.Background(), "t", q); err != nil {
+			t.Fatal(err)
+		}
+		if got := st.evaluated.Load() - before; got > tc.most {
+			t.Errorf("%s: the first page read %d documents, want at most %d", tc.what, got, tc.most)
+		}
+		if ids := pageThrough(t, c, q); len(ids) != tc.matching || !slices.IsSorted(ids) {
+			t.Errorf("%s: paged through %d ids (%v…), want %d in order", tc.what, len(ids), head(ids), tc.matching)
+		}
+	}
+}
+
 // TestMultiValueIndexFollowsTheArray checks that an element index keeps
 // one entry per distinct element and follows changes of the array.
 func TestMultiValueIndexFollowsTheArray(t *testing.T) {

@@ -251,6 +251,7 @@ func (c *container) scanSorted(tx *bbolt.Tx, prefix []byte, m matcher, q docstor
 // evaluate decodes the record at k and reports whether it is live and
 // matches.
 func (c *container) evaluate(k, v []byte, m matcher, now int64, orderBy string) (match, bool, error) {
+	c.s.evaluated.Add(1)
 	r, err := decodeRecord(v)
 	if err != nil {
 		return match{}, false, err
