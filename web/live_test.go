@@ -434,6 +434,36 @@ func TestLiveStreamChecksAgainUntold(t *testing.T) {
 	live.ended(t, 20*time.Second)
 }
 
+// TestALiveStreamTakesNoPlaceFromPages: on a server that runs one request
+// at a time, a tab's open stream gives its place up, and the tab's pages
+// are still served.
+func TestALiveStreamTakesNoPlaceFromPages(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.chat(t)
+	cfg := e.config
+	cfg.MaxActive = 1
+	one := httptest.NewServer(web.New(cfg))
+	t.Cleanup(one.Close)
+	bob := e.client(t).signIn("acme", "bob")
+	live, resp := bob.openLiveAt(one.URL, livePath(e.acme.ID, c.public.ID, 0), "")
+	if live == nil {
+		t.Fatalf("the stream: status %d", resp.StatusCode)
+	}
+	live.next(t, `id="messages"`)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, one.URL+"/t/"+e.acme.ID+"/channels/"+c.public.ID, nil)
+	page, err := bob.http.Do(req)
+	if err != nil {
+		t.Fatalf("the channel's page beside its stream: %v (the stream keeps the only place?)", err)
+	}
+	page.Body.Close()
+	if got, want := page.StatusCode, http.StatusOK; got != want {
+		t.Errorf("the channel's page beside its stream: status %d, want %d", got, want)
+	}
+}
+
 // TestAFailedResumeSendsTheSnapshot: a stream that reconnects with a
 // Last-Event-ID the server cannot resume from (another instance's, or
 // older than the kept events) gets the channel's messages whole, even

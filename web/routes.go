@@ -28,7 +28,16 @@ func (s *Server) routes(e *echo.Echo, pages []console.Pages) {
 	e.IPExtractor = s.origin.IPExtractor()
 	e.SchemeExtractor = s.origin.Scheme
 	e.Pre(httpkit.HeadAsGet(&s.heads))
-	e.Use(httpkit.HeadRestored, middleware.Recover(), console.SecureHeaders, s.RequestContext, s.api.Preflight)
+	admit := httpkit.NewAdmission(s.maxActive).Middleware
+	e.Use(httpkit.HeadRestored, middleware.Recover(), console.SecureHeaders, s.RequestContext, s.api.Preflight, func(next echo.HandlerFunc) echo.HandlerFunc {
+		admitted := admit(next)
+		return func(c echo.Context) error {
+			if p := c.Request().URL.Path; p == "/healthz" || p == "/readyz" || strings.HasPrefix(p, "/static/") {
+				return next(c) // a load balancer's check, or a file: never queued behind pages
+			}
+			return admitted(c)
+		}
+	})
 
 	e.GET("/healthz", s.healthz).Name = httpkit.RoutePublic
 	e.GET("/readyz", s.readyz).Name = httpkit.RoutePublic
@@ -57,7 +66,7 @@ func (s *Server) routes(e *echo.Echo, pages []console.Pages) {
 
 // New returns the console's HTTP handler.
 func New(cfg Config) http.Handler {
-	s := &Server{bodyTimeout: cfg.BodyTimeout, origin: httpkit.NewOrigin(cfg.PublicURL, cfg.TrustedProxies)}
+	s := &Server{bodyTimeout: cfg.BodyTimeout, origin: httpkit.NewOrigin(cfg.PublicURL, cfg.TrustedProxies), maxActive: cfg.MaxActive}
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = httpkit.DefaultBodyTimeout
 	}

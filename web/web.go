@@ -49,6 +49,11 @@ type Config struct {
 	// again untold (a minute when zero): a backstop, since the changes that
 	// may take them away tell the streams at once.
 	LiveRecheck time.Duration
+	// MaxActive is how many requests run their handlers at once, the
+	// others waiting their turn (httpkit.Admission); everyone at once when
+	// 0. Streams, downloads and uploads give their place up once they
+	// start; health checks and static files never wait.
+	MaxActive int
 }
 
 // Server holds what the handlers share.
@@ -57,6 +62,7 @@ type Server struct {
 	api         *api.Server
 	live        *live.Streams
 	bodyTimeout time.Duration
+	maxActive   int             // Config.MaxActive
 	heads       httpkit.PathSet // the paths of the routes of HEAD's own, which HEAD is not answered as GET on
 	origin      httpkit.Origin  // where the server is reached, and which proxies are believed
 }

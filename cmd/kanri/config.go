@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +40,9 @@ type Config struct {
 	BootstrapPassword string
 	// BcryptCost is the password hashing cost; 12 unless lowered for tests.
 	BcryptCost int
+	// MaxActive is how many requests run their handlers at once
+	// (web.Config.MaxActive); 0 means everyone at once.
+	MaxActive int
 	// RepairGrace is how old a pending change of a user count must be
 	// before the repair settles it: longer than any create or delete takes.
 	RepairGrace time.Duration
@@ -112,8 +116,8 @@ type setting struct {
 // flag.ErrHelp after printing the help for -h or --help.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	var (
-		cfg                                                                                                           Config
-		insecure, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck, usageFlush, proxies string
+		cfg                                                                                                                      Config
+		insecure, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck, usageFlush, proxies, maxActive string
 	)
 	settings := []setting{
 		{"addr", "KANRI_ADDR", ":8080", "address to listen on", &cfg.Addr},
@@ -144,6 +148,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"public-url", "KANRI_PUBLIC_URL", "", "the address users reach Kanri at, e.g. https://kanri.example.jp: the API's document, its problem types and the links Kanri writes use it; the address each request was sent to when empty", &cfg.PublicURL},
 		{"trusted-proxies", "KANRI_TRUSTED_PROXIES", "", "comma-separated addresses or CIDR ranges of the reverse proxies in front of Kanri, e.g. 10.0.0.0/8,127.0.0.1: only requests from them have X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-For believed; none when empty", &proxies},
 		{"debug-addr", "KANRI_DEBUG_ADDR", "", "address of the Go profiler (/debug/pprof/), e.g. 127.0.0.1:6060; off when empty. Never expose it publicly", &cfg.DebugAddr},
+		{"max-active-requests", "KANRI_MAX_ACTIVE_REQUESTS", "auto", "how many requests run at once, the others waiting their turn in order (live streams, downloads and uploads give their place up once they start): auto is 4 per CPU on the embedded store, whose requests use the CPUs, and no limit on Cosmos DB, whose requests mostly wait on it; 0 is no limit", &maxActive},
 		{"repair-grace", "KANRI_REPAIR_GRACE", "2m", "how old a pending user-count change must be before the repair after a crash settles it", &repairGrace},
 	}
 	fs := flag.NewFlagSet("kanri", flag.ContinueOnError)
@@ -197,6 +202,16 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		errs = append(errs, fmt.Errorf("KANRI_BCRYPT_COST: %q is not a number from 4 to 31", bcryptCost))
 	}
 	cfg.BcryptCost = cost
+	switch n, err := strconv.Atoi(maxActive); {
+	case maxActive == "auto" && cfg.Store == StoreEmbedded:
+		cfg.MaxActive = 4 * runtime.GOMAXPROCS(0)
+	case maxActive == "auto":
+		cfg.MaxActive = 0
+	case err != nil || n < 0:
+		errs = append(errs, fmt.Errorf("KANRI_MAX_ACTIVE_REQUESTS: %q is not auto or a number of requests", maxActive))
+	default:
+		cfg.MaxActive = n
+	}
 	if cfg.RepairGrace, err = time.ParseDuration(repairGrace); err != nil || cfg.RepairGrace < 0 {
 		errs = append(errs, fmt.Errorf("KANRI_REPAIR_GRACE: %q is not a duration such as 2m", repairGrace))
 	}

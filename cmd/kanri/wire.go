@@ -119,7 +119,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	}
 	return web.New(web.Config{
 		Deps: svcs.Deps, Services: *svcs, Features: served, SessionSecret: secret,
-		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
+		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies, MaxActive: cfg.MaxActive,
 	}), ws, nil
 }
 

@@ -234,6 +234,7 @@ func (s *Console) Streaming(d time.Duration, h echo.HandlerFunc) echo.HandlerFun
 		if err := http.NewResponseController(c.Response().Writer).SetWriteDeadline(time.Now().Add(d)); err != nil {
 			s.Logger.Warn("the write deadline of a streamed response stays", "err", err, "request_id", httpkit.RequestID(c))
 		}
+		httpkit.Release(c)
 		return h(c)
 	}
 }

@@ -49,8 +49,10 @@ func ServeFile(c echo.Context, f *kanri.File, content Content, disposition, cont
 	h.Set(echo.HeaderContentType, contentType)
 	h.Set("Content-Disposition", contentDisposition(disposition, f.Name)) // its file name, extension included: a title may have none
 	h.Set("ETag", `"`+strings.TrimPrefix(f.Checksum, "sha256:")+`"`)
-	// A large file takes as long as it takes: no write deadline.
+	// A large file takes as long as it takes: no write deadline, and
+	// no place among the requests that use the CPUs.
 	_ = http.NewResponseController(w.Writer).SetWriteDeadline(time.Time{})
+	Release(c)
 	defer content.Close()
 	req := c.Request()
 	if r, ok := bytesRange(req.Header.Get("Range")); ok {

@@ -210,6 +210,7 @@ func (s *Streams) untilExpiry(c echo.Context) time.Duration {
 // deadline (a stream has no end to wait for), not stored, not buffered by
 // proxies. It returns the function that flushes what was written.
 func Start(c echo.Context) (flush func() error) {
+	httpkit.Release(c) // a stream waits on events, not the CPUs
 	rc := http.NewResponseController(c.Response())
 	_ = rc.SetWriteDeadline(time.Time{})
 	h := c.Response().Header()

@@ -281,6 +281,7 @@ func (h *Handler) Patch(c echo.Context) error {
 	if req.ContentLength > remaining {
 		return h.refuse(c, http.StatusRequestEntityTooLarge, i18n.T(ctx, "files.past_length"))
 	}
+	httpkit.Release(c) // the body takes as long as the network does
 	rc := http.NewResponseController(c.Response().Writer)
 	body := &idleBody{rc: rc, r: http.MaxBytesReader(c.Response(), req.Body, remaining)}
 	body.extend()
