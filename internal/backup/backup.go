@@ -426,8 +426,8 @@ type Alert struct {
 // Alerts returns the tenant's backup alerts.
 func (s *Service) Alerts(ctx context.Context, tenantID string) ([]Alert, error) {
 	jobs, err := s.allJobs(ctx, tenantID)
-	if err != nil {
-		return nil, err
+	if err != nil || len(jobs) == 0 {
+		return nil, err // no jobs, no alerts: the tenant's time zone is not read
 	}
 	loc, err := s.Location(ctx, tenantID)
 	if err != nil {
