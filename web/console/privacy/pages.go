@@ -27,10 +27,10 @@ func New(c *console.Console) *Pages { return &Pages{Console: c} }
 func (s *Pages) Routes(g console.Groups) []console.Route {
 	return []console.Route{
 		console.Get(g.SignedIn, "/account/export", httpkit.RouteSignedIn, s.exportOwn),
-		console.Get(g.SignedIn, "/account/export.zip", httpkit.RouteSignedIn, s.zipOwn),
+		console.Get(g.SignedIn, "/account/export.zip", httpkit.RouteSignedIn, s.Streaming(console.ExportTimeout, s.zipOwn)),
 		console.Post(g.SignedIn, "/account/erasure", httpkit.RouteSignedIn, s.requestErasure),
 		console.Get(g.Tenant, "/users/:id/export", role.UsersExport, s.export),
-		console.Get(g.Tenant, "/users/:id/export.zip", role.UsersExport, s.zip),
+		console.Get(g.Tenant, "/users/:id/export.zip", role.UsersExport, s.Streaming(console.ExportTimeout, s.zip)),
 		console.Get(g.Tenant, "/users/:id/erase", role.UsersErase, s.eraseForm),
 		console.Post(g.Tenant, "/users/:id/erase", role.UsersErase, s.erase),
 	}
