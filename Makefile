@@ -158,6 +158,14 @@ bench-messaging:
 	$(GO) test -run '^$$' -bench 'MessagingCrossInstance' -benchtime 1x -timeout 30m ./internal/bench/
 	$(GO) test -run '^$$' -bench 'MessagingChannelPage' -timeout 60m ./internal/bench/
 
+## bench-store: what the embedded store takes on disk for 50,000 short
+## messages in one channel (file bytes per message, the bytes of the
+## documents and of each index, how full the pages are).
+## KANRI_BENCH_STORE_MESSAGES changes the number.
+.PHONY: bench-store
+bench-store:
+	$(GO) test -run '^$$' -bench 'StoreSize' -benchtime 1x -timeout 30m ./internal/bench/
+
 ## bench-backups: a tenant's backups and restores on the embedded store
 ## (BenchmarkBackups): the first backup, a second one after 1% changed
 ## (time and bytes written), the dry run and the restore of the first

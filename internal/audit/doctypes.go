@@ -32,7 +32,7 @@ var DocTypes = []doctype.Type{
 
 // Container is the audit container: only audit records, whose 90 days
 // are its default TTL.
-var Container = doctype.Container{Name: kanri.ContainerAudit, DefaultTTL: kanri.TTLAuditLog * time.Second, Indexing: docstore.IndexingPolicy{
+var Container = doctype.Container{Name: kanri.ContainerAudit, DefaultTTL: kanri.TTLAuditLog * time.Second, Appends: true, Indexing: docstore.IndexingPolicy{
 	IncludedPaths: []string{"/*"},
 	ExcludedPaths: []string{"/details/*", "/metadata/*", "/_etag/?"},
 	CompositeIndexes: [][]string{

@@ -96,7 +96,13 @@ type inProcess struct {
 // over it until the benchmark ends.
 func startInProcess(b *testing.B, record bool) *inProcess {
 	b.Helper()
-	bs, err := bolt.Open(filepath.Join(b.TempDir(), "data"), features.Specs(), bolt.Options{})
+	return startInProcessAt(b, filepath.Join(b.TempDir(), "data"), record)
+}
+
+// startInProcessAt is startInProcess with the store in dir.
+func startInProcessAt(b *testing.B, dir string, record bool) *inProcess {
+	b.Helper()
+	bs, err := bolt.Open(dir, features.Specs(), bolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -975,9 +981,10 @@ func loadChannel(b *testing.B, st *store.Store, tenantID, channelID, senderID st
 	ten := st.Tenant(tenantID)
 	now := time.Now()
 	sentAt := func(i int) kanri.Time { return kanri.NewTime(now.Add(-time.Duration(n-i) * 10 * time.Second)) }
-	for chunk := 0; chunk < n; chunk += 1000 {
-		ops := make([]docstore.Op, 0, 1100)
-		for i := chunk; i < min(n, chunk+1000); i++ {
+	const chunkSize = 80 // with a reaction on every 20th message, within the port's 100 operations a batch
+	for chunk := 0; chunk < n; chunk += chunkSize {
+		ops := make([]docstore.Op, 0, docstore.MaxBatchOps)
+		for i := chunk; i < min(n, chunk+chunkSize); i++ {
 			seq := i + 1
 			sent := sentAt(seq)
 			m := &kanri.Message{

@@ -60,6 +60,7 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 	}
 	results := make([]docstore.Result, len(ops))
 	err := c.s.db.Update(func(tx *bbolt.Tx) error {
+		c.fill(tx)
 		for i, op := range ops {
 			var err error
 			switch op.Kind {
@@ -97,11 +98,32 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 func (c *container) update(fn func(tx *bbolt.Tx) (string, error)) (string, error) {
 	var etag string
 	err := c.s.db.Update(func(tx *bbolt.Tx) error {
+		c.fill(tx)
 		var err error
 		etag, err = fn(tx)
 		return err
 	})
 	return etag, err
+}
+
+// appendFill is how full a write of a container whose keys mostly
+// arrive in order (docstore.Spec.Appends) leaves the pages it splits,
+// rather than bbolt's half. Measured (BenchmarkStoreSize, 50,000
+// messages): the file is 129 MiB rather than 245, its pages 85% full
+// rather than 47%; but random keys at this fill leave pages 49% full
+// rather than 69%.
+const appendFill = 0.9
+
+// fill sets the fill of the buckets a write of the container changes.
+func (c *container) fill(tx *bbolt.Tx) {
+	if !c.spec.Appends {
+		return
+	}
+	for _, name := range [][]byte{c.name, indexBucket(c.name)} {
+		if b := tx.Bucket(name); b != nil {
+			b.FillPercent = appendFill
+		}
+	}
 }
 
 // get returns the live record at key, or ENOTFOUND.

@@ -297,3 +297,38 @@ func batches(t *testing.T, c docstore.Container, ops []docstore.Op) {
 		}
 	}
 }
+
+// TestAppendingContainersFillTheirPages checks that a container declared
+// to receive its keys in order leaves its pages nearly full, and that one
+// not declared so keeps bbolt's even splits (which suit random keys).
+func TestAppendingContainersFillTheirPages(t *testing.T) {
+	for _, tc := range []struct {
+		appends bool
+		least   float64
+		most    float64
+	}{
+		{true, 0.8, 1},
+		{false, 0, 0.6},
+	} {
+		spec := docstore.Spec{Name: "c", Appends: tc.appends, Indexes: []docstore.Index{{Name: "by_time", Type: "ev", Fields: []string{"time"}}}}
+		st, err := Open(t.TempDir(), []docstore.Spec{spec}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ops []docstore.Op
+		for i := range 5000 {
+			body := fmt.Sprintf(`{"id":"e%06d","tenantId":"t","type":"ev","time":"2026-11-27T00:00:%06d","text":"a message of a few words"}`, i, i)
+			ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: []byte(body)})
+		}
+		batches(t, st.Container("c"), ops)
+		rep, err := st.Check(false)
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := rep.Pages["c"]
+		if fill := float64(p.InUse) / float64(p.Alloc); fill < tc.least || fill > tc.most {
+			t.Errorf("appends %v: pages %.2f full, want between %.2f and %.2f", tc.appends, fill, tc.least, tc.most)
+		}
+	}
+}

@@ -132,6 +132,14 @@ type Spec struct {
 	// already, and gets a composite index for each with an equality field
 	// (see CompositeIndexes).
 	Indexes []Index
+	// Appends says that most new documents sort after the others of their
+	// partition (ids that begin with their time: messages, audit records)
+	// and so do most of their index entries (times, sequence numbers, the
+	// ids after a word). The embedded backend then splits its pages nearly
+	// full rather than in half: a page split at the end of its range stays
+	// half empty for good, while one split nearly full in the middle of
+	// random keys soon splits again.
+	Appends bool
 }
 
 // Index declares an ordering of one type of document: by the values of

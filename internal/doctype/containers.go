@@ -20,6 +20,9 @@ type Container struct {
 	Name       string
 	Indexing   docstore.IndexingPolicy
 	DefaultTTL time.Duration
+	// Appends says most new documents sort after the others of their
+	// partition, and so do their index entries (docstore.Spec.Appends).
+	Appends bool
 }
 
 // DefaultIndexing is the general policy: everything but free-form

@@ -102,7 +102,7 @@ func (s *Set) Lookup(container, name string) (Type, bool) {
 func (s *Set) Specs() []docstore.Spec {
 	out := make([]docstore.Spec, 0, len(s.containers))
 	for _, c := range s.containers {
-		sp := docstore.Spec{Name: c.Name, DefaultTTL: c.DefaultTTL, Indexing: c.Indexing}
+		sp := docstore.Spec{Name: c.Name, DefaultTTL: c.DefaultTTL, Indexing: c.Indexing, Appends: c.Appends}
 		for _, t := range s.types {
 			if t.Container != c.Name {
 				continue

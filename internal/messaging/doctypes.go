@@ -76,4 +76,4 @@ var DocTypes = []doctype.Type{
 
 // Container is the messaging container: channels, members and
 // messages.
-var Container = doctype.Container{Name: kanri.ContainerMessaging, Indexing: doctype.DefaultIndexing()}
+var Container = doctype.Container{Name: kanri.ContainerMessaging, Indexing: doctype.DefaultIndexing(), Appends: true}

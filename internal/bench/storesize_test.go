@@ -1,0 +1,67 @@
+package bench
+
+import (
+	"cmp"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/kanri/kanri/internal/bolt"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/messaging"
+)
+
+// BenchmarkStoreSize measures what the embedded store takes on disk for
+// KANRI_BENCH_STORE_MESSAGES short messages (50,000 unless set) in one
+// channel (with a reaction on every 20th, as BenchmarkMessagingChannelPage
+// writes them): the file's bytes per message, the bytes of keys and
+// values the messaging container's documents and each of its indexes
+// hold, and how full its pages are. `kanri check` reports the same of a
+// real store.
+func BenchmarkStoreSize(b *testing.B) {
+	n := envInt("KANRI_BENCH_STORE_MESSAGES", 50_000)
+	for b.Loop() {
+		dir := b.TempDir()
+		p := startInProcessAt(b, dir, false)
+		t := p.messagingTenant(b, "size", 1)
+		ctx := system()
+		owner, err := p.newUser(ctx, t, "owner")
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := p.svcs.Messaging.CreateChannel(ctx, t.ID, messaging.Person{UserID: owner.ID, Name: "owner"}, messaging.ChannelInput{Name: "size"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		loadChannel(b, p.st, t.ID, c.ID, owner.ID, n)
+		rep, err := p.bs.Check(false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fi, err := os.Stat(filepath.Join(dir, bolt.FileName))
+		if err != nil {
+			b.Fatal(err)
+		}
+		space := rep.Space[kanri.ContainerMessaging]
+		var keysAndValues int64
+		for _, u := range space {
+			keysAndValues += u.Bytes
+		}
+		pages := rep.Pages[kanri.ContainerMessaging]
+		b.ReportMetric(float64(fi.Size())/float64(n), "file_B/message")
+		b.ReportMetric(float64(keysAndValues)/float64(n), "data_B/message")
+		b.ReportMetric(float64(pages.InUse)/float64(max(pages.Alloc, 1)), "page_fill")
+		b.ReportMetric(float64(fi.Size())/(1<<20), "file_MiB")
+		b.ReportMetric(0, "ns/op")
+		for _, ix := range slices.SortedFunc(maps.Keys(space), func(a, b string) int { return cmp.Compare(space[b].Bytes, space[a].Bytes) }) {
+			u := space[ix]
+			name := ix
+			if name == "" {
+				name = "(documents)"
+			}
+			b.Logf("%-32s %8d entries %10d bytes (%.0f a message)", name, u.Entries, u.Bytes, float64(u.Bytes)/float64(n))
+		}
+	}
+}
