@@ -84,6 +84,9 @@ func Open(dir string, specs []docstore.Spec, opts Options) (*Store, error) {
 			}
 		}
 		for _, sp := range specs {
+			if len(sp.Indexes) > maxIndexes {
+				return fmt.Errorf("bolt: container %s declares %d indexes, at most %d", sp.Name, len(sp.Indexes), maxIndexes)
+			}
 			c := &container{s: s, spec: sp, name: []byte(sp.Name), defaultTTL: int64(sp.DefaultTTL / time.Second), indexes: newIndexes(sp)}
 			c.indexed = map[string]bool{}
 			for _, ix := range c.indexes {

@@ -139,20 +139,21 @@ func (c *container) check(tx *bbolt.Tx, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	byName := map[string]*index{}
+	byTag := map[string]*index{}
 	for i := range c.indexes {
-		byName[c.indexes[i].name] = &c.indexes[i]
+		byTag[string([]byte{c.indexes[i].tag})] = &c.indexes[i]
 	}
 	return idx.ForEach(func(ik, iv []byte) error {
 		rep.IndexEntries++
 		pk, rest, ok1 := bytes.Cut(ik, []byte{0})
-		name, values, ok2 := bytes.Cut(rest, []byte{0})
-		rep.use(string(c.name), string(name), ik, iv)
-		ix := byName[string(name)]
+		tag, values, ok2 := bytes.Cut(rest, []byte{0})
+		ix := byTag[string(tag)]
 		if !ok1 || !ok2 || ix == nil {
+			rep.use(string(c.name), string(tag), ik, iv)
 			rep.problem("%s: index entry %q names no index", c.name, ik)
 			return nil
 		}
+		rep.use(string(c.name), ix.name, ik, iv)
 		id := values
 		for range ix.fields {
 			var err error

@@ -36,7 +36,7 @@ func TestIndexEncodingIsPinned(t *testing.T) {
 			t.Errorf("encodeValue(%#v, %t): got %s, want %s", v.v, v.ok, got, v.want)
 		}
 	}
-	if indexFormat != 2 {
+	if indexFormat != 3 {
 		t.Errorf("indexFormat %d: update the golden bytes of this test with it", indexFormat)
 	}
 	spec := docstore.Spec{Name: "c", Indexes: []docstore.Index{{Name: "ix", Type: "t", Fields: []string{"tags[]", "n"}}}}
@@ -49,7 +49,7 @@ func TestIndexEncodingIsPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"7000697800" + "06620001" + "05bff0000000000000" + "64", "7000697800" + "06610001" + "05bff0000000000000" + "64"}
+	want := []string{"70000100" + "06620001" + "05bff0000000000000" + "64", "70000100" + "06610001" + "05bff0000000000000" + "64"}
 	if len(keys) != len(want) {
 		t.Fatalf("got %d keys, want %d", len(keys), len(want))
 	}

@@ -18,9 +18,11 @@ import (
 // Secondary indexes. Each container's indexes (docstore.Spec.Indexes) live
 // in the bucket "_idx:<container>", one key per indexed document:
 //
-//	partition \x00 index name \x00 value 1 … value n, id
+//	partition \x00 index tag \x00 value 1 … value n, id
 //
-// with the values in an order-preserving encoding (encodeValue), so that a
+// where the tag is one byte, the index's place among the container's
+// indexes (from 1; a change of the declarations rebuilds the indexes), and
+// the values are in an order-preserving encoding (encodeValue), so that a
 // cursor walks a partition's documents in the order of the index, ties
 // broken by id. Index keys change in the same transaction as their
 // documents (put, delete, purge), so a query never sees a stale entry.
@@ -109,7 +111,10 @@ var errCorruptIndex = errors.New("bolt: corrupt index key")
 
 // index is one secondary index of a container.
 type index struct {
-	name   string
+	name string
+	// tag stands for the index in its keys: its place among the
+	// container's indexes, from 1 (never 0, the keys' separator).
+	tag    byte
 	typ    string
 	fields []string
 	need   map[string]bool // the top-level members the fields read
@@ -121,14 +126,14 @@ type index struct {
 
 func newIndexes(sp docstore.Spec) []index {
 	var out []index
-	for _, ix := range sp.Indexes {
+	for i, ix := range sp.Indexes {
 		need := map[string]bool{"type": true}
 		multi := false
 		for _, f := range ix.Fields {
 			need[topField(strings.TrimSuffix(f, "[]"))] = true
 			multi = multi || strings.HasSuffix(f, "[]")
 		}
-		out = append(out, index{name: ix.Name, typ: ix.Type, fields: ix.Fields, need: need, multi: multi})
+		out = append(out, index{name: ix.Name, tag: byte(i + 1), typ: ix.Type, fields: ix.Fields, need: need, multi: multi})
 	}
 	return out
 }
@@ -138,8 +143,14 @@ func newIndexes(sp docstore.Spec) []index {
 // then): a store whose indexes were built in another format rebuilds them
 // on open.
 //
-// Format 2 added indexes of an array's elements.
-const indexFormat = 2
+// Format 2 added indexes of an array's elements; format 3 names the index
+// in its keys by a one-byte tag instead of its name (14 to 24 bytes, in
+// every entry).
+const indexFormat = 3
+
+// maxIndexes is how many indexes a container may declare: their tags are
+// one byte, and never 0.
+const maxIndexes = 255
 
 // signature identifies a container's index declarations and the format
 // they were built in.
@@ -151,13 +162,13 @@ func signature(ixs []index) []byte {
 	return []byte(fmt.Sprintf("v%d|%s", indexFormat, strings.Join(parts, "|")))
 }
 
-// prefix returns the start of the keys of index ix in partition pk.
+// prefix returns the start of the keys of index ix in partition pk:
+//
+//	partition \x00 tag \x00
 func (ix index) prefix(pk string) []byte {
-	k := make([]byte, 0, len(pk)+len(ix.name)+2)
+	k := make([]byte, 0, len(pk)+3)
 	k = append(k, pk...)
-	k = append(k, 0)
-	k = append(k, ix.name...)
-	return append(k, 0)
+	return append(k, 0, ix.tag, 0)
 }
 
 // indexKeys returns the index keys of the document with key docKey and
