@@ -14,6 +14,9 @@ import (
 // after it is committed, so the streams hear of a sign-out, a deactivation,
 // a lost role or a suspension at once, whichever service made it.
 func accessEvent(e audit.Entry) (events.Event, bool) {
+	if e.Status != "" && e.Status != kanri.AuditSuccess {
+		return events.Event{}, false // a refusal (a wrong password, say) changed nothing
+	}
 	switch {
 	case e.Resource.Type == kanri.AuditUser || e.Resource.Type == kanri.AuditRoleAssignment:
 		if who := audit.SubjectOf(e); who != "" {
