@@ -37,6 +37,29 @@ func (c *client) openLive(path, lastID string) (*liveReader, *http.Response) {
 	return c.openLiveAt(c.e.srv.URL, path, lastID)
 }
 
+// serverWith serves the env's services with the config changed by edit:
+// another server, on which the env's sessions hold.
+func (e *env) serverWith(t *testing.T, edit func(*web.Config)) string {
+	t.Helper()
+	cfg := e.config
+	edit(&cfg)
+	srv := httptest.NewServer(web.New(cfg))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// watch opens the stream of an acme channel's page at base and reads its
+// snapshot.
+func (c *client) watch(t *testing.T, base string, channel *kanri.Channel) *liveReader {
+	t.Helper()
+	live, resp := c.openLiveAt(base, livePath(c.e.acme.ID, channel.ID, 0), "")
+	if live == nil {
+		t.Fatalf("the stream: status %d", resp.StatusCode)
+	}
+	live.next(t, `id="messages"`)
+	return live
+}
+
 // openLiveAt is openLive on the server at base (another server over the
 // same services: the session's cookie holds on it).
 func (c *client) openLiveAt(base, path, lastID string) (*liveReader, *http.Response) {
@@ -391,11 +414,7 @@ func TestLiveStreamEndsAtOnceWhenAccessIsTakenAway(t *testing.T) {
 			if tc.operator {
 				who = e.client(t).signIn("privileged", adminEmail)
 			}
-			live, resp := who.openLive(livePath(e.acme.ID, c.public.ID, 0), "")
-			if live == nil {
-				t.Fatalf("the stream: status %d", resp.StatusCode)
-			}
-			live.next(t, `id="messages"`)
+			live := who.watch(t, e.srv.URL, c.public)
 			e.clock.Advance(time.Second) // a change must come after the sign-in
 			if err := tc.change(e); err != nil {
 				t.Fatal(err)
@@ -412,16 +431,8 @@ func TestLiveStreamChecksAgainUntold(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c := e.chat(t)
-	cfg := e.config
-	cfg.LiveRecheck = 50 * time.Millisecond
-	eager := httptest.NewServer(web.New(cfg))
-	t.Cleanup(eager.Close)
-	bob := e.client(t).signIn("acme", "bob")
-	live, resp := bob.openLiveAt(eager.URL, livePath(e.acme.ID, c.public.ID, 0), "")
-	if live == nil {
-		t.Fatalf("the stream: status %d", resp.StatusCode)
-	}
-	live.next(t, `id="messages"`)
+	eager := e.serverWith(t, func(cfg *web.Config) { cfg.LiveRecheck = 50 * time.Millisecond })
+	live := e.client(t).signIn("acme", "bob").watch(t, eager, c.public)
 	ctx := context.Background()
 	u, err := e.st.Tenant(e.acme.ID).Users().Get(ctx, e.acmeBob.ID)
 	if err != nil {
@@ -441,19 +452,12 @@ func TestALiveStreamTakesNoPlaceFromPages(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	c := e.chat(t)
-	cfg := e.config
-	cfg.MaxActive = 1
-	one := httptest.NewServer(web.New(cfg))
-	t.Cleanup(one.Close)
+	one := e.serverWith(t, func(cfg *web.Config) { cfg.MaxActive = 1 })
 	bob := e.client(t).signIn("acme", "bob")
-	live, resp := bob.openLiveAt(one.URL, livePath(e.acme.ID, c.public.ID, 0), "")
-	if live == nil {
-		t.Fatalf("the stream: status %d", resp.StatusCode)
-	}
-	live.next(t, `id="messages"`)
+	bob.watch(t, one, c.public)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, one.URL+"/t/"+e.acme.ID+"/channels/"+c.public.ID, nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, one+"/t/"+e.acme.ID+"/channels/"+c.public.ID, nil)
 	page, err := bob.http.Do(req)
 	if err != nil {
 		t.Fatalf("the channel's page beside its stream: %v (the stream keeps the only place?)", err)

@@ -215,20 +215,33 @@ func (c *container) runMerge(tx *bbolt.Tx, pk string, p *orderedPlan, m matcher,
 // may answer any page.
 func (c *container) probeThenCollect(tx *bbolt.Tx, pk string, p *orderedPlan, m matcher, q docstore.Query, after []byte, fp uint64) (docstore.Page, error) {
 	budget := probeFactor*(q.PageSize()+1) + probeSlack
-	for walk := p.next; walk != nil; walk = walk.next {
-		if walk.kind != planMerge {
-			continue
-		}
-		if c.entriesAtMost(tx, p, budget) {
-			break
-		}
+	if walk := p.nextOf(planMerge); walk != nil && !c.entriesAtMost(tx, p, budget) {
 		page, err := c.runMerge(tx, pk, walk, m, after, q.PageSize(), q.Desc, fp, budget+1)
 		if !errors.Is(err, errTooWide) {
 			return page, err
 		}
-		break
 	}
 	return c.runCollect(tx, pk, p, m, q, after, fp)
+}
+
+// nextOf returns the first plan of kind after p, or nil.
+func (p *orderedPlan) nextOf(kind planKind) *orderedPlan {
+	for n := p.next; n != nil; n = n.next {
+		if n.kind == kind {
+			return n
+		}
+	}
+	return nil
+}
+
+// bounds returns the first key of a span and the key it stops before (nil:
+// the end of its prefix).
+func (sp *span) bounds() (lo, hi []byte) {
+	lo = append(bytes.Clone(sp.prefix), sp.lo...)
+	if sp.hi != nil {
+		hi = append(bytes.Clone(sp.prefix), sp.hi...)
+	}
+	return lo, hi
 }
 
 // entriesAtMost reports whether the ranges of collect plan p hold at most
@@ -237,11 +250,7 @@ func (c *container) entriesAtMost(tx *bbolt.Tx, p *orderedPlan, n int) bool {
 	cur := tx.Bucket(indexBucket(c.name)).Cursor()
 	for i := range p.spans {
 		sp := &p.spans[i]
-		lo := append(bytes.Clone(sp.prefix), sp.lo...)
-		var hi []byte
-		if sp.hi != nil {
-			hi = append(bytes.Clone(sp.prefix), sp.hi...)
-		}
+		lo, hi := sp.bounds()
 		for k, _ := cur.Seek(lo); k != nil && bytes.HasPrefix(k, sp.prefix) && (hi == nil || bytes.Compare(k, hi) < 0); k, _ = cur.Next() {
 			if n--; n < 0 {
 				return false
@@ -263,11 +272,7 @@ func (c *container) runCollect(tx *bbolt.Tx, pk string, p *orderedPlan, m matche
 	read := 0
 	for i := range p.spans {
 		sp := &p.spans[i]
-		lo := append(bytes.Clone(sp.prefix), sp.lo...)
-		hi := upperBound(sp.prefix)
-		if sp.hi != nil {
-			hi = append(bytes.Clone(sp.prefix), sp.hi...)
-		}
+		lo, hi := sp.bounds()
 		cur := idx.Cursor()
 		for k, _ := cur.Seek(lo); k != nil && bytes.HasPrefix(k, sp.prefix) && (hi == nil || bytes.Compare(k, hi) < 0); k, _ = cur.Next() {
 			if read++; read > maxCollect {

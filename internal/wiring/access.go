@@ -2,6 +2,7 @@ package wiring
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/events"
@@ -33,9 +34,7 @@ func accessEvent(e audit.Entry) (events.Event, bool) {
 // tellStreams publishes the access event of e, if any. The change is
 // made and audited whatever the bus says: a stream that misses the event
 // still checks again on its own (live.Streams.Recheck).
-func tellStreams(bus events.Bus, log interface {
-	Warn(msg string, args ...any)
-}) func(audit.Entry) {
+func tellStreams(bus events.Bus, log *slog.Logger) func(audit.Entry) {
 	return func(e audit.Entry) {
 		ev, ok := accessEvent(e)
 		if !ok || e.TenantID == "" {
