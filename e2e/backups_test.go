@@ -110,6 +110,26 @@ func (s *suite) backupSteps(t *testing.T) {
 		s.open(t, s.alice, runPath, 200)
 		s.click(t, s.alice, "backup-restore")
 		s.containsText(t, s.alice, "restore-what", tenantName)
+		dryRunDone := func() {
+			t.Helper()
+			// The comparison runs in the background; the panel shows its
+			// progress until it is done.
+			if err := s.expect.Locator(s.alice.page.Locator("#restore-dry-run")).ToHaveAttribute("data-status", "done", playwright.LocatorAssertionsToHaveAttributeOptions{Timeout: playwright.Float(60_000)}); err != nil {
+				t.Fatalf("the dry run is not done: %v", err)
+			}
+		}
+		dryRunDone()
+		// Compared again, the page shows the new comparison: a new
+		// document (the old one is marked to tell them apart).
+		if _, err := s.alice.page.Evaluate(`document.body.dataset.before = "compare-again"`); err != nil {
+			t.Fatal(err)
+		}
+		s.click(t, s.alice, "restore-compare-again")
+		if err := s.expect.Locator(s.alice.page.Locator(`body[data-before]`)).ToHaveCount(0); err != nil {
+			t.Fatalf("compare again did not show the page again: %v", err)
+		}
+		s.atPath(t, s.alice, runPath+"/restore")
+		dryRunDone()
 		if err := s.expect.Locator(s.alice.tid("restore-diff-users").GetByTestId("diff-changed")).Not().ToHaveText("0"); err != nil {
 			t.Errorf("the dry run shows no user changing back: %v", err)
 		}

@@ -123,6 +123,14 @@ type BackupRestoreView struct {
 	// AgainURL compares them again.
 	ComputedAt time.Time
 	AgainURL   string
+	// Running says the comparison is still being made, in Phase, Count
+	// documents of it done (the archive holds Of); SelfURL shows the page
+	// again. Failed says why it could not be made.
+	Running   bool
+	Phase     string
+	Count, Of int
+	SelfURL   string
+	Failed    string
 	// ErasedSince is the run page's.
 	ErasedSince bool
 }

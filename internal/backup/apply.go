@@ -162,7 +162,11 @@ func (s *Service) ResumeRestores(ctx context.Context) error {
 // still running (to be attempted again by the worker) or failed after
 // maxAttempts.
 func (s *Service) finish(ctx context.Context, tenantID string, r *kanri.BackupRestore) error {
-	defer s.dryRuns.forget(tenantID)
+	defer func() {
+		if err := s.ForgetDryRuns(context.WithoutCancel(ctx), tenantID); err != nil {
+			s.Logger.Error("restore: the tenant's dry runs not deleted", "tenant", tenantID, "err", err)
+		}
+	}()
 	repo := s.Store.Tenant(tenantID).BackupRestores()
 	r.Attempts++
 	r.ETag = ""

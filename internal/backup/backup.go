@@ -65,7 +65,10 @@ type Service struct {
 	mu      sync.Mutex
 	bg      context.Context
 	running sync.WaitGroup
-	dryRuns dryRuns
+	// dryRunning are the dry runs this instance computes; a page waits
+	// dryRunWait for one it started.
+	dryRunning dryRunning
+	dryRunWait time.Duration
 	// beforePart, when set, is called before each part's documents are
 	// restored (tests interrupt restores with it).
 	beforePart func(part string) error
@@ -86,7 +89,7 @@ func (s *Service) OnRestored(fn func(ctx context.Context, tenantID, sourceID str
 // New returns the backup service over d, keeping archives in blobs,
 // sealed with keys.
 func New(d app.Deps, blobs *blob.Bucket, keys *seal.Keys, sched *schedule.Scheduler, bus events.Bus, tenants *tenant.Service) *Service {
-	s := &Service{Deps: d, blobs: blobs, keys: keys, sched: sched, bus: bus, tenants: tenants, dump: d.Store.Port().Dump, bg: context.Background()}
+	s := &Service{Deps: d, blobs: blobs, keys: keys, sched: sched, bus: bus, tenants: tenants, dump: d.Store.Port().Dump, bg: context.Background(), dryRunWait: dryRunWait}
 	tenants.OnZoneChange(s.Reschedule)
 	return s
 }

@@ -368,10 +368,7 @@ func testRoundTrip(t *testing.T, e *env) {
 	if changed := e.state(t); len(changed.docs) == len(before.docs) {
 		t.Log("note: the changes kept the number of documents")
 	}
-	dry, err := e.svcs.Backups.DryRun(e.ctx, e.tenant.ID, h.ID, kanri.AllBackupParts, 0, 50, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dry := e.dryRun(t, h, kanri.AllBackupParts, 0, 50, false)
 	if dry.Total == 0 {
 		t.Fatal("the dry run found nothing to change")
 	}
@@ -389,11 +386,7 @@ func testRoundTrip(t *testing.T, e *env) {
 		t.Fatalf("restore = %+v, %v; want done", r, err)
 	}
 	compare(t, before, e.state(t))
-	again, err := e.svcs.Backups.DryRun(e.ctx, e.tenant.ID, h.ID, kanri.AllBackupParts, 0, 50, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again.Total != 0 {
+	if again := e.dryRun(t, h, kanri.AllBackupParts, 0, 50, false); again.Total != 0 {
 		t.Errorf("a dry run after the restore finds %d changes, want 0: %+v", again.Total, again.Changes)
 	}
 	ten, err := e.svcs.Deps.Store.Tenant(e.tenant.ID).Profile(e.ctx)

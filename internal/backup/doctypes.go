@@ -47,6 +47,18 @@ var DocTypes = []doctype.Type{
 		Retention: doctype.Retention{TTL: kanri.TTLBackupRestore * time.Second},
 	},
 	{
+		Name: TypeDryRun, Container: kanri.ContainerBackup, Of: &DryRunRecord{},
+		Backup:    doctype.NotBackedUp("a restore's dry run of the moment, compared again when it is gone"),
+		Personal:  doctype.Personal{Owner: "startedBy", Data: []string{"startedBy"}},
+		Erasure:   doctype.Erase(),
+		Retention: doctype.Retention{TTL: dryRunTTL},
+	},
+	{
+		Name: TypeDryRunChanges, Container: kanri.ContainerBackup, Of: &DryRunChanges{},
+		Backup:    doctype.NotBackedUp("a restore's dry run of the moment; its changes name people, so every erasure in the tenant deletes them"),
+		Retention: doctype.Retention{TTL: dryRunTTL + 10*time.Minute},
+	},
+	{
 		Name: kanri.TypeLimitGuard, Container: kanri.ContainerBackup, Of: &kanri.LimitGuard{},
 		Backup: doctype.NotBackedUp("a version counter that serialises the creation of backup jobs under the plan's limit; made again on first use"),
 	},

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 )
@@ -64,9 +63,24 @@ func (s *Service) Verify(ctx context.Context, tenantID, historyID string) (*Mani
 	if err != nil {
 		return nil, err
 	}
+	if err := s.verify(ctx, tenantID, historyID, m, nil); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// verify reads every part of m, checking it against the manifest and that
+// every file content it references is kept, and passes each document to
+// fn when fn is set (the dry run reads the archive once for both).
+func (s *Service) verify(ctx context.Context, tenantID, historyID string, m *Manifest, fn func(part, container string, body json.RawMessage) error) error {
 	prefix := archivePrefix(tenantID, historyID)
 	for _, p := range m.Parts {
-		err := s.readPart(ctx, prefix+p.Blob, p.SHA256, func(_ string, body json.RawMessage) error {
+		err := s.readPart(ctx, prefix+p.Blob, p.SHA256, func(container string, body json.RawMessage) error {
+			if fn != nil {
+				if err := fn(p.Name, container, body); err != nil {
+					return err
+				}
+			}
 			if p.Name != kanri.PartFiles {
 				return nil
 			}
@@ -81,40 +95,54 @@ func (s *Service) Verify(ctx context.Context, tenantID, historyID string) (*Mani
 			return err
 		})
 		if kanri.IsCode(err, kanri.ENOTFOUND) {
-			return nil, damaged(p.Blob, errors.New("the part is missing"))
+			return damaged(p.Blob, errors.New("the part is missing"))
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return m, nil
+	return nil
 }
 
-// Change is one document a restore would change.
+// Change is one document a restore would change. It is stored with its
+// dry run (dryRunChanges), under short names.
 type Change struct {
-	Part      string
-	Container string
-	ID        string
-	Type      string
+	Part      string `json:"p"`
+	Container string `json:"c"`
+	ID        string `json:"i"`
+	Type      string `json:"t"`
 	// Label is what a person calls the document (a user's display name, a
 	// file's name), as the archive has it; "" for one without a name.
-	Label string
+	Label string `json:"l,omitempty"`
 	// Kind is "added" (in the archive, not now: it comes back),
 	// "changed" (put back as it was) or "removed" (made after the backup:
 	// it goes).
-	Kind string
+	Kind string `json:"k"`
 }
 
 // PartDiff counts what a restore would change in one part.
 type PartDiff struct {
-	Part                    string
-	Added, Changed, Removed int
+	Part    string `json:"part"`
+	Added   int    `json:"added"`
+	Changed int    `json:"changed"`
+	Removed int    `json:"removed"`
 }
 
-// DryRun is what restoring an archive would change.
+// DryRun is what restoring an archive would change, or, while it is being
+// found, how far that has come.
 type DryRun struct {
 	Manifest *Manifest
-	Parts    []PartDiff
+	// Status is DryRunRunning, DryRunDone or DryRunFailed; Err says why
+	// one failed (a damaged archive: EINVALID with the detail).
+	Status string
+	Err    error
+	// Phase is what a running dry run does (DryRunReading the archive,
+	// DryRunComparing the tenant's documents with it, DryRunWriting its
+	// result) and Count how many documents it has done of it; Of is the
+	// number of documents the archive holds.
+	Phase     string
+	Count, Of int
+	Parts     []PartDiff
 	// Changes is one page of the changed documents, from Offset; Total
 	// counts them all.
 	Changes []Change
@@ -122,16 +150,6 @@ type DryRun struct {
 	Total   int
 	// ComputedAt is when the archive and the tenant were compared.
 	ComputedAt time.Time
-}
-
-// page returns the result with the page of changes from offset.
-func (d *DryRun) page(offset, limit int) *DryRun {
-	out := *d
-	out.Offset, out.Changes = offset, nil
-	if offset < len(d.Changes) {
-		out.Changes = d.Changes[offset:min(len(d.Changes), offset+limit)]
-	}
-	return &out
 }
 
 // keep says whether a restore leaves a document alone: the restorer's own
@@ -247,48 +265,40 @@ func (l *labelled) label() string {
 	return ""
 }
 
-// load reads the chosen parts of an archive (already verified).
-func (s *Service) load(ctx context.Context, tenantID, historyID string, m *Manifest, parts []string, k keeper) (*archived, error) {
-	a := &archived{docs: map[string]archivedDoc{}}
-	types := map[string]string{}
-	for _, p := range m.Parts {
-		if !slices.Contains(parts, p.Name) {
-			continue
-		}
-		err := s.readPart(ctx, archivePrefix(tenantID, historyID)+p.Blob, p.SHA256, func(container string, body json.RawMessage) error {
-			var hd labelled
-			if err := json.Unmarshal(body, &hd); err != nil {
-				return err
-			}
-			if k.keeps(p.Name, hd.Type, hd.ID, body) {
-				return nil
-			}
-			d, err := digest(body)
-			if err != nil {
-				return err
-			}
-			typ, ok := types[hd.Type]
-			if !ok {
-				typ = hd.Type
-				types[typ] = typ
-			}
-			a.docs[docKey(container, hd.ID)] = archivedDoc{digest: d, part: p.Name, typ: typ, label: hd.label()}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+// add keeps an archived document of part, unless the restore keeps the
+// tenant's own (k); types interns the type names.
+func (a *archived) add(part, container string, body json.RawMessage, k keeper, types map[string]string) error {
+	var hd labelled
+	if err := json.Unmarshal(body, &hd); err != nil {
+		return err
 	}
-	return a, nil
+	if k.keeps(part, hd.Type, hd.ID, body) {
+		return nil
+	}
+	d, err := digest(body)
+	if err != nil {
+		return err
+	}
+	typ, ok := types[hd.Type]
+	if !ok {
+		typ = hd.Type
+		types[typ] = typ
+	}
+	a.docs[docKey(container, hd.ID)] = archivedDoc{digest: d, part: part, typ: typ, label: hd.label()}
+	return nil
 }
 
 // diff compares the tenant's documents of the chosen parts with the
-// archive's, calling fn for each difference.
-func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts []string, k keeper, fn func(Change) error) error {
+// archive's, calling fn for each difference and read for each document
+// read.
+func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts []string, k keeper, read func() error, fn func(Change) error) error {
 	// The documents seen that the archive does not have (those it has are
 	// marked seen in it).
 	seen := map[string]bool{}
 	_, err := s.dump(ctx, tenantID, s.Store.Types().Containers(parts), func(container string, it docstore.Item) error {
+		if err := read(); err != nil {
+			return err
+		}
 		var hd labelled
 		if err := json.Unmarshal(it.Body, &hd); err != nil {
 			return err
@@ -344,54 +354,32 @@ func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts 
 	return nil
 }
 
-// DryRun verifies the archive and returns what restoring parts of it
-// into the tenant would change, with one page of the changed documents
-// from offset. The whole result is kept for dryRunTTL on this instance, so
-// that its other pages cost a page, not the tenant; fresh compares the
-// archive and the tenant again. ComputedAt says when they were compared.
-func (s *Service) DryRun(ctx context.Context, tenantID, historyID string, parts []string, offset, limit int, fresh bool) (*DryRun, error) {
-	key := dryRunKey(tenantID, historyID, audit.ActorFrom(ctx).UserID, parts)
-	if r := s.dryRuns.get(key, s.Now()); r != nil && !fresh {
-		return r.page(offset, limit), nil
-	}
-	v, err, _ := s.dryRuns.group.Do(key, func() (any, error) {
-		r, err := s.dryRun(ctx, tenantID, historyID, parts)
-		if err == nil {
-			s.dryRuns.put(key, r, r.ComputedAt)
+// compare verifies the archive while it reads the chosen parts of it,
+// then compares them with the tenant's documents: what restoring them
+// would change, per part and every change, ordered by part and id. tick
+// is told of each document read, in phase DryRunReading and then
+// DryRunComparing; its error stops the comparison.
+func (s *Service) compare(ctx context.Context, tenantID, historyID string, m *Manifest, parts []string, k keeper, tick func(phase string) error) ([]PartDiff, []Change, error) {
+	a := &archived{docs: map[string]archivedDoc{}}
+	types := map[string]string{}
+	err := s.verify(ctx, tenantID, historyID, m, func(part, container string, body json.RawMessage) error {
+		if err := tick(DryRunReading); err != nil {
+			return err
 		}
-		return r, err
+		if !slices.Contains(parts, part) {
+			return nil
+		}
+		return a.add(part, container, body, k, types)
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return v.(*DryRun).page(offset, limit), nil
-}
-
-// dryRun compares the archive with the tenant: the whole result, with
-// every change.
-func (s *Service) dryRun(ctx context.Context, tenantID, historyID string, parts []string) (*DryRun, error) {
-	now := s.Now()
-	m, err := s.Verify(ctx, tenantID, historyID)
-	if err != nil {
-		return nil, err
-	}
-	parts, err = s.restorable(m, parts)
-	if err != nil {
-		return nil, err
-	}
-	k := keeper{userID: audit.ActorFrom(ctx).UserID}
-	a, err := s.load(ctx, tenantID, historyID, m, parts, k)
-	if err != nil {
-		return nil, err
-	}
-	out := &DryRun{Manifest: m, ComputedAt: now}
 	counts := map[string]*PartDiff{}
 	for _, p := range parts {
 		counts[p] = &PartDiff{Part: p}
-		out.Parts = append(out.Parts, PartDiff{Part: p})
 	}
 	var all []Change
-	err = s.diff(ctx, tenantID, a, parts, k, func(c Change) error {
+	err = s.diff(ctx, tenantID, a, parts, k, func() error { return tick(DryRunComparing) }, func(c Change) error {
 		d := counts[c.Part]
 		switch c.Kind {
 		case "added":
@@ -405,10 +393,11 @@ func (s *Service) dryRun(ctx context.Context, tenantID, historyID string, parts 
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for i := range out.Parts {
-		out.Parts[i] = *counts[out.Parts[i].Part]
+	diffs := make([]PartDiff, 0, len(parts))
+	for _, p := range parts {
+		diffs = append(diffs, *counts[p])
 	}
 	order := map[string]int{}
 	for i, p := range kanri.AllBackupParts {
@@ -420,8 +409,7 @@ func (s *Service) dryRun(ctx context.Context, tenantID, historyID string, parts 
 		}
 		return strings.Compare(x.Container+"\x00"+x.ID, y.Container+"\x00"+y.ID)
 	})
-	out.Total, out.Changes = len(all), all
-	return out, nil
+	return diffs, all, nil
 }
 
 // restorable returns the chosen parts the archive has, in archive order;

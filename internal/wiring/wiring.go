@@ -148,6 +148,11 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.Backups.OnRestored(s.Erasure.Reapply)
 	s.Archives = archive.New(d, s.Tenants, o.Blobs, keys, s.Scheduler)
 	s.Erasure.OnErased(s.Archives.Erased)
+	// A restore's dry run lists changed documents by name: an erasure
+	// deletes the tenant's.
+	s.Erasure.OnErased(func(ctx context.Context, tenantID string, _ erasure.Person) error {
+		return s.Backups.ForgetDryRuns(ctx, tenantID)
+	})
 	if o.UsageFlush > 0 {
 		s.Usage.FlushEvery = o.UsageFlush
 	}

@@ -334,15 +334,31 @@ func (s *Pages) renderRestore(c echo.Context, status int, confirm string, errs v
 	parts := restoreParts(c, h)
 	offset, _ := strconv.Atoi(c.QueryParam("offset"))
 	offset = max(offset, 0)
-	dry, err := s.Backups.DryRun(ctx, t.ID, h.ID, parts, offset, dryRunPage, c.QueryParam("fresh") == "1")
+	at := func(off int) string {
+		q := url.Values{"parts": parts}
+		if off > 0 {
+			q.Set("offset", strconv.Itoa(off))
+		}
+		return views.BackupRunPath(t.ID, h.ID) + "/restore?" + q.Encode()
+	}
+	fresh := c.Request().Method == http.MethodGet && c.QueryParam("fresh") == "1"
+	dry, err := s.Backups.DryRun(ctx, t.ID, h.ID, parts, offset, dryRunPage, fresh)
 	if err != nil {
 		return err
+	}
+	if fresh {
+		// Shown again, the page must not compare once more.
+		return c.Redirect(http.StatusSeeOther, at(0))
 	}
 	loc, err := s.Backups.Location(ctx, t.ID)
 	if err != nil {
 		return err
 	}
-	v := views.BackupRestoreView{Run: h, Tenant: t, Parts: parts, Total: dry.Total, Offset: offset, Location: loc, Errors: errs, Confirm: confirm, ComputedAt: dry.ComputedAt}
+	v := views.BackupRestoreView{Run: h, Tenant: t, Parts: parts, Total: dry.Total, Offset: offset, Location: loc, Errors: errs, Confirm: confirm, ComputedAt: dry.ComputedAt,
+		Running: dry.Status == backup.DryRunRunning, Phase: dry.Phase, Count: dry.Count, Of: dry.Of, SelfURL: at(offset)}
+	if dry.Err != nil {
+		v.Failed = damagedText(c, dry.Err)
+	}
 	if v.ErasedSince, err = s.erasedSince(c, h); err != nil {
 		return err
 	}
@@ -351,10 +367,6 @@ func (s *Pages) renderRestore(c echo.Context, status int, confirm string, errs v
 	}
 	for _, ch := range dry.Changes {
 		v.Changes = append(v.Changes, views.BackupChange(ch))
-	}
-	at := func(off int) string {
-		q := url.Values{"parts": parts, "offset": {strconv.Itoa(off)}}
-		return views.BackupRunPath(t.ID, h.ID) + "/restore?" + q.Encode()
 	}
 	v.AgainURL = views.BackupRunPath(t.ID, h.ID) + "/restore?" + url.Values{"parts": parts, "fresh": {"1"}}.Encode()
 	if offset+dryRunPage < dry.Total {
