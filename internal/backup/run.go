@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/kanri"
@@ -287,10 +288,19 @@ func (s *Service) progress(ctx context.Context, tenantID string, h *kanri.Backup
 	s.publish(ctx, tenantID, "backup.progress", h)
 }
 
+// contentsPerSync is how many file contents a backup writes before it
+// makes them durable together (blob.Batch).
+const contentsPerSync = 256
+
 // keepContents stores the contents of the files the files part lists under
-// their SHA-256, unless an earlier archive of the tenant kept them.
+// their SHA-256, unless an earlier archive of the tenant kept them, in
+// batches of contentsPerSync made durable together; all are durable when
+// it returns, before the manifest that references them is written.
 func (s *Service) keepContents(ctx context.Context, tenantID, partBlob, partSum string, info *FilesInfo) error {
-	return s.readPart(ctx, partBlob, partSum, func(container string, body json.RawMessage) error {
+	batch := s.blobs.NewBatch()
+	defer batch.Discard()
+	pending := map[string]bool{} // put in the batch, not committed yet
+	err := s.readPart(ctx, partBlob, partSum, func(container string, body json.RawMessage) error {
 		f, ok, err := fileOf(body)
 		if err != nil || !ok {
 			return err
@@ -298,19 +308,30 @@ func (s *Service) keepContents(ctx context.Context, tenantID, partBlob, partSum 
 		info.Count++
 		info.Bytes += f.Size
 		name := contentBlob(tenantID, f.Checksum) + sealedSuffix
+		if pending[name] {
+			return nil
+		}
 		if _, err := s.blobs.Stat(ctx, name); err == nil {
 			return nil
 		} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
 			return err
 		}
-		size, err := s.keepContent(ctx, name, f)
+		size, err := s.keepContent(ctx, batch, name, f)
 		if err != nil {
 			return fmt.Errorf("file %s (%s): %w", f.ID, f.Name, err)
 		}
 		info.New++
 		info.NewBytes += size
+		if pending[name] = true; len(pending) == contentsPerSync {
+			clear(pending)
+			return batch.Commit(ctx)
+		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return batch.Commit(ctx)
 }
 
 // fileOf decodes a line's document if it is a file with content, with the
@@ -496,9 +517,9 @@ func (s *Service) FailAbandoned(ctx context.Context, all bool) (int, error) {
 }
 
 // keepContent copies a file's bytes from its blob to the archive's kept
-// content name, sealed, checking them against the file's SHA-256 on the
-// way; it returns the stored length.
-func (s *Service) keepContent(ctx context.Context, name string, f *kanri.File) (int64, error) {
+// content name, sealed, in batch, checking them against the file's
+// SHA-256 on the way; it returns the stored length.
+func (s *Service) keepContent(ctx context.Context, batch *blob.Batch, name string, f *kanri.File) (int64, error) {
 	r, err := s.blobs.NewRangeReader(ctx, strings.TrimPrefix(f.StorageURL, "blob:"), 0, -1)
 	if err != nil {
 		return 0, err
@@ -516,7 +537,7 @@ func (s *Service) keepContent(ctx context.Context, name string, f *kanri.File) (
 		}
 		pw.CloseWithError(err)
 	}()
-	res, err := s.blobs.Put(ctx, name, pr)
+	res, err := batch.Put(ctx, name, pr)
 	pr.CloseWithError(errors.Join(err, io.ErrClosedPipe)) // a failed Put stops the sealing
 	<-sealed
 	if err != nil {

@@ -3,9 +3,11 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -29,6 +31,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
+	"github.com/kanri/kanri/internal/seal"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/wiring"
 )
@@ -287,8 +290,28 @@ func openBackup(t testing.TB, dataDir, blobDir string) (*bolt.Store, *store.Stor
 	}
 	blobs := blob.New(drv)
 	st := store.New(ds, nil, features.Schema())
-	svcs := wiring.New(st, slog.New(slog.DiscardHandler), nil, wiring.Options{Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs})
+	svcs := wiring.New(st, slog.New(slog.DiscardHandler), nil, wiring.Options{Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs, ArchiveKeys: benchArchiveKeys(t, dataDir)})
 	return ds, st, svcs, blobs
+}
+
+// benchArchiveKeys returns the archive key kept in dataDir, made on first
+// use: each step runs in a process of its own and opens the archives the
+// first sealed.
+func benchArchiveKeys(t testing.TB, dataDir string) *seal.Keys {
+	file := filepath.Join(dataDir, "bench-archive.keys")
+	text, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		text = []byte(seal.NewKey())
+		err = os.WriteFile(file, text, 0o600)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := seal.Parse(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
 }
 
 // backupPasswordHash is every seeded user's password hash (bcrypt is not

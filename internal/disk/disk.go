@@ -77,14 +77,17 @@ func (d *Driver) stagingDir(name string) string {
 	return filepath.Join(d.dir("staging"), hex.EncodeToString(h[:16]))
 }
 
-// Put implements blob.Driver. The bytes are copied writeChunk at a time
-// (io.Copy into a file would take 32 KiB).
+// Put implements blob.Driver.
 func (d *Driver) Put(ctx context.Context, name string, r io.Reader) (int64, error) {
-	return d.write(name, func(w *os.File) (int64, error) {
-		bufp := copyBuffers.Get().(*[]byte)
-		defer copyBuffers.Put(bufp)
-		return io.CopyBuffer(struct{ io.Writer }{w}, ctxReader{ctx, r}, *bufp)
-	})
+	return d.write(name, func(w *os.File) (int64, error) { return copyInto(ctx, w, r) })
+}
+
+// copyInto copies r's bytes into w, writeChunk at a time (io.Copy into a
+// file would take 32 KiB).
+func copyInto(ctx context.Context, w *os.File, r io.Reader) (int64, error) {
+	bufp := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(bufp)
+	return io.CopyBuffer(struct{ io.Writer }{w}, ctxReader{ctx, r}, *bufp)
 }
 
 // copyBuffers are Put's buffers.

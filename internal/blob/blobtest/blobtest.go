@@ -52,6 +52,8 @@ func Run(t *testing.T, open Open) {
 		{"Tiers", testTiers},
 		{"SyncedBlocksCommit", testSyncedBlocksCommit},
 		{"File", testFile},
+		{"BatchCommits", testBatchCommits},
+		{"BatchLeavesNothingPartial", testBatchLeavesNothingPartial},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -584,5 +586,66 @@ func testFile(t *testing.T, ctx context.Context, b *blob.Bucket) {
 	equal(t, "the blob's file", got, data)
 	if _, err := b.File(ctx, "files/missing"); !kanri.IsCode(err, kanri.ENOTFOUND) {
 		t.Errorf("File of a missing blob: %v; want ENOTFOUND", err)
+	}
+}
+
+// testBatchCommits: blobs put in a batch, one replacing a blob, are
+// complete under their names once Commit returns, with their SHA-256;
+// the batch then takes more.
+func testBatchCommits(t *testing.T, ctx context.Context, b *blob.Bucket) {
+	put(t, ctx, b, "batch/b", random(t, 10))
+	want := map[string][]byte{"batch/a": random(t, 300_000), "batch/b": random(t, 1000), "other/c": nil}
+	bt := b.NewBatch()
+	for _, name := range []string{"batch/a", "batch/b", "other/c"} {
+		res, err := bt.Put(ctx, name, bytes.NewReader(want[name]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Size != int64(len(want[name])) || res.SHA256 != sum(want[name]) {
+			t.Errorf("%s: Put = %+v, want %d bytes of SHA-256 %s", name, res, len(want[name]), sum(want[name]))
+		}
+	}
+	if err := bt.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range want {
+		equal(t, name+" after Commit", read(t, ctx, b, name), data)
+	}
+	more := random(t, 5000)
+	if _, err := bt.Put(ctx, "batch/d", bytes.NewReader(more)); err != nil {
+		t.Fatal(err)
+	}
+	if err := bt.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "a second Commit's blob", read(t, ctx, b, "batch/d"), more)
+}
+
+// testBatchLeavesNothingPartial: a failed Put leaves nothing, and a
+// discarded batch leaves each of its blobs absent or whole (a store
+// without batches stores them at once), never partial.
+func testBatchLeavesNothingPartial(t *testing.T, ctx context.Context, b *blob.Bucket) {
+	bt := b.NewBatch()
+	if _, err := bt.Put(ctx, "batch/broken", &failingReader{random(t, 100_000)}); err == nil {
+		t.Fatal("Put from a failing reader succeeded")
+	}
+	data := random(t, 200_000)
+	if _, err := bt.Put(ctx, "batch/kept", bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	bt.Discard()
+	if err := bt.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	absent(t, ctx, b, "batch/broken")
+	if got, err := b.NewRangeReader(ctx, "batch/kept", 0, -1); err == nil {
+		all, err := io.ReadAll(got)
+		got.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		equal(t, "a discarded blob that is there", all, data)
+	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
+		t.Fatal(err)
 	}
 }
