@@ -2,6 +2,7 @@ package backup
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -198,14 +199,34 @@ func (s *Service) finish(ctx context.Context, tenantID string, r *kanri.BackupRe
 
 // current is what the tenant holds of a document now. A restore keeps
 // one for each document of the parts it restores, so it is small: the
-// digest, whether it is an audit record (never removed), whether the
-// archive has it, and only for an API key its hash (to remove its lookup
-// entry with it).
+// SHA-256 of its bytes, whether it is an audit record (never removed),
+// whether the archive has it, and only for an API key its hash (to remove
+// its lookup entry with it).
 type current struct {
-	digest    [32]byte
+	raw       [32]byte
 	audit     bool
 	inArchive bool
 	keyHash   string
+}
+
+// holds reports whether the tenant's document id of container has the
+// content of body (rewritten for the tenant): the same digest, system
+// properties and sessions aside. Only a document whose bytes differ from
+// the archive's is read again for it.
+func (s *Service) holds(ctx context.Context, tenantID, container, id string, body []byte) (bool, error) {
+	it, err := s.Store.Port().Container(container).Read(ctx, tenantID, id)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	got, err := digest(it.Body)
+	if err != nil {
+		return false, err
+	}
+	want, err := digest(body)
+	return got == want, err
 }
 
 // apply restores r's parts into tenantID: it writes the archive's
@@ -224,24 +245,23 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 	}
 	now := map[string]current{}
 	_, err = s.dump(ctx, tenantID, s.Store.Types().Containers(r.Parts), func(container string, it docstore.Item) error {
-		var hd struct {
-			header
-			KeyHash string `json:"keyHash"`
-		}
-		if err := json.Unmarshal(it.Body, &hd); err != nil {
-			return err
-		}
-		part := s.Store.Types().Part(container, hd.Type)
-		if !slices.Contains(r.Parts, part) || k.keeps(part, hd.Type, it.ID, it.Body) {
-			return nil
-		}
-		d, err := digest(it.Body)
+		typ, err := DocType(it.Body)
 		if err != nil {
 			return err
 		}
-		cur := current{digest: d, audit: part == kanri.PartAudit}
-		if hd.Type == kanri.TypeAPIKey {
-			cur.keyHash = hd.KeyHash
+		part := s.Store.Types().Part(container, typ)
+		if !slices.Contains(r.Parts, part) || k.keeps(part, typ, it.ID, it.Body) {
+			return nil
+		}
+		cur := current{raw: sha256.Sum256(it.Body), audit: part == kanri.PartAudit}
+		if typ == kanri.TypeAPIKey {
+			var key struct {
+				KeyHash string `json:"keyHash"`
+			}
+			if err := json.Unmarshal(it.Body, &key); err != nil {
+				return err
+			}
+			cur.keyHash = key.KeyHash
 		}
 		now[docKey(container, it.ID)] = cur
 		return nil
@@ -258,8 +278,8 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 		}
 		pi, _ := m.Part(part)
 		err := s.readPart(ctx, archivePrefix(src, r.HistoryID)+pi.Blob, pi.SHA256, func(container string, body json.RawMessage) error {
-			var hd header
-			if err := json.Unmarshal(body, &hd); err != nil {
+			hd, err := headerOf(body)
+			if err != nil {
 				return err
 			}
 			if k.keeps(part, hd.Type, hd.ID, body) {
@@ -273,20 +293,28 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 				cur.inArchive = true
 				now[key] = cur
 			}
-			out, err := s.rewrite(body, src, tenantID, hd.Type, id)
-			if err != nil {
-				return err
+			if exists && part == kanri.PartAudit {
+				return nil // an audit record is never changed
 			}
-			d, err := digest(out)
-			if err != nil {
-				return err
+			// The tenant has the archive's very bytes: nothing to write.
+			same := exists && src == tenantID && sha256.Sum256(body) == cur.raw
+			out := body
+			if !same {
+				if out, err = s.rewrite(body, src, tenantID, hd.Type, id); err != nil {
+					return err
+				}
+				if exists {
+					if same, err = s.holds(ctx, tenantID, container, id, out); err != nil {
+						return err
+					}
+				}
 			}
 			if hd.Type == kanri.TypeFile {
-				if err := s.putContent(ctx, src, tenantID, out, exists && cur.digest == d); err != nil {
+				if err := s.putContent(ctx, src, tenantID, out, same); err != nil {
 					return err
 				}
 			}
-			if exists && (cur.digest == d || part == kanri.PartAudit) {
+			if same {
 				return nil
 			}
 			if hd.Type == kanri.TypeUser {

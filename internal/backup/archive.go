@@ -168,6 +168,22 @@ func (w *PartWriter) Write(container string, body []byte) error {
 	return err
 }
 
+// parseLine returns the container and the document (a copy) of a part's
+// line: cut from the line as PartWriter.Write writes it, or else decoded.
+func parseLine(ln []byte) (string, json.RawMessage, error) {
+	ln = bytes.TrimSuffix(ln, []byte("\n"))
+	if rest, ok := bytes.CutPrefix(ln, linePrefix); ok && bytes.HasSuffix(rest, []byte("}")) {
+		if c, d, ok := bytes.Cut(rest[:len(rest)-1], lineMiddle); ok && bytes.IndexByte(c, '\\') < 0 && json.Valid(d) {
+			return string(c), bytes.Clone(d), nil
+		}
+	}
+	var l line
+	if err := json.Unmarshal(ln, &l); err != nil {
+		return "", nil, err
+	}
+	return l.C, l.D, nil
+}
+
 // The parts of a part's line around its container and document.
 var (
 	linePrefix = []byte(`{"c":"`)
@@ -194,6 +210,25 @@ func DocType(body []byte) (string, error) {
 	}
 	return hd.Type, nil
 }
+
+// headerOf returns the id and type of a stored document: read from its
+// first bytes, where the store writes them, or else by decoding it.
+func headerOf(body []byte) (header, error) {
+	// Every document begins {"id":"…", its id without quotes or
+	// backslashes.
+	if rest, ok := bytes.CutPrefix(body, idKey); ok {
+		if j := bytes.IndexByte(rest[:min(len(rest), 512)], '"'); j >= 0 && bytes.IndexByte(rest[:j], '\\') < 0 {
+			typ, err := DocType(body)
+			return header{ID: string(rest[:j]), Type: typ}, err
+		}
+	}
+	var hd header
+	err := json.Unmarshal(body, &hd)
+	return hd, err
+}
+
+// idKey is how a stored document begins.
+var idKey = []byte(`{"id":"`)
 
 // typeKey is how a stored document names its type.
 var typeKey = []byte(`"type":"`)
@@ -242,20 +277,34 @@ func ReadPart(ctx context.Context, blobs *blob.Bucket, keys *seal.Keys, name, wa
 	if err != nil {
 		return damaged(name, err)
 	}
-	dec := json.NewDecoder(gz)
+	lines := bufio.NewReaderSize(gz, 64<<10)
+	var long []byte // a line longer than the reader's buffer
 	for {
-		var l line
-		err := dec.Decode(&l)
-		if errors.Is(err, io.EOF) {
-			break
+		ln, err := lines.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], ln...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				ln, err = lines.ReadSlice('\n')
+				long = append(long, ln...)
+			}
+			ln = long
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, io.EOF) {
 			return damaged(name, err)
 		}
-		if fn != nil {
-			if err := fn(l.C, l.D); err != nil {
-				return err
+		if len(ln) > 0 {
+			container, body, perr := parseLine(ln)
+			if perr != nil {
+				return damaged(name, perr)
 			}
+			if fn != nil {
+				if err := fn(container, body); err != nil {
+					return err
+				}
+			}
+		}
+		if err != nil {
+			break // io.EOF
 		}
 	}
 	// Whatever the decoders left unread is hashed too.

@@ -229,25 +229,28 @@ func decodeDoc(body []byte) (map[string]any, error) {
 }
 
 // archived is what an archive holds of the chosen parts: each document's
-// digest, part and type, by key. It is kept whole while the tenant's
-// documents are compared with it, so an entry is small (its part and type
-// strings are shared).
+// part, type and the SHA-256 of its bytes, by key. It is kept whole while
+// the tenant's documents are compared with it, so an entry is small (its
+// part and type strings are shared); what names a document for a person
+// is read again only for the documents that changed.
 type archived struct {
 	docs map[string]archivedDoc
+	// differ are the documents the tenant has with other bytes, by key,
+	// with the digest of the tenant's (digest): whether they differ in
+	// content is decided by a second read of the archive.
+	differ map[string][32]byte
 }
 
 type archivedDoc struct {
-	digest    [32]byte
+	raw       [32]byte // SHA-256 of the document's bytes (none for an audit record: never changed)
 	part, typ string
-	label     string // what a person calls it (labelled.label)
 	// seen is set when the tenant has the document.
 	seen bool
 }
 
-// labelled is a document's header with the fields that name it for a
-// person, read by the dry run to list changes by name.
+// labelled has the fields that name a document for a person, read by the
+// dry run to list changes by name.
 type labelled struct {
-	header
 	DisplayName string `json:"displayName"`
 	Name        string `json:"name"`
 	Username    string `json:"username"`
@@ -255,8 +258,11 @@ type labelled struct {
 	Domain      string `json:"domain"`
 }
 
-// label returns the first of the fields that name the document.
-func (l *labelled) label() string {
+// label returns what names the document of body for a person: the first
+// of its naming fields, or "".
+func label(body []byte) string {
+	var l labelled
+	json.Unmarshal(body, &l)
 	for _, v := range []string{l.DisplayName, l.Name, l.Username, l.Email, l.Domain} {
 		if v != "" {
 			return v
@@ -268,29 +274,30 @@ func (l *labelled) label() string {
 // add keeps an archived document of part, unless the restore keeps the
 // tenant's own (k); types interns the type names.
 func (a *archived) add(part, container string, body json.RawMessage, k keeper, types map[string]string) error {
-	var hd labelled
-	if err := json.Unmarshal(body, &hd); err != nil {
+	hd, err := headerOf(body)
+	if err != nil {
 		return err
 	}
 	if k.keeps(part, hd.Type, hd.ID, body) {
 		return nil
-	}
-	d, err := digest(body)
-	if err != nil {
-		return err
 	}
 	typ, ok := types[hd.Type]
 	if !ok {
 		typ = hd.Type
 		types[typ] = typ
 	}
-	a.docs[docKey(container, hd.ID)] = archivedDoc{digest: d, part: part, typ: typ, label: hd.label()}
+	d := archivedDoc{part: part, typ: typ}
+	if part != kanri.PartAudit {
+		d.raw = sha256.Sum256(body)
+	}
+	a.docs[docKey(container, hd.ID)] = d
 	return nil
 }
 
 // diff compares the tenant's documents of the chosen parts with the
-// archive's, calling fn for each difference and read for each document
-// read.
+// archive's, calling fn for each one removed and read for each document
+// read. A document with the archive's bytes is unchanged; one with other
+// bytes goes to a.differ, for again to decide.
 func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts []string, k keeper, read func() error, fn func(Change) error) error {
 	// The documents seen that the archive does not have (those it has are
 	// marked seen in it).
@@ -299,12 +306,12 @@ func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts 
 		if err := read(); err != nil {
 			return err
 		}
-		var hd labelled
-		if err := json.Unmarshal(it.Body, &hd); err != nil {
+		typ, err := DocType(it.Body)
+		if err != nil {
 			return err
 		}
-		part := s.Store.Types().Part(container, hd.Type)
-		if !slices.Contains(parts, part) || k.keeps(part, hd.Type, it.ID, it.Body) {
+		part := s.Store.Types().Part(container, typ)
+		if !slices.Contains(parts, part) || k.keeps(part, typ, it.ID, it.Body) {
 			return nil
 		}
 		// Cosmos DB's dump passes documents written meanwhile twice: the
@@ -319,35 +326,67 @@ func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts 
 				return nil
 			}
 			seen[key] = true
-			return fn(Change{Part: part, Container: container, ID: it.ID, Type: hd.Type, Label: hd.label(), Kind: "removed"})
+			return fn(Change{Part: part, Container: container, ID: it.ID, Type: typ, Label: label(it.Body), Kind: "removed"})
 		case want.seen:
 			return nil
 		}
 		want.seen = true
 		a.docs[key] = want
+		if part == kanri.PartAudit || sha256.Sum256(it.Body) == want.raw {
+			return nil
+		}
 		got, err := digest(it.Body)
 		if err != nil {
 			return err
 		}
-		if got != want.digest && part != kanri.PartAudit {
-			return fn(Change{Part: part, Container: container, ID: it.ID, Type: hd.Type, Label: want.label, Kind: "changed"})
-		}
+		a.differ[key] = got
 		return nil
 	})
-	if err != nil {
-		return err
+	return err
+}
+
+// again reads the chosen parts of the archive a second time, when some
+// documents differ in bytes or are not in the tenant any more: fn is
+// called for each that changed in content (its system properties aside)
+// and for each the restore brings back, named as the archive names it.
+func (s *Service) again(ctx context.Context, tenantID, historyID string, m *Manifest, parts []string, a *archived, fn func(Change) error) error {
+	unseen := 0
+	for _, d := range a.docs {
+		if !d.seen {
+			unseen++
+		}
 	}
-	var added []Change
-	for key, d := range a.docs {
-		if d.seen {
+	if len(a.differ) == 0 && unseen == 0 {
+		return nil
+	}
+	for _, p := range m.Parts {
+		if !slices.Contains(parts, p.Name) {
 			continue
 		}
-		container, id, _ := strings.Cut(key, "\x00")
-		added = append(added, Change{Part: d.part, Container: container, ID: id, Type: d.typ, Label: d.label, Kind: "added"})
-	}
-	slices.SortFunc(added, func(x, y Change) int { return strings.Compare(x.Container+x.ID, y.Container+y.ID) })
-	for _, c := range added {
-		if err := fn(c); err != nil {
+		err := s.readPart(ctx, archivePrefix(tenantID, historyID)+p.Blob, p.SHA256, func(container string, body json.RawMessage) error {
+			hd, err := headerOf(body)
+			if err != nil {
+				return err
+			}
+			key := docKey(container, hd.ID)
+			d, ok := a.docs[key]
+			switch {
+			case !ok:
+				return nil // the restore keeps the tenant's
+			case !d.seen:
+				return fn(Change{Part: d.part, Container: container, ID: hd.ID, Type: d.typ, Label: label(body), Kind: "added"})
+			}
+			got, ok := a.differ[key]
+			if !ok {
+				return nil
+			}
+			want, err := digest(body)
+			if err != nil || want == got {
+				return err
+			}
+			return fn(Change{Part: d.part, Container: container, ID: hd.ID, Type: d.typ, Label: label(body), Kind: "changed"})
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -360,7 +399,7 @@ func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts 
 // is told of each document read, in phase DryRunReading and then
 // DryRunComparing; its error stops the comparison.
 func (s *Service) compare(ctx context.Context, tenantID, historyID string, m *Manifest, parts []string, k keeper, tick func(phase string) error) ([]PartDiff, []Change, error) {
-	a := &archived{docs: map[string]archivedDoc{}}
+	a := &archived{docs: map[string]archivedDoc{}, differ: map[string][32]byte{}}
 	types := map[string]string{}
 	err := s.verify(ctx, tenantID, historyID, m, func(part, container string, body json.RawMessage) error {
 		if err := tick(DryRunReading); err != nil {
@@ -379,7 +418,7 @@ func (s *Service) compare(ctx context.Context, tenantID, historyID string, m *Ma
 		counts[p] = &PartDiff{Part: p}
 	}
 	var all []Change
-	err = s.diff(ctx, tenantID, a, parts, k, func() error { return tick(DryRunComparing) }, func(c Change) error {
+	count := func(c Change) error {
 		d := counts[c.Part]
 		switch c.Kind {
 		case "added":
@@ -391,8 +430,11 @@ func (s *Service) compare(ctx context.Context, tenantID, historyID string, m *Ma
 		}
 		all = append(all, c)
 		return nil
-	})
-	if err != nil {
+	}
+	if err := s.diff(ctx, tenantID, a, parts, k, func() error { return tick(DryRunComparing) }, count); err != nil {
+		return nil, nil, err
+	}
+	if err := s.again(ctx, tenantID, historyID, m, parts, a, count); err != nil {
 		return nil, nil, err
 	}
 	diffs := make([]PartDiff, 0, len(parts))
