@@ -84,7 +84,7 @@ func zoneNow(name string, now time.Time) string {
 	if !kanri.ValidTimeZone(name) {
 		return ""
 	}
-	loc, err := time.LoadLocation(name)
+	loc, err := kanri.LoadZone(name)
 	if err != nil {
 		return ""
 	}

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 )
 
 // SettingsInput is what a tenant's administrator enters on the settings
@@ -77,6 +76,6 @@ func ValidTimeZone(name string) bool {
 	if name == "" || name == "Local" || len(name) > 64 || !zonePattern.MatchString(name) {
 		return false
 	}
-	_, err := time.LoadLocation(name)
+	_, err := LoadZone(name)
 	return err == nil
 }

@@ -2,6 +2,7 @@ package kanri
 
 import (
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -158,11 +159,29 @@ func zone(name string) *time.Location {
 		if name == "" {
 			continue
 		}
-		if loc, err := time.LoadLocation(name); err == nil {
+		if loc, err := LoadZone(name); err == nil {
 			return loc
 		}
 	}
 	return time.UTC
+}
+
+// zones are the time zones loaded, by name: only those that exist, so at
+// most the few hundred the time zone database has.
+var zones sync.Map
+
+// LoadZone is time.LoadLocation, kept: LoadLocation reads the zone's file
+// each time (6 µs and 11 allocations on this project's test machine), and
+// pages ask for the tenant's zone several times a request.
+func LoadZone(name string) (*time.Location, error) {
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err == nil {
+		zones.Store(name, loc)
+	}
+	return loc, err
 }
 
 // Why a tenant is suspended (Tenant.SuspendedReason).
