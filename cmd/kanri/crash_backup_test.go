@@ -40,8 +40,8 @@ import (
 
 // The backed-up tenant of TestBackupSurvivesKill: enough audit records
 // that its parts stream for a while, and enough files that copying their
-// contents takes a while, on a fast machine too (each content is a blob
-// written and synced on its own).
+// contents takes a while, on a fast machine too (each content is a
+// temporary file written, then all are synced and put in place).
 const (
 	backupCrashTenant = "tenant_acme"
 	backupCrashAudit  = 1_500
@@ -97,11 +97,14 @@ func TestBackupSurvivesKill(t *testing.T) {
 		},
 	}, {
 		name: "while the file contents are copied",
-		// Half of the contents left to copy are copied: more wait.
-		ready: func(w written) bool { return w.contents > 0 && w.contents >= (w.contentsBefore+backupCrashFiles+1)/2 },
+		// Half of the contents are written to temporary files, to be made
+		// durable and put in place together (blob.Batch): more wait.
+		ready: func(w written) bool {
+			return len(w.parts) == len(kanri.AllBackupParts) && w.streaming >= backupCrashFiles/2
+		},
 		landed: func(w written) error {
-			if len(w.parts) != len(kanri.AllBackupParts) || w.contents == w.contentsBefore || w.contents >= backupCrashFiles {
-				return fmt.Errorf("want every part stored and some but not all of the %d contents copied; %v", backupCrashFiles, w)
+			if len(w.parts) != len(kanri.AllBackupParts) || w.streaming == 0 || w.contents != w.contentsBefore {
+				return fmt.Errorf("want every part stored, contents being written and none in place of the %d; %v", backupCrashFiles, w)
 			}
 			return nil
 		},
