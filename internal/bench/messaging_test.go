@@ -955,6 +955,25 @@ func BenchmarkMessagingChannelPage(b *testing.B) {
 			b.ReportMetric(float64(p.ds.Calls().Reads()-reads0)/float64(b.N), "reads/op")
 			b.ReportMetric(float64(size), "B/page")
 		})
+		for _, q := range []struct{ name, search string }{{"Common", "release"}, {"Rare", strconv.Itoa(n / 2)}} {
+			b.Run(fmt.Sprintf("Messages=%d/Search%s", n, q.name), func(b *testing.B) {
+				b.ReportAllocs()
+				reads0, cpu0 := p.ds.Calls().Reads(), cpuTime(b)
+				for b.Loop() {
+					ms, _, err := p.svcs.Messaging.Messages(ctx, t.ID, owner.ID, id, messaging.MessageQuery{Search: q.search, Limit: 50})
+					if err != nil || len(ms) == 0 {
+						b.Fatalf("a search for %q found %d messages: %v", q.search, len(ms), err)
+					}
+					for i := 1; i < len(ms); i++ {
+						if ms[i].Seq >= ms[i-1].Seq {
+							b.Fatalf("a search for %q: message %d after %d, want the newest first", q.search, ms[i].Seq, ms[i-1].Seq)
+						}
+					}
+				}
+				b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(p.ds.Calls().Reads()-reads0)/float64(b.N), "reads/op")
+			})
+		}
 		// How the store runs the messages' query the service made.
 		qs := p.rec.Queries()
 		for i := len(qs) - 1; i >= 0; i-- {

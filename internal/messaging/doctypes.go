@@ -26,7 +26,7 @@ var DocTypes = []doctype.Type{
 		Indexes: []doctype.Index{
 			{Name: "message_channel_sent", Fields: []string{"channelId", "sentAt"}},
 			{Name: "message_channel_seq", Fields: []string{"channelId", "seq"}},
-			{Name: "message_search", Fields: []string{"channelId", "searchTerms[]", "sentAt"}},
+			{Name: "message_search", Fields: []string{"channelId", "searchTerms[]", "seq"}},
 		},
 		Backup:   doctype.InPart(kanri.PartChannels),
 		Personal: doctype.Personal{Owner: "senderId", Data: []string{"senderId", "senderName", "content", "attachments"}},
