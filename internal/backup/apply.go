@@ -206,7 +206,9 @@ type current struct {
 	raw       [32]byte
 	audit     bool
 	inArchive bool
-	keyHash   string
+	// archived is the SHA-256 of the archive's first copy of it.
+	archived [32]byte
+	keyHash  string
 }
 
 // holds reports whether the tenant's document id of container has the
@@ -289,21 +291,29 @@ func (s *Service) apply(ctx context.Context, tenantID string, r *kanri.BackupRes
 
 			key := docKey(container, id)
 			cur, exists := now[key]
+			sum := sha256.Sum256(body)
+			// An archive may hold a document twice (Cosmos DB's dump passes
+			// one written meanwhile again): a later copy with other bytes
+			// than the first is written whatever the tenant holds.
+			again := exists && cur.inArchive
+			if again && sum == cur.archived {
+				return nil // the first copy's, done
+			}
 			if exists && !cur.inArchive {
-				cur.inArchive = true
+				cur.inArchive, cur.archived = true, sum
 				now[key] = cur
 			}
 			if exists && part == kanri.PartAudit {
 				return nil // an audit record is never changed
 			}
 			// The tenant has the archive's very bytes: nothing to write.
-			same := exists && src == tenantID && sha256.Sum256(body) == cur.raw
+			same := exists && !again && src == tenantID && sum == cur.raw
 			out := body
 			if !same {
 				if out, err = s.rewrite(body, src, tenantID, hd.Type, id); err != nil {
 					return err
 				}
-				if exists {
+				if exists && !again {
 					if same, err = s.holds(ctx, tenantID, container, id, out); err != nil {
 						return err
 					}

@@ -173,7 +173,7 @@ func (w *PartWriter) Write(container string, body []byte) error {
 func parseLine(ln []byte) (string, json.RawMessage, error) {
 	ln = bytes.TrimSuffix(ln, []byte("\n"))
 	if rest, ok := bytes.CutPrefix(ln, linePrefix); ok && bytes.HasSuffix(rest, []byte("}")) {
-		if c, d, ok := bytes.Cut(rest[:len(rest)-1], lineMiddle); ok && bytes.IndexByte(c, '\\') < 0 && json.Valid(d) {
+		if c, d, ok := bytes.Cut(rest[:len(rest)-1], lineMiddle); ok && bytes.IndexAny(c, `"\\`) < 0 && json.Valid(d) {
 			return string(c), bytes.Clone(d), nil
 		}
 	}

@@ -66,9 +66,11 @@ type Service struct {
 	bg      context.Context
 	running sync.WaitGroup
 	// dryRunning are the dry runs this instance computes; a page waits
-	// dryRunWait for one it started.
+	// dryRunWait for one it started; each writes its progress every
+	// dryRunBeat.
 	dryRunning dryRunning
 	dryRunWait time.Duration
+	dryRunBeat time.Duration
 	// beforePart, when set, is called before each part's documents are
 	// restored (tests interrupt restores with it).
 	beforePart func(part string) error
@@ -89,7 +91,7 @@ func (s *Service) OnRestored(fn func(ctx context.Context, tenantID, sourceID str
 // New returns the backup service over d, keeping archives in blobs,
 // sealed with keys.
 func New(d app.Deps, blobs *blob.Bucket, keys *seal.Keys, sched *schedule.Scheduler, bus events.Bus, tenants *tenant.Service) *Service {
-	s := &Service{Deps: d, blobs: blobs, keys: keys, sched: sched, bus: bus, tenants: tenants, dump: d.Store.Port().Dump, bg: context.Background(), dryRunWait: dryRunWait}
+	s := &Service{Deps: d, blobs: blobs, keys: keys, sched: sched, bus: bus, tenants: tenants, dump: d.Store.Port().Dump, bg: context.Background(), dryRunWait: dryRunWait, dryRunBeat: time.Second}
 	tenants.OnZoneChange(s.Reschedule)
 	return s
 }

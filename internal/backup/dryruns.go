@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kanri/kanri/internal/audit"
@@ -54,11 +55,9 @@ const dryRunTTL = time.Hour
 
 // dryRunStale is how long a running dry run's record may go unwritten
 // before it is taken for one a stopped instance left, and started again
-// by the next visit. A running one writes its progress every dryRunBeat.
-const (
-	dryRunStale = 30 * time.Second
-	dryRunBeat  = time.Second
-)
+// by the next visit. A running one writes its progress every second
+// (Service.dryRunBeat).
+const dryRunStale = 30 * time.Second
 
 // changesPerDoc is how many changes one TypeDryRunChanges document holds
 // (about 60 KB); a variable for tests.
@@ -170,10 +169,10 @@ func (d *dryRunning) get(key string) chan struct{} {
 // DryRun returns the dry run of restoring the chosen parts of an archive
 // into the tenant, for the restorer of ctx, with one page of its changes
 // from offset. When none is kept, or fresh asks to compare again, it is
-// started in the background; one running on this instance is waited for
-// up to dryRunWait, and one still running is returned with its progress.
-// The archive's manifest and the parts are checked at once (EINVALID);
-// a damaged part fails the dry run itself (Status, Err).
+// started in the background and waited for up to dryRunWait; one still
+// running is returned with its progress. The archive's manifest and the
+// parts are checked at once (EINVALID); a damaged part fails the dry run
+// itself (Status, Err).
 func (s *Service) DryRun(ctx context.Context, tenantID, historyID string, parts []string, offset, limit int, fresh bool) (*DryRun, error) {
 	m, err := s.Archive(ctx, tenantID, historyID)
 	if err != nil {
@@ -184,7 +183,8 @@ func (s *Service) DryRun(ctx context.Context, tenantID, historyID string, parts 
 	}
 	userID := audit.ActorFrom(ctx).UserID
 	repo := s.dryRunRecords(tenantID)
-	r, err := repo.Get(ctx, dryRunID(historyID, userID, parts))
+	id := dryRunID(historyID, userID, parts)
+	r, err := repo.Get(ctx, id)
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
 		r, err = nil, nil
 	}
@@ -192,12 +192,12 @@ func (s *Service) DryRun(ctx context.Context, tenantID, historyID string, parts 
 		return nil, err
 	}
 	if r == nil || fresh && r.Status != DryRunRunning || r.Status == DryRunRunning && s.Now().Sub(r.UpdatedAt.Time) >= dryRunStale {
-		if r, err = s.startDryRun(ctx, tenantID, historyID, parts, userID, m, r); err != nil {
+		started, err := s.startDryRun(ctx, tenantID, historyID, parts, userID, m, r)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if r.Status == DryRunRunning {
-		if done := s.dryRunning.get(r.ID + r.Generation); done != nil {
+		r = started
+		if done := s.dryRunning.get(r.ID + r.Generation); done != nil && s.dryRunWait > 0 {
 			t := time.NewTimer(s.dryRunWait)
 			select {
 			case <-done:
@@ -205,9 +205,11 @@ func (s *Service) DryRun(ctx context.Context, tenantID, historyID string, parts 
 			case <-ctx.Done():
 			}
 			t.Stop()
-			if r, err = repo.Get(ctx, r.ID); err != nil {
+			if now, err := repo.Get(ctx, id); err == nil {
+				r = now
+			} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
 				return nil, err
-			}
+			} // deleted meanwhile (a restore): shown running, started again by the next visit
 		}
 	}
 	return s.dryRunPage(ctx, tenantID, r, m, offset, limit)
@@ -226,26 +228,24 @@ func (s *Service) startDryRun(ctx context.Context, tenantID, historyID string, p
 		StartedAt: now, UpdatedAt: now,
 	}
 	repo := s.dryRunRecords(tenantID)
-	if old == nil {
-		err := repo.Create(ctx, r)
-		if kanri.IsCode(err, kanri.ECONFLICT) {
-			return repo.Get(ctx, r.ID)
-		}
-		if err != nil {
-			return nil, err
-		}
-	} else {
+	var err error = kanri.E(kanri.ENOTFOUND, "error.not_found")
+	if old != nil {
 		r.ETag = old.ETag
-		err := repo.Replace(ctx, r)
-		if kanri.IsCode(err, kanri.ESTALE) || kanri.IsCode(err, kanri.ENOTFOUND) {
-			return repo.Get(ctx, r.ID)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if old.Status == DryRunDone {
-			s.deleteChanges(context.WithoutCancel(ctx), tenantID, old)
-		}
+		err = repo.Replace(ctx, r)
+	}
+	if kanri.IsCode(err, kanri.ENOTFOUND) { // none, or deleted since it was read
+		r.ETag = ""
+		err = repo.Create(ctx, r)
+	}
+	if kanri.IsCode(err, kanri.ESTALE) || kanri.IsCode(err, kanri.ECONFLICT) {
+		return repo.Get(ctx, r.ID) // another request's
+	}
+	if err != nil {
+		return nil, err
+	}
+	if old != nil && old.Status == DryRunDone {
+		stale := *old
+		s.background(func(bg context.Context) { s.deleteChanges(bg, tenantID, &stale) })
 	}
 	run := *r
 	key := r.ID + r.Generation
@@ -257,33 +257,61 @@ func (s *Service) startDryRun(ctx context.Context, tenantID, historyID string, p
 	return r, nil
 }
 
-// computeDryRun compares the archive with the tenant for r, writing its
-// progress into r every dryRunBeat, then its result. It stops when r is
-// replaced or deleted meanwhile.
+// dryRunProgress is how far a running dry run has come: set by the
+// comparison for each document, read by its heartbeat.
+type dryRunProgress struct {
+	mu    sync.Mutex
+	phase string
+	count int
+}
+
+func (p *dryRunProgress) tick(phase string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if phase != p.phase {
+		p.phase, p.count = phase, 0
+	}
+	p.count++
+}
+
+func (p *dryRunProgress) get() (string, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.phase, p.count
+}
+
+// computeDryRun compares the archive with the tenant for r, then records
+// its result. Its progress is written into r every dryRunBeat by a
+// goroutine of its own (heartbeat), never from inside the store's dump
+// (on bbolt a write there can wait for the dump's own read transaction).
+// It stops when r is replaced or deleted meanwhile.
 func (s *Service) computeDryRun(ctx context.Context, tenantID string, r *DryRunRecord, m *Manifest) {
-	repo := s.dryRunRecords(tenantID)
-	last := s.Now()
+	progress := &dryRunProgress{phase: DryRunReading}
+	var superseded atomic.Bool
+	stop := s.heartbeat(ctx, tenantID, r, progress, &superseded)
 	tick := func(phase string) error {
-		if phase != r.Phase {
-			r.Phase, r.Count = phase, 0
-		}
-		r.Count++
-		if now := s.Now(); now.Sub(last) >= dryRunBeat {
-			last = now
-			r.UpdatedAt = kanri.NewTime(now)
-			if err := repo.Replace(ctx, r); err != nil {
-				return fmt.Errorf("%w: %w", errSuperseded, err)
-			}
+		progress.tick(phase)
+		if superseded.Load() {
+			return errSuperseded
 		}
 		return ctx.Err()
 	}
 	diffs, changes, err := s.compare(ctx, tenantID, r.HistoryID, m, r.Parts, keeper{userID: r.StartedBy}, tick)
+	written := false
 	if err == nil {
-		r.Phase, r.Count = DryRunWriting, 0
-		err = s.writeChanges(ctx, tenantID, r, changes)
+		progress.tick(DryRunWriting)
+		written, err = true, s.writeChanges(ctx, tenantID, r, changes, &superseded)
 	}
-	if errors.Is(err, errSuperseded) || ctx.Err() != nil {
-		return // compared again, restored, or the instance stops: the record says what it knows
+	stop() // r is this goroutine's again
+	repo := s.dryRunRecords(tenantID)
+	if superseded.Load() || errors.Is(err, errSuperseded) || ctx.Err() != nil {
+		// Compared again, restored, or the instance stops: the record
+		// says what it knows; changes written for nothing go.
+		if written && superseded.Load() {
+			r.Total = len(changes)
+			s.deleteChanges(context.WithoutCancel(ctx), tenantID, r)
+		}
+		return
 	}
 	r.Phase, r.Count, r.ComputedAt, r.UpdatedAt = "", 0, kanri.NewTime(s.Now()), kanri.NewTime(s.Now())
 	if err != nil {
@@ -309,19 +337,61 @@ func (s *Service) computeDryRun(ctx context.Context, tenantID string, r *DryRunR
 	}
 }
 
-// writeChanges stores a dry run's changes, changesPerDoc a document, up
-// to batchOps documents a transaction.
-func (s *Service) writeChanges(ctx context.Context, tenantID string, r *DryRunRecord, changes []Change) error {
+// heartbeat writes a running dry run's progress into r every dryRunBeat
+// until stop is called (which waits for it). A write that finds r
+// replaced or deleted sets superseded and ends it; another failure (the
+// store busy) is tried again at the next beat.
+func (s *Service) heartbeat(ctx context.Context, tenantID string, r *DryRunRecord, p *dryRunProgress, superseded *atomic.Bool) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(s.dryRunBeat)
+		defer t.Stop()
+		repo := s.dryRunRecords(tenantID)
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			r.Phase, r.Count = p.get()
+			r.UpdatedAt = kanri.NewTime(s.Now())
+			err := repo.Replace(ctx, r)
+			if kanri.IsCode(err, kanri.ESTALE) || kanri.IsCode(err, kanri.ENOTFOUND) {
+				superseded.Store(true)
+				return
+			}
+			if err != nil && ctx.Err() == nil {
+				s.Logger.Warn("restore dry run: progress not written", "tenant", tenantID, "history", r.HistoryID, "err", err)
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// writeChanges stores a dry run's changes, changesPerDoc a document, a
+// few documents a transaction (at most changesBatch, and about
+// changesBatchBytes), until superseded.
+func (s *Service) writeChanges(ctx context.Context, tenantID string, r *DryRunRecord, changes []Change, superseded *atomic.Bool) error {
 	repo := s.dryRunChanges(tenantID)
 	var ops []docstore.Op
+	size := 0
 	flush := func() error {
 		if len(ops) == 0 {
 			return nil
 		}
+		if superseded.Load() {
+			return errSuperseded
+		}
 		if _, err := s.Store.Tenant(tenantID).Batch(ctx, kanri.ContainerBackup, ops); err != nil {
 			return err
 		}
-		ops = ops[:0]
+		ops, size = ops[:0], 0
 		return nil
 	}
 	for i := 0; i*changesPerDoc < len(changes); i++ {
@@ -330,7 +400,13 @@ func (s *Service) writeChanges(ctx context.Context, tenantID string, r *DryRunRe
 		if err != nil {
 			return err
 		}
-		if ops = append(ops, op); len(ops) == changesBatch {
+		if len(ops) > 0 && size+len(op.Body) > changesBatchBytes {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		ops, size = append(ops, op), size+len(op.Body)
+		if len(ops) == changesBatch {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -339,10 +415,13 @@ func (s *Service) writeChanges(ctx context.Context, tenantID string, r *DryRunRe
 	return flush()
 }
 
-// changesBatch is how many changes documents one transaction writes: a
-// handful, so that a transaction stays well under the stores' size limits
-// (Cosmos DB's transactional batch: 2 MB).
-const changesBatch = 10
+// changesBatch and changesBatchBytes bound the changes documents one
+// transaction writes, so that it stays well under the stores' limits
+// (Cosmos DB's transactional batch: 100 operations, 2 MB).
+const (
+	changesBatch      = 10
+	changesBatchBytes = 1 << 20
+)
 
 // dryRunPage returns the dry run of r with its changes from offset.
 func (s *Service) dryRunPage(ctx context.Context, tenantID string, r *DryRunRecord, m *Manifest, offset, limit int) (*DryRun, error) {
@@ -391,9 +470,10 @@ func (s *Service) deleteChanges(ctx context.Context, tenantID string, r *DryRunR
 	}
 }
 
-// ForgetDryRuns deletes the tenant's dry runs and their changes: after a
-// restore they are out of date, and an erasure must not leave a person's
-// name in them. A dry run running meanwhile stops at its next write.
+// ForgetDryRuns deletes the tenant's dry runs and every changes document
+// (those of a record gone or a computation abandoned too): after a restore
+// they are out of date, and an erasure must not leave a person's name in
+// them. A dry run running meanwhile stops at its next write.
 func (s *Service) ForgetDryRuns(ctx context.Context, tenantID string) error {
 	rs, err := s.dryRunRecords(tenantID).All(ctx, docstore.Query{})
 	if err != nil {
@@ -403,7 +483,26 @@ func (s *Service) ForgetDryRuns(ctx context.Context, tenantID string) error {
 		if err := s.dryRunRecords(tenantID).Delete(ctx, r.ID, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
 			return err
 		}
-		s.deleteChanges(ctx, tenantID, r)
+	}
+	c := s.Store.Port().Container(kanri.ContainerBackup)
+	q := docstore.Query{Type: TypeDryRunChanges, Limit: docstore.MaxPageSize}
+	var ids []string
+	for {
+		page, err := c.Query(ctx, tenantID, q)
+		if err != nil {
+			return err
+		}
+		for _, it := range page.Items {
+			ids = append(ids, it.ID)
+		}
+		if q.Continuation = page.Continuation; q.Continuation == "" {
+			break
+		}
+	}
+	for _, id := range ids {
+		if err := c.Delete(ctx, tenantID, id, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return err
+		}
 	}
 	return nil
 }

@@ -42,3 +42,28 @@ func DryRunRecords(s *Service, ctx context.Context, tenantID string) ([]*DryRunR
 func SaveDryRun(s *Service, ctx context.Context, tenantID string, r *DryRunRecord) error {
 	return s.dryRunRecords(tenantID).Replace(ctx, r)
 }
+
+// SetDryRunBeat sets how often a running dry run writes its progress.
+func SetDryRunBeat(s *Service, d time.Duration) { s.dryRunBeat = d }
+
+// DryRunChangesDocs returns the ids of the tenant's dry runs' changes
+// documents.
+func DryRunChangesDocs(s *Service, ctx context.Context, tenantID string) ([]string, error) {
+	cs, err := s.dryRunChanges(tenantID).All(ctx, docstore.Query{})
+	var ids []string
+	for _, c := range cs {
+		ids = append(ids, c.ID)
+	}
+	return ids, err
+}
+
+// DumpFunc is how the service reads a partition (the store's Dump).
+type DumpFunc = func(ctx context.Context, pk string, containers []string, fn func(string, docstore.Item) error) (bool, error)
+
+// SetDump has the service read partitions with dump (tests make archives
+// like those of Cosmos DB's dump with it), and returns the one it had.
+func SetDump(s *Service, dump DumpFunc) DumpFunc {
+	old := s.dump
+	s.dump = dump
+	return old
+}

@@ -349,7 +349,10 @@ func (s *Service) diff(ctx context.Context, tenantID string, a *archived, parts 
 // documents differ in bytes or are not in the tenant any more: fn is
 // called for each that changed in content (its system properties aside)
 // and for each the restore brings back, named as the archive names it.
-func (s *Service) again(ctx context.Context, tenantID, historyID string, m *Manifest, parts []string, a *archived, fn func(Change) error) error {
+// An archive may hold a document twice (Cosmos DB's dump passes one
+// written meanwhile again): its last copy counts, as in a restore. read
+// is told of each document read.
+func (s *Service) again(ctx context.Context, tenantID, historyID string, m *Manifest, parts []string, a *archived, read func() error, fn func(Change) error) error {
 	unseen := 0
 	for _, d := range a.docs {
 		if !d.seen {
@@ -359,35 +362,56 @@ func (s *Service) again(ctx context.Context, tenantID, historyID string, m *Mani
 	if len(a.differ) == 0 && unseen == 0 {
 		return nil
 	}
+	type last struct {
+		container, id string
+		digest        [32]byte
+		label         string
+	}
+	lasts := map[string]last{}
 	for _, p := range m.Parts {
 		if !slices.Contains(parts, p.Name) {
 			continue
 		}
 		err := s.readPart(ctx, archivePrefix(tenantID, historyID)+p.Blob, p.SHA256, func(container string, body json.RawMessage) error {
+			if err := read(); err != nil {
+				return err
+			}
 			hd, err := headerOf(body)
 			if err != nil {
 				return err
 			}
 			key := docKey(container, hd.ID)
 			d, ok := a.docs[key]
-			switch {
-			case !ok:
-				return nil // the restore keeps the tenant's
-			case !d.seen:
-				return fn(Change{Part: d.part, Container: container, ID: hd.ID, Type: d.typ, Label: label(body), Kind: "added"})
-			}
-			got, ok := a.differ[key]
 			if !ok {
-				return nil
+				return nil // the restore keeps the tenant's
 			}
-			want, err := digest(body)
-			if err != nil || want == got {
-				return err
+			if _, differs := a.differ[key]; !differs && d.seen {
+				return nil // the tenant has its bytes
 			}
-			return fn(Change{Part: d.part, Container: container, ID: hd.ID, Type: d.typ, Label: label(body), Kind: "changed"})
+			l := last{container: container, id: hd.ID, label: label(body)}
+			if d.seen {
+				if l.digest, err = digest(body); err != nil {
+					return err
+				}
+			}
+			lasts[key] = l
+			return nil
 		})
 		if err != nil {
 			return err
+		}
+	}
+	for key, l := range lasts {
+		d := a.docs[key]
+		switch {
+		case !d.seen:
+			if err := fn(Change{Part: d.part, Container: l.container, ID: l.id, Type: d.typ, Label: l.label, Kind: "added"}); err != nil {
+				return err
+			}
+		case l.digest != a.differ[key]:
+			if err := fn(Change{Part: d.part, Container: l.container, ID: l.id, Type: d.typ, Label: l.label, Kind: "changed"}); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -434,7 +458,7 @@ func (s *Service) compare(ctx context.Context, tenantID, historyID string, m *Ma
 	if err := s.diff(ctx, tenantID, a, parts, k, func() error { return tick(DryRunComparing) }, count); err != nil {
 		return nil, nil, err
 	}
-	if err := s.again(ctx, tenantID, historyID, m, parts, a, count); err != nil {
+	if err := s.again(ctx, tenantID, historyID, m, parts, a, func() error { return tick(DryRunComparing) }, count); err != nil {
 		return nil, nil, err
 	}
 	diffs := make([]PartDiff, 0, len(parts))

@@ -545,7 +545,8 @@ func (s *Service) keepContent(ctx context.Context, batch *blob.Batch, name strin
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != f.Checksum {
 		// The bytes no longer match their checksum: keep nothing under a
-		// name that would lie.
+		// name that would lie (a store without batches stored it already;
+		// on one with batches it is discarded with the batch).
 		s.blobs.Delete(context.WithoutCancel(ctx), name)
 		return 0, fmt.Errorf("damaged: its content's SHA-256 is %s, not %s", got, f.Checksum)
 	}

@@ -53,8 +53,9 @@ func (b *batch) Put(ctx context.Context, name string, r io.Reader) (int64, error
 }
 
 // Commit implements blob.DriverBatch: every file synced, then renamed, then
-// each directory synced once.
-func (b *batch) Commit(ctx context.Context) error {
+// each directory of a renamed one synced once (also when a rename failed:
+// what is in place is durable).
+func (b *batch) Commit(ctx context.Context) (err error) {
 	for _, p := range b.pending {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -64,6 +65,11 @@ func (b *batch) Commit(ctx context.Context) error {
 		}
 	}
 	dirs := map[string]bool{}
+	defer func() {
+		for dir := range dirs {
+			err = errors.Join(err, syncDir(dir))
+		}
+	}()
 	for len(b.pending) > 0 {
 		p := b.pending[0]
 		dst := b.d.path(p.name)
@@ -77,11 +83,7 @@ func (b *batch) Commit(ctx context.Context) error {
 		dirs[dir] = true
 		b.pending = b.pending[1:]
 	}
-	var err error
-	for dir := range dirs {
-		err = errors.Join(err, syncDir(dir))
-	}
-	return err
+	return nil
 }
 
 // Discard implements blob.DriverBatch.
