@@ -342,36 +342,20 @@ func (s *Service) computeDryRun(ctx context.Context, tenantID string, r *DryRunR
 // replaced or deleted sets superseded and ends it; another failure (the
 // store busy) is tried again at the next beat.
 func (s *Service) heartbeat(ctx context.Context, tenantID string, r *DryRunRecord, p *dryRunProgress, superseded *atomic.Bool) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(s.dryRunBeat)
-		defer t.Stop()
-		repo := s.dryRunRecords(tenantID)
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			r.Phase, r.Count = p.get()
-			r.UpdatedAt = kanri.NewTime(s.Now())
-			err := repo.Replace(ctx, r)
-			if kanri.IsCode(err, kanri.ESTALE) || kanri.IsCode(err, kanri.ENOTFOUND) {
-				superseded.Store(true)
-				return
-			}
-			if err != nil && ctx.Err() == nil {
-				s.Logger.Warn("restore dry run: progress not written", "tenant", tenantID, "history", r.HistoryID, "err", err)
-			}
+	repo := s.dryRunRecords(tenantID)
+	return every(ctx, s.dryRunBeat, func() bool {
+		r.Phase, r.Count = p.get()
+		r.UpdatedAt = kanri.NewTime(s.Now())
+		err := repo.Replace(ctx, r)
+		if kanri.IsCode(err, kanri.ESTALE) || kanri.IsCode(err, kanri.ENOTFOUND) {
+			superseded.Store(true)
+			return false
 		}
+		if err != nil && ctx.Err() == nil {
+			s.Logger.Warn("restore dry run: progress not written", "tenant", tenantID, "history", r.HistoryID, "err", err)
+		}
+		return true
 	})
-	return func() {
-		close(done)
-		wg.Wait()
-	}
 }
 
 // writeChanges stores a dry run's changes, changesPerDoc a document, a

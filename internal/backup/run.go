@@ -256,10 +256,19 @@ func (s *Service) archive(ctx context.Context, tenantID string, j *kanri.BackupJ
 // backed up, until the returned stop is called; stop returns once no
 // progress write is under way, so h is the caller's again.
 func (s *Service) reportProgress(ctx context.Context, tenantID string, h *kanri.BackupHistory, items *atomic.Int64) (stop func()) {
+	return every(ctx, progressEvery, func() bool {
+		s.progress(ctx, tenantID, h, int(items.Load()))
+		return true
+	})
+}
+
+// every calls fn every period on a goroutine of its own, until ctx ends,
+// fn returns false, or stop is called (which waits for that goroutine).
+func every(ctx context.Context, period time.Duration, fn func() bool) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(progressEvery)
+		t := time.NewTicker(period)
 		defer t.Stop()
 		for {
 			select {
@@ -268,7 +277,9 @@ func (s *Service) reportProgress(ctx context.Context, tenantID string, h *kanri.
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				s.progress(ctx, tenantID, h, int(items.Load()))
+				if !fn() {
+					return
+				}
 			}
 		}
 	})
