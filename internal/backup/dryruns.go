@@ -81,7 +81,6 @@ type DryRunRecord struct {
 	Status     string     `json:"status"`
 	Phase      string     `json:"phase,omitempty"`
 	Count      int        `json:"count"`
-	Of         int        `json:"of"`
 	StartedAt  kanri.Time `json:"startedAt"`
 	// UpdatedAt is when a running dry run last said how far it had come.
 	UpdatedAt  kanri.Time `json:"updatedAt"`
@@ -142,15 +141,13 @@ type dryRunning struct {
 	done map[string]chan struct{}
 }
 
-func (d *dryRunning) start(key string) chan struct{} {
+func (d *dryRunning) start(key string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.done == nil {
 		d.done = map[string]chan struct{}{}
 	}
-	ch := make(chan struct{})
-	d.done[key] = ch
-	return ch
+	d.done[key] = make(chan struct{})
 }
 
 func (d *dryRunning) end(key string) {
@@ -224,7 +221,7 @@ func (s *Service) startDryRun(ctx context.Context, tenantID, historyID string, p
 		Doc:       kanri.Doc{ID: dryRunID(historyID, userID, parts)},
 		HistoryID: historyID, Parts: parts, StartedBy: userID,
 		Generation: newID("")[:12],
-		Status:     DryRunRunning, Phase: DryRunReading, Of: m.Documents(),
+		Status:     DryRunRunning, Phase: DryRunReading,
 		StartedAt: now, UpdatedAt: now,
 	}
 	repo := s.dryRunRecords(tenantID)
@@ -410,7 +407,7 @@ const (
 // dryRunPage returns the dry run of r with its changes from offset.
 func (s *Service) dryRunPage(ctx context.Context, tenantID string, r *DryRunRecord, m *Manifest, offset, limit int) (*DryRun, error) {
 	out := &DryRun{
-		Manifest: m, Status: r.Status, Phase: r.Phase, Count: r.Count, Of: r.Of,
+		Manifest: m, Status: r.Status, Phase: r.Phase, Count: r.Count, Of: m.Documents(),
 		Parts: r.Diffs, Offset: offset, Total: r.Total, ComputedAt: r.ComputedAt.Time,
 	}
 	switch r.Status {
@@ -444,14 +441,27 @@ func (s *Service) dryRunPage(ctx context.Context, tenantID string, r *DryRunReco
 }
 
 // deleteChanges deletes the changes documents of r (those already gone
-// aside).
+// aside), a batch at a time.
 func (s *Service) deleteChanges(ctx context.Context, tenantID string, r *DryRunRecord) {
-	repo := s.dryRunChanges(tenantID)
+	var ids []string
 	for i := 0; i*changesPerDoc < r.Total; i++ {
-		if err := repo.Delete(ctx, changesID(r, i), ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
-			s.Logger.Warn("a restore dry run's changes not deleted", "tenant", tenantID, "dryRun", r.ID, "err", err)
+		ids = append(ids, changesID(r, i))
+	}
+	if err := s.deleteAll(ctx, tenantID, ids); err != nil {
+		s.Logger.Warn("a restore dry run's changes not deleted", "tenant", tenantID, "dryRun", r.ID, "err", err)
+	}
+}
+
+// deleteAll deletes documents of the backup container, a batch at a time
+// (the restore's batcher: one already gone is no error).
+func (s *Service) deleteAll(ctx context.Context, tenantID string, ids []string) error {
+	b := &batcher{s: s, tenantID: tenantID}
+	for _, id := range ids {
+		if err := b.add(ctx, kanri.ContainerBackup, docstore.Op{Kind: docstore.OpDelete, ID: id}, nil); err != nil {
+			return err
 		}
 	}
+	return b.flush(ctx)
 }
 
 // ForgetDryRuns deletes the tenant's dry runs and every changes document
@@ -459,34 +469,22 @@ func (s *Service) deleteChanges(ctx context.Context, tenantID string, r *DryRunR
 // they are out of date, and an erasure must not leave a person's name in
 // them. A dry run running meanwhile stops at its next write.
 func (s *Service) ForgetDryRuns(ctx context.Context, tenantID string) error {
-	rs, err := s.dryRunRecords(tenantID).All(ctx, docstore.Query{})
-	if err != nil {
-		return err
-	}
-	for _, r := range rs {
-		if err := s.dryRunRecords(tenantID).Delete(ctx, r.ID, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
-			return err
-		}
-	}
 	c := s.Store.Port().Container(kanri.ContainerBackup)
-	q := docstore.Query{Type: TypeDryRunChanges, Limit: docstore.MaxPageSize}
 	var ids []string
-	for {
-		page, err := c.Query(ctx, tenantID, q)
-		if err != nil {
-			return err
-		}
-		for _, it := range page.Items {
-			ids = append(ids, it.ID)
-		}
-		if q.Continuation = page.Continuation; q.Continuation == "" {
-			break
-		}
-	}
-	for _, id := range ids {
-		if err := c.Delete(ctx, tenantID, id, ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
-			return err
+	for _, typ := range []string{TypeDryRun, TypeDryRunChanges} {
+		q := docstore.Query{Type: typ, Limit: docstore.MaxPageSize}
+		for {
+			page, err := c.Query(ctx, tenantID, q)
+			if err != nil {
+				return err
+			}
+			for _, it := range page.Items {
+				ids = append(ids, it.ID)
+			}
+			if q.Continuation = page.Continuation; q.Continuation == "" {
+				break
+			}
 		}
 	}
-	return nil
+	return s.deleteAll(ctx, tenantID, ids)
 }
