@@ -40,6 +40,18 @@ const MaxBlockSize = 8 << 20
 // limit).
 const MaxBlocks = 50000
 
+// DefaultBlockSize is the size of the blocks a resumable upload stages on
+// a store whose driver does not say otherwise (BlockSizer): Azure takes
+// blocks of 4 MiB in one request each.
+const DefaultBlockSize = 4 << 20
+
+// BlockSizer is implemented by a driver whose staged blocks are best of
+// another size than DefaultBlockSize (at most MaxBlockSize).
+type BlockSizer interface {
+	// BlockSize is the size of the blocks an upload should stage.
+	BlockSize() int
+}
+
 // Info describes a stored blob.
 type Info struct {
 	// Name is the blob's name.
@@ -165,6 +177,16 @@ func (b *Bucket) Put(ctx context.Context, name string, r io.Reader) (Result, err
 		return Result{}, b.wrap(err, name)
 	}
 	return Result{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// BlockSize is the size of the blocks an upload should stage: the most
+// bytes it holds in memory at once, twice over while it reads one block
+// and stages the one before.
+func (b *Bucket) BlockSize() int {
+	if s, ok := b.d.(BlockSizer); ok {
+		return min(s.BlockSize(), MaxBlockSize)
+	}
+	return DefaultBlockSize
 }
 
 // StageBlock keeps data as the block id of the blob name (see Driver).

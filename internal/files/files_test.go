@@ -253,7 +253,8 @@ func (f *fixture) readAll(t *testing.T, file *kanri.File) ([]byte, error) {
 
 func TestUploadInPartsBecomesAFileWithItsChecksum(t *testing.T) {
 	f := setup(t, nil)
-	data := random(files.BlockSize*2 + 12345) // three blocks, the last short
+	block := f.files.Blobs.BlockSize()
+	data := random(block*2 + 12345) // three blocks, the last short
 	up, err := f.files.CreateUpload(f.ctx, ten, files.UploadInput{Name: "report.pdf", Size: int64(len(data)), ContentType: "application/pdf"})
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +264,7 @@ func TestUploadInPartsBecomesAFileWithItsChecksum(t *testing.T) {
 	}
 	// Three parts of odd sizes, the second interrupted midway: what
 	// arrived is kept and the client resumes from the offset.
-	cut := int64(files.BlockSize + 7)
+	cut := int64(block + 7)
 	up, file, err := f.files.WriteUpload(f.ctx, ten, up.ID, 0, io.MultiReader(bytes.NewReader(data[:cut]), failing{}), nil)
 	if err == nil || file != nil {
 		t.Fatalf("interrupted part: err %v, file %v", err, file)

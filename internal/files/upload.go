@@ -23,12 +23,18 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 )
 
-// BlockSize is how many bytes of an upload are staged as one block: the
-// most an upload in progress holds in memory.
-const BlockSize = 4 << 20
+// blockPools hold, by size, the buffers of blocks being received, reused:
+// an upload stages blocks of its blob store's size (blob.Bucket.BlockSize).
+var blockPools sync.Map // int → *sync.Pool
 
-// blocks are the buffers of blocks being received, reused.
-var blocks = sync.Pool{New: func() any { b := make([]byte, BlockSize); return &b }}
+// blockPool returns the pool of buffers of size bytes.
+func blockPool(size int) *sync.Pool {
+	if p, ok := blockPools.Load(size); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := blockPools.LoadOrStore(size, &sync.Pool{New: func() any { b := make([]byte, size); return &b }})
+	return p.(*sync.Pool)
+}
 
 // UploadInput is what creating an upload declares, before any byte.
 type UploadInput struct {
@@ -187,7 +193,7 @@ func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset i
 	name := kanri.BlobName(tenantID, up.FileID)
 	cur := *up // the upload as recorded
 	var readErr error
-	ahead := readAhead(body, up.Size-up.Offset)
+	ahead := readAhead(body, up.Size-up.Offset, s.Blobs.BlockSize())
 	defer ahead.stop()
 	for blk := range ahead.blocks {
 		if errors.Is(blk.err, io.EOF) || errors.Is(blk.err, io.ErrUnexpectedEOF) {
@@ -251,13 +257,14 @@ func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset i
 	return up, file, err
 }
 
-// readAhead reads a body in blocks of at most BlockSize, up to limit
+// readAhead reads a body in blocks of at most size bytes, up to limit
 // bytes, on a goroutine of its own, one block ahead of the caller: the
 // socket is read while the caller hashes and stages the block before.
-func readAhead(body io.Reader, limit int64) *reader {
-	r := &reader{blocks: make(chan block), free: make(chan *[]byte, 2), quit: make(chan struct{}), gone: make(chan struct{})}
-	r.free <- blocks.Get().(*[]byte)
-	r.free <- blocks.Get().(*[]byte)
+func readAhead(body io.Reader, limit int64, size int) *reader {
+	pool := blockPool(size)
+	r := &reader{blocks: make(chan block), free: make(chan *[]byte, 2), quit: make(chan struct{}), gone: make(chan struct{}), pool: pool}
+	r.free <- pool.Get().(*[]byte)
+	r.free <- pool.Get().(*[]byte)
 	go func() {
 		defer close(r.gone)
 		defer close(r.blocks)
@@ -291,6 +298,7 @@ type reader struct {
 	free   chan *[]byte
 	quit   chan struct{}
 	gone   chan struct{} // closed when the reading goroutine has returned
+	pool   *sync.Pool    // where the buffers go back
 }
 
 // block is a block of a body, or the read's error after it.
@@ -312,7 +320,7 @@ func (r *reader) stop() {
 	for {
 		select {
 		case buf := <-r.free:
-			blocks.Put(buf)
+			r.pool.Put(buf)
 		default:
 			return
 		}

@@ -39,6 +39,7 @@ func Run(t *testing.T, open Open) {
 		{"PutSpanningManyBlocks", testPutSpanningManyBlocks},
 		{"Missing", testMissing},
 		{"Ranges", testRanges},
+		{"BlockSize", testBlockSize},
 		{"StagedBlocksCommitInOrder", testStagedBlocksCommitInOrder},
 		{"RestagingReplacesABlock", testRestagingReplacesABlock},
 		{"CommitOfAnUnstagedBlockFails", testCommitOfAnUnstagedBlockFails},
@@ -277,6 +278,20 @@ func commit(t *testing.T, ctx context.Context, b *blob.Bucket, name string, ids 
 		t.Fatalf("CommitBlocks(%s, %v): %v", name, ids, err)
 	}
 	return n
+}
+
+func testBlockSize(t *testing.T, ctx context.Context, b *blob.Bucket) {
+	size := b.BlockSize()
+	if size <= 0 || size > blob.MaxBlockSize {
+		t.Fatalf("BlockSize() = %d, want 1 to %d", size, blob.MaxBlockSize)
+	}
+	data := random(t, size)
+	if err := b.StageBlock(ctx, "up/size", "b0", data); err != nil {
+		t.Fatalf("StageBlock of BlockSize() bytes: %v", err)
+	}
+	if n := commit(t, ctx, b, "up/size", "b0"); n != int64(size) {
+		t.Errorf("committed %d bytes, want %d", n, size)
+	}
 }
 
 func testStagedBlocksCommitInOrder(t *testing.T, ctx context.Context, b *blob.Bucket) {
