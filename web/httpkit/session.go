@@ -152,40 +152,65 @@ func (s *Sessions) EndSession(c echo.Context) error {
 	return s.SaveSession(c)
 }
 
-// SignedIn returns the user and tenant ids of a live session, and when it
-// began. A session past its idle or absolute timeout is not live.
-func (s *Sessions) SignedIn(c echo.Context) (userID, tenantID string, issued time.Time, ok bool) {
-	sess := s.Session(c)
-	uid, _ := sess.Values[keyUser].(string)
-	tid, _ := sess.Values[keyTenant].(string)
-	iat, _ := sess.Values[keyIssued].(int64)
-	seen, _ := sess.Values[keySeen].(int64)
-	now, issued := s.now(), time.UnixMilli(iat)
-	if uid == "" || tid == "" {
-		return "", "", time.Time{}, false
-	}
-	if now.Sub(issued) > AbsoluteTimeout || now.Sub(time.Unix(seen, 0)) > IdleTimeout {
-		return "", "", time.Time{}, false
-	}
-	return uid, tid, issued, true
+// SessionCookie is what a request's session cookie says, read once: a
+// live stream, which outlives its request, checks it again later.
+type SessionCookie struct {
+	UserID, TenantID string
+	// Token names the session's record.
+	Token string
+	// Issued is when the session began, Seen when it was last used.
+	Issued, Seen time.Time
 }
 
-// Expiry returns when the request's session ends unless used again: its
-// absolute or its idle timeout, whichever comes first (zero when it is not
-// signed in). A live stream, one long request, checks again then.
-func (s *Sessions) Expiry(c echo.Context) time.Time {
+// Cookie returns what the request's session cookie says.
+func (s *Sessions) Cookie(c echo.Context) SessionCookie {
 	sess := s.Session(c)
-	iat, _ := sess.Values[keyIssued].(int64)
-	seen, _ := sess.Values[keySeen].(int64)
-	if iat == 0 {
+	k := SessionCookie{}
+	k.UserID, _ = sess.Values[keyUser].(string)
+	k.TenantID, _ = sess.Values[keyTenant].(string)
+	k.Token, _ = sess.Values[KeySessionID].(string)
+	if iat, _ := sess.Values[keyIssued].(int64); iat != 0 {
+		k.Issued = time.UnixMilli(iat)
+	}
+	if seen, _ := sess.Values[keySeen].(int64); seen != 0 {
+		k.Seen = time.Unix(seen, 0)
+	}
+	return k
+}
+
+// Live reports whether the session k says is signed in and within its
+// idle and absolute timeouts now.
+func (s *Sessions) Live(k SessionCookie) bool {
+	return k.UserID != "" && k.TenantID != "" && !s.now().After(k.Expiry())
+}
+
+// Expiry returns when the session ends unless used again: its absolute or
+// its idle timeout, whichever comes first (zero when it is not signed in).
+func (k SessionCookie) Expiry() time.Time {
+	if k.Issued.IsZero() {
 		return time.Time{}
 	}
-	abs, idle := time.UnixMilli(iat).Add(AbsoluteTimeout), time.Unix(seen, 0).Add(IdleTimeout)
+	abs, idle := k.Issued.Add(AbsoluteTimeout), k.Seen.Add(IdleTimeout)
 	if idle.Before(abs) {
 		return idle
 	}
 	return abs
 }
+
+// SignedIn returns the user and tenant ids of a live session, and when it
+// began. A session past its idle or absolute timeout is not live.
+func (s *Sessions) SignedIn(c echo.Context) (userID, tenantID string, issued time.Time, ok bool) {
+	k := s.Cookie(c)
+	if !s.Live(k) {
+		return "", "", time.Time{}, false
+	}
+	return k.UserID, k.TenantID, k.Issued, true
+}
+
+// Expiry returns when the request's session ends unless used again (see
+// SessionCookie.Expiry). A live stream, one long request, checks again
+// then.
+func (s *Sessions) Expiry(c echo.Context) time.Time { return s.Cookie(c).Expiry() }
 
 // HadSession reports whether the request carries a session that was
 // signed in, live or not: a visitor whose session ended, as opposed to one

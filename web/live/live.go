@@ -9,10 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,7 +76,7 @@ type Streams struct {
 func (s *Streams) Channels(c echo.Context) error {
 	ctx := c.Request().Context()
 	t, me := httpkit.Tenant(c), chatview.Person(c)
-	l := &liveStream{s: s, c: c, tenantID: t.ID, me: me, list: c.QueryParam("list") == "1"}
+	l := &liveStream{s: s, tenantID: t.ID, me: me, list: c.QueryParam("list") == "1"}
 	l.locale = i18n.Lang(ctx) + "|" + views.ZoneOf(ctx).String() + "|"
 	if id := c.QueryParam("channel"); id != "" {
 		ch, m, err := s.Messaging.Channel(ctx, t.ID, me.UserID, id)
@@ -92,21 +90,24 @@ func (s *Streams) Channels(c echo.Context) error {
 	}
 	// Subscribe first, then read the snapshot: an event published between
 	// the two is in the snapshot and delivered too, never lost.
+	// The subscription lasts as long as the stream, which outlives the
+	// request (Out): it ends with sub.Close, not with the request.
 	last := c.Request().Header.Get("Last-Event-ID")
-	sub, err := s.Events.Subscribe(ctx, t.ID, last)
+	subCtx := context.WithoutCancel(ctx)
+	sub, err := s.Events.Subscribe(subCtx, t.ID, last)
 	resumed := err == nil && last != ""
 	if errors.Is(err, events.ErrGap) || errors.Is(err, events.ErrPosition) {
-		sub, err = s.Events.Subscribe(ctx, t.ID, "")
+		sub, err = s.Events.Subscribe(subCtx, t.ID, "")
 	}
 	if err != nil {
 		return err
 	}
-	defer sub.Close()
 
-	l.w, l.flush = c.Response(), Start(c)
+	l.out = Start(c)
 	// A resume that failed leaves the tab's messages unknown (edits and
 	// deletions since do not change the latest number): they come whole.
-	if err := l.snapshot(ctx, !resumed, last != "" && !resumed); err != nil {
+	if err := l.snapshot(ctx, c, !resumed, last != "" && !resumed); err != nil {
+		sub.Close()
 		return l.end(err)
 	}
 	if l.open != nil {
@@ -115,10 +116,31 @@ func (s *Streams) Channels(c echo.Context) error {
 		// entries, about 12 KB decoded) served the snapshot alone.
 		l.open.Recent = nil
 	}
-	if err := s.Pump(ctx, c, t, role.ChannelsRead, sub, l.write, func(e *events.Event) error { return l.deliver(ctx, e) }); err != nil {
-		return l.end(err)
-	}
+	v := s.Viewer(c)
+	l.out.Run(ctx, func(ctx context.Context) {
+		defer sub.Close()
+		if err := s.Pump(ctx, v, t, role.ChannelsRead, sub, l.out.WriteString, func(e *events.Event) error { return l.deliver(ctx, e) }); err != nil {
+			_ = l.end(err)
+		}
+	})
 	return nil
+}
+
+// Viewer is who a stream serves, as its request said: a stream outlives
+// its request (Out), and checks them again later.
+type Viewer struct {
+	// UserID is the signed-in user, HomeID their tenant.
+	UserID, HomeID string
+	Cookie         httpkit.SessionCookie
+}
+
+// Viewer returns who the request's stream serves.
+func (s *Streams) Viewer(c echo.Context) Viewer {
+	return Viewer{
+		UserID: c.Get(httpkit.KeyUser).(*kanri.User).ID,
+		HomeID: c.Get(httpkit.KeyHome).(*kanri.Tenant).ID,
+		Cookie: s.Sessions.Cookie(c),
+	}
 }
 
 // Pump runs a stream until the browser goes, the bus closes the
@@ -130,11 +152,11 @@ func (s *Streams) Channels(c echo.Context) error {
 // tenant when they are an operator elsewhere), when the session's cookie
 // expires, and, untold, every Recheck; when they no longer hold, it ends
 // the stream with an end event.
-func (s *Streams) Pump(ctx context.Context, c echo.Context, t *kanri.Tenant, perm string, sub *events.Subscription, write func(string) error, deliver func(*events.Event) error) error {
-	me, home := c.Get(httpkit.KeyUser).(*kanri.User).ID, c.Get(httpkit.KeyHome).(*kanri.Tenant)
+func (s *Streams) Pump(ctx context.Context, v Viewer, t *kanri.Tenant, perm string, sub *events.Subscription, write func(string) error, deliver func(*events.Event) error) error {
+	me := v.UserID
 	var homeEvents <-chan *events.Event
-	if home.ID != t.ID {
-		hs, err := s.Events.Subscribe(ctx, home.ID, "")
+	if v.HomeID != t.ID {
+		hs, err := s.Events.Subscribe(ctx, v.HomeID, "")
 		if err != nil {
 			return err
 		}
@@ -147,12 +169,12 @@ func (s *Streams) Pump(ctx context.Context, c echo.Context, t *kanri.Tenant, per
 	}
 	// The first check untold comes at a random point of the first period:
 	// the streams of a page opened by many at once do not check together.
-	heartbeat, recheck, expiry := time.NewTicker(liveHeartbeat), time.NewTimer(every/2+rand.N(every)), time.NewTimer(s.untilExpiry(c))
+	heartbeat, recheck, expiry := time.NewTicker(liveHeartbeat), time.NewTimer(every/2+rand.N(every)), time.NewTimer(s.untilExpiry(v))
 	defer heartbeat.Stop()
 	defer recheck.Stop()
 	defer expiry.Stop()
 	allowed := func() bool {
-		if s.stillAllowed(ctx, c, t, perm) {
+		if s.stillAllowed(ctx, v, t, perm) {
 			return true
 		}
 		_ = write("event: end\ndata: \n\n")
@@ -195,41 +217,25 @@ func (s *Streams) Pump(ctx context.Context, c echo.Context, t *kanri.Tenant, per
 			if !allowed() {
 				return nil
 			}
-			expiry.Reset(s.untilExpiry(c))
+			expiry.Reset(s.untilExpiry(v))
 		}
 	}
 }
 
 // untilExpiry is how long until the stream's session cookie expires (and
 // a second more, so that the check then finds it expired).
-func (s *Streams) untilExpiry(c echo.Context) time.Duration {
-	return max(s.Sessions.Expiry(c).Sub(s.Now())+time.Second, time.Second)
-}
-
-// Start answers with a stream of server-sent events: no write
-// deadline (a stream has no end to wait for), not stored, not buffered by
-// proxies. It returns the function that flushes what was written.
-func Start(c echo.Context) (flush func() error) {
-	httpkit.Release(c) // a stream waits on events, not the CPUs
-	rc := http.NewResponseController(c.Response())
-	_ = rc.SetWriteDeadline(time.Time{})
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, "text/event-stream")
-	h.Set(echo.HeaderCacheControl, "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	c.Response().WriteHeader(http.StatusOK)
-	return rc.Flush
+func (s *Streams) untilExpiry(v Viewer) time.Duration {
+	return max(v.Cookie.Expiry().Sub(s.Now())+time.Second, time.Second)
 }
 
 // stillAllowed reports whether the stream's session still holds and its
 // user still has perm in the tenant.
-func (s *Streams) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Tenant, perm string) bool {
-	_, _, issued, ok := s.Sessions.SignedIn(c)
-	u, err := s.Users.Get(ctx, c.Get(httpkit.KeyHome).(*kanri.Tenant).ID, chatview.Person(c).UserID)
-	if !ok || err != nil || !u.IsActive || !u.DeletedAt.IsZero() || issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
+func (s *Streams) stillAllowed(ctx context.Context, v Viewer, t *kanri.Tenant, perm string) bool {
+	u, err := s.Users.Get(ctx, v.HomeID, v.UserID)
+	if !s.Sessions.Live(v.Cookie) || err != nil || !u.IsActive || !u.DeletedAt.IsZero() || v.Cookie.Issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
 		return false
 	}
-	if _, err := s.Auth.Session(ctx, u.TenantID, u.ID, s.Sessions.SessionToken(c)); err != nil {
+	if _, err := s.Auth.Session(ctx, u.TenantID, u.ID, v.Cookie.Token); err != nil {
 		return false // ended from the account page or by an administrator
 	}
 	home, err := s.Tenants.Get(ctx, u.TenantID)
@@ -246,9 +252,7 @@ func (s *Streams) stillAllowed(ctx context.Context, c echo.Context, t *kanri.Ten
 // liveStream is one tab's stream.
 type liveStream struct {
 	s        *Streams
-	c        echo.Context
-	w        io.Writer
-	flush    func() error
+	out      *Out
 	tenantID string
 	me       messaging.Person
 	// list says the tab shows the list of channels, with their unread
@@ -277,14 +281,6 @@ func (l *liveStream) end(err error) error {
 	return nil
 }
 
-// write sends raw text and flushes it.
-func (l *liveStream) write(s string) error {
-	if _, err := io.WriteString(l.w, s); err != nil {
-		return err
-	}
-	return l.flush()
-}
-
 // send sends one update rendered for this stream alone: HTML of
 // out-of-band swaps, with the event's position as its id when it has one.
 func (l *liveStream) send(ctx context.Context, id string, comps ...templ.Component) error {
@@ -302,7 +298,7 @@ func (l *liveStream) send(ctx context.Context, id string, comps ...templ.Compone
 // snapshot sends the unread counts of the person's channels and, with
 // messages, the open channel's latest messages: when the page's latest
 // message (its seq) is not the channel's, or whole when told.
-func (l *liveStream) snapshot(ctx context.Context, messages, whole bool) error {
+func (l *liveStream) snapshot(ctx context.Context, c echo.Context, messages, whole bool) error {
 	tr, err := l.s.Messaging.Track(ctx, l.tenantID, l.me)
 	if err != nil {
 		return err
@@ -320,9 +316,9 @@ func (l *liveStream) snapshot(ctx context.Context, messages, whole bool) error {
 			return err
 		}
 		l.open, l.openMember, l.snapSeq = ch, m, ch.LastSeq
-		if shown, err := strconv.ParseInt(l.c.QueryParam("seq"), 10, 64); whole || err != nil || shown != ch.LastSeq {
+		if shown, err := strconv.ParseInt(c.QueryParam("seq"), 10, 64); whole || err != nil || shown != ch.LastSeq {
 			// The page may miss messages: it gets the latest ones whole.
-			ms, older, err := l.s.messages().Page(l.c, ch, m, "", "", l.s.Sessions.CSRFToken(l.c))
+			ms, older, err := l.s.messages().Page(c, ch, m, "", "", l.s.Sessions.CSRFToken(c))
 			if err != nil {
 				return err
 			}
@@ -462,10 +458,7 @@ func (l *liveStream) sendPieces(id string, pieces [][]byte) error {
 		buf.Write(p)
 	}
 	buf.WriteByte('\n')
-	if _, err := l.w.Write(buf.Bytes()); err != nil {
-		return err
-	}
-	return l.flush()
+	return l.out.Write(buf.Bytes())
 }
 
 // dataLines renders comp as the data lines of a server-sent event.

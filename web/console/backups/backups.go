@@ -3,7 +3,6 @@ package backups
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -436,26 +435,26 @@ func damagedText(c echo.Context, err error) string {
 // that what the page shows never depends on what a lost connection missed.
 func (s *Pages) backupEvents(c echo.Context) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
-	sub, err := s.Events.Subscribe(ctx, t.ID, "")
+	// The stream outlives the request (live.Out): its subscription ends
+	// with sub.Close, not with the request.
+	sub, err := s.Events.Subscribe(context.WithoutCancel(ctx), t.ID, "")
 	if err != nil {
 		return err
 	}
-	defer sub.Close()
-	flush := live.Start(c)
-	write := func(s string) error {
-		if _, err := io.WriteString(c.Response(), s); err != nil {
-			return err
-		}
-		return flush()
-	}
-	if err := write("event: backup\ndata: connected\n\n"); err != nil {
+	out := live.Start(c)
+	if err := out.WriteString("event: backup\ndata: connected\n\n"); err != nil {
+		sub.Close()
 		return nil
 	}
-	_ = s.live.Pump(ctx, c, t, role.BackupsRead, sub, write, func(e *events.Event) error {
-		if e.Topic != backup.Topic {
-			return nil
-		}
-		return write("event: backup\ndata: " + e.Kind + "\n\n") // fails only when the browser went
+	v := s.live.Viewer(c)
+	out.Run(ctx, func(ctx context.Context) {
+		defer sub.Close()
+		_ = s.live.Pump(ctx, v, t, role.BackupsRead, sub, out.WriteString, func(e *events.Event) error {
+			if e.Topic != backup.Topic {
+				return nil
+			}
+			return out.WriteString("event: backup\ndata: " + e.Kind + "\n\n") // fails only when the browser went
+		})
 	})
 	return nil
 }
