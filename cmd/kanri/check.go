@@ -69,7 +69,8 @@ func runCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 
 // printSpace prints what each container and each of its indexes takes:
 // entries, bytes of keys and values, and bytes an entry; each container's
-// pages, allocated and in use; and the file's size a document.
+// pages, allocated and in use, and the expiry keys'; and the file's size
+// a document.
 func printSpace(w io.Writer, rep bolt.Report, file string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "container\tindex\tentries\tbytes\tbytes/entry\t")
@@ -91,6 +92,9 @@ func printSpace(w io.Writer, rep bolt.Report, file string) {
 		case ok:
 			fmt.Fprintf(tw, "%s\t(pages)\t\t\tinline\t\n", c) // small enough to live in its parent's page
 		}
+	}
+	if p := rep.ExpiryPages; p.Alloc > 0 {
+		fmt.Fprintf(tw, "(expiry)\t(pages)\t%d\t%d\t%d%% in use\t\n", rep.ExpiryKeys, p.Alloc, p.InUse*100/p.Alloc)
 	}
 	tw.Flush()
 	if fi, err := os.Stat(file); err == nil && rep.Documents > 0 {

@@ -24,8 +24,10 @@ type Report struct {
 	// take, by container, then by index ("" for the documents).
 	Space map[string]map[string]*Usage
 	// Pages is, by container, the pages of its two buckets (documents and
-	// indexes): allocated and in use, in bytes.
-	Pages map[string]Pages
+	// indexes): allocated and in use, in bytes; ExpiryPages those of the
+	// expiry keys of every container.
+	Pages       map[string]Pages
+	ExpiryPages Pages
 }
 
 // Usage is the entries of a container's documents or of one index, and
@@ -186,6 +188,8 @@ func (c *container) check(tx *bbolt.Tx, rep *Report) error {
 // checkExpiry verifies the expiry index against the documents' expiry
 // times, both ways, marking the containers it finds wrong in bad.
 func (s *Store) checkExpiry(tx *bbolt.Tx, rep *Report, bad map[string]bool) error {
+	es := tx.Bucket(expiryBucket).Stats()
+	rep.ExpiryPages = Pages{Alloc: int64(es.BranchAlloc + es.LeafAlloc), InUse: int64(es.BranchInuse + es.LeafInuse)}
 	err := tx.Bucket(expiryBucket).ForEach(func(k, _ []byte) error {
 		rep.ExpiryKeys++
 		if len(k) < 9 {

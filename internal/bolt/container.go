@@ -115,7 +115,13 @@ func (c *container) update(fn func(tx *bbolt.Tx) (string, error)) (string, error
 const appendFill = 0.9
 
 // fill sets the fill of the buckets a write of the container changes.
+// Expiry keys start with their expiry, so they arrive in order whatever
+// the container: at bbolt's half fill, 50,000 messages' expiry keys took
+// 9.4 MB of pages half empty (BenchmarkStoreSize).
 func (c *container) fill(tx *bbolt.Tx) {
+	if b := tx.Bucket(expiryBucket); b != nil {
+		b.FillPercent = appendFill
+	}
 	if !c.spec.Appends {
 		return
 	}

@@ -317,7 +317,7 @@ func TestAppendingContainersFillTheirPages(t *testing.T) {
 		}
 		var ops []docstore.Op
 		for i := range 5000 {
-			body := fmt.Sprintf(`{"id":"e%06d","tenantId":"t","type":"ev","time":"2026-11-27T00:00:%06d","text":"a message of a few words"}`, i, i)
+			body := fmt.Sprintf(`{"id":"e%06d","tenantId":"t","type":"ev","time":"2026-11-27T00:00:%06d","text":"a message of a few words","ttl":86400}`, i, i)
 			ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: []byte(body)})
 		}
 		batches(t, st.Container("c"), ops)
@@ -329,6 +329,10 @@ func TestAppendingContainersFillTheirPages(t *testing.T) {
 		p := rep.Pages["c"]
 		if fill := float64(p.InUse) / float64(p.Alloc); fill < tc.least || fill > tc.most {
 			t.Errorf("appends %v: pages %.2f full, want between %.2f and %.2f", tc.appends, fill, tc.least, tc.most)
+		}
+		// Expiry keys arrive in order whatever the container.
+		if e := rep.ExpiryPages; float64(e.InUse)/float64(e.Alloc) < 0.8 {
+			t.Errorf("appends %v: expiry pages %.2f full (%d of %d bytes), want at least 0.80", tc.appends, float64(e.InUse)/float64(e.Alloc), e.InUse, e.Alloc)
 		}
 	}
 }
