@@ -24,7 +24,6 @@ var DocTypes = []doctype.Type{
 	{
 		Name: kanri.TypeMessage, Container: kanri.ContainerMessaging, Of: &kanri.Message{},
 		Indexes: []doctype.Index{
-			{Name: "message_channel_sent", Fields: []string{"channelId", "sentAt"}},
 			{Name: "message_channel_seq", Fields: []string{"channelId", "seq"}},
 			{Name: "message_search", Fields: []string{"channelId", "searchTerms[]", "seq"}},
 		},

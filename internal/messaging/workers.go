@@ -56,7 +56,7 @@ func (s *Service) cleanup(ctx context.Context, tenantID, channelID string) error
 	byChannel := []docstore.Filter{docstore.Eq("channelId", channelID)}
 	steps := []func() (int, error){
 		func() (int, error) {
-			ms, _, err := ten.Messages().Query(ctx, docstore.Query{Where: byChannel, OrderBy: "sentAt", Limit: 100})
+			ms, _, err := ten.Messages().Query(ctx, docstore.Query{Where: byChannel, OrderBy: "seq", Limit: 100})
 			if err != nil {
 				return 0, err
 			}
