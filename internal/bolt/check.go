@@ -28,6 +28,9 @@ type Report struct {
 	// expiry keys of every container.
 	Pages       map[string]Pages
 	ExpiryPages Pages
+	// Size is the bytes of the file up to its last page in use; the file
+	// has up to growBy more, room to grow.
+	Size int64
 }
 
 // Usage is the entries of a container's documents or of one index, and
@@ -78,6 +81,7 @@ func (s *Store) Check(repair bool) (Report, error) {
 	var rep Report
 	bad := map[string]bool{}
 	err := s.db.View(func(tx *bbolt.Tx) error {
+		rep.Size = tx.Size()
 		for name, c := range s.containers {
 			n := rep.Count
 			if err := c.check(tx, &rep); err != nil {
