@@ -49,6 +49,9 @@ type Config struct {
 	// again untold (a minute when zero): a backstop, since the changes that
 	// may take them away tell the streams at once.
 	LiveRecheck time.Duration
+	// Streams counts the live streams that outlive their requests, for
+	// the server's shutdown to wait for (none counted when nil).
+	Streams *live.Running
 	// MaxActive is how many requests run their handlers at once, the
 	// others waiting their turn (httpkit.Admission); everyone at once when
 	// 0. Streams, downloads and uploads give their place up once they

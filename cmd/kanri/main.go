@@ -25,6 +25,7 @@ import (
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/web/httpkit"
+	"github.com/kanri/kanri/web/live"
 )
 
 func main() {
@@ -86,7 +87,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer bus.Close()
-	handler, appWorkers, err := newHandler(ctx, cfg, st, bus, log)
+	streams := &live.Running{}
+	handler, appWorkers, err := newHandler(ctx, cfg, st, bus, streams, log)
 	if err != nil {
 		return err
 	}
@@ -139,6 +141,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	log.Info("http server drained")
+	// Live streams outlive their requests (live.Out): the bus closing at
+	// the shutdown's start ends them, and they are waited for here, before
+	// the store they read closes.
+	bus.Close()
+	if !streams.Wait(5 * time.Second) {
+		log.Warn("live streams still running at shutdown")
+	}
 	return nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/kanri/kanri/internal/upgrade"
 	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web"
+	"github.com/kanri/kanri/web/live"
 )
 
 // usageQueue is how many API calls may wait to be logged; more are
@@ -32,7 +33,7 @@ const usageQueue = 10_000
 // newHandler wires the services and the web layer over st, bootstrapping
 // the operator's tenant on the first start, and returns the workers the
 // services need.
-func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus, log *slog.Logger) (http.Handler, []worker, error) {
+func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus, streams *live.Running, log *slog.Logger) (http.Handler, []worker, error) {
 	blobs, err := openBlobs(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
@@ -119,7 +120,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	}
 	return web.New(web.Config{
 		Deps: svcs.Deps, Services: *svcs, Features: served, SessionSecret: secret,
-		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies, MaxActive: cfg.MaxActive,
+		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies, MaxActive: cfg.MaxActive, Streams: streams,
 	}), ws, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,7 +62,9 @@ type Streams struct {
 	Now       func() time.Time
 	// Recheck is how often a stream checks its session and rights again
 	// untold (liveRecheck when 0).
-	Recheck  time.Duration
+	Recheck time.Duration
+	// Running counts the streams past their requests (none when nil).
+	Running  *Running
 	payloads payloadCache // the decoded payloads of the events
 }
 
@@ -102,12 +105,17 @@ func (s *Streams) Channels(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	handed := false // to the stream's run, which closes it
+	defer func() {
+		if !handed {
+			sub.Close()
+		}
+	}()
 
 	l.out = Start(c)
 	// A resume that failed leaves the tab's messages unknown (edits and
 	// deletions since do not change the latest number): they come whole.
 	if err := l.snapshot(ctx, c, !resumed, last != "" && !resumed); err != nil {
-		sub.Close()
 		return l.end(err)
 	}
 	if l.open != nil {
@@ -117,13 +125,65 @@ func (s *Streams) Channels(c echo.Context) error {
 		l.open.Recent = nil
 	}
 	v := s.Viewer(c)
-	l.out.Run(ctx, func(ctx context.Context) {
+	handed = true
+	s.Run(l.out, ctx, func(ctx context.Context) {
 		defer sub.Close()
 		if err := s.Pump(ctx, v, t, role.ChannelsRead, sub, l.out.WriteString, func(e *events.Event) error { return l.deliver(ctx, e) }); err != nil {
 			_ = l.end(err)
 		}
 	})
 	return nil
+}
+
+// Run runs the rest of a stream written to o. When the stream has its
+// connection, run goes on a goroutine of its own, counted in s.Running,
+// with ctx's values but not its end (the request is over): its context
+// ends when the browser closes the connection, a panic is logged (the
+// request's recovery is gone), and the connection is closed when run
+// returns. Otherwise run runs in the request, with ctx; for a HEAD
+// request, with a context already ended.
+func (s *Streams) Run(o *Out, ctx context.Context, run func(ctx context.Context)) {
+	if o.conn == nil {
+		if o.head {
+			done, cancel := context.WithCancel(ctx)
+			cancel()
+			ctx = done
+		}
+		run(ctx)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		// The browser sends nothing more: a read ends when it goes (or
+		// when run closes the connection).
+		var b [1]byte
+		_, _ = o.conn.Read(b[:])
+		cancel()
+	}()
+	if s.Running != nil {
+		s.Running.wg.Add(1)
+	}
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				s.logger().Error("live stream panicked", "panic", r, "stack", string(debug.Stack()))
+			}
+			o.conn.Close()
+			cancel()
+			if s.Running != nil {
+				s.Running.wg.Done()
+			}
+		}()
+		run(ctx)
+	}()
+}
+
+// logger is the streams' logger, or the default one.
+func (s *Streams) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
 }
 
 // Viewer is who a stream serves, as its request said: a stream outlives

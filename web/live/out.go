@@ -2,10 +2,10 @@ package live
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -29,12 +29,15 @@ type Out struct {
 	conn  net.Conn // nil: writes go to the response
 	w     io.Writer
 	flush func() error
+	// head says the request was a HEAD: the answer has no body, and the
+	// stream does not run.
+	head bool
 }
 
 // Start answers with a stream of server-sent events: not stored, not
-// buffered by proxies, with no write deadline but writeTimeout for each
-// write. The request's CPU slot is released (a stream waits on events,
-// not the CPUs).
+// buffered by proxies. A stream that has its connection gives each write
+// writeTimeout; one in its request has no write deadline. The request's
+// CPU slot is released (a stream waits on events, not the CPUs).
 func Start(c echo.Context) *Out {
 	httpkit.Release(c)
 	res := c.Response()
@@ -43,23 +46,27 @@ func Start(c echo.Context) *Out {
 	h.Set(echo.HeaderCacheControl, "no-store")
 	h.Set("X-Accel-Buffering", "no")
 	rc := http.NewResponseController(res)
-	if c.Request().ProtoMajor == 1 {
+	head := c.Request().Method == http.MethodHead // served as a GET without its body (httpkit.HeadAsGet)
+	if c.Request().ProtoMajor == 1 && !head {
 		if conn, _, err := rc.Hijack(); err == nil {
 			// The body ends with the connection: no length, no chunks.
 			h.Set("Connection", "close")
-			var head bytes.Buffer
-			head.WriteString("HTTP/1.1 200 OK\r\n")
-			_ = h.Write(&head)
-			head.WriteString("\r\n")
-			res.Status = http.StatusOK // for the request's log line
+			h.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+			var b bytes.Buffer
+			b.WriteString("HTTP/1.1 200 OK\r\n")
+			_ = h.Write(&b)
+			b.WriteString("\r\n")
+			// Answered: nothing after the handler writes an error page
+			// over the stream, and the request's log line says 200.
+			res.Status, res.Committed = http.StatusOK, true
 			o := &Out{conn: conn}
-			_ = o.Write(head.Bytes()) // a failure shows at the next write
+			_ = o.Write(b.Bytes()) // a failure shows at the next write
 			return o
 		}
 	}
 	_ = rc.SetWriteDeadline(time.Time{})
 	res.WriteHeader(http.StatusOK)
-	return &Out{w: res, flush: rc.Flush}
+	return &Out{w: res, flush: rc.Flush, head: head}
 }
 
 // Write sends b at once.
@@ -78,27 +85,22 @@ func (o *Out) Write(b []byte) error {
 // WriteString sends s at once.
 func (o *Out) WriteString(s string) error { return o.Write([]byte(s)) }
 
-// Run runs the rest of the stream. When the stream has its connection, run
-// goes on a goroutine of its own, with ctx's values but not its end (the
-// request is over): its context ends when the browser closes the
-// connection, and the connection is closed when run returns. Otherwise run
-// runs in the request, with ctx.
-func (o *Out) Run(ctx context.Context, run func(ctx context.Context)) {
-	if o.conn == nil {
-		run(ctx)
-		return
+// Running counts the streams that run past their requests, so that a
+// server shutting down waits for them (they end when the events bus
+// closes) before it closes the store they read.
+type Running struct {
+	wg sync.WaitGroup
+}
+
+// Wait waits up to timeout for the streams running to end, and reports
+// whether they did.
+func (r *Running) Wait(timeout time.Duration) bool {
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(timeout):
+		return false
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	go func() {
-		// The browser sends nothing more: a read ends when it goes (or
-		// when run closes the connection).
-		var b [1]byte
-		_, _ = o.conn.Read(b[:])
-		cancel()
-	}()
-	go func() {
-		defer o.conn.Close()
-		defer cancel()
-		run(ctx)
-	}()
 }

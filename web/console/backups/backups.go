@@ -441,13 +441,19 @@ func (s *Pages) backupEvents(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	handed := false // to the stream's run, which closes it
+	defer func() {
+		if !handed {
+			sub.Close()
+		}
+	}()
 	out := live.Start(c)
 	if err := out.WriteString("event: backup\ndata: connected\n\n"); err != nil {
-		sub.Close()
 		return nil
 	}
 	v := s.live.Viewer(c)
-	out.Run(ctx, func(ctx context.Context) {
+	handed = true
+	s.live.Run(out, ctx, func(ctx context.Context) {
 		defer sub.Close()
 		_ = s.live.Pump(ctx, v, t, role.BackupsRead, sub, out.WriteString, func(e *events.Event) error {
 			if e.Topic != backup.Topic {
