@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 )
@@ -26,6 +27,18 @@ import (
 // blockPools hold, by size, the buffers of blocks being received, reused:
 // an upload stages blocks of its blob store's size (blob.Bucket.BlockSize).
 var blockPools sync.Map // int → *sync.Pool
+
+// blockSize is the size of the blocks of an upload of size bytes: the
+// blob store's (base), doubled until half of blob.MaxBlocks hold the
+// upload (the other half left for the short blocks that PATCHes end
+// with), at most blob.MaxBlockSize.
+func blockSize(base int, size int64) int {
+	n := base
+	for n < blob.MaxBlockSize && int64(n)*(blob.MaxBlocks/2) < size {
+		n *= 2
+	}
+	return min(n, blob.MaxBlockSize)
+}
 
 // blockPool returns the pool of buffers of size bytes.
 func blockPool(size int) *sync.Pool {
@@ -193,7 +206,7 @@ func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset i
 	name := kanri.BlobName(tenantID, up.FileID)
 	cur := *up // the upload as recorded
 	var readErr error
-	ahead := readAhead(body, up.Size-up.Offset, s.Blobs.BlockSize())
+	ahead := readAhead(body, up.Size-up.Offset, blockSize(s.Blobs.BlockSize(), up.Size))
 	defer ahead.stop()
 	for blk := range ahead.blocks {
 		if errors.Is(blk.err, io.EOF) || errors.Is(blk.err, io.ErrUnexpectedEOF) {
