@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"math"
 	"slices"
@@ -43,7 +44,19 @@ const (
 	tagNumber    = 0x05
 	tagString    = 0x06
 	tagOther     = 0x07
+	// tagHashed stands before the hash of a hashed field's value
+	// (docstore.Index.Hashed), which no range or order compares.
+	tagHashed = 0x08
 )
+
+// hashedValue appends, for a field an index hashes, the tag and the
+// 8-byte hash of enc, the value's encoding, to b. Two values may share a
+// hash: a query reads both documents and its filter keeps the right one.
+func hashedValue(b, enc []byte) []byte {
+	h := fnv.New64a()
+	h.Write(enc)
+	return h.Sum(append(b, tagHashed))
+}
 
 // encodeValue appends the order-preserving encoding of v (as decoded from
 // JSON; ok false for a missing field) to b.
@@ -89,7 +102,7 @@ func skipIndexValue(b []byte) ([]byte, error) {
 	switch b[0] {
 	case tagUndefined, tagNull, tagFalse, tagTrue, tagOther:
 		return b[1:], nil
-	case tagNumber:
+	case tagNumber, tagHashed:
 		if len(b) < 9 {
 			return nil, errCorruptIndex
 		}
@@ -117,6 +130,9 @@ type index struct {
 	tag    byte
 	typ    string
 	fields []string
+	// hashed says, for each field, that its keys hold its value's hash
+	// (hashedValue): only an equality fixes it.
+	hashed []bool
 	need   map[string]bool // the top-level members the fields read
 	// multi says a field indexes an array's elements ("tags[]"): the
 	// document has one entry per distinct element, and none for an empty
@@ -133,7 +149,11 @@ func newIndexes(sp docstore.Spec) []index {
 			need[topField(strings.TrimSuffix(f, "[]"))] = true
 			multi = multi || strings.HasSuffix(f, "[]")
 		}
-		out = append(out, index{name: ix.Name, tag: byte(i + 1), typ: ix.Type, fields: ix.Fields, need: need, multi: multi})
+		hashed := make([]bool, len(ix.Fields))
+		for j, f := range ix.Fields {
+			hashed[j] = slices.Contains(ix.Hashed, f)
+		}
+		out = append(out, index{name: ix.Name, tag: byte(i + 1), typ: ix.Type, fields: ix.Fields, hashed: hashed, need: need, multi: multi})
 	}
 	return out
 }
@@ -157,9 +177,24 @@ const maxIndexes = 255
 func signature(ixs []index) []byte {
 	var parts []string
 	for _, ix := range ixs {
-		parts = append(parts, ix.name+"="+ix.typ+":"+strings.Join(ix.fields, ","))
+		fields := slices.Clone(ix.fields)
+		for i, h := range ix.hashed {
+			if h {
+				fields[i] += "#"
+			}
+		}
+		parts = append(parts, ix.name+"="+ix.typ+":"+strings.Join(fields, ","))
 	}
 	return []byte(fmt.Sprintf("v%d|%s", indexFormat, strings.Join(parts, "|")))
+}
+
+// appendValue appends the encoding enc of the value of field i to a key
+// of ix: as it is, or hashed.
+func (ix index) appendValue(k []byte, i int, enc []byte) []byte {
+	if ix.hashed[i] {
+		return hashedValue(k, enc)
+	}
+	return append(k, enc...)
 }
 
 // prefix returns the start of the keys of index ix in partition pk:
@@ -195,12 +230,12 @@ func (c *container) keysOf(docKey []byte, doc *lazyDoc) [][]byte {
 			continue
 		}
 		keys := [][]byte{ix.prefix(string(pk))}
-		for _, f := range ix.fields {
+		for j, f := range ix.fields {
 			elems, multi := strings.CutSuffix(f, "[]")
 			v, ok := doc.get(elems)
 			if !multi {
 				for i := range keys {
-					keys[i] = encodeValue(keys[i], v, ok)
+					keys[i] = ix.appendValue(keys[i], j, encodeValue(nil, v, ok))
 				}
 				continue
 			}
@@ -294,12 +329,12 @@ func (c *container) planFor(pk string, q docstore.Query) *plan {
 		}
 		k := ix.prefix(pk)
 		fixed := 0
-		for _, f := range ix.fields[:n-1] {
+		for i, f := range ix.fields[:n-1] {
 			v, ok := eq[f]
 			if !ok {
 				break
 			}
-			k = encodeValue(k, jsonValue(v), true)
+			k = ix.appendValue(k, i, encodeValue(nil, jsonValue(v), true))
 			fixed++
 		}
 		if q.OrderBy != "" && fixed < n-1 {

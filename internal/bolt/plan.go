@@ -302,7 +302,7 @@ func (c *container) mergePlan(pk string, q docstore.Query, set []conditions, exp
 		for i := range c.indexes {
 			ix := &c.indexes[i]
 			n := len(ix.fields)
-			if ix.typ != q.Type || ix.fields[n-1] != q.OrderBy || !fixesElements(ix, cs) {
+			if ix.typ != q.Type || ix.fields[n-1] != q.OrderBy || ix.hashed[n-1] || !fixesElements(ix, cs) {
 				continue
 			}
 			sp, fixed, served, ok := fixLeading(ix, pk, cs, n-1)
@@ -392,12 +392,15 @@ func fixLeading(ix *index, pk string, cs conditions, n int) (sp *span, fixed int
 	var about []string
 	for i, f := range ix.fields[:n] {
 		b, has := cs[f]
+		if has && ix.hashed[i] && !b.isEq() {
+			has = false // a hashed field is fixed by equality only
+		}
 		if !has {
 			sp.about = ix.name + "[" + strings.Join(about, ", ") + "]"
 			return sp, fixed, served, false
 		}
 		if b.isEq() {
-			sp.prefix = append(sp.prefix, b.eq...)
+			sp.prefix = ix.appendValue(sp.prefix, i, b.eq)
 			sp.eqs++
 		} else {
 			sp.lo, sp.hi = b.lo, b.hi

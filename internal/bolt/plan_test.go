@@ -26,6 +26,8 @@ var planSpec = docstore.Spec{Name: "c", Indexes: []docstore.Index{
 	{Name: "by_terms_time", Type: "ev", Fields: []string{"terms[]", "time"}},
 	{Name: "by_flag_terms", Type: "ev", Fields: []string{"flag", "terms[]"}}, // holds no document without terms
 	{Name: "by_flag", Type: "ev", Fields: []string{"flag"}},
+	{Name: "by_room_time", Type: "ev", Fields: []string{"room", "time"}, Hashed: []string{"room"}},
+	{Name: "by_room_terms_time", Type: "ev", Fields: []string{"room", "terms[]", "time"}, Hashed: []string{"room"}},
 }}
 
 // plannedPair returns the same documents in a container with planSpec's
@@ -54,6 +56,7 @@ func plannedPair(t *testing.T, n int) (planned, reference docstore.Container) {
 			"action": []string{"user.create", "user.update", "user.delete", "tenant.update", "role.assign"}[r.IntN(5)],
 			"code":   float64([]int{200, 201, 204, 400, 404, 409, 500}[r.IntN(7)]),
 			"terms":  []string{words[r.IntN(len(words))], words[r.IntN(len(words))]},
+			"room":   fmt.Sprintf("room_%d", r.IntN(4)),
 		}
 		if r.IntN(8) == 0 {
 			doc["terms"] = []string{}
@@ -125,6 +128,10 @@ func TestPlansAgreeWithAScan(t *testing.T) {
 		{"flag and user", []docstore.Filter{docstore.Eq("flag", true), docstore.Eq("user", "u1")}, docstore.AccessIndex},
 		{"no flag", []docstore.Filter{docstore.Defined("flag", false)}, docstore.AccessIndexSort},
 		{"nothing matches", []docstore.Filter{docstore.Eq("user", "nobody")}, docstore.AccessIndex},
+		{"hashed room", []docstore.Filter{docstore.Eq("room", "room_2")}, docstore.AccessIndex},
+		{"hashed rooms in", []docstore.Filter{docstore.In("room", "room_0", "room_3", "room_9")}, docstore.AccessIndex},
+		{"hashed room and term", []docstore.Filter{docstore.Eq("room", "room_1"), docstore.ArrayContains("terms", "beta")}, docstore.AccessIndex},
+		{"hashed room and term prefix", []docstore.Filter{docstore.Eq("room", "room_1"), docstore.ArrayPrefix("terms", "al")}, docstore.AccessIndex},
 	}
 	for _, tt := range tests {
 		for _, desc := range []bool{false, true} {
@@ -147,6 +154,37 @@ func TestPlansAgreeWithAScan(t *testing.T) {
 }
 
 func head(ids []string) []string { return ids[:min(5, len(ids))] }
+
+// TestAHashedFieldIsFixedByEqualityOnly checks that a range on a field an
+// index hashes is not served by that index (its keys hold hashes, in no
+// order), and that queries without an order find the same documents
+// through a hashed index as a scan does.
+func TestAHashedFieldIsFixedByEqualityOnly(t *testing.T) {
+	planned, reference := plannedPair(t, 300)
+	rangeOf := []docstore.Filter{docstore.Gte("room", "room_1"), docstore.Lt("room", "room_3")}
+	for _, q := range []docstore.Query{
+		{Type: "ev", Where: rangeOf, OrderBy: "time"},
+		{Type: "ev", Where: rangeOf},
+		{Type: "ev", Where: []docstore.Filter{docstore.Eq("room", "room_2")}},
+		{Type: "ev", Where: []docstore.Filter{docstore.Eq("room", "room_2"), docstore.ArrayContains("terms", "beta")}},
+	} {
+		got, want := pageThrough(t, planned, q), pageThrough(t, reference, q)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) || len(want) == 0 {
+			t.Errorf("%+v: got %d ids %v…, want %d %v…", q.Where, len(got), head(got), len(want), head(want))
+		}
+	}
+	plan, err := planned.(docstore.Explainer).Explain("t", docstore.Query{Type: "ev", Where: rangeOf, OrderBy: "time"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range plan.Ranges {
+		if strings.HasPrefix(r, "by_room") {
+			t.Errorf("a range of rooms is served by %s: %+v", r, plan)
+		}
+	}
+}
 
 // TestTokensResumeAcrossPlans checks that a page made by one plan is
 // continued by another: a token holds only a position in the order.

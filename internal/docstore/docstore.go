@@ -153,6 +153,12 @@ type Index struct {
 	Name   string
 	Type   string
 	Fields []string
+	// Hashed names fields of Fields, before the last, that queries only
+	// ever fix by equality (ids): the embedded store keys them by an
+	// 8-byte hash of their value rather than by the value, so that its
+	// entries are shorter. A range on such a field, or an order by it, is
+	// not served by the index.
+	Hashed []string
 }
 
 // CompositeIndexes returns the container's composite indexes for Cosmos

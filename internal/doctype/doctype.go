@@ -47,6 +47,9 @@ type Type struct {
 type Index struct {
 	Name   string
 	Fields []string
+	// Hashed names fields of Fields that queries only fix by equality
+	// (docstore.Index.Hashed).
+	Hashed []string
 }
 
 // Upgrade changes a decoded document from schema version From to To.

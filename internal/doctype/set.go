@@ -52,6 +52,11 @@ func NewSet(containers []Container, types ...[]Type) (*Set, error) {
 				bad("index %s is also %s's", ix.Name, other)
 			}
 			indexes[k] = t.Name
+			for _, h := range ix.Hashed {
+				if i := slices.Index(ix.Fields, h); i < 0 || i == len(ix.Fields)-1 {
+					bad("index %s hashes %s, which is not one of its fields before the last", ix.Name, h)
+				}
+			}
 		}
 		if (t.Backup.Part == "") == (t.Backup.Not == "") {
 			bad("say its backup part or why it is not backed up, not both")
@@ -108,7 +113,7 @@ func (s *Set) Specs() []docstore.Spec {
 				continue
 			}
 			for _, ix := range t.Indexes {
-				sp.Indexes = append(sp.Indexes, docstore.Index{Name: ix.Name, Type: t.Name, Fields: ix.Fields})
+				sp.Indexes = append(sp.Indexes, docstore.Index{Name: ix.Name, Type: t.Name, Fields: ix.Fields, Hashed: ix.Hashed})
 			}
 		}
 		out = append(out, sp)
