@@ -24,6 +24,18 @@ func TestContract(t *testing.T) {
 	})
 }
 
+// TestTheLocalStoreStagesSmallBlocks checks that uploads to the local
+// store hold 1 MiB blocks, not Azure's 4 (disk.Driver.BlockSize).
+func TestTheLocalStoreStagesSmallBlocks(t *testing.T) {
+	d, err := disk.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := blob.New(d).BlockSize(), 1<<20; got != want {
+		t.Errorf("BlockSize() = %d, want %d", got, want)
+	}
+}
+
 // TestOpenRemovesWhatACrashLeft checks that a half-written temporary file
 // (a crash during a Put) is removed when the store opens again and never
 // seen as a blob.
