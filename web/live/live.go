@@ -93,14 +93,11 @@ func (s *Streams) Channels(c echo.Context) error {
 	}
 	// Subscribe first, then read the snapshot: an event published between
 	// the two is in the snapshot and delivered too, never lost.
-	// The subscription lasts as long as the stream, which outlives the
-	// request (Out): it ends with sub.Close, not with the request.
 	last := c.Request().Header.Get("Last-Event-ID")
-	subCtx := context.WithoutCancel(ctx)
-	sub, err := s.Events.Subscribe(subCtx, t.ID, last)
+	sub, err := s.Subscribe(ctx, t.ID, last)
 	resumed := err == nil && last != ""
 	if errors.Is(err, events.ErrGap) || errors.Is(err, events.ErrPosition) {
-		sub, err = s.Events.Subscribe(subCtx, t.ID, "")
+		sub, err = s.Subscribe(ctx, t.ID, "")
 	}
 	if err != nil {
 		return err
@@ -184,6 +181,24 @@ func (s *Streams) logger() *slog.Logger {
 		return s.Logger
 	}
 	return slog.Default()
+}
+
+// Subscribe subscribes a stream to the tenant's events after the
+// position after (events.Bus). The stream outlives its request (Out), so
+// the subscription ends with its Close rather than with the request; but
+// a request that ends while subscribing (on Cosmos DB, the change feed is
+// read to its end first) still stops it.
+func (s *Streams) Subscribe(ctx context.Context, tenantID, after string) (*events.Subscription, error) {
+	subCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	sub, err := s.Events.Subscribe(subCtx, tenantID, after)
+	if !stop() { // the request ended meanwhile: so does the subscription
+		if sub != nil {
+			sub.Close()
+		}
+		return nil, ctx.Err()
+	}
+	return sub, err
 }
 
 // Viewer is who a stream serves, as its request said: a stream outlives

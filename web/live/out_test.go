@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/kanri/kanri/internal/events"
 )
 
 // streamServer serves GET and HEAD /events with a stream that writes
@@ -217,5 +219,35 @@ func TestAStreamRunsInItsRequestWithoutTheConnection(t *testing.T) {
 	}
 	if !rec.Flushed {
 		t.Error("the write was not flushed")
+	}
+}
+
+// TestASubscriptionOutlivesTheRequestThatMadeIt checks that a stream's
+// subscription lasts past its request's end, and that one made by a
+// request that had ended is refused.
+func TestASubscriptionOutlivesTheRequestThatMadeIt(t *testing.T) {
+	bus := events.NewLocal()
+	defer bus.Close()
+	s := &Streams{Events: bus}
+	ctx, cancel := context.WithCancel(context.Background())
+	sub, err := s.Subscribe(ctx, "tenant_a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	cancel() // the request ends
+	if _, err := bus.Publish(context.Background(), events.Event{TenantID: "tenant_a", Topic: "t", Kind: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case e, ok := <-sub.C:
+		if !ok || e.Kind != "k" {
+			t.Errorf("got %+v, %v; want the event published after the request ended", e, ok)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no event after the request ended")
+	}
+	if _, err := s.Subscribe(ctx, "tenant_a", ""); err == nil {
+		t.Error("a subscription by a request that had ended was made")
 	}
 }

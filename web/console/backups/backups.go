@@ -435,9 +435,7 @@ func damagedText(c echo.Context, err error) string {
 // that what the page shows never depends on what a lost connection missed.
 func (s *Pages) backupEvents(c echo.Context) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
-	// The stream outlives the request (live.Out): its subscription ends
-	// with sub.Close, not with the request.
-	sub, err := s.Events.Subscribe(context.WithoutCancel(ctx), t.ID, "")
+	sub, err := s.live.Subscribe(ctx, t.ID, "")
 	if err != nil {
 		return err
 	}
