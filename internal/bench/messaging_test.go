@@ -306,8 +306,8 @@ const fanoutMarker = "fanout-"
 // per open stream: live heap, goroutine stacks and resident set size, each
 // as the difference between before the streams opened and after, both
 // measured after a collection that returns freed memory to the system,
-// divided by the streams. The garbage collector runs at cmd/kanri's
-// GOGC (400) unless GOGC is set.
+// divided by the streams. The garbage collector runs at GOGC=400, what
+// cmd/kanri's tuner (cmd/kanri/gc.go) sets under load, unless GOGC is set.
 //
 // KANRI_BENCH_FANOUT_ATTACHMENTS=<n> makes each message link n files of
 // the tenant (none unless set): a stream shows each attachment's name.
