@@ -123,7 +123,7 @@ func (s *Streams) Channels(c echo.Context) error {
 	}
 	v := s.Viewer(c)
 	handed = true
-	s.Run(l.out, ctx, func(ctx context.Context) {
+	s.Run(ctx, l.out, func(ctx context.Context) {
 		defer sub.Close()
 		if err := s.Pump(ctx, v, t, role.ChannelsRead, sub, l.out.WriteString, func(e *events.Event) error { return l.deliver(ctx, e) }); err != nil {
 			_ = l.end(err)
@@ -139,7 +139,7 @@ func (s *Streams) Channels(c echo.Context) error {
 // request's recovery is gone), and the connection is closed when run
 // returns. Otherwise run runs in the request, with ctx; for a HEAD
 // request, with a context already ended.
-func (s *Streams) Run(o *Out, ctx context.Context, run func(ctx context.Context)) {
+func (s *Streams) Run(ctx context.Context, o *Out, run func(ctx context.Context)) {
 	if o.conn == nil {
 		if o.head {
 			done, cancel := context.WithCancel(ctx)

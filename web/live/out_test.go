@@ -31,7 +31,7 @@ func streamServer(t *testing.T, s *Streams, run func(ctx context.Context, out *O
 		if err := out.WriteString("event: hello\ndata: 1\n\n"); err != nil {
 			t.Errorf("first write: %v", err)
 		}
-		s.Run(out, c.Request().Context(), func(ctx context.Context) { run(ctx, out) })
+		s.Run(c.Request().Context(), out, func(ctx context.Context) { run(ctx, out) })
 		returned <- struct{}{}
 		return nil
 	})
@@ -202,7 +202,7 @@ func TestAStreamRunsInItsRequestWithoutTheConnection(t *testing.T) {
 	c := e.NewContext(httptest.NewRequest(http.MethodGet, "/events", nil), rec)
 	out := Start(c)
 	ran := false
-	(&Streams{}).Run(out, c.Request().Context(), func(ctx context.Context) {
+	(&Streams{}).Run(c.Request().Context(), out, func(ctx context.Context) {
 		ran = ctx == c.Request().Context()
 		if err := out.WriteString("event: hello\ndata: 1\n\n"); err != nil {
 			t.Errorf("write: %v", err)

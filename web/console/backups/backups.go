@@ -451,7 +451,7 @@ func (s *Pages) backupEvents(c echo.Context) error {
 	}
 	v := s.live.Viewer(c)
 	handed = true
-	s.live.Run(out, ctx, func(ctx context.Context) {
+	s.live.Run(ctx, out, func(ctx context.Context) {
 		defer sub.Close()
 		_ = s.live.Pump(ctx, v, t, role.BackupsRead, sub, out.WriteString, func(e *events.Event) error {
 			if e.Topic != backup.Topic {
