@@ -66,6 +66,28 @@ func (s *Scheduler) Acquire(ctx context.Context, scope, name, purpose string, te
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
+	// A write that loses a race (to another acquire, a renewal or a
+	// release) looks again: the lease may be free now, as when its holder
+	// released it between the read and the write.
+	for range acquireTries {
+		l, err := s.tryAcquire(ctx, scope, name, purpose, term)
+		if !errors.Is(err, errRaced) {
+			return l, err
+		}
+	}
+	return nil, s.held(ctx, scope, name)
+}
+
+// acquireTries is how many times Acquire reads and writes a lease whose
+// writes keep losing races.
+const acquireTries = 3
+
+// errRaced is tryAcquire's: another write to the lease came between its
+// read and its write.
+var errRaced = errors.New("schedule: the lease changed meanwhile")
+
+// tryAcquire is one read and write of Acquire.
+func (s *Scheduler) tryAcquire(ctx context.Context, scope, name, purpose string, term time.Duration) (*Lease, error) {
 	l := &Lease{s: s, scope: scope, name: name, term: term, purpose: purpose}
 	it, err := s.c.Read(ctx, scope, LeaseID(name))
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
@@ -75,7 +97,7 @@ func (s *Scheduler) Acquire(ctx context.Context, scope, name, purpose string, te
 		}
 		etag, err := s.c.Create(ctx, scope, body)
 		if kanri.IsCode(err, kanri.ECONFLICT) {
-			return nil, s.held(ctx, scope, name)
+			return nil, errRaced
 		}
 		if err != nil {
 			return nil, fmt.Errorf("acquire lease %s: %w", name, err)
@@ -99,7 +121,7 @@ func (s *Scheduler) Acquire(ctx context.Context, scope, name, purpose string, te
 	}
 	etag, err := s.c.Replace(ctx, scope, LeaseID(name), body, it.ETag)
 	if kanri.IsCode(err, kanri.ESTALE) || kanri.IsCode(err, kanri.ENOTFOUND) {
-		return nil, s.held(ctx, scope, name)
+		return nil, errRaced
 	}
 	if err != nil {
 		return nil, fmt.Errorf("acquire lease %s: %w", name, err)

@@ -26,6 +26,60 @@ func Run(t *testing.T, newStore func(t *testing.T) docstore.Store) {
 	t.Run("MissedSlotsRunOnce", func(t *testing.T) { testMissedSlotsRunOnce(t, newStore(t)) })
 	t.Run("NoOverlap", func(t *testing.T) { testNoOverlap(t, newStore(t)) })
 	t.Run("ForgetLeases", func(t *testing.T) { testForgetLeases(t, newStore(t)) })
+	t.Run("AcquireAfterARaceWithARelease", func(t *testing.T) { testAcquireAfterARaceWithARelease(t, newStore(t)) })
+}
+
+// testAcquireAfterARaceWithARelease checks that an Acquire whose write
+// loses to the holder's release (between its read of the expired lease
+// and its write) looks again and takes the lease, rather than reporting
+// it held by nobody: the scheduled work of that slot would be skipped.
+func testAcquireAfterARaceWithARelease(t *testing.T, ds docstore.Store) {
+	ctx := t.Context()
+	clock := NewClock(start)
+	holder := schedule.New(ds, "holder", clock)
+	l, err := holder.Acquire(ctx, "t1", "backup", "", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute) // expired, not yet released
+	racing := &releasing{Store: ds, release: func() {
+		if err := l.Release(ctx); err != nil {
+			t.Errorf("Release: %v", err)
+		}
+	}}
+	if _, err := schedule.New(racing, "next", clock).Acquire(ctx, "t1", "backup", "", time.Minute); err != nil {
+		t.Fatalf("Acquire after a release came between its read and its write: %v", err)
+	}
+	if info, err := holder.Holding(ctx, "t1", "backup"); err != nil || info == nil || info.Holder != "next" {
+		t.Errorf("the lease is held by %+v (%v), want next", info, err)
+	}
+}
+
+// releasing is a store whose first write to a lease is preceded by
+// release: the holder's release, between a reader's read and its write.
+type releasing struct {
+	docstore.Store
+	release func()
+	once    sync.Once
+}
+
+func (r *releasing) Container(name string) docstore.Container {
+	return releasingContainer{Container: r.Store.Container(name), r: r}
+}
+
+type releasingContainer struct {
+	docstore.Container
+	r *releasing
+}
+
+func (c releasingContainer) Replace(ctx context.Context, pk, id string, body []byte, ifMatch string) (string, error) {
+	c.r.once.Do(c.r.release)
+	return c.Container.Replace(ctx, pk, id, body, ifMatch)
+}
+
+func (c releasingContainer) Create(ctx context.Context, pk string, body []byte) (string, error) {
+	c.r.once.Do(c.r.release)
+	return c.Container.Create(ctx, pk, body)
 }
 
 func testForgetLeases(t *testing.T, ds docstore.Store) {
