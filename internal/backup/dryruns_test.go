@@ -36,18 +36,22 @@ func (e *env) dryRun(t *testing.T, h *kanri.BackupHistory, parts []string, offse
 	return d
 }
 
-// deleteUsers deletes every user of the tenant but its admin.
-func (e *env) deleteUsers(t *testing.T) {
+// others returns the tenant's users but its admin.
+func (e *env) others(t *testing.T) []*kanri.User {
 	t.Helper()
 	users, _, err := e.svcs.Users.List(e.ctx, e.tenant.ID, user.ListFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, u := range users {
-		if u.ID != e.admin.ID {
-			if _, err := e.svcs.Users.Delete(e.ctx, e.tenant.ID, u.ID, kanri.Seen{}); err != nil {
-				t.Fatal(err)
-			}
+	return slices.DeleteFunc(users, func(u *kanri.User) bool { return u.ID == e.admin.ID })
+}
+
+// deleteUsers deletes every user of the tenant but its admin.
+func (e *env) deleteUsers(t *testing.T) {
+	t.Helper()
+	for _, u := range e.others(t) {
+		if _, err := e.svcs.Users.Delete(e.ctx, e.tenant.ID, u.ID, kanri.Seen{}); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
@@ -179,16 +183,8 @@ func TestAnErasureForgetsTheDryRuns(t *testing.T) {
 	e.fill(t)
 	h := e.backup(t, []string{kanri.PartUsers})
 	parts := []string{kanri.PartUsers}
-	users, _, err := e.svcs.Users.List(e.ctx, e.tenant.ID, user.ListFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var victim *kanri.User
-	for _, u := range users {
-		if u.ID != e.admin.ID {
-			victim = u
-		}
-	}
+	others := e.others(t)
+	victim := others[len(others)-1]
 	before := e.dryRun(t, h, parts, 0, 1000, false)
 	// The person erased had a dry run of their own: the erasure deletes
 	// its record first (it is theirs), its changes too.
@@ -300,16 +296,8 @@ func (c spyContainer) Batch(ctx context.Context, pk string, ops []docstore.Op) (
 func TestAnArchiveHoldingADocumentTwice(t *testing.T) {
 	e := newEnv(t, bolttest.Open(t), t.TempDir())
 	e.fill(t)
-	users, _, err := e.svcs.Users.List(e.ctx, e.tenant.ID, user.ListFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var bob *kanri.User
-	for _, u := range users {
-		if u.ID != e.admin.ID {
-			bob = u
-		}
-	}
+	others := e.others(t)
+	bob := others[len(others)-1]
 	// The backup's dump passes bob first as he was (renamed), then as he
 	// is, and every other user twice as they are.
 	var dump backup.DumpFunc
