@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/kanri/kanri/internal/bolt"
@@ -21,8 +22,35 @@ import (
 // hold, how full its pages are, and the file up to its last page in use
 // (used_MiB; the file has up to 4 MiB more, room to grow). `kanri check`
 // reports the same of a real store.
+//
+// Beside it (sub-benchmarks PocketBase and PocketBase+FTS5), PocketBase's
+// database for the same messages and reactions (internal/bench/pocketbase:
+// the messages indexed by channel and number, the reactions by message),
+// without and with a full-text index of the messages' text (SQLite's FTS5,
+// kept by a trigger), which Kanri's search index does the work of.
 func BenchmarkStoreSize(b *testing.B) {
 	n := envInt("KANRI_BENCH_STORE_MESSAGES", 50_000)
+	b.Run("Kanri", func(b *testing.B) { kanriStoreSize(b, n) })
+	pb := buildPocketBase(b)
+	for _, peer := range []struct {
+		name string
+		args []string
+	}{
+		{"PocketBase", nil},
+		{"PocketBase+FTS5", []string{"-search"}},
+	} {
+		b.Run(peer.name, func(b *testing.B) {
+			for b.Loop() {
+				got := seedPocketBase(b, pb, b.TempDir(), append(peer.args, "-messages", strconv.Itoa(n))...)
+				b.ReportMetric(float64(got.DataBytes)/float64(n), "file_B/message")
+				b.ReportMetric(float64(got.DataBytes)/(1<<20), "file_MiB")
+				b.ReportMetric(0, "ns/op")
+			}
+		})
+	}
+}
+
+func kanriStoreSize(b *testing.B, n int) {
 	for b.Loop() {
 		dir := b.TempDir()
 		p := startInProcessAt(b, dir, false)
