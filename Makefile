@@ -160,8 +160,9 @@ bench-messaging:
 
 ## bench-store: what the embedded store takes on disk for 50,000 short
 ## messages in one channel (file bytes per message, the bytes of the
-## documents and of each index, how full the pages are).
-## KANRI_BENCH_STORE_MESSAGES changes the number.
+## documents and of each index, how full the pages are), beside
+## PocketBase's database for the same messages, without and with a
+## full-text index. KANRI_BENCH_STORE_MESSAGES changes the number.
 .PHONY: bench-store
 bench-store:
 	$(GO) test -run '^$$' -bench 'StoreSize' -benchtime 1x -timeout 30m ./internal/bench/
@@ -176,7 +177,10 @@ bench-store:
 ## KANRI_BENCH_BACKUP_NEW_TENANT=0 leaves out the restore into a new
 ## tenant (most of the run's time at the larger size);
 ## KANRI_BENCH_BACKUP_PROFILE=<dir> profiles each step. It needs about
-## 4 GB free in the temporary directory (TMPDIR).
+## 4 GB free in the temporary directory (TMPDIR). Then a first backup of
+## 50,000 messages and 50 files of 1 MiB beside PocketBase's backup API
+## on the same data (BenchmarkBackupsBesidePocketBase).
 .PHONY: bench-backups
 bench-backups:
 	KANRI_BENCH_BACKUP_SCALES=$${KANRI_BENCH_BACKUP_SCALES:-0.1,1} $(GO) test -tags benchchild -run '^$$' -bench '^BenchmarkBackups$$' -benchtime 1x -timeout 90m ./internal/bench/
+	$(GO) test -tags benchchild -run '^$$' -bench '^BenchmarkBackupsBesidePocketBase$$' -benchtime 1x -timeout 30m ./internal/bench/

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,11 +142,12 @@ func BenchmarkBackups(b *testing.B) {
 // backupSize is the benchmarked tenant's size at one scale.
 type backupSize struct {
 	users, audit, messages, files int
+	fileSize                      int64 // each file's
 }
 
 func backupSizeAt(scale float64) backupSize {
 	n := func(full int) int { return max(1, int(float64(full)*scale+0.5)) }
-	return backupSize{users: n(backupUsers), audit: n(backupAudit), messages: n(backupMessages), files: n(backupFiles)}
+	return backupSize{users: n(backupUsers), audit: n(backupAudit), messages: n(backupMessages), files: n(backupFiles), fileSize: backupFileSize}
 }
 
 // backupPhase is a step that TestBackupChild runs.
@@ -187,7 +189,7 @@ func backupSteps(b *testing.B, sz backupSize) {
 	start := time.Now()
 	env.seed(b, sz)
 	seeded := time.Since(start)
-	b.Logf("seeded %d users, %d audit records, %d messages and %d files of %s in %v", sz.users, sz.audit, sz.messages, sz.files, kanri.FormatSize(backupFileSize), seeded.Round(time.Millisecond))
+	b.Logf("seeded %d users, %d audit records, %d messages and %d files of %s in %v", sz.users, sz.audit, sz.messages, sz.files, kanri.FormatSize(sz.fileSize), seeded.Round(time.Millisecond))
 	profile := os.Getenv("KANRI_BENCH_BACKUP_PROFILE")
 	phase := func(step string) backupPhase {
 		p := backupPhase{Step: step, Data: env.data, Blobs: env.blobs, Tenant: env.tenant, JobID: env.jobID, Archive: env.first, Out: filepath.Join(dir, step+".json")}
@@ -274,6 +276,7 @@ type backupEnv struct {
 	ownerID     string
 	channels    []string
 	seqs        []int64
+	fileSize    int64 // each file's content
 }
 
 // openBackup opens the store in dir and the blob store in blobDir, and
@@ -320,6 +323,7 @@ const backupPasswordHash = "$2a$12$abcdefghijklmnopqrstuuB6K0Xz5m0m8y1pT1w0dYQ6Q
 
 // seed writes the tenant of size sz, its job, and an administrator.
 func (e *backupEnv) seed(b *testing.B, sz backupSize) {
+	e.fileSize = sz.fileSize
 	ds, st, svcs, blobs := openBackup(b, e.data, e.blobs)
 	defer ds.Close()
 	ctx := system()
@@ -425,7 +429,7 @@ func (e *backupEnv) seed(b *testing.B, sz backupSize) {
 		}
 		files = append(files, op)
 	}
-	op, err := ten.FileStorage().Op(docstore.OpUpsert, &kanri.FileStorage{Doc: kanri.Doc{ID: kanri.FileStorageID}, Used: int64(sz.files) * backupFileSize, Files: sz.files})
+	op, err := ten.FileStorage().Op(docstore.OpUpsert, &kanri.FileStorage{Doc: kanri.Doc{ID: kanri.FileStorageID}, Used: int64(sz.files) * sz.fileSize, Files: sz.files})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -526,7 +530,7 @@ func (e *backupEnv) writeMessages(b *testing.B, ten store.Tenant, c, n int) {
 	}
 }
 
-// writeFile stores backupFileSize pseudo-random bytes (incompressible)
+// writeFile stores e.fileSize pseudo-random bytes (incompressible)
 // from seed as the content of file id, and returns the file as an upload
 // leaves it (internal/files/upload.go).
 func (e *backupEnv) writeFile(b *testing.B, blobs *blob.Bucket, id string, seed uint64) *kanri.File {
@@ -536,7 +540,7 @@ func (e *backupEnv) writeFile(b *testing.B, blobs *blob.Bucket, id string, seed 
 		key[i] = byte(seed >> (8 * i))
 	}
 	key[31] = 1
-	res, err := blobs.Put(context.Background(), name, io.LimitReader(rand.NewChaCha8(key), backupFileSize))
+	res, err := blobs.Put(context.Background(), name, io.LimitReader(rand.NewChaCha8(key), e.fileSize))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -607,4 +611,43 @@ func procStatus(t testing.TB) map[string]int64 {
 		m[key] = kb << 10
 	}
 	return m
+}
+
+// BenchmarkBackupsBesidePocketBase measures a first backup of the same
+// data on Kanri and on PocketBase (the peer's backup API, POST
+// /api/backups, which zips its data directory: its database and stored
+// files): KANRI_BENCH_BACKUP_PEER_MESSAGES messages (50,000 unless set;
+// with a reaction on every 20th) and 50 files of 1 MiB. Kanri's tenant
+// has its administrator and services besides; its backup runs as
+// BenchmarkBackups's Full step does (a child process over the closed
+// store, every part). Each reports wall_s, cpu_s (the process doing the
+// backup: Kanri's child, PocketBase's server during the request) and
+// archive_MiB. It needs -benchtime 1x.
+func BenchmarkBackupsBesidePocketBase(b *testing.B) {
+	if f := flag.Lookup("test.benchtime"); f == nil || f.Value.String() != "1x" {
+		b.Skip("run with -benchtime 1x: each backup is the first of its data")
+	}
+	sz := backupSize{users: 1, messages: envInt("KANRI_BENCH_BACKUP_PEER_MESSAGES", 50_000), files: 50, fileSize: 1 << 20}
+	b.Run("Kanri", func(b *testing.B) {
+		dir := b.TempDir()
+		env := &backupEnv{data: filepath.Join(dir, "data"), blobs: filepath.Join(dir, "blobs")}
+		env.seed(b, sz)
+		runBackupChild(b, backupPhase{Step: "Full", Data: env.data, Blobs: env.blobs, Tenant: env.tenant, JobID: env.jobID, Out: filepath.Join(dir, "full.json")})
+	})
+	b.Run("PocketBase", func(b *testing.B) {
+		bin, dir := buildPocketBase(b), b.TempDir()
+		seedPocketBase(b, bin, dir, "-messages", strconv.Itoa(sz.messages), "-files", strconv.Itoa(sz.files), "-file-size", strconv.FormatInt(sz.fileSize, 10))
+		s := startPocketBase(b, bin, dir)
+		token := pocketBaseSignIn(b, s.base)
+		cpu0, start := s.cpu(b), time.Now()
+		pocketBaseCall(b, http.MethodPost, s.base+"/api/backups", token, map[string]string{"name": "bench.zip"}, nil)
+		wall, cpu := time.Since(start), s.cpu(b)-cpu0
+		fi, err := os.Stat(filepath.Join(dir, "backups", "bench.zip"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(wall.Seconds(), "wall_s")
+		b.ReportMetric(cpu.Seconds(), "cpu_s")
+		b.ReportMetric(float64(fi.Size())/(1<<20), "archive_MiB")
+	})
 }

@@ -4,9 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // PocketBase, the peer a user would pick for a small self-hosted backend,
@@ -69,3 +76,66 @@ const (
 	pocketBaseEmail    = "bench@example.com"
 	pocketBasePassword = "benchmark-password"
 )
+
+// pocketBaseSignIn signs the peer's superuser in and returns its token.
+func pocketBaseSignIn(b *testing.B, base string) string {
+	b.Helper()
+	var auth struct{ Token string }
+	pocketBaseCall(b, http.MethodPost, base+"/api/collections/_superusers/auth-with-password", "", map[string]string{"identity": pocketBaseEmail, "password": pocketBasePassword}, &auth)
+	if auth.Token == "" {
+		b.Fatal("pocketbase: no token")
+	}
+	return auth.Token
+}
+
+// pocketBaseCall sends body as JSON to the peer's url (with token, unless
+// ""), fails the benchmark unless it answers 2xx, and decodes its answer
+// into out unless out is nil.
+func pocketBaseCall(b *testing.B, method, url, token string, body, out any) {
+	b.Helper()
+	data, err := json.Marshal(body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req, err := http.NewRequest(method, url, bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		b.Fatalf("pocketbase %s %s: %s\n%s", method, url, resp.Status, answer)
+	}
+	if out != nil {
+		if err := json.Unmarshal(answer, out); err != nil {
+			b.Fatalf("pocketbase %s %s: %v", method, url, err)
+		}
+	}
+}
+
+// cpu returns the CPU time (user and system) the server has used so far
+// (/proc/<pid>/stat, in clock ticks of 10 ms).
+func (s *server) cpu(b *testing.B) time.Duration {
+	b.Helper()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The fields after the command's name, which ends at the last ')':
+	// utime and stime are the 14th and 15th of the line.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		b.Fatalf("/proc/%d/stat: %q", s.cmd.Process.Pid, stat)
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
