@@ -144,8 +144,9 @@ bench-files:
 ## bench-messaging: the messaging benchmarks: a message's fan-out to 1,000
 ## open live streams of one channel on one instance (latency p50/p99/max
 ## over 20 posts, CPU per post, bytes per delivery, the server's memory per
-## stream and the idle streams' CPU; the clients run in a second process), events from one instance to another over the Cosmos
-## test server's change feed at the production poll (250 ms), and the
+## stream and the idle streams' CPU; the clients run in a second
+## process), beside PocketBase's realtime API doing the same; events from
+## one instance to another over the Cosmos test server's change feed at the production poll (250 ms), and the
 ## latest page of a channel of 1,000 and of 1,000,000 messages.
 ## KANRI_BENCH_FANOUT_CONNS, KANRI_BENCH_FANOUT_POSTS, KANRI_BENCH_EVENTS and
 ## KANRI_BENCH_CHANNEL_MESSAGES change the sizes;

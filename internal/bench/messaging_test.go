@@ -317,6 +317,17 @@ const fanoutMarker = "fanout-"
 // go test -cpuprofile of the whole run includes), and
 // KANRI_BENCH_FANOUT_HEAPPROFILE=<file> a heap profile once the streams
 // are open (go tool pprof -sample_index=inuse_space).
+//
+// Beside it (sub-benchmark PocketBase), PocketBase's realtime API on the
+// same machine (internal/bench/pocketbase): as many streams
+// (GET /api/realtime, each subscribed to the messages collection) read by
+// the same client process, and the same number of messages created
+// through its API (POST /api/collections/messages/records), each carrying
+// the time just before the request. It reports the same latencies,
+// post_ms (the create request), cpu_ms/post and idle_cpu_ms/s (the
+// server process's CPU time, /proc/<pid>/stat), B/delivery and rss_B/conn
+// (the server's resident set before and after the streams opened).
+//
 // idleWindow is how long BenchmarkMessagingFanout measures idle streams:
 // one period of their heartbeats (web/live).
 const idleWindow = 15 * time.Second
@@ -324,13 +335,18 @@ const idleWindow = 15 * time.Second
 func BenchmarkMessagingFanout(b *testing.B) {
 	conns := envInt("KANRI_BENCH_FANOUT_CONNS", 1000)
 	posts := envInt("KANRI_BENCH_FANOUT_POSTS", 20)
-	attach := envInt("KANRI_BENCH_FANOUT_ATTACHMENTS", 0)
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-	}
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur < uint64(conns)+256 {
 		b.Fatalf("%d streams need more open files than this process may have (%d, %v): raise ulimit -n", conns, lim.Cur, err)
+	}
+	b.Run("Kanri", func(b *testing.B) { kanriFanout(b, conns, posts) })
+	b.Run("PocketBase", func(b *testing.B) { pocketBaseFanout(b, conns, posts) })
+}
+
+func kanriFanout(b *testing.B, conns, posts int) {
+	attach := envInt("KANRI_BENCH_FANOUT_ATTACHMENTS", 0)
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
 	if os.Getenv("KANRI_BENCH_FANOUT_HEAPPROFILE") != "" {
 		runtime.MemProfileRate = 512 // every stream's few small allocations, not one in 512 KiB
@@ -427,7 +443,7 @@ func BenchmarkMessagingFanout(b *testing.B) {
 	// What the open streams cost alone: their heartbeats and checks.
 	idle0, idleCPU0 := p.ds.Calls().Reads(), cpuTime(b)
 	time.Sleep(idleWindow)
-	idleReads, idleCPU := float64(p.ds.Calls().Reads()-idle0)/idleWindow.Seconds(), float64(cpuTime(b)-idleCPU0)/idleWindow.Seconds()
+	idleReads, idleCPU := float64(p.ds.Calls().Reads()-idle0)/idleWindow.Seconds(), perSecond(cpuTime(b)-idleCPU0, idleWindow)
 
 	sender := messaging.Person{UserID: owner.ID, Name: "owner"}
 	// What a post and its delivery read: the messaging and files
@@ -436,62 +452,117 @@ func BenchmarkMessagingFanout(b *testing.B) {
 		return p.ds.CallsTo(kanri.ContainerMessaging).Reads() + p.ds.CallsTo(kanri.ContainerFiles).Reads()
 	}
 	cpu0, reads0 := cpuTime(b), postReads()
-	var (
-		lat, postTimes []time.Duration
-		bytes0, bytes1 int64
-		sent           int      // the posts so far, of every iteration
-		perPost        []string // each post's p50/max in ms
-	)
+	var f fanout
 	for b.Loop() {
-		for range posts {
-			k := sent
-			time.Sleep(250 * time.Millisecond)
-			t0 := time.Now()
-			if _, err := p.svcs.Messaging.Post(ctx, t.ID, sender, ch.ID, fmt.Sprintf("%s%d-%d", fanoutMarker, k, t0.UnixNano()), files); err != nil {
+		f.post(b, clients, posts, func(content string) {
+			if _, err := p.svcs.Messaging.Post(ctx, t.ID, sender, ch.ID, content, files); err != nil {
 				b.Fatal(err)
 			}
-			postTimes = append(postTimes, time.Since(t0))
-			sent++
-			got, received := clients.wait(b, k, 60*time.Second)
-			if k == 0 {
-				bytes0 = received
-			}
-			bytes1 = received
-			slices.Sort(got)
-			perPost = append(perPost, fmt.Sprintf("%.0f/%.0f", float64(pct(got, 0.50))/1e6, float64(got[len(got)-1])/1e6))
-			lat = append(lat, got...)
-		}
+		})
 	}
 	cpu, reads := cpuTime(b)-cpu0, postReads()-reads0
 	stopProfile()
 	idle := measureMemory(b)
 	clients.close(b)
 
-	slices.Sort(lat)
-	slices.Sort(postTimes)
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	b.ReportMetric(ms(pct(lat, 0.50)), "p50_ms")
-	b.ReportMetric(ms(pct(lat, 0.99)), "p99_ms")
-	b.ReportMetric(ms(lat[len(lat)-1]), "max_ms")
-	b.ReportMetric(ms(lat[0]), "min_ms")
-	b.ReportMetric(ms(pct(postTimes, 0.50)), "post_ms")
-	b.ReportMetric(ms(cpu)/float64(sent), "cpu_ms/post")
-	b.ReportMetric(float64(reads)/float64(sent), "reads/post")
+	f.report(b, conns, cpu, idleCPU)
+	b.ReportMetric(float64(reads)/float64(f.sent), "reads/post")
 	b.ReportMetric(idleReads, "idle_reads/s")
-	b.ReportMetric(idleCPU/float64(time.Millisecond), "idle_cpu_ms/s")
 	b.ReportMetric(perConn(after.heap, before.heap, conns), "heap_B/conn")
 	b.ReportMetric(perConn(after.stack, before.stack, conns), "stack_B/conn")
 	b.ReportMetric(perConn(after.rss, before.rss, conns), "rss_B/conn")
-	if sent > 1 {
-		// From the first post's arrival to the last's: the other posts
-		// whole (and the streams' heartbeats meanwhile).
-		b.ReportMetric(float64(bytes1-bytes0)/float64((sent-1)*conns), "B/delivery")
-	}
-	b.ReportMetric(0, "ns/op")
-	b.Logf("each post's p50/max (ms): %s", strings.Join(perPost, " "))
-	b.Logf("%d streams, %d posts: %d deliveries; goroutines %d → %d (%.1f a stream)", conns, sent, len(lat), before.goroutines, after.goroutines, float64(after.goroutines-before.goroutines)/float64(conns))
+	b.Logf("%d streams, %d posts: %d deliveries; goroutines %d → %d (%.1f a stream)", conns, f.sent, len(f.lat), before.goroutines, after.goroutines, float64(after.goroutines-before.goroutines)/float64(conns))
 	b.Logf("server memory before the streams: heap %.1f MiB, stacks %.1f MiB, RSS %.1f MiB; with them: heap %.1f MiB, stacks %.1f MiB, RSS %.1f MiB; after the posts: heap %.1f MiB, RSS %.1f MiB",
 		mib(before.heap), mib(before.stack), mib(before.rss), mib(after.heap), mib(after.stack), mib(after.rss), mib(idle.heap), mib(idle.rss))
+}
+
+// pocketBaseFanout is BenchmarkMessagingFanout's peer: PocketBase's
+// realtime API.
+func pocketBaseFanout(b *testing.B, conns, posts int) {
+	s := startPocketBase(b, buildPocketBase(b), b.TempDir())
+	before := s.memory(b)["VmRSS"]
+	start := time.Now()
+	clients := startSSEClients(b, sseJob{URL: s.base + "/api/realtime", Cookies: make([]string, conns), Subscribe: s.base + "/api/realtime", Topics: []string{"messages"}})
+	b.Logf("opened %d streams in %v", conns, time.Since(start).Round(time.Millisecond))
+	time.Sleep(time.Second) // the connects' garbage settles
+	after := s.memory(b)["VmRSS"]
+	idle0 := s.cpu(b)
+	time.Sleep(idleWindow)
+	idleCPU := perSecond(s.cpu(b)-idle0, idleWindow)
+	cpu0 := s.cpu(b)
+	var f fanout
+	seq := 0
+	for b.Loop() {
+		f.post(b, clients, posts, func(content string) {
+			seq++
+			pocketBaseCall(b, http.MethodPost, s.base+"/api/collections/messages/records", "", map[string]any{
+				"channel": "ch_fanout", "sender": "usr_owner", "senderName": "owner", "content": content,
+				"seq": seq, "attachments": []string{}, "sentAt": time.Now().UTC().Format(time.RFC3339Nano),
+			}, nil)
+		})
+	}
+	cpu := s.cpu(b) - cpu0
+	clients.close(b)
+	f.report(b, conns, cpu, idleCPU)
+	b.ReportMetric(perConn(uint64(after), uint64(before), conns), "rss_B/conn")
+}
+
+// fanout is what BenchmarkMessagingFanout measured of the posts so far.
+type fanout struct {
+	lat, postTimes []time.Duration
+	bytes0, bytes1 int64    // what the streams had received when the first and the latest post arrived
+	sent           int      // the posts so far, of every iteration
+	perPost        []string // each post's p50/max in ms
+}
+
+// post sends n messages, 250 ms apart, each by send(content), content
+// holding the post's number and the time just before send, and waits
+// for each to reach every stream of clients.
+func (f *fanout) post(b *testing.B, clients *sseClientProcess, n int, send func(content string)) {
+	for range n {
+		k := f.sent
+		time.Sleep(250 * time.Millisecond)
+		t0 := time.Now()
+		send(fmt.Sprintf("%s%d-%d", fanoutMarker, k, t0.UnixNano()))
+		f.postTimes = append(f.postTimes, time.Since(t0))
+		f.sent++
+		got, received := clients.wait(b, k, 60*time.Second)
+		if k == 0 {
+			f.bytes0 = received
+		}
+		f.bytes1 = received
+		slices.Sort(got)
+		f.perPost = append(f.perPost, fmt.Sprintf("%.0f/%.0f", float64(pct(got, 0.50))/1e6, float64(got[len(got)-1])/1e6))
+		f.lat = append(f.lat, got...)
+	}
+}
+
+// report reports the latencies, the posts' duration, the server's CPU
+// time per post (cpu, over every post) and per second idle (idle), and
+// the bytes per delivery.
+func (f *fanout) report(b *testing.B, conns int, cpu, idle time.Duration) {
+	slices.Sort(f.lat)
+	slices.Sort(f.postTimes)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(pct(f.lat, 0.50)), "p50_ms")
+	b.ReportMetric(ms(pct(f.lat, 0.99)), "p99_ms")
+	b.ReportMetric(ms(f.lat[len(f.lat)-1]), "max_ms")
+	b.ReportMetric(ms(f.lat[0]), "min_ms")
+	b.ReportMetric(ms(pct(f.postTimes, 0.50)), "post_ms")
+	b.ReportMetric(ms(cpu)/float64(f.sent), "cpu_ms/post")
+	b.ReportMetric(ms(idle), "idle_cpu_ms/s")
+	if f.sent > 1 {
+		// From the first post's arrival to the last's: the other posts
+		// whole (and the streams' heartbeats meanwhile).
+		b.ReportMetric(float64(f.bytes1-f.bytes0)/float64((f.sent-1)*conns), "B/delivery")
+	}
+	b.ReportMetric(0, "ns/op")
+	b.Logf("each post's p50/max (ms): %s", strings.Join(f.perPost, " "))
+}
+
+// perSecond returns d used over window as a rate a second.
+func perSecond(d, window time.Duration) time.Duration {
+	return time.Duration(float64(d) / window.Seconds())
 }
 
 func mib(n uint64) float64 { return float64(n) / (1 << 20) }
@@ -505,10 +576,16 @@ func pct(sorted []time.Duration, p float64) time.Duration {
 }
 
 // sseJob is what the client process is told on its standard input: the
-// stream's URL, and one Cookie header per stream to open.
+// stream's URL, and one Cookie header per stream to open. With Subscribe
+// set (PocketBase's realtime API), each stream's first event holds its
+// client id, which the client process then subscribes to Topics by a
+// POST to Subscribe ({"clientId":…,"subscriptions":Topics}) before the
+// stream counts as open.
 type sseJob struct {
-	URL     string
-	Cookies []string
+	URL       string
+	Cookies   []string
+	Subscribe string
+	Topics    []string
 }
 
 // sseClientProcess is the client process of the fan-out benchmark.
@@ -692,6 +769,7 @@ func sseClients(in io.Reader, out io.Writer) int {
 				return
 			}
 			r := bufio.NewReaderSize(resp.Body, 64<<10)
+			var connect struct{ ClientID string }
 			for {
 				line, err := r.ReadSlice('\n')
 				now := time.Now()
@@ -702,8 +780,20 @@ func sseClients(in io.Reader, out io.Writer) int {
 					}
 					return
 				}
+				if first && job.Subscribe != "" {
+					if data, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+						json.Unmarshal(data, &connect)
+					}
+				}
 				if first && len(bytes.TrimSpace(line)) == 0 {
-					done() // the end of the first event
+					// The end of the first event.
+					if job.Subscribe != "" {
+						if err := subscribe(ctx, client, job, connect.ClientID); err != nil {
+							failed.Store(i, err)
+							return
+						}
+					}
+					done()
 					continue
 				}
 				j := bytes.Index(line, marker)
@@ -752,6 +842,29 @@ func sseClients(in io.Reader, out io.Writer) int {
 	io.Copy(io.Discard, in)
 	cancel()
 	return 0
+}
+
+// subscribe subscribes PocketBase's realtime client id to job.Topics.
+func subscribe(ctx context.Context, client *http.Client, job sseJob, id string) error {
+	if id == "" {
+		return errors.New("no client id in the first event")
+	}
+	body, _ := json.Marshal(map[string]any{"clientId": id, "subscriptions": job.Topics})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, job.Subscribe, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("subscribe: %s", resp.Status)
+	}
+	return nil
 }
 
 // eventsPoll is the poll interval of the change feed in production
