@@ -10,6 +10,7 @@ require (
 	github.com/a-h/templ v0.3.977
 	github.com/google/uuid v1.6.0
 	github.com/gorilla/sessions v1.4.0
+	github.com/klauspost/compress v1.19.2
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/miekg/dns v1.1.73
 	github.com/netresearch/go-cron v0.9.1
@@ -49,7 +50,6 @@ require (
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect
 	github.com/gorilla/securecookie v1.1.2 // indirect
-	github.com/klauspost/compress v1.19.2 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
 	github.com/labstack/gommon v0.5.0 // indirect
 	github.com/mattn/go-colorable v0.1.15 // indirect

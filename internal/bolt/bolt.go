@@ -46,6 +46,7 @@ type Options struct {
 type Store struct {
 	db         *bbolt.DB
 	containers map[string]*container
+	codec      *codec // documents' compression (dict.go)
 	now        func() time.Time
 	log        *slog.Logger
 	// evaluated counts the documents queries decoded and matched, for the
@@ -107,7 +108,8 @@ func Open(dir string, specs []docstore.Spec, opts Options) (*Store, error) {
 				}
 			}
 		}
-		return nil
+		s.codec, err = loadCodec(tx)
+		return err
 	})
 	if err != nil {
 		db.Close()
@@ -160,11 +162,11 @@ func (s *Store) Purge() (int, error) {
 				if b := tx.Bucket(name); b != nil {
 					if c := s.containers[string(name)]; c != nil {
 						if v := b.Get(key); v != nil {
-							old, err := decodeRecord(v)
+							_, old, err := s.readRecord(v)
 							if err != nil {
 								return err
 							}
-							if err := c.reindex(tx, key, old.body, nil); err != nil {
+							if err := c.reindex(tx, key, old, nil); err != nil {
 								return err
 							}
 						}
@@ -208,38 +210,79 @@ func (s *Store) RunPurge(ctx context.Context, every time.Duration) error {
 
 // record is a stored document with its system properties.
 //
-// Encoding: version byte 1, _ts (8 bytes), expiry (8 bytes, 0 = never),
-// ETag length (1 byte), ETag, body.
+// Encoding: a version byte, _ts (8 bytes), expiry (8 bytes, 0 = never),
+// the ETag's length (1 byte) and the ETag; then, in version 1, the body;
+// in version 2, the dictionary generation the body is compressed with
+// (uvarint; 0 = not compressed, see dict.go) and the body.
 type record struct {
 	ts     int64
 	expiry int64
 	etag   string
-	body   []byte
+	dict   uint32 // 0: data is the body's JSON
+	data   []byte
 }
 
 func (r record) encode() []byte {
-	b := make([]byte, 0, 18+len(r.etag)+len(r.body))
-	b = append(b, 1)
+	b := make([]byte, 0, 18+len(r.etag)+binary.MaxVarintLen32+len(r.data))
+	b = append(b, 2)
 	b = binary.BigEndian.AppendUint64(b, uint64(r.ts))
 	b = binary.BigEndian.AppendUint64(b, uint64(r.expiry))
 	b = append(b, byte(len(r.etag)))
 	b = append(b, r.etag...)
-	return append(b, r.body...)
+	b = binary.AppendUvarint(b, uint64(r.dict))
+	return append(b, r.data...)
 }
 
-// decodeRecord decodes v. The body aliases v, which bbolt only keeps valid
-// for the life of the transaction: callers copy what they keep.
+// decodeRecord decodes v, leaving its body as stored (see Store.body).
+// The data aliases v, which bbolt only keeps valid for the life of the
+// transaction: callers copy what they keep.
 func decodeRecord(v []byte) (record, error) {
-	if len(v) < 18 || v[0] != 1 || len(v) < 18+int(v[17]) {
+	if len(v) < 18 || (v[0] != 1 && v[0] != 2) || len(v) < 18+int(v[17]) {
 		return record{}, fmt.Errorf("bolt: corrupt record")
 	}
 	n := int(v[17])
-	return record{
+	r := record{
 		ts:     int64(binary.BigEndian.Uint64(v[1:9])),
 		expiry: int64(binary.BigEndian.Uint64(v[9:17])),
 		etag:   string(v[18 : 18+n]),
-		body:   v[18+n:],
-	}, nil
+		data:   v[18+n:],
+	}
+	if v[0] == 2 {
+		id, size := binary.Uvarint(r.data)
+		if size <= 0 || id > 1<<32-1 {
+			return record{}, fmt.Errorf("bolt: corrupt record")
+		}
+		r.dict, r.data = uint32(id), r.data[size:]
+	}
+	return r, nil
+}
+
+// body returns r's JSON: its data, or its data decompressed (a new
+// slice).
+func (s *Store) body(r record) ([]byte, error) {
+	if r.dict == 0 {
+		return r.data, nil
+	}
+	return s.codec.unpack(r.dict, r.data)
+}
+
+// keep returns r's JSON in a slice of its own, which outlives the
+// transaction.
+func (s *Store) keep(r record) ([]byte, error) {
+	if r.dict == 0 {
+		return bytes.Clone(r.data), nil
+	}
+	return s.codec.unpack(r.dict, r.data)
+}
+
+// readRecord decodes v and returns it with its JSON body.
+func (s *Store) readRecord(v []byte) (record, []byte, error) {
+	r, err := decodeRecord(v)
+	if err != nil {
+		return record{}, nil, err
+	}
+	body, err := s.body(r)
+	return r, body, err
 }
 
 func (r record) live(now int64) bool { return r.expiry == 0 || now < r.expiry }

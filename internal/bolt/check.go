@@ -125,12 +125,12 @@ func (c *container) check(tx *bbolt.Tx, rep *Report) error {
 	err := docs.ForEach(func(k, v []byte) error {
 		rep.Documents++
 		rep.use(string(c.name), "", k, v)
-		r, err := decodeRecord(v)
+		_, body, err := c.s.readRecord(v)
 		if err != nil {
 			rep.problem("%s: document %q is not a record: %v", c.name, k, err)
 			return nil
 		}
-		keys, err := c.indexKeys(k, r.body)
+		keys, err := c.indexKeys(k, body)
 		if err != nil {
 			rep.problem("%s: document %q is not JSON: %v", c.name, k, err)
 			return nil
@@ -174,11 +174,11 @@ func (c *container) check(tx *bbolt.Tx, rep *Report) error {
 			rep.problem("%s: index entry %q has no document %q", c.name, ik, id)
 			return nil
 		}
-		r, err := decodeRecord(v)
+		_, body, err := c.s.readRecord(v)
 		if err != nil {
 			return nil // reported with the documents
 		}
-		keys, _ := c.indexKeys(key, r.body)
+		keys, _ := c.indexKeys(key, body)
 		for _, k := range keys {
 			if bytes.Equal(k, ik) {
 				return nil

@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -31,8 +30,9 @@ func (c *container) Read(ctx context.Context, pk, id string) (docstore.Item, err
 		if err != nil {
 			return err
 		}
-		it = docstore.Item{ID: id, PartitionKey: pk, ETag: r.etag, Body: bytes.Clone(r.body)}
-		return nil
+		body, err := c.s.keep(r)
+		it = docstore.Item{ID: id, PartitionKey: pk, ETag: r.etag, Body: body}
+		return err
 	})
 	return it, err
 }
@@ -76,7 +76,8 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 				var r record
 				if err = docstore.CheckKey(pk, op.ID); err == nil {
 					if r, err = c.get(tx, itemKey(pk, op.ID)); err == nil {
-						results[i] = docstore.Result{ETag: r.etag, Body: bytes.Clone(r.body)}
+						results[i].ETag = r.etag
+						results[i].Body, err = c.s.keep(r)
 					}
 				}
 			default:
@@ -225,7 +226,11 @@ func (c *container) delete(tx *bbolt.Tx, pk, id, ifMatch string) error {
 			return err
 		}
 	}
-	if err := c.reindex(tx, key, old.body, nil); err != nil {
+	oldBody, err := c.s.body(old)
+	if err != nil {
+		return err
+	}
+	if err := c.reindex(tx, key, oldBody, nil); err != nil {
 		return err
 	}
 	return tx.Bucket(c.name).Delete(key)
@@ -239,7 +244,7 @@ func (c *container) put(tx *bbolt.Tx, key []byte, d docstore.Document, body []by
 	idx := tx.Bucket(expiryBucket)
 	var oldBody []byte
 	if v := b.Get(key); v != nil {
-		old, err := decodeRecord(v)
+		old, body, err := c.s.readRecord(v)
 		if err != nil {
 			return "", err
 		}
@@ -248,7 +253,7 @@ func (c *container) put(tx *bbolt.Tx, key []byte, d docstore.Document, body []by
 				return "", err
 			}
 		}
-		oldBody = old.body
+		oldBody = body
 	}
 	if err := c.reindex(tx, key, oldBody, lazyDocOf(d.Members, c.indexed)); err != nil {
 		return "", err
@@ -258,7 +263,10 @@ func (c *container) put(tx *bbolt.Tx, key []byte, d docstore.Document, body []by
 		return "", err
 	}
 	now := c.s.now().Unix()
-	r := record{ts: now, etag: fmt.Sprintf(`"%016x"`, seq), body: body}
+	r := record{ts: now, etag: fmt.Sprintf(`"%016x"`, seq)}
+	if r.dict, r.data, err = c.s.codec.pack(tx, kindOf(c.name, d.Members), body); err != nil {
+		return "", err
+	}
 	ttl := c.defaultTTL
 	if d.TTL != nil {
 		ttl = int64(*d.TTL)

@@ -36,7 +36,11 @@ func (s *Store) Dump(ctx context.Context, pk string, containers []string, fn fun
 				if !r.live(now) {
 					continue
 				}
-				if err := fn(name, docstore.Item{ID: string(k[len(prefix):]), PartitionKey: pk, ETag: r.etag, Body: r.body}); err != nil {
+				body, err := s.body(r)
+				if err != nil {
+					return err
+				}
+				if err := fn(name, docstore.Item{ID: string(k[len(prefix):]), PartitionKey: pk, ETag: r.etag, Body: body}); err != nil {
 					return err
 				}
 			}

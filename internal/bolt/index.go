@@ -473,11 +473,11 @@ func (s *Store) rebuild(c *container, sig []byte, log *slog.Logger) error {
 				}
 			}
 			for ; k != nil && n < batch; k, v = cur.Next() {
-				r, err := decodeRecord(v)
+				_, body, err := s.readRecord(v)
 				if err != nil {
 					return err
 				}
-				doc, err := newLazyDoc(r.body, c.indexed)
+				doc, err := newLazyDoc(body, c.indexed)
 				if err != nil {
 					return err
 				}

@@ -25,11 +25,14 @@ type cursorToken struct {
 	After []byte `json:"a,omitempty"`
 }
 
-// match is a document that matched a query, with its sort value. key and
-// rec alias the transaction's memory; item copies them out.
+// match is a document that matched a query, with its sort value. key,
+// and body unless owned (decompressed), alias the transaction's memory;
+// item copies them out.
 type match struct {
 	key     []byte
-	rec     record
+	etag    string
+	body    []byte
+	owned   bool
 	sort    any
 	hasSort bool
 }
@@ -37,7 +40,11 @@ type match struct {
 // item returns the match as an Item that owns its memory.
 func (m match) item() docstore.Item {
 	pk, id, _ := bytes.Cut(m.key, []byte{0})
-	return docstore.Item{ID: string(id), PartitionKey: string(pk), ETag: m.rec.etag, Body: bytes.Clone(m.rec.body)}
+	body := m.body
+	if !m.owned {
+		body = bytes.Clone(body)
+	}
+	return docstore.Item{ID: string(id), PartitionKey: string(pk), ETag: m.etag, Body: body}
 }
 
 func (c *container) Query(ctx context.Context, pk string, q docstore.Query) (docstore.Page, error) {
@@ -256,17 +263,24 @@ func (c *container) evaluate(k, v []byte, m matcher, now int64, orderBy string) 
 	if err != nil {
 		return match{}, false, err
 	}
-	if !r.live(now) || !m.mayMatch(r.body) {
+	if !r.live(now) {
 		return match{}, false, nil
 	}
-	doc, err := newLazyDoc(r.body, m.fields)
+	body, err := c.s.body(r)
+	if err != nil {
+		return match{}, false, err
+	}
+	if !m.mayMatch(body) {
+		return match{}, false, nil
+	}
+	doc, err := newLazyDoc(body, m.fields)
 	if err != nil {
 		return match{}, false, err
 	}
 	if !m.match(doc) {
 		return match{}, false, nil
 	}
-	mt := match{key: k, rec: r}
+	mt := match{key: k, etag: r.etag, body: body, owned: r.dict != 0}
 	if orderBy != "" {
 		mt.sort, mt.hasSort = doc.get(orderBy)
 	}
