@@ -47,8 +47,11 @@ type Store struct {
 	db         *bbolt.DB
 	containers map[string]*container
 	codec      *codec // documents' compression (dict.go)
-	now        func() time.Time
-	log        *slog.Logger
+	// writes holds the index blocks the current write transaction
+	// changed (blocks.go): bbolt runs one at a time, in update.
+	writes *blockWrites
+	now    func() time.Time
+	log    *slog.Logger
 	// evaluated counts the documents queries decoded and matched, for the
 	// tests of what a plan costs.
 	evaluated atomic.Int64
@@ -137,6 +140,19 @@ func (s *Store) Ping(ctx context.Context) error {
 	return s.db.View(func(*bbolt.Tx) error { return nil })
 }
 
+// update runs fn in a write transaction and, if it succeeds, stores the
+// index blocks it changed before the commit.
+func (s *Store) update(fn func(tx *bbolt.Tx) error) error {
+	return s.db.Update(func(tx *bbolt.Tx) error {
+		s.writes = &blockWrites{}
+		defer func() { s.writes = nil }()
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return s.writes.flush()
+	})
+}
+
 // Close closes the file. Stop RunPurge first.
 func (s *Store) Close() error { return s.db.Close() }
 
@@ -147,7 +163,7 @@ func (s *Store) Purge() (int, error) {
 	total := 0
 	for {
 		n := 0
-		err := s.db.Update(func(tx *bbolt.Tx) error {
+		err := s.update(func(tx *bbolt.Tx) error {
 			idx := tx.Bucket(expiryBucket)
 			c := idx.Cursor()
 			now := s.now().Unix()

@@ -34,7 +34,7 @@ type Report struct {
 }
 
 // Usage is the entries of a container's documents or of one index, and
-// their keys' and values' bytes.
+// their keys' and values' bytes (an index's blocks', see blocks.go).
 type Usage struct {
 	Entries int
 	Bytes   int64
@@ -46,8 +46,9 @@ type Pages struct {
 	Alloc, InUse int64
 }
 
-// use counts an entry of container's documents or index.
-func (r *Report) use(container, index string, k, v []byte) {
+// use counts entries of container's documents or index, which take size
+// bytes.
+func (r *Report) use(container, index string, entries int, size int) {
 	if r.Space == nil {
 		r.Space = map[string]map[string]*Usage{}
 	}
@@ -59,8 +60,8 @@ func (r *Report) use(container, index string, k, v []byte) {
 		u = &Usage{}
 		r.Space[container][index] = u
 	}
-	u.Entries++
-	u.Bytes += int64(len(k) + len(v))
+	u.Entries += entries
+	u.Bytes += int64(size)
 }
 
 const maxProblems = 50
@@ -124,7 +125,7 @@ func (c *container) check(tx *bbolt.Tx, rep *Report) error {
 	}
 	err := docs.ForEach(func(k, v []byte) error {
 		rep.Documents++
-		rep.use(string(c.name), "", k, v)
+		rep.use(string(c.name), "", 1, len(k)+len(v))
 		_, body, err := c.s.readRecord(v)
 		if err != nil {
 			rep.problem("%s: document %q is not a record: %v", c.name, k, err)
@@ -136,7 +137,7 @@ func (c *container) check(tx *bbolt.Tx, rep *Report) error {
 			return nil
 		}
 		for _, ik := range keys {
-			if idx.Get(ik) == nil {
+			if ok, err := hasEntry(idx, ik); err != nil || !ok {
 				rep.problem("%s: document %q lacks its index entry %q", c.name, k, ik)
 			}
 		}
@@ -149,44 +150,71 @@ func (c *container) check(tx *bbolt.Tx, rep *Report) error {
 	for i := range c.indexes {
 		byTag[string([]byte{c.indexes[i].tag})] = &c.indexes[i]
 	}
-	return idx.ForEach(func(ik, iv []byte) error {
-		rep.IndexEntries++
-		pk, rest, ok1 := bytes.Cut(ik, []byte{0})
-		tag, values, ok2 := bytes.Cut(rest, []byte{0})
-		ix := byTag[string(tag)]
-		if !ok1 || !ok2 || ix == nil {
-			rep.use(string(c.name), string(tag), ik, iv)
-			rep.problem("%s: index entry %q names no index", c.name, ik)
-			return nil
+	var prev []byte // the previous block's last entry
+	cur := idx.Cursor()
+	for bk, bv := cur.First(); bk != nil; bk, bv = cur.Next() {
+		entries, err := decodeBlock(bv)
+		if err == nil && len(entries) == 0 {
+			err = errCorruptBlock
 		}
-		rep.use(string(c.name), ix.name, ik, iv)
-		id := values
-		for range ix.fields {
-			var err error
-			if id, err = skipIndexValue(id); err != nil {
-				rep.problem("%s: index entry %q is malformed", c.name, ik)
-				return nil
-			}
+		name := string(group(bk))
+		if _, rest, ok := bytes.Cut(bk, []byte{0}); ok && len(rest) > 0 && byTag[string(rest[:1])] != nil {
+			name = byTag[string(rest[:1])].name
 		}
-		key := itemKey(string(pk), string(id))
-		v := tx.Bucket(c.name).Get(key)
-		if v == nil {
-			rep.problem("%s: index entry %q has no document %q", c.name, ik, id)
-			return nil
-		}
-		_, body, err := c.s.readRecord(v)
+		rep.use(string(c.name), name, len(entries), len(bk)+len(bv))
 		if err != nil {
-			return nil // reported with the documents
+			rep.problem("%s: index block %q: %v", c.name, bk, err)
+			continue
 		}
-		keys, _ := c.indexKeys(key, body)
-		for _, k := range keys {
-			if bytes.Equal(k, ik) {
-				return nil
+		for i, ik := range entries {
+			switch {
+			case i == 0 && bytes.Compare(bk, ik) > 0, !bytes.Equal(group(ik), group(bk)):
+				rep.problem("%s: index block %q holds %q, outside it", c.name, bk, ik)
+			case prev != nil && bytes.Compare(prev, ik) >= 0:
+				rep.problem("%s: index entry %q is out of order", c.name, ik)
 			}
+			prev = ik
+			c.checkEntry(tx, rep, byTag, ik)
 		}
-		rep.problem("%s: index entry %q does not match its document %q", c.name, ik, id)
-		return nil
-	})
+	}
+	return nil
+}
+
+// checkEntry verifies that index entry ik is one its document makes.
+func (c *container) checkEntry(tx *bbolt.Tx, rep *Report, byTag map[string]*index, ik []byte) {
+	rep.IndexEntries++
+	pk, rest, ok1 := bytes.Cut(ik, []byte{0})
+	tag, values, ok2 := bytes.Cut(rest, []byte{0})
+	ix := byTag[string(tag)]
+	if !ok1 || !ok2 || ix == nil {
+		rep.problem("%s: index entry %q names no index", c.name, ik)
+		return
+	}
+	id := values
+	for range ix.fields {
+		var err error
+		if id, err = skipIndexValue(id); err != nil {
+			rep.problem("%s: index entry %q is malformed", c.name, ik)
+			return
+		}
+	}
+	key := itemKey(string(pk), string(id))
+	v := tx.Bucket(c.name).Get(key)
+	if v == nil {
+		rep.problem("%s: index entry %q has no document %q", c.name, ik, id)
+		return
+	}
+	_, body, err := c.s.readRecord(v)
+	if err != nil {
+		return // reported with the documents
+	}
+	keys, _ := c.indexKeys(key, body)
+	for _, k := range keys {
+		if bytes.Equal(k, ik) {
+			return
+		}
+	}
+	rep.problem("%s: index entry %q does not match its document %q", c.name, ik, id)
 }
 
 // checkExpiry verifies the expiry index against the documents' expiry

@@ -49,12 +49,12 @@ func TestCheckFindsAndRepairsDamage(t *testing.T) {
 		}
 		// c loses its index entry.
 		keys, _ := cont.indexKeys(itemKey("p", "c"), []byte(`{"type":"t","n":3}`))
-		if err := idx.Delete(keys[0]); err != nil {
+		if err := deleteEntry(idx, keys[0]); err != nil {
 			return err
 		}
 		// a gains an entry that is not its own.
 		wrong, _ := cont.indexKeys(itemKey("p", "a"), []byte(`{"type":"t","n":9}`))
-		if err := idx.Put(wrong[0], nil); err != nil {
+		if err := putEntry(idx, wrong[0]); err != nil {
 			return err
 		}
 		// d loses its expiry entry.

@@ -59,7 +59,7 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 		return nil, docstore.ErrInvalid(fmt.Errorf("a batch of %d operations: at most %d", len(ops), docstore.MaxBatchOps))
 	}
 	results := make([]docstore.Result, len(ops))
-	err := c.s.db.Update(func(tx *bbolt.Tx) error {
+	err := c.s.update(func(tx *bbolt.Tx) error {
 		c.fill(tx)
 		for i, op := range ops {
 			var err error
@@ -98,7 +98,7 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 // update runs fn in a read-write transaction.
 func (c *container) update(fn func(tx *bbolt.Tx) (string, error)) (string, error) {
 	var etag string
-	err := c.s.db.Update(func(tx *bbolt.Tx) error {
+	err := c.s.update(func(tx *bbolt.Tx) error {
 		c.fill(tx)
 		var err error
 		etag, err = fn(tx)

@@ -36,7 +36,7 @@ func TestIndexEncodingIsPinned(t *testing.T) {
 			t.Errorf("encodeValue(%#v, %t): got %s, want %s", v.v, v.ok, got, v.want)
 		}
 	}
-	if indexFormat != 3 {
+	if indexFormat != 4 {
 		t.Errorf("indexFormat %d: update the golden bytes of this test with it", indexFormat)
 	}
 	spec := docstore.Spec{Name: "c", Indexes: []docstore.Index{{Name: "ix", Type: "t", Fields: []string{"tags[]", "n"}}}}

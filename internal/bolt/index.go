@@ -165,8 +165,8 @@ func newIndexes(sp docstore.Spec) []index {
 //
 // Format 2 added indexes of an array's elements; format 3 names the index
 // in its keys by a one-byte tag instead of its name (14 to 24 bytes, in
-// every entry).
-const indexFormat = 3
+// every entry); format 4 stores the entries in blocks (blocks.go).
+const indexFormat = 4
 
 // maxIndexes is how many indexes a container may declare: their tags are
 // one byte, and never 0.
@@ -278,14 +278,14 @@ func (c *container) reindex(tx *bbolt.Tx, docKey, oldBody []byte, newDoc *lazyDo
 	}
 	for _, k := range oldKeys {
 		if !slices.ContainsFunc(newKeys, func(n []byte) bool { return bytes.Equal(n, k) }) {
-			if err := b.Delete(k); err != nil {
+			if err := c.s.writes.delete(b, k); err != nil {
 				return err
 			}
 		}
 	}
 	for _, k := range newKeys {
 		if !slices.ContainsFunc(oldKeys, func(o []byte) bool { return bytes.Equal(o, k) }) {
-			if err := b.Put(k, nil); err != nil {
+			if err := c.s.writes.put(b, k); err != nil {
 				return err
 			}
 		}
@@ -380,15 +380,15 @@ func (c *container) scanIndex(tx *bbolt.Tx, pk string, p *plan, m matcher, after
 	var page docstore.Page
 	now := c.s.now().Unix()
 	docs := tx.Bucket(c.name)
-	cur := tx.Bucket(indexBucket(c.name)).Cursor()
-	k, _ := cur.Seek(p.prefix)
+	cur := newIndexCursor(tx.Bucket(indexBucket(c.name)))
+	k := cur.Seek(p.prefix)
 	if after != nil {
-		if k, _ = cur.Seek(after.Key); k != nil && bytes.Equal(k, after.Key) {
-			k, _ = cur.Next()
+		if k = cur.Seek(after.Key); k != nil && bytes.Equal(k, after.Key) {
+			k = cur.Next()
 		}
 	}
 	var last []byte
-	for ; k != nil && bytes.HasPrefix(k, p.prefix); k, _ = cur.Next() {
+	for ; k != nil && bytes.HasPrefix(k, p.prefix); k = cur.Next() {
 		id, err := p.docID(k)
 		if err != nil {
 			return docstore.Page{}, err
@@ -464,7 +464,7 @@ func (s *Store) rebuild(c *container, sig []byte, log *slog.Logger) error {
 	total := 0
 	for {
 		n := 0
-		err := s.db.Update(func(tx *bbolt.Tx) error {
+		err := s.update(func(tx *bbolt.Tx) error {
 			cur := tx.Bucket(c.name).Cursor()
 			k, v := cur.First()
 			if from != nil {

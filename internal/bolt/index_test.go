@@ -68,7 +68,11 @@ func TestPurgeRemovesIndexEntries(t *testing.T) {
 	entries := func() int {
 		n := 0
 		st.db.View(func(tx *bbolt.Tx) error {
-			return tx.Bucket(indexBucket([]byte("c"))).ForEach(func(k, v []byte) error { n++; return nil })
+			cur := newIndexCursor(tx.Bucket(indexBucket([]byte("c"))))
+			for k := cur.First(); k != nil; k = cur.Next() {
+				n++
+			}
+			return nil
 		})
 		return n
 	}

@@ -35,7 +35,7 @@ func (c *container) runOrdered(tx *bbolt.Tx, pk string, p *orderedPlan, m matche
 // branch is one range of index keys a merge walks: keys that start with
 // prefix and whose rest (sort value, id) falls in [lo, hi).
 type branch struct {
-	cur    *bbolt.Cursor
+	cur    *indexCursor
 	prefix []byte
 	lo, hi []byte // whole keys; hi nil means the end of prefix
 	k      []byte // the current key, nil when done
@@ -58,14 +58,14 @@ func (b *branch) start(after []byte, desc bool) {
 		if after != nil {
 			if a := append(bytes.Clone(b.prefix), after...); bytes.Compare(a, from) >= 0 {
 				from = a
-				if k, _ = b.cur.Seek(from); k != nil && bytes.Equal(k, from) {
-					k, _ = b.cur.Next()
+				if k = b.cur.Seek(from); k != nil && bytes.Equal(k, from) {
+					k = b.cur.Next()
 				}
 				b.set(k)
 				return
 			}
 		}
-		k, _ = b.cur.Seek(from)
+		k = b.cur.Seek(from)
 		b.set(k)
 		return
 	}
@@ -79,11 +79,11 @@ func (b *branch) start(after []byte, desc bool) {
 		}
 	}
 	if to == nil {
-		k, _ = b.cur.Last()
-	} else if k, _ = b.cur.Seek(to); k == nil {
-		k, _ = b.cur.Last()
+		k = b.cur.Last()
+	} else if k = b.cur.Seek(to); k == nil {
+		k = b.cur.Last()
 	} else {
-		k, _ = b.cur.Prev()
+		k = b.cur.Prev()
 	}
 	b.set(k)
 }
@@ -99,9 +99,9 @@ func (b *branch) set(k []byte) {
 func (b *branch) step(desc bool) {
 	var k []byte
 	if desc {
-		k, _ = b.cur.Prev()
+		k = b.cur.Prev()
 	} else {
-		k, _ = b.cur.Next()
+		k = b.cur.Next()
 	}
 	b.set(k)
 }
@@ -113,7 +113,7 @@ func (c *container) branches(tx *bbolt.Tx, p *orderedPlan) ([]*branch, error) {
 	idx := tx.Bucket(indexBucket(c.name))
 	var out []*branch
 	add := func(sp *span, prefix []byte) {
-		b := &branch{cur: idx.Cursor(), prefix: prefix, lo: append(bytes.Clone(prefix), sp.sortLo...)}
+		b := &branch{cur: newIndexCursor(idx), prefix: prefix, lo: append(bytes.Clone(prefix), sp.sortLo...)}
 		if sp.sortHi != nil {
 			b.hi = append(bytes.Clone(prefix), sp.sortHi...)
 		}
@@ -125,13 +125,13 @@ func (c *container) branches(tx *bbolt.Tx, p *orderedPlan) ([]*branch, error) {
 			add(sp, sp.prefix)
 			continue
 		}
-		cur := idx.Cursor()
+		cur := newIndexCursor(idx)
 		lo := append(bytes.Clone(sp.prefix), sp.lo...)
 		hi := upperBound(sp.prefix)
 		if sp.hi != nil {
 			hi = append(bytes.Clone(sp.prefix), sp.hi...)
 		}
-		for k, _ := cur.Seek(lo); k != nil && bytes.HasPrefix(k, sp.prefix) && bytes.Compare(k, hi) < 0; {
+		for k := cur.Seek(lo); k != nil && bytes.HasPrefix(k, sp.prefix) && bytes.Compare(k, hi) < 0; {
 			rest, err := skipIndexValue(k[len(sp.prefix):])
 			if err != nil {
 				return nil, err
@@ -141,7 +141,7 @@ func (c *container) branches(tx *bbolt.Tx, p *orderedPlan) ([]*branch, error) {
 				return nil, errTooWide
 			}
 			add(sp, bytes.Clone(value))
-			k, _ = cur.Seek(upperBound(value))
+			k = cur.Seek(upperBound(value))
 		}
 	}
 	return out, nil
@@ -247,11 +247,11 @@ func (sp *span) bounds() (lo, hi []byte) {
 // entriesAtMost reports whether the ranges of collect plan p hold at most
 // n index entries, counting no further.
 func (c *container) entriesAtMost(tx *bbolt.Tx, p *orderedPlan, n int) bool {
-	cur := tx.Bucket(indexBucket(c.name)).Cursor()
+	cur := newIndexCursor(tx.Bucket(indexBucket(c.name)))
 	for i := range p.spans {
 		sp := &p.spans[i]
 		lo, hi := sp.bounds()
-		for k, _ := cur.Seek(lo); k != nil && bytes.HasPrefix(k, sp.prefix) && (hi == nil || bytes.Compare(k, hi) < 0); k, _ = cur.Next() {
+		for k := cur.Seek(lo); k != nil && bytes.HasPrefix(k, sp.prefix) && (hi == nil || bytes.Compare(k, hi) < 0); k = cur.Next() {
 			if n--; n < 0 {
 				return false
 			}
@@ -273,8 +273,8 @@ func (c *container) runCollect(tx *bbolt.Tx, pk string, p *orderedPlan, m matche
 	for i := range p.spans {
 		sp := &p.spans[i]
 		lo, hi := sp.bounds()
-		cur := idx.Cursor()
-		for k, _ := cur.Seek(lo); k != nil && bytes.HasPrefix(k, sp.prefix) && (hi == nil || bytes.Compare(k, hi) < 0); k, _ = cur.Next() {
+		cur := newIndexCursor(idx)
+		for k := cur.Seek(lo); k != nil && bytes.HasPrefix(k, sp.prefix) && (hi == nil || bytes.Compare(k, hi) < 0); k = cur.Next() {
 			if read++; read > maxCollect {
 				return docstore.Page{}, errTooWide
 			}
