@@ -178,7 +178,11 @@ func (s *Store) Purge() (int, error) {
 				if b := tx.Bucket(name); b != nil {
 					if c := s.containers[string(name)]; c != nil {
 						if v := b.Get(key); v != nil {
-							_, old, err := s.readRecord(v)
+							r, err := decodeRecord(v)
+							if err != nil {
+								return err
+							}
+							old, err := c.oldBody(r)
 							if err != nil {
 								return err
 							}

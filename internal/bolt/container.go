@@ -226,7 +226,7 @@ func (c *container) delete(tx *bbolt.Tx, pk, id, ifMatch string) error {
 			return err
 		}
 	}
-	oldBody, err := c.s.body(old)
+	oldBody, err := c.oldBody(old)
 	if err != nil {
 		return err
 	}
@@ -244,7 +244,7 @@ func (c *container) put(tx *bbolt.Tx, key []byte, d docstore.Document, body []by
 	idx := tx.Bucket(expiryBucket)
 	var oldBody []byte
 	if v := b.Get(key); v != nil {
-		old, body, err := c.s.readRecord(v)
+		old, err := decodeRecord(v)
 		if err != nil {
 			return "", err
 		}
@@ -253,7 +253,9 @@ func (c *container) put(tx *bbolt.Tx, key []byte, d docstore.Document, body []by
 				return "", err
 			}
 		}
-		oldBody = body
+		if oldBody, err = c.oldBody(old); err != nil {
+			return "", err
+		}
 	}
 	if err := c.reindex(tx, key, oldBody, lazyDocOf(d.Members, c.indexed)); err != nil {
 		return "", err
@@ -281,6 +283,15 @@ func (c *container) put(tx *bbolt.Tx, key []byte, d docstore.Document, body []by
 		return "", err
 	}
 	return r.etag, nil
+}
+
+// oldBody returns the body of r, about to be replaced or deleted, for
+// reindex: nil when the container has no indexes.
+func (c *container) oldBody(r record) ([]byte, error) {
+	if len(c.indexes) == 0 {
+		return nil, nil
+	}
+	return c.s.body(r)
 }
 
 func notFound() error { return docstore.ErrNotFound(errors.New("bolt: no such document")) }

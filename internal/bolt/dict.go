@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -19,11 +21,14 @@ import (
 // of times and ids) with the other documents of its type, so that a
 // message of about 450 bytes keeps about 150 (BenchmarkStoreSize).
 //
-// The dictionary is made of the store's own documents: the first body of
-// each kind (container and type) the store writes is added to it, until
-// it holds maxDictBytes. A dictionary is never changed once a record
-// names it: adding a kind makes a new generation (the old content and the
-// new body), with the next id, and records name the generation they were
+// The dictionary is made of the shapes of the store's own documents: the
+// first body of each kind (container and type) the store writes adds its
+// skeleton (skeleton: its member names and structure, its type and schema
+// version, every other value blank, so that no tenant's data is kept
+// there, nor that of a write that rolled back), until it holds
+// maxDictBytes. A dictionary is never changed once a record names it:
+// adding a kind makes a new generation (the old content and the new
+// skeleton), with the next id, and records name the generation they were
 // compressed with. Every generation is kept in the meta bucket
 // (dictKey(id): the kinds it covers, then its content) and loaded on open,
 // so that any record can be read; only the latest compresses.
@@ -32,6 +37,10 @@ import (
 // is full are compressed with it as it is (their member names and ids
 // still match). The encoder finds matches over this much history.
 const maxDictBytes = 32 << 10
+
+// maxPackBytes is the largest body pack compresses: a larger one gains
+// little from a dictionary of small documents, and is stored as it is.
+const maxPackBytes = 1 << 20
 
 // dictPrefix begins the meta keys of the dictionaries.
 const dictPrefix = "dict:"
@@ -43,9 +52,8 @@ func dictKey(id uint32) []byte {
 // dictionary is one generation.
 type dictionary struct {
 	id      uint32
-	kinds   []string // container + "\x00" + type, of each body in content
+	kinds   []string // container + "\x00" + type, of each skeleton in content
 	content []byte
-	saved   atomic.Bool // in the meta bucket (a rolled-back write may have made it)
 }
 
 // encodeValue is the dictionary's meta value: the number of kinds, each
@@ -75,7 +83,6 @@ func decodeDictionary(id uint32, v []byte) (*dictionary, error) {
 		v = v[size+int(l):]
 	}
 	d.content = bytes.Clone(v)
-	d.saved.Store(true)
 	return d, nil
 }
 
@@ -146,31 +153,39 @@ func loadCodec(tx *bbolt.Tx) (*codec, error) {
 // pack compresses body, a document of kind (container + "\x00" + type),
 // in the write transaction tx: it returns the generation it used and the
 // compressed bytes, or 0 and body itself when compressing would not make
-// it shorter. The first body of a kind makes a new generation (saved in
-// tx) while there is room.
+// it shorter (or body is over maxPackBytes). The first body of a kind
+// makes a new generation with its skeleton while there is room; tx saves
+// the generation it uses unless the meta bucket has it (it was made by a
+// transaction that rolled back: it holds no data, only shapes).
 func (c *codec) pack(tx *bbolt.Tx, kind string, body []byte) (uint32, []byte, error) {
+	if len(body) > maxPackBytes {
+		return 0, body, nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := c.state.Load()
 	d := st.latest
-	if d == nil || (!slices.Contains(d.kinds, kind) && len(d.content)+len(body) <= maxDictBytes) {
-		next := &dictionary{id: 1, kinds: []string{kind}, content: bytes.Clone(body)}
-		if d != nil {
-			next.id = d.id + 1
-			next.kinds = append(slices.Clone(d.kinds), kind)
-			next.content = append(slices.Clone(d.content), body...)
+	if d == nil || !slices.Contains(d.kinds, kind) {
+		if sk := skeleton(body); d == nil && len(sk) <= maxDictBytes || d != nil && len(d.content)+len(sk) <= maxDictBytes {
+			next := &dictionary{id: 1, kinds: []string{kind}, content: sk}
+			if d != nil {
+				next.id = d.id + 1
+				next.kinds = append(slices.Clone(d.kinds), kind)
+				next.content = append(slices.Clone(d.content), sk...)
+			}
+			if err := c.publish(append(slices.Clip(st.all), next)); err != nil {
+				return 0, nil, err
+			}
+			d = next
 		}
-		if err := c.publish(append(slices.Clip(st.all), next)); err != nil {
-			return 0, nil, err
-		}
-		d = next
 	}
-	if !d.saved.Load() {
-		// Made by this transaction, or by one that rolled back.
-		if err := tx.Bucket(metaBucket).Put(dictKey(d.id), d.encodeValue()); err != nil {
+	if d == nil {
+		return 0, body, nil
+	}
+	if meta := tx.Bucket(metaBucket); meta.Get(dictKey(d.id)) == nil {
+		if err := meta.Put(dictKey(d.id), d.encodeValue()); err != nil {
 			return 0, nil, err
 		}
-		tx.OnCommit(func() { d.saved.Store(true) })
 	}
 	if c.encID != d.id {
 		var err error
@@ -196,15 +211,107 @@ func (c *codec) pack(tx *bbolt.Tx, kind string, body []byte) (uint32, []byte, er
 
 // unpack returns the body that pack compressed with generation id.
 func (c *codec) unpack(id uint32, packed []byte) ([]byte, error) {
+	return c.unpackInto(id, packed, nil)
+}
+
+// unpackInto is unpack appending the body to dst.
+func (c *codec) unpackInto(id uint32, packed, dst []byte) ([]byte, error) {
 	st := c.state.Load()
 	if st.dicts[id] == nil {
 		return nil, fmt.Errorf("bolt: record compressed with dictionary %d, which the store does not have", id)
 	}
-	body, err := st.dec.DecodeAll(packed, nil)
+	body, err := st.dec.DecodeAll(packed, dst)
 	if err != nil {
 		return nil, fmt.Errorf("bolt: corrupt compressed record: %w", err)
 	}
 	return body, nil
+}
+
+// skeleton returns the shape of JSON document body: its members and
+// structure as they are, the values of its top-level "type" and
+// "schemaVersion", and every other string "" and number 0. It returns
+// nil for what is not JSON.
+func skeleton(body []byte) []byte {
+	type frame struct {
+		object, expectKey bool
+		items             int
+	}
+	var (
+		stack []frame
+		out   = make([]byte, 0, len(body))
+		key   string // the member whose value comes next, at the top level
+	)
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	// item writes the separator before an item of the innermost container.
+	item := func() {
+		if n := len(stack); n > 0 {
+			f := &stack[n-1]
+			if f.object && !f.expectKey {
+				return // a member's value follows its name
+			}
+			if f.items > 0 {
+				out = append(out, ',')
+			}
+			f.items++
+		}
+	}
+	// done marks a value written: an object next expects a name.
+	done := func() {
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].expectKey = true
+		}
+	}
+	for {
+		t, err := dec.Token()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			return nil
+		}
+		switch v := t.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				item()
+				out = append(out, byte(v))
+				stack = append(stack, frame{object: v == '{', expectKey: v == '{'})
+			default:
+				out = append(out, byte(v))
+				stack = stack[:len(stack)-1]
+				done()
+			}
+			continue
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].expectKey {
+				item()
+				out = strconv.AppendQuote(out, v)
+				out = append(out, ':')
+				stack[n-1].expectKey = false
+				if n == 1 {
+					key = v
+				}
+				continue
+			}
+			item()
+			if len(stack) == 1 && (key == "type" || key == "schemaVersion") {
+				out = strconv.AppendQuote(out, v)
+			} else {
+				out = append(out, `""`...)
+			}
+		case json.Number:
+			item()
+			out = append(out, '0')
+		case bool:
+			item()
+			out = strconv.AppendBool(out, v)
+		case nil:
+			item()
+			out = append(out, "null"...)
+		}
+		done()
+	}
 }
 
 // kindOf returns the kind of a document of container: the container's

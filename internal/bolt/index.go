@@ -404,7 +404,11 @@ func (c *container) scanIndex(tx *bbolt.Tx, pk string, p *plan, m matcher, after
 			page.Continuation = encodeToken(cursorToken{Query: fp, Key: last, Index: p.ix.name})
 			break
 		}
-		page.Items = append(page.Items, mt.item())
+		it, err := mt.item(c.s)
+		if err != nil {
+			return docstore.Page{}, err
+		}
+		page.Items = append(page.Items, it)
 		last = bytes.Clone(k)
 	}
 	return page, nil

@@ -203,7 +203,11 @@ func (c *container) runMerge(tx *bbolt.Tx, pk string, p *orderedPlan, m matcher,
 			page.Continuation = encodeToken(cursorToken{Query: fp, After: last})
 			return page, nil
 		}
-		page.Items = append(page.Items, mt.item())
+		it, err := mt.item(c.s)
+		if err != nil {
+			return docstore.Page{}, err
+		}
+		page.Items = append(page.Items, it)
 		last = best
 	}
 }
@@ -298,7 +302,7 @@ func (c *container) runCollect(tx *bbolt.Tx, pk string, p *orderedPlan, m matche
 			}
 		}
 	}
-	return pageOf(all, q, after, fp), nil
+	return c.s.pageOf(all, q, after, fp)
 }
 
 // sorted is a match with its position in the order of an ordered query.
@@ -314,7 +318,7 @@ func position(mt match, id []byte) []byte {
 }
 
 // pageOf sorts matches and returns the page that follows after.
-func pageOf(all []sorted, q docstore.Query, after []byte, fp uint64) docstore.Page {
+func (s *Store) pageOf(all []sorted, q docstore.Query, after []byte, fp uint64) (docstore.Page, error) {
 	slices.SortFunc(all, func(a, b sorted) int {
 		if q.Desc {
 			return bytes.Compare(b.pos, a.pos)
@@ -337,13 +341,17 @@ func pageOf(all []sorted, q docstore.Query, after []byte, fp uint64) docstore.Pa
 	limit := q.PageSize()
 	end := min(start+limit, len(all))
 	var page docstore.Page
-	for _, s := range all[start:end] {
-		page.Items = append(page.Items, s.item())
+	for _, m := range all[start:end] {
+		it, err := m.item(s)
+		if err != nil {
+			return docstore.Page{}, err
+		}
+		page.Items = append(page.Items, it)
 	}
 	if end < len(all) {
 		page.Continuation = encodeToken(cursorToken{Query: fp, After: bytes.Clone(all[end-1].pos)})
 	}
-	return page
+	return page, nil
 }
 
 // fetch reads the document of partition pk with the given id, found

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"sync"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -25,27 +26,26 @@ type cursorToken struct {
 	After []byte `json:"a,omitempty"`
 }
 
-// match is a document that matched a query, with its sort value. key,
-// and body unless owned (decompressed), alias the transaction's memory;
-// item copies them out.
+// match is a document that matched a query, with its sort value. key and
+// rec alias the transaction's memory; item copies them out, decompressing
+// the body only of the documents a page returns.
 type match struct {
 	key     []byte
-	etag    string
-	body    []byte
-	owned   bool
+	rec     record
 	sort    any
 	hasSort bool
 }
 
 // item returns the match as an Item that owns its memory.
-func (m match) item() docstore.Item {
+func (m match) item(s *Store) (docstore.Item, error) {
 	pk, id, _ := bytes.Cut(m.key, []byte{0})
-	body := m.body
-	if !m.owned {
-		body = bytes.Clone(body)
-	}
-	return docstore.Item{ID: string(id), PartitionKey: string(pk), ETag: m.etag, Body: body}
+	body, err := s.keep(m.rec)
+	return docstore.Item{ID: string(id), PartitionKey: string(pk), ETag: m.rec.etag, Body: body}, err
 }
+
+// scratch holds the bodies evaluate decompresses, each only until it has
+// matched it.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 func (c *container) Query(ctx context.Context, pk string, q docstore.Query) (docstore.Page, error) {
 	if err := docstore.CheckKey(pk, "x"); err != nil {
@@ -190,7 +190,7 @@ func (c *container) lookupIDs(tx *bbolt.Tx, pk string, ids []string, m matcher, 
 		if after != nil {
 			from = after.After
 		}
-		return pageOf(all, q, from, fp), nil
+		return c.s.pageOf(all, q, from, fp)
 	}
 	var page docstore.Page
 	limit := q.PageSize()
@@ -199,7 +199,11 @@ func (c *container) lookupIDs(tx *bbolt.Tx, pk string, ids []string, m matcher, 
 			page.Continuation = encodeToken(cursorToken{Query: fp, Key: bytes.Clone(all[i-1].key)})
 			break
 		}
-		page.Items = append(page.Items, s.item())
+		it, err := s.item(c.s)
+		if err != nil {
+			return docstore.Page{}, err
+		}
+		page.Items = append(page.Items, it)
 	}
 	return page, nil
 }
@@ -230,7 +234,11 @@ func (c *container) scanInKeyOrder(tx *bbolt.Tx, prefix []byte, m matcher, after
 			page.Continuation = encodeToken(cursorToken{Query: fp, Key: last})
 			break
 		}
-		page.Items = append(page.Items, mt.item())
+		it, err := mt.item(c.s)
+		if err != nil {
+			return docstore.Page{}, err
+		}
+		page.Items = append(page.Items, it)
 		last = mt.key
 	}
 	return page, nil
@@ -252,7 +260,7 @@ func (c *container) scanSorted(tx *bbolt.Tx, prefix []byte, m matcher, q docstor
 			all = append(all, sorted{match: mt, pos: position(mt, id)})
 		}
 	}
-	return pageOf(all, q, after, fp), nil
+	return c.s.pageOf(all, q, after, fp)
 }
 
 // evaluate decodes the record at k and reports whether it is live and
@@ -266,9 +274,14 @@ func (c *container) evaluate(k, v []byte, m matcher, now int64, orderBy string) 
 	if !r.live(now) {
 		return match{}, false, nil
 	}
-	body, err := c.s.body(r)
-	if err != nil {
-		return match{}, false, err
+	body := r.data
+	if r.dict != 0 {
+		buf := scratch.Get().(*[]byte)
+		defer scratch.Put(buf)
+		if body, err = c.s.codec.unpackInto(r.dict, r.data, (*buf)[:0]); err != nil {
+			return match{}, false, err
+		}
+		*buf = body
 	}
 	if !m.mayMatch(body) {
 		return match{}, false, nil
@@ -280,7 +293,7 @@ func (c *container) evaluate(k, v []byte, m matcher, now int64, orderBy string) 
 	if !m.match(doc) {
 		return match{}, false, nil
 	}
-	mt := match{key: k, etag: r.etag, body: body, owned: r.dict != 0}
+	mt := match{key: k, rec: r}
 	if orderBy != "" {
 		mt.sort, mt.hasSort = doc.get(orderBy)
 	}
