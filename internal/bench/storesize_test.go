@@ -85,6 +85,7 @@ func kanriStoreSize(b *testing.B, n int) {
 		b.ReportMetric(float64(fi.Size())/(1<<20), "file_MiB")
 		b.ReportMetric(float64(rep.Size)/(1<<20), "used_MiB")
 		b.ReportMetric(0, "ns/op")
+		b.Logf("pages: messaging %.1f of %.1f MiB in use, expiry keys %.1f of %.1f MiB", mib(uint64(pages.InUse)), mib(uint64(pages.Alloc)), mib(uint64(rep.ExpiryPages.InUse)), mib(uint64(rep.ExpiryPages.Alloc)))
 		for _, ix := range slices.SortedFunc(maps.Keys(space), func(a, b string) int { return cmp.Compare(space[b].Bytes, space[a].Bytes) }) {
 			u := space[ix]
 			name := ix

@@ -79,9 +79,13 @@ func openBlock(v []byte) ([]byte, error) {
 	return out, nil
 }
 
-// group returns the partition and index tag at the start of index key k
-// (partition \x00 tag \x00): a block holds the keys of one group.
-func group(k []byte) []byte {
+// A grouping returns the group of a key of a bucket: a block holds keys of
+// one group.
+type grouping func(k []byte) []byte
+
+// byIndex groups index keys by partition and index: it returns the
+// partition and index tag at the start of k (partition \x00 tag \x00).
+func byIndex(k []byte) []byte {
 	i := bytes.IndexByte(k, 0)
 	if i < 0 || len(k) < i+3 {
 		return k
@@ -170,7 +174,7 @@ var errCorruptBlock = fmt.Errorf("bolt: corrupt index block")
 // blockOf returns the key and value of the block that holds k, or would:
 // the last block of k's group whose key is at most k. It returns a nil key
 // when k is below every block of its group. The value is bbolt's memory.
-func blockOf(b *bbolt.Bucket, k []byte) ([]byte, []byte) {
+func blockOf(b *bbolt.Bucket, group grouping, k []byte) ([]byte, []byte) {
 	cur := b.Cursor()
 	bk, bv := cur.Seek(k)
 	if bk == nil || !bytes.Equal(bk, k) {
@@ -302,16 +306,19 @@ func (w *blockWrites) flush() error {
 	return nil
 }
 
+// whole puts every key of a bucket in one group: the expiry keys.
+func whole([]byte) []byte { return nil }
+
 // putEntry adds index key k to index bucket b at once.
-func putEntry(b *bbolt.Bucket, k []byte) error { return (*blockWrites)(nil).put(b, k) }
+func putEntry(b *bbolt.Bucket, k []byte) error { return (*blockWrites)(nil).put(b, byIndex, k) }
 
 // deleteEntry removes index key k from index bucket b at once.
-func deleteEntry(b *bbolt.Bucket, k []byte) error { return (*blockWrites)(nil).delete(b, k) }
+func deleteEntry(b *bbolt.Bucket, k []byte) error { return (*blockWrites)(nil).delete(b, byIndex, k) }
 
 // put adds index key k to index bucket b. It rewrites one block's bytes
 // around k, without decoding its entries, unless the block splits.
-func (w *blockWrites) put(b *bbolt.Bucket, k []byte) error {
-	bk, bv := blockOf(b, k)
+func (w *blockWrites) put(b *bbolt.Bucket, group grouping, k []byte) error {
+	bk, bv := blockOf(b, group, k)
 	if bk == nil {
 		// Below every block of its group: it starts the group's first
 		// block, which becomes the block's key.
@@ -374,6 +381,31 @@ func (w *blockWrites) put(b *bbolt.Bucket, k []byte) error {
 	return writeBlock(b, bk, entries)
 }
 
+// appendBlocks writes keys (sorted, distinct, of one group, all after
+// every key of b) as new blocks at the end of bucket b, each filled up to
+// maxBlockBytes.
+func appendBlocks(b *bbolt.Bucket, keys [][]byte) error {
+	b.FillPercent = 1 // blocks arrive in order, each full
+	start, size := 0, 1+binary.MaxVarintLen32
+	for i, k := range keys {
+		n := len(k) + 2*binary.MaxVarintLen16 // at most, with its lengths
+		if i > start {
+			n -= sharedPrefix(keys[i-1], k)
+		}
+		if i > start && size+n > maxBlockBytes {
+			if err := b.Put(bytes.Clone(keys[start]), sealBlock(encodeBlock(keys[start:i]))); err != nil {
+				return err
+			}
+			start, size, n = i, 1+binary.MaxVarintLen32, len(k)+2*binary.MaxVarintLen16
+		}
+		size += n
+	}
+	if start < len(keys) {
+		return b.Put(bytes.Clone(keys[start]), sealBlock(encodeBlock(keys[start:])))
+	}
+	return nil
+}
+
 // writeBlock writes the block at key bk with entries, split in two when
 // it grew too large: the second half becomes a block of its own, under
 // its first entry.
@@ -390,8 +422,8 @@ func writeBlock(b *bbolt.Bucket, bk []byte, entries [][]byte) error {
 }
 
 // delete removes index key k from index bucket b, if it is there.
-func (w *blockWrites) delete(b *bbolt.Bucket, k []byte) error {
-	bk, bv := blockOf(b, k)
+func (w *blockWrites) delete(b *bbolt.Bucket, group grouping, k []byte) error {
+	bk, bv := blockOf(b, group, k)
 	if bk == nil {
 		return nil
 	}
@@ -429,9 +461,10 @@ func (w *blockWrites) delete(b *bbolt.Bucket, k []byte) error {
 	return w.store(b, bk, spliced(bv, count-1, first, at, to, prev, next))
 }
 
-// hasEntry reports whether index bucket b holds key k.
-func hasEntry(b *bbolt.Bucket, k []byte) (bool, error) {
-	bk, bv := blockOf(b, k)
+// hasEntry reports whether bucket b, of blocks grouped by group, holds
+// key k.
+func hasEntry(b *bbolt.Bucket, group grouping, k []byte) (bool, error) {
+	bk, bv := blockOf(b, group, k)
 	if bk == nil {
 		return false, nil
 	}

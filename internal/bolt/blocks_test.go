@@ -2,12 +2,16 @@ package bolt
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	bbolt "go.etcd.io/bbolt"
+
+	"github.com/kanri/kanri/internal/docstore"
 )
 
 // TestBlocksBehaveAsSeparateKeys puts and deletes random index keys of a
@@ -51,7 +55,7 @@ func TestBlocksBehaveAsSeparateKeys(t *testing.T) {
 					} else {
 						k = model[rng.IntN(len(model))]
 					}
-					if err := w.delete(b, k); err != nil {
+					if err := w.delete(b, byIndex, k); err != nil {
 						return err
 					}
 					if i, ok := slices.BinarySearchFunc(model, k, bytes.Compare); ok {
@@ -60,7 +64,7 @@ func TestBlocksBehaveAsSeparateKeys(t *testing.T) {
 					continue
 				}
 				k := key()
-				if err := w.put(b, k); err != nil {
+				if err := w.put(b, byIndex, k); err != nil {
 					return err
 				}
 				if i, ok := slices.BinarySearchFunc(model, k, bytes.Compare); !ok {
@@ -122,7 +126,7 @@ func TestBlocksBehaveAsSeparateKeys(t *testing.T) {
 						t.Fatalf("round %d: Prev after Seek(%q) = %q, want %q", round, probe, got, want)
 					}
 				}
-				ok, err := hasEntry(b, probe)
+				ok, err := hasEntry(b, byIndex, probe)
 				_, want2 := slices.BinarySearchFunc(model, probe, bytes.Compare)
 				if err != nil || ok != want2 {
 					t.Fatalf("round %d: hasEntry(%q) = %t, %v; want %t", round, probe, ok, err, want2)
@@ -158,7 +162,7 @@ func checkBlocks(t *testing.T, b *bbolt.Bucket, round int) {
 			t.Errorf("round %d: block %q starts at %q, below its key", round, bk, entries[0])
 		}
 		for i, e := range entries {
-			if !bytes.Equal(group(e), group(bk)) {
+			if !bytes.Equal(byIndex(e), byIndex(bk)) {
 				t.Errorf("round %d: block %q holds %q of another group", round, bk, e)
 			}
 			if i > 0 && bytes.Compare(entries[i-1], e) >= 0 {
@@ -182,5 +186,72 @@ func TestBlockEncodingIsPinned(t *testing.T) {
 	got := fmt.Sprintf("%x", encodeBlock([][]byte{[]byte("p\x00\x01\x00ab"), []byte("p\x00\x01\x00ac"), []byte("p\x00\x01\x00b")}))
 	if want := "0103" + "0006700001006162" + "050163" + "040162"; got != want {
 		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestExpiryKeysOfTheFormerFormatAreRewritten opens a store whose expiry
+// keys are one bbolt key each, as stores before blocks kept them: the
+// open rewrites them in blocks, check finds them all, and purge deletes
+// the expired documents, in more than one transaction.
+func TestExpiryKeysOfTheFormerFormatAreRewritten(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	opts := Options{Now: func() time.Time { return now }}
+	st, err := Open(dir, dictSpecs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// More than Purge deletes in one transaction.
+	for chunk := 0; chunk < 2400; chunk += 100 {
+		var ops []docstore.Op
+		for i := chunk; i < chunk+100; i++ {
+			ttl := 60
+			if i%3 == 0 {
+				ttl = 3600
+			}
+			ops = append(ops, docstore.Op{Kind: docstore.OpCreate, Body: fmt.Appendf(nil, `{"id":"d%04d","tenantId":"p","type":"t","n":%d,"ttl":%d}`, i, i, ttl)})
+		}
+		if _, err := st.Container("c").Batch(context.Background(), "p", ops); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = st.db.Update(func(tx *bbolt.Tx) error {
+		var keys [][]byte
+		cur := newIndexCursor(tx.Bucket(expiryBucket))
+		for k := cur.First(); k != nil; k = cur.Next() {
+			keys = append(keys, k)
+		}
+		if err := tx.DeleteBucket(expiryBucket); err != nil {
+			return err
+		}
+		old, err := tx.CreateBucket(expiryBucket)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := old.Put(k, nil); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(metaBucket).Delete(expiryFormatKey)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st, err = Open(dir, dictSpecs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if rep, err := st.Check(false); err != nil || rep.Count != 0 || rep.ExpiryKeys != 2400 {
+		t.Fatalf("after the rewrite: %d expiry keys, problems %v, %v", rep.ExpiryKeys, rep.Problems, err)
+	}
+	now = now.Add(2 * time.Minute)
+	if n, err := st.Purge(); err != nil || n != 1600 {
+		t.Fatalf("purge: %d, %v; want 1600", n, err)
+	}
+	if rep, err := st.Check(false); err != nil || rep.Count != 0 || rep.ExpiryKeys != 800 || rep.Documents != 800 {
+		t.Fatalf("after the purge: %+v, %v", rep, err)
 	}
 }

@@ -31,8 +31,45 @@ import (
 const FileName = "kanri.db"
 
 // expiryBucket indexes documents that expire: key = expiry (8 bytes, big
-// endian Unix seconds) + container + 0 + partition + 0 + id.
+// endian Unix seconds) + container + 0 + partition + 0 + id, stored in
+// blocks (blocks.go) of one group.
 var expiryBucket = []byte("_expiry")
+
+// expiryFormatKey marks, in the meta bucket, that the expiry keys are in
+// blocks: a store written before has one bbolt key for each, which Open
+// rewrites (migrateExpiry).
+var expiryFormatKey = []byte("expiry:format")
+
+// migrateExpiry rewrites the expiry keys of a store written before they
+// were kept in blocks, holding them in memory meanwhile (about 70 bytes
+// each), and marks the format.
+func migrateExpiry(tx *bbolt.Tx) error {
+	meta := tx.Bucket(metaBucket)
+	if meta.Get(expiryFormatKey) != nil {
+		return nil
+	}
+	var keys [][]byte
+	err := tx.Bucket(expiryBucket).ForEach(func(k, _ []byte) error {
+		keys = append(keys, bytes.Clone(k))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(keys) > 0 {
+		if err := tx.DeleteBucket(expiryBucket); err != nil {
+			return err
+		}
+		exp, err := tx.CreateBucket(expiryBucket)
+		if err != nil {
+			return err
+		}
+		if err := appendBlocks(exp, keys); err != nil {
+			return err
+		}
+	}
+	return meta.Put(expiryFormatKey, []byte("2"))
+}
 
 // Options tunes a Store. The zero value is ready to use.
 type Options struct {
@@ -111,6 +148,9 @@ func Open(dir string, specs []docstore.Spec, opts Options) (*Store, error) {
 				}
 			}
 		}
+		if err := migrateExpiry(tx); err != nil {
+			return err
+		}
 		s.codec, err = loadCodec(tx)
 		return err
 	})
@@ -164,13 +204,22 @@ func (s *Store) Purge() (int, error) {
 	for {
 		n := 0
 		err := s.update(func(tx *bbolt.Tx) error {
-			idx := tx.Bucket(expiryBucket)
-			c := idx.Cursor()
+			exp := tx.Bucket(expiryBucket)
 			now := s.now().Unix()
-			for k, _ := c.First(); k != nil && n < perTx; k, _ = c.Next() {
+			// The expired keys first: deleting them changes the blocks a
+			// cursor reads.
+			var expired [][]byte
+			cur := newIndexCursor(exp)
+			for k := cur.First(); k != nil && len(expired) < perTx; k = cur.Next() {
+				if len(k) < 9 {
+					return fmt.Errorf("bolt: corrupt expiry key %q", k)
+				}
 				if int64(binary.BigEndian.Uint64(k[:8])) > now {
 					break
 				}
+				expired = append(expired, k)
+			}
+			for _, k := range expired {
 				name, key, ok := bytes.Cut(k[8:], []byte{0})
 				if !ok {
 					return fmt.Errorf("bolt: corrupt expiry key %q", k)
@@ -195,7 +244,7 @@ func (s *Store) Purge() (int, error) {
 						return err
 					}
 				}
-				if err := c.Delete(); err != nil {
+				if err := s.writes.delete(exp, whole, k); err != nil {
 					return err
 				}
 				n++

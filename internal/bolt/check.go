@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	bbolt "go.etcd.io/bbolt"
 )
@@ -102,10 +103,12 @@ func (s *Store) Check(repair bool) (Report, error) {
 		if err := s.rebuild(c, signature(c.indexes), s.log); err != nil {
 			return rep, err
 		}
-		if err := s.rebuildExpiry(c); err != nil {
+		rep.Repaired = append(rep.Repaired, name)
+	}
+	if len(bad) > 0 {
+		if err := s.rebuildExpiry(); err != nil {
 			return rep, err
 		}
-		rep.Repaired = append(rep.Repaired, name)
 	}
 	again, err := s.Check(false)
 	again.Repaired = rep.Repaired
@@ -137,7 +140,7 @@ func (c *container) check(tx *bbolt.Tx, rep *Report) error {
 			return nil
 		}
 		for _, ik := range keys {
-			if ok, err := hasEntry(idx, ik); err != nil || !ok {
+			if ok, err := hasEntry(idx, byIndex, ik); err != nil || !ok {
 				rep.problem("%s: document %q lacks its index entry %q", c.name, k, ik)
 			}
 		}
@@ -157,7 +160,7 @@ func (c *container) check(tx *bbolt.Tx, rep *Report) error {
 		if err == nil && len(entries) == 0 {
 			err = errCorruptBlock
 		}
-		name := string(group(bk))
+		name := string(byIndex(bk))
 		if _, rest, ok := bytes.Cut(bk, []byte{0}); ok && len(rest) > 0 && byTag[string(rest[:1])] != nil {
 			name = byTag[string(rest[:1])].name
 		}
@@ -168,7 +171,7 @@ func (c *container) check(tx *bbolt.Tx, rep *Report) error {
 		}
 		for i, ik := range entries {
 			switch {
-			case i == 0 && bytes.Compare(bk, ik) > 0, !bytes.Equal(group(ik), group(bk)):
+			case i == 0 && bytes.Compare(bk, ik) > 0, !bytes.Equal(byIndex(ik), byIndex(bk)):
 				rep.problem("%s: index block %q holds %q, outside it", c.name, bk, ik)
 			case prev != nil && bytes.Compare(prev, ik) >= 0:
 				rep.problem("%s: index entry %q is out of order", c.name, ik)
@@ -220,35 +223,38 @@ func (c *container) checkEntry(tx *bbolt.Tx, rep *Report, byTag map[string]*inde
 // checkExpiry verifies the expiry index against the documents' expiry
 // times, both ways, marking the containers it finds wrong in bad.
 func (s *Store) checkExpiry(tx *bbolt.Tx, rep *Report, bad map[string]bool) error {
-	es := tx.Bucket(expiryBucket).Stats()
+	exp := tx.Bucket(expiryBucket)
+	es := exp.Stats()
 	rep.ExpiryPages = Pages{Alloc: int64(es.BranchAlloc + es.LeafAlloc), InUse: int64(es.BranchInuse + es.LeafInuse)}
-	err := tx.Bucket(expiryBucket).ForEach(func(k, _ []byte) error {
-		rep.ExpiryKeys++
-		if len(k) < 9 {
-			rep.problem("expiry entry %q is malformed", k)
-			return nil
+	var prev []byte
+	cur := exp.Cursor()
+	for bk, bv := cur.First(); bk != nil; bk, bv = cur.Next() {
+		entries, err := decodeBlock(bv)
+		if err == nil && len(entries) == 0 {
+			err = errCorruptBlock
 		}
-		name, key, _ := bytes.Cut(k[8:], []byte{0})
-		b := tx.Bucket(name)
-		if s.containers[string(name)] == nil || b == nil {
-			rep.problem("expiry entry %q names no container", k)
-			return nil
+		if err != nil {
+			rep.problem("expiry block %q: %v", bk, err)
+			for name := range s.containers {
+				bad[name] = true // which documents it held is lost
+			}
+			continue
 		}
-		v := b.Get(key)
-		r, err := decodeRecord(v)
-		if v == nil || err != nil || r.expiry != int64(binary.BigEndian.Uint64(k[:8])) {
-			rep.problem("%s: expiry entry of %q does not match its document", name, key)
-			bad[string(name)] = true
+		for i, k := range entries {
+			if i == 0 && bytes.Compare(bk, k) > 0 || prev != nil && bytes.Compare(prev, k) >= 0 {
+				rep.problem("expiry entry %q is out of order", k)
+			}
+			prev = k
+			s.checkExpiryEntry(tx, rep, bad, k)
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	for name, c := range s.containers {
 		err := tx.Bucket(c.name).ForEach(func(k, v []byte) error {
 			r, err := decodeRecord(v)
-			if err == nil && r.expiry != 0 && tx.Bucket(expiryBucket).Get(expiryKey(r.expiry, c.name, k)) == nil {
+			if err != nil || r.expiry == 0 {
+				return nil
+			}
+			if ok, err := hasEntry(exp, whole, expiryKey(r.expiry, c.name, k)); err != nil || !ok {
 				rep.problem("%s: document %q expires but has no expiry entry", name, k)
 				bad[name] = true
 			}
@@ -261,39 +267,52 @@ func (s *Store) checkExpiry(tx *bbolt.Tx, rep *Report, bad map[string]bool) erro
 	return nil
 }
 
-// rebuildExpiry makes the expiry entries of c those of its documents.
-func (s *Store) rebuildExpiry(c *container) error {
+// checkExpiryEntry verifies that expiry entry k is its document's.
+func (s *Store) checkExpiryEntry(tx *bbolt.Tx, rep *Report, bad map[string]bool, k []byte) {
+	rep.ExpiryKeys++
+	if len(k) < 9 {
+		rep.problem("expiry entry %q is malformed", k)
+		return
+	}
+	name, key, _ := bytes.Cut(k[8:], []byte{0})
+	b := tx.Bucket(name)
+	if s.containers[string(name)] == nil || b == nil {
+		rep.problem("expiry entry %q names no container", k)
+		return
+	}
+	v := b.Get(key)
+	r, err := decodeRecord(v)
+	if v == nil || err != nil || r.expiry != int64(binary.BigEndian.Uint64(k[:8])) {
+		rep.problem("%s: expiry entry of %q does not match its document", name, key)
+		bad[string(name)] = true
+	}
+}
+
+// rebuildExpiry writes the expiry index again from the documents of every
+// container.
+func (s *Store) rebuildExpiry() error {
 	return s.db.Update(func(tx *bbolt.Tx) error {
-		exp := tx.Bucket(expiryBucket)
-		var stale [][]byte
-		err := exp.ForEach(func(k, _ []byte) error {
-			if len(k) < 9 {
-				stale = append(stale, bytes.Clone(k))
+		var keys [][]byte
+		for _, c := range s.containers {
+			err := tx.Bucket(c.name).ForEach(func(k, v []byte) error {
+				if r, err := decodeRecord(v); err == nil && r.expiry != 0 {
+					keys = append(keys, expiryKey(r.expiry, c.name, k))
+				}
 				return nil
-			}
-			name, key, _ := bytes.Cut(k[8:], []byte{0})
-			if !bytes.Equal(name, c.name) {
-				return nil
-			}
-			v := tx.Bucket(c.name).Get(key)
-			if r, err := decodeRecord(v); v == nil || err != nil || r.expiry != int64(binary.BigEndian.Uint64(k[:8])) {
-				stale = append(stale, bytes.Clone(k))
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, k := range stale {
-			if err := exp.Delete(k); err != nil {
+			})
+			if err != nil {
 				return err
 			}
 		}
-		return tx.Bucket(c.name).ForEach(func(k, v []byte) error {
-			if r, err := decodeRecord(v); err == nil && r.expiry != 0 {
-				return exp.Put(expiryKey(r.expiry, c.name, k), nil)
-			}
-			return nil
-		})
+		slices.SortFunc(keys, bytes.Compare)
+		keys = slices.CompactFunc(keys, bytes.Equal)
+		if err := tx.DeleteBucket(expiryBucket); err != nil {
+			return err
+		}
+		exp, err := tx.CreateBucket(expiryBucket)
+		if err != nil {
+			return err
+		}
+		return appendBlocks(exp, keys)
 	})
 }

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -58,12 +59,13 @@ func TestCheckFindsAndRepairsDamage(t *testing.T) {
 			return err
 		}
 		// d loses its expiry entry.
-		return exp.ForEach(func(k, _ []byte) error {
+		cur := newIndexCursor(exp)
+		for k := cur.First(); k != nil; k = cur.Next() {
 			if strings.HasSuffix(string(k), "p\x00d") {
-				return exp.Delete(k)
+				return (*blockWrites)(nil).delete(exp, whole, k)
 			}
-			return nil
-		})
+		}
+		return errors.New("no expiry entry of d")
 	})
 	if err != nil {
 		t.Fatal(err)

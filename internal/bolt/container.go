@@ -222,7 +222,7 @@ func (c *container) delete(tx *bbolt.Tx, pk, id, ifMatch string) error {
 		return stale()
 	}
 	if old.expiry != 0 {
-		if err := tx.Bucket(expiryBucket).Delete(expiryKey(old.expiry, c.name, key)); err != nil {
+		if err := c.s.writes.delete(tx.Bucket(expiryBucket), whole, expiryKey(old.expiry, c.name, key)); err != nil {
 			return err
 		}
 	}
@@ -249,7 +249,7 @@ func (c *container) put(tx *bbolt.Tx, key []byte, d docstore.Document, body []by
 			return "", err
 		}
 		if old.expiry != 0 {
-			if err := idx.Delete(expiryKey(old.expiry, c.name, key)); err != nil {
+			if err := c.s.writes.delete(idx, whole, expiryKey(old.expiry, c.name, key)); err != nil {
 				return "", err
 			}
 		}
@@ -275,7 +275,7 @@ func (c *container) put(tx *bbolt.Tx, key []byte, d docstore.Document, body []by
 	}
 	if ttl > 0 {
 		r.expiry = now + ttl
-		if err := idx.Put(expiryKey(r.expiry, c.name, key), nil); err != nil {
+		if err := c.s.writes.put(idx, whole, expiryKey(r.expiry, c.name, key)); err != nil {
 			return "", err
 		}
 	}

@@ -278,14 +278,14 @@ func (c *container) reindex(tx *bbolt.Tx, docKey, oldBody []byte, newDoc *lazyDo
 	}
 	for _, k := range oldKeys {
 		if !slices.ContainsFunc(newKeys, func(n []byte) bool { return bytes.Equal(n, k) }) {
-			if err := c.s.writes.delete(b, k); err != nil {
+			if err := c.s.writes.delete(b, byIndex, k); err != nil {
 				return err
 			}
 		}
 	}
 	for _, k := range newKeys {
 		if !slices.ContainsFunc(oldKeys, func(o []byte) bool { return bytes.Equal(o, k) }) {
-			if err := c.s.writes.put(b, k); err != nil {
+			if err := c.s.writes.put(b, byIndex, k); err != nil {
 				return err
 			}
 		}

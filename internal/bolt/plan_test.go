@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -368,9 +369,10 @@ func TestAppendingContainersFillTheirPages(t *testing.T) {
 		if fill := float64(p.InUse) / float64(p.Alloc); fill < tc.least || fill > tc.most {
 			t.Errorf("appends %v: pages %.2f full, want between %.2f and %.2f", tc.appends, fill, tc.least, tc.most)
 		}
-		// Expiry keys arrive in order whatever the container.
-		if e := rep.ExpiryPages; float64(e.InUse)/float64(e.Alloc) < 0.8 {
-			t.Errorf("appends %v: expiry pages %.2f full (%d of %d bytes), want at least 0.80", tc.appends, float64(e.InUse)/float64(e.Alloc), e.InUse, e.Alloc)
+		// Expiry keys arrive in order whatever the container, in blocks:
+		// 5,000 of them fit a page or two.
+		if e := rep.ExpiryPages; e.Alloc > 2*int64(os.Getpagesize()) {
+			t.Errorf("appends %v: 5,000 expiry keys take %d bytes of pages (%d in use), want at most 2 pages", tc.appends, e.Alloc, e.InUse)
 		}
 	}
 }
