@@ -95,9 +95,10 @@ type Store struct {
 }
 
 // growBy is how much the store's file grows when its pages run out:
-// bbolt's 16 MiB, added at any size, made up a sixth of a store of 50,000
-// messages (BenchmarkStoreSize); each growth costs one sync.
-const growBy = 4 << 20
+// bbolt's 16 MiB, added at any size, made up half of a store of 50,000
+// messages (BenchmarkStoreSize); each growth costs one sync, and the
+// initial mapping spares readers a remap.
+const growBy = 1 << 20
 
 // Open opens (creating if needed) the store in dir with the given
 // containers. Expired documents are invisible at once; RunPurge deletes
@@ -279,25 +280,48 @@ func (s *Store) RunPurge(ctx context.Context, every time.Duration) error {
 
 // record is a stored document with its system properties.
 //
-// Encoding: a version byte, _ts (8 bytes), expiry (8 bytes, 0 = never),
-// the ETag's length (1 byte) and the ETag; then, in version 1, the body;
-// in version 2, the dictionary generation the body is compressed with
-// (uvarint; 0 = not compressed, see dict.go) and the body.
+// Encoding, version 3: the version byte, then _ts (Unix seconds), the
+// expiry (Unix seconds, 0 = never), the number of the ETag and the
+// dictionary generation the body is compressed with (0 = not compressed,
+// see dict.go), uvarints each; then the body. Versions 1 and 2, which
+// stores wrote before and which still read: the version byte, _ts and
+// expiry (8 bytes each), the ETag's length (1 byte) and the ETag; in
+// version 2 the generation (uvarint); then the body.
 type record struct {
 	ts     int64
 	expiry int64
-	etag   string
+	seq    uint64 // the ETag's number (version 3)
+	etag   string // the ETag as versions 1 and 2 stored it
 	dict   uint32 // 0: data is the body's JSON
 	data   []byte
 }
 
+// ETag returns the record's ETag.
+func (r record) ETag() string {
+	if r.etag != "" {
+		return r.etag
+	}
+	return etagOf(r.seq)
+}
+
+// etagOf returns the ETag of number seq: 16 hexadecimal digits in quotes.
+func etagOf(seq uint64) string {
+	const digits = "0123456789abcdef"
+	var b [18]byte
+	b[0], b[17] = '"', '"'
+	for i := 16; i > 0; i-- {
+		b[i] = digits[seq&0xf]
+		seq >>= 4
+	}
+	return string(b[:])
+}
+
 func (r record) encode() []byte {
-	b := make([]byte, 0, 18+len(r.etag)+binary.MaxVarintLen32+len(r.data))
-	b = append(b, 2)
-	b = binary.BigEndian.AppendUint64(b, uint64(r.ts))
-	b = binary.BigEndian.AppendUint64(b, uint64(r.expiry))
-	b = append(b, byte(len(r.etag)))
-	b = append(b, r.etag...)
+	b := make([]byte, 0, 1+4*binary.MaxVarintLen64+len(r.data))
+	b = append(b, 3)
+	b = binary.AppendUvarint(b, uint64(r.ts))
+	b = binary.AppendUvarint(b, uint64(r.expiry))
+	b = binary.AppendUvarint(b, r.seq)
 	b = binary.AppendUvarint(b, uint64(r.dict))
 	return append(b, r.data...)
 }
@@ -306,8 +330,25 @@ func (r record) encode() []byte {
 // The data aliases v, which bbolt only keeps valid for the life of the
 // transaction: callers copy what they keep.
 func decodeRecord(v []byte) (record, error) {
+	if len(v) > 0 && v[0] == 3 {
+		var r record
+		rest := v[1:]
+		var fields [4]uint64
+		for i := range fields {
+			n, size := binary.Uvarint(rest)
+			if size <= 0 {
+				return record{}, errCorruptRecord
+			}
+			fields[i], rest = n, rest[size:]
+		}
+		if fields[3] > 1<<32-1 {
+			return record{}, errCorruptRecord
+		}
+		r.ts, r.expiry, r.seq, r.dict, r.data = int64(fields[0]), int64(fields[1]), fields[2], uint32(fields[3]), rest
+		return r, nil
+	}
 	if len(v) < 18 || (v[0] != 1 && v[0] != 2) || len(v) < 18+int(v[17]) {
-		return record{}, fmt.Errorf("bolt: corrupt record")
+		return record{}, errCorruptRecord
 	}
 	n := int(v[17])
 	r := record{
@@ -319,12 +360,14 @@ func decodeRecord(v []byte) (record, error) {
 	if v[0] == 2 {
 		id, size := binary.Uvarint(r.data)
 		if size <= 0 || id > 1<<32-1 {
-			return record{}, fmt.Errorf("bolt: corrupt record")
+			return record{}, errCorruptRecord
 		}
 		r.dict, r.data = uint32(id), r.data[size:]
 	}
 	return r, nil
 }
+
+var errCorruptRecord = errors.New("bolt: corrupt record")
 
 // body returns r's JSON: its data, or its data decompressed (a new
 // slice).

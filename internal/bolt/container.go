@@ -31,7 +31,7 @@ func (c *container) Read(ctx context.Context, pk, id string) (docstore.Item, err
 			return err
 		}
 		body, err := c.s.keep(r)
-		it = docstore.Item{ID: id, PartitionKey: pk, ETag: r.etag, Body: body}
+		it = docstore.Item{ID: id, PartitionKey: pk, ETag: r.ETag(), Body: body}
 		return err
 	})
 	return it, err
@@ -76,7 +76,7 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 				var r record
 				if err = docstore.CheckKey(pk, op.ID); err == nil {
 					if r, err = c.get(tx, itemKey(pk, op.ID)); err == nil {
-						results[i].ETag = r.etag
+						results[i].ETag = r.ETag()
 						results[i].Body, err = c.s.keep(r)
 					}
 				}
@@ -185,7 +185,7 @@ func (c *container) replace(tx *bbolt.Tx, pk, id string, body []byte, ifMatch st
 	if err != nil {
 		return "", err
 	}
-	if ifMatch != "" && ifMatch != old.etag {
+	if ifMatch != "" && ifMatch != old.ETag() {
 		return "", stale()
 	}
 	return c.put(tx, key, h, body)
@@ -202,7 +202,7 @@ func (c *container) upsert(tx *bbolt.Tx, pk string, body []byte, ifMatch string)
 		if err != nil {
 			return "", err
 		}
-		if !ok || old.etag != ifMatch {
+		if !ok || old.ETag() != ifMatch {
 			return "", stale()
 		}
 	}
@@ -218,7 +218,7 @@ func (c *container) delete(tx *bbolt.Tx, pk, id, ifMatch string) error {
 	if err != nil {
 		return err
 	}
-	if ifMatch != "" && ifMatch != old.etag {
+	if ifMatch != "" && ifMatch != old.ETag() {
 		return stale()
 	}
 	if old.expiry != 0 {
@@ -265,7 +265,7 @@ func (c *container) put(tx *bbolt.Tx, key []byte, d docstore.Document, body []by
 		return "", err
 	}
 	now := c.s.now().Unix()
-	r := record{ts: now, etag: fmt.Sprintf(`"%016x"`, seq)}
+	r := record{ts: now, seq: seq}
 	if r.dict, r.data, err = c.s.codec.pack(tx, kindOf(c.name, d.Members), body); err != nil {
 		return "", err
 	}
@@ -282,7 +282,7 @@ func (c *container) put(tx *bbolt.Tx, key []byte, d docstore.Document, body []by
 	if err := b.Put(key, r.encode()); err != nil {
 		return "", err
 	}
-	return r.etag, nil
+	return r.ETag(), nil
 }
 
 // oldBody returns the body of r, about to be replaced or deleted, for

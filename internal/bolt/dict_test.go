@@ -151,8 +151,9 @@ func TestAGenerationOfARolledBackWriteIsSavedByTheNext(t *testing.T) {
 	}
 }
 
-// TestRecordsOfTheFirstFormatRead reads a record as stores before
-// compression wrote it (version 1: the body follows the ETag).
+// TestRecordsOfTheFirstFormatRead reads records as stores before wrote
+// them (version 1: the body follows the ETag; version 2: a generation
+// between them).
 func TestRecordsOfTheFirstFormatRead(t *testing.T) {
 	st, err := Open(t.TempDir(), dictSpecs, Options{})
 	if err != nil {
@@ -162,11 +163,20 @@ func TestRecordsOfTheFirstFormatRead(t *testing.T) {
 	body := dictDoc("old", "t", 7)
 	v := append([]byte{1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 4}, `"e1"`...)
 	v = append(v, body...)
+	// Version 2: the same, and a generation (0: not compressed).
+	v2 := append([]byte{2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 4}, `"e2"`...)
+	v2 = append(append(v2, 0), body...)
 	err = st.db.Update(func(tx *bbolt.Tx) error {
+		if err := tx.Bucket([]byte("c")).Put(itemKey("p", "v2"), v2); err != nil {
+			return err
+		}
 		return tx.Bucket([]byte("c")).Put(itemKey("p", "old"), v)
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if it, err := st.Container("c").Read(context.Background(), "p", "v2"); err != nil || !bytes.Equal(it.Body, body) || it.ETag != `"e2"` {
+		t.Errorf("version 2: got %s %s, %v; want %s %s", it.ETag, it.Body, err, `"e2"`, body)
 	}
 	it, err := st.Container("c").Read(context.Background(), "p", "old")
 	if err != nil {
@@ -179,8 +189,8 @@ func TestRecordsOfTheFirstFormatRead(t *testing.T) {
 	if _, err := st.Container("c").Replace(context.Background(), "p", "old", body, it.ETag); err != nil {
 		t.Fatal(err)
 	}
-	if got := storedBytes(t, st, "old")[0]; got != 2 {
-		t.Errorf("rewritten record's version: got %d, want 2", got)
+	if got := storedBytes(t, st, "old")[0]; got != 3 {
+		t.Errorf("rewritten record's version: got %d, want 3", got)
 	}
 }
 
@@ -270,5 +280,18 @@ func TestLargeDocumentsAreStoredAsTheyAre(t *testing.T) {
 	it, err := st.Container("c").Read(context.Background(), "p", "big")
 	if err != nil || !bytes.Equal(it.Body, body) {
 		t.Errorf("read back %d bytes, %v; want %d", len(it.Body), err, len(body))
+	}
+}
+
+// TestETagsAreSixteenHexDigitsInQuotes pins the ETag's form: the stored
+// number, as the first format stored it in full.
+func TestETagsAreSixteenHexDigitsInQuotes(t *testing.T) {
+	for _, tt := range []struct {
+		seq  uint64
+		want string
+	}{{0, `"0000000000000000"`}, {0x1f, `"000000000000001f"`}, {1<<64 - 1, `"ffffffffffffffff"`}} {
+		if got := etagOf(tt.seq); got != tt.want || got != fmt.Sprintf(`"%016x"`, tt.seq) {
+			t.Errorf("etagOf(%d) = %s, want %s", tt.seq, got, tt.want)
+		}
 	}
 }

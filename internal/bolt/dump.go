@@ -40,7 +40,7 @@ func (s *Store) Dump(ctx context.Context, pk string, containers []string, fn fun
 				if err != nil {
 					return err
 				}
-				if err := fn(name, docstore.Item{ID: string(k[len(prefix):]), PartitionKey: pk, ETag: r.etag, Body: body}); err != nil {
+				if err := fn(name, docstore.Item{ID: string(k[len(prefix):]), PartitionKey: pk, ETag: r.ETag(), Body: body}); err != nil {
 					return err
 				}
 			}

@@ -40,7 +40,7 @@ type match struct {
 func (m match) item(s *Store) (docstore.Item, error) {
 	pk, id, _ := bytes.Cut(m.key, []byte{0})
 	body, err := s.keep(m.rec)
-	return docstore.Item{ID: string(id), PartitionKey: string(pk), ETag: m.rec.etag, Body: body}, err
+	return docstore.Item{ID: string(id), PartitionKey: string(pk), ETag: m.rec.ETag(), Body: body}, err
 }
 
 // scratch holds the bodies evaluate decompresses, each only until it has
