@@ -632,7 +632,11 @@ func BenchmarkBackupsBesidePocketBase(b *testing.B) {
 		dir := b.TempDir()
 		env := &backupEnv{data: filepath.Join(dir, "data"), blobs: filepath.Join(dir, "blobs")}
 		env.seed(b, sz)
-		runBackupChild(b, backupPhase{Step: "Full", Data: env.data, Blobs: env.blobs, Tenant: env.tenant, JobID: env.jobID, Out: filepath.Join(dir, "full.json")})
+		p := backupPhase{Step: "Full", Data: env.data, Blobs: env.blobs, Tenant: env.tenant, JobID: env.jobID, Out: filepath.Join(dir, "full.json")}
+		if profile := os.Getenv("KANRI_BENCH_BACKUP_PROFILE"); profile != "" {
+			p.Profile = filepath.Join(profile, "peer-Full")
+		}
+		runBackupChild(b, p)
 	})
 	b.Run("PocketBase", func(b *testing.B) {
 		bin, dir := buildPocketBase(b), b.TempDir()

@@ -191,8 +191,11 @@ func (c *codec) pack(tx *bbolt.Tx, kind string, body []byte) (uint32, []byte, er
 		var err error
 		opts := []zstd.EOption{zstd.WithEncoderDictRaw(d.id, d.content)}
 		if c.enc == nil {
+			// Without entropy coding of the literals a document is about
+			// a tenth larger and decompresses four times as fast (0.5
+			// rather than 2 µs for a message): every read decompresses.
 			c.enc, err = zstd.NewWriter(nil, append(opts, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
-				zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(maxDictBytes))...)
+				zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(maxDictBytes), zstd.WithNoEntropyCompression(true))...)
 		} else {
 			err = c.enc.ResetWithOptions(nil, opts...)
 		}
