@@ -483,7 +483,11 @@ func hasEntry(b *bbolt.Bucket, group grouping, k []byte) (bool, error) {
 
 // indexCursor walks the entries of an index bucket in key order, as a
 // bbolt cursor walks keys. The keys it returns stay valid for the
-// transaction. A corrupt block ends the walk (Check reports it).
+// transaction. A corrupt block ends the walk (Check reports it). Unlike
+// bbolt's, a step back after Next ran off the end returns the last entry
+// (and a step forward after Prev ran off the start the first): the
+// planner never steps a cursor that returned nil but to Seek, First or
+// Last it again.
 type indexCursor struct {
 	c       *bbolt.Cursor
 	entries [][]byte // the current block's

@@ -24,9 +24,9 @@ import (
 // The dictionary is made of the shapes of the store's own documents: the
 // first body of each kind (container and type) the store writes adds its
 // skeleton (skeleton: its member names and structure, its type and schema
-// version, every other value blank, so that no tenant's data is kept
-// there, nor that of a write that rolled back), until it holds
-// maxDictBytes. A dictionary is never changed once a record names it:
+// version, every other value blank, so that no value is kept there, nor
+// one of a write that rolled back; member names are, a map's keys too),
+// until it holds maxDictBytes. A dictionary is never changed once a record names it:
 // adding a kind makes a new generation (the old content and the new
 // skeleton), with the next id, and records name the generation they were
 // compressed with. Every generation is kept in the meta bucket
@@ -93,8 +93,11 @@ type codec struct {
 	// them all; replaced whole when a generation is added.
 	state atomic.Pointer[codecState]
 
-	mu  sync.Mutex // the encoder, used by writes
+	mu  sync.Mutex // the encoder and unfit, used by writes
 	enc *zstd.Encoder
+	// unfit holds the kinds whose skeleton the latest generation had no
+	// room for: it never will, content only grows.
+	unfit map[string]bool
 	// encID is the generation the encoder compresses with (0: none yet).
 	encID uint32
 }
@@ -165,8 +168,9 @@ func (c *codec) pack(tx *bbolt.Tx, kind string, body []byte) (uint32, []byte, er
 	defer c.mu.Unlock()
 	st := c.state.Load()
 	d := st.latest
-	if d == nil || !slices.Contains(d.kinds, kind) {
-		if sk := skeleton(body); d == nil && len(sk) <= maxDictBytes || d != nil && len(d.content)+len(sk) <= maxDictBytes {
+	if (d == nil || !slices.Contains(d.kinds, kind)) && !c.unfit[kind] {
+		sk := skeleton(body)
+		if d == nil && len(sk) <= maxDictBytes || d != nil && len(d.content)+len(sk) <= maxDictBytes {
 			next := &dictionary{id: 1, kinds: []string{kind}, content: sk}
 			if d != nil {
 				next.id = d.id + 1
@@ -177,6 +181,11 @@ func (c *codec) pack(tx *bbolt.Tx, kind string, body []byte) (uint32, []byte, er
 				return 0, nil, err
 			}
 			d = next
+		} else {
+			if c.unfit == nil {
+				c.unfit = map[string]bool{}
+			}
+			c.unfit[kind] = true
 		}
 	}
 	if d == nil {
