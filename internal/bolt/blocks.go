@@ -503,7 +503,7 @@ func (ic *indexCursor) load(bk, bv []byte) bool {
 		ic.entries, ic.i = nil, 0
 		return false
 	}
-	entries, err := decodeBlock(bv)
+	entries, err := decoded.entries(bv)
 	if err != nil || len(entries) == 0 {
 		ic.entries, ic.i = nil, 0
 		return false
