@@ -20,7 +20,7 @@ import (
 // writes them): the file's bytes per message, the bytes of keys and
 // values the messaging container's documents and each of its indexes
 // hold, how full its pages are, and the file up to its last page in use
-// (used_MiB; the file has up to 4 MiB more, room to grow). `kanri check`
+// (used_MiB; the file has up to 1 MiB more, room to grow). `kanri check`
 // reports the same of a real store.
 //
 // Beside it (sub-benchmarks PocketBase and PocketBase+FTS5), PocketBase's
