@@ -120,53 +120,21 @@ func sharedPrefix(a, b []byte) int {
 	return n
 }
 
-// decodeBlock returns the entries of stored block v, in one allocation.
+// decodeBlock returns the entries of stored block v, in one buffer.
 func decodeBlock(v []byte) ([][]byte, error) {
 	v, err := openBlock(v)
 	if err != nil {
 		return nil, err
 	}
-	if len(v) == 0 || v[0] != 1 {
-		return nil, errCorruptBlock
-	}
-	v = v[1:]
-	count, size := binary.Uvarint(v)
-	if size <= 0 || count > uint64(len(v)) {
-		return nil, errCorruptBlock
-	}
-	v = v[size:]
-	// The entries' lengths first, then their bytes into one buffer.
-	total, prevLen, rest := 0, 0, v
-	for range count {
-		shared, s1 := binary.Uvarint(rest)
-		if s1 <= 0 {
-			return nil, errCorruptBlock
-		}
-		n, s2 := binary.Uvarint(rest[s1:])
-		if s2 <= 0 || shared > uint64(prevLen) || n > uint64(len(rest)-s1-s2) {
-			return nil, errCorruptBlock
-		}
-		rest = rest[s1+s2+int(n):]
-		prevLen = int(shared) + int(n)
-		total += prevLen
-	}
-	if len(rest) != 0 {
-		return nil, errCorruptBlock
-	}
-	buf := make([]byte, 0, total)
-	out := make([][]byte, 0, count)
-	var prev []byte
-	for range count {
-		shared, s1 := binary.Uvarint(v)
-		n, s2 := binary.Uvarint(v[s1:])
-		v = v[s1+s2:]
+	buf := make([]byte, 0, 2*len(v))
+	var out [][]byte
+	_, _, err = blockWalk(v, func(e []byte, _, _ int) bool {
 		start := len(buf)
-		buf = append(append(buf, prev[:shared]...), v[:n]...)
-		v = v[n:]
-		prev = buf[start:len(buf):len(buf)]
-		out = append(out, prev)
-	}
-	return out, nil
+		buf = append(buf, e...) // a grown buf leaves the earlier entries in the old one, unchanged
+		out = append(out, buf[start:len(buf):len(buf)])
+		return true
+	})
+	return out, err
 }
 
 var errCorruptBlock = fmt.Errorf("bolt: corrupt index block")
@@ -217,9 +185,12 @@ func blockWalk(v []byte, fn func(e []byte, from, to int) bool) (int, int, error)
 		end := at + s1 + s2 + int(n)
 		e = append(e[:shared], v[at+s1+s2:end]...)
 		if !fn(e, at, end) {
-			break
+			return int(count), first, nil
 		}
 		at = end
+	}
+	if at != len(v) {
+		return 0, 0, errCorruptBlock
 	}
 	return int(count), first, nil
 }
@@ -308,12 +279,6 @@ func (w *blockWrites) flush() error {
 
 // whole puts every key of a bucket in one group: the expiry keys.
 func whole([]byte) []byte { return nil }
-
-// putEntry adds index key k to index bucket b at once.
-func putEntry(b *bbolt.Bucket, k []byte) error { return (*blockWrites)(nil).put(b, byIndex, k) }
-
-// deleteEntry removes index key k from index bucket b at once.
-func deleteEntry(b *bbolt.Bucket, k []byte) error { return (*blockWrites)(nil).delete(b, byIndex, k) }
 
 // put adds index key k to index bucket b. It rewrites one block's bytes
 // around k, without decoding its entries, unless the block splits.

@@ -78,7 +78,7 @@ func TestBlocksBehaveAsSeparateKeys(t *testing.T) {
 		}
 		st.db.View(func(tx *bbolt.Tx) error {
 			b := tx.Bucket(bucket)
-			checkBlocks(t, b, round)
+			assertBlocks(t, b, round)
 			cur := newIndexCursor(b)
 			var got [][]byte
 			for k := cur.First(); k != nil; k = cur.Next() {
@@ -140,9 +140,9 @@ func TestBlocksBehaveAsSeparateKeys(t *testing.T) {
 	}
 }
 
-// checkBlocks fails t unless the blocks of index bucket b keep their
+// assertBlocks fails t unless the blocks of index bucket b keep their
 // invariants.
-func checkBlocks(t *testing.T, b *bbolt.Bucket, round int) {
+func assertBlocks(t *testing.T, b *bbolt.Bucket, round int) {
 	t.Helper()
 	var prevLast []byte
 	blocks, compressed := 0, 0

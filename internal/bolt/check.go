@@ -153,34 +153,48 @@ func (c *container) check(tx *bbolt.Tx, rep *Report) error {
 	for i := range c.indexes {
 		byTag[string([]byte{c.indexes[i].tag})] = &c.indexes[i]
 	}
+	checkBlocks(idx, byIndex, func(bk, bv []byte, entries int) {
+		name := string(byIndex(bk))
+		if _, rest, ok := bytes.Cut(bk, []byte{0}); ok && len(rest) > 0 && byTag[string(rest[:1])] != nil {
+			name = byTag[string(rest[:1])].name
+		}
+		rep.use(string(c.name), name, entries, len(bk)+len(bv))
+	}, func(format string, args ...any) {
+		rep.problem(string(c.name)+": "+format, args...)
+	}, func(ik []byte) {
+		c.checkEntry(tx, rep, byTag, ik)
+	})
+	return nil
+}
+
+// checkBlocks walks the blocks of bucket b (blocks.go), grouped by group:
+// each block's size and entries go to use, what is wrong with it to
+// problem (it decodes, holds entries of its group, in order, at or above
+// its key and above the block before), and each entry to entry.
+func checkBlocks(b *bbolt.Bucket, group grouping, use func(bk, bv []byte, entries int), problem func(format string, args ...any), entry func(k []byte)) {
 	var prev []byte // the previous block's last entry
-	cur := idx.Cursor()
+	cur := b.Cursor()
 	for bk, bv := cur.First(); bk != nil; bk, bv = cur.Next() {
 		entries, err := decodeBlock(bv)
 		if err == nil && len(entries) == 0 {
 			err = errCorruptBlock
 		}
-		name := string(byIndex(bk))
-		if _, rest, ok := bytes.Cut(bk, []byte{0}); ok && len(rest) > 0 && byTag[string(rest[:1])] != nil {
-			name = byTag[string(rest[:1])].name
-		}
-		rep.use(string(c.name), name, len(entries), len(bk)+len(bv))
+		use(bk, bv, len(entries))
 		if err != nil {
-			rep.problem("%s: index block %q: %v", c.name, bk, err)
+			problem("block %q: %v", bk, err)
 			continue
 		}
-		for i, ik := range entries {
+		for i, k := range entries {
 			switch {
-			case i == 0 && bytes.Compare(bk, ik) > 0, !bytes.Equal(byIndex(ik), byIndex(bk)):
-				rep.problem("%s: index block %q holds %q, outside it", c.name, bk, ik)
-			case prev != nil && bytes.Compare(prev, ik) >= 0:
-				rep.problem("%s: index entry %q is out of order", c.name, ik)
+			case i == 0 && bytes.Compare(bk, k) > 0, !bytes.Equal(group(k), group(bk)):
+				problem("block %q holds %q, outside it", bk, k)
+			case prev != nil && bytes.Compare(prev, k) >= 0:
+				problem("entry %q is out of order", k)
 			}
-			prev = ik
-			c.checkEntry(tx, rep, byTag, ik)
+			prev = k
+			entry(k)
 		}
 	}
-	return nil
 }
 
 // checkEntry verifies that index entry ik is one its document makes.
@@ -226,28 +240,14 @@ func (s *Store) checkExpiry(tx *bbolt.Tx, rep *Report, bad map[string]bool) erro
 	exp := tx.Bucket(expiryBucket)
 	es := exp.Stats()
 	rep.ExpiryPages = Pages{Alloc: int64(es.BranchAlloc + es.LeafAlloc), InUse: int64(es.BranchInuse + es.LeafInuse)}
-	var prev []byte
-	cur := exp.Cursor()
-	for bk, bv := cur.First(); bk != nil; bk, bv = cur.Next() {
-		entries, err := decodeBlock(bv)
-		if err == nil && len(entries) == 0 {
-			err = errCorruptBlock
+	checkBlocks(exp, whole, func([]byte, []byte, int) {}, func(format string, args ...any) {
+		rep.problem("expiry "+format, args...)
+		for name := range s.containers {
+			bad[name] = true // a damaged block: which documents it holds is lost
 		}
-		if err != nil {
-			rep.problem("expiry block %q: %v", bk, err)
-			for name := range s.containers {
-				bad[name] = true // which documents it held is lost
-			}
-			continue
-		}
-		for i, k := range entries {
-			if i == 0 && bytes.Compare(bk, k) > 0 || prev != nil && bytes.Compare(prev, k) >= 0 {
-				rep.problem("expiry entry %q is out of order", k)
-			}
-			prev = k
-			s.checkExpiryEntry(tx, rep, bad, k)
-		}
-	}
+	}, func(k []byte) {
+		s.checkExpiryEntry(tx, rep, bad, k)
+	})
 	for name, c := range s.containers {
 		err := tx.Bucket(c.name).ForEach(func(k, v []byte) error {
 			r, err := decodeRecord(v)

@@ -50,12 +50,12 @@ func TestCheckFindsAndRepairsDamage(t *testing.T) {
 		}
 		// c loses its index entry.
 		keys, _ := cont.indexKeys(itemKey("p", "c"), []byte(`{"type":"t","n":3}`))
-		if err := deleteEntry(idx, keys[0]); err != nil {
+		if err := (*blockWrites)(nil).delete(idx, byIndex, keys[0]); err != nil {
 			return err
 		}
 		// a gains an entry that is not its own.
 		wrong, _ := cont.indexKeys(itemKey("p", "a"), []byte(`{"type":"t","n":9}`))
-		if err := putEntry(idx, wrong[0]); err != nil {
+		if err := (*blockWrites)(nil).put(idx, byIndex, wrong[0]); err != nil {
 			return err
 		}
 		// d loses its expiry entry.
