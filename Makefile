@@ -107,6 +107,7 @@ e2e-run-%: e2e-setup e2e-build
 E2E_CHECK = { cat $(E2E_STORES:%=$(TEST_OUT)/e2e-%.log) > $(E2E_LOG) || { echo "the browser tests did not run on every store (see above)"; false; }; } && \
   if grep -qE '^(FAIL|\s*--- FAIL|panic:)' $(E2E_LOG); then \
     grep -E -- '^\s*--- FAIL|^FAIL|^panic:' $(E2E_LOG) | head -100; \
+    echo "what the failed steps said:"; ./.ci/why $(E2E_LOG) | head -60; \
     echo "e2e tests failed; full logs (with the server output of each failed step) in $(E2E_STORES:%=$(TEST_OUT)/e2e-%.log), screenshots in e2e/screenshots/"; false; \
   else ./.ci/count-tests --e2e $(E2E_LOG); fi
 
