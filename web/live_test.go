@@ -357,7 +357,7 @@ func TestLiveStreamEndsWhenTheSessionEnds(t *testing.T) {
 	live.next(t, `id="messages"`)
 	// Bob signs out in another tab (the same cookie): every session of
 	// his ends, this stream too, within the recheck.
-	other := &client{t: t, e: e, http: &http.Client{Jar: bob.http.Jar, CheckRedirect: bob.http.CheckRedirect}, csrf: bob.csrf}
+	other := &client{t: t, e: e, http: &http.Client{Jar: bob.http.Jar, CheckRedirect: bob.http.CheckRedirect}, csrf: bob.csrf, base: bob.base}
 	e.clock.Advance(time.Second) // the test's clock stands still otherwise: a sign-out must come after the sign-in
 	if resp, _ := other.post("/logout", nil); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign out: status %d", resp.StatusCode)

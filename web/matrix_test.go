@@ -20,6 +20,7 @@ import (
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/store"
 )
 
 // persona is a kind of signed-in user of the matrix.
@@ -242,6 +243,17 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 			}
 		}
 	}
+	passkey := ""
+	if strings.Contains(path, ":passkey") {
+		// A passkey of the actor's, in whichever tenant is theirs.
+		passkey = fmt.Sprintf("passkey_m%d", n)
+		for _, tid := range []string{e.acme.ID, e.globex.ID, kanri.PrivilegedTenantID} {
+			k := &kanri.Passkey{Doc: kanri.Doc{ID: passkey}, UserID: actorID, Name: "matrix"}
+			if err := store.Of[kanri.Passkey](e.st.Tenant(tid), kanri.ContainerAuth, kanri.TypePasskey).Create(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	if strings.HasPrefix(path, "/t/:tenant/archives") {
 		// The archives are the backup service's: assigned whatever route
 		// the matrix checked before (routes come in no fixed order).
@@ -255,7 +267,7 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 		form.Set("retentionDays", "7")
 	}
 	r := strings.NewReplacer(":tenant", e.acme.ID, ":service", svc, ":role", "admin", ":upload", upload, ":msg", message, ":user", e.acmeBob.ID,
-		":job", job, ":restore", restore, ":session", session)
+		":job", job, ":restore", restore, ":session", session, ":passkey", passkey)
 	if strings.HasPrefix(path, "/t/:tenant/backups/history/:id") {
 		path = strings.Replace(path, ":id", run, 1)
 	}

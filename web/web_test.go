@@ -69,6 +69,7 @@ type env struct {
 	calls     *docstoretest.CountingStore // counts the store calls of everything above
 	tenants   *tenant.Service
 	users     *user.Service
+	signIns   *auth.Service
 	roles     *role.Service
 	catalog   *catalog.Service
 	domains   *emaildomain.Service
@@ -116,7 +117,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 	if _, _, err := auth.Bootstrap(ctx, ts, us, roles, adminEmail, password); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{st: st, faults: faults, calls: calls, tenants: ts, users: us, roles: roles, catalog: svcs.Catalog, clock: clk, dns: dns,
+	e := &env{st: st, faults: faults, calls: calls, tenants: ts, users: us, signIns: svcs.Auth, roles: roles, catalog: svcs.Catalog, clock: clk, dns: dns,
 		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files, archives: svcs.Archives}
 	e.domains.Timeout = 300 * time.Millisecond
 	for _, name := range []string{"acme", "globex"} {
@@ -186,6 +187,9 @@ type client struct {
 	e    *env
 	http *http.Client
 	csrf string
+	// base is the address the client reaches the server at: the test
+	// server's, or another name of it (localClient).
+	base string
 }
 
 func (e *env) client(t testing.TB) *client {
@@ -194,9 +198,17 @@ func (e *env) client(t testing.TB) *client {
 	// in parallel, and closing another test's server closes the idle
 	// connections of http.DefaultTransport (httptest.Server.Close), which
 	// can break a request of this test that was about to reuse one.
-	return &client{t: t, e: e, http: &http.Client{Transport: e.srv.Client().Transport, Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+	return &client{t: t, e: e, base: e.srv.URL, http: &http.Client{Transport: e.srv.Client().Transport, Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
 	}}}
+}
+
+// localClient is a client that reaches the server as localhost, a domain
+// name, as a browser must for passkeys (at 127.0.0.1 there are none).
+func (e *env) localClient(t testing.TB) *client {
+	c := e.client(t)
+	c.base = strings.Replace(e.srv.URL, "127.0.0.1", "localhost", 1)
+	return c
 }
 
 var csrfPattern = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
@@ -204,7 +216,7 @@ var csrfPattern = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
 // get fetches path and remembers the page's CSRF token.
 func (c *client) get(path string) (*http.Response, string) {
 	c.t.Helper()
-	resp, err := c.http.Get(c.e.srv.URL + path)
+	resp, err := c.http.Get(c.base + path)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -242,7 +254,7 @@ func (c *client) post(path string, form url.Values) (*http.Response, string) {
 	if _, ok := form["_csrf"]; !ok {
 		form.Set("_csrf", c.csrf)
 	}
-	resp, err := c.http.PostForm(c.e.srv.URL+path, form)
+	resp, err := c.http.PostForm(c.base+path, form)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -255,7 +267,7 @@ func (c *client) post(path string, form url.Values) (*http.Response, string) {
 // client's CSRF token as its header (as scripts send it).
 func (c *client) send(method, path string, body io.Reader, h http.Header) (*http.Response, string) {
 	c.t.Helper()
-	req, err := http.NewRequest(method, c.e.srv.URL+path, body)
+	req, err := http.NewRequest(method, c.base+path, body)
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -118,7 +118,10 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 	// deactivated) while it was being checked. When a second factor
 	// follows, they are cleared by its success only: the password again
 	// does not give a guesser of codes new attempts.
-	second := u.Security.TwoFactorEnabled && t.TwoFactorAvailable()
+	second, err := s.SecondStep(ctx, t, u)
+	if err != nil {
+		return nil, nil, err
+	}
 	changed := false
 	u, err = s.update(ctx, t.ID, u.ID, func(u *kanri.User) bool {
 		if changed = u.PasswordHash != checked || !u.IsActive || !u.DeletedAt.IsZero(); changed {

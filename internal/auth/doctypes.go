@@ -17,4 +17,16 @@ var DocTypes = []doctype.Type{
 		Export:    []string{"device", "ipAddress", "createdAt", "lastSeenAt"},
 		Retention: doctype.Retention{PerDocument: "ttl: the session's absolute lifetime"},
 	},
+	{
+		Name: kanri.TypePasskey, Container: kanri.ContainerAuth, Of: &kanri.Passkey{},
+		Indexes:  []doctype.Index{{Name: "passkey_user", Fields: []string{"userId", "createdAt"}}},
+		Backup:   doctype.NotBackedUp("a way to sign in of one device: a restore gives none back, as it gives no session back"),
+		Personal: doctype.Personal{Owner: "userId", Data: []string{"name", "aaguid", "createdAt", "lastUsedAt"}},
+		Erasure:  doctype.Erase(),
+		Export:   []string{"name", "aaguid", "createdAt", "lastUsedAt"},
+	},
+	{
+		Name: kanri.TypePasskeyLookup, Container: kanri.ContainerAuth, Of: &kanri.PasskeyLookup{},
+		Backup: doctype.NotBackedUp("the operator's index from a credential to its tenant, in the _system partition"),
+	},
 }

@@ -61,6 +61,9 @@ const (
 	ReasonChangedDuring  = "changed_during_sign_in"
 	ReasonWrongCode      = "wrong_code"
 	ReasonRecoveryCode   = "recovery_code"
+	ReasonPasskey        = "passkey"         // signed in with a passkey
+	ReasonPasskeyRefused = "passkey_refused" // its answer did not verify
+	ReasonUnknownPasskey = "unknown_passkey" // no passkey of this server
 )
 
 // Reasons of the records of a tenant's subscription: suspended by the

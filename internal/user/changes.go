@@ -199,17 +199,29 @@ func (s *Service) SetAvatar(ctx context.Context, tenantID, id string, seen kanri
 	})
 }
 
-// ResetTwoFactor turns a user's two-factor sign-in off (a lost phone:
-// they enrol again) and ends every session of theirs.
+// ResetTwoFactor turns a user's two-factor sign-in off and removes their
+// passkeys (a lost phone: they enrol again), and ends every session of
+// theirs.
 func (s *Service) ResetTwoFactor(ctx context.Context, tenantID, id string, seen kanri.Seen) (*kanri.User, error) {
-	return s.change(ctx, tenantID, id, seen, "user.2fa_reset", func(u *kanri.User) error {
-		if !u.Security.TwoFactorEnabled && u.Security.TwoFactorPending == "" {
+	keys, err := auth.CountPasskeys(ctx, s.Store, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.change(ctx, tenantID, id, seen, "user.2fa_reset", func(u *kanri.User) error {
+		if !u.Security.TwoFactorEnabled && u.Security.TwoFactorPending == "" && keys == 0 {
 			return kanri.E(kanri.ECONFLICT, "twofactor.not_enabled")
 		}
 		auth.ClearTwoFactor(u)
 		u.Security.SessionsValidAfter = kanri.NewTime(s.Now())
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := auth.RemovePasskeys(ctx, s.Store, tenantID, id); err != nil {
+		return nil, err
+	}
+	return u, nil
 }
 
 // Delete soft-deletes a user: inactive, marked deleted, username freed and

@@ -167,7 +167,15 @@ func (s *Console) RequireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Set(httpkit.KeyGlobal, access.GlobalAdmin)
 		// Read on every request, so that a rule switched on reaches
 		// sessions already open, on every instance.
-		c.Set(httpkit.KeyEnrol, !u.Security.TwoFactorEnabled && home.TwoFactorRequired(access.Admin))
+		enrol := !u.Security.TwoFactorEnabled && home.TwoFactorRequired(access.Admin)
+		if enrol { // a passkey is a second factor too
+			has, err := s.Auth.HasPasskey(ctx, home.ID, u.ID)
+			if err != nil {
+				return err
+			}
+			enrol = !has
+		}
+		c.Set(httpkit.KeyEnrol, enrol)
 		a := audit.ActorFrom(ctx)
 		a.UserID, a.UserName, a.TenantID, a.GlobalAdmin = u.ID, u.Username, home.ID, access.GlobalAdmin
 		a.SessionID, _ = s.Session(c).Values[httpkit.KeySessionID].(string)
@@ -249,7 +257,8 @@ func (s *Console) MustEnrol(c echo.Context) bool {
 
 // enrolmentOnly are the paths a session that must enrol may reach.
 func enrolmentOnly(path string) bool {
-	return path == "/logout" || path == "/lang" || path == "/theme" || strings.HasPrefix(path, views.TwoFactorPath())
+	return path == "/logout" || path == "/lang" || path == "/theme" || strings.HasPrefix(path, views.TwoFactorPath()) ||
+		strings.HasPrefix(path, "/account/passkeys")
 }
 
 // enterTenant applies to the request what the tenant it works in decides:

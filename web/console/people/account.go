@@ -34,6 +34,10 @@ func (s *Pages) renderAccount(c echo.Context, status int, v views.AccountView) e
 	if v.ErasureRequested, err = s.Erasure.Requested(c.Request().Context(), u.TenantID, u.ID); err != nil {
 		return err
 	}
+	if v.Passkeys.Keys, err = s.Auth.Passkeys(c.Request().Context(), u.TenantID, u.ID); err != nil {
+		return err
+	}
+	v.Passkeys.Usable = relyingParty(c).Usable()
 	return httpkit.Render(c, status, views.AccountPage(s.Page(c, "account.title", "account"), v))
 }
 

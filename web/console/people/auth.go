@@ -25,7 +25,7 @@ func (s *Pages) loginForm(c echo.Context) error {
 	if err := s.SaveSession(c); err != nil { // the CSRF token of the form
 		return err
 	}
-	return httpkit.Render(c, http.StatusOK, views.Login(p, "", "", console.NextPath(c.QueryParam("next")), ""))
+	return httpkit.Render(c, http.StatusOK, views.Login(p, views.LoginView{Next: console.NextPath(c.QueryParam("next")), Passkeys: relyingParty(c).Usable()}))
 }
 
 // login checks the credentials and starts a new session, then goes to the
@@ -38,7 +38,7 @@ func (s *Pages) login(c echo.Context) error {
 		// The wrong password (or no such user), a locked account, or the
 		// right password of a closed organisation: each says which.
 		p := s.Page(c, "login.title", "")
-		return httpkit.Render(c, httpkit.Status(err), views.Login(p, tenantName, username, next, httpkit.Message(ctx, err, "login.failed")))
+		return httpkit.Render(c, httpkit.Status(err), views.Login(p, views.LoginView{Tenant: tenantName, Username: username, Next: next, Error: httpkit.Message(ctx, err, "login.failed"), Passkeys: relyingParty(c).Usable()}))
 	}
 	if err != nil {
 		return err

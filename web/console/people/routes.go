@@ -9,12 +9,17 @@ import (
 
 // Routes are the pages of the sign-in, one's account and two-factor sign-in, and the tenant's users and roles.
 func (s *Pages) Routes(g console.Groups) []console.Route {
+	pk := passkeyPages{s}
 	return []console.Route{
 		console.Get(g.Public, "/login", httpkit.RoutePublic, s.loginForm),
 		console.Post(g.Public, "/login", httpkit.RoutePublic, s.login),
 		console.Get(g.Public, "/login/2fa", httpkit.RoutePublic, s.secondFactorForm),
 		console.Post(g.Public, "/login/2fa", httpkit.RoutePublic, s.secondFactor),
 		console.Post(g.Public, "/login/2fa/cancel", httpkit.RoutePublic, s.cancelSecondFactor),
+		console.Post(g.Public, "/login/2fa/passkey/options", httpkit.RoutePublic, pk.stepOptions),
+		console.Post(g.Public, "/login/2fa/passkey", httpkit.RoutePublic, pk.step),
+		console.Post(g.Public, "/login/passkey/options", httpkit.RoutePublic, pk.signInOptions),
+		console.Post(g.Public, "/login/passkey", httpkit.RoutePublic, pk.signIn),
 		console.Post(g.Public, "/lang", httpkit.RoutePublic, s.setLang),
 		console.Post(g.Public, "/theme", httpkit.RoutePublic, s.setTheme),
 		console.Get(g.SignedIn, "/", httpkit.RouteSignedIn, s.home),
@@ -30,6 +35,9 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Post(g.SignedIn, "/account/2fa/setup", httpkit.RouteSignedIn, s.setupTwoFactor),
 		console.Post(g.SignedIn, "/account/2fa/confirm", httpkit.RouteSignedIn, s.confirmTwoFactor),
 		console.Post(g.SignedIn, "/account/2fa/disable", httpkit.RouteSignedIn, s.disableTwoFactor),
+		console.Post(g.SignedIn, "/account/passkeys/options", httpkit.RouteSignedIn, pk.addOptions),
+		console.Post(g.SignedIn, "/account/passkeys", httpkit.RouteSignedIn, pk.add),
+		console.Post(g.SignedIn, "/account/passkeys/:passkey/remove", httpkit.RouteSignedIn, pk.remove),
 		console.Get(g.Staff, "/switch", role.TenantsRead, s.switchTenant),
 		console.Get(g.Tenant, "/users", role.UsersRead, s.listUsers),
 		console.Get(g.Tenant, "/users/new", role.UsersCreate, s.newUser),

@@ -31,7 +31,11 @@ const (
 // none yet).
 func (s *Pages) afterPassword(c echo.Context, u *kanri.User, t *kanri.Tenant, next string) error {
 	ctx := c.Request().Context()
-	if u.Security.TwoFactorEnabled && t.TwoFactorAvailable() {
+	second, err := s.Auth.SecondStep(ctx, t, u)
+	if err != nil {
+		return err
+	}
+	if second {
 		sess := s.Session(c)
 		for k := range sess.Values {
 			if k != httpkit.KeyCSRF {
@@ -80,7 +84,25 @@ func (s *Pages) secondFactorForm(c echo.Context) error {
 	if _, _, _, ok := s.pendingSignIn(c); !ok {
 		return c.Redirect(http.StatusSeeOther, "/login")
 	}
-	return httpkit.Render(c, http.StatusOK, views.SecondFactorPage(s.Page(c, "twofactor.title", ""), ""))
+	return s.showSecondFactor(c, http.StatusOK, "")
+}
+
+// showSecondFactor renders the second step of the sign-in waiting for it,
+// with errMsg: the code of the authenticator app, or a passkey, whichever
+// the user has.
+func (s *Pages) showSecondFactor(c echo.Context, status int, errMsg string) error {
+	ctx := c.Request().Context()
+	uid, tid, _, _ := s.pendingSignIn(c)
+	u, err := s.Users.Get(ctx, tid, uid)
+	if err != nil {
+		return err
+	}
+	passkey, err := s.Auth.HasPasskey(ctx, tid, uid)
+	if err != nil {
+		return err
+	}
+	v := views.SecondFactorView{Code: u.Security.TwoFactorEnabled, Passkey: passkey, PasskeyUsable: relyingParty(c).Usable(), Error: errMsg}
+	return httpkit.Render(c, status, views.SecondFactorPage(s.Page(c, "twofactor.title", ""), v))
 }
 
 // secondFactor checks the code and signs the user in.
@@ -93,7 +115,7 @@ func (s *Pages) secondFactor(c echo.Context) error {
 	}
 	u, err := s.Auth.SecondFactor(ctx, tid, uid, c.FormValue("code"))
 	if kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
-		return httpkit.Render(c, http.StatusUnauthorized, views.SecondFactorPage(s.Page(c, "twofactor.title", ""), i18n.T(ctx, "twofactor.failed")))
+		return s.showSecondFactor(c, http.StatusUnauthorized, i18n.T(ctx, "twofactor.failed"))
 	}
 	if err != nil {
 		return err
@@ -102,17 +124,7 @@ func (s *Pages) secondFactor(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	access, err := s.Roles.AccessOf(ctx, t.ID, u.ID)
-	if err != nil {
-		return err
-	}
-	if err := s.StartSession(c, u, t.ID); err != nil {
-		return err
-	}
-	if next != "" {
-		return c.Redirect(http.StatusSeeOther, next)
-	}
-	return c.Redirect(http.StatusSeeOther, homePath(t, access))
+	return s.signedIn(c, u, t, next)
 }
 
 // cancelSecondFactor gives up a sign-in waiting for its code.
@@ -143,6 +155,9 @@ func (s *Pages) showTwoFactor(c echo.Context, status int, recovery []string, err
 	v := views.TwoFactorView{
 		Enabled: u.Security.TwoFactorEnabled, Available: home.TwoFactorAvailable(), Required: s.MustEnrol(c), Enforced: enforced,
 		Account: account(u, home), Recovery: recovery, Left: len(u.Security.RecoveryCodes), Errors: errs,
+	}
+	if v.Required {
+		v.Passkeys.Usable = relyingParty(c).Usable()
 	}
 	if !v.Enabled && len(recovery) == 0 {
 		e, err := s.Auth.PendingTwoFactor(u, account(u, home))
@@ -231,4 +246,20 @@ func (s *Pages) disableTwoFactor(c echo.Context) error {
 // ends their sessions: an administrator's action, audited.
 func (s *Pages) resetTwoFactor(c echo.Context) error {
 	return s.userAction(c, "twofactor.reset_done", false, s.Users.ResetTwoFactor)
+}
+
+// signedIn begins the session of u, whose sign-in ended, and sends them
+// on: to next, or to their start page.
+func (s *Pages) signedIn(c echo.Context, u *kanri.User, t *kanri.Tenant, next string) error {
+	access, err := s.Roles.AccessOf(c.Request().Context(), t.ID, u.ID)
+	if err != nil {
+		return err
+	}
+	if err := s.StartSession(c, u, t.ID); err != nil {
+		return err
+	}
+	if next != "" {
+		return c.Redirect(http.StatusSeeOther, next)
+	}
+	return c.Redirect(http.StatusSeeOther, homePath(t, access))
 }

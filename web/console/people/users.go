@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/views"
@@ -84,6 +85,9 @@ func (s *Pages) editUser(c echo.Context) error {
 		return err
 	}
 	if f.ErasureRequested, err = s.Erasure.Requested(c.Request().Context(), u.TenantID, u.ID); err != nil {
+		return err
+	}
+	if f.Passkeys, err = auth.CountPasskeys(c.Request().Context(), s.Store, u.TenantID, u.ID); err != nil {
 		return err
 	}
 	return httpkit.Render(c, http.StatusOK, views.UserFormPage(s.Page(c, "users.edit", "users"), f))
