@@ -72,6 +72,7 @@ func TestConsole(t *testing.T) {
 			s.migrationSteps,
 			s.archiveSteps,
 			s.twoFactorSteps,
+			s.passkeySteps,
 			s.domainSteps,
 			s.apiKeySteps,
 			s.corsSteps,
