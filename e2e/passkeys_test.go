@@ -80,6 +80,7 @@ func (s *suite) passkeySteps(t *testing.T) {
 		s.signInOK(t, pia, tenantName, "pia", piaPass, "/account")
 		s.visible(t, pia, "passkeys-none")
 		s.fill(t, pia, "passkey-name-input", "Pia's laptop")
+		s.fill(t, pia, "passkey-password-input", piaPass)
 		s.submitStatus(t, pia, pia.tid("passkey-add"), "/account/passkeys", 303)
 		s.atPath(t, pia, "/account")
 		s.containsText(t, pia, "flash", "Pia's laptop")

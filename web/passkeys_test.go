@@ -30,10 +30,10 @@ func newDevice(c *client, userID string) *device {
 }
 
 // options asks path for a ceremony's options, as passkeys.js does: a
-// form post with the CSRF token, answered with JSON.
-func (c *client) options(path string) (int, string) {
+// post of the form's fields with the CSRF token, answered with JSON.
+func (c *client) options(path string, form url.Values) (int, string) {
 	c.t.Helper()
-	resp, body := c.post(path, nil)
+	resp, body := c.post(path, form)
 	if resp.StatusCode == http.StatusOK && !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		c.t.Errorf("%s answered %s, want JSON", path, resp.Header.Get("Content-Type"))
 	}
@@ -44,7 +44,7 @@ func (c *client) options(path string) (int, string) {
 // and returns the answer to the form's post.
 func (c *client) addPasskey(d *device, name string) (*http.Response, string) {
 	c.t.Helper()
-	status, opts := c.options("/account/passkeys/options")
+	status, opts := c.options("/account/passkeys/options", url.Values{"name": {name}, "current": {password}})
 	if status != http.StatusOK {
 		c.t.Fatalf("the options of a new passkey: %d %s", status, opts)
 	}
@@ -66,7 +66,7 @@ func (c *client) addPasskey(d *device, name string) (*http.Response, string) {
 // first passkey.
 func (c *client) assertion(d *device, optionsPath string) string {
 	c.t.Helper()
-	status, opts := c.options(optionsPath)
+	status, opts := c.options(optionsPath, nil)
 	if status != http.StatusOK {
 		c.t.Fatalf("%s: %d %s", optionsPath, status, opts)
 	}
@@ -111,6 +111,8 @@ func TestPasskeyAddedOnTheAccountPageSignsInAlone(t *testing.T) {
 		t.Fatalf("the sign-in page offers no passkey: %s", excerpt(login, "passkey"))
 	}
 	answer := other.assertion(d, "/login/passkey/options")
+	base, _ := url.Parse(other.base)
+	captured, token := other.http.Jar.Cookies(base), other.csrf // what the answer goes with
 	resp, _ = other.post("/login/passkey", url.Values{"credential": {answer}})
 	wantStatus(t, "signing in with the passkey", resp, http.StatusSeeOther)
 	if loc := resp.Header.Get("Location"); strings.HasPrefix(loc, "/login") {
@@ -118,9 +120,11 @@ func TestPasskeyAddedOnTheAccountPageSignsInAlone(t *testing.T) {
 	}
 	resp, _ = other.get("/account")
 	wantStatus(t, "the account page after a passkey sign-in", resp, http.StatusOK)
-	// The same answer again: its challenge was used.
+	// The same request again, cookie and all (a proxy's log, say): its
+	// challenge was taken.
 	again := e.localClient(t)
-	again.get("/login")
+	again.http.Jar.SetCookies(base, captured)
+	again.csrf = token
 	resp, body := again.post("/login/passkey", url.Values{"credential": {answer}})
 	if resp.StatusCode == http.StatusSeeOther || !strings.Contains(body, `data-testid="login-error"`) {
 		t.Errorf("a replayed answer: %d, want the sign-in page with an error", resp.StatusCode)
@@ -143,6 +147,9 @@ func TestPasskeyFormSaysWhatIsWrongAndKeepsTheName(t *testing.T) {
 	e := newEnv(t)
 	bob := e.localClient(t).signIn("acme", "bob")
 	d := newDevice(bob, e.acmeBob.ID)
+	if status, body := bob.options("/account/passkeys/options", url.Values{"name": {"Laptop"}, "current": {"not-my-password"}}); status != http.StatusUnprocessableEntity || !strings.Contains(body, "current password") {
+		t.Errorf("options with a wrong password: %d %s, want 422 saying so", status, body)
+	}
 	long := strings.Repeat("x", kanri.PasskeyNameMax+1)
 	resp, page := bob.addPasskey(d, long)
 	wantStatus(t, "a name too long", resp, http.StatusUnprocessableEntity)
@@ -248,7 +255,7 @@ func TestNoPasskeysAtAnIPAddress(t *testing.T) {
 	if !strings.Contains(page, `data-testid="passkeys-unavailable"`) || strings.Contains(page, `data-testid="passkey-add-form"`) {
 		t.Errorf("the account page at an IP address: %s", excerpt(page, "passkeys"))
 	}
-	if status, _ := bob.options("/account/passkeys/options"); status != http.StatusUnprocessableEntity {
+	if status, _ := bob.options("/account/passkeys/options", url.Values{"current": {password}}); status != http.StatusUnprocessableEntity {
 		t.Errorf("the options of a new passkey at an IP address: %d, want 422", status)
 	}
 	other := e.client(t)
@@ -256,7 +263,7 @@ func TestNoPasskeysAtAnIPAddress(t *testing.T) {
 	if strings.Contains(login, "passkey-signin-form") {
 		t.Error("the sign-in page at an IP address offers a passkey")
 	}
-	if status, _ := other.options("/login/passkey/options"); status != http.StatusUnprocessableEntity {
+	if status, _ := other.options("/login/passkey/options", nil); status != http.StatusUnprocessableEntity {
 		t.Errorf("the options of a passkey sign-in at an IP address: %d, want 422", status)
 	}
 	// Without the CSRF token, nothing begins.

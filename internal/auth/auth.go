@@ -38,10 +38,11 @@ type Service struct {
 // New returns a sign-in service; h hashes and checks passwords.
 func New(d app.Deps, h Hasher) *Service { return &Service{Deps: d, hasher: h} }
 
-// SignIn checks a user's credentials in the named tenant. Failures count
-// towards a lockout: the fifth in a row locks the account for 15 minutes.
-// Every outcome is audited.
-func (s *Service) SignIn(ctx context.Context, tenantName, username, password string) (*kanri.User, *kanri.Tenant, error) {
+// SignIn checks a user's credentials in the named tenant, on the server
+// as the browser sees it (rp), and says whether a second step follows.
+// Failures count towards a lockout: the fifth in a row locks the account
+// for 15 minutes. Every outcome is audited.
+func (s *Service) SignIn(ctx context.Context, rp RelyingParty, tenantName, username, password string) (*kanri.User, *kanri.Tenant, bool, error) {
 	t, u := s.lookup(ctx, strings.TrimSpace(tenantName), strings.TrimSpace(username))
 	if u == nil {
 		s.hasher.waste(password)
@@ -50,7 +51,7 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 			target = t.ID
 		}
 		s.record(ctx, target, "auth.login_failed", kanri.AuditResource{Type: kanri.AuditUser, Name: username}, kanri.ReasonUnknownUser)
-		return nil, nil, ErrSignIn
+		return nil, nil, false, ErrSignIn
 	}
 	now := s.Now()
 	res := kanri.AuditResource{Type: kanri.AuditUser, ID: u.ID, Name: u.Username}
@@ -76,13 +77,13 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 		return true
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	if refused {
 		s.hasher.waste(password) // as long as any other answer
 		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonAccountLocked)
 		until := u.Security.LockedUntil.In(t.Location()).Format("2006-01-02 15:04 MST")
-		return nil, nil, kanri.E(kanri.EUNAUTHENTICATED, "login.locked", until)
+		return nil, nil, false, kanri.E(kanri.EUNAUTHENTICATED, "login.locked", until)
 	}
 	checked := u.PasswordHash
 	ok := s.hasher.Check(checked, password)
@@ -92,26 +93,16 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 		if locked {
 			s.record(ctx, t.ID, "auth.lockout", res, kanri.ReasonTooManyFailed)
 		}
-		return nil, nil, ErrSignIn
+		return nil, nil, false, ErrSignIn
 	case !u.IsActive || !u.DeletedAt.IsZero():
 		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonUserInactive)
-		return nil, nil, ErrSignIn
+		return nil, nil, false, ErrSignIn
 	case !t.OpenAt(now):
 		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonTenantInactive+":"+t.Status)
-		// The password was right: its attempt is not held against them.
-		if _, err := s.update(ctx, t.ID, u.ID, func(u *kanri.User) bool {
-			if u.PasswordHash != checked {
-				return false
-			}
-			u.Security.FailedLoginAttempts = max(0, u.Security.FailedLoginAttempts-1)
-			if locked { // the lock this attempt's count set
-				u.Security.LockedUntil = kanri.Time{}
-			}
-			return true
-		}); err != nil {
-			return nil, nil, err
+		if err := s.uncount(ctx, t.ID, u.ID, checked, locked); err != nil {
+			return nil, nil, false, err
 		}
-		return nil, nil, kanri.E(kanri.EFORBIDDEN, t.ClosedMessage(now))
+		return nil, nil, false, kanri.E(kanri.EFORBIDDEN, t.ClosedMessage(now))
 	}
 	// The right password: the attempts, and a lock this attempt's count
 	// set, are cleared, unless the password was reset (or the user
@@ -120,7 +111,16 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 	// does not give a guesser of codes new attempts.
 	second, err := s.SecondStep(ctx, t, u)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
+	}
+	if second && !u.Security.TwoFactorEnabled && !rp.Usable() {
+		// The second step would be a passkey, which this address cannot
+		// use: said, and the right password not held against them.
+		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonPasskeyElsewhere)
+		if err := s.uncount(ctx, t.ID, u.ID, checked, locked); err != nil {
+			return nil, nil, false, err
+		}
+		return nil, nil, false, kanri.E(kanri.EFORBIDDEN, "passkeys.only_elsewhere")
 	}
 	changed := false
 	u, err = s.update(ctx, t.ID, u.ID, func(u *kanri.User) bool {
@@ -135,11 +135,11 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 		return true
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	if changed {
 		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonChangedDuring)
-		return nil, nil, ErrSignIn
+		return nil, nil, false, ErrSignIn
 	}
 	ctx = audit.WithActor(ctx, withUser(audit.ActorFrom(ctx), u, t.ID))
 	if second {
@@ -147,7 +147,25 @@ func (s *Service) SignIn(ctx context.Context, tenantName, username, password str
 	} else {
 		s.record(ctx, t.ID, "auth.login", res, "")
 	}
-	return u, t, nil
+	return u, t, second, nil
+}
+
+// uncount takes back the attempt of a right password (checked: the hash
+// it was checked against) that cannot sign in for a reason that is not a
+// guesser's (a closed organisation, a passkey this address cannot use),
+// and the lock its count set (locked).
+func (s *Service) uncount(ctx context.Context, tenantID, userID, checked string, locked bool) error {
+	_, err := s.update(ctx, tenantID, userID, func(u *kanri.User) bool {
+		if u.PasswordHash != checked {
+			return false
+		}
+		u.Security.FailedLoginAttempts = max(0, u.Security.FailedLoginAttempts-1)
+		if locked { // the lock this attempt's count set
+			u.Security.LockedUntil = kanri.Time{}
+		}
+		return true
+	})
+	return err
 }
 
 // lookup finds the tenant and the user by point reads of their name

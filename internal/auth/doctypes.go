@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"time"
+
 	"github.com/kanri/kanri/internal/doctype"
 	"github.com/kanri/kanri/internal/kanri"
 )
@@ -28,5 +30,10 @@ var DocTypes = []doctype.Type{
 	{
 		Name: kanri.TypePasskeyLookup, Container: kanri.ContainerAuth, Of: &kanri.PasskeyLookup{},
 		Backup: doctype.NotBackedUp("the operator's index from a credential to its tenant, in the _system partition"),
+	},
+	{
+		Name: kanri.TypePasskeyCeremony, Container: kanri.ContainerAuth, Of: &kanri.PasskeyCeremony{},
+		Backup:    doctype.NotBackedUp("a passkey's challenge of the moment, in the _system partition"),
+		Retention: doctype.Retention{TTL: kanri.PasskeyCeremonyTTL * time.Second},
 	},
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
+	"github.com/google/uuid"
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
@@ -24,12 +25,14 @@ import (
 // Passkeys (docs/security.md, "Passkeys") are WebAuthn credentials: a
 // user registers them on their account page, then signs in with one alone
 // (the device checked who holds it: two factors in one step), or uses one
-// as the second step after their password. The ceremonies' state (the
-// challenge) is kept by the caller in the encrypted session cookie, used
-// once, and runs out after ceremonyTimeout.
+// as the second step after their password. A ceremony's state (its
+// challenge) is a document of the _system partition, which its end
+// deletes before it checks the answer: an answer is taken once, whatever
+// cookie comes with it. The caller keeps the ceremony's id (in the
+// session) between its options and its end.
 
 // ceremonyTimeout is how long a passkey ceremony's challenge holds.
-const ceremonyTimeout = 5 * time.Minute
+const ceremonyTimeout = kanri.PasskeyCeremonyTTL * time.Second
 
 // Errors of passkeys.
 var (
@@ -76,12 +79,19 @@ func (rp RelyingParty) webAuthn() (*webauthn.WebAuthn, error) {
 }
 
 // Ceremony is what a passkey ceremony began: the options for the browser
-// (navigator.credentials, as JSON) and the state its end needs, which the
-// caller keeps out of the browser's reach.
+// (navigator.credentials, as JSON) and the id of its state, which the
+// caller keeps out of the browser's reach (in the encrypted session).
 type Ceremony struct {
 	Options []byte
-	State   []byte
+	ID      string
 }
+
+// Kinds of ceremonies.
+const (
+	ceremonyAdd    = "add"
+	ceremonySignIn = "signin"
+	ceremonyStep   = "step"
+)
 
 // webUser is a user as WebAuthn sees them: the user handle is the user's
 // id (random, no personal data, at most 64 bytes).
@@ -172,8 +182,13 @@ func credentialOf(k *kanri.Passkey) (webauthn.Credential, error) {
 	return c, nil
 }
 
-// ceremony returns the options and state of a ceremony begun.
-func ceremony(options any, state *webauthn.SessionData) (*Ceremony, error) {
+func ceremonies(st *store.Store) *store.Repo[kanri.PasskeyCeremony, *kanri.PasskeyCeremony] {
+	return store.Of[kanri.PasskeyCeremony](st.Tenant(kanri.SystemTenantID), kanri.ContainerAuth, kanri.TypePasskeyCeremony)
+}
+
+// begin keeps the state of a ceremony of kind (of the user userID of
+// tenantID, when it has one) and returns it with its options.
+func (s *Service) begin(ctx context.Context, kind, tenantID, userID string, options any, state *webauthn.SessionData) (*Ceremony, error) {
 	o, err := json.Marshal(options)
 	if err != nil {
 		return nil, err
@@ -182,23 +197,52 @@ func ceremony(options any, state *webauthn.SessionData) (*Ceremony, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Ceremony{Options: o, State: st}, nil
+	c := &kanri.PasskeyCeremony{
+		Doc:  kanri.Doc{ID: "pkc_" + strings.ReplaceAll(uuid.NewString(), "-", "")},
+		Kind: kind, KeyTenantID: tenantID, UserID: userID, State: string(st), TTL: kanri.PasskeyCeremonyTTL,
+	}
+	if err := ceremonies(s.Store).Create(ctx, c); err != nil {
+		return nil, err
+	}
+	return &Ceremony{Options: o, ID: c.ID}, nil
 }
 
-// stateOf reads the state of a ceremony; nil or unreadable state (none
-// begun, or the cookie lost it) is errNoCeremony.
-func stateOf(b []byte) (webauthn.SessionData, error) {
+// take returns the state of ceremony id, of kind (and of the user userID
+// of tenantID, when it has one), and deletes it: a second answer finds
+// none. A ceremony not found (never begun, taken already, run out) or of
+// another kind or user is errNoCeremony.
+func (s *Service) take(ctx context.Context, id, kind, tenantID, userID string) (webauthn.SessionData, error) {
 	var st webauthn.SessionData
-	if len(b) == 0 || json.Unmarshal(b, &st) != nil || st.Challenge == "" {
+	if !strings.HasPrefix(id, "pkc_") || docstore.CheckKey(kanri.SystemTenantID, id) != nil {
 		return st, errNoCeremony
+	}
+	repo := ceremonies(s.Store)
+	c, err := repo.Get(ctx, id)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return st, errNoCeremony
+	}
+	if err != nil {
+		return st, err
+	}
+	// Deleted at the version read: of two answers at once, one wins.
+	switch err := repo.Delete(ctx, c.ID, c.ETag); {
+	case kanri.IsCode(err, kanri.ENOTFOUND) || kanri.IsCode(err, kanri.ESTALE):
+		return st, errNoCeremony
+	case err != nil:
+		return st, err
+	}
+	if c.Kind != kind || c.KeyTenantID != tenantID || c.UserID != userID || json.Unmarshal([]byte(c.State), &st) != nil || st.Challenge == "" {
+		return webauthn.SessionData{}, errNoCeremony
 	}
 	return st, nil
 }
 
 // BeginPasskey begins the registration of a passkey of the user on a
 // device: a credential the device keeps (discoverable), with a check of
-// who holds it where the device can.
-func (s *Service) BeginPasskey(ctx context.Context, rp RelyingParty, tenantID, userID string) (*Ceremony, error) {
+// who holds it where the device can. The user's current password is
+// asked: a passkey signs in without one, so a session left open (or
+// stolen) must not be enough to add one.
+func (s *Service) BeginPasskey(ctx context.Context, rp RelyingParty, tenantID, userID, password string) (*Ceremony, error) {
 	w, err := rp.webAuthn()
 	if err != nil {
 		return nil, err
@@ -206,6 +250,9 @@ func (s *Service) BeginPasskey(ctx context.Context, rp RelyingParty, tenantID, u
 	wu, err := s.webUserOf(ctx, tenantID, userID)
 	if err != nil {
 		return nil, err
+	}
+	if !s.hasher.Check(wu.u.PasswordHash, password) {
+		return nil, kanri.Invalid(kanri.Fields{"current": "validation.current_password"})
 	}
 	if len(wu.keys) >= kanri.PasskeysMax {
 		return nil, kanri.E(kanri.EINVALID, "passkeys.too_many", kanri.PasskeysMax)
@@ -221,7 +268,7 @@ func (s *Service) BeginPasskey(ctx context.Context, rp RelyingParty, tenantID, u
 	if err != nil {
 		return nil, err
 	}
-	return ceremony(options, state)
+	return s.begin(ctx, ceremonyAdd, tenantID, userID, options, state)
 }
 
 // validPasskeyName returns name trimmed, or the error of the field.
@@ -238,10 +285,10 @@ func validPasskeyName(name string) (string, error) {
 	return name, nil
 }
 
-// AddPasskey ends the registration begun with state: it checks the
-// device's answer (response, the credential as JSON) and keeps the
-// passkey under name.
-func (s *Service) AddPasskey(ctx context.Context, rp RelyingParty, tenantID, userID, name string, state, response []byte) (*kanri.Passkey, error) {
+// AddPasskey ends the registration begun as ceremony ceremonyID: it
+// checks the device's answer (response, the credential as JSON) and keeps
+// the passkey under name.
+func (s *Service) AddPasskey(ctx context.Context, rp RelyingParty, tenantID, userID, name, ceremonyID string, response []byte) (*kanri.Passkey, error) {
 	name, err := validPasskeyName(name)
 	if err != nil {
 		return nil, err
@@ -250,7 +297,7 @@ func (s *Service) AddPasskey(ctx context.Context, rp RelyingParty, tenantID, use
 	if err != nil {
 		return nil, err
 	}
-	st, err := stateOf(state)
+	st, err := s.take(ctx, ceremonyID, ceremonyAdd, tenantID, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -387,7 +434,7 @@ func userPasskeys(ctx context.Context, st *store.Store, tenantID, userID string)
 // BeginPasskeySignIn begins a sign-in with a passkey alone: the device
 // offers the passkeys it holds for this server, and must check who holds
 // it (user verification), which makes the one step two factors.
-func (s *Service) BeginPasskeySignIn(rp RelyingParty) (*Ceremony, error) {
+func (s *Service) BeginPasskeySignIn(ctx context.Context, rp RelyingParty) (*Ceremony, error) {
 	w, err := rp.webAuthn()
 	if err != nil {
 		return nil, err
@@ -396,19 +443,19 @@ func (s *Service) BeginPasskeySignIn(rp RelyingParty) (*Ceremony, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ceremony(options, state)
+	return s.begin(ctx, ceremonySignIn, "", "", options, state)
 }
 
 // PasskeySignIn ends a sign-in with a passkey alone: it finds the passkey's
 // tenant and user from the credential, checks the device's answer and
 // signs the user in under the same rules as a password (an active user, an
 // open organisation, no lock). Every outcome is audited.
-func (s *Service) PasskeySignIn(ctx context.Context, rp RelyingParty, state, response []byte) (*kanri.User, *kanri.Tenant, error) {
+func (s *Service) PasskeySignIn(ctx context.Context, rp RelyingParty, ceremonyID string, response []byte) (*kanri.User, *kanri.Tenant, error) {
 	w, err := rp.webAuthn()
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := stateOf(state)
+	st, err := s.take(ctx, ceremonyID, ceremonySignIn, "", "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -457,6 +504,13 @@ func (s *Service) PasskeySignIn(ctx context.Context, rp RelyingParty, state, res
 func (s *Service) passkeyUsed(ctx context.Context, t *kanri.Tenant, wu *webUser, cred *webauthn.Credential, alone bool) (*kanri.User, error) {
 	now := s.Now()
 	res := kanri.AuditResource{Type: kanri.AuditUser, ID: wu.u.ID, Name: wu.u.Username}
+	if cred.Authenticator.CloneWarning {
+		// The device's counter did not grow past the one it last sent:
+		// another device has a copy of the key.
+		s.Logger.Warn("passkey refused: its counter went back, the key may have been copied", "tenant", t.ID, "passkey", kanri.PasskeyID(cred.ID))
+		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonPasskeyRefused)
+		return nil, ErrPasskey
+	}
 	var why string
 	u, err := s.update(ctx, t.ID, wu.u.ID, func(u *kanri.User) bool {
 		switch {
@@ -495,9 +549,6 @@ func (s *Service) passkeyUsed(ctx context.Context, t *kanri.Tenant, wu *webUser,
 		}); err != nil {
 			s.Logger.Warn("passkey's use not recorded", "tenant", t.ID, "passkey", k.ID, "err", err)
 		}
-		if cred.Authenticator.CloneWarning {
-			s.Logger.Warn("passkey's counter went back: the key may have been copied", "tenant", t.ID, "passkey", k.ID)
-		}
 	}
 	ctx = audit.WithActor(ctx, withUser(audit.ActorFrom(ctx), u, t.ID))
 	s.record(ctx, t.ID, "auth.login", res, kanri.ReasonPasskey)
@@ -522,17 +573,17 @@ func (s *Service) BeginPasskeyStep(ctx context.Context, rp RelyingParty, tenantI
 	if err != nil {
 		return nil, err
 	}
-	return ceremony(options, state)
+	return s.begin(ctx, ceremonyStep, tenantID, userID, options, state)
 }
 
 // PasskeyStep ends the second step of a sign-in with a passkey of the
 // user, whose password was right.
-func (s *Service) PasskeyStep(ctx context.Context, rp RelyingParty, tenantID, userID string, state, response []byte) (*kanri.User, error) {
+func (s *Service) PasskeyStep(ctx context.Context, rp RelyingParty, tenantID, userID, ceremonyID string, response []byte) (*kanri.User, error) {
 	w, err := rp.webAuthn()
 	if err != nil {
 		return nil, err
 	}
-	st, err := stateOf(state)
+	st, err := s.take(ctx, ceremonyID, ceremonyStep, tenantID, userID)
 	if err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ func newPasskeyFixture(t *testing.T) *passkeyFixture {
 // server's options, and returns the server's answer.
 func (f *passkeyFixture) register(t *testing.T, d *device, u *kanri.User, name string) (*kanri.Passkey, error) {
 	t.Helper()
-	cer, err := f.svcs.Auth.BeginPasskey(f.ctx, rp, f.tenant.ID, u.ID)
+	cer, err := f.svcs.Auth.BeginPasskey(f.ctx, rp, f.tenant.ID, u.ID, pass)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (f *passkeyFixture) register(t *testing.T, d *device, u *kanri.User, name s
 	}
 	cred := virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2)
 	answer := virtualwebauthn.CreateAttestationResponse(browserRP, d.auth, cred, *opts)
-	k, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, u.ID, name, cer.State, []byte(answer))
+	k, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, u.ID, name, cer.ID, []byte(answer))
 	if err == nil {
 		d.auth.AddCredential(cred)
 		d.creds = append(d.creds, cred)
@@ -98,7 +98,7 @@ func (f *passkeyFixture) register(t *testing.T, d *device, u *kanri.User, name s
 // passkey (or cred when given).
 func (f *passkeyFixture) signIn(t *testing.T, d *device, cred *virtualwebauthn.Credential) (*kanri.User, *kanri.Tenant, error) {
 	t.Helper()
-	cer, err := f.svcs.Auth.BeginPasskeySignIn(rp)
+	cer, err := f.svcs.Auth.BeginPasskeySignIn(f.ctx, rp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,9 +109,9 @@ func (f *passkeyFixture) signIn(t *testing.T, d *device, cred *virtualwebauthn.C
 	if cred == nil {
 		cred = &d.creds[0]
 	}
-	answer := virtualwebauthn.CreateAssertionResponse(browserRP, d.auth, *cred, *opts)
 	cred.Counter++
-	return f.svcs.Auth.PasskeySignIn(f.ctx, rp, cer.State, []byte(answer))
+	answer := virtualwebauthn.CreateAssertionResponse(browserRP, d.auth, *cred, *opts)
+	return f.svcs.Auth.PasskeySignIn(f.ctx, rp, cer.ID, []byte(answer))
 }
 
 func TestPasskeyRegisteredThenSignsInAlone(t *testing.T) {
@@ -147,17 +147,21 @@ func TestPasskeyRegisteredThenSignsInAlone(t *testing.T) {
 	if got, want := keys[0].LastUsedAt.Time, f.clock.now(); !got.Equal(want) {
 		t.Errorf("passkey last used %v, want %v", got, want)
 	}
-	// The counter the device sent is kept: a copy that sends an older
-	// one still verifies (synced passkeys send 0), but is logged.
-	if keys[0].SignCount != 0 {
-		t.Errorf("sign count %d, want the device's 0", keys[0].SignCount)
+	// The counter the device sent is kept.
+	if keys[0].SignCount != 1 {
+		t.Errorf("sign count %d, want the device's 1", keys[0].SignCount)
 	}
 	if _, _, err := f.signIn(t, d, nil); err != nil {
 		t.Fatalf("a second sign-in: %v", err)
 	}
 	keys, _ = f.svcs.Auth.Passkeys(f.ctx, f.tenant.ID, f.alice.ID)
-	if keys[0].SignCount != 1 {
-		t.Errorf("sign count %d, want 1", keys[0].SignCount)
+	if keys[0].SignCount != 2 {
+		t.Errorf("sign count %d, want 2", keys[0].SignCount)
+	}
+	// A copy of the key (a counter that does not grow) is refused.
+	d.creds[0].Counter = 1
+	if _, _, err := f.signIn(t, d, nil); err != auth.ErrPasskey {
+		t.Errorf("a counter gone back: %v, want ErrPasskey", err)
 	}
 }
 
@@ -178,36 +182,59 @@ func TestPasskeyRegistrationRefusesBadInputAndKeepsNothing(t *testing.T) {
 		}
 	}
 	// A ceremony never begun, or its state lost.
-	if _, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, f.alice.ID, "Laptop", nil, []byte("{}")); !kanri.IsCode(err, kanri.EINVALID) {
+	if _, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, f.alice.ID, "Laptop", "", []byte("{}")); !kanri.IsCode(err, kanri.EINVALID) {
 		t.Errorf("no ceremony: %v, want EINVALID", err)
 	}
-	// An answer that is not one.
-	cer, err := f.svcs.Auth.BeginPasskey(f.ctx, rp, f.tenant.ID, f.alice.ID)
-	if err != nil {
-		t.Fatal(err)
+	// Not without the password.
+	if _, err := f.svcs.Auth.BeginPasskey(f.ctx, rp, f.tenant.ID, f.alice.ID, "wrong-password-1"); kanri.ErrorFields(err)["current"] == "" {
+		t.Errorf("a wrong password: %v, want an error of current", err)
 	}
-	if _, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, f.alice.ID, "Laptop", cer.State, []byte(`{"id":"x"}`)); kanri.ErrorFields(err)["credential"] == "" {
+	begin := func() (*auth.Ceremony, *virtualwebauthn.AttestationOptions) {
+		cer, err := f.svcs.Auth.BeginPasskey(f.ctx, rp, f.tenant.ID, f.alice.ID, pass)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts, err := virtualwebauthn.ParseAttestationOptions(string(cer.Options))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cer, opts
+	}
+	// An answer that is not one.
+	cer, _ := begin()
+	if _, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, f.alice.ID, "Laptop", cer.ID, []byte(`{"id":"x"}`)); kanri.ErrorFields(err)["credential"] == "" {
 		t.Errorf("garbage answer: %v, want an error of the credential", err)
 	}
 	// An answer made for another site (a phishing page's origin).
-	opts, _ := virtualwebauthn.ParseAttestationOptions(string(cer.Options))
+	cer, opts := begin()
 	evil := virtualwebauthn.RelyingParty{ID: "localhost", Name: "Kanri", Origin: "http://evil.test"}
 	answer := virtualwebauthn.CreateAttestationResponse(evil, d.auth, virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2), *opts)
-	if _, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, f.alice.ID, "Laptop", cer.State, []byte(answer)); kanri.ErrorFields(err)["credential"] == "" {
+	if _, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, f.alice.ID, "Laptop", cer.ID, []byte(answer)); kanri.ErrorFields(err)["credential"] == "" {
 		t.Errorf("another origin's answer: %v, want an error of the credential", err)
 	}
 	// An answer to alice's ceremony registered for bob.
+	cer, opts = begin()
 	answer = virtualwebauthn.CreateAttestationResponse(browserRP, d.auth, virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2), *opts)
-	if _, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, f.bob.ID, "Laptop", cer.State, []byte(answer)); err == nil {
+	if _, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, f.bob.ID, "Laptop", cer.ID, []byte(answer)); err == nil {
 		t.Error("alice's ceremony registered a passkey of bob")
 	}
-	for _, u := range []*kanri.User{f.alice, f.bob} {
-		if keys, err := f.svcs.Auth.Passkeys(f.ctx, f.tenant.ID, u.ID); err != nil || len(keys) != 0 {
-			t.Errorf("%s has %d passkeys (%v), want none", u.Username, len(keys), err)
-		}
+	// A ceremony answers once.
+	cer, opts = begin()
+	answer = virtualwebauthn.CreateAttestationResponse(browserRP, d.auth, virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2), *opts)
+	if _, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, f.alice.ID, "Laptop", cer.ID, []byte(answer)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, f.alice.ID, "Again", cer.ID, []byte(answer)); !kanri.IsCode(err, kanri.EINVALID) {
+		t.Errorf("the same answer again: %v, want EINVALID", err)
+	}
+	if keys, _ := f.svcs.Auth.Passkeys(f.ctx, f.tenant.ID, f.alice.ID); len(keys) != 1 {
+		t.Fatalf("alice has %d passkeys, want the one", len(keys))
+	}
+	if keys, err := f.svcs.Auth.Passkeys(f.ctx, f.tenant.ID, f.bob.ID); err != nil || len(keys) != 0 {
+		t.Errorf("bob has %d passkeys (%v), want none", len(keys), err)
 	}
 	// At an IP address there are no passkeys: said, not a failure.
-	if _, err := f.svcs.Auth.BeginPasskey(f.ctx, auth.RelyingParty("http://127.0.0.1:8080"), f.tenant.ID, f.alice.ID); err != auth.ErrPasskeysUnavailable {
+	if _, err := f.svcs.Auth.BeginPasskey(f.ctx, auth.RelyingParty("http://127.0.0.1:8080"), f.tenant.ID, f.alice.ID, pass); err != auth.ErrPasskeysUnavailable {
 		t.Errorf("at an IP address: %v, want ErrPasskeysUnavailable", err)
 	}
 	if auth.RelyingParty("http://127.0.0.1:8080").Usable() || !rp.Usable() {
@@ -245,12 +272,47 @@ func TestPasskeySignInRefusals(t *testing.T) {
 		}
 	})
 	t.Run("the state of another ceremony", func(t *testing.T) {
-		cer, _ := f.svcs.Auth.BeginPasskeySignIn(rp)
-		other, _ := f.svcs.Auth.BeginPasskeySignIn(rp)
+		cer, _ := f.svcs.Auth.BeginPasskeySignIn(f.ctx, rp)
+		other, _ := f.svcs.Auth.BeginPasskeySignIn(f.ctx, rp)
 		opts, _ := virtualwebauthn.ParseAssertionOptions(string(cer.Options))
+		d.creds[0].Counter++
 		answer := virtualwebauthn.CreateAssertionResponse(browserRP, d.auth, d.creds[0], *opts)
-		if _, _, err := f.svcs.Auth.PasskeySignIn(f.ctx, rp, other.State, []byte(answer)); err != auth.ErrPasskey {
+		if _, _, err := f.svcs.Auth.PasskeySignIn(f.ctx, rp, other.ID, []byte(answer)); err != auth.ErrPasskey {
 			t.Errorf("got %v, want ErrPasskey", err)
+		}
+		// A second step's ceremony does not sign in alone.
+		step, err := f.svcs.Auth.BeginPasskeyStep(f.ctx, rp, f.tenant.ID, f.bob.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.svcs.Auth.PasskeySignIn(f.ctx, rp, step.ID, []byte(answer)); !kanri.IsCode(err, kanri.EINVALID) {
+			t.Errorf("a step's ceremony: %v, want EINVALID", err)
+		}
+	})
+	t.Run("replayed", func(t *testing.T) {
+		cer, _ := f.svcs.Auth.BeginPasskeySignIn(f.ctx, rp)
+		opts, _ := virtualwebauthn.ParseAssertionOptions(string(cer.Options))
+		d.creds[0].Counter++
+		answer := virtualwebauthn.CreateAssertionResponse(browserRP, d.auth, d.creds[0], *opts)
+		if _, _, err := f.svcs.Auth.PasskeySignIn(f.ctx, rp, cer.ID, []byte(answer)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := f.svcs.Auth.PasskeySignIn(f.ctx, rp, cer.ID, []byte(answer)); !kanri.IsCode(err, kanri.EINVALID) {
+			t.Errorf("the same answer again: %v, want EINVALID (no ceremony)", err)
+		}
+	})
+	t.Run("locked user", func(t *testing.T) {
+		for range auth.MaxFailedAttempts {
+			_, _, _, _ = f.svcs.Auth.SignIn(f.ctx, rp, "acme", "bob", "wrong-password-9")
+		}
+		defer func() {
+			u, _ := f.svcs.Users.Get(f.ctx, f.tenant.ID, f.bob.ID)
+			if _, err := f.svcs.Users.Unlock(f.ctx, f.tenant.ID, u.ID, kanri.Seen{ETag: u.ETag}); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		if _, _, err := f.signIn(t, d, nil); !kanri.IsCode(err, kanri.EUNAUTHENTICATED) || err == auth.ErrPasskey {
+			t.Errorf("got %v, want the lock's own message", err)
 		}
 	})
 	t.Run("deactivated user", func(t *testing.T) {
@@ -321,8 +383,9 @@ func TestPasskeyAsSecondStep(t *testing.T) {
 		if len(opts.AllowCredentials) != 1 {
 			t.Errorf("the step of %s allows %d credentials, want their one", u.Username, len(opts.AllowCredentials))
 		}
+		d.creds[0].Counter++
 		answer := virtualwebauthn.CreateAssertionResponse(browserRP, d.auth, d.creds[0], *opts)
-		_, err = f.svcs.Auth.PasskeyStep(f.ctx, rp, f.tenant.ID, u.ID, cer.State, []byte(answer))
+		_, err = f.svcs.Auth.PasskeyStep(f.ctx, rp, f.tenant.ID, u.ID, cer.ID, []byte(answer))
 		return err
 	}
 	if err := step(da, f.alice); err != nil {
@@ -364,5 +427,45 @@ func TestPasskeysResetByAnAdministrator(t *testing.T) {
 	u, _ = f.svcs.Users.Get(f.ctx, f.tenant.ID, f.alice.ID)
 	if _, err := f.svcs.Users.ResetTwoFactor(f.ctx, f.tenant.ID, u.ID, kanri.Seen{ETag: u.ETag}); !kanri.IsCode(err, kanri.ECONFLICT) {
 		t.Errorf("a reset of nothing: %v, want ECONFLICT", err)
+	}
+}
+
+func TestPasskeyOfADeletedUserSignsNobodyIn(t *testing.T) {
+	f := newPasskeyFixture(t)
+	d := newDevice(f.bob.ID, virtualwebauthn.AuthenticatorOptions{})
+	if _, err := f.register(t, d, f.bob, "Laptop"); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := f.svcs.Users.Get(f.ctx, f.tenant.ID, f.bob.ID)
+	if _, err := f.svcs.Users.Delete(f.ctx, f.tenant.ID, u.ID, kanri.Seen{ETag: u.ETag}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.signIn(t, d, nil); err != auth.ErrPasskey {
+		t.Errorf("a deleted user's passkey: %v, want ErrPasskey", err)
+	}
+}
+
+// TestPasswordSaysWhenThePasskeyStepCannotBeHere: a user whose only
+// second factor is a passkey, signing in at an address without passkeys
+// (an IP address), is told so at the password, which is not counted
+// against them; where passkeys work, the password leads to the step.
+func TestPasswordSaysWhenThePasskeyStepCannotBeHere(t *testing.T) {
+	f := newPasskeyFixture(t)
+	d := newDevice(f.bob.ID, virtualwebauthn.AuthenticatorOptions{})
+	if _, err := f.register(t, d, f.bob, "Laptop"); err != nil {
+		t.Fatal(err)
+	}
+	for range auth.MaxFailedAttempts + 1 {
+		_, _, _, err := f.svcs.Auth.SignIn(f.ctx, auth.RelyingParty("http://192.0.2.7:8080"), "acme", "bob", pass)
+		if got, _ := kanri.ErrorMessage(err); got != "passkeys.only_elsewhere" {
+			t.Fatalf("at an IP address: %v, want passkeys.only_elsewhere", err)
+		}
+	}
+	u, _ := f.svcs.Users.Get(f.ctx, f.tenant.ID, f.bob.ID)
+	if u.Security.FailedLoginAttempts != 0 || !u.Security.LockedUntil.IsZero() {
+		t.Errorf("attempts %d, locked until %v: a right password was held against them", u.Security.FailedLoginAttempts, u.Security.LockedUntil)
+	}
+	if _, _, second, err := f.svcs.Auth.SignIn(f.ctx, rp, "acme", "bob", pass); err != nil || !second {
+		t.Errorf("at localhost: second step %v, %v; want true", second, err)
 	}
 }

@@ -166,7 +166,7 @@ func TestWrongCodesLockTheAccount(t *testing.T) {
 		t.Fatal("the right code was accepted on a locked account")
 	}
 	// The password again does not give the guesser new attempts.
-	if _, _, err := f.svcs.Auth.SignIn(f.ctx, "acme", "alice", pass); err == nil {
+	if _, _, _, err := f.svcs.Auth.SignIn(f.ctx, "http://localhost", "acme", "alice", pass); err == nil {
 		if err := f.second(f.code(0)); err == nil {
 			t.Fatal("a password sign-in unlocked the codes")
 		}

@@ -64,6 +64,9 @@ const (
 	ReasonPasskey        = "passkey"         // signed in with a passkey
 	ReasonPasskeyRefused = "passkey_refused" // its answer did not verify
 	ReasonUnknownPasskey = "unknown_passkey" // no passkey of this server
+	// ReasonPasskeyElsewhere: a right password whose second step is a
+	// passkey, at an address where passkeys do not work.
+	ReasonPasskeyElsewhere = "passkey_elsewhere"
 )
 
 // Reasons of the records of a tenant's subscription: suspended by the

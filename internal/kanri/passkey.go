@@ -59,3 +59,25 @@ type PasskeyLookup struct {
 	KeyTenantID string `json:"keyTenantId"`
 	UserID      string `json:"userId"`
 }
+
+// TypePasskeyCeremony is the type of a passkey ceremony begun, in the
+// _system partition: its challenge, kept on the server so that an answer
+// is taken once.
+const TypePasskeyCeremony = "passkey_ceremony"
+
+// PasskeyCeremonyTTL is how long, in seconds, a passkey ceremony's
+// challenge holds.
+const PasskeyCeremonyTTL = 300
+
+// PasskeyCeremony is a passkey ceremony between its options and its end:
+// what kind ("add", "signin", "step"), whose (the tenant and user of an
+// addition or a second step; none for a sign-in with a passkey alone),
+// and WebAuthn's state of it (its challenge), as JSON.
+type PasskeyCeremony struct {
+	Doc
+	Kind        string `json:"kind"`
+	KeyTenantID string `json:"keyTenantId,omitempty"`
+	UserID      string `json:"userId,omitempty"`
+	State       string `json:"state"`
+	TTL         int    `json:"ttl"`
+}

@@ -235,13 +235,13 @@ func TestSignInLocksAfterFiveFailures(t *testing.T) {
 	ten := f.tenant(t, "acme", 10)
 	u, _ := f.users.Create(f.ctx, ten.ID, input("erin"))
 	for i := range auth.MaxFailedAttempts {
-		if _, _, err := f.auth.SignIn(f.ctx, "acme", "erin", "wrong-password"); err != auth.ErrSignIn {
+		if _, _, _, err := f.auth.SignIn(f.ctx, "http://localhost", "acme", "erin", "wrong-password"); err != auth.ErrSignIn {
 			t.Fatalf("bad password %d: got %v", i, err)
 		}
 	}
 	// Locked: any password, the right one too, is told until when.
 	for _, pass := range []string{password, "wrong-password"} {
-		if _, _, err := f.auth.SignIn(f.ctx, "acme", "erin", pass); !kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
+		if _, _, _, err := f.auth.SignIn(f.ctx, "http://localhost", "acme", "erin", pass); !kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
 			t.Fatalf("%q while locked: got %v, want unauthenticated", pass, err)
 		} else if key, _ := kanri.ErrorMessage(err); key != "login.locked" {
 			t.Fatalf("%q while locked says %q, want login.locked", pass, key)
@@ -260,7 +260,7 @@ func TestSignInLocksAfterFiveFailures(t *testing.T) {
 	// Once the lock has run out, the count starts again: one more wrong
 	// password does not lock the account again.
 	f.auth.Now = func() time.Time { return time.Now().Add(auth.LockoutDuration + time.Minute) }
-	if _, _, err := f.auth.SignIn(f.ctx, "acme", "erin", "wrong-password"); err != auth.ErrSignIn {
+	if _, _, _, err := f.auth.SignIn(f.ctx, "http://localhost", "acme", "erin", "wrong-password"); err != auth.ErrSignIn {
 		t.Fatalf("bad password after the lock: got %v", err)
 	}
 	after, _ := f.users.Get(f.ctx, ten.ID, u.ID)
@@ -275,7 +275,7 @@ func TestSignInLocksAfterFiveFailures(t *testing.T) {
 	if _, err := f.users.Unlock(f.ctx, ten.ID, u.ID, kanri.Seen{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := f.auth.SignIn(f.ctx, "acme", "erin", password); err != nil {
+	if _, _, _, err := f.auth.SignIn(f.ctx, "http://localhost", "acme", "erin", password); err != nil {
 		t.Errorf("after unlock: %v", err)
 	}
 }
@@ -301,18 +301,18 @@ func TestSignInGivesOneGenericError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, _, err := f.auth.SignIn(f.ctx, tt.tenant, tt.user, tt.pass); err != auth.ErrSignIn {
+			if _, _, _, err := f.auth.SignIn(f.ctx, "http://localhost", tt.tenant, tt.user, tt.pass); err != auth.ErrSignIn {
 				t.Errorf("got %v, want the generic sign-in error", err)
 			}
 		})
 	}
 	// The right password of a suspended organisation's user says so.
-	if _, _, err := f.auth.SignIn(f.ctx, "initech", "hank", password); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+	if _, _, _, err := f.auth.SignIn(f.ctx, "http://localhost", "initech", "hank", password); !kanri.IsCode(err, kanri.EFORBIDDEN) {
 		t.Errorf("the right password of a suspended tenant: got %v, want EFORBIDDEN", err)
 	} else if key, _ := kanri.ErrorMessage(err); key != "login.tenant_suspended" {
 		t.Errorf("the right password of a suspended tenant says %q, want login.tenant_suspended", key)
 	}
-	u, ten2, err := f.auth.SignIn(f.ctx, "ACME", "Gina", password)
+	u, ten2, _, err := f.auth.SignIn(f.ctx, "http://localhost", "ACME", "Gina", password)
 	if err != nil || u.Username != "gina" || ten2.ID != ten.ID {
 		t.Errorf("sign-in ignoring case: got %v, %v", u, err)
 	}
@@ -385,7 +385,7 @@ func TestPrivilegedTenantIsProtectedAndBootstrapIsIdempotent(t *testing.T) {
 	if err != nil || !created || kanri.CheckPassword(gen) != "" {
 		t.Fatalf("first bootstrap: %q %v %v", gen, created, err)
 	}
-	if _, _, err := f.auth.SignIn(f.ctx, "privileged", "root@example.com", gen); err != nil {
+	if _, _, _, err := f.auth.SignIn(f.ctx, "http://localhost", "privileged", "root@example.com", gen); err != nil {
 		t.Fatalf("sign in with the generated password: %v", err)
 	}
 	gen2, created, err := auth.Bootstrap(f.ctx, f.tenants, f.users, f.roles, "other@example.com", "Another-pass-1")
@@ -500,7 +500,7 @@ func TestParallelGuessesCannotOutrunTheLockout(t *testing.T) {
 	for i := range 40 {
 		wg.Go(func() {
 			// The generic error, or once the lock is on, that it is locked.
-			_, _, err := f.auth.SignIn(f.ctx, "acme", "target", fmt.Sprintf("Wrong-guess-%02d", i))
+			_, _, _, err := f.auth.SignIn(f.ctx, "http://localhost", "acme", "target", fmt.Sprintf("Wrong-guess-%02d", i))
 			if key, _ := kanri.ErrorMessage(err); err != auth.ErrSignIn && key != "login.locked" {
 				t.Errorf("guess %d: got %v", i, err)
 			}
@@ -523,7 +523,7 @@ func TestParallelGuessesCannotOutrunTheLockout(t *testing.T) {
 	if len(recs) != 40 {
 		t.Errorf("failed sign-in records: got %d, want 40", len(recs))
 	}
-	if _, _, err := f.auth.SignIn(f.ctx, "acme", "target", password); !kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
+	if _, _, _, err := f.auth.SignIn(f.ctx, "http://localhost", "acme", "target", password); !kanri.IsCode(err, kanri.EUNAUTHENTICATED) {
 		t.Errorf("the right password after the lockout: got %v, want refused", err)
 	}
 }
@@ -533,9 +533,9 @@ func TestTheRightFifthAttemptSignsIn(t *testing.T) {
 	ten := f.tenant(t, "acme", 10)
 	u, _ := f.users.Create(f.ctx, ten.ID, input("frank"))
 	for range auth.MaxFailedAttempts - 1 {
-		f.auth.SignIn(f.ctx, "acme", "frank", "Wrong-password-1")
+		f.auth.SignIn(f.ctx, "http://localhost", "acme", "frank", "Wrong-password-1")
 	}
-	if _, _, err := f.auth.SignIn(f.ctx, "acme", "frank", password); err != nil {
+	if _, _, _, err := f.auth.SignIn(f.ctx, "http://localhost", "acme", "frank", password); err != nil {
 		t.Fatalf("the right password at the fifth attempt: %v", err)
 	}
 	got, _ := f.users.Get(f.ctx, ten.ID, u.ID)
@@ -666,7 +666,7 @@ func TestSignInsDoNotMakeOpenEditsStale(t *testing.T) {
 	u, _ := f.users.Create(f.ctx, ten.ID, input("erin"))
 	opened := &kanri.UserInput{Email: u.Email, DisplayName: u.DisplayName}
 	// erin signs in while an admin has her edit form open.
-	if _, _, err := f.auth.SignIn(f.ctx, "acme", "erin", password); err != nil {
+	if _, _, _, err := f.auth.SignIn(f.ctx, "http://localhost", "acme", "erin", password); err != nil {
 		t.Fatal(err)
 	}
 	got, err := f.users.Update(f.ctx, ten.ID, u.ID, u.ETag, opened, kanri.UserInput{Email: "erin@new.test", DisplayName: "Erin"})
@@ -703,7 +703,10 @@ func TestResetDuringSignInWins(t *testing.T) {
 		<-release
 	}})
 	done := make(chan error, 1)
-	go func() { _, _, err := signIn.SignIn(f.ctx, "acme", "gwen", password); done <- err }()
+	go func() {
+		_, _, _, err := signIn.SignIn(f.ctx, "http://localhost", "acme", "gwen", password)
+		done <- err
+	}()
 	<-checked // the old password matched; the sign-in has not written yet
 	if _, err := f.users.ResetPassword(f.ctx, ten.ID, u.ID, kanri.Seen{}, "Reset-by-admin-1"); err != nil {
 		t.Fatal(err)

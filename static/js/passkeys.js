@@ -80,8 +80,13 @@
       method: "POST", credentials: "same-origin", body: body,
       headers: { "Accept": "application/json" }
     }).then(function (res) {
+      if (res.redirected) {
+        // The session ended meanwhile: the server sent the sign-in page.
+        window.location.assign(res.url);
+        return new Promise(function () {});
+      }
       return res.json().catch(function () { return {}; }).then(function (body) {
-        if (!res.ok) {
+        if (!res.ok || !body.publicKey) {
           // The server's refusal (no passkeys at this address, a sign-in
           // run out), in the page's language.
           var err = new Error(body.message || form.dataset.msgFailed);
@@ -97,10 +102,20 @@
       return navigator.credentials.get({ publicKey: requestOptions(opts.publicKey) });
     }).then(function (cred) {
       form.querySelector('input[name="credential"]').value = JSON.stringify(toJSON(cred));
+      // The password confirmed the options; the answer goes without it.
+      form.querySelectorAll('input[type="password"]').forEach(function (i) { i.value = ""; });
       form.dataset.passkeyReady = "true";
       form.submit();
     });
   }
+
+  // A page shown again from the back-forward cache runs a new ceremony.
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("form[data-passkey]").forEach(function (f) {
+      delete f.dataset.passkeyReady;
+      f.querySelector('input[name="credential"]').value = "";
+    });
+  });
 
   document.addEventListener("submit", function (e) {
     var form = e.target.closest("form[data-passkey]");
@@ -115,6 +130,7 @@
     buttons.forEach(function (b) { b.disabled = true; });
     say(form, "");
     run(form).catch(function (err) {
+      delete form.dataset.passkeyReady;
       say(form, message(form, err));
     }).finally(function () {
       buttons.forEach(function (b) { b.disabled = false; });

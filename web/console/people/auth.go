@@ -33,7 +33,7 @@ func (s *Pages) loginForm(c echo.Context) error {
 func (s *Pages) login(c echo.Context) error {
 	ctx := c.Request().Context()
 	tenantName, username, next := c.FormValue("tenant"), c.FormValue("username"), console.NextPath(c.FormValue("next"))
-	u, t, err := s.Auth.SignIn(ctx, tenantName, username, c.FormValue("password"))
+	u, t, second, err := s.Auth.SignIn(ctx, relyingParty(c), tenantName, username, c.FormValue("password"))
 	if code := kanri.ErrorCode(err); code == kanri.EUNAUTHENTICATED || code == kanri.EFORBIDDEN {
 		// The wrong password (or no such user), a locked account, or the
 		// right password of a closed organisation: each says which.
@@ -43,7 +43,7 @@ func (s *Pages) login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.afterPassword(c, u, t, next)
+	return s.afterPassword(c, u, t, second, next)
 }
 
 // logout ends the session (the account page ends the others).

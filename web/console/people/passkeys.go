@@ -12,8 +12,8 @@ import (
 	"github.com/kanri/kanri/web/httpkit"
 )
 
-// Session values holding the state of a passkey ceremony between its
-// options and its end (encrypted in the cookie, used once).
+// Session values holding the id of a passkey ceremony between its
+// options and its end (its state is the server's, taken once).
 const (
 	keyPasskeyAdd    = "pk_add"
 	keyPasskeySignIn = "pk_signin"
@@ -36,7 +36,7 @@ func (s passkeyPages) beginCeremony(c echo.Context, key string, cer *auth.Ceremo
 	default:
 		return err
 	}
-	s.Session(c).Values[key] = string(cer.State)
+	s.Session(c).Values[key] = cer.ID
 	if err := s.SaveSession(c); err != nil {
 		return err
 	}
@@ -44,35 +44,34 @@ func (s passkeyPages) beginCeremony(c echo.Context, key string, cer *auth.Ceremo
 	return c.JSONBlob(http.StatusOK, cer.Options)
 }
 
-// takeCeremony returns the state of the ceremony under key and forgets it:
-// a challenge answers once.
-func (s passkeyPages) takeCeremony(c echo.Context, key string) ([]byte, error) {
+// takeCeremony returns the id of the ceremony under key and forgets it.
+func (s passkeyPages) takeCeremony(c echo.Context, key string) (string, error) {
 	sess := s.Session(c)
-	st, _ := sess.Values[key].(string)
-	if st == "" {
-		return nil, nil
+	id, _ := sess.Values[key].(string)
+	if id == "" {
+		return "", nil
 	}
 	delete(sess.Values, key)
-	return []byte(st), s.SaveSession(c)
+	return id, s.SaveSession(c)
 }
 
 // addOptions begins the registration of a passkey of the signed-in
-// user.
+// user, who confirms it with their current password.
 func (s passkeyPages) addOptions(c echo.Context) error {
 	u := c.Get(httpkit.KeyUser).(*kanri.User)
-	cer, err := s.Auth.BeginPasskey(c.Request().Context(), relyingParty(c), u.TenantID, u.ID)
+	cer, err := s.Auth.BeginPasskey(c.Request().Context(), relyingParty(c), u.TenantID, u.ID, c.FormValue("current"))
 	return s.beginCeremony(c, keyPasskeyAdd, cer, err)
 }
 
 // add ends the registration: the device's answer and the name.
 func (s passkeyPages) add(c echo.Context) error {
 	u := c.Get(httpkit.KeyUser).(*kanri.User)
-	state, err := s.takeCeremony(c, keyPasskeyAdd)
+	id, err := s.takeCeremony(c, keyPasskeyAdd)
 	if err != nil {
 		return err
 	}
 	name := c.FormValue("name")
-	k, err := s.Auth.AddPasskey(c.Request().Context(), relyingParty(c), u.TenantID, u.ID, name, state, []byte(c.FormValue("credential")))
+	k, err := s.Auth.AddPasskey(c.Request().Context(), relyingParty(c), u.TenantID, u.ID, name, id, []byte(c.FormValue("credential")))
 	if kanri.IsCode(err, kanri.EINVALID) {
 		errs := views.Errors(kanri.ErrorFields(err))
 		if len(errs) == 0 { // a ceremony run out, or none: said on the form
@@ -89,10 +88,23 @@ func (s passkeyPages) add(c echo.Context) error {
 	return s.Report(c, views.AccountPath(), "passkeys.added", k.Name)
 }
 
-// remove removes one of the signed-in user's passkeys.
+// remove removes one of the signed-in user's passkeys; not the last
+// second factor of a user whose organisation requires two.
 func (s passkeyPages) remove(c echo.Context) error {
-	u := c.Get(httpkit.KeyUser).(*kanri.User)
-	if err := s.Auth.RemovePasskey(c.Request().Context(), u.TenantID, u.ID, c.Param("passkey")); err != nil {
+	ctx := c.Request().Context()
+	u, home := c.Get(httpkit.KeyUser).(*kanri.User), c.Get(httpkit.KeyHome).(*kanri.Tenant)
+	enforced, err := s.twoFactorEnforced(c, u, home)
+	if err != nil {
+		return err
+	}
+	if enforced && !u.Security.TwoFactorEnabled {
+		if n, err := auth.CountPasskeys(ctx, s.Store, u.TenantID, u.ID); err != nil {
+			return err
+		} else if n <= 1 {
+			return kanri.E(kanri.ECONFLICT, "passkeys.last_required")
+		}
+	}
+	if err := s.Auth.RemovePasskey(ctx, u.TenantID, u.ID, c.Param("passkey")); err != nil {
 		return err
 	}
 	return s.Report(c, views.AccountPath(), "passkeys.removed")
@@ -100,7 +112,7 @@ func (s passkeyPages) remove(c echo.Context) error {
 
 // signInOptions begins a sign-in with a passkey alone.
 func (s passkeyPages) signInOptions(c echo.Context) error {
-	cer, err := s.Auth.BeginPasskeySignIn(relyingParty(c))
+	cer, err := s.Auth.BeginPasskeySignIn(c.Request().Context(), relyingParty(c))
 	return s.beginCeremony(c, keyPasskeySignIn, cer, err)
 }
 
@@ -109,14 +121,14 @@ func (s passkeyPages) signInOptions(c echo.Context) error {
 func (s passkeyPages) signIn(c echo.Context) error {
 	ctx := c.Request().Context()
 	next := console.NextPath(c.FormValue("next"))
-	state, err := s.takeCeremony(c, keyPasskeySignIn)
+	id, err := s.takeCeremony(c, keyPasskeySignIn)
 	if err != nil {
 		return err
 	}
-	u, t, err := s.Auth.PasskeySignIn(ctx, relyingParty(c), state, []byte(c.FormValue("credential")))
+	u, t, err := s.Auth.PasskeySignIn(ctx, relyingParty(c), id, []byte(c.FormValue("credential")))
 	if code := kanri.ErrorCode(err); code == kanri.EUNAUTHENTICATED || code == kanri.EFORBIDDEN || code == kanri.EINVALID {
 		p := s.Page(c, "login.title", "")
-		return httpkit.Render(c, httpkit.Status(err), views.Login(p, views.LoginView{Next: next, Error: httpkit.Message(ctx, err, "passkeys.failed"), Passkeys: true}))
+		return httpkit.Render(c, httpkit.Status(err), views.Login(p, views.LoginView{Next: next, Error: httpkit.Message(ctx, err, "passkeys.failed"), Passkeys: relyingParty(c).Usable()}))
 	}
 	if err != nil {
 		return err
@@ -128,7 +140,7 @@ func (s passkeyPages) signIn(c echo.Context) error {
 func (s passkeyPages) stepOptions(c echo.Context) error {
 	uid, tid, _, ok := s.pendingSignIn(c)
 	if !ok {
-		return kanri.E(kanri.EUNAUTHENTICATED, "twofactor.timed_out")
+		return s.beginCeremony(c, keyPasskeyStep, nil, kanri.E(kanri.EUNAUTHENTICATED, "twofactor.timed_out"))
 	}
 	cer, err := s.Auth.BeginPasskeyStep(c.Request().Context(), relyingParty(c), tid, uid)
 	return s.beginCeremony(c, keyPasskeyStep, cer, err)
@@ -142,11 +154,11 @@ func (s passkeyPages) step(c echo.Context) error {
 		s.Flash(c, "info", "twofactor.timed_out")
 		return c.Redirect(http.StatusSeeOther, "/login")
 	}
-	state, err := s.takeCeremony(c, keyPasskeyStep)
+	id, err := s.takeCeremony(c, keyPasskeyStep)
 	if err != nil {
 		return err
 	}
-	u, err := s.Auth.PasskeyStep(ctx, relyingParty(c), tid, uid, state, []byte(c.FormValue("credential")))
+	u, err := s.Auth.PasskeyStep(ctx, relyingParty(c), tid, uid, id, []byte(c.FormValue("credential")))
 	if code := kanri.ErrorCode(err); code == kanri.EUNAUTHENTICATED || code == kanri.EINVALID {
 		return s.showSecondFactor(c, httpkit.Status(err), httpkit.Message(ctx, err, "passkeys.failed"))
 	}

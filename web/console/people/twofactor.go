@@ -29,12 +29,8 @@ const (
 // user has two-factor sign-in, else into a session (one that can only
 // enrol, when the tenant requires two factors of the user and they have
 // none yet).
-func (s *Pages) afterPassword(c echo.Context, u *kanri.User, t *kanri.Tenant, next string) error {
+func (s *Pages) afterPassword(c echo.Context, u *kanri.User, t *kanri.Tenant, second bool, next string) error {
 	ctx := c.Request().Context()
-	second, err := s.Auth.SecondStep(ctx, t, u)
-	if err != nil {
-		return err
-	}
 	if second {
 		sess := s.Session(c)
 		for k := range sess.Values {
