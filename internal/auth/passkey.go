@@ -361,9 +361,6 @@ func (s *Service) refused(err error) error {
 	} else {
 		s.Logger.Info("passkey refused", "err", err)
 	}
-	if errors.Is(err, errNoCeremony) {
-		return err
-	}
 	return kanri.Invalid(kanri.Fields{"credential": "passkeys.refused"})
 }
 
