@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"reflect"
+	"regexp"
 	"testing"
+	"time"
 
 	"github.com/kanri/kanri/internal/kanri"
 )
@@ -66,5 +68,68 @@ func TestAudienceIsWhatDiffers(t *testing.T) {
 	// reacted; dee, eve and Fay are alike: they share their audiences.
 	if got, want := len(rendered), 4*16; got != want {
 		t.Errorf("%d audiences for 6 people in 16 situations, want %d (4 kinds of people)", got, want)
+	}
+}
+
+// TestRevIsWhatIsShown renders variants of one message and checks that
+// two of them with the same Rev render the same bytes, once the parts Rev
+// leaves out (OOB, CSRF, MarkRead) are set alike: channels.js keeps an
+// element whose live copy has its rev, and must never keep a stale one.
+func TestRevIsWhatIsShown(t *testing.T) {
+	base := func() MessageView {
+		return MessageView{
+			TenantID: "tenant_1", UserID: "user_bob", Username: "bob", Member: true,
+			Message: &kanri.Message{
+				Doc: kanri.Doc{ID: "msg_1", ETag: `"1"`}, ChannelID: "chan_1", Content: "hello @bob",
+				SenderID: "user_ann", SenderName: "Ann", Seq: 7, SentAt: kanri.NewTime(time.Date(2026, 11, 28, 1, 2, 3, 0, time.UTC)),
+				Reactions: map[string][]string{"👍": {"user_cy"}},
+			},
+		}
+	}
+	variants := map[string]func(*MessageView){
+		"as it is":        func(*MessageView) {},
+		"another version": func(v *MessageView) { v.Message.ETag = `"2"` },
+		"edited": func(v *MessageView) {
+			v.Message.Content = "hello"
+			v.Message.EditedAt = kanri.NewTime(time.Date(2026, 11, 28, 1, 5, 0, 0, time.UTC))
+		},
+		"a reaction more":   func(v *MessageView) { v.Message.Reactions = map[string][]string{"👍": {"user_cy", "user_dee"}} },
+		"bob's reaction":    func(v *MessageView) { v.Message.Reactions = map[string][]string{"👍": {"user_bob"}} },
+		"another emoji":     func(v *MessageView) { v.Message.Reactions = map[string][]string{"🎉": {"user_cy"}} },
+		"an attachment":     func(v *MessageView) { v.Attachments = []Attachment{{ID: "file_1", Name: "a.png", Image: true}} },
+		"not a member":      func(v *MessageView) { v.Member = false },
+		"a moderator":       func(v *MessageView) { v.Moderate = true },
+		"bob's own":         func(v *MessageView) { v.Message.SenderID, v.Message.SenderName, v.Mine = "user_bob", "Bob", true },
+		"another sender":    func(v *MessageView) { v.Message.SenderName = "Anne" },
+		"a system message":  func(v *MessageView) { v.Message.System, v.Message.Subject = kanri.SystemJoined, "Cy" },
+		"with a token":      func(v *MessageView) { v.CSRF = "token" },
+		"out of band":       func(v *MessageView) { v.OOB = "true" },
+		"to be marked read": func(v *MessageView) { v.MarkRead = true },
+	}
+	rev := regexp.MustCompile(` data-rev="[^"]*"`)
+	type shown struct{ rev, html string }
+	got := map[string]shown{}
+	for name, change := range variants {
+		v := base()
+		change(&v)
+		r := v.Rev()
+		v.CSRF, v.OOB, v.MarkRead = "", "", false
+		var buf bytes.Buffer
+		if err := MessageItem(v).Render(context.Background(), &buf); err != nil {
+			t.Fatal(err)
+		}
+		got[name] = shown{r, rev.ReplaceAllString(buf.String(), "")}
+	}
+	for a, x := range got {
+		for b, y := range got {
+			if a < b && x.rev == y.rev && x.html != y.html {
+				t.Errorf("%q and %q have the same rev and render differently:\n%s\n%s", a, b, x.html, y.html)
+			}
+		}
+	}
+	for _, same := range []string{"with a token", "out of band", "to be marked read"} {
+		if got["as it is"].rev != got[same].rev {
+			t.Errorf("%q has another rev than the message as it is: a live copy of it would replace the element", same)
+		}
 	}
 }

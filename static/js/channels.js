@@ -37,7 +37,8 @@
   }
 
   // A message the page already shows (sent from this tab, or delivered
-  // again after a reconnect) is replaced, never shown twice.
+  // again after a reconnect) is replaced, never shown twice; when it is
+  // shown as it is (the same data-rev), it is left alone.
   document.addEventListener("htmx:oobBeforeSwap", function (e) {
     var frag = e.detail.fragment;
     if (!frag || !frag.querySelectorAll) return;
@@ -47,7 +48,12 @@
     var replaced = 0;
     Array.prototype.forEach.call(fresh, function (el) {
       var old = document.getElementById(el.id);
-      if (old && old !== el) {
+      if (old && old !== el && old.dataset.rev && old.dataset.rev === el.dataset.rev) {
+        // The page shows it as it is: the element stays, and with it a
+        // click the person has begun on it.
+        el.remove();
+        replaced++;
+      } else if (old && old !== el) {
         var keep = keepOpen(old, el);
         old.replaceWith(el);
         keep();
