@@ -50,6 +50,9 @@ type Page struct {
 	// Theme is the chosen theme, "light" or "dark", or "" to follow the
 	// system's.
 	Theme string
+	// Support is the support session the page is seen in (nil: the
+	// user's own): every page says so, with a button that ends it.
+	Support *kanri.SessionSupport
 }
 
 // LiveRefresh is the request header of a part of a page reloaded because

@@ -29,7 +29,8 @@ func settingsForm(t *kanri.Tenant, set func(*kanri.SettingsInput)) url.Values {
 		v.Set(prefix+"timezone", s.Timezone)
 		v.Set(prefix+"locale", s.Locale)
 		v.Set(prefix+"twoFactorEnforcement", s.TwoFactorEnforcement)
-		for name, on := range map[string]bool{"twoFactorAuth": s.TwoFactorAuth, "apiAccess": s.APIAccess, "advancedReporting": s.AdvancedReporting} {
+		v.Set(prefix+"supportAccess", s.SupportAccess)
+		for name, on := range map[string]bool{"twoFactorAuth": s.TwoFactorAuth, "apiAccess": s.APIAccess, "advancedReporting": s.AdvancedReporting, "supportChanges": s.SupportChanges} {
 			switch {
 			case prefix == "base_":
 				v.Set(prefix+name, map[bool]string{true: "true", false: "false"}[on])
@@ -171,6 +172,7 @@ func TestSettingsValidationAndStaleEdit(t *testing.T) {
 		{"timezone", func(in *kanri.SettingsInput) { in.Timezone = "" }},
 		{"locale", func(in *kanri.SettingsInput) { in.Locale = "fr-FR" }},
 		{"twoFactorEnforcement", func(in *kanri.SettingsInput) { in.TwoFactorEnforcement = "sometimes" }},
+		{"supportAccess", func(in *kanri.SettingsInput) { in.SupportAccess = "always" }},
 	} {
 		resp, page := admin.post(path, settingsForm(e.fresh(t, e.acme.ID), c.set))
 		wantStatus(t, "invalid "+c.field, resp, http.StatusUnprocessableEntity)

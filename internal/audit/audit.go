@@ -32,6 +32,15 @@ type Actor struct {
 	// GlobalAdmin says the actor holds 全体管理者 in the operator's
 	// tenant: the services' rules about global administrators read it.
 	GlobalAdmin bool
+	// Support, when the actor is a support session, says who of the
+	// operator's staff acts as the user and why: what they do is recorded
+	// in the operator's tenant too (see Record).
+	Support *Support
+}
+
+// Support is the staff member behind a support session.
+type Support struct {
+	StaffTenantID, StaffID, StaffName, Reason string
 }
 
 type actorKey struct{}
@@ -133,15 +142,31 @@ func (l *Log) Record(ctx context.Context, e Entry) {
 		},
 		Status: status,
 	}
-	if err := l.store.Tenant(e.TenantID).AuditLogs().Create(ctx, rec); err != nil {
-		n := l.lost.Add(1)
-		l.log.Error("audit record lost", "action", e.Action, "tenant", e.TenantID, "resource", e.Resource.ID,
-			"user", a.UserID, "request_id", a.RequestID, "lost_total", n, "err", err)
+	sup := a.Support
+	if sup != nil {
+		rec.Metadata.Support = &kanri.AuditSupport{TenantID: e.TenantID, StaffID: sup.StaffID, StaffName: sup.StaffName, Reason: sup.Reason}
+	}
+	l.write(ctx, e.TenantID, rec)
+	if sup != nil && sup.StaffTenantID != e.TenantID {
+		// A support session's every change is the operator's business
+		// too: its log holds a copy, which says in which tenant.
+		cp := *rec
+		cp.Doc = kanri.Doc{ID: newID(now)}
+		l.write(ctx, sup.StaffTenantID, &cp)
 	}
 	l.obsMu.RLock()
 	defer l.obsMu.RUnlock()
 	for _, f := range l.observers {
 		f(e)
+	}
+}
+
+// write creates rec in the tenant's log, or logs and counts it as lost.
+func (l *Log) write(ctx context.Context, tenantID string, rec *kanri.AuditLog) {
+	if err := l.store.Tenant(tenantID).AuditLogs().Create(ctx, rec); err != nil {
+		n := l.lost.Add(1)
+		l.log.Error("audit record lost", "action", rec.Action, "tenant", tenantID, "resource", rec.Resource.ID,
+			"user", rec.UserID, "request_id", rec.Metadata.RequestID, "lost_total", n, "err", err)
 	}
 }
 

@@ -118,4 +118,16 @@ type AuditMetadata struct {
 	UserAgent string `json:"userAgent"`
 	RequestID string `json:"requestId"`
 	SessionID string `json:"sessionId,omitempty"`
+	// Support, on what a support session did, names the staff member who
+	// did it and why; the operator's log holds a copy of the record.
+	Support *AuditSupport `json:"support,omitempty"`
+}
+
+// AuditSupport says who, of the operator's support staff, acted as the
+// record's user, in which tenant and why.
+type AuditSupport struct {
+	TenantID  string `json:"tenantId"`
+	StaffID   string `json:"staffId"`
+	StaffName string `json:"staffName"`
+	Reason    string `json:"reason"`
 }

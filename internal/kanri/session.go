@@ -23,6 +23,24 @@ type Session struct {
 	// TTL is the session's absolute lifetime: the record goes when the
 	// session could no longer be used anyway.
 	TTL int `json:"ttl"`
+	// Support, on a session that the operator's support staff opened as
+	// the user (docs/security.md, "Support access"), says who opened it,
+	// why and until when; nil on the user's own sessions.
+	Support *SessionSupport `json:"support,omitempty"`
+}
+
+// SessionSupport is what a support session records of its opening.
+type SessionSupport struct {
+	// StaffTenantID, StaffUserID and StaffName are the staff member who
+	// opened it.
+	StaffTenantID string `json:"staffTenantId"`
+	StaffUserID   string `json:"staffUserId"`
+	StaffName     string `json:"staffName"`
+	Reason        string `json:"reason"`
+	// Writable says it may change what its user could: the tenant's
+	// setting when it was opened.
+	Writable  bool `json:"writable"`
+	ExpiresAt Time `json:"expiresAt"`
 }
 
 // SessionID returns the id of the record of the session whose cookie

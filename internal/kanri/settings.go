@@ -15,6 +15,8 @@ type SettingsInput struct {
 	TwoFactorEnforcement string
 	APIAccess            bool
 	AdvancedReporting    bool
+	SupportAccess        string
+	SupportChanges       bool
 }
 
 // SettingsInputOf returns the settings of t as the settings form starts
@@ -25,6 +27,10 @@ func SettingsInputOf(t *Tenant) SettingsInput {
 		Timezone: t.Settings.Timezone, Locale: t.Settings.Locale,
 		TwoFactorAuth: on(f.TwoFactorAuth), TwoFactorEnforcement: f.TwoFactorEnforcement,
 		APIAccess: on(f.APIAccess), AdvancedReporting: on(f.AdvancedReporting),
+		SupportAccess: f.SupportAccess, SupportChanges: f.SupportChanges != nil && *f.SupportChanges,
+	}
+	if in.SupportAccess == "" {
+		in.SupportAccess = SupportOn
 	}
 	if in.Timezone == "" {
 		in.Timezone = DefaultTimeZone
@@ -36,8 +42,8 @@ func SettingsInputOf(t *Tenant) SettingsInput {
 }
 
 // Validate normalises the input and checks it: a time zone this machine
-// knows by its IANA name, a locale of Locales or none, and an enforcement
-// level of two-factor sign-in.
+// knows by its IANA name, a locale of Locales or none, an enforcement
+// level of two-factor sign-in and a level of support access.
 func (in *SettingsInput) Validate() error {
 	in.Timezone, in.Locale = strings.TrimSpace(in.Timezone), strings.TrimSpace(in.Locale)
 	f := Fields{}
@@ -54,6 +60,13 @@ func (in *SettingsInput) Validate() error {
 	default:
 		f["twoFactorEnforcement"] = "validation.two_factor_enforcement"
 	}
+	switch in.SupportAccess {
+	case "":
+		in.SupportAccess = SupportOn
+	case SupportOn, SupportOff:
+	default:
+		f["supportAccess"] = "validation.support_access"
+	}
 	return f.Err()
 }
 
@@ -65,6 +78,8 @@ func (in SettingsInput) Apply(s *TenantSettings) {
 	s.Features.TwoFactorEnforcement = in.TwoFactorEnforcement
 	s.Features.APIAccess = Flag(in.APIAccess)
 	s.Features.AdvancedReporting = Flag(in.AdvancedReporting)
+	s.Features.SupportAccess = in.SupportAccess
+	s.Features.SupportChanges = Flag(in.SupportChanges)
 }
 
 var zonePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9][A-Za-z0-9_+\-]*)*$`)

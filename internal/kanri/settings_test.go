@@ -15,22 +15,23 @@ func TestFlagsDefaultOn(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"id":"tenant_old","settings":{"timezone":"Asia/Tokyo"}}`), &old); err != nil {
 		t.Fatal(err)
 	}
-	if !old.TwoFactorAvailable() || !old.APIAccessOn() || !old.AdvancedReportingOn() || old.TwoFactorRequired(true) {
-		t.Errorf("a tenant without flags: 2FA %v (required %v), API %v, reporting %v",
-			old.TwoFactorAvailable(), old.TwoFactorRequired(true), old.APIAccessOn(), old.AdvancedReportingOn())
+	if !old.TwoFactorAvailable() || !old.APIAccessOn() || !old.AdvancedReportingOn() || old.TwoFactorRequired(true) ||
+		!old.SupportAllowed() || old.SupportWritable() {
+		t.Errorf("a tenant without flags: 2FA %v (required %v), API %v, reporting %v, support %v (writable %v)",
+			old.TwoFactorAvailable(), old.TwoFactorRequired(true), old.APIAccessOn(), old.AdvancedReportingOn(), old.SupportAllowed(), old.SupportWritable())
 	}
 	in := SettingsInputOf(&old)
-	if want := (SettingsInput{Timezone: "Asia/Tokyo", TwoFactorAuth: true, TwoFactorEnforcement: TwoFactorOff, APIAccess: true, AdvancedReporting: true}); in != want {
+	if want := (SettingsInput{Timezone: "Asia/Tokyo", TwoFactorAuth: true, TwoFactorEnforcement: TwoFactorOff, APIAccess: true, AdvancedReporting: true, SupportAccess: SupportOn}); in != want {
 		t.Errorf("the form of a tenant without flags: %+v, want %+v", in, want)
 	}
-	in.APIAccess, in.TwoFactorEnforcement = false, TwoFactorAdmins
+	in.APIAccess, in.TwoFactorEnforcement, in.SupportAccess = false, TwoFactorAdmins, SupportOff
 	in.Apply(&old.Settings)
 	b, _ := json.Marshal(old.Settings)
 	var back Tenant
 	if err := json.Unmarshal([]byte(`{"settings":`+string(b)+`}`), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.APIAccessOn() || !back.AdvancedReportingOn() || !back.TwoFactorRequired(true) || back.TwoFactorRequired(false) {
+	if back.APIAccessOn() || !back.AdvancedReportingOn() || !back.TwoFactorRequired(true) || back.TwoFactorRequired(false) || back.SupportAllowed() {
 		t.Errorf("saved settings read back: %s", b)
 	}
 	if SettingsInputOf(&Tenant{}).Timezone != DefaultTimeZone {
@@ -58,6 +59,8 @@ func TestSettingsInputValidate(t *testing.T) {
 		{"another locale", SettingsInput{Timezone: "UTC", Locale: "fr-FR"}, "locale"},
 		{"a level", SettingsInput{Timezone: "UTC", TwoFactorEnforcement: TwoFactorEveryone}, ""},
 		{"another level", SettingsInput{Timezone: "UTC", TwoFactorEnforcement: "root"}, "twoFactorEnforcement"},
+		{"support off", SettingsInput{Timezone: "UTC", SupportAccess: SupportOff}, ""},
+		{"another support level", SettingsInput{Timezone: "UTC", SupportAccess: "always"}, "supportAccess"},
 	} {
 		in := c.in
 		err := in.Validate()

@@ -94,6 +94,13 @@ type TenantFeatures struct {
 	// the usage pages of its services and of its API keys. Its plan must
 	// include it too (see role.Catalog.PlanAllows).
 	AdvancedReporting *bool `json:"advancedReporting,omitempty"`
+	// SupportAccess says whether the operator's support staff may open
+	// the tenant as one of its users (docs/security.md, "Support
+	// access"): SupportOn (default) or SupportOff.
+	SupportAccess string `json:"supportAccess,omitempty"`
+	// SupportChanges lets a support session change what its user could
+	// (default off: support sessions only read).
+	SupportChanges *bool `json:"supportChanges,omitempty"`
 }
 
 // Feature flag names: the keys of the settings form and of the plan
@@ -103,6 +110,23 @@ const (
 	FeatureAPIAccess         = "apiAccess"
 	FeatureAdvancedReporting = "advancedReporting"
 )
+
+// Support access levels (TenantFeatures.SupportAccess).
+const (
+	SupportOn  = "on"
+	SupportOff = "off"
+)
+
+// SupportAllowed reports whether the operator's support staff may open
+// the tenant as one of its users.
+func (t *Tenant) SupportAllowed() bool { return t.Settings.Features.SupportAccess != SupportOff }
+
+// SupportWritable reports whether a support session of the tenant may
+// change what its user could.
+func (t *Tenant) SupportWritable() bool {
+	f := t.Settings.Features.SupportChanges
+	return f != nil && *f
+}
 
 // on reads a flag whose default is on.
 func on(flag *bool) bool { return flag == nil || *flag }

@@ -35,6 +35,7 @@ const (
 	RolesRead      = "roles.read"
 	RolesUpdate    = "roles.update"
 	AuditRead      = "audit.read"
+	SupportAccess  = "support.access"  // open another tenant as one of its users (support access)
 	ServicesRead   = "services.read"   // a tenant's services, their status and usage
 	ServicesUpdate = "services.update" // assign, suspend and configure a tenant's services
 	ServicesManage = "services.manage" // the service catalog
@@ -126,8 +127,9 @@ func (o Offer) roles() []Definition {
 // roles and the audit log.
 var AuthOffer = Offer{
 	ID: kanri.AuthServiceID, Name: "認証認可サービス", Description: "ユーザー・ロール・監査ログの管理", Category: "security",
-	Read:  []string{UsersRead, RolesRead, AuditRead},
-	Write: []string{UsersCreate, UsersUpdate, UsersDelete, UsersErase, UsersExport, RolesUpdate},
+	Read:     []string{UsersRead, RolesRead, AuditRead},
+	Write:    []string{UsersCreate, UsersUpdate, UsersDelete, UsersErase, UsersExport, RolesUpdate},
+	Operator: []string{SupportAccess},
 }
 
 // Catalog is Kanri's own services and the roles they offer, built once by

@@ -93,6 +93,8 @@ func settingsFields(t *kanri.Tenant) map[string]any {
 			"twoFactorEnforcement":         in.TwoFactorEnforcement,
 			kanri.FeatureAPIAccess:         in.APIAccess,
 			kanri.FeatureAdvancedReporting: in.AdvancedReporting,
+			"supportAccess":                in.SupportAccess,
+			"supportChanges":               in.SupportChanges,
 		},
 	}}
 }

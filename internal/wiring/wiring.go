@@ -26,6 +26,7 @@ import (
 	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/seal"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/support"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
 )
@@ -65,6 +66,9 @@ type Set struct {
 	// Archives move the tenants' records to the blob store's archive tier
 	// before they expire; an erasure reaches them too.
 	Archives *archive.Service
+	// Support opens a tenant to the operator's support staff as one of its
+	// users.
+	Support *support.Service
 }
 
 // Options are the settings of the services.
@@ -147,6 +151,7 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.Erasure = erasure.New(d, s.Users, s.Keys, s.Files, o.Blobs)
 	s.Backups.OnRestored(s.Erasure.Reapply)
 	s.Archives = archive.New(d, s.Tenants, o.Blobs, keys, s.Scheduler)
+	s.Support = &support.Service{Deps: d, Tenants: s.Tenants, Users: s.Users}
 	s.Erasure.OnErased(s.Archives.Erased)
 	// A restore's dry run lists changed documents by name: an erasure
 	// deletes the tenant's.

@@ -13,6 +13,7 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/support"
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/httpkit"
 )
@@ -165,9 +166,27 @@ func (s *Console) RequireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Set(httpkit.KeyHome, home)
 		c.Set(httpkit.KeyPerms, access.Perms)
 		c.Set(httpkit.KeyGlobal, access.GlobalAdmin)
+		a := audit.ActorFrom(ctx)
+		a.UserID, a.UserName, a.TenantID, a.GlobalAdmin = u.ID, u.Username, home.ID, access.GlobalAdmin
+		a.SessionID, _ = s.Session(c).Values[httpkit.KeySessionID].(string)
+		if rec.Support != nil {
+			a = support.Actor(a, rec)
+		}
+		ctx = audit.WithActor(ctx, a)
+		c.SetRequest(c.Request().WithContext(ctx))
+		if rec.Support != nil {
+			if !s.Now().Before(rec.Support.ExpiresAt.Time) {
+				return s.LeaveSupport(c, rec, support.EndedExpired)
+			}
+			c.Set(httpkit.KeySupport, rec.Support)
+			if err := supportMay(c, rec.Support); err != nil {
+				return err
+			}
+		}
 		// Read on every request, so that a rule switched on reaches
-		// sessions already open, on every instance.
-		enrol := !u.Security.TwoFactorEnabled && home.TwoFactorRequired(access.Admin)
+		// sessions already open, on every instance. A support session
+		// never enrols: the user's second factors are not its business.
+		enrol := !u.Security.TwoFactorEnabled && home.TwoFactorRequired(access.Admin) && rec.Support == nil
 		if enrol { // a passkey is a second factor too
 			has, err := s.Auth.HasPasskey(ctx, home.ID, u.ID)
 			if err != nil {
@@ -176,10 +195,6 @@ func (s *Console) RequireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			enrol = !has
 		}
 		c.Set(httpkit.KeyEnrol, enrol)
-		a := audit.ActorFrom(ctx)
-		a.UserID, a.UserName, a.TenantID, a.GlobalAdmin = u.ID, u.Username, home.ID, access.GlobalAdmin
-		a.SessionID, _ = s.Session(c).Values[httpkit.KeySessionID].(string)
-		c.SetRequest(c.Request().WithContext(audit.WithActor(ctx, a)))
 		s.enterTenant(c, home) // its plan's permissions, its time zone
 		s.tenantLanguage(c, home)
 		// Signed-in pages are never stored: after sign-out, Back must not
@@ -192,6 +207,49 @@ func (s *Console) RequireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// supportMay refuses what a support session may not do (docs/security.md,
+// "Support access"): reach the user's own account (their password,
+// two-factor sign-in, passkeys, sessions and data export), and, unless the
+// tenant allowed changes when the session began, change anything. Routes
+// that reach secrets in a tenant (an API key's, a password's reset) refuse
+// it themselves (Route.NoSupport).
+func supportMay(c echo.Context, sup *kanri.SessionSupport) error {
+	path := c.Request().URL.Path
+	switch {
+	case path == "/support/end" || path == "/logout" || path == "/lang" || path == "/theme":
+		return nil
+	case path == "/account" || strings.HasPrefix(path, "/account/"):
+		return kanri.E(kanri.EFORBIDDEN, "support.not_account")
+	}
+	switch c.Request().Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return nil
+	}
+	if !sup.Writable {
+		return kanri.E(kanri.EFORBIDDEN, "support.read_only")
+	}
+	return nil
+}
+
+// LeaveSupport ends the request's support session, why, and gives the
+// staff member their own session back, on the page of the user they acted
+// as.
+func (s *Console) LeaveSupport(c echo.Context, rec *kanri.Session, why string) error {
+	tenantID := s.Cookie(c).TenantID
+	if err := s.Support.End(c.Request().Context(), tenantID, rec, why); err != nil {
+		return err
+	}
+	back, err := s.EndSupport(c)
+	if err != nil {
+		return err
+	}
+	if !back {
+		return Redirect(c, "/login")
+	}
+	s.Flash(c, "info", "support.ended_"+why)
+	return Redirect(c, views.UserPath(tenantID, rec.UserID)+"/edit")
 }
 
 // RequireGlobalAdmin hides the operator's pages from everyone but global

@@ -36,6 +36,7 @@ func (s *Console) Page(c echo.Context, title, nav string) views.Page {
 	p.User, _ = c.Get(httpkit.KeyUser).(*kanri.User)
 	p.Home, _ = c.Get(httpkit.KeyHome).(*kanri.Tenant)
 	p.Tenant, _ = c.Get(httpkit.KeyTenant).(*kanri.Tenant)
+	p.Support, _ = c.Get(httpkit.KeySupport).(*kanri.SessionSupport)
 	// A part of a page reloaded by its live stream leaves the message of
 	// the person's last action for the page that shows it: the reload may
 	// race the redirect after that action.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/httpkit"
 )
@@ -40,6 +41,16 @@ type Route struct {
 	// or httpkit.RouteSignedIn for its group's rule alone.
 	Access  string
 	Handler echo.HandlerFunc
+	// NoSupport refuses the route to support sessions, whatever the
+	// tenant allows them: it reaches a secret (docs/security.md, "Support
+	// access").
+	NoSupport bool
+}
+
+// NoSupport returns r refused to support sessions.
+func NoSupport(r Route) Route {
+	r.NoSupport = true
+	return r
 }
 
 // Get is the route of a page: GET of path in g, with access.
@@ -64,11 +75,25 @@ type Pages interface {
 // check it.
 func Register(routes []Route) {
 	for _, r := range routes {
+		var mw []echo.MiddlewareFunc
+		if r.NoSupport {
+			mw = append(mw, refuseSupport)
+		}
 		switch r.Access {
 		case httpkit.RoutePublic, httpkit.RouteSignedIn:
-			r.Group.Add(r.Method, r.Path, r.Handler).Name = r.Access
+			r.Group.Add(r.Method, r.Path, r.Handler, mw...).Name = r.Access
 		default:
-			r.Group.Add(r.Method, r.Path, r.Handler, httpkit.Need(r.Access)).Name = "perm:" + r.Access
+			r.Group.Add(r.Method, r.Path, r.Handler, append(mw, httpkit.Need(r.Access))...).Name = "perm:" + r.Access
 		}
+	}
+}
+
+// refuseSupport answers 403 to a support session.
+func refuseSupport(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Get(httpkit.KeySupport) != nil {
+			return kanri.E(kanri.EFORBIDDEN, "support.secret")
+		}
+		return next(c)
 	}
 }

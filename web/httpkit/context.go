@@ -30,6 +30,7 @@ const (
 	KeyPerms     = "perms"         // role.Set: the signed-in user's permissions
 	KeyGlobal    = "global"        // bool: the user is a global administrator
 	KeyEnrol     = "mustEnrol"     // bool: the user must turn on two-factor sign-in first
+	KeySupport   = "support"       // *kanri.SessionSupport: the session is a support session
 )
 
 // Can reports whether the signed-in user holds perm. Permissions of the

@@ -45,7 +45,14 @@ const (
 	// KeySecretOnSwitch opens the secret just shown again, for a change
 	// of language or theme on its page only (see Server.switched).
 	KeySecretOnSwitch = "secret_on_switch"
+	// staffPrefix keeps, under the support session that a staff member
+	// opened, the values of their own session to go back to.
+	staffPrefix = "staff_"
 )
+
+// staffKeys are the values of a session that a support session sets aside
+// for the staff member's own.
+var staffKeys = []string{keyUser, keyTenant, KeySessionID, keyIssued, keySeen}
 
 // Records keep the sessions' records, which say on every instance that a
 // session still holds: what Sessions asks of the auth service.
@@ -133,6 +140,40 @@ func (s *Sessions) StartSession(c echo.Context, u *kanri.User, tenantID string) 
 	sess.Values[KeySessionID], sess.Values[KeyCSRF] = token, RandomToken()
 	sess.Values[keyIssued], sess.Values[keySeen] = now.UnixMilli(), now.Unix()
 	return s.SaveSession(c)
+}
+
+// BeginSupport turns the request's session into the support session of
+// token, acting as the user of tenantID, and sets the staff member's own
+// session aside in the cookie (EndSupport takes it back). The CSRF token
+// changes: forms opened before belong to the staff member.
+func (s *Sessions) BeginSupport(c echo.Context, userID, tenantID, token string) error {
+	sess := s.Session(c)
+	for _, k := range staffKeys {
+		sess.Values[staffPrefix+k] = sess.Values[k]
+	}
+	now := s.now()
+	sess.Values[keyUser], sess.Values[keyTenant], sess.Values[KeySessionID] = userID, tenantID, token
+	sess.Values[keyIssued], sess.Values[keySeen] = now.UnixMilli(), now.Unix()
+	sess.Values[KeyCSRF] = RandomToken()
+	return s.SaveSession(c)
+}
+
+// EndSupport gives the staff member back the session BeginSupport set
+// aside, and reports whether there was one (if not, the session is
+// signed out).
+func (s *Sessions) EndSupport(c echo.Context) (bool, error) {
+	sess := s.Session(c)
+	uid, _ := sess.Values[staffPrefix+keyUser].(string)
+	if uid == "" {
+		return false, s.EndSession(c)
+	}
+	for _, k := range staffKeys {
+		sess.Values[k] = sess.Values[staffPrefix+k]
+		delete(sess.Values, staffPrefix+k)
+	}
+	sess.Values[keySeen] = s.now().Unix()
+	sess.Values[KeyCSRF] = RandomToken()
+	return true, s.SaveSession(c)
 }
 
 // SessionToken returns the token of the request's session, which names its

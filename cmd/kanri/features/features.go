@@ -37,6 +37,7 @@ func All() []Feature {
 		privacyFeature,
 		migrationsFeature,
 		archivesFeature,
+		supportFeature,
 	}
 }
 

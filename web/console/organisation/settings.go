@@ -64,11 +64,16 @@ func settingsInput(c echo.Context, prefix string) kanri.SettingsInput {
 		v := c.FormValue(prefix + name)
 		return v == "on" || v == "true"
 	}
-	return kanri.SettingsInput{
+	in := kanri.SettingsInput{
 		Timezone: c.FormValue(prefix + "timezone"), Locale: c.FormValue(prefix + "locale"),
 		TwoFactorAuth: flag("twoFactorAuth"), TwoFactorEnforcement: strings.TrimSpace(c.FormValue(prefix + "twoFactorEnforcement")),
 		APIAccess: flag("apiAccess"), AdvancedReporting: flag("advancedReporting"),
+		SupportAccess: strings.TrimSpace(c.FormValue(prefix + "supportAccess")), SupportChanges: flag("supportChanges"),
 	}
+	if in.SupportAccess == "" { // a form from before the setting
+		in.SupportAccess = kanri.SupportOn
+	}
+	return in
 }
 
 // settingsBase reads the settings as the form was opened, or nil if the

@@ -10,6 +10,7 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/support"
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
@@ -49,8 +50,11 @@ func (s *Pages) login(c echo.Context) error {
 // logout ends the session (the account page ends the others).
 func (s *Pages) logout(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := c.Get(httpkit.KeyUser).(*kanri.User)
-	if err := s.Auth.SignOut(ctx, u.TenantID, u.ID, c.Get(httpkit.KeySession).(*kanri.Session).ID); err != nil {
+	u, rec := c.Get(httpkit.KeyUser).(*kanri.User), c.Get(httpkit.KeySession).(*kanri.Session)
+	if rec.Support != nil { // the staff member leaves the support session, not their own
+		return s.LeaveSupport(c, rec, support.EndedByStaff)
+	}
+	if err := s.Auth.SignOut(ctx, u.TenantID, u.ID, rec.ID); err != nil {
 		return err
 	}
 	if err := s.EndSession(c); err != nil {

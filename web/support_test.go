@@ -1,0 +1,286 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/support"
+)
+
+// supportRecords returns the records of action in a tenant's audit log.
+func (e *env) supportRecords(t *testing.T, tenantID, action string) []*kanri.AuditLog {
+	t.Helper()
+	recs, _, err := e.st.Tenant(tenantID).AuditLogs().Query(context.Background(), docstore.Query{Where: []docstore.Filter{docstore.Eq("action", action)}, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// supportSessions returns the support sessions recorded in a tenant.
+func (e *env) supportSessions(t *testing.T, tenantID string) []*kanri.Session {
+	t.Helper()
+	all, err := e.st.Tenant(tenantID).Sessions().All(context.Background(), docstore.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*kanri.Session
+	for _, r := range all {
+		if r.Support != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// openSupport opens a support session of the global administrator c as
+// acme's administrator, and returns the page it lands on.
+func (e *env) openSupport(t *testing.T, c *client, reason string) string {
+	t.Helper()
+	adminID := e.userIDOf(t, e.acme.ID, "admin")
+	path := "/t/" + e.acme.ID + "/users/" + adminID + "/support"
+	c.get(path)
+	resp, _ := c.post(path, url.Values{"reason": {reason}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("opening a support session: status %d", resp.StatusCode)
+	}
+	return c.landing(resp)
+}
+
+// TestSupportSession: a global administrator opens acme as its
+// administrator with a reason; every page says so; the session only reads,
+// never reaches the user's account or another tenant; its start and end
+// are in acme's audit log and the operator's; ending it gives the staff
+// member their own session back.
+func TestSupportSession(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	staff := e.client(t).signIn("privileged", adminEmail)
+	adminID := e.userIDOf(t, e.acme.ID, "admin")
+	path := "/t/" + e.acme.ID + "/users/" + adminID + "/support"
+
+	if _, page := staff.get("/t/" + e.acme.ID + "/users/" + adminID + "/edit"); !strings.Contains(page, `data-testid="user-support"`) {
+		t.Error("the user's page offers the global administrator no support access")
+	}
+	_, page := staff.get(path)
+	if !strings.Contains(page, `data-testid="support-form"`) || !strings.Contains(page, `data-testid="support-read-only"`) {
+		t.Fatal("the support page has no form saying the session only reads")
+	}
+	for _, c := range []struct {
+		what, reason string
+	}{{"no reason", "  "}, {"a reason too long", strings.Repeat("x", support.MaxReason+1)}} {
+		resp, page := staff.post(path, url.Values{"reason": {c.reason}})
+		wantStatus(t, c.what, resp, http.StatusUnprocessableEntity)
+		if !strings.Contains(page, `data-testid="field-error-reason"`) {
+			t.Errorf("%s: no error on the reason", c.what)
+		}
+	}
+	own := "/t/" + kanri.PrivilegedTenantID + "/users/" + e.userIDOf(t, kanri.PrivilegedTenantID, adminEmail) + "/support"
+	staff.get(own)
+	resp, _ := staff.post(own, url.Values{"reason": {"looking at my own"}})
+	if page := staff.landing(resp); !strings.Contains(page, "in your own, use your own account") {
+		t.Error("support access to the staff member's own tenant is not refused with a reason")
+	}
+	if n := len(e.supportSessions(t, e.acme.ID)); n != 0 {
+		t.Fatalf("refused requests opened %d support sessions", n)
+	}
+
+	page = e.openSupport(t, staff, "Ticket 4711: the user list looks empty")
+	if !strings.Contains(page, `data-testid="support-banner"`) {
+		t.Error("the first page of the support session has no banner")
+	}
+	sessions := e.supportSessions(t, e.acme.ID)
+	if len(sessions) != 1 || sessions[0].UserID != adminID || sessions[0].Support.Writable || sessions[0].Support.Reason != "Ticket 4711: the user list looks empty" {
+		t.Fatalf("support sessions recorded in acme: %+v", sessions)
+	}
+	if got, want := sessions[0].Support.ExpiresAt.Sub(e.clock.Now()), support.Duration; got > want || got < want-time.Minute {
+		t.Errorf("the support session lasts %v, want %v", got, want)
+	}
+	_, page = staff.get("/t/" + e.acme.ID + "/users")
+	if !strings.Contains(page, `data-testid="support-banner"`) || !strings.Contains(page, `data-testid="users-table"`) && !strings.Contains(page, "bob") {
+		t.Error("the users page of the support session has no banner or no users")
+	}
+	for _, c := range []struct {
+		method, path string
+		want         int
+	}{
+		{http.MethodGet, "/account", http.StatusForbidden},
+		{http.MethodGet, "/account/2fa", http.StatusForbidden},
+		{http.MethodPost, "/account/password", http.StatusForbidden},
+		{http.MethodPost, "/t/" + e.acme.ID + "/users", http.StatusForbidden},
+		{http.MethodPost, "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/deactivate", http.StatusForbidden},
+		{http.MethodGet, "/t/" + e.acme.ID + "/api-keys/new", http.StatusForbidden},
+		{http.MethodGet, "/t/" + e.globex.ID + "/users", http.StatusNotFound},
+		{http.MethodGet, "/tenants", http.StatusNotFound},
+		{http.MethodGet, path, http.StatusForbidden},
+	} {
+		var resp *http.Response
+		if c.method == http.MethodGet {
+			resp, _ = staff.get(c.path)
+		} else {
+			resp, _ = staff.post(c.path, url.Values{"username": {"eve"}, "email": {"eve@example.com"}, "displayName": {"Eve"}, "password": {password}})
+		}
+		wantStatus(t, c.method+" "+c.path+" in a read-only support session", resp, c.want)
+	}
+	if bob, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID); !bob.IsActive {
+		t.Error("a read-only support session deactivated bob")
+	}
+	if us, _, _ := e.st.Tenant(e.acme.ID).Users().Query(context.Background(), docstore.Query{Where: []docstore.Filter{docstore.Eq("username", "eve")}, OrderBy: "username", Limit: 1}); len(us) != 0 {
+		t.Error("a read-only support session created a user")
+	}
+
+	resp, _ = staff.post("/support/end", nil)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/t/"+e.acme.ID+"/users/"+adminID+"/edit" {
+		t.Fatalf("ending the support session: status %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if page := staff.landing(resp); strings.Contains(page, `data-testid="support-banner"`) || !strings.Contains(page, `data-testid="user-support"`) {
+		t.Error("after its end, the staff member is not back on the user's page as themselves")
+	}
+	if resp, _ := staff.get("/tenants"); resp.StatusCode != http.StatusOK {
+		t.Errorf("after the support session, the staff member's own pages answer %d", resp.StatusCode)
+	}
+	if n := len(e.supportSessions(t, e.acme.ID)); n != 0 {
+		t.Errorf("%d support sessions left in acme after the end", n)
+	}
+	for _, c := range []struct{ tenant, action string }{
+		{e.acme.ID, support.ActionStart}, {kanri.PrivilegedTenantID, support.ActionStart},
+		{e.acme.ID, support.ActionEnd}, {kanri.PrivilegedTenantID, support.ActionEnd},
+	} {
+		recs := e.supportRecords(t, c.tenant, c.action)
+		if len(recs) != 1 {
+			t.Errorf("%s records in %s: %d, want 1", c.action, c.tenant, len(recs))
+			continue
+		}
+		if c.action == support.ActionStart && recs[0].Details.Reason != "Ticket 4711: the user list looks empty" {
+			t.Errorf("%s in %s: reason %q", c.action, c.tenant, recs[0].Details.Reason)
+		}
+		if c.action == support.ActionEnd && (recs[0].Metadata.Support == nil || recs[0].Metadata.Support.TenantID != e.acme.ID || recs[0].UserID != adminID) {
+			t.Errorf("%s in %s does not say it was support in acme as its administrator: %+v", c.action, c.tenant, recs[0])
+		}
+	}
+}
+
+// TestSupportChangesAndSecrets: where the tenant allows changes, a support
+// session changes what its user could, each change recorded in the
+// tenant's log and the operator's; secrets stay out of reach; where the
+// tenant turned support access off, nothing opens.
+func TestSupportChangesAndSecrets(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	staff := e.client(t).signIn("privileged", adminEmail)
+	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportChanges = true })
+	e.openSupport(t, staff, "Ticket 12: deactivate bob for them")
+
+	staff.get("/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/edit")
+	bob, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID)
+	resp, _ := staff.post("/t/"+e.acme.ID+"/users/"+e.acmeBob.ID+"/deactivate", url.Values{"etag": {bob.ETag}, "state": {bob.State()}})
+	wantStatus(t, "a change in a writable support session", resp, http.StatusSeeOther)
+	if bob, _ := e.users.Get(context.Background(), e.acme.ID, e.acmeBob.ID); bob.IsActive {
+		t.Fatal("the writable support session did not deactivate bob")
+	}
+	for _, tenantID := range []string{e.acme.ID, kanri.PrivilegedTenantID} {
+		recs := e.supportRecords(t, tenantID, "user.deactivate")
+		if len(recs) != 1 || recs[0].Metadata.Support == nil || recs[0].Metadata.Support.TenantID != e.acme.ID ||
+			recs[0].Metadata.Support.Reason != "Ticket 12: deactivate bob for them" {
+			t.Errorf("user.deactivate in %s: %+v, want one record saying it was support in acme", tenantID, recs)
+		}
+	}
+	for _, c := range []struct{ method, path string }{
+		{http.MethodPost, "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/password"},
+		{http.MethodPost, "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/2fa/reset"},
+		{http.MethodGet, "/t/" + e.acme.ID + "/api-keys/new"},
+		{http.MethodPost, "/t/" + e.acme.ID + "/api-keys"},
+		{http.MethodPost, "/account/password"},
+		{http.MethodPost, "/account/passkeys/options"},
+	} {
+		var resp *http.Response
+		if c.method == http.MethodGet {
+			resp, _ = staff.get(c.path)
+		} else {
+			resp, _ = staff.post(c.path, url.Values{"password": {"Another-horse-7"}, "name": {"k"}})
+		}
+		wantStatus(t, c.method+" "+c.path+" in a writable support session", resp, http.StatusForbidden)
+	}
+	staff.post("/logout", nil) // signing out of a support session ends it, not the staff member's own
+	if resp, _ := staff.get("/tenants"); resp.StatusCode != http.StatusOK {
+		t.Errorf("after signing out of the support session, the staff member's own pages answer %d", resp.StatusCode)
+	}
+	if _, page := staff.get("/t/" + e.acme.ID + "/audit"); !strings.Contains(page, `data-testid="audit-support"`) || !strings.Contains(page, "Ticket 12: deactivate bob for them") {
+		t.Error("acme's audit page does not say which records support made, and why")
+	}
+
+	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportOff })
+	adminID := e.userIDOf(t, e.acme.ID, "admin")
+	path := "/t/" + e.acme.ID + "/users/" + adminID + "/support"
+	if _, page := staff.get(path); !strings.Contains(page, `data-testid="support-off"`) || strings.Contains(page, `data-testid="support-form"`) {
+		t.Error("the support page of a tenant that turned it off does not say so")
+	}
+	resp, _ = staff.post(path, url.Values{"reason": {"anyway"}})
+	wantStatus(t, "support access to a tenant that turned it off", resp, http.StatusForbidden)
+	if n := len(e.supportSessions(t, e.acme.ID)); n != 0 {
+		t.Errorf("%d support sessions in a tenant that turned support access off", n)
+	}
+}
+
+// TestSupportSessionExpires: past its time, the next request of a support
+// session ends it and gives the staff member their own session back.
+func TestSupportSessionExpires(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	staff := e.client(t).signIn("privileged", adminEmail)
+	e.openSupport(t, staff, "Ticket 99")
+	// In use all along: the cookie's idle timeout does not end it first.
+	e.clock.Advance(support.Duration / 2)
+	if resp, _ := staff.get("/t/" + e.acme.ID + "/users"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a request halfway through the support session: status %d", resp.StatusCode)
+	}
+	e.clock.Advance(support.Duration/2 + time.Second)
+	resp, _ := staff.get("/t/" + e.acme.ID + "/users")
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a request of an expired support session: status %d", resp.StatusCode)
+	}
+	if page := staff.landing(resp); strings.Contains(page, `data-testid="support-banner"`) || !strings.Contains(page, "support session has run out") {
+		t.Error("the staff member is not told that the support session ran out")
+	}
+	if recs := e.supportRecords(t, kanri.PrivilegedTenantID, support.ActionEnd); len(recs) != 1 || recs[0].Details.Reason != support.EndedExpired {
+		t.Errorf("the operator's log has %+v, want one end by expiry", recs)
+	}
+}
+
+// TestSupportReadOnlyRefusesEveryChange walks every state-changing route
+// of the console: a read-only support session is refused each (403), but
+// the few that end or shape the session itself.
+func TestSupportReadOnlyRefusesEveryChange(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	staff := e.client(t).signIn("privileged", adminEmail)
+	e.openSupport(t, staff, "Ticket 1: walking every route")
+	allowed := map[string]bool{"/support/end": true, "/logout": true, "/lang": true, "/theme": true}
+	checked := 0
+	for _, r := range e.routes() {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || r.Name == "public" || strings.HasPrefix(r.Name, "api:") || allowed[r.Path] {
+			continue
+		}
+		if !strings.HasPrefix(r.Path, "/t/:tenant") && !strings.HasPrefix(r.Path, "/account") {
+			continue // the operator's pages do not exist for a tenant's user
+		}
+		path := concrete(r.Path, e, e.acme.ID)
+		resp, _ := staff.send(r.Method, path, strings.NewReader(""), http.Header{"Tus-Resumable": {"1.0.0"}, "Content-Type": {"application/x-www-form-urlencoded"}})
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s %s in a read-only support session: status %d, want 403", r.Method, path, resp.StatusCode)
+		}
+		checked++
+	}
+	if checked < 50 {
+		t.Errorf("checked only %d routes", checked)
+	}
+	if resp, _ := staff.get("/t/" + e.acme.ID + "/users"); resp.StatusCode != http.StatusOK {
+		t.Errorf("after the walk, the support session's pages answer %d", resp.StatusCode)
+	}
+}
