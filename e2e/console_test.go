@@ -73,6 +73,7 @@ func TestConsole(t *testing.T) {
 			s.archiveSteps,
 			s.twoFactorSteps,
 			s.passkeySteps,
+			s.supportSteps,
 			s.domainSteps,
 			s.apiKeySteps,
 			s.corsSteps,
