@@ -10,6 +10,7 @@ import (
 
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/support"
 )
 
@@ -282,5 +283,123 @@ func TestSupportReadOnlyRefusesEveryChange(t *testing.T) {
 	}
 	if resp, _ := staff.get("/t/" + e.acme.ID + "/users"); resp.StatusCode != http.StatusOK {
 		t.Errorf("after the walk, the support session's pages answer %d", resp.StatusCode)
+	}
+}
+
+// TestSupportApproval: in a tenant that approves each support session,
+// the staff member's reason becomes a request; only the tenant's own
+// administrator approves or denies it; an approved request opens one
+// session, within the hour, with its reason; every step is in both logs.
+func TestSupportApproval(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportApproval })
+	staff := e.client(t).signIn("privileged", adminEmail)
+	admin := e.client(t).signIn("acme", "admin")
+	bobPath := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/support"
+	requestsPath := "/t/" + e.acme.ID + "/support-requests"
+	requests := func() []*kanri.SupportRequest {
+		rs, _, err := store.Of[kanri.SupportRequest](e.st.Tenant(e.acme.ID), kanri.ContainerAuth, kanri.TypeSupportRequest).Query(context.Background(), docstore.Query{OrderBy: "requestedAt", Desc: true, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+
+	if _, page := staff.get(bobPath); !strings.Contains(page, `data-testid="support-needs-approval"`) || !strings.Contains(page, `data-testid="support-ask"`) {
+		t.Fatal("the support page of a tenant that approves each session does not offer to ask")
+	}
+	resp, page := staff.post(bobPath, url.Values{"reason": {""}})
+	wantStatus(t, "a request without a reason", resp, http.StatusUnprocessableEntity)
+	if !strings.Contains(page, `data-testid="field-error-reason"`) || len(requests()) != 0 {
+		t.Error("a request without a reason is not refused on its field, or was recorded")
+	}
+	resp, _ = staff.post(bobPath, url.Values{"reason": {"Ticket 77: bob cannot upload"}})
+	if page := staff.landing(resp); !strings.Contains(page, `data-testid="support-pending"`) {
+		t.Fatal("after asking, the support page does not say the request waits")
+	}
+	rs := requests()
+	if len(rs) != 1 || rs[0].Status != kanri.SupportPending || rs[0].Reason != "Ticket 77: bob cannot upload" {
+		t.Fatalf("requests after asking: %+v", rs)
+	}
+	req := rs[0]
+	resp, _ = staff.post(bobPath, url.Values{"request": {req.ID}})
+	if page := staff.landing(resp); !strings.Contains(page, "still waiting") || len(e.supportSessions(t, e.acme.ID)) != 0 {
+		t.Fatal("a pending request opened a session, or its refusal does not say why")
+	}
+	// The staff member cannot approve their own request.
+	staff.get(requestsPath)
+	if _, page := staff.get(requestsPath); strings.Contains(page, `data-testid="support-approve"`) {
+		t.Error("the operator's staff are offered to approve their own request")
+	}
+	resp, _ = staff.post(requestsPath+"/"+req.ID+"/approve", url.Values{"etag": {req.ETag}})
+	wantStatus(t, "the staff member approving their own request", resp, http.StatusForbidden)
+
+	_, page = admin.get(requestsPath)
+	if !strings.Contains(page, `data-testid="support-approve"`) || !strings.Contains(page, "Ticket 77: bob cannot upload") {
+		t.Fatal("acme's administrator is not offered to approve the request")
+	}
+	resp, _ = admin.post(requestsPath+"/"+req.ID+"/approve", url.Values{"etag": {formETag(page)}})
+	wantStatus(t, "approving", resp, http.StatusSeeOther)
+	resp, _ = admin.post(requestsPath+"/"+req.ID+"/deny", url.Values{"etag": {""}})
+	if page := admin.landing(resp); !strings.Contains(page, "already approved or denied") {
+		t.Error("deciding a decided request again is not refused with a reason")
+	}
+
+	_, page = staff.get(bobPath)
+	if !strings.Contains(page, `data-testid="support-approved"`) {
+		t.Fatal("the approved request is not shown to the staff member")
+	}
+	resp, _ = staff.post(bobPath, url.Values{"request": {req.ID}})
+	if page := staff.landing(resp); !strings.Contains(page, `data-testid="support-banner"`) {
+		t.Fatal("the approved request did not open a support session")
+	}
+	if ss := e.supportSessions(t, e.acme.ID); len(ss) != 1 || ss[0].UserID != e.acmeBob.ID || ss[0].Support.Reason != "Ticket 77: bob cannot upload" {
+		t.Fatalf("support sessions: %+v", ss)
+	}
+	staff.post("/support/end", nil)
+	staff.get(bobPath)
+	resp, _ = staff.post(bobPath, url.Values{"request": {req.ID}})
+	if page := staff.landing(resp); strings.Contains(page, `data-testid="support-banner"`) || len(e.supportSessions(t, e.acme.ID)) != 0 {
+		t.Fatal("an approved request opened a second session")
+	}
+
+	// Denied, and approved too long ago: neither opens.
+	for _, c := range []struct {
+		what    string
+		decide  string
+		advance time.Duration
+	}{{"denied", "deny", 0}, {"approved over an hour ago", "approve", support.ApprovalValid + time.Minute}} {
+		e.clock.Advance(time.Second) // the newest request is the one asked now
+		staff.get(bobPath)
+		staff.post(bobPath, url.Values{"reason": {"Ticket 78: " + c.what}})
+		req := requests()[0]
+		admin.get(requestsPath)
+		if resp, _ := admin.post(requestsPath+"/"+req.ID+"/"+c.decide, url.Values{"etag": {req.ETag}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%s: deciding answered %d", c.what, resp.StatusCode)
+		}
+		if c.advance > 0 {
+			e.clock.Advance(c.advance)
+			staff = e.client(t).signIn("privileged", adminEmail) // the cookie idled out meanwhile
+		}
+		staff.get(bobPath)
+		resp, _ := staff.post(bobPath, url.Values{"request": {req.ID}})
+		staff.landing(resp)
+		if n := len(e.supportSessions(t, e.acme.ID)); n != 0 {
+			t.Errorf("a request %s opened %d sessions", c.what, n)
+		}
+	}
+	if _, page := staff.get(bobPath); !strings.Contains(page, `data-testid="support-form"`) {
+		t.Error("after a refusal, the staff member cannot ask again")
+	}
+	for _, c := range []struct {
+		action string
+		n      int
+	}{{support.ActionRequest, 3}, {support.ActionApprove, 2}, {support.ActionDeny, 1}, {support.ActionStart, 1}} {
+		for _, tenantID := range []string{e.acme.ID, kanri.PrivilegedTenantID} {
+			if got := len(e.supportRecords(t, tenantID, c.action)); got != c.n {
+				t.Errorf("%s records in %s: %d, want %d", c.action, tenantID, got, c.n)
+			}
+		}
 	}
 }

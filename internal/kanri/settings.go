@@ -63,7 +63,7 @@ func (in *SettingsInput) Validate() error {
 	switch in.SupportAccess {
 	case "":
 		in.SupportAccess = SupportOn
-	case SupportOn, SupportOff:
+	case SupportOn, SupportApproval, SupportOff:
 	default:
 		f["supportAccess"] = "validation.support_access"
 	}

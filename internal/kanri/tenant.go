@@ -96,7 +96,8 @@ type TenantFeatures struct {
 	AdvancedReporting *bool `json:"advancedReporting,omitempty"`
 	// SupportAccess says whether the operator's support staff may open
 	// the tenant as one of its users (docs/security.md, "Support
-	// access"): SupportOn (default) or SupportOff.
+	// access"): SupportOn (default), SupportApproval (each session
+	// approved by one of its administrators) or SupportOff.
 	SupportAccess string `json:"supportAccess,omitempty"`
 	// SupportChanges lets a support session change what its user could
 	// (default off: support sessions only read).
@@ -113,9 +114,20 @@ const (
 
 // Support access levels (TenantFeatures.SupportAccess).
 const (
-	SupportOn  = "on"
-	SupportOff = "off"
+	SupportOn       = "on"
+	SupportApproval = "approval"
+	SupportOff      = "off"
 )
+
+// SupportLevels are the levels of support access, as the settings form
+// offers them.
+var SupportLevels = []string{SupportOn, SupportApproval, SupportOff}
+
+// SupportNeedsApproval reports whether each support session of the tenant
+// needs the approval of one of its administrators.
+func (t *Tenant) SupportNeedsApproval() bool {
+	return t.Settings.Features.SupportAccess == SupportApproval
+}
 
 // SupportAllowed reports whether the operator's support staff may open
 // the tenant as one of its users.

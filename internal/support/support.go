@@ -11,9 +11,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
 )
@@ -24,10 +28,17 @@ const Duration = 30 * time.Minute
 // MaxReason is the longest reason, in characters.
 const MaxReason = 500
 
+// ApprovalValid is how long after its approval a request opens a
+// session.
+const ApprovalValid = time.Hour
+
 // Audit actions of support sessions.
 const (
-	ActionStart = "support.start"
-	ActionEnd   = "support.end"
+	ActionRequest = "support.request"
+	ActionApprove = "support.approve"
+	ActionDeny    = "support.deny"
+	ActionStart   = "support.start"
+	ActionEnd     = "support.end"
 )
 
 // Why a support session ended (the reason of its support.end record).
@@ -55,6 +66,9 @@ type Request struct {
 	// Token is the cookie token of the new session, IP and UserAgent
 	// where it comes from.
 	Token, IP, UserAgent string
+	// RequestID, in a tenant that approves each session, is the approved
+	// request the session opens (its reason is the request's).
+	RequestID string
 }
 
 // Start opens a support session of staff as the request's user, and
@@ -64,36 +78,18 @@ type Request struct {
 // closed (EFORBIDDEN, ECONFLICT), and a user who cannot sign in
 // (ECONFLICT); an unknown tenant or user is ENOTFOUND.
 func (s *Service) Start(ctx context.Context, staff Staff, r Request) (*kanri.Session, error) {
-	r.Reason = strings.TrimSpace(r.Reason)
-	switch {
-	case r.Reason == "":
-		return nil, kanri.Invalid(map[string]string{"reason": "support.reason_required"})
-	case utf8.RuneCountInString(r.Reason) > MaxReason:
-		return nil, kanri.Invalid(map[string]string{"reason": "support.reason_long"})
-	}
-	if r.TenantID == staff.TenantID {
-		return nil, kanri.E(kanri.ECONFLICT, "support.own_tenant")
-	}
-	t, err := s.Tenants.Get(ctx, r.TenantID)
+	t, u, err := s.check(ctx, staff, r.TenantID, r.UserID, &r.Reason)
 	if err != nil {
 		return nil, err
+	}
+	if t.SupportNeedsApproval() {
+		req, err := s.take(ctx, staff, t.ID, u.ID, r.RequestID)
+		if err != nil {
+			return nil, err
+		}
+		r.Reason = req.Reason
 	}
 	now := s.Now()
-	switch {
-	case t.Status == kanri.TenantDeleted:
-		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
-	case !t.SupportAllowed():
-		return nil, kanri.E(kanri.EFORBIDDEN, "support.off")
-	case !t.OpenAt(now):
-		return nil, kanri.E(kanri.ECONFLICT, "support.tenant_closed")
-	}
-	u, err := s.Users.Get(ctx, r.TenantID, r.UserID)
-	if err != nil {
-		return nil, err
-	}
-	if !u.IsActive || !u.DeletedAt.IsZero() {
-		return nil, kanri.E(kanri.ECONFLICT, "support.user_inactive")
-	}
 	at := kanri.NewTime(now)
 	rec := &kanri.Session{
 		Doc:    kanri.Doc{ID: kanri.SessionID(r.Token)},
@@ -120,6 +116,180 @@ func (s *Service) Start(ctx context.Context, staff Staff, r Request) (*kanri.Ses
 		Resource: kanri.AuditResource{Type: kanri.AuditTenant, ID: t.ID, Name: t.Name + " / " + u.Username},
 	})
 	return rec, nil
+}
+
+// check validates what opening a support session or asking for one
+// needs: a reason (trimmed in place), another tenant than the staff
+// member's, open and allowing support, and a user who can sign in. The
+// reason of an approved request is its own: "" is taken as that.
+func (s *Service) check(ctx context.Context, staff Staff, tenantID, userID string, reason *string) (*kanri.Tenant, *kanri.User, error) {
+	*reason = strings.TrimSpace(*reason)
+	if utf8.RuneCountInString(*reason) > MaxReason {
+		return nil, nil, kanri.Invalid(map[string]string{"reason": "support.reason_long"})
+	}
+	if tenantID == staff.TenantID {
+		return nil, nil, kanri.E(kanri.ECONFLICT, "support.own_tenant")
+	}
+	t, err := s.Tenants.Get(ctx, tenantID)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case t.Status == kanri.TenantDeleted:
+		return nil, nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
+	case !t.SupportAllowed():
+		return nil, nil, kanri.E(kanri.EFORBIDDEN, "support.off")
+	case !t.OpenAt(s.Now()):
+		return nil, nil, kanri.E(kanri.ECONFLICT, "support.tenant_closed")
+	case *reason == "" && !t.SupportNeedsApproval():
+		return nil, nil, kanri.Invalid(map[string]string{"reason": "support.reason_required"})
+	}
+	u, err := s.Users.Get(ctx, tenantID, userID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !u.IsActive || !u.DeletedAt.IsZero() {
+		return nil, nil, kanri.E(kanri.ECONFLICT, "support.user_inactive")
+	}
+	return t, u, nil
+}
+
+// Ask records staff's request to open a tenant that approves each
+// support session as one of its users, for its administrators to decide
+// (ECONFLICT in a tenant that does not), in the tenant's audit log and
+// the operator's.
+func (s *Service) Ask(ctx context.Context, staff Staff, tenantID, userID, reason string) (*kanri.SupportRequest, error) {
+	t, u, err := s.check(ctx, staff, tenantID, userID, &reason)
+	if err != nil {
+		return nil, err
+	}
+	if reason == "" {
+		return nil, kanri.Invalid(map[string]string{"reason": "support.reason_required"})
+	}
+	if !t.SupportNeedsApproval() {
+		return nil, kanri.E(kanri.ECONFLICT, "support.no_approval")
+	}
+	now := s.Now()
+	req := &kanri.SupportRequest{
+		Doc:    kanri.Doc{ID: "supreq_" + strings.ReplaceAll(uuid.NewString(), "-", "")},
+		UserID: u.ID, Username: u.Username, StaffTenantID: staff.TenantID, StaffUserID: staff.UserID, StaffName: staff.Name,
+		Reason: reason, Status: kanri.SupportPending, RequestedAt: kanri.NewTime(now), TTL: kanri.SupportRequestTTL,
+	}
+	if err := s.requests(t.ID).Create(ctx, req); err != nil {
+		return nil, err
+	}
+	s.recordBoth(ctx, staff.TenantID, t, req, ActionRequest)
+	return req, nil
+}
+
+// Requests returns a tenant's support requests of the last day, newest
+// first (at most 50).
+func (s *Service) Requests(ctx context.Context, tenantID string) ([]*kanri.SupportRequest, error) {
+	rs, _, err := s.requests(tenantID).Query(ctx, docstore.Query{OrderBy: "requestedAt", Desc: true, Limit: 50})
+	return rs, err
+}
+
+// Latest returns staff's newest request to act as the user, or nil.
+func (s *Service) Latest(ctx context.Context, tenantID, staffUserID, userID string) (*kanri.SupportRequest, error) {
+	rs, err := s.Requests(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		if r.StaffUserID == staffUserID && r.UserID == userID {
+			return r, nil
+		}
+	}
+	return nil, nil
+}
+
+// Decider is who approves or denies a support request: a user of the
+// tenant, never the operator's staff (who asked).
+type Decider struct {
+	TenantID, Username string
+}
+
+// Decide approves or denies a pending request of the tenant, as its
+// administrator by (EFORBIDDEN for anyone of another tenant: the
+// operator's staff do not approve their own requests; ECONFLICT when it
+// is no longer pending, ESTALE when it changed since etag), in the
+// tenant's audit log and the operator's.
+func (s *Service) Decide(ctx context.Context, tenantID, id, etag string, approve bool, by Decider) (*kanri.SupportRequest, error) {
+	if by.TenantID != tenantID {
+		return nil, kanri.E(kanri.EFORBIDDEN, "support.decide_own")
+	}
+	t, err := s.Tenants.Get(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	req, err := s.requests(tenantID).Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if etag != "" && etag != req.ETag {
+		return nil, kanri.E(kanri.ESTALE, "stale.action")
+	}
+	if req.Status != kanri.SupportPending {
+		return nil, kanri.E(kanri.ECONFLICT, "support.decided")
+	}
+	req.Status, req.DecidedAt, req.DecidedBy = kanri.SupportDenied, kanri.NewTime(s.Now()), by.Username
+	action := ActionDeny
+	if approve {
+		req.Status, action = kanri.SupportApproved, ActionApprove
+	}
+	if err := s.requests(tenantID).Replace(ctx, req); err != nil {
+		return nil, err
+	}
+	s.recordBoth(ctx, req.StaffTenantID, t, req, action)
+	return req, nil
+}
+
+// take marks the approved request id of staff for the user used, once:
+// the write is at the version read, so two tabs cannot both open a
+// session with it.
+func (s *Service) take(ctx context.Context, staff Staff, tenantID, userID, id string) (*kanri.SupportRequest, error) {
+	if id == "" {
+		return nil, kanri.E(kanri.ECONFLICT, "support.needs_approval")
+	}
+	req, err := s.requests(tenantID).Get(ctx, id)
+	if kanri.IsCode(err, kanri.ENOTFOUND) || err == nil && (req.StaffUserID != staff.UserID || req.UserID != userID) {
+		return nil, kanri.E(kanri.ECONFLICT, "support.needs_approval")
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case req.Status == kanri.SupportPending:
+		return nil, kanri.E(kanri.ECONFLICT, "support.pending")
+	case req.Status != kanri.SupportApproved || s.Now().After(req.DecidedAt.Add(ApprovalValid)):
+		return nil, kanri.E(kanri.ECONFLICT, "support.needs_approval")
+	}
+	req.Status = kanri.SupportUsed
+	if err := s.requests(tenantID).Replace(ctx, req); err != nil {
+		if kanri.IsCode(err, kanri.ESTALE) || kanri.IsCode(err, kanri.ECONFLICT) {
+			return nil, kanri.E(kanri.ECONFLICT, "support.needs_approval")
+		}
+		return nil, err
+	}
+	return req, nil
+}
+
+// recordBoth records action on req in the tenant's audit log and the
+// operator's (staffTenantID).
+func (s *Service) recordBoth(ctx context.Context, staffTenantID string, t *kanri.Tenant, req *kanri.SupportRequest, action string) {
+	changes := map[string]kanri.Change{"staff": {After: req.StaffName}, "status": {After: req.Status}}
+	s.Audit.Record(ctx, audit.Entry{
+		TenantID: t.ID, Action: action, Reason: req.Reason, Changes: changes,
+		Resource: kanri.AuditResource{Type: kanri.AuditUser, ID: req.UserID, Name: req.Username},
+	})
+	s.Audit.Record(ctx, audit.Entry{
+		TenantID: staffTenantID, Action: action, Reason: req.Reason, Changes: changes,
+		Resource: kanri.AuditResource{Type: kanri.AuditTenant, ID: t.ID, Name: t.Name + " / " + req.Username},
+	})
+}
+
+func (s *Service) requests(tenantID string) *store.Repo[kanri.SupportRequest, *kanri.SupportRequest] {
+	return store.Of[kanri.SupportRequest](s.Store.Tenant(tenantID), kanri.ContainerAuth, kanri.TypeSupportRequest)
 }
 
 // End ends the support session of rec in its tenant, why EndedByStaff or

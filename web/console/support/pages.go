@@ -29,6 +29,9 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Get(g.Tenant, "/users/:id/support", role.SupportAccess, s.form),
 		console.Post(g.Tenant, "/users/:id/support", role.SupportAccess, s.start),
 		console.Post(g.SignedIn, "/support/end", httpkit.RouteSignedIn, s.end),
+		console.Get(g.Tenant, "/support-requests", role.SettingsRead, s.requests),
+		console.Post(g.Tenant, "/support-requests/:id/approve", role.SettingsUpdate, s.approve),
+		console.Post(g.Tenant, "/support-requests/:id/deny", role.SettingsUpdate, s.deny),
 	}
 }
 
@@ -60,21 +63,36 @@ func (s *Pages) start(c echo.Context) error {
 		Token: token, IP: c.RealIP(), UserAgent: c.Request().UserAgent(),
 	}
 	home := c.Get(httpkit.KeyHome).(*kanri.Tenant)
-	rec, err := s.Support.Start(ctx, support.Staff{TenantID: home.ID, UserID: me.ID, Name: name}, r)
-	if kanri.IsCode(err, kanri.EINVALID) {
-		u, uerr := s.Users.Get(ctx, t.ID, r.UserID)
-		if uerr != nil {
-			return uerr
+	staff := support.Staff{TenantID: home.ID, UserID: me.ID, Name: name}
+	if t.SupportNeedsApproval() && c.FormValue("request") == "" {
+		_, err := s.Support.Ask(ctx, staff, t.ID, r.UserID, r.Reason)
+		if err != nil {
+			return s.refused(c, r, err)
 		}
-		return s.render(c, http.StatusUnprocessableEntity, views.SupportForm{User: u, Reason: r.Reason, Errors: views.Errors(kanri.ErrorFields(err))})
+		return s.Report(c, views.UserPath(t.ID, r.UserID)+"/support", "support.requested")
 	}
+	r.RequestID = c.FormValue("request")
+	rec, err := s.Support.Start(ctx, staff, r)
 	if err != nil {
-		return err
+		return s.refused(c, r, err)
 	}
 	if err := s.BeginSupport(c, rec.UserID, t.ID, token); err != nil {
 		return err
 	}
 	return console.Redirect(c, "/")
+}
+
+// refused answers a refused start or request: the form again, with the
+// reason kept, for invalid input; the error otherwise.
+func (s *Pages) refused(c echo.Context, r support.Request, err error) error {
+	if !kanri.IsCode(err, kanri.EINVALID) {
+		return err
+	}
+	u, uerr := s.Users.Get(c.Request().Context(), r.TenantID, r.UserID)
+	if uerr != nil {
+		return uerr
+	}
+	return s.render(c, http.StatusUnprocessableEntity, views.SupportForm{User: u, Reason: r.Reason, Errors: views.Errors(kanri.ErrorFields(err))})
 }
 
 // end ends the request's support session and gives the staff member their
@@ -88,7 +106,46 @@ func (s *Pages) end(c echo.Context) error {
 	return s.LeaveSupport(c, rec, support.EndedByStaff)
 }
 
+// render shows the support page, with the staff member's latest request
+// where the tenant approves each session.
 func (s *Pages) render(c echo.Context, status int, f views.SupportForm) error {
 	f.Tenant, f.Minutes = httpkit.Tenant(c), int(support.Duration.Minutes())
+	if f.Tenant.SupportNeedsApproval() {
+		me := c.Get(httpkit.KeyUser).(*kanri.User)
+		req, err := s.Support.Latest(c.Request().Context(), f.Tenant.ID, me.ID, f.User.ID)
+		if err != nil {
+			return err
+		}
+		f.Request = req
+		f.Approved = req != nil && req.Status == kanri.SupportApproved && s.Now().Before(req.DecidedAt.Add(support.ApprovalValid))
+	}
 	return httpkit.Render(c, status, views.SupportPage(s.Page(c, "support.page_title", "users"), f))
+}
+
+// requests lists the tenant's support requests of the last day.
+func (s *Pages) requests(c echo.Context) error {
+	t := httpkit.Tenant(c)
+	rs, err := s.Support.Requests(c.Request().Context(), t.ID)
+	if err != nil {
+		return err
+	}
+	own := c.Get(httpkit.KeyHome).(*kanri.Tenant).ID == t.ID // the operator's staff do not decide
+	v := views.SupportRequestsView{Tenant: t, Requests: rs, Decide: own && httpkit.Can(c, role.SettingsUpdate)}
+	return httpkit.Render(c, http.StatusOK, views.SupportRequestsPage(s.Page(c, "support.requests_title", "settings"), v))
+}
+
+// approve approves a pending support request.
+func (s *Pages) approve(c echo.Context) error { return s.decide(c, true) }
+
+// deny denies a pending support request.
+func (s *Pages) deny(c echo.Context) error { return s.decide(c, false) }
+
+func (s *Pages) decide(c echo.Context, approve bool) error {
+	t := httpkit.Tenant(c)
+	by := support.Decider{TenantID: c.Get(httpkit.KeyHome).(*kanri.Tenant).ID, Username: c.Get(httpkit.KeyUser).(*kanri.User).Username}
+	req, err := s.Support.Decide(c.Request().Context(), t.ID, c.Param("id"), c.FormValue("etag"), approve, by)
+	if err != nil {
+		return err
+	}
+	return s.Report(c, views.SupportRequestsPath(t.ID), "support.decided_"+req.Status, req.StaffName, req.Username)
 }
