@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/support"
 )
@@ -44,8 +46,13 @@ func (e *env) supportSessions(t *testing.T, tenantID string) []*kanri.Session {
 // acme's administrator, and returns the page it lands on.
 func (e *env) openSupport(t *testing.T, c *client, reason string) string {
 	t.Helper()
-	adminID := e.userIDOf(t, e.acme.ID, "admin")
-	path := "/t/" + e.acme.ID + "/users/" + adminID + "/support"
+	return e.openSupportAs(t, c, e.userIDOf(t, e.acme.ID, "admin"), reason)
+}
+
+// openSupportAs opens a support session of c as acme's user userID.
+func (e *env) openSupportAs(t *testing.T, c *client, userID, reason string) string {
+	t.Helper()
+	path := "/t/" + e.acme.ID + "/users/" + userID + "/support"
 	c.get(path)
 	resp, _ := c.post(path, url.Values{"reason": {reason}})
 	if resp.StatusCode != http.StatusSeeOther {
@@ -402,4 +409,125 @@ func TestSupportApproval(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSupportSessionEndsWhenItNoLongerHolds: a support session ends, and
+// says so, when the tenant turns support access off, when its user is
+// deactivated (the staff member gets their own session back), when the
+// staff member is deactivated (signed out), and when its cookie idles
+// out; each end is recorded. A tenant that takes back the right to change
+// reaches a session already open.
+func TestSupportSessionEndsWhenItNoLongerHolds(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := system()
+	users := "/t/" + e.acme.ID + "/users"
+	ends := func() int { return len(e.supportRecords(t, kanri.PrivilegedTenantID, support.ActionEnd)) }
+
+	staff := e.client(t).signIn("privileged", adminEmail)
+	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportChanges = true })
+	e.openSupport(t, staff, "Ticket 5")
+	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportChanges = false })
+	staff.get(users + "/" + e.acmeBob.ID + "/edit")
+	bob, _ := e.users.Get(ctx, e.acme.ID, e.acmeBob.ID)
+	resp, _ := staff.post(users+"/"+e.acmeBob.ID+"/deactivate", url.Values{"etag": {bob.ETag}, "state": {bob.State()}})
+	wantStatus(t, "a change after the tenant took the right to change back", resp, http.StatusForbidden)
+	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportOff })
+	resp, _ = staff.get(users)
+	if page := staff.landing(resp); !strings.Contains(page, "turned support access off") || strings.Contains(page, `data-testid="support-banner"`) {
+		t.Error("turning support access off does not end the open session, or does not say so")
+	}
+	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportOn })
+
+	e.openSupportAs(t, staff, e.acmeBob.ID, "Ticket 6")
+	if _, err := e.users.SetActive(ctx, e.acme.ID, e.acmeBob.ID, kanri.Seen{}, false); err != nil {
+		t.Fatal(err)
+	}
+	resp, _ = staff.get(users)
+	if page := staff.landing(resp); !strings.Contains(page, "can no longer sign in") {
+		t.Error("the deactivation of its user does not end the support session, or does not say so")
+	}
+	if resp, _ := staff.get("/tenants"); resp.StatusCode != http.StatusOK {
+		t.Errorf("after its user's deactivation, the staff member's own pages answer %d", resp.StatusCode)
+	}
+	if _, err := e.users.SetActive(ctx, e.acme.ID, e.acmeBob.ID, kanri.Seen{}, true); err != nil {
+		t.Fatal(err)
+	}
+
+	// A second global administrator, deactivated during their session.
+	op := e.globalAdmin(t, "olivia")
+	e.openSupport(t, op, "Ticket 7")
+	opUser, _ := e.users.Get(ctx, kanri.PrivilegedTenantID, e.userIDOf(t, kanri.PrivilegedTenantID, "olivia"))
+	if _, err := e.users.SetActive(ctx, kanri.PrivilegedTenantID, opUser.ID, kanri.Seen{}, false); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := op.get(users); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login") {
+		t.Errorf("a deactivated staff member's support session answers %d to %q, want the sign-in page", resp.StatusCode, resp.Header.Get("Location"))
+	}
+
+	// Idle until the cookie expires: the end is recorded when it is next used.
+	before := ends()
+	e.openSupport(t, staff, "Ticket 8")
+	e.clock.Advance(support.Duration + time.Minute)
+	staff.get(users)
+	if got := ends(); got != before+1 {
+		t.Errorf("support.end records after the cookie idled out: %d, want %d", got, before+1)
+	}
+	if got := ends(); got != 4 {
+		t.Errorf("support.end records in the operator's log: %d, want 4 (turned off, user deactivated, staff deactivated, idle)", got)
+	}
+}
+
+// TestSupportCopiesOnlyForGlobalAdmins: the operator's log holds what
+// support did in other tenants; users of the operator's tenant who are
+// not global administrators do not see those records.
+func TestSupportCopiesOnlyForGlobalAdmins(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	staff := e.client(t).signIn("privileged", adminEmail)
+	e.openSupport(t, staff, "Ticket 31337: secret customer matter")
+	staff.post("/support/end", nil)
+	viewer := e.operatorViewer(t, "pat")
+	path := "/t/" + kanri.PrivilegedTenantID + "/audit"
+	if _, page := viewer.get(path); strings.Contains(page, "Ticket 31337") || strings.Contains(page, "acme") {
+		t.Error("a viewer of the operator's tenant reads what support did in acme")
+	}
+	if _, page := viewer.get(path + ".csv"); strings.Contains(page, "Ticket 31337") {
+		t.Error("a viewer of the operator's tenant exports what support did in acme")
+	}
+	if _, page := staff.get(path); !strings.Contains(page, "Ticket 31337") {
+		t.Error("the global administrator does not read what support did in acme")
+	}
+}
+
+// operatorUser creates a user of the operator's tenant holding roleName
+// of every service, and signs them in.
+func (e *env) operatorUser(t *testing.T, username, roleName string) *client {
+	t.Helper()
+	ctx := system()
+	priv, err := e.tenants.Get(ctx, kanri.PrivilegedTenantID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := e.users.Create(ctx, priv.ID, kanri.UserInput{Username: username, Email: username + "@operator.test", DisplayName: username, Password: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range features.Roles().Services() {
+		if _, _, err := e.roles.Assign(ctx, role.Grant{Tenant: priv, UserID: u.ID, ServiceID: s.ID, RoleName: roleName}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e.client(t).signIn("privileged", username)
+}
+
+// globalAdmin is another global administrator of the operator's.
+func (e *env) globalAdmin(t *testing.T, username string) *client {
+	return e.operatorUser(t, username, role.GlobalAdmin)
+}
+
+// operatorViewer is a viewer of the operator's tenant, no global
+// administrator.
+func (e *env) operatorViewer(t *testing.T, username string) *client {
+	return e.operatorUser(t, username, role.Viewer)
 }

@@ -70,6 +70,11 @@ type Entry struct {
 	// resource is not that user itself (a role assignment's user): for
 	// observers, never stored.
 	Subject string
+	// Support marks a record of the operator's log about support in
+	// another tenant (metadata.support): only global administrators read
+	// it. The records of a support session's requests get it from their
+	// actor.
+	Support *kanri.AuditSupport
 }
 
 // SubjectOf returns the user whose rights e's change may change: Subject,
@@ -145,6 +150,8 @@ func (l *Log) Record(ctx context.Context, e Entry) {
 	sup := a.Support
 	if sup != nil {
 		rec.Metadata.Support = &kanri.AuditSupport{TenantID: e.TenantID, StaffID: sup.StaffID, StaffName: sup.StaffName, Reason: sup.Reason}
+	} else if e.Support != nil {
+		rec.Metadata.Support = e.Support
 	}
 	l.write(ctx, e.TenantID, rec)
 	if sup != nil && sup.StaffTenantID != e.TenantID {
@@ -152,6 +159,7 @@ func (l *Log) Record(ctx context.Context, e Entry) {
 		// too: its log holds a copy, which says in which tenant.
 		cp := *rec
 		cp.Doc = kanri.Doc{ID: newID(now)}
+		cp.Details.Changes = nil // what changed stays in the tenant's log
 		l.write(ctx, sup.StaffTenantID, &cp)
 	}
 	l.obsMu.RLock()
@@ -278,6 +286,12 @@ func (l *Log) query(ctx context.Context, tenantID string, where []docstore.Filte
 // a rename of the account are found too.
 func (l *Log) where(ctx context.Context, tenantID string, f Filter) []docstore.Filter {
 	var where []docstore.Filter
+	if tenantID == kanri.PrivilegedTenantID && !ActorFrom(ctx).GlobalAdmin {
+		// The operator's log holds what support did in other tenants
+		// (records with metadata.support): only global administrators,
+		// who may see those tenants, read them.
+		where = append(where, docstore.Defined("metadata.support", false))
+	}
 	switch {
 	case f.Action == "":
 	case f.Action[len(f.Action)-1] == '.':

@@ -15,8 +15,10 @@ import (
 
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
@@ -45,6 +47,13 @@ const (
 const (
 	EndedByStaff = "ended"
 	EndedExpired = "expired"
+	// EndedTurnedOff: the tenant turned support access off meanwhile.
+	EndedTurnedOff = "turned_off"
+	// EndedRevoked: the user can no longer sign in (deactivated, deleted,
+	// signed out everywhere, the session ended by them or an
+	// administrator, the tenant closed), or the staff member can no
+	// longer open support sessions.
+	EndedRevoked = "revoked"
 )
 
 // Service opens and ends support sessions.
@@ -52,6 +61,8 @@ type Service struct {
 	app.Deps
 	Tenants *tenant.Service
 	Users   *user.Service
+	Auth    *auth.Service
+	Roles   *role.Service
 }
 
 // Staff is the staff member who opens a support session.
@@ -114,6 +125,7 @@ func (s *Service) Start(ctx context.Context, staff Staff, r Request) (*kanri.Ses
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: staff.TenantID, Action: ActionStart, Reason: r.Reason, Changes: changes,
 		Resource: kanri.AuditResource{Type: kanri.AuditTenant, ID: t.ID, Name: t.Name + " / " + u.Username},
+		Support:  &kanri.AuditSupport{TenantID: t.ID, StaffID: staff.UserID, StaffName: staff.Name, Reason: r.Reason},
 	})
 	return rec, nil
 }
@@ -285,6 +297,7 @@ func (s *Service) recordBoth(ctx context.Context, staffTenantID string, t *kanri
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: staffTenantID, Action: action, Reason: req.Reason, Changes: changes,
 		Resource: kanri.AuditResource{Type: kanri.AuditTenant, ID: t.ID, Name: t.Name + " / " + req.Username},
+		Support:  &kanri.AuditSupport{TenantID: t.ID, StaffID: req.StaffUserID, StaffName: req.StaffName, Reason: req.Reason},
 	})
 }
 
@@ -307,6 +320,33 @@ func (s *Service) End(ctx context.Context, tenantID string, rec *kanri.Session, 
 		Resource: kanri.AuditResource{Type: kanri.AuditUser, ID: rec.UserID},
 	})
 	return nil
+}
+
+// StaffMay reports whether the staff member behind a support session may
+// still hold it: active, not signed out everywhere since their own
+// session (token, issued) began, that session not ended, and still a
+// global administrator with support.access.
+func (s *Service) StaffMay(ctx context.Context, sup *kanri.SessionSupport, token string, issued time.Time) (bool, error) {
+	u, err := s.Users.Get(ctx, sup.StaffTenantID, sup.StaffUserID)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !u.IsActive || !u.DeletedAt.IsZero() || issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
+		return false, nil
+	}
+	if _, err := s.Auth.Session(ctx, sup.StaffTenantID, u.ID, token); kanri.IsCode(err, kanri.ENOTFOUND) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	access, err := s.Roles.AccessOf(ctx, sup.StaffTenantID, u.ID)
+	if err != nil {
+		return false, err
+	}
+	return access.GlobalAdmin && access.Perms.Has(role.SupportAccess), nil
 }
 
 // Actor returns the audit actor of a request of the support session rec:

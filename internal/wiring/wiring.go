@@ -151,7 +151,7 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.Erasure = erasure.New(d, s.Users, s.Keys, s.Files, o.Blobs)
 	s.Backups.OnRestored(s.Erasure.Reapply)
 	s.Archives = archive.New(d, s.Tenants, o.Blobs, keys, s.Scheduler)
-	s.Support = &support.Service{Deps: d, Tenants: s.Tenants, Users: s.Users}
+	s.Support = &support.Service{Deps: d, Tenants: s.Tenants, Users: s.Users, Auth: s.Auth, Roles: s.Roles}
 	s.Erasure.OnErased(s.Archives.Erased)
 	// A restore's dry run lists changed documents by name: an erasure
 	// deletes the tenant's.

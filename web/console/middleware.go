@@ -139,6 +139,7 @@ func (s *Console) RequireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		uid, tid, issued, ok := s.SignedIn(c)
 		if !ok {
 			if s.HadSession(c) {
+				s.abandonSupport(c, support.EndedExpired) // the cookie outlived it: its end is recorded
 				s.EndSession(c)
 				return kanri.E(kanri.EUNAUTHENTICATED, "login.expired")
 			}
@@ -154,7 +155,15 @@ func (s *Console) RequireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
 			// Gone, deactivated, suspended, signed out everywhere, or this
 			// session ended (from the account page, by an administrator)
-			// on any instance. A closed organisation says why.
+			// on any instance. A closed organisation says why. A support
+			// session ends, and gives the staff member their own back.
+			if s.InSupport(c) {
+				s.abandonSupport(c, support.EndedRevoked)
+				if back, err := s.EndSupport(c); err != nil || back {
+					s.Flash(c, "info", "support.ended_"+support.EndedRevoked)
+					return Redirect(c, "/")
+				}
+			}
 			s.EndSession(c)
 			if u != nil && home != nil && !home.OpenAt(s.Now()) {
 				return kanri.E(kanri.EUNAUTHENTICATED, home.ClosedMessage(s.Now()))
@@ -174,12 +183,25 @@ func (s *Console) RequireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ctx = audit.WithActor(ctx, a)
 		c.SetRequest(c.Request().WithContext(ctx))
-		if rec.Support != nil {
-			if !s.Now().Before(rec.Support.ExpiresAt.Time) {
+		if sup := rec.Support; sup != nil {
+			switch {
+			case !s.Now().Before(sup.ExpiresAt.Time):
 				return s.LeaveSupport(c, rec, support.EndedExpired)
+			case !home.SupportAllowed():
+				return s.LeaveSupport(c, rec, support.EndedTurnedOff)
 			}
-			c.Set(httpkit.KeySupport, rec.Support)
-			if err := supportMay(c, rec.Support); err != nil {
+			k := s.StaffCookie(c)
+			if may, err := s.Support.StaffMay(ctx, sup, k.Token, k.Issued); err != nil {
+				return err
+			} else if !may { // the staff member lost the right: nothing to go back to
+				s.abandonSupport(c, support.EndedRevoked)
+				s.EndSession(c)
+				return kanri.E(kanri.EUNAUTHENTICATED, "login.expired")
+			}
+			c.Set(httpkit.KeySupport, sup)
+			// Read on every request too: a tenant that takes the right
+			// to change back reaches the sessions already open.
+			if err := supportMay(c, sup.Writable && home.SupportWritable()); err != nil {
 				return err
 			}
 		}
@@ -215,7 +237,7 @@ func (s *Console) RequireUser(next echo.HandlerFunc) echo.HandlerFunc {
 // tenant allowed changes when the session began, change anything. Routes
 // that reach secrets in a tenant (an API key's, a password's reset) refuse
 // it themselves (Route.NoSupport).
-func supportMay(c echo.Context, sup *kanri.SessionSupport) error {
+func supportMay(c echo.Context, writable bool) error {
 	path := c.Request().URL.Path
 	switch {
 	case path == "/support/end" || path == "/logout" || path == "/lang" || path == "/theme":
@@ -227,10 +249,29 @@ func supportMay(c echo.Context, sup *kanri.SessionSupport) error {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return nil
 	}
-	if !sup.Writable {
+	if !writable {
 		return kanri.E(kanri.EFORBIDDEN, "support.read_only")
 	}
 	return nil
+}
+
+// abandonSupport records the end of the request's support session, why,
+// when its cookie or its user no longer holds it (a failure is logged:
+// the session ends whatever the record).
+func (s *Console) abandonSupport(c echo.Context, why string) {
+	if !s.InSupport(c) {
+		return
+	}
+	ctx, k := c.Request().Context(), s.Cookie(c)
+	rec, err := s.Auth.Session(ctx, k.TenantID, k.UserID, k.Token)
+	if err != nil || rec.Support == nil {
+		return // ended already: its end was recorded, or the end of all the user's sessions was
+	}
+	a := audit.ActorFrom(ctx)
+	a.UserID, a.TenantID = k.UserID, k.TenantID
+	if err := s.Support.End(audit.WithActor(ctx, support.Actor(a, rec)), k.TenantID, rec, why); err != nil {
+		s.Logger.Warn("ending an abandoned support session", "tenant", k.TenantID, "err", err, "request_id", httpkit.RequestID(c))
+	}
 }
 
 // LeaveSupport ends the request's support session, why, and gives the

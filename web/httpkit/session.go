@@ -155,7 +155,30 @@ func (s *Sessions) BeginSupport(c echo.Context, userID, tenantID, token string) 
 	sess.Values[keyUser], sess.Values[keyTenant], sess.Values[KeySessionID] = userID, tenantID, token
 	sess.Values[keyIssued], sess.Values[keySeen] = now.UnixMilli(), now.Unix()
 	sess.Values[KeyCSRF] = RandomToken()
+	delete(sess.Values, KeySecretTicket) // the staff member's, not the session's
+	delete(sess.Values, KeySecretOnSwitch)
 	return s.SaveSession(c)
+}
+
+// InSupport reports whether the request's session is a support session
+// that set a staff member's own session aside.
+func (s *Sessions) InSupport(c echo.Context) bool {
+	uid, _ := s.Session(c).Values[staffPrefix+keyUser].(string)
+	return uid != ""
+}
+
+// StaffCookie returns what the staff member's own session, set aside by
+// BeginSupport, says.
+func (s *Sessions) StaffCookie(c echo.Context) SessionCookie {
+	sess := s.Session(c)
+	k := SessionCookie{}
+	k.UserID, _ = sess.Values[staffPrefix+keyUser].(string)
+	k.TenantID, _ = sess.Values[staffPrefix+keyTenant].(string)
+	k.Token, _ = sess.Values[staffPrefix+KeySessionID].(string)
+	if iat, _ := sess.Values[staffPrefix+keyIssued].(int64); iat != 0 {
+		k.Issued = time.UnixMilli(iat)
+	}
+	return k
 }
 
 // EndSupport gives the staff member back the session BeginSupport set

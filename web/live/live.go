@@ -207,15 +207,22 @@ type Viewer struct {
 	// UserID is the signed-in user, HomeID their tenant.
 	UserID, HomeID string
 	Cookie         httpkit.SessionCookie
+	// SupportUntil, for a support session, is when it ends (zero for the
+	// user's own session).
+	SupportUntil time.Time
 }
 
 // Viewer returns who the request's stream serves.
 func (s *Streams) Viewer(c echo.Context) Viewer {
-	return Viewer{
+	v := Viewer{
 		UserID: c.Get(httpkit.KeyUser).(*kanri.User).ID,
 		HomeID: c.Get(httpkit.KeyHome).(*kanri.Tenant).ID,
 		Cookie: s.Sessions.Cookie(c),
 	}
+	if sup, ok := c.Get(httpkit.KeySupport).(*kanri.SessionSupport); ok {
+		v.SupportUntil = sup.ExpiresAt.Time
+	}
+	return v
 }
 
 // Pump runs a stream until the browser goes, the bus closes the
@@ -300,7 +307,11 @@ func (s *Streams) Pump(ctx context.Context, v Viewer, t *kanri.Tenant, perm stri
 // untilExpiry is how long until the stream's session cookie expires (and
 // a second more, so that the check then finds it expired).
 func (s *Streams) untilExpiry(v Viewer) time.Duration {
-	return max(v.Cookie.Expiry().Sub(s.Now())+time.Second, time.Second)
+	end := v.Cookie.Expiry()
+	if !v.SupportUntil.IsZero() && v.SupportUntil.Before(end) {
+		end = v.SupportUntil // a support session ends sooner
+	}
+	return max(end.Sub(s.Now())+time.Second, time.Second)
 }
 
 // stillAllowed reports whether the stream's session still holds and its
@@ -310,12 +321,16 @@ func (s *Streams) stillAllowed(ctx context.Context, v Viewer, t *kanri.Tenant, p
 	if !s.Sessions.Live(v.Cookie) || err != nil || !u.IsActive || !u.DeletedAt.IsZero() || v.Cookie.Issued.Before(u.Security.SessionsValidAfter.Truncate(time.Millisecond)) {
 		return false
 	}
-	if _, err := s.Auth.Session(ctx, u.TenantID, u.ID, v.Cookie.Token); err != nil {
+	rec, err := s.Auth.Session(ctx, u.TenantID, u.ID, v.Cookie.Token)
+	if err != nil {
 		return false // ended from the account page or by an administrator
 	}
 	home, err := s.Tenants.Get(ctx, u.TenantID)
 	if err != nil || !home.OpenAt(s.Now()) {
 		return false
+	}
+	if rec.Support != nil && (!s.Now().Before(rec.Support.ExpiresAt.Time) || !home.SupportAllowed()) {
+		return false // a support session past its time, or no longer allowed
 	}
 	access, err := s.Roles.AccessOf(ctx, home.ID, u.ID)
 	if err != nil || !access.Perms.Has(perm) || (home.ID != t.ID && !access.GlobalAdmin) {

@@ -43,7 +43,7 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Post(ar, "/run", role.BackupsExecute, s.Streaming(console.ExportTimeout, s.run)),
 		console.Get(ar, "/:id", role.BackupsRead, s.show),
 		console.Post(ar, "/:id/rehydrate", role.BackupsExecute, s.rehydrate),
-		console.Get(ar, "/:id/download", role.BackupsExecute, s.Streaming(console.ExportTimeout, s.download)),
+		console.NoSupport(console.Get(ar, "/:id/download", role.BackupsExecute, s.Streaming(console.ExportTimeout, s.download))),
 	}
 }
 

@@ -28,11 +28,11 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Post(bk, "/jobs/:job/run", role.BackupsExecute, s.runBackupJob),
 		console.Get(bk, "/history", role.BackupsRead, s.listBackupRuns),
 		console.Get(bk, "/history/:id", role.BackupsRead, s.showBackupRun),
-		console.Get(bk, "/history/:id/download", role.BackupsExecute, s.Streaming(console.ExportTimeout, s.downloadBackup)),
-		console.Get(bk, "/history/:id/restore", role.BackupsExecute, s.showRestore),
-		console.Post(bk, "/history/:id/restore", role.BackupsExecute, s.restoreBackup),
-		console.Post(bk, "/history/:id/copy", role.TenantsCreate, s.copyBackup),
-		console.Post(bk, "/restores/:restore/retry", role.BackupsExecute, s.retryRestore),
+		console.NoSupport(console.Get(bk, "/history/:id/download", role.BackupsExecute, s.Streaming(console.ExportTimeout, s.downloadBackup))),
+		console.NoSupport(console.Get(bk, "/history/:id/restore", role.BackupsExecute, s.showRestore)),
+		console.NoSupport(console.Post(bk, "/history/:id/restore", role.BackupsExecute, s.restoreBackup)),
+		console.NoSupport(console.Post(bk, "/history/:id/copy", role.TenantsCreate, s.copyBackup)),
+		console.NoSupport(console.Post(bk, "/restores/:restore/retry", role.BackupsExecute, s.retryRestore)),
 	}
 }
 

@@ -41,7 +41,7 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Get(g.Staff, "/switch", role.TenantsRead, s.switchTenant),
 		console.Get(g.Tenant, "/users", role.UsersRead, s.listUsers),
 		console.Get(g.Tenant, "/users/new", role.UsersCreate, s.newUser),
-		console.Post(g.Tenant, "/users", role.UsersCreate, s.createUser),
+		console.NoSupport(console.Post(g.Tenant, "/users", role.UsersCreate, s.createUser)),
 		console.Get(g.Tenant, "/users/:id/edit", role.UsersUpdate, s.editUser),
 		console.Post(g.Tenant, "/users/:id", role.UsersUpdate, s.updateUser),
 		console.Post(g.Tenant, "/users/:id/deactivate", role.UsersUpdate, s.deactivateUser),
