@@ -12,7 +12,9 @@ import (
 // with a reason; every page says so, a change is refused (acme allows
 // none); the end gives the staff member their own session back, and
 // acme's audit log says what support did. Then alice turns support
-// access off, and the staff's page says so.
+// access off, and the staff's page says so; then she approves each
+// session, and approves the staff member's request on her support
+// requests page.
 func (s *suite) supportSteps(t *testing.T) {
 	s.step(t, "support_access_read_only_then_ended", []string{"admin_signs_in", "tenant_admin_sees_only_own_tenant"}, s.pagesOf(&s.alice), func(t *testing.T) {
 		staff := s.newSession(t, "staff", nil)
@@ -66,6 +68,36 @@ func (s *suite) supportSteps(t *testing.T) {
 		s.open(t, staff, supportPath, 200)
 		s.visible(t, staff, "support-off")
 		s.absent(t, staff, "support-form")
+
+		// Approval per request: the staff member asks, alice approves on
+		// her support requests page, the approved request opens a session.
+		s.open(t, s.alice, settingsPath, 200)
+		if _, err := s.alice.tid("settings-support-access").SelectOption(playwright.SelectOptionValues{Values: &[]string{"approval"}}); err != nil {
+			t.Fatal(err)
+		}
+		s.submitStatus(t, s.alice, s.alice.tid("settings-save"), settingsPath, 303)
+		s.open(t, staff, supportPath, 200)
+		s.visible(t, staff, "support-needs-approval")
+		s.fill(t, staff, "support-reason", "Ticket 4712: alice's uploads fail")
+		s.submitStatus(t, staff, staff.tid("support-ask"), supportPath, 303)
+		s.visible(t, staff, "support-pending")
+		s.click(t, s.alice, "settings-support-requests")
+		s.atPath(t, s.alice, "/t/"+tenantID+"/support-requests")
+		s.containsText(t, s.alice, "support-request", "Ticket 4712")
+		approve, err := s.alice.tid("support-approve").Locator("xpath=ancestor::form").GetAttribute("action")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.submitStatus(t, s.alice, s.alice.tid("support-approve"), approve, 303)
+		s.hasText(t, s.alice, "support-request-status", "Approved · alice")
+		s.open(t, staff, supportPath, 200)
+		s.visible(t, staff, "support-approved")
+		s.submitStatus(t, staff, staff.tid("support-start"), supportPath, 303)
+		s.containsText(t, staff, "support-banner", "alice")
+		s.submitStatus(t, staff, staff.tid("support-end"), "/support/end", 303)
+		s.atPath(t, staff, alicePage)
+
+		s.open(t, s.alice, settingsPath, 200)
 		if _, err := s.alice.tid("settings-support-access").SelectOption(playwright.SelectOptionValues{Values: &[]string{"on"}}); err != nil {
 			t.Fatal(err)
 		}
