@@ -288,9 +288,9 @@ func (l *Log) where(ctx context.Context, tenantID string, f Filter) []docstore.F
 	var where []docstore.Filter
 	if tenantID == kanri.PrivilegedTenantID && !ActorFrom(ctx).GlobalAdmin {
 		// The operator's log holds what support did in other tenants
-		// (records with metadata.support): only global administrators,
-		// who may see those tenants, read them.
-		where = append(where, docstore.Defined("metadata.support", false))
+		// (records with metadata.support.tenantId): only global
+		// administrators, who may see those tenants, read them.
+		where = append(where, docstore.Defined("metadata.support.tenantId", false))
 	}
 	switch {
 	case f.Action == "":

@@ -33,7 +33,10 @@ var DocTypes = []doctype.Type{
 // Container is the audit container: only audit records, whose 90 days
 // are its default TTL.
 var Container = doctype.Container{Name: kanri.ContainerAudit, DefaultTTL: kanri.TTLAuditLog * time.Second, Appends: true, Indexing: docstore.IndexingPolicy{
-	IncludedPaths: []string{"/*"},
+	// The operator's log leaves out, for whoever is no global
+	// administrator, what support did in other tenants: by the one
+	// metadata path indexed (Log.where).
+	IncludedPaths: []string{"/*", "/metadata/support/tenantId/?"},
 	ExcludedPaths: []string{"/details/*", "/metadata/*", "/_etag/?"},
 	CompositeIndexes: [][]string{
 		{"/tenantId", "-/timestamp"},
