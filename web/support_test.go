@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -530,4 +531,42 @@ func (e *env) globalAdmin(t *testing.T, username string) *client {
 // administrator.
 func (e *env) operatorViewer(t *testing.T, username string) *client {
 	return e.operatorUser(t, username, role.Viewer)
+}
+
+// TestSupportCopiesErased: the erasure of a person reaches the operator's
+// copies of what support did as them or to them, which stay marked as
+// the tenant's.
+func TestSupportCopiesErased(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportChanges = true })
+	staff := e.client(t).signIn("privileged", adminEmail)
+	e.openSupportAs(t, staff, e.acmeBob.ID, "Ticket 9: bob's profile")
+	staff.post("/support/end", nil)
+	copies := func() []*kanri.AuditLog {
+		recs, _, err := e.st.Tenant(kanri.PrivilegedTenantID).AuditLogs().Query(context.Background(), docstore.Query{
+			Where: []docstore.Filter{docstore.Eq("metadata.support.tenantId", e.acme.ID)}, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return recs
+	}
+	if n := len(copies()); n < 2 {
+		t.Fatalf("%d records of support in acme in the operator's log, want its start and end at least", n)
+	}
+	admin := e.client(t).signIn("acme", "admin")
+	bobPath := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID
+	admin.get(bobPath + "/erase")
+	if resp, _ := admin.post(bobPath+"/erase", url.Values{"confirm": {"bob"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("erasing bob: status %d", resp.StatusCode)
+	}
+	got := copies()
+	if len(got) < 2 {
+		t.Fatalf("after the erasure, %d copies are still marked as acme's, want them all", len(got))
+	}
+	for _, r := range got {
+		if b, _ := json.Marshal(r); strings.Contains(string(b), `"bob"`) || strings.Contains(string(b), "bob@") {
+			t.Errorf("a copy in the operator's log still names bob: %s", b)
+		}
+	}
 }

@@ -247,6 +247,8 @@ type edit struct {
 	container string
 	item      docstore.Item
 	typ       doctype.Type
+	// keep, when set, puts back what the edit must not take away.
+	keep func(doc map[string]any)
 }
 
 // erase handles every document of the tenant that holds the person's
@@ -257,7 +259,7 @@ func (s *Service) erase(ctx context.Context, tenantID string, rec *Record, ids [
 	var edits []edit
 	err := s.scan(ctx, tenantID, func(container string, it docstore.Item, t doctype.Type, doc map[string]any) {
 		if owns(t, doc, rec.UserID) || about(t, doc, rec.UserID) {
-			edits = append(edits, edit{container, it, t}) // written at its ETag: apply reads it again when it changed
+			edits = append(edits, edit{container: container, item: it, typ: t}) // written at its ETag: apply reads it again when it changed
 		}
 	})
 	if err != nil {
@@ -265,6 +267,53 @@ func (s *Service) erase(ctx context.Context, tenantID string, rec *Record, ids [
 	}
 	for _, e := range edits {
 		if err := s.apply(ctx, tenantID, e, rec, ids, rep); err != nil {
+			return err
+		}
+	}
+	return s.eraseCopies(ctx, tenantID, rec, ids, rep)
+}
+
+// eraseCopies erases the person from the operator's copies of the
+// tenant's audit records: audit.Log copies what support did in a tenant
+// into the operator's log (metadata.support.tenantId), where the tenant's
+// own scan does not reach.
+func (s *Service) eraseCopies(ctx context.Context, tenantID string, rec *Record, ids []*regexp.Regexp, rep *Report) error {
+	t, ok := s.Store.Types().Lookup(kanri.ContainerAudit, kanri.TypeAuditLog)
+	if !ok || tenantID == kanri.PrivilegedTenantID {
+		return nil
+	}
+	c := s.Store.Port().Container(kanri.ContainerAudit)
+	q := docstore.Query{Type: kanri.TypeAuditLog, Where: []docstore.Filter{
+		docstore.Eq("metadata.support.tenantId", tenantID),
+		docstore.Or(docstore.Eq("userId", rec.UserID), docstore.Eq("resource.id", rec.UserID)),
+	}, Limit: docstore.MaxPageSize}
+	var edits []edit
+	for {
+		page, err := c.Query(ctx, kanri.PrivilegedTenantID, q)
+		if err != nil {
+			return err
+		}
+		for _, it := range page.Items {
+			it.Body = bytes.Clone(it.Body)
+			// The copy stays marked as the tenant's: pseudonymised, it
+			// is still for global administrators only (audit.Log.where).
+			keep := func(doc map[string]any) {
+				md, _ := doc["metadata"].(map[string]any)
+				if md == nil {
+					md = map[string]any{}
+					doc["metadata"] = md
+				}
+				md["support"] = map[string]any{"tenantId": tenantID}
+			}
+			edits = append(edits, edit{kanri.ContainerAudit, it, t, keep})
+		}
+		if page.Continuation == "" {
+			break
+		}
+		q.Continuation = page.Continuation
+	}
+	for _, e := range edits {
+		if err := s.apply(ctx, kanri.PrivilegedTenantID, e, rec, ids, rep); err != nil {
 			return err
 		}
 	}
@@ -322,6 +371,9 @@ func (s *Service) apply(ctx context.Context, tenantID string, e edit, rec *Recor
 			return err
 		}
 		changed := pseudonymise(e.typ, doc, rec, ids)
+		if e.keep != nil {
+			e.keep(doc)
+		}
 		if !changed {
 			rep.Kept++
 			return nil

@@ -124,7 +124,7 @@ func (s *Service) Start(ctx context.Context, staff Staff, r Request) (*kanri.Ses
 	})
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: staff.TenantID, Action: ActionStart, Reason: r.Reason, Changes: changes,
-		Resource: kanri.AuditResource{Type: kanri.AuditTenant, ID: t.ID, Name: t.Name + " / " + u.Username},
+		Resource: kanri.AuditResource{Type: kanri.AuditUser, ID: u.ID, Name: u.Username},
 		Support:  &kanri.AuditSupport{TenantID: t.ID, StaffID: staff.UserID, StaffName: staff.Name, Reason: r.Reason},
 	})
 	return rec, nil
@@ -287,7 +287,8 @@ func (s *Service) take(ctx context.Context, staff Staff, tenantID, userID, id st
 }
 
 // recordBoth records action on req in the tenant's audit log and the
-// operator's (staffTenantID).
+// operator's (staffTenantID), where metadata.support names the tenant
+// (and the erasure of the user reaches the record).
 func (s *Service) recordBoth(ctx context.Context, staffTenantID string, t *kanri.Tenant, req *kanri.SupportRequest, action string) {
 	changes := map[string]kanri.Change{"staff": {After: req.StaffName}, "status": {After: req.Status}}
 	s.Audit.Record(ctx, audit.Entry{
@@ -296,7 +297,7 @@ func (s *Service) recordBoth(ctx context.Context, staffTenantID string, t *kanri
 	})
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: staffTenantID, Action: action, Reason: req.Reason, Changes: changes,
-		Resource: kanri.AuditResource{Type: kanri.AuditTenant, ID: t.ID, Name: t.Name + " / " + req.Username},
+		Resource: kanri.AuditResource{Type: kanri.AuditUser, ID: req.UserID, Name: req.Username},
 		Support:  &kanri.AuditSupport{TenantID: t.ID, StaffID: req.StaffUserID, StaffName: req.StaffName, Reason: req.Reason},
 	})
 }
