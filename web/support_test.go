@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kanri/kanri/cmd/kanri/features"
+	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
@@ -183,7 +184,7 @@ func TestSupportChangesAndSecrets(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	staff := e.client(t).signIn("privileged", adminEmail)
-	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportChanges = true })
+	e.setSupport(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportChanges = true })
 	e.openSupport(t, staff, "Ticket 12: deactivate bob for them")
 
 	staff.get("/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/edit")
@@ -224,7 +225,7 @@ func TestSupportChangesAndSecrets(t *testing.T) {
 		t.Error("acme's audit page does not say which records support made, and why")
 	}
 
-	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportOff })
+	e.setSupport(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportOff })
 	adminID := e.userIDOf(t, e.acme.ID, "admin")
 	path := "/t/" + e.acme.ID + "/users/" + adminID + "/support"
 	if _, page := staff.get(path); !strings.Contains(page, `data-testid="support-off"`) || strings.Contains(page, `data-testid="support-form"`) {
@@ -301,7 +302,7 @@ func TestSupportReadOnlyRefusesEveryChange(t *testing.T) {
 func TestSupportApproval(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportApproval })
+	e.setSupport(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportApproval })
 	staff := e.client(t).signIn("privileged", adminEmail)
 	admin := e.client(t).signIn("acme", "admin")
 	bobPath := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/support"
@@ -349,9 +350,9 @@ func TestSupportApproval(t *testing.T) {
 	}
 	resp, _ = admin.post(requestsPath+"/"+req.ID+"/approve", url.Values{"etag": {formETag(page)}})
 	wantStatus(t, "approving", resp, http.StatusSeeOther)
-	resp, _ = admin.post(requestsPath+"/"+req.ID+"/deny", url.Values{"etag": {""}})
+	resp, _ = admin.post(requestsPath+"/"+req.ID+"/approve", url.Values{"etag": {""}})
 	if page := admin.landing(resp); !strings.Contains(page, "already approved or denied") {
-		t.Error("deciding a decided request again is not refused with a reason")
+		t.Error("approving an approved request again is not refused with a reason")
 	}
 
 	_, page = staff.get(bobPath)
@@ -372,12 +373,13 @@ func TestSupportApproval(t *testing.T) {
 		t.Fatal("an approved request opened a second session")
 	}
 
-	// Denied, and approved too long ago: neither opens.
+	// Denied, approved then withdrawn, and approved too long ago: none
+	// opens.
 	for _, c := range []struct {
 		what    string
 		decide  string
 		advance time.Duration
-	}{{"denied", "deny", 0}, {"approved over an hour ago", "approve", support.ApprovalValid + time.Minute}} {
+	}{{"denied", "deny", 0}, {"withdrawn", "approve", 0}, {"approved over an hour ago", "approve", support.ApprovalValid + time.Minute}} {
 		e.clock.Advance(time.Second) // the newest request is the one asked now
 		staff.get(bobPath)
 		staff.post(bobPath, url.Values{"reason": {"Ticket 78: " + c.what}})
@@ -385,6 +387,12 @@ func TestSupportApproval(t *testing.T) {
 		admin.get(requestsPath)
 		if resp, _ := admin.post(requestsPath+"/"+req.ID+"/"+c.decide, url.Values{"etag": {req.ETag}}); resp.StatusCode != http.StatusSeeOther {
 			t.Fatalf("%s: deciding answered %d", c.what, resp.StatusCode)
+		}
+		if c.what == "withdrawn" {
+			_, page := admin.get(requestsPath)
+			if resp, _ := admin.post(requestsPath+"/"+req.ID+"/deny", url.Values{"etag": {formETag(page)}}); resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("withdrawing an approval answered %d", resp.StatusCode)
+			}
 		}
 		if c.advance > 0 {
 			e.clock.Advance(c.advance)
@@ -403,7 +411,7 @@ func TestSupportApproval(t *testing.T) {
 	for _, c := range []struct {
 		action string
 		n      int
-	}{{support.ActionRequest, 3}, {support.ActionApprove, 2}, {support.ActionDeny, 1}, {support.ActionStart, 1}} {
+	}{{support.ActionRequest, 4}, {support.ActionApprove, 3}, {support.ActionDeny, 2}, {support.ActionStart, 1}} {
 		for _, tenantID := range []string{e.acme.ID, kanri.PrivilegedTenantID} {
 			if got := len(e.supportRecords(t, tenantID, c.action)); got != c.n {
 				t.Errorf("%s records in %s: %d, want %d", c.action, tenantID, got, c.n)
@@ -426,19 +434,19 @@ func TestSupportSessionEndsWhenItNoLongerHolds(t *testing.T) {
 	ends := func() int { return len(e.supportRecords(t, kanri.PrivilegedTenantID, support.ActionEnd)) }
 
 	staff := e.client(t).signIn("privileged", adminEmail)
-	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportChanges = true })
+	e.setSupport(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportChanges = true })
 	e.openSupport(t, staff, "Ticket 5")
-	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportChanges = false })
+	e.setSupport(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportChanges = false })
 	staff.get(users + "/" + e.acmeBob.ID + "/edit")
 	bob, _ := e.users.Get(ctx, e.acme.ID, e.acmeBob.ID)
 	resp, _ := staff.post(users+"/"+e.acmeBob.ID+"/deactivate", url.Values{"etag": {bob.ETag}, "state": {bob.State()}})
 	wantStatus(t, "a change after the tenant took the right to change back", resp, http.StatusForbidden)
-	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportOff })
+	e.setSupport(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportOff })
 	resp, _ = staff.get(users)
-	if page := staff.landing(resp); !strings.Contains(page, "turned support access off") || strings.Contains(page, `data-testid="support-banner"`) {
+	if page := staff.landing(resp); !strings.Contains(page, "changed its support access settings") || strings.Contains(page, `data-testid="support-banner"`) {
 		t.Error("turning support access off does not end the open session, or does not say so")
 	}
-	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportOn })
+	e.setSupport(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportOn })
 
 	e.openSupportAs(t, staff, e.acmeBob.ID, "Ticket 6")
 	if _, err := e.users.SetActive(ctx, e.acme.ID, e.acmeBob.ID, kanri.Seen{}, false); err != nil {
@@ -539,7 +547,7 @@ func (e *env) operatorViewer(t *testing.T, username string) *client {
 func TestSupportCopiesErased(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.setSettings(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportChanges = true })
+	e.setSupport(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportChanges = true })
 	staff := e.client(t).signIn("privileged", adminEmail)
 	e.openSupportAs(t, staff, e.acmeBob.ID, "Ticket 9: bob's profile")
 	staff.post("/support/end", nil)
@@ -568,5 +576,84 @@ func TestSupportCopiesErased(t *testing.T) {
 		if b, _ := json.Marshal(r); strings.Contains(string(b), `"bob"`) || strings.Contains(string(b), "bob@") {
 			t.Errorf("a copy in the operator's log still names bob: %s", b)
 		}
+	}
+}
+
+// setSupport changes a tenant's settings as one of its own users would:
+// support access is the tenant's decision alone (tenant.OwnDecision).
+func (e *env) setSupport(t *testing.T, tenantID string, set func(*kanri.SettingsInput)) {
+	t.Helper()
+	in := kanri.SettingsInputOf(e.fresh(t, tenantID))
+	set(&in)
+	own := audit.WithActor(context.Background(), audit.Actor{UserID: "user_own", TenantID: tenantID})
+	if _, err := e.tenants.UpdateSettings(own, tenantID, "", nil, in); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSupportRulesAreTheTenants: the operator's staff cannot change a
+// tenant's support access (its fields are disabled for them, and a forged
+// form changes nothing), a support session cannot approve a request, and
+// a session opened without approval ends when the tenant starts to ask
+// for it.
+func TestSupportRulesAreTheTenants(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	staff := e.client(t).signIn("privileged", adminEmail)
+	path := "/t/" + e.acme.ID + "/settings"
+	_, page := staff.get(path)
+	if !strings.Contains(page, `data-testid="settings-support-own"`) {
+		t.Error("the staff's settings page of acme does not say support access is acme's decision")
+	}
+	form := settingsForm(e.fresh(t, e.acme.ID), func(in *kanri.SettingsInput) { in.SupportChanges = true; in.Timezone = "UTC" })
+	if resp, _ := staff.post(path, form); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the staff's save of acme's settings answered %d", resp.StatusCode)
+	}
+	if got := e.fresh(t, e.acme.ID); got.SupportWritable() || got.Settings.Timezone != "UTC" {
+		t.Errorf("the staff's save: writable support %v, zone %q; want support unchanged and the zone saved", got.SupportWritable(), got.Settings.Timezone)
+	}
+	in := kanri.SettingsInputOf(e.fresh(t, e.acme.ID))
+	in.SupportAccess = kanri.SupportOff
+	if _, err := e.tenants.UpdateSettings(system(), e.acme.ID, "", nil, in); !kanri.IsCode(err, kanri.EFORBIDDEN) {
+		t.Errorf("the operator turning acme's support access off: %v, want EFORBIDDEN", err)
+	}
+
+	e.setSupport(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportChanges = true })
+	e.openSupport(t, staff, "Ticket 10")
+	e.setSupport(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportApproval })
+	resp, _ := staff.get("/t/" + e.acme.ID + "/users")
+	if page := staff.landing(resp); strings.Contains(page, `data-testid="support-banner"`) {
+		t.Error("a session opened without approval outlives the tenant's asking for it")
+	}
+
+	// A session opened by an approved request cannot approve another.
+	admin := e.client(t).signIn("acme", "admin")
+	bobPath := "/t/" + e.acme.ID + "/users/" + e.acmeBob.ID + "/support"
+	adminPath := "/t/" + e.acme.ID + "/users/" + e.userIDOf(t, e.acme.ID, "admin") + "/support"
+	requestsPath := "/t/" + e.acme.ID + "/support-requests"
+	for _, p := range []string{adminPath, bobPath} {
+		e.clock.Advance(time.Second)
+		staff.get(p)
+		staff.post(p, url.Values{"reason": {"Ticket 11"}})
+	}
+	rs, _ := e.support.Requests(context.Background(), e.acme.ID)
+	if len(rs) != 2 {
+		t.Fatalf("%d requests, want 2", len(rs))
+	}
+	asAdmin, asBob := rs[1], rs[0]
+	admin.get(requestsPath)
+	admin.post(requestsPath+"/"+asAdmin.ID+"/approve", url.Values{"etag": {asAdmin.ETag}})
+	staff.get(adminPath)
+	resp, _ = staff.post(adminPath, url.Values{"request": {asAdmin.ID}})
+	if page := staff.landing(resp); !strings.Contains(page, `data-testid="support-banner"`) {
+		t.Fatal("the approved request did not open a session")
+	}
+	if _, page := staff.get(requestsPath); strings.Contains(page, `data-testid="support-approve"`) {
+		t.Error("a support session is offered to approve requests")
+	}
+	resp, _ = staff.post(requestsPath+"/"+asBob.ID+"/approve", url.Values{"etag": {asBob.ETag}})
+	wantStatus(t, "a support session approving a request", resp, http.StatusForbidden)
+	if rs, _ := e.support.Requests(context.Background(), e.acme.ID); rs[0].Status != kanri.SupportPending {
+		t.Errorf("the request approved in a support session is %s", rs[0].Status)
 	}
 }

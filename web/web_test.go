@@ -39,6 +39,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/support"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/internal/wiring"
@@ -77,6 +78,7 @@ type env struct {
 	usage     *apikey.Recorder
 	files     *files.Service
 	archives  *archive.Service
+	support   *support.Service
 	dns       *dnstest.Server
 	clock     *clock
 	acme      *kanri.Tenant
@@ -118,7 +120,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 		t.Fatal(err)
 	}
 	e := &env{st: st, faults: faults, calls: calls, tenants: ts, users: us, signIns: svcs.Auth, roles: roles, catalog: svcs.Catalog, clock: clk, dns: dns,
-		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files, archives: svcs.Archives}
+		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files, archives: svcs.Archives, support: svcs.Support}
 	e.domains.Timeout = 300 * time.Millisecond
 	for _, name := range []string{"acme", "globex"} {
 		ten, err := ts.Create(ctx, kanri.TenantInput{Name: name, DisplayName: name, Plan: kanri.PlanStandard, MaxUsers: 1000})

@@ -41,6 +41,9 @@ type SessionSupport struct {
 	// setting when it was opened.
 	Writable  bool `json:"writable"`
 	ExpiresAt Time `json:"expiresAt"`
+	// RequestID is the approved request that opened it, in a tenant that
+	// approves each session ("" when the tenant did not ask for approval).
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // SessionID returns the id of the record of the session whose cookie

@@ -93,12 +93,14 @@ func (s *Service) Start(ctx context.Context, staff Staff, r Request) (*kanri.Ses
 	if err != nil {
 		return nil, err
 	}
+	id := r.RequestID
+	r.RequestID = "" // recorded only when a request opened the session
 	if t.SupportNeedsApproval() {
-		req, err := s.take(ctx, staff, t.ID, u.ID, r.RequestID)
+		req, err := s.take(ctx, staff, t.ID, u.ID, id)
 		if err != nil {
 			return nil, err
 		}
-		r.Reason = req.Reason
+		r.Reason, r.RequestID = req.Reason, req.ID
 	}
 	now := s.Now()
 	at := kanri.NewTime(now)
@@ -108,7 +110,7 @@ func (s *Service) Start(ctx context.Context, staff Staff, r Request) (*kanri.Ses
 		TTL: int(Duration / time.Second),
 		Support: &kanri.SessionSupport{
 			StaffTenantID: staff.TenantID, StaffUserID: staff.UserID, StaffName: staff.Name, Reason: r.Reason,
-			Writable: t.SupportWritable(), ExpiresAt: kanri.NewTime(now.Add(Duration)),
+			Writable: t.SupportWritable(), ExpiresAt: kanri.NewTime(now.Add(Duration)), RequestID: r.RequestID,
 		},
 	}
 	if err := s.Store.Tenant(t.ID).Sessions().Create(ctx, rec); err != nil {
@@ -181,6 +183,11 @@ func (s *Service) Ask(ctx context.Context, staff Staff, tenantID, userID, reason
 	if !t.SupportNeedsApproval() {
 		return nil, kanri.E(kanri.ECONFLICT, "support.no_approval")
 	}
+	if last, err := s.Latest(ctx, t.ID, staff.UserID, u.ID); err != nil {
+		return nil, err
+	} else if last != nil && last.Status == kanri.SupportPending {
+		return nil, kanri.E(kanri.ECONFLICT, "support.pending")
+	}
 	now := s.Now()
 	req := &kanri.SupportRequest{
 		Doc:    kanri.Doc{ID: "supreq_" + strings.ReplaceAll(uuid.NewString(), "-", "")},
@@ -221,13 +228,14 @@ type Decider struct {
 	TenantID, Username string
 }
 
-// Decide approves or denies a pending request of the tenant, as its
-// administrator by (EFORBIDDEN for anyone of another tenant: the
+// Decide approves or denies a pending request of the tenant, or denies
+// (withdraws) an approved one not used yet, as its administrator by
+// (EFORBIDDEN for anyone of another tenant, or in a support session: the
 // operator's staff do not approve their own requests; ECONFLICT when it
-// is no longer pending, ESTALE when it changed since etag), in the
+// was decided or used, ESTALE when it changed since etag), in the
 // tenant's audit log and the operator's.
 func (s *Service) Decide(ctx context.Context, tenantID, id, etag string, approve bool, by Decider) (*kanri.SupportRequest, error) {
-	if by.TenantID != tenantID {
+	if by.TenantID != tenantID || audit.ActorFrom(ctx).Support != nil {
 		return nil, kanri.E(kanri.EFORBIDDEN, "support.decide_own")
 	}
 	t, err := s.Tenants.Get(ctx, tenantID)
@@ -241,7 +249,8 @@ func (s *Service) Decide(ctx context.Context, tenantID, id, etag string, approve
 	if etag != "" && etag != req.ETag {
 		return nil, kanri.E(kanri.ESTALE, "stale.action")
 	}
-	if req.Status != kanri.SupportPending {
+	// An approval not used yet may be withdrawn (denied).
+	if req.Status != kanri.SupportPending && (approve || req.Status != kanri.SupportApproved) {
 		return nil, kanri.E(kanri.ECONFLICT, "support.decided")
 	}
 	req.Status, req.DecidedAt, req.DecidedBy = kanri.SupportDenied, kanri.NewTime(s.Now()), by.Username
@@ -264,7 +273,7 @@ func (s *Service) take(ctx context.Context, staff Staff, tenantID, userID, id st
 		return nil, kanri.E(kanri.ECONFLICT, "support.needs_approval")
 	}
 	req, err := s.requests(tenantID).Get(ctx, id)
-	if kanri.IsCode(err, kanri.ENOTFOUND) || err == nil && (req.StaffUserID != staff.UserID || req.UserID != userID) {
+	if kanri.IsCode(err, kanri.ENOTFOUND) || kanri.IsCode(err, kanri.EINVALID) || err == nil && (req.StaffUserID != staff.UserID || req.UserID != userID) {
 		return nil, kanri.E(kanri.ECONFLICT, "support.needs_approval")
 	}
 	if err != nil {

@@ -25,7 +25,8 @@ func (s *Service) OnZoneChange(f ZoneHook) { s.zoneHooks = append(s.zoneHooks, f
 // base holds them then (nil: any change of the tenant is a conflict). A
 // deleted tenant's settings do not change. When the time zone changes, the
 // zone hooks run (a failing hook is logged: the settings stay saved, and
-// the backups read the zone again at their next run).
+// the backups read the zone again at their next run). Support access is
+// changed only by the tenant's own users (OwnDecision; EFORBIDDEN).
 func (s *Service) UpdateSettings(ctx context.Context, id, etag string, base *kanri.SettingsInput, in kanri.SettingsInput) (*kanri.Tenant, error) {
 	if err := in.Validate(); err != nil {
 		return nil, err
@@ -41,6 +42,9 @@ func (s *Service) UpdateSettings(ctx context.Context, id, etag string, base *kan
 		}
 		if etag != "" && etag != t.ETag && (base == nil || kanri.SettingsInputOf(t) != *base) {
 			return nil, kanri.Stale()
+		}
+		if cur := kanri.SettingsInputOf(t); (cur.SupportAccess != in.SupportAccess || cur.SupportChanges != in.SupportChanges) && !OwnDecision(ctx, id) {
+			return nil, kanri.E(kanri.EFORBIDDEN, "settings.support_own")
 		}
 		before := settingsFields(t)
 		zoneBefore = t.Location().String()
@@ -66,6 +70,16 @@ func (s *Service) UpdateSettings(ctx context.Context, id, etag string, base *kan
 		}
 	}
 	return t, nil
+}
+
+// OwnDecision reports whether ctx's actor may decide what the tenant
+// decides alone: whether and how the operator's support staff may open it
+// (docs/security.md, "Support access"). Only the tenant's own users may,
+// in their own sessions: never the operator's staff, who would use it,
+// nor a support session.
+func OwnDecision(ctx context.Context, tenantID string) bool {
+	a := audit.ActorFrom(ctx)
+	return a.TenantID == tenantID && a.Support == nil
 }
 
 // SetTimezone sets only the tenant's time zone: UpdateSettings with the

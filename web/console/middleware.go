@@ -187,7 +187,7 @@ func (s *Console) RequireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			switch {
 			case !s.Now().Before(sup.ExpiresAt.Time):
 				return s.LeaveSupport(c, rec, support.EndedExpired)
-			case !home.SupportAllowed():
+			case !home.SupportAllowed(), home.SupportNeedsApproval() && sup.RequestID == "":
 				return s.LeaveSupport(c, rec, support.EndedTurnedOff)
 			}
 			k := s.StaffCookie(c)

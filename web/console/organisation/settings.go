@@ -8,6 +8,7 @@ import (
 
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
@@ -18,7 +19,7 @@ import (
 // its subscription.
 func (s *Pages) showSettings(c echo.Context) error {
 	t := httpkit.Tenant(c)
-	f := s.settingsForm(t)
+	f := s.settingsForm(c, t)
 	f.ETag, f.Input, f.Base = t.ETag, kanri.SettingsInputOf(t), kanri.SettingsInputOf(t)
 	return httpkit.Render(c, http.StatusOK, views.SettingsPage(s.Page(c, "settings.title", "settings"), f))
 }
@@ -28,11 +29,15 @@ func (s *Pages) showSettings(c echo.Context) error {
 func (s *Pages) saveSettings(c echo.Context) error {
 	ctx, t := c.Request().Context(), httpkit.Tenant(c)
 	in, base, etag := settingsInput(c, ""), settingsBase(c), c.FormValue("etag")
+	if !tenant.OwnDecision(ctx, t.ID) { // its fields are shown disabled: they send nothing
+		cur := kanri.SettingsInputOf(t)
+		in.SupportAccess, in.SupportChanges = cur.SupportAccess, cur.SupportChanges
+	}
 	saved, err := s.Tenants.UpdateSettings(ctx, t.ID, etag, base, in)
 	if err == nil {
 		return s.Report(c, views.SettingsPath(t.ID), "settings.saved", saved.Location().String())
 	}
-	f := s.settingsForm(t)
+	f := s.settingsForm(c, t)
 	f.ETag, f.Input = etag, in
 	if base != nil {
 		f.Base = *base
@@ -51,8 +56,9 @@ func (s *Pages) zoneNowPreview(c echo.Context) error {
 }
 
 // settingsForm returns the settings page's data of t but its edit.
-func (s *Pages) settingsForm(t *kanri.Tenant) views.SettingsForm {
-	return views.SettingsForm{Tenant: t, Now: s.Now(), Plans: role.Plans, PlanTable: s.Roles.Catalog.PlanTable()}
+func (s *Pages) settingsForm(c echo.Context, t *kanri.Tenant) views.SettingsForm {
+	return views.SettingsForm{Tenant: t, Now: s.Now(), Plans: role.Plans, PlanTable: s.Roles.Catalog.PlanTable(),
+		SupportOwn: tenant.OwnDecision(c.Request().Context(), t.ID)}
 }
 
 // settingsInput reads the settings form's fields, each name with prefix

@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/support"
+	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
@@ -29,9 +30,9 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Get(g.Tenant, "/users/:id/support", role.SupportAccess, s.form),
 		console.Post(g.Tenant, "/users/:id/support", role.SupportAccess, s.start),
 		console.Post(g.SignedIn, "/support/end", httpkit.RouteSignedIn, s.end),
-		console.Get(g.Tenant, "/support-requests", role.SettingsRead, s.requests),
-		console.Post(g.Tenant, "/support-requests/:id/approve", role.SettingsUpdate, s.approve),
-		console.Post(g.Tenant, "/support-requests/:id/deny", role.SettingsUpdate, s.deny),
+		console.Get(g.Tenant, "/support-requests", role.SettingsUpdate, s.requests),
+		console.NoSupport(console.Post(g.Tenant, "/support-requests/:id/approve", role.SettingsUpdate, s.approve)),
+		console.NoSupport(console.Post(g.Tenant, "/support-requests/:id/deny", role.SettingsUpdate, s.deny)),
 	}
 }
 
@@ -129,8 +130,8 @@ func (s *Pages) requests(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	own := c.Get(httpkit.KeyHome).(*kanri.Tenant).ID == t.ID // the operator's staff do not decide
-	v := views.SupportRequestsView{Tenant: t, Requests: rs, Decide: own && httpkit.Can(c, role.SettingsUpdate)}
+	// The operator's staff do not decide, nor a support session.
+	v := views.SupportRequestsView{Tenant: t, Requests: rs, Decide: tenant.OwnDecision(c.Request().Context(), t.ID)}
 	return httpkit.Render(c, http.StatusOK, views.SupportRequestsPage(s.Page(c, "support.requests_title", "settings"), v))
 }
 
