@@ -15,6 +15,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/support"
 	"github.com/kanri/kanri/web"
 )
 
@@ -596,5 +597,46 @@ func TestTheChannelListCountsMentions(t *testing.T) {
 	}
 	if ev, _ := live.next(t, `data-testid="nav-mentions">@3<`); !strings.Contains(ev.data, `data-testid="mentions-general">@3<`) {
 		t.Errorf("an edit's mention is not counted in the list: %.600s", ev.data)
+	}
+}
+
+// TestLiveStreamOfASupportSessionEnds: a support session's live stream
+// ends with the session: past its time, when the tenant turns support
+// access off, and when its staff member loses the right.
+func TestLiveStreamOfASupportSessionEnds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change func(e *env) error
+	}{
+		{"past its time", func(e *env) error { e.clock.Advance(support.Duration); return nil }},
+		{"support access turned off", func(e *env) error {
+			in := kanri.SettingsInputOf(e.fresh(t, e.acme.ID))
+			in.SupportAccess = kanri.SupportOff
+			_, err := e.tenants.UpdateSettings(audit.WithActor(context.Background(), audit.Actor{UserID: "user_own", TenantID: e.acme.ID}), e.acme.ID, "", nil, in)
+			return err
+		}},
+		{"staff deactivated", func(e *env) error {
+			id, err := e.st.Tenant(kanri.PrivilegedTenantID).UserIDByUsername(context.Background(), "olivia")
+			if err == nil {
+				_, err = e.users.SetActive(system(), kanri.PrivilegedTenantID, id, kanri.Seen{}, false)
+			}
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			c := e.chat(t)
+			eager := e.serverWith(t, func(cfg *web.Config) { cfg.LiveRecheck = 50 * time.Millisecond })
+			staff := e.globalAdmin(t, "olivia")
+			e.openSupportAs(t, staff, e.acmeBob.ID, "Ticket 12: bob's channel")
+			live := staff.watch(t, eager, c.public)
+			e.clock.Advance(time.Second) // a change must come after the start
+			if err := tc.change(e); err != nil {
+				t.Fatal(err)
+			}
+			live.ended(t, 20*time.Second)
+		})
 	}
 }

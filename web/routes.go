@@ -72,7 +72,7 @@ func New(cfg Config) http.Handler {
 	}
 	sessions := httpkit.NewSessions(cfg.SessionSecret, cfg.Services.Auth, cfg.Deps.Now, cfg.Deps.Logger)
 	s.Console = console.New(cfg.Deps, cfg.Services, sessions, s.origin)
-	s.live = &live.Streams{Sessions: s.Sessions, Users: s.Users, Auth: s.Auth, Tenants: s.Tenants, Roles: s.Roles,
+	s.live = &live.Streams{Sessions: s.Sessions, Users: s.Users, Auth: s.Auth, Tenants: s.Tenants, Roles: s.Roles, Support: s.Support,
 		Messaging: s.Messaging, Files: s.Files, Events: s.Events, Logger: s.Logger, Now: s.Now, Recheck: cfg.LiveRecheck, Running: cfg.Streams}
 	var apis []func(*api.Server) api.Feature
 	var pages []console.Pages

@@ -27,6 +27,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/support"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/views"
@@ -50,11 +51,14 @@ const (
 // Streams serve the live streams. Their fields are what the streams
 // read: the session of a stream's tab, and what it is allowed.
 type Streams struct {
-	Sessions  *httpkit.Sessions
-	Users     *user.Service
-	Auth      *auth.Service
-	Tenants   *tenant.Service
-	Roles     *role.Service
+	Sessions *httpkit.Sessions
+	Users    *user.Service
+	Auth     *auth.Service
+	Tenants  *tenant.Service
+	Roles    *role.Service
+	// Support says whether the staff member behind a support session may
+	// still hold it.
+	Support   *support.Service
 	Messaging *messaging.Service
 	Files     *files.Service
 	Events    events.Bus
@@ -208,8 +212,10 @@ type Viewer struct {
 	UserID, HomeID string
 	Cookie         httpkit.SessionCookie
 	// SupportUntil, for a support session, is when it ends (zero for the
-	// user's own session).
+	// user's own session), and Staff the staff member's own session set
+	// aside.
 	SupportUntil time.Time
+	Staff        httpkit.SessionCookie
 }
 
 // Viewer returns who the request's stream serves.
@@ -220,7 +226,7 @@ func (s *Streams) Viewer(c echo.Context) Viewer {
 		Cookie: s.Sessions.Cookie(c),
 	}
 	if sup, ok := c.Get(httpkit.KeySupport).(*kanri.SessionSupport); ok {
-		v.SupportUntil = sup.ExpiresAt.Time
+		v.SupportUntil, v.Staff = sup.ExpiresAt.Time, s.Sessions.StaffCookie(c)
 	}
 	return v
 }
@@ -329,8 +335,13 @@ func (s *Streams) stillAllowed(ctx context.Context, v Viewer, t *kanri.Tenant, p
 	if err != nil || !home.OpenAt(s.Now()) {
 		return false
 	}
-	if rec.Support != nil && (!s.Now().Before(rec.Support.ExpiresAt.Time) || !home.SupportAllowed()) {
-		return false // a support session past its time, or no longer allowed
+	if sup := rec.Support; sup != nil {
+		if !s.Now().Before(sup.ExpiresAt.Time) || !home.SupportAllowed() || home.SupportNeedsApproval() && sup.RequestID == "" {
+			return false // a support session past its time, or no longer allowed
+		}
+		if may, err := s.Support.StaffMay(ctx, sup, v.Staff.Token, v.Staff.Issued); err != nil || !may {
+			return false // its staff member lost the right
+		}
 	}
 	access, err := s.Roles.AccessOf(ctx, home.ID, u.ID)
 	if err != nil || !access.Perms.Has(perm) || (home.ID != t.ID && !access.GlobalAdmin) {
