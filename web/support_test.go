@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -655,5 +656,44 @@ func TestSupportRulesAreTheTenants(t *testing.T) {
 	wantStatus(t, "a support session approving a request", resp, http.StatusForbidden)
 	if rs, _ := e.support.Requests(context.Background(), e.acme.ID); rs[0].Status != kanri.SupportPending {
 		t.Errorf("the request approved in a support session is %s", rs[0].Status)
+	}
+}
+
+// TestSupportApprovalOpensOneSession: two tabs that open a session with
+// one approved request at once open one session between them.
+func TestSupportApprovalOpensOneSession(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.setSupport(t, e.acme.ID, func(in *kanri.SettingsInput) { in.SupportAccess = kanri.SupportApproval })
+	staffID := e.userIDOf(t, kanri.PrivilegedTenantID, adminEmail)
+	staff := support.Staff{TenantID: kanri.PrivilegedTenantID, UserID: staffID, Name: "Admin"}
+	asStaff := audit.WithActor(context.Background(), audit.Actor{UserID: staffID, TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
+	req, err := e.support.Ask(asStaff, staff, e.acme.ID, e.acmeBob.ID, "Ticket 13")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asAdmin := audit.WithActor(context.Background(), audit.Actor{UserID: "user_admin", TenantID: e.acme.ID})
+	if _, err := e.support.Decide(asAdmin, e.acme.ID, req.ID, "", true, support.Decider{TenantID: e.acme.ID, Username: "admin"}); err != nil {
+		t.Fatal(err)
+	}
+	const tabs = 8
+	errs := make(chan error, tabs)
+	for i := range tabs {
+		go func() {
+			_, err := e.support.Start(asStaff, staff, support.Request{TenantID: e.acme.ID, UserID: e.acmeBob.ID, RequestID: req.ID, Token: fmt.Sprintf("tab-%d", i)})
+			errs <- err
+		}()
+	}
+	opened := 0
+	for range tabs {
+		switch err := <-errs; {
+		case err == nil:
+			opened++
+		case !kanri.IsCode(err, kanri.ECONFLICT):
+			t.Errorf("a tab that lost: %v, want ECONFLICT", err)
+		}
+	}
+	if got := len(e.supportSessions(t, e.acme.ID)); opened != 1 || got != 1 {
+		t.Errorf("%d tabs opened a session and %d sessions are recorded, want 1 and 1", opened, got)
 	}
 }

@@ -93,14 +93,12 @@ func (s *Service) Start(ctx context.Context, staff Staff, r Request) (*kanri.Ses
 	if err != nil {
 		return nil, err
 	}
-	id := r.RequestID
-	r.RequestID = "" // recorded only when a request opened the session
+	var req *kanri.SupportRequest // the approved request it opens, if the tenant asks for one
 	if t.SupportNeedsApproval() {
-		req, err := s.take(ctx, staff, t.ID, u.ID, id)
-		if err != nil {
+		if req, err = s.approved(ctx, staff, t.ID, u.ID, r.RequestID); err != nil {
 			return nil, err
 		}
-		r.Reason, r.RequestID = req.Reason, req.ID
+		r.Reason = req.Reason
 	}
 	now := s.Now()
 	at := kanri.NewTime(now)
@@ -110,10 +108,10 @@ func (s *Service) Start(ctx context.Context, staff Staff, r Request) (*kanri.Ses
 		TTL: int(Duration / time.Second),
 		Support: &kanri.SessionSupport{
 			StaffTenantID: staff.TenantID, StaffUserID: staff.UserID, StaffName: staff.Name, Reason: r.Reason,
-			Writable: t.SupportWritable(), ExpiresAt: kanri.NewTime(now.Add(Duration)), RequestID: r.RequestID,
+			Writable: t.SupportWritable(), ExpiresAt: kanri.NewTime(now.Add(Duration)),
 		},
 	}
-	if err := s.Store.Tenant(t.ID).Sessions().Create(ctx, rec); err != nil {
+	if err := s.create(ctx, t.ID, rec, req); err != nil {
 		return nil, err
 	}
 	changes := map[string]kanri.Change{
@@ -265,10 +263,38 @@ func (s *Service) Decide(ctx context.Context, tenantID, id, etag string, approve
 	return req, nil
 }
 
-// take marks the approved request id of staff for the user used, once:
-// the write is at the version read, so two tabs cannot both open a
-// session with it.
-func (s *Service) take(ctx context.Context, staff Staff, tenantID, userID, id string) (*kanri.SupportRequest, error) {
+// create writes the session record rec and, when an approved request
+// opens it, marks the request used, at once (one batch of the auth
+// container's partition): the request at the version read, so that two
+// tabs cannot both open a session with it, and a session that could not
+// be written spends no approval.
+func (s *Service) create(ctx context.Context, tenantID string, rec *kanri.Session, req *kanri.SupportRequest) error {
+	ten := s.Store.Tenant(tenantID)
+	if req == nil {
+		return ten.Sessions().Create(ctx, rec)
+	}
+	rec.Support.RequestID = req.ID
+	req.Status = kanri.SupportUsed
+	used, err := s.requests(tenantID).Op(docstore.OpReplace, req)
+	if err != nil {
+		return err
+	}
+	session, err := ten.Sessions().Op(docstore.OpCreate, rec)
+	if err != nil {
+		return err
+	}
+	if _, err := ten.Batch(ctx, kanri.ContainerAuth, []docstore.Op{used, session}); err != nil {
+		if kanri.IsCode(err, kanri.ESTALE) || kanri.IsCode(err, kanri.ENOTFOUND) {
+			return kanri.E(kanri.ECONFLICT, "support.needs_approval")
+		}
+		return err
+	}
+	return nil
+}
+
+// approved returns the approved request id of staff for the user, if it
+// may open a session now.
+func (s *Service) approved(ctx context.Context, staff Staff, tenantID, userID, id string) (*kanri.SupportRequest, error) {
 	if id == "" {
 		return nil, kanri.E(kanri.ECONFLICT, "support.needs_approval")
 	}
@@ -284,13 +310,6 @@ func (s *Service) take(ctx context.Context, staff Staff, tenantID, userID, id st
 		return nil, kanri.E(kanri.ECONFLICT, "support.pending")
 	case req.Status != kanri.SupportApproved || s.Now().After(req.DecidedAt.Add(ApprovalValid)):
 		return nil, kanri.E(kanri.ECONFLICT, "support.needs_approval")
-	}
-	req.Status = kanri.SupportUsed
-	if err := s.requests(tenantID).Replace(ctx, req); err != nil {
-		if kanri.IsCode(err, kanri.ESTALE) || kanri.IsCode(err, kanri.ECONFLICT) {
-			return nil, kanri.E(kanri.ECONFLICT, "support.needs_approval")
-		}
-		return nil, err
 	}
 	return req, nil
 }
