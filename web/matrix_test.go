@@ -96,8 +96,8 @@ func TestPermissionMatrix(t *testing.T) {
 	// staffRefused are the routes of a tenant that the operator's staff
 	// may not use, whatever their permissions, and why.
 	staffRefused := map[string]string{
-		"POST /t/:tenant/support-requests/:id/approve": "the operator's staff never approve their own support requests (support.Decider)",
-		"POST /t/:tenant/support-requests/:id/deny":    "the operator's staff never decide their own support requests (support.Decider)",
+		"POST /t/:tenant/support-requests/:id/approve": "the operator's staff never approve their own support requests (tenant.OwnDecision)",
+		"POST /t/:tenant/support-requests/:id/deny":    "the operator's staff never decide their own support requests (tenant.OwnDecision)",
 	}
 	checked := 0
 	for _, r := range e.routes() {

@@ -672,8 +672,8 @@ func TestSupportApprovalOpensOneSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	asAdmin := audit.WithActor(context.Background(), audit.Actor{UserID: "user_admin", TenantID: e.acme.ID})
-	if _, err := e.support.Decide(asAdmin, e.acme.ID, req.ID, "", true, support.Decider{TenantID: e.acme.ID, Username: "admin"}); err != nil {
+	asAdmin := audit.WithActor(context.Background(), audit.Actor{UserID: "user_admin", UserName: "admin", TenantID: e.acme.ID})
+	if _, err := e.support.Decide(asAdmin, e.acme.ID, req.ID, "", true); err != nil {
 		t.Fatal(err)
 	}
 	const tabs = 8

@@ -195,7 +195,7 @@ func (s *Service) Ask(ctx context.Context, staff Staff, tenantID, userID, reason
 	if err := s.requests(t.ID).Create(ctx, req); err != nil {
 		return nil, err
 	}
-	s.recordBoth(ctx, staff.TenantID, t, req, ActionRequest)
+	s.recordBoth(ctx, t.ID, req, ActionRequest)
 	return req, nil
 }
 
@@ -220,25 +220,16 @@ func (s *Service) Latest(ctx context.Context, tenantID, staffUserID, userID stri
 	return nil, nil
 }
 
-// Decider is who approves or denies a support request: a user of the
-// tenant, never the operator's staff (who asked).
-type Decider struct {
-	TenantID, Username string
-}
-
 // Decide approves or denies a pending request of the tenant, or denies
-// (withdraws) an approved one not used yet, as its administrator by
-// (EFORBIDDEN for anyone of another tenant, or in a support session: the
-// operator's staff do not approve their own requests; ECONFLICT when it
-// was decided or used, ESTALE when it changed since etag), in the
-// tenant's audit log and the operator's.
-func (s *Service) Decide(ctx context.Context, tenantID, id, etag string, approve bool, by Decider) (*kanri.SupportRequest, error) {
-	if by.TenantID != tenantID || audit.ActorFrom(ctx).Support != nil {
+// (withdraws) an approved one not used yet, as ctx's actor, who must be
+// the tenant's own (tenant.OwnDecision; EFORBIDDEN otherwise: the
+// operator's staff do not approve their own requests, nor does a support
+// session); ECONFLICT when it was decided or used, ESTALE when it changed
+// since etag. It is recorded in the tenant's audit log and the
+// operator's.
+func (s *Service) Decide(ctx context.Context, tenantID, id, etag string, approve bool) (*kanri.SupportRequest, error) {
+	if !tenant.OwnDecision(ctx, tenantID) {
 		return nil, kanri.E(kanri.EFORBIDDEN, "support.decide_own")
-	}
-	t, err := s.Tenants.Get(ctx, tenantID)
-	if err != nil {
-		return nil, err
 	}
 	req, err := s.requests(tenantID).Get(ctx, id)
 	if err != nil {
@@ -251,7 +242,7 @@ func (s *Service) Decide(ctx context.Context, tenantID, id, etag string, approve
 	if req.Status != kanri.SupportPending && (approve || req.Status != kanri.SupportApproved) {
 		return nil, kanri.E(kanri.ECONFLICT, "support.decided")
 	}
-	req.Status, req.DecidedAt, req.DecidedBy = kanri.SupportDenied, kanri.NewTime(s.Now()), by.Username
+	req.Status, req.DecidedAt, req.DecidedBy = kanri.SupportDenied, kanri.NewTime(s.Now()), audit.ActorFrom(ctx).UserName
 	action := ActionDeny
 	if approve {
 		req.Status, action = kanri.SupportApproved, ActionApprove
@@ -259,7 +250,7 @@ func (s *Service) Decide(ctx context.Context, tenantID, id, etag string, approve
 	if err := s.requests(tenantID).Replace(ctx, req); err != nil {
 		return nil, err
 	}
-	s.recordBoth(ctx, req.StaffTenantID, t, req, action)
+	s.recordBoth(ctx, tenantID, req, action)
 	return req, nil
 }
 
@@ -315,18 +306,18 @@ func (s *Service) approved(ctx context.Context, staff Staff, tenantID, userID, i
 }
 
 // recordBoth records action on req in the tenant's audit log and the
-// operator's (staffTenantID), where metadata.support names the tenant
-// (and the erasure of the user reaches the record).
-func (s *Service) recordBoth(ctx context.Context, staffTenantID string, t *kanri.Tenant, req *kanri.SupportRequest, action string) {
+// operator's (the staff member's tenant), where metadata.support names
+// the tenant (and the erasure of the user reaches the record).
+func (s *Service) recordBoth(ctx context.Context, tenantID string, req *kanri.SupportRequest, action string) {
 	changes := map[string]kanri.Change{"staff": {After: req.StaffName}, "status": {After: req.Status}}
 	s.Audit.Record(ctx, audit.Entry{
-		TenantID: t.ID, Action: action, Reason: req.Reason, Changes: changes,
+		TenantID: tenantID, Action: action, Reason: req.Reason, Changes: changes,
 		Resource: kanri.AuditResource{Type: kanri.AuditUser, ID: req.UserID, Name: req.Username},
 	})
 	s.Audit.Record(ctx, audit.Entry{
-		TenantID: staffTenantID, Action: action, Reason: req.Reason, Changes: changes,
+		TenantID: req.StaffTenantID, Action: action, Reason: req.Reason, Changes: changes,
 		Resource: kanri.AuditResource{Type: kanri.AuditUser, ID: req.UserID, Name: req.Username},
-		Support:  &kanri.AuditSupport{TenantID: t.ID, StaffID: req.StaffUserID, StaffName: req.StaffName, Reason: req.Reason},
+		Support:  &kanri.AuditSupport{TenantID: tenantID, StaffID: req.StaffUserID, StaffName: req.StaffName, Reason: req.Reason},
 	})
 }
 

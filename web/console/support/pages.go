@@ -143,8 +143,7 @@ func (s *Pages) deny(c echo.Context) error { return s.decide(c, false) }
 
 func (s *Pages) decide(c echo.Context, approve bool) error {
 	t := httpkit.Tenant(c)
-	by := support.Decider{TenantID: c.Get(httpkit.KeyHome).(*kanri.Tenant).ID, Username: c.Get(httpkit.KeyUser).(*kanri.User).Username}
-	req, err := s.Support.Decide(c.Request().Context(), t.ID, c.Param("id"), c.FormValue("etag"), approve, by)
+	req, err := s.Support.Decide(c.Request().Context(), t.ID, c.Param("id"), c.FormValue("etag"), approve)
 	if err != nil {
 		return err
 	}
