@@ -369,5 +369,11 @@ func auditReason(ctx context.Context, reason string) string {
 	if status, ok := strings.CutPrefix(reason, kanri.ReasonTenantInactive+":"); ok {
 		return T(ctx, "audit.reason.tenant_inactive", translated(ctx, "status."+status, status)) // the key of kanri.ReasonTenantInactive, which takes the status
 	}
+	if provider, ok := strings.CutPrefix(reason, "sso:"); ok {
+		return T(ctx, "audit.reason.sso", provider) // a sign-in with the tenant's provider of that name
+	}
+	if why, ok := strings.CutPrefix(reason, "sso_refused:"); ok {
+		return T(ctx, "audit.reason.sso_refused", why)
+	}
 	return translated(ctx, "audit.reason."+reason, reason)
 }

@@ -1,5 +1,7 @@
 package views
 
+import "net/url"
+
 // The console's URLs, built in one place: pages link with them and
 // handlers redirect with them. The features' Routes
 // (web/console/*/routes.go) declare the routes they reach; a test of web
@@ -105,3 +107,25 @@ func APIDocsPath() string { return "/api/v1/docs" }
 // APIDocsTagPath is the address of the page of one tag of the reference,
 // by the tag's slug.
 func APIDocsTagPath(slug string) string { return APIDocsPath() + "/" + slug }
+
+// SSOLoginPath is the sign-in page of single sign-on, for the
+// organisation org (when known) and leading to next.
+func SSOLoginPath(org, next string) string {
+	q := url.Values{}
+	if org != "" {
+		q.Set("org", org)
+	}
+	if next != "" {
+		q.Set("next", next)
+	}
+	if len(q) == 0 {
+		return "/login/sso"
+	}
+	return "/login/sso?" + q.Encode()
+}
+
+// SSOPath is a tenant's single sign-on page.
+func SSOPath(tenantID string) string { return "/t/" + tenantID + "/sso" }
+
+// ProviderPath is one of a tenant's identity providers.
+func ProviderPath(tenantID, id string) string { return SSOPath(tenantID) + "/providers/" + id }

@@ -21,6 +21,7 @@ import (
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/sso"
 	"github.com/kanri/kanri/internal/store"
 )
 
@@ -317,6 +318,26 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 				}
 			}
 			id = f.ID
+		} else if strings.HasPrefix(path, "/t/:tenant/sso/providers/") {
+			// A provider at an address the server refuses to reach: its
+			// test answers at once, saying so. The earlier checks' go first
+			// (a tenant has at most kanri.ProvidersMax).
+			old, err := e.sso.Providers(ctx, e.acme.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range old {
+				if err := e.sso.RemoveProvider(ctx, e.acme.ID, p.ID, ""); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p, err := e.sso.AddProvider(ctx, e.acme.ID, sso.ProviderInput{Name: fmt.Sprintf("idp%d", n), Issuer: "https://127.0.0.1:1", ClientID: "c", ClientSecret: "s"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id = p.ID
+			form.Set("issuer", p.Issuer)
+			form.Set("clientId", "c")
 		} else if strings.HasPrefix(path, "/t/:tenant/support-requests/") {
 			req := &kanri.SupportRequest{
 				Doc: kanri.Doc{ID: fmt.Sprintf("supreq_m%d", n)}, UserID: e.acmeBob.ID, Username: "bob",
@@ -339,6 +360,13 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 				t.Fatal(err)
 			}
 			id = u.ID
+			if strings.Contains(path, ":identity") {
+				l := &kanri.Identity{Doc: kanri.Doc{ID: kanri.IdentityID("idp_m", fmt.Sprint(n))}, UserID: id, ProviderID: "idp_m", Subject: fmt.Sprint(n)}
+				if err := store.Of[kanri.Identity](e.st.Tenant(e.acme.ID), kanri.ContainerAuth, kanri.TypeIdentity).Create(ctx, l); err != nil {
+					t.Fatal(err)
+				}
+				path = strings.Replace(path, ":identity", l.ID, 1)
+			}
 			if strings.HasSuffix(path, "/avatar") {
 				if _, err := e.files.StoreAvatar(ctx, e.acme.ID, id, bytes.NewReader(pngImage(t, 8, 8))); err != nil {
 					t.Fatal(err)

@@ -38,6 +38,7 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/sso"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/support"
 	"github.com/kanri/kanri/internal/tenant"
@@ -79,6 +80,7 @@ type env struct {
 	files     *files.Service
 	archives  *archive.Service
 	support   *support.Service
+	sso       *sso.Service
 	dns       *dnstest.Server
 	clock     *clock
 	acme      *kanri.Tenant
@@ -120,7 +122,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 		t.Fatal(err)
 	}
 	e := &env{st: st, faults: faults, calls: calls, tenants: ts, users: us, signIns: svcs.Auth, roles: roles, catalog: svcs.Catalog, clock: clk, dns: dns,
-		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files, archives: svcs.Archives, support: svcs.Support}
+		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files, archives: svcs.Archives, support: svcs.Support, sso: svcs.SSO}
 	e.domains.Timeout = 300 * time.Millisecond
 	for _, name := range []string{"acme", "globex"} {
 		ten, err := ts.Create(ctx, kanri.TenantInput{Name: name, DisplayName: name, Plan: kanri.PlanStandard, MaxUsers: 1000})

@@ -55,6 +55,9 @@ type Config struct {
 	// DomainRecheck is how often verified domains are looked up again; 0
 	// turns it off.
 	DomainRecheck time.Duration
+	// SSOAllowPrivate lets identity providers be at loopback and private
+	// addresses, over plain HTTP (local testing only; docs/sso.md).
+	SSOAllowPrivate bool
 	// UsageFlush is how long an API call may wait to be written to the
 	// usage log.
 	UsageFlush time.Duration
@@ -117,7 +120,7 @@ type setting struct {
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	var (
 		cfg                                                                                                                      Config
-		insecure, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck, usageFlush, proxies, maxActive string
+		insecure, ssoPrivate, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck, usageFlush, proxies, maxActive string
 	)
 	settings := []setting{
 		{"addr", "KANRI_ADDR", ":8080", "address to listen on", &cfg.Addr},
@@ -136,6 +139,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"bcrypt-cost", "KANRI_BCRYPT_COST", "12", "bcrypt cost of password hashes (12; lower only in tests)", &bcryptCost},
 		{"health-interval", "KANRI_HEALTH_INTERVAL", "1m", "how often the health endpoints of the catalog's services are called; 0 turns the checks off", &healthInterval},
 		{"dns-server", "KANRI_DNS_SERVER", "", "DNS server (host or host:port) that domain verification asks; the system's resolver when empty", &cfg.DNSServer},
+		{"sso-allow-private", "KANRI_SSO_ALLOW_PRIVATE", "false", "let the tenants' identity providers be at loopback, private and link-local addresses, over plain http://; ONLY for local testing", &ssoPrivate},
 		{"domain-recheck-interval", "KANRI_DOMAIN_RECHECK_INTERVAL", "6h", "how often the TXT records of verified domains are looked up again; 0 turns it off", &domainRecheck},
 		{"api-usage-flush", "KANRI_API_USAGE_FLUSH", "1s", "how long an API call may wait before the usage log writes it (calls are written in batches off the request path)", &usageFlush},
 		{"blob", "KANRI_BLOB", BlobLocal, "blob store of file contents: local (a directory) or azure (Azure Blob Storage)", &cfg.Blob},
@@ -194,6 +198,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		errs = append(errs, fmt.Errorf("KANRI_COSMOS_INSECURE_SKIP_VERIFY: %q is not true or false", insecure))
 	}
 	cfg.Cosmos.InsecureSkipVerify = b
+	if cfg.SSOAllowPrivate, err = strconv.ParseBool(ssoPrivate); err != nil {
+		errs = append(errs, fmt.Errorf("KANRI_SSO_ALLOW_PRIVATE: %q is not true or false", ssoPrivate))
+	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		errs = append(errs, fmt.Errorf("KANRI_LOG_LEVEL: %q is not debug, info, warn or error", logLevel))
 	}

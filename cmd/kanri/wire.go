@@ -49,7 +49,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	svcs := wiring.New(st, log, nil, wiring.Options{Roles: features.Roles(),
 		Hasher: auth.Hasher{Cost: cfg.BcryptCost}, DNSServer: cfg.DNSServer, UsageQueue: usageQueue, UsageFlush: cfg.UsageFlush,
 		Blobs: blobs, Events: bus, TwoFactorKey: twoFactor, ArchiveKeys: archiveKeys,
-		RepairGrace: cfg.RepairGrace, HealthInterval: cfg.HealthInterval, DomainRecheck: cfg.DomainRecheck,
+		RepairGrace: cfg.RepairGrace, HealthInterval: cfg.HealthInterval, DomainRecheck: cfg.DomainRecheck, SSOAllowPrivate: cfg.SSOAllowPrivate,
 	})
 	work, served := features.Start(svcs)
 	tenants, roles, users := svcs.Tenants, svcs.Roles, svcs.Users

@@ -104,6 +104,17 @@ func (s *Service) SignIn(ctx context.Context, rp RelyingParty, tenantName, usern
 		}
 		return nil, nil, false, kanri.E(kanri.EFORBIDDEN, t.ClosedMessage(now))
 	}
+	// The right password of a tenant that signs in with its identity
+	// providers: said, and not held against them.
+	if refused, err := s.passwordRefused(ctx, t, u); err != nil || refused {
+		if err == nil {
+			err = s.uncount(ctx, t.ID, u.ID, checked, locked)
+		}
+		if err != nil {
+			return nil, nil, false, err
+		}
+		return nil, nil, false, ErrSSORequired
+	}
 	// The right password: the attempts, and a lock this attempt's count
 	// set, are cleared, unless the password was reset (or the user
 	// deactivated) while it was being checked. When a second factor
@@ -174,19 +185,14 @@ func (s *Service) lookup(ctx context.Context, tenantName, username string) (*kan
 	if tenantName == "" || username == "" || len(tenantName) > kanri.TenantNameMax || len(username) > kanri.UsernameMax {
 		return nil, nil
 	}
-	if docstore.CheckKey("x", kanri.TenantNameID(tenantName)) != nil || docstore.CheckKey("x", kanri.UsernameID(username)) != nil {
+	if docstore.CheckKey("x", kanri.UsernameID(username)) != nil {
 		return nil, nil
 	}
-	sys := s.Store.Tenant(kanri.SystemTenantID)
-	res, err := store.Of[kanri.TenantName](sys, kanri.ContainerTenant, kanri.TypeTenantName).Get(ctx, kanri.TenantNameID(tenantName))
+	t, err := s.TenantByName(ctx, tenantName)
 	if err != nil {
 		return nil, nil
 	}
-	ten := s.Store.Tenant(res.TenantRef)
-	t, err := ten.Profile(ctx)
-	if err != nil {
-		return nil, nil
-	}
+	ten := s.Store.Tenant(t.ID)
 	name, err := ten.UsernameReservation(ctx, username)
 	if err != nil {
 		return t, nil
@@ -196,6 +202,21 @@ func (s *Service) lookup(ctx context.Context, tenantName, username string) (*kan
 		return t, nil
 	}
 	return t, u
+}
+
+// TenantByName returns the tenant whose sign-in name is name (ENOTFOUND
+// when none is).
+func (s *Service) TenantByName(ctx context.Context, name string) (*kanri.Tenant, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > kanri.TenantNameMax || docstore.CheckKey("x", kanri.TenantNameID(name)) != nil {
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	sys := s.Store.Tenant(kanri.SystemTenantID)
+	res, err := store.Of[kanri.TenantName](sys, kanri.ContainerTenant, kanri.TypeTenantName).Get(ctx, kanri.TenantNameID(name))
+	if err != nil {
+		return nil, err
+	}
+	return s.Store.Tenant(res.TenantRef).Profile(ctx)
 }
 
 // update applies fn to the stored user and saves it if fn says so,

@@ -216,19 +216,11 @@ func (s *Service) take(ctx context.Context, id, kind, tenantID, userID string) (
 	if !strings.HasPrefix(id, "pkc_") || docstore.CheckKey(kanri.SystemTenantID, id) != nil {
 		return st, errNoCeremony
 	}
-	repo := ceremonies(s.Store)
-	c, err := repo.Get(ctx, id)
+	c, err := ceremonies(s.Store).Take(ctx, id) // of two answers at once, one has it
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
 		return st, errNoCeremony
 	}
 	if err != nil {
-		return st, err
-	}
-	// Deleted at the version read: of two answers at once, one wins.
-	switch err := repo.Delete(ctx, c.ID, c.ETag); {
-	case kanri.IsCode(err, kanri.ENOTFOUND) || kanri.IsCode(err, kanri.ESTALE):
-		return st, errNoCeremony
-	case err != nil:
 		return st, err
 	}
 	if c.Kind != kind || c.KeyTenantID != tenantID || c.UserID != userID || json.Unmarshal([]byte(c.State), &st) != nil || st.Challenge == "" {
@@ -507,6 +499,13 @@ func (s *Service) passkeyUsed(ctx context.Context, t *kanri.Tenant, wu *webUser,
 		s.Logger.Warn("passkey refused: its counter went back, the key may have been copied", "tenant", t.ID, "passkey", kanri.PasskeyID(cred.ID))
 		s.record(ctx, t.ID, "auth.login_failed", res, kanri.ReasonPasskeyRefused)
 		return nil, ErrPasskey
+	}
+	if alone {
+		if refused, err := s.passwordRefused(ctx, t, wu.u); err != nil {
+			return nil, err
+		} else if refused {
+			return nil, ErrSSORequired
+		}
 	}
 	var why string
 	u, err := s.update(ctx, t.ID, wu.u.ID, func(u *kanri.User) bool {

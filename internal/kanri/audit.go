@@ -25,6 +25,7 @@ const (
 	AuditBackup            = "Backup"
 	AuditMigration         = "Migration"
 	AuditArchive           = "Archive"
+	AuditIdentityProvider  = "IdentityProvider"
 	// The messaging service's records have named their resources by
 	// their documents' types since it began; the stored records keep
 	// these values.
@@ -38,7 +39,7 @@ const (
 var auditResourceTypes = []string{
 	AuditTenant, AuditUser, AuditRoleAssignment, AuditService, AuditServiceAssignment, AuditAPIKey, AuditDomain,
 	AuditFile, AuditFolder, AuditChannel, AuditChannelMember, AuditMessage, AuditBackupJob, AuditBackup,
-	AuditMigration, AuditArchive,
+	AuditMigration, AuditArchive, AuditIdentityProvider,
 }
 
 // AuditResourceTypes returns every type of audited resource, in the order

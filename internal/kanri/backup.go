@@ -89,7 +89,7 @@ func (h *BackupHistory) Restorable() bool {
 
 // The parts of a tenant's data a backup copies and a restore puts back.
 const (
-	PartUsers    = "users"    // users, their roles and memberships
+	PartUsers    = "users"    // users, their roles, memberships and sign-in providers
 	PartServices = "services" // service assignments and usage, e-mail domains
 	PartFiles    = "files"    // files and folders, with their contents
 	PartChannels = "channels" // channels, members, messages and reactions

@@ -109,6 +109,24 @@ func (r *Repo[E, P]) Delete(ctx context.Context, id, etag string) error {
 	return r.c.Delete(ctx, r.pk, id, etag)
 }
 
+// Take reads the document id and deletes it at the version read: of two
+// takers at once, one has it. A document missing, or taken meanwhile, is
+// ENOTFOUND. It is how a one-time value (a challenge, a sign-in's state)
+// is used once.
+func (r *Repo[E, P]) Take(ctx context.Context, id string) (P, error) {
+	d, err := r.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	switch err := r.Delete(ctx, id, d.Base().ETag); {
+	case kanri.IsCode(err, kanri.ESTALE):
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
+	case err != nil:
+		return nil, err
+	}
+	return d, nil
+}
+
 // Query returns one page of the repository's documents matching q, whose
 // Type is set by the repository, and the token of the next page.
 func (r *Repo[E, P]) Query(ctx context.Context, q docstore.Query) ([]P, string, error) {

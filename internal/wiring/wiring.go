@@ -25,6 +25,7 @@ import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/seal"
+	"github.com/kanri/kanri/internal/sso"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/support"
 	"github.com/kanri/kanri/internal/tenant"
@@ -69,6 +70,8 @@ type Set struct {
 	// Support opens a tenant to the operator's support staff as one of its
 	// users.
 	Support *support.Service
+	// SSO signs the tenants' users in with their own identity providers.
+	SSO *sso.Service
 }
 
 // Options are the settings of the services.
@@ -107,6 +110,10 @@ type Options struct {
 	// services are checked, DomainRecheck how often verified domains are
 	// looked up again (0: never).
 	RepairGrace, HealthInterval, DomainRecheck time.Duration
+	// SSOAllowPrivate lets the tenants' identity providers be at
+	// loopback and private addresses, over plain HTTP: for local testing
+	// only (sso.NewClient).
+	SSOAllowPrivate bool
 }
 
 // New builds every service over st. A nil log is slog.Default and a nil
@@ -152,6 +159,8 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.Backups.OnRestored(s.Erasure.Reapply)
 	s.Archives = archive.New(d, s.Tenants, o.Blobs, keys, s.Scheduler)
 	s.Support = &support.Service{Deps: d, Tenants: s.Tenants, Users: s.Users, Auth: s.Auth, Roles: s.Roles}
+	s.SSO = sso.New(d, s.Tenants, s.Users, s.Auth, s.Roles, s.Domains, sso.NewClient(o.SSOAllowPrivate))
+	s.SSO.AllowInsecure = o.SSOAllowPrivate
 	s.Erasure.OnErased(s.Archives.Erased)
 	// A restore's dry run lists changed documents by name: an erasure
 	// deletes the tenant's.

@@ -38,6 +38,7 @@ func All() []Feature {
 		migrationsFeature,
 		archivesFeature,
 		supportFeature,
+		ssoFeature,
 	}
 }
 

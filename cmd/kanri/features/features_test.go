@@ -340,6 +340,9 @@ func code(fields []string) string {
 
 // days writes a TTL in days, or in hours below a day.
 func days(d time.Duration) string {
+	if d < time.Hour {
+		return fmt.Sprintf("%d min", int(d/time.Minute))
+	}
 	if d < 24*time.Hour {
 		return fmt.Sprintf("%dh", int(d/time.Hour))
 	}

@@ -9,7 +9,7 @@ import (
 
 // Routes are the pages of the sign-in, one's account and two-factor sign-in, and the tenant's users and roles.
 func (s *Pages) Routes(g console.Groups) []console.Route {
-	pk := passkeyPages{s}
+	pk, sso := passkeyPages{s}, ssoPages{s}
 	return []console.Route{
 		console.Get(g.Public, "/login", httpkit.RoutePublic, s.loginForm),
 		console.Post(g.Public, "/login", httpkit.RoutePublic, s.login),
@@ -20,6 +20,9 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Post(g.Public, "/login/2fa/passkey", httpkit.RoutePublic, pk.step),
 		console.Post(g.Public, "/login/passkey/options", httpkit.RoutePublic, pk.signInOptions),
 		console.Post(g.Public, "/login/passkey", httpkit.RoutePublic, pk.signIn),
+		console.Get(g.Public, "/login/sso", httpkit.RoutePublic, sso.form),
+		console.Post(g.Public, "/login/sso/start", httpkit.RoutePublic, sso.start),
+		console.Get(g.Public, "/login/sso/callback", httpkit.RoutePublic, sso.callback),
 		console.Post(g.Public, "/lang", httpkit.RoutePublic, s.setLang),
 		console.Post(g.Public, "/theme", httpkit.RoutePublic, s.setTheme),
 		console.Get(g.SignedIn, "/", httpkit.RouteSignedIn, s.home),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/sso"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/console"
@@ -90,7 +91,29 @@ func (s *Pages) editUser(c echo.Context) error {
 	if f.Passkeys, err = auth.CountPasskeys(c.Request().Context(), s.Store, u.TenantID, u.ID); err != nil {
 		return err
 	}
+	if f.Identities, err = identities(c.Request().Context(), s.SSO, u); err != nil {
+		return err
+	}
 	return httpkit.Render(c, http.StatusOK, views.UserFormPage(s.Page(c, "users.edit", "users"), f))
+}
+
+// identities are the identities of the tenant's providers linked to u.
+func identities(ctx context.Context, svc *sso.Service, u *kanri.User) (*views.IdentitiesView, error) {
+	ids, err := svc.Identities(ctx, u.TenantID, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	v := &views.IdentitiesView{UserID: u.ID, Identities: ids, Providers: map[string]string{}}
+	if len(ids) > 0 {
+		ps, err := svc.Providers(ctx, u.TenantID)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			v.Providers[p.ID] = p.Name
+		}
+	}
+	return v, nil
 }
 
 // lastAdmin reports whether u is the last active administrator of a
