@@ -280,8 +280,27 @@ func (s *Service) Finish(ctx context.Context, a Answer, redirectURI string) (*Re
 	if err := idt.Claims(&claims); err != nil {
 		return refuse(RefusedToken+":claims", anyone, ErrRefused)
 	}
+	if _, ok := claims[p.EmailClaim]; !ok {
+		// Providers may give the claims at the UserInfo endpoint rather
+		// than in the ID token (OpenID Connect Core 1.0, 5.4); its answer
+		// counts only for the token's own subject (5.3.2).
+		info, err := op.UserInfo(cctx, oauth2.StaticTokenSource(tok))
+		if err != nil {
+			s.Logger.Info("sso: the UserInfo endpoint did not answer", "tenant", t.ID, "provider", p.ID, "err", err)
+			return refuse(RefusedUnavailable, anyone, ErrUnavailable)
+		}
+		var more map[string]any
+		if info.Subject != idt.Subject || info.Claims(&more) != nil {
+			return refuse(RefusedToken+":userinfo_subject", anyone, ErrRefused)
+		}
+		for k, v := range more {
+			if _, ok := claims[k]; !ok {
+				claims[k] = v
+			}
+		}
+	}
 	email, _ := claims[p.EmailClaim].(string)
-	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || len(email) > kanri.UsernameMax {
 		email = ""
 	}
 	u, err := s.linked(ctx, t, p, idt.Subject, email, claims)

@@ -91,7 +91,9 @@ func ProviderInputOf(p *kanri.IdentityProvider) ProviderInput {
 
 // validate checks a provider's input and returns its scopes.
 func (s *Service) validate(in *ProviderInput, creating bool) ([]string, error) {
-	in.Name, in.Issuer, in.ClientID = strings.TrimSpace(in.Name), strings.TrimRight(strings.TrimSpace(in.Issuer), "/"), strings.TrimSpace(in.ClientID)
+	// The issuer is kept as typed, a trailing slash included: an ID
+	// token's iss must be the very same string.
+	in.Name, in.Issuer, in.ClientID = strings.TrimSpace(in.Name), strings.TrimSpace(in.Issuer), strings.TrimSpace(in.ClientID)
 	in.ClientSecret, in.EmailClaim = strings.TrimSpace(in.ClientSecret), strings.TrimSpace(in.EmailClaim)
 	f := kanri.Fields{}
 	switch n := utf8.RuneCountInString(in.Name); {

@@ -148,21 +148,21 @@ func TestSignInLinksByVerifiedEmail(t *testing.T) {
 
 func TestSignInRefusals(t *testing.T) {
 	tests := []struct {
-		name    string
-		user    ssotest.User
-		fault   ssotest.Fault
-		advance time.Duration
-		want    error
-		reason  string
+		name   string
+		user   ssotest.User
+		fault  ssotest.Fault
+		want   error
+		reason string
 	}{
-		{"wrong audience", ssotest.User{}, ssotest.Fault{Audience: "someone-else"}, 0, sso.ErrRefused, "sso_refused:token:audience"},
-		{"expired token", ssotest.User{}, ssotest.Fault{Expired: true}, 0, sso.ErrRefused, "sso_refused:token:expired"},
-		{"nonce mismatch", ssotest.User{}, ssotest.Fault{Nonce: "another-sign-in"}, 0, sso.ErrRefused, "sso_refused:nonce"},
-		{"key the provider does not publish", ssotest.User{}, ssotest.Fault{UnknownKey: true}, 0, sso.ErrRefused, "sso_refused:token:signature"},
-		{"unverified e-mail", ssotest.User{Subject: "s", Email: "alice@acme.test", EmailVerified: false}, ssotest.Fault{}, 0, sso.ErrUnverified, "sso_refused:email_unverified"},
-		{"no email_verified claim", ssotest.User{Subject: "s", Email: "alice@acme.test"}, ssotest.Fault{}, 0, sso.ErrUnverified, "sso_refused:email_unverified"},
-		{"e-mail outside the verified domains", ssotest.User{Subject: "s", Email: "alice@other.test", EmailVerified: true}, ssotest.Fault{}, 0, sso.ErrDomain, "sso_refused:domain"},
-		{"no such user", ssotest.User{Subject: "s", Email: "carol@acme.test", EmailVerified: "true"}, ssotest.Fault{}, 0, sso.ErrNoUser, "sso_refused:no_user"},
+		{"wrong audience", ssotest.User{}, ssotest.Fault{Audience: "someone-else"}, sso.ErrRefused, "sso_refused:token:audience"},
+		{"expired token", ssotest.User{}, ssotest.Fault{Expired: true}, sso.ErrRefused, "sso_refused:token:expired"},
+		{"nonce mismatch", ssotest.User{}, ssotest.Fault{Nonce: "another-sign-in"}, sso.ErrRefused, "sso_refused:nonce"},
+		{"key the provider does not publish", ssotest.User{}, ssotest.Fault{UnknownKey: true}, sso.ErrRefused, "sso_refused:token:signature"},
+		{"unverified e-mail", ssotest.User{Subject: "s", Email: "alice@acme.test", EmailVerified: false}, ssotest.Fault{}, sso.ErrUnverified, "sso_refused:email_unverified"},
+		{"no email_verified claim", ssotest.User{Subject: "s", Email: "alice@acme.test"}, ssotest.Fault{}, sso.ErrUnverified, "sso_refused:email_unverified"},
+		{"e-mail outside the verified domains", ssotest.User{Subject: "s", Email: "alice@other.test", EmailVerified: true}, ssotest.Fault{}, sso.ErrDomain, "sso_refused:domain"},
+		{"UserInfo of another subject", ssotest.User{Subject: "s", Email: "alice@acme.test", EmailVerified: true}, ssotest.Fault{ClaimsAtUserInfo: true, Subject: "someone-else"}, sso.ErrRefused, "sso_refused:token:userinfo_subject"},
+		{"no such user", ssotest.User{Subject: "s", Email: "carol@acme.test", EmailVerified: "true"}, ssotest.Fault{}, sso.ErrNoUser, "sso_refused:no_user"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,6 +182,15 @@ func TestSignInRefusals(t *testing.T) {
 				t.Errorf("linked %d identities, want none", len(ids))
 			}
 		})
+	}
+}
+
+func TestClaimsAtUserInfo(t *testing.T) {
+	f := setup(t)
+	f.op.Misbehave(ssotest.Fault{ClaimsAtUserInfo: true})
+	r, err := f.signIn(t)
+	if err != nil || r.User.ID != f.alice.ID {
+		t.Fatalf("with the e-mail at the UserInfo endpoint: %v, %v; want alice", r, err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +36,7 @@ type Provider struct {
 	user  User
 	fault Fault
 	codes map[string]grant
+	infos map[string]map[string]any // the UserInfo answers, by access token
 	down  bool
 	now   func() time.Time
 }
@@ -56,6 +58,11 @@ type Fault struct {
 	Nonce string
 	// UnknownKey signs with a key the key set does not publish.
 	UnknownKey bool
+	// ClaimsAtUserInfo leaves the e-mail and name out of the ID token:
+	// the UserInfo endpoint gives them, for the subject Subject (the
+	// token's own unless set).
+	ClaimsAtUserInfo bool
+	Subject          string
 }
 
 type grant struct {
@@ -68,13 +75,14 @@ func Start(t interface{ Cleanup(func()) }, now func() time.Time) *Provider {
 	if now == nil {
 		now = time.Now
 	}
-	p := &Provider{ClientID: "kanri-test", ClientSecret: "s3cret-of-the-client", codes: map[string]grant{}, now: now}
+	p := &Provider{ClientID: "kanri-test", ClientSecret: "s3cret-of-the-client", codes: map[string]grant{}, infos: map[string]map[string]any{}, now: now}
 	p.RotateKey()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", p.discovery)
 	mux.HandleFunc("GET /keys", p.keys)
 	mux.HandleFunc("GET /authorize", p.authorize)
 	mux.HandleFunc("POST /token", p.token)
+	mux.HandleFunc("GET /userinfo", p.userinfo)
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		down := p.down
@@ -137,7 +145,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 func (p *Provider) discovery(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, map[string]any{
 		"issuer": p.URL, "authorization_endpoint": p.URL + "/authorize", "token_endpoint": p.URL + "/token",
-		"jwks_uri": p.URL + "/keys", "response_types_supported": []string{"code"},
+		"jwks_uri": p.URL + "/keys", "userinfo_endpoint": p.URL + "/userinfo", "response_types_supported": []string{"code"},
 		"subject_types_supported": []string{"public"}, "id_token_signing_alg_values_supported": []string{"RS256"},
 		"code_challenge_methods_supported": []string{"S256"},
 	})
@@ -247,6 +255,22 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	if user.EmailVerified != nil {
 		claims["email_verified"] = user.EmailVerified
 	}
+	access := random()
+	if fault.ClaimsAtUserInfo {
+		info := map[string]any{"sub": user.Subject}
+		for _, k := range []string{"email", "email_verified", "name"} {
+			if v, ok := claims[k]; ok {
+				info[k] = v
+				delete(claims, k)
+			}
+		}
+		if fault.Subject != "" {
+			info["sub"] = fault.Subject
+		}
+		p.mu.Lock()
+		p.infos[access] = info
+		p.mu.Unlock()
+	}
 	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key}, (&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", kid))
 	if err != nil {
 		panic(err)
@@ -255,5 +279,19 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		panic(err)
 	}
-	writeJSON(w, map[string]any{"access_token": random(), "token_type": "Bearer", "expires_in": 3600, "id_token": raw})
+	writeJSON(w, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600, "id_token": raw})
+}
+
+// userinfo answers with the claims the ID token of the access token left
+// out.
+func (p *Provider) userinfo(w http.ResponseWriter, r *http.Request) {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	p.mu.Lock()
+	info, found := p.infos[token]
+	p.mu.Unlock()
+	if !ok || !found {
+		http.Error(w, "invalid_token", http.StatusUnauthorized)
+		return
+	}
+	writeJSON(w, info)
 }
