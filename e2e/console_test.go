@@ -75,6 +75,7 @@ func TestConsole(t *testing.T) {
 			s.passkeySteps,
 			s.supportSteps,
 			s.domainSteps,
+			s.ssoSteps,
 			s.apiKeySteps,
 			s.corsSteps,
 			s.listPagesSteps,

@@ -124,6 +124,18 @@ func SSOLoginPath(org, next string) string {
 	return "/login/sso?" + q.Encode()
 }
 
+// SSOStartPath starts a sign-in with the provider providerID of the
+// tenant tenantID, leading to next. It is a link, not a form: the answer
+// sends the browser to the provider, which a form's navigation may not
+// reach under the pages' Content-Security-Policy (form-action 'self').
+func SSOStartPath(tenantID, providerID, next string) string {
+	q := url.Values{"tenant": {tenantID}, "provider": {providerID}}
+	if next != "" {
+		q.Set("next", next)
+	}
+	return "/login/sso/start?" + q.Encode()
+}
+
 // SSOPath is a tenant's single sign-on page.
 func SSOPath(tenantID string) string { return "/t/" + tenantID + "/sso" }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/sso"
 	"github.com/kanri/kanri/internal/sso/ssotest"
+	"github.com/kanri/kanri/views"
 )
 
 // withProvider gives acme a verified domain and an identity provider the
@@ -50,7 +51,7 @@ func (c *client) ssoSignIn(t *testing.T, op *ssotest.Provider, providerID string
 	if !strings.Contains(page, `data-testid="sso-start-Acme ID"`) {
 		t.Fatalf("the single sign-on page offers no provider:\n%s", page)
 	}
-	resp, _ := c.post("/login/sso/start", url.Values{"tenant": {c.e.acme.ID}, "provider": {providerID}})
+	resp, _ := c.get(views.SSOStartPath(c.e.acme.ID, providerID, ""))
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), op.URL+"/authorize?") {
 		t.Fatalf("start: %d to %q, want the provider", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -101,7 +102,7 @@ func TestSSOSignIn(t *testing.T) {
 	// delivered to another, signs nobody in and spends nothing.
 	mallory, victim := e.client(t), e.client(t)
 	mallory.get("/login/sso?org=acme")
-	resp, _ = mallory.post("/login/sso/start", url.Values{"tenant": {e.acme.ID}, "provider": {idp}})
+	resp, _ = mallory.get(views.SSOStartPath(e.acme.ID, idp, ""))
 	code, state, err := op.Code(resp.Header.Get("Location"))
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +155,7 @@ func TestSSORefusalsAreShown(t *testing.T) {
 			op.Misbehave(tt.fault)
 			c := e.client(t)
 			c.get("/login/sso?org=acme")
-			resp, _ := c.post("/login/sso/start", url.Values{"tenant": {e.acme.ID}, "provider": {idp}})
+			resp, _ := c.get(views.SSOStartPath(e.acme.ID, idp, ""))
 			code, state, err := op.Code(resp.Header.Get("Location"))
 			if err != nil {
 				t.Fatal(err)
@@ -202,9 +203,9 @@ func TestSSOIsolation(t *testing.T) {
 	}
 	c := e.client(t)
 	c.get("/login/sso?org=globex")
-	resp, _ := c.post("/login/sso/start", url.Values{"tenant": {e.globex.ID}, "provider": {idp}})
-	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("a sign-in with acme's provider under globex: %d, want 404", resp.StatusCode)
+	resp, _ := c.get(views.SSOStartPath(e.globex.ID, idp, ""))
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login/sso" {
+		t.Errorf("a sign-in with acme's provider under globex: %d to %q, want back to /login/sso", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	if _, page := c.get("/login/sso?org=globex"); strings.Contains(page, "Acme ID") || !strings.Contains(page, `data-testid="sso-none"`) {
 		t.Error("globex's sign-in offers acme's provider, or does not say it has none")

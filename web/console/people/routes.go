@@ -21,7 +21,7 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Post(g.Public, "/login/passkey/options", httpkit.RoutePublic, pk.signInOptions),
 		console.Post(g.Public, "/login/passkey", httpkit.RoutePublic, pk.signIn),
 		console.Get(g.Public, "/login/sso", httpkit.RoutePublic, sso.form),
-		console.Post(g.Public, "/login/sso/start", httpkit.RoutePublic, sso.start),
+		console.Get(g.Public, "/login/sso/start", httpkit.RoutePublic, sso.start),
 		console.Get(g.Public, "/login/sso/callback", httpkit.RoutePublic, sso.callback),
 		console.Post(g.Public, "/lang", httpkit.RoutePublic, s.setLang),
 		console.Post(g.Public, "/theme", httpkit.RoutePublic, s.setTheme),

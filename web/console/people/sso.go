@@ -52,8 +52,8 @@ func (s ssoPages) show(c echo.Context, status int, v views.SSOLoginView) error {
 // start sends the browser to the provider, keeping the state it must
 // give back in this browser's session.
 func (s ssoPages) start(c echo.Context) error {
-	next := console.NextPath(c.FormValue("next"))
-	to, state, err := s.SSO.Begin(c.Request().Context(), c.FormValue("tenant"), c.FormValue("provider"), ssoCallback(c), next)
+	next := console.NextPath(c.QueryParam("next"))
+	to, state, err := s.SSO.Begin(c.Request().Context(), c.QueryParam("tenant"), c.QueryParam("provider"), ssoCallback(c), next)
 	if err != nil {
 		return s.refused(c, err, next)
 	}
@@ -68,7 +68,10 @@ func (s ssoPages) start(c echo.Context) error {
 // not the user's to fix (a store that failed) is the usual error page.
 func (s ssoPages) refused(c echo.Context, err error, next string) error {
 	switch kanri.ErrorCode(err) {
-	case kanri.EUNAUTHENTICATED, kanri.EFORBIDDEN, kanri.EBUSY, kanri.ENOTFOUND:
+	case kanri.ENOTFOUND: // no such organisation or provider (any more): choose again
+		s.Flash(c, "error", "sso.unknown")
+		return c.Redirect(http.StatusSeeOther, views.SSOLoginPath("", next))
+	case kanri.EUNAUTHENTICATED, kanri.EFORBIDDEN, kanri.EBUSY:
 		v := views.SSOLoginView{Next: next, Error: httpkit.Message(c.Request().Context(), err, "sso.refused")}
 		return s.show(c, httpkit.Status(err), v)
 	}
@@ -87,7 +90,7 @@ func (s ssoPages) callback(c echo.Context) error {
 		// Another browser's answer (a forged sign-in), one seen twice, or
 		// a bookmark: the sign-in starts again.
 		s.Flash(c, "error", "sso.expired")
-		return c.Redirect(http.StatusSeeOther, "/login/sso")
+		return c.Redirect(http.StatusSeeOther, views.SSOLoginPath("", ""))
 	}
 	r, err := s.SSO.Finish(c.Request().Context(), sso.Answer{
 		State: state, Code: c.QueryParam("code"), Error: c.QueryParam("error"), Description: c.QueryParam("error_description"),
