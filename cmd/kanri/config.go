@@ -119,7 +119,7 @@ type setting struct {
 // flag.ErrHelp after printing the help for -h or --help.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	var (
-		cfg                                                                                                                      Config
+		cfg                                                                                                                                  Config
 		insecure, ssoPrivate, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck, usageFlush, proxies, maxActive string
 	)
 	settings := []setting{
