@@ -128,8 +128,11 @@ func SSOLoginPath(org, next string) string {
 // tenant tenantID, leading to next. It is a link, not a form: the answer
 // sends the browser to the provider, which a form's navigation may not
 // reach under the pages' Content-Security-Policy (form-action 'self').
-func SSOStartPath(tenantID, providerID, next string) string {
-	q := url.Values{"tenant": {tenantID}, "provider": {providerID}}
+//
+// csrf is the page's CSRF token: a link another site made cannot start a
+// sign-in that would replace the browser's session.
+func SSOStartPath(tenantID, providerID, next, csrf string) string {
+	q := url.Values{"tenant": {tenantID}, "provider": {providerID}, "_csrf": {csrf}}
 	if next != "" {
 		q.Set("next", next)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 	"github.com/kanri/kanri/web/live"
+	"github.com/kanri/kanri/web/scim"
 )
 
 // routes builds the server from its parts: the API registers its own
@@ -46,8 +47,9 @@ func (s *Server) routes(e *echo.Echo, pages []console.Pages) {
 		return c.Redirect(http.StatusMovedPermanently, "/static/img/favicon.svg")
 	}).Name = httpkit.RoutePublic
 
-	// The JSON API and its reference.
+	// The JSON API and its reference; provisioning by SCIM.
 	s.api.Register(e)
+	s.scim.Register(e)
 
 	public := e.Group("", httpkit.Bodies(s.bodyTimeout, httpkit.ConsoleBodyLimit, true), s.CSRF)
 	signedIn := public.Group("", s.RequireUser)
@@ -88,6 +90,7 @@ func New(cfg Config) http.Handler {
 	}
 	s.Console.SetNavigation(nav)
 	s.api = api.New(cfg.Deps, cfg.Services, api.Config{Origin: s.origin, BodyTimeout: s.bodyTimeout, NotFound: s.NotFound}, apis...)
+	s.scim = &scim.Server{SCIM: cfg.Services.SCIM, Logger: cfg.Deps.Logger, BaseURL: httpkit.BaseURL}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
@@ -103,6 +106,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
 		s.api.HandleError(err, c)
+		return
+	}
+	if strings.HasPrefix(c.Request().URL.Path, "/scim/") {
+		s.scim.HandleError(err, c)
 		return
 	}
 	s.Console.HandleError(err, c)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/user"
+	webscim "github.com/kanri/kanri/web/scim"
 )
 
 func TestEveryRouteNeedsSignIn(t *testing.T) {
@@ -39,6 +40,12 @@ func TestEveryRouteNeedsSignIn(t *testing.T) {
 		if strings.HasPrefix(r.Name, "api:") { // a key, not a session: 401
 			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("Content-Type") != "application/problem+json" {
 				t.Errorf("%s without a key: got %d %s, want a 401 problem", key, resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+			continue
+		}
+		if r.Name == webscim.RouteName { // a token, not a session: SCIM's 401
+			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("Content-Type") != "application/scim+json" {
+				t.Errorf("%s without a token: got %d %s, want SCIM's 401", key, resp.StatusCode, resp.Header.Get("Content-Type"))
 			}
 			continue
 		}
@@ -242,8 +249,8 @@ func TestEveryPostNeedsTheCSRFToken(t *testing.T) {
 		} else { // the tus routes: the token travels in a header
 			resp, _ = c.send(r.Method, path, strings.NewReader("x"), http.Header{"X-Csrf-Token": {""}, "Tus-Resumable": {"1.0.0"}, "Content-Type": {"application/offset+octet-stream"}, "Upload-Offset": {"0"}})
 		}
-		if strings.HasPrefix(r.Name, "api:") {
-			// The API reads no cookie: a signed-in browser is nobody there,
+		if strings.HasPrefix(r.Name, "api:") || r.Name == webscim.RouteName {
+			// The API and SCIM read no cookie: a signed-in browser is nobody there,
 			// so a forged cross-site request cannot act through it.
 			wantStatus(t, r.Method+" "+r.Path+" with a session but no key", resp, http.StatusUnauthorized)
 			continue

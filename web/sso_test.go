@@ -9,6 +9,7 @@ import (
 
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/sso"
 	"github.com/kanri/kanri/internal/sso/ssotest"
 	"github.com/kanri/kanri/views"
@@ -51,7 +52,7 @@ func (c *client) ssoSignIn(t *testing.T, op *ssotest.Provider, providerID string
 	if !strings.Contains(page, `data-testid="sso-start-Acme ID"`) {
 		t.Fatalf("the single sign-on page offers no provider:\n%s", page)
 	}
-	resp, _ := c.get(views.SSOStartPath(c.e.acme.ID, providerID, ""))
+	resp, _ := c.get(views.SSOStartPath(c.e.acme.ID, providerID, "", c.csrf))
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), op.URL+"/authorize?") {
 		t.Fatalf("start: %d to %q, want the provider", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -102,7 +103,7 @@ func TestSSOSignIn(t *testing.T) {
 	// delivered to another, signs nobody in and spends nothing.
 	mallory, victim := e.client(t), e.client(t)
 	mallory.get("/login/sso?org=acme")
-	resp, _ = mallory.get(views.SSOStartPath(e.acme.ID, idp, ""))
+	resp, _ = mallory.get(views.SSOStartPath(e.acme.ID, idp, "", mallory.csrf))
 	code, state, err := op.Code(resp.Header.Get("Location"))
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +156,7 @@ func TestSSORefusalsAreShown(t *testing.T) {
 			op.Misbehave(tt.fault)
 			c := e.client(t)
 			c.get("/login/sso?org=acme")
-			resp, _ := c.get(views.SSOStartPath(e.acme.ID, idp, ""))
+			resp, _ := c.get(views.SSOStartPath(e.acme.ID, idp, "", c.csrf))
 			code, state, err := op.Code(resp.Header.Get("Location"))
 			if err != nil {
 				t.Fatal(err)
@@ -203,7 +204,7 @@ func TestSSOIsolation(t *testing.T) {
 	}
 	c := e.client(t)
 	c.get("/login/sso?org=globex")
-	resp, _ := c.get(views.SSOStartPath(e.globex.ID, idp, ""))
+	resp, _ := c.get(views.SSOStartPath(e.globex.ID, idp, "", c.csrf))
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login/sso" {
 		t.Errorf("a sign-in with acme's provider under globex: %d to %q, want back to /login/sso", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -239,5 +240,59 @@ func TestSSORequired(t *testing.T) {
 	op.SignIn(ssotest.User{Subject: "bob-at-acme", Email: "bob@acme.test", EmailVerified: true})
 	if resp := e.client(t).ssoSignIn(t, op, idp); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") == "/login/sso" {
 		t.Errorf("bob with the provider: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// TestSSOManagementIsTheAdministrators: who holds the tenant's settings
+// but not sso.manage (テナント管理サービスの管理者) can neither add a
+// provider nor change the rules: the provider decides who signs in as
+// whom.
+func TestSSOManagementIsTheAdministrators(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
+	carol, err := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: "carol", Email: "carol@acme.test", DisplayName: "Carol", Password: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.roles.Assign(ctx, role.Grant{Tenant: e.acme, UserID: carol.ID, ServiceID: kanri.TenantManagementID, RoleName: role.Admin}); err != nil {
+		t.Fatal(err)
+	}
+	c := e.client(t).signIn("acme", "carol")
+	if resp, page := c.get("/t/" + e.acme.ID + "/sso"); resp.StatusCode != http.StatusOK || strings.Contains(page, `data-testid="sso-provider-new"`) {
+		t.Fatalf("carol's single sign-on page: %d, want it read-only", resp.StatusCode)
+	}
+	for path, form := range map[string]url.Values{
+		"/sso/providers":   {"name": {"Evil"}, "issuer": {"https://evil.example"}, "clientId": {"c"}, "clientSecret": {"s"}},
+		"/sso/settings":    {"trustProviderMfa": {"on"}},
+		"/sso/scim/token":  {},
+		"/sso/scim/revoke": {},
+	} {
+		if resp, _ := c.post("/t/"+e.acme.ID+path, form); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("carol POST %s: %d, want 403", path, resp.StatusCode)
+		}
+	}
+	if ps, _ := e.sso.Providers(ctx, e.acme.ID); len(ps) != 0 {
+		t.Errorf("carol added %d providers", len(ps))
+	}
+}
+
+// TestSSOStartNeedsThePagesToken: a link to start a sign-in that another
+// site made (without the page's CSRF token) starts nothing: a browser
+// signed in stays who it was (no login CSRF).
+func TestSSOStartNeedsThePagesToken(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	op, idp := e.withProvider(t)
+	op.SignIn(ssotest.User{Subject: "x", Email: "admin@acme.test", EmailVerified: true})
+	bob := e.client(t).signIn("acme", "bob")
+	for _, token := range []string{"", "forged"} {
+		resp, _ := bob.get(views.SSOStartPath(e.acme.ID, idp, "/account", token))
+		if resp.StatusCode != http.StatusSeeOther || strings.HasPrefix(resp.Header.Get("Location"), op.URL) {
+			t.Errorf("a start with token %q: %d to %q, want back to the organisation form", token, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	if _, page := bob.get("/account"); !strings.Contains(page, "bob@acme.test") {
+		t.Error("bob is no longer bob")
 	}
 }

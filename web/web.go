@@ -15,6 +15,7 @@ import (
 	"github.com/kanri/kanri/web/console"
 	"github.com/kanri/kanri/web/httpkit"
 	"github.com/kanri/kanri/web/live"
+	"github.com/kanri/kanri/web/scim"
 )
 
 // Services are the application services the handlers call, built by
@@ -63,6 +64,7 @@ type Config struct {
 type Server struct {
 	*console.Console
 	api         *api.Server
+	scim        *scim.Server
 	live        *live.Streams
 	bodyTimeout time.Duration
 	maxActive   int             // Config.MaxActive

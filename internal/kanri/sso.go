@@ -113,7 +113,10 @@ type SSOLogin struct {
 	ProviderID  string `json:"providerId"`
 	Nonce       string `json:"nonce"`
 	Verifier    string `json:"verifier"`
-	// Next is the console's path the sign-in leads to.
-	Next string `json:"next,omitempty"`
+	// Next is the console's path the sign-in leads to; RedirectURI the
+	// address the provider was told to answer at, which the code's
+	// exchange must name again.
+	Next        string `json:"next,omitempty"`
+	RedirectURI string `json:"redirectUri"`
 	TTL  int    `json:"ttl"`
 }

@@ -36,6 +36,7 @@ const (
 	RolesUpdate    = "roles.update"
 	AuditRead      = "audit.read"
 	SupportAccess  = "support.access"  // open another tenant as one of its users (support access)
+	SSOManage      = "sso.manage"      // a tenant's identity providers, sign-in rules and provisioning token (who signs in as whom)
 	ServicesRead   = "services.read"   // a tenant's services, their status and usage
 	ServicesUpdate = "services.update" // assign, suspend and configure a tenant's services
 	ServicesManage = "services.manage" // the service catalog
@@ -128,7 +129,7 @@ func (o Offer) roles() []Definition {
 var AuthOffer = Offer{
 	ID: kanri.AuthServiceID, Name: "認証認可サービス", Description: "ユーザー・ロール・監査ログの管理", Category: "security",
 	Read:     []string{UsersRead, RolesRead, AuditRead},
-	Write:    []string{UsersCreate, UsersUpdate, UsersDelete, UsersErase, UsersExport, RolesUpdate},
+	Write:    []string{UsersCreate, UsersUpdate, UsersDelete, UsersErase, UsersExport, RolesUpdate, SSOManage},
 	Operator: []string{SupportAccess},
 }
 

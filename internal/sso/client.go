@@ -47,11 +47,32 @@ func NewClient(allowPrivate bool) *http.Client {
 	}
 }
 
-// sharedSpace is 100.64.0.0/10, carrier-grade NAT (RFC 6598).
-var sharedSpace = netip.MustParsePrefix("100.64.0.0/10")
+// special are the ranges that reach no public provider, or may reach a
+// private one by translation: "this network", carrier-grade NAT,
+// benchmarking, reserved, NAT64, 6to4, site-local and IPv4-compatible
+// IPv6.
+var special = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("64:ff9b::/96"),
+	netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("2002::/16"),
+	netip.MustParsePrefix("fec0::/10"),
+	netip.MustParsePrefix("::/96"),
+}
 
 // public reports whether a is an address a provider may be at.
 func public(a netip.Addr) bool {
 	a = a.Unmap()
-	return a.IsValid() && a.IsGlobalUnicast() && !a.IsPrivate() && !sharedSpace.Contains(a)
+	if !a.IsValid() || !a.IsGlobalUnicast() || a.IsPrivate() {
+		return false
+	}
+	for _, p := range special {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
 }

@@ -125,13 +125,16 @@ func (s *Service) discover(ctx context.Context, issuer string) (*oidc.Provider, 
 		return nil, err
 	}
 	s.mu.Lock()
-	if s.discovery == nil {
-		s.discovery = map[string]*oidc.Provider{}
+	if s.discovery == nil || len(s.discovery) >= maxDiscovered {
+		s.discovery = map[string]*oidc.Provider{} // bounded: issuers typed again and again start it over
 	}
 	s.discovery[issuer] = p
 	s.mu.Unlock()
 	return p, nil
 }
+
+// maxDiscovered is how many issuers' discovery documents are kept.
+const maxDiscovered = 1000
 
 // forget drops what the service knows of issuer's discovery.
 func (s *Service) forget(issuer string) {
@@ -142,7 +145,7 @@ func (s *Service) forget(issuer string) {
 
 // config returns the OAuth 2.0 client of p, answering at redirectURI.
 func (s *Service) config(ctx context.Context, p *kanri.IdentityProvider, redirectURI string) (*oauth2.Config, *oidc.Provider, error) {
-	secret, err := s.Auth.Sealer().Open(p.ClientSecret, p.ID)
+	secret, err := s.Auth.Sealer().Open(p.ClientSecret, sealOwner(p))
 	if err != nil {
 		return nil, nil, fmt.Errorf("sso: the client secret of %s: %w", p.ID, err)
 	}
@@ -189,7 +192,7 @@ func (s *Service) Begin(ctx context.Context, tenantID, providerID, redirectURI, 
 	state = random(32)
 	l := &kanri.SSOLogin{
 		Doc:         kanri.Doc{ID: "sso_" + state},
-		KeyTenantID: tenantID, ProviderID: p.ID, Nonce: random(32), Verifier: oauth2.GenerateVerifier(), Next: next,
+		KeyTenantID: tenantID, ProviderID: p.ID, Nonce: random(32), Verifier: oauth2.GenerateVerifier(), Next: next, RedirectURI: redirectURI,
 		TTL: kanri.SSOLoginTTL,
 	}
 	if err := logins(s.Store).Create(ctx, l); err != nil {
@@ -214,15 +217,15 @@ type Result struct {
 	Next   string
 }
 
-// Finish ends the sign-in of the provider's answer a, at redirectURI: the
-// state is used once; the code is exchanged with its PKCE verifier; the ID
+// Finish ends the sign-in of the provider's answer a: the state is used
+// once (and the redirect URI is the one it began with); the code is exchanged with its PKCE verifier; the ID
 // token is verified (its signature by the provider's keys, its issuer,
 // audience, expiry and nonce); then the identity signs in the user it is
 // linked to, or is linked to the user of its e-mail address, which the
 // provider must have verified and which must be in one of the tenant's
 // verified domains, or creates that user when the tenant says so. Every
 // refusal is audited with why.
-func (s *Service) Finish(ctx context.Context, a Answer, redirectURI string) (*Result, error) {
+func (s *Service) Finish(ctx context.Context, a Answer) (*Result, error) {
 	l, err := s.take(ctx, a.State)
 	if err != nil {
 		return nil, err
@@ -246,7 +249,7 @@ func (s *Service) Finish(ctx context.Context, a Answer, redirectURI string) (*Re
 		s.Logger.Info("sso: the provider refused", "tenant", t.ID, "provider", p.ID, "error", a.Error, "description", a.Description)
 		return refuse(RefusedProvider+":"+clip(a.Error), anyone, ErrRefused)
 	}
-	cfg, op, err := s.config(ctx, p, redirectURI)
+	cfg, op, err := s.config(ctx, p, l.RedirectURI)
 	if err != nil {
 		s.Logger.Warn("sso: provider unavailable", "tenant", t.ID, "provider", p.ID, "err", err)
 		return refuse(RefusedUnavailable, anyone, ErrUnavailable)
@@ -300,6 +303,11 @@ func (s *Service) Finish(ctx context.Context, a Answer, redirectURI string) (*Re
 		}
 	}
 	email, _ := claims[p.EmailClaim].(string)
+	if verified, _ := claims["email"].(string); p.EmailClaim != "email" && !strings.EqualFold(email, verified) {
+		// email_verified speaks of the email claim only: another claim
+		// counts when it says the same address.
+		email = ""
+	}
 	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || len(email) > kanri.UsernameMax {
 		email = ""
 	}
@@ -511,7 +519,7 @@ func (s *Service) Test(ctx context.Context, tenantID, id string) (*Check, error)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.Auth.Sealer().Open(p.ClientSecret, p.ID); err != nil {
+	if _, err := s.Auth.Sealer().Open(p.ClientSecret, sealOwner(p)); err != nil {
 		return nil, kanri.E(kanri.EINVALID, "sso.test_secret")
 	}
 	s.forget(p.Issuer)

@@ -159,7 +159,8 @@ func (s *Service) AddProvider(ctx context.Context, tenantID string, in ProviderI
 		Name: in.Name, Issuer: in.Issuer, ClientID: in.ClientID, Scopes: scopes, EmailClaim: in.EmailClaim,
 		CreatedAt: now, UpdatedAt: now,
 	}
-	p.ClientSecret = s.Auth.Sealer().Seal([]byte(in.ClientSecret), p.ID)
+	p.TenantID = tenantID
+	p.ClientSecret = s.Auth.Sealer().Seal([]byte(in.ClientSecret), sealOwner(p))
 	if err := repo.Create(ctx, p); err != nil {
 		return nil, err
 	}
@@ -178,14 +179,21 @@ func (s *Service) UpdateProvider(ctx context.Context, tenantID, id, etag string,
 	if _, err := s.Provider(ctx, tenantID, id); err != nil {
 		return nil, err
 	}
+	moved := false
 	p, err := providers(s.Store, tenantID).Modify(ctx, id, nil, func(p *kanri.IdentityProvider) error {
 		if etag != "" && etag != p.ETag {
 			return kanri.Stale()
 		}
+		// The secret goes only where it was given for: another issuer or
+		// client needs it typed again.
+		if (in.Issuer != p.Issuer || in.ClientID != p.ClientID) && in.ClientSecret == "" {
+			return kanri.Invalid(kanri.Fields{"clientSecret": "sso.secret_again"})
+		}
+		moved = in.Issuer != p.Issuer
 		before = fields(p)
 		p.Name, p.Issuer, p.ClientID, p.Scopes, p.EmailClaim = in.Name, in.Issuer, in.ClientID, scopes, in.EmailClaim
 		if in.ClientSecret != "" {
-			p.ClientSecret = s.Auth.Sealer().Seal([]byte(in.ClientSecret), p.ID)
+			p.ClientSecret = s.Auth.Sealer().Seal([]byte(in.ClientSecret), sealOwner(p))
 			before["clientSecret"] = "(sealed)"
 		}
 		p.UpdatedAt = kanri.NewTime(s.Now())
@@ -198,9 +206,22 @@ func (s *Service) UpdateProvider(ctx context.Context, tenantID, id, etag string,
 	if in.ClientSecret != "" {
 		after["clientSecret"] = "(replaced)"
 	}
+	if moved {
+		// Another issuer's subjects are other people: its identities
+		// link again, through verified e-mail addresses.
+		if err := s.unlinkAll(ctx, tenantID, p.ID); err != nil {
+			return nil, err
+		}
+		after["identities"] = "(unlinked)"
+	}
 	s.record(ctx, tenantID, p, "sso.provider_update", before, after)
 	return p, nil
 }
+
+// sealOwner binds a provider's sealed secret to its tenant and itself: a
+// copy in another document, or another tenant (a restored copy), does not
+// open.
+func sealOwner(p *kanri.IdentityProvider) string { return p.TenantID + "/" + p.ID }
 
 // RemoveProvider removes a tenant's provider as seen at etag, with the
 // identities linked through it.
@@ -216,9 +237,18 @@ func (s *Service) RemoveProvider(ctx context.Context, tenantID, id, etag string)
 	if err := repo.Delete(ctx, p.ID, p.ETag); err != nil {
 		return err
 	}
+	if err := s.unlinkAll(ctx, tenantID, p.ID); err != nil {
+		return err
+	}
+	s.record(ctx, tenantID, p, "sso.provider_remove", fields(p), nil)
+	return nil
+}
+
+// unlinkAll removes the identities linked through the provider id.
+func (s *Service) unlinkAll(ctx context.Context, tenantID, id string) error {
 	ids := identities(s.Store, tenantID)
 	for {
-		linked, _, err := ids.Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("providerId", p.ID)}, OrderBy: "linkedAt", Limit: docstore.MaxBatchOps})
+		linked, _, err := ids.Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("providerId", id)}, OrderBy: "linkedAt", Limit: docstore.MaxBatchOps})
 		if err != nil {
 			return err
 		}
@@ -231,7 +261,6 @@ func (s *Service) RemoveProvider(ctx context.Context, tenantID, id, etag string)
 			}
 		}
 	}
-	s.record(ctx, tenantID, p, "sso.provider_remove", fields(p), nil)
 	return nil
 }
 
@@ -333,12 +362,14 @@ func (s *Service) requirable(ctx context.Context, t *kanri.Tenant, glass []strin
 		return kanri.E(kanri.EINVALID, "sso.required_needs_provider")
 	}
 	for _, id := range glass {
-		access, err := s.Roles.AccessOf(ctx, t.ID, id)
+		held, err := s.Roles.ForUser(ctx, t.ID, id)
 		if err != nil {
 			return err
 		}
-		if access.Admin {
-			return nil
+		for _, ra := range held {
+			if role.IsAdminRole(t, ra.ServiceID, ra.RoleName) { // the tenant's administrator, who manages users and roles
+				return nil
+			}
 		}
 	}
 	return kanri.E(kanri.EINVALID, "sso.required_needs_break_glass")
@@ -355,6 +386,9 @@ func (s *Service) Unlink(ctx context.Context, tenantID, userID, id string) error
 	repo := identities(s.Store, tenantID)
 	if !strings.HasPrefix(id, "identity_") || docstore.CheckKey(tenantID, id) != nil {
 		return kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	if err := s.Roles.CheckChange(ctx, tenantID, userID); err != nil {
+		return err // a global administrator's, changed by another
 	}
 	l, err := repo.Get(ctx, id)
 	if err != nil {
@@ -387,10 +421,11 @@ func (s *Service) record(ctx context.Context, tenantID string, p *kanri.Identity
 }
 
 // NewUserRole reports whether the role r ("service/role") may be given to
-// the users single sign-on creates in t: a role of the catalog, neither
-// the tenant's administrator's nor one of the operator's.
+// the users single sign-on creates in t: a role of the catalog that
+// administers nothing (no service's 管理者 or 全体管理者), so that the
+// rules cannot hand out what only an administrator grants.
 func NewUserRole(c *role.Catalog, t *kanri.Tenant, r string) bool {
 	service, name, _ := strings.Cut(r, "/")
 	d, ok := c.Find(service, name)
-	return ok && !d.PrivilegedOnly() && !role.IsAdminRole(t, service, name)
+	return ok && !d.PrivilegedOnly() && name != role.Admin && name != role.GlobalAdmin && !role.IsAdminRole(t, service, name)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/sso"
 	"github.com/kanri/kanri/internal/sso/ssotest"
 	"github.com/kanri/kanri/internal/store"
@@ -104,7 +105,7 @@ func (f *fixture) signIn(t *testing.T) (*sso.Result, error) {
 	if got != state {
 		t.Fatalf("state = %q, want %q", got, state)
 	}
-	return f.svcs.SSO.Finish(f.ctx, sso.Answer{State: state, Code: code}, redirect)
+	return f.svcs.SSO.Finish(f.ctx, sso.Answer{State: state, Code: code})
 }
 
 // lastRefusal returns the reason of the tenant's last failed sign-in.
@@ -204,14 +205,14 @@ func TestStateIsUsedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svcs.SSO.Finish(f.ctx, sso.Answer{State: state, Code: code}, redirect); err != nil {
+	if _, err := f.svcs.SSO.Finish(f.ctx, sso.Answer{State: state, Code: code}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svcs.SSO.Finish(f.ctx, sso.Answer{State: state, Code: code}, redirect); err != sso.ErrExpired {
+	if _, err := f.svcs.SSO.Finish(f.ctx, sso.Answer{State: state, Code: code}); err != sso.ErrExpired {
 		t.Fatalf("replayed state: %v, want %v", err, sso.ErrExpired)
 	}
 	for _, s := range []string{"", "made-up", strings.Repeat("x", 500), "../../etc"} {
-		if _, err := f.svcs.SSO.Finish(f.ctx, sso.Answer{State: s, Code: code}, redirect); err != sso.ErrExpired {
+		if _, err := f.svcs.SSO.Finish(f.ctx, sso.Answer{State: s, Code: code}); err != sso.ErrExpired {
 			t.Errorf("state %q: %v, want %v", s, err, sso.ErrExpired)
 		}
 	}
@@ -248,7 +249,7 @@ func TestProviderDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.op.Down(true)
-	if _, err := f.svcs.SSO.Finish(f.ctx, sso.Answer{State: state, Code: code}, redirect); err != sso.ErrUnavailable {
+	if _, err := f.svcs.SSO.Finish(f.ctx, sso.Answer{State: state, Code: code}); err != sso.ErrUnavailable {
 		t.Fatalf("Finish: %v, want %v", err, sso.ErrUnavailable)
 	}
 }
@@ -397,4 +398,75 @@ func asError(err error, target **kanri.Error) bool {
 		*target = e
 	}
 	return ok
+}
+
+// email_verified speaks of the email claim: another claim chosen as the
+// e-mail links only when it says the same address.
+func TestEmailClaimMustBeTheVerifiedOne(t *testing.T) {
+	f := setup(t)
+	p, err := f.svcs.SSO.UpdateProvider(f.ctx, f.tenant.ID, f.idp.ID, f.idp.ETag, sso.ProviderInput{Name: "Acme ID", Issuer: f.op.URL, ClientID: f.op.ClientID, EmailClaim: "name"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.idp = p
+	f.op.SignIn(ssotest.User{Subject: "mallory", Email: "mallory@elsewhere.test", EmailVerified: true, Name: "alice@acme.test"})
+	if r, err := f.signIn(t); err != sso.ErrUnverified {
+		t.Fatalf("another claim than the verified address: %v, %v; want %v", r, err, sso.ErrUnverified)
+	}
+	f.op.SignIn(ssotest.User{Subject: "alice", Email: "alice@acme.test", EmailVerified: true, Name: "Alice@acme.test"})
+	if r, err := f.signIn(t); err != nil || r.User.ID != f.alice.ID {
+		t.Fatalf("the claim saying the verified address: %v, %v; want alice", r, err)
+	}
+}
+
+// A provider moved to another issuer (or client) needs its secret again,
+// which never goes to the new one unasked, and its identities are
+// unlinked: another issuer's subjects are other people.
+func TestIssuerChangeUnlinksAndAsksForTheSecret(t *testing.T) {
+	f := setup(t)
+	f.op.SignIn(ssotest.User{Subject: "1", Email: "alice@acme.test", EmailVerified: true})
+	if _, err := f.signIn(t); err != nil {
+		t.Fatal(err)
+	}
+	other := ssotest.Start(t, f.clock.now)
+	in := sso.ProviderInput{Name: "Acme ID", Issuer: other.URL, ClientID: other.ClientID}
+	var ke *kanri.Error
+	if _, err := f.svcs.SSO.UpdateProvider(f.ctx, f.tenant.ID, f.idp.ID, "", in); !asError(err, &ke) || ke.Fields["clientSecret"] != "sso.secret_again" {
+		t.Fatalf("a new issuer without the secret: %v, want the secret asked for", err)
+	}
+	in.ClientSecret = other.ClientSecret
+	if _, err := f.svcs.SSO.UpdateProvider(f.ctx, f.tenant.ID, f.idp.ID, "", in); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := f.svcs.SSO.Identities(f.ctx, f.tenant.ID, f.alice.ID); len(ids) != 0 {
+		t.Fatalf("%d identities kept across the issuer's change, want 0", len(ids))
+	}
+	f.op = other
+	other.SignIn(ssotest.User{Subject: "1", Email: "someone@elsewhere.test"})
+	if r, err := f.signIn(t); err == nil {
+		t.Fatalf("subject 1 of the new issuer signed in %s", r.User.Username)
+	}
+}
+
+// Only the tenant's administrator (the auth service's 管理者) holds the
+// door when single sign-on is required: another service's 管理者 does not
+// count.
+func TestBreakGlassIsTheTenantsAdministrator(t *testing.T) {
+	f := setup(t)
+	carol, err := f.svcs.Users.Create(f.ctx, f.tenant.ID, kanri.UserInput{Username: "carol", Email: "carol@acme.test", DisplayName: "Carol", Password: pass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.svcs.Roles.Assign(f.ctx, role.Grant{Tenant: f.tenant, UserID: carol.ID, ServiceID: kanri.TenantManagementID, RoleName: role.Admin}); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := f.svcs.SSO.Settings(f.ctx, f.tenant.ID)
+	if _, err := f.svcs.SSO.UpdateSettings(f.ctx, f.tenant, st.ETag, sso.SettingsInput{Required: true, BreakGlass: []string{"carol"}}); !kanri.IsCode(err, kanri.EINVALID) {
+		t.Fatalf("another service's administrator as break-glass: %v, want EINVALID", err)
+	}
+	for _, r := range []string{kanri.TenantManagementID + "/" + role.Admin, kanri.FileServiceID + "/" + role.Admin} {
+		if _, err := f.svcs.SSO.UpdateSettings(f.ctx, f.tenant, st.ETag, sso.SettingsInput{CreateUsers: true, NewUserRoles: []string{r}}); !kanri.IsCode(err, kanri.EINVALID) {
+			t.Errorf("new users made %s: %v, want EINVALID", r, err)
+		}
+	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/seal"
+	"github.com/kanri/kanri/internal/scim"
 	"github.com/kanri/kanri/internal/sso"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/support"
@@ -72,6 +73,8 @@ type Set struct {
 	Support *support.Service
 	// SSO signs the tenants' users in with their own identity providers.
 	SSO *sso.Service
+	// SCIM provisions the tenants' users from their identity providers.
+	SCIM *scim.Service
 }
 
 // Options are the settings of the services.
@@ -161,6 +164,7 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.Support = &support.Service{Deps: d, Tenants: s.Tenants, Users: s.Users, Auth: s.Auth, Roles: s.Roles}
 	s.SSO = sso.New(d, s.Tenants, s.Users, s.Auth, s.Roles, s.Domains, sso.NewClient(o.SSOAllowPrivate))
 	s.SSO.AllowInsecure = o.SSOAllowPrivate
+	s.SCIM = scim.New(d, s.Users)
 	s.Erasure.OnErased(s.Archives.Erased)
 	// A restore's dry run lists changed documents by name: an erasure
 	// deletes the tenant's.

@@ -1,6 +1,9 @@
 package features
 
 import (
+	"slices"
+
+	scimsvc "github.com/kanri/kanri/internal/scim"
 	ssosvc "github.com/kanri/kanri/internal/sso"
 	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web"
@@ -9,14 +12,15 @@ import (
 	"github.com/kanri/kanri/web/live"
 )
 
-// ssoFeature is single sign-on: a tenant's users sign in with the
-// tenant's own OpenID Connect providers, their identities linked to
-// users through verified e-mail domains. Its permissions are the
+// ssoFeature is single sign-on and provisioning: a tenant's users sign
+// in with the tenant's own OpenID Connect providers, their identities
+// linked to users through verified e-mail domains, and its provider
+// creates, changes and deprovisions them by SCIM (web/scim). Its permissions are the
 // settings' (role.SettingsRead, role.SettingsUpdate).
 var ssoFeature = Feature{
 	Name:  "sso",
 	Docs:  "sso.md",
-	Types: ssosvc.DocTypes,
+	Types: slices.Concat(ssosvc.DocTypes, scimsvc.DocTypes),
 	Start: func(s *wiring.Set) Parts {
 		return Parts{HTTP: web.Feature{Pages: func(c *console.Console, _ *live.Streams) console.Pages { return sso.New(c) }}}
 	},

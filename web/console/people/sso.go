@@ -1,6 +1,7 @@
 package people
 
 import (
+	"crypto/subtle"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -53,6 +54,14 @@ func (s ssoPages) show(c echo.Context, status int, v views.SSOLoginView) error {
 // give back in this browser's session.
 func (s ssoPages) start(c echo.Context) error {
 	next := console.NextPath(c.QueryParam("next"))
+	// The link carries the page's CSRF token: another site cannot start
+	// a sign-in that would replace this browser's session with one of
+	// its own choosing (login CSRF).
+	want, _ := s.Session(c).Values[httpkit.KeyCSRF].(string)
+	if got := c.QueryParam("_csrf"); want == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+		s.Flash(c, "error", "sso.expired")
+		return c.Redirect(http.StatusSeeOther, views.SSOLoginPath("", next))
+	}
 	to, state, err := s.SSO.Begin(c.Request().Context(), c.QueryParam("tenant"), c.QueryParam("provider"), ssoCallback(c), next)
 	if err != nil {
 		return s.refused(c, err, next)
@@ -94,7 +103,7 @@ func (s ssoPages) callback(c echo.Context) error {
 	}
 	r, err := s.SSO.Finish(c.Request().Context(), sso.Answer{
 		State: state, Code: c.QueryParam("code"), Error: c.QueryParam("error"), Description: c.QueryParam("error_description"),
-	}, ssoCallback(c))
+	})
 	if err != nil {
 		if serr := s.SaveSession(c); serr != nil {
 			return serr

@@ -24,20 +24,25 @@ type Pages struct{ *console.Console }
 func New(c *console.Console) *Pages { return &Pages{Console: c} }
 
 // Routes are a tenant's single sign-on page, its providers' forms and
-// actions, its settings, and the unlinking of a user's identity. What
-// reaches a client secret or the rules of sign-in is out of a support
-// session's reach.
+// actions, its settings, its provisioning token, and the unlinking of a
+// user's identity. Changing them decides who signs in as whom, so it
+// takes sso.manage (the auth service's administrators), not the tenant's
+// settings' permission; what reaches a secret or the rules of sign-in is
+// out of a support session's reach.
 func (s *Pages) Routes(g console.Groups) []console.Route {
 	return []console.Route{
 		console.Get(g.Tenant, "/sso", role.SettingsRead, s.page),
-		console.Get(g.Tenant, "/sso/providers/new", role.SettingsUpdate, s.newProvider),
-		console.NoSupport(console.Post(g.Tenant, "/sso/providers", role.SettingsUpdate, s.addProvider)),
-		console.Get(g.Tenant, "/sso/providers/:id/edit", role.SettingsUpdate, s.editProvider),
-		console.NoSupport(console.Post(g.Tenant, "/sso/providers/:id", role.SettingsUpdate, s.updateProvider)),
-		console.NoSupport(console.Post(g.Tenant, "/sso/providers/:id/remove", role.SettingsUpdate, s.removeProvider)),
-		console.Post(g.Tenant, "/sso/providers/:id/test", role.SettingsUpdate, s.testProvider),
-		console.NoSupport(console.Post(g.Tenant, "/sso/settings", role.SettingsUpdate, s.updateSettings)),
+		console.Get(g.Tenant, "/sso/providers/new", role.SSOManage, s.newProvider),
+		console.NoSupport(console.Post(g.Tenant, "/sso/providers", role.SSOManage, s.addProvider)),
+		console.Get(g.Tenant, "/sso/providers/:id/edit", role.SSOManage, s.editProvider),
+		console.NoSupport(console.Post(g.Tenant, "/sso/providers/:id", role.SSOManage, s.updateProvider)),
+		console.NoSupport(console.Post(g.Tenant, "/sso/providers/:id/remove", role.SSOManage, s.removeProvider)),
+		console.Post(g.Tenant, "/sso/providers/:id/test", role.SSOManage, s.testProvider),
+		console.NoSupport(console.Post(g.Tenant, "/sso/settings", role.SSOManage, s.updateSettings)),
 		console.NoSupport(console.Post(g.Tenant, "/users/:id/identities/:identity/unlink", role.UsersUpdate, s.unlink)),
+		console.NoSupport(console.Post(g.Tenant, "/sso/scim/token", role.SSOManage, s.newSCIMToken)),
+		console.NoSupport(console.Post(g.Tenant, "/sso/scim/revoke", role.SSOManage, s.revokeSCIMToken)),
+		console.NoSupport(console.Post(g.Tenant, "/sso/scim/settings", role.SSOManage, s.scimSettings)),
 	}
 }
 
@@ -54,9 +59,24 @@ func (s *Pages) page(c echo.Context) error {
 	return s.show(c, http.StatusOK, nil, nil, nil)
 }
 
+// showing is what the page shows besides the stored settings: the
+// settings form's input with its errors, a provider's test, a new SCIM
+// token.
+type showing struct {
+	input *views.SSOSettingsInput
+	errs  views.Errors
+	check *views.SSOCheck
+	token string
+}
+
 // show renders the page; in (when not nil) is the settings form's input
 // with its errors, check a provider's test.
 func (s *Pages) show(c echo.Context, status int, in *views.SSOSettingsInput, errs views.Errors, check *views.SSOCheck) error {
+	return s.render(c, status, showing{input: in, errs: errs, check: check})
+}
+
+func (s *Pages) render(c echo.Context, status int, sh showing) error {
+	in, errs, check := sh.input, sh.errs, sh.check
 	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
 	ps, err := s.SSO.Providers(ctx, t.ID)
@@ -67,7 +87,12 @@ func (s *Pages) show(c echo.Context, status int, in *views.SSOSettingsInput, err
 	if err != nil {
 		return err
 	}
-	v := views.SSOView{CallbackURL: callbackURL(c), Providers: ps, Settings: st, Errors: errs, Check: check}
+	sc, err := s.SCIM.Config(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	v := views.SSOView{CallbackURL: callbackURL(c), Providers: ps, Settings: st, Errors: errs, Check: check,
+		SCIM: views.SCIMView{BaseURL: httpkit.BaseURL(c) + "/scim/v2/" + t.ID, Config: sc, NewToken: sh.token}}
 	if in != nil {
 		v.Input = *in
 	} else {
@@ -228,4 +253,36 @@ func (s *Pages) unlink(c echo.Context) error {
 	return s.Action(c, "sso.unlinked", dest, func(kanri.Seen) (string, error) {
 		return "", s.SSO.Unlink(c.Request().Context(), t.ID, c.Param("id"), c.Param("identity"))
 	})
+}
+
+// newSCIMToken creates or rotates the tenant's provisioning token and
+// shows it, this once.
+func (s *Pages) newSCIMToken(c echo.Context) error {
+	token, _, err := s.SCIM.NewToken(c.Request().Context(), httpkit.Tenant(c).ID)
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, showing{token: token})
+}
+
+// revokeSCIMToken stops the tenant's provisioning tokens.
+func (s *Pages) revokeSCIMToken(c echo.Context) error {
+	t := httpkit.Tenant(c)
+	if err := s.SCIM.RevokeToken(c.Request().Context(), t.ID); err != nil {
+		return err
+	}
+	return s.Report(c, views.SSOPath(t.ID), "scim.revoked")
+}
+
+// scimSettings saves what deprovisioning does.
+func (s *Pages) scimSettings(c echo.Context) error {
+	t := httpkit.Tenant(c)
+	err := s.SCIM.SetDeleteUsers(c.Request().Context(), t.ID, c.FormValue("etag"), c.FormValue("deleteUsers") != "")
+	if kanri.IsCode(err, kanri.ESTALE) {
+		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
+	}
+	if err != nil {
+		return err
+	}
+	return s.Report(c, views.SSOPath(t.ID), "scim.settings_saved")
 }
