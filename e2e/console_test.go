@@ -76,6 +76,7 @@ func TestConsole(t *testing.T) {
 			s.supportSteps,
 			s.domainSteps,
 			s.ssoSteps,
+			s.scimSteps,
 			s.apiKeySteps,
 			s.corsSteps,
 			s.listPagesSteps,

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net"
 	"net/http"
@@ -123,5 +124,53 @@ func (s *suite) ssoSteps(t *testing.T) {
 		s.click(t, s.alice, "user-edit-"+ssoEmail)
 		s.visible(t, s.alice, "identity-"+ssoEmail)
 		s.screenshot(t, s.alice.page, "desktop-sso.png")
+	})
+}
+
+// scimSteps: alice creates the provisioning token (shown once); the
+// provider, here the test with Entra ID's requests, creates Quinn, who
+// appears in alice's list, then deprovisions them: Quinn is inactive.
+func (s *suite) scimSteps(t *testing.T) {
+	s.step(t, "scim_provisions_then_deprovisions_a_user", []string{"tenant_admin_sees_only_own_tenant"}, s.pagesOf(&s.alice), func(t *testing.T) {
+		ssoPath := "/t/" + tenantID + "/sso"
+		s.open(t, s.alice, ssoPath, 200)
+		s.containsText(t, s.alice, "scim-base-url", s.srv.URL+"/scim/v2/"+tenantID)
+		s.submitStatus(t, s.alice, s.alice.tid("scim-token-new"), ssoPath+"/scim/token", 200)
+		s.visible(t, s.alice, "scim-new-token")
+		token, err := s.alice.tid("scim-new-token").TextContent()
+		if err != nil || !strings.HasPrefix(token, "kscim_") {
+			t.Fatalf("the new token: %q, %v", token, err)
+		}
+		call := func(method, path, body string, want int) map[string]any {
+			t.Helper()
+			req, _ := http.NewRequest(method, s.srv.URL+"/scim/v2/"+tenantID+path, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+token)
+			req.Header.Set("Content-Type", "application/scim+json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var out map[string]any
+			json.NewDecoder(resp.Body).Decode(&out)
+			if resp.StatusCode != want {
+				t.Fatalf("SCIM %s %s: %d %v, want %d", method, path, resp.StatusCode, out, want)
+			}
+			return out
+		}
+		created := call("POST", "/Users", `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"externalId":"e-quinn","userName":"quinn@acme.example",
+			"active":true,"emails":[{"primary":true,"type":"work","value":"quinn@acme.example"}],"name":{"givenName":"Quinn","familyName":"Scim"}}`, 201)
+		id, _ := created["id"].(string)
+		s.open(t, s.alice, usersPath+"?q=quinn", 200)
+		s.containsText(t, s.alice, "user-row-quinn@acme.example", "Quinn Scim")
+		s.hasText(t, s.alice, "user-status-quinn@acme.example", "Active")
+		call("PATCH", "/Users/"+id, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"Replace","path":"active","value":"False"}]}`, 200)
+		call("DELETE", "/Users/"+id, "", 204)
+		s.open(t, s.alice, usersPath+"?q=quinn&status=inactive", 200)
+		s.hasText(t, s.alice, "user-status-quinn@acme.example", "Inactive")
+		// The page shows the token no more.
+		s.open(t, s.alice, ssoPath, 200)
+		s.absent(t, s.alice, "scim-new-token")
+		s.visible(t, s.alice, "scim-last-used")
 	})
 }
