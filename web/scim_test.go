@@ -111,10 +111,10 @@ func TestSCIMEntraSequence(t *testing.T) {
 	created := c.want("POST", "/Users", map[string]any{
 		"schemas":    []string{scim.SchemaUser, scim.SchemaEnterprise},
 		"externalId": "0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef", "userName": upn, "active": true,
-		"emails":     []map[string]any{{"primary": true, "type": "work", "value": "Test_User_11bb6097@acme.test"}},
-		"meta":       map[string]string{"resourceType": "User"},
-		"name":       map[string]string{"formatted": "givenName familyName", "familyName": "familyName", "givenName": "givenName"},
-		"roles":      []any{},
+		"emails":              []map[string]any{{"primary": true, "type": "work", "value": "Test_User_11bb6097@acme.test"}},
+		"meta":                map[string]string{"resourceType": "User"},
+		"name":                map[string]string{"formatted": "givenName familyName", "familyName": "familyName", "givenName": "givenName"},
+		"roles":               []any{},
 		scim.SchemaEnterprise: map[string]any{"department": "Sales", "manager": map[string]string{"value": "x"}},
 	}, 201)
 	id, _ := created["id"].(string)
@@ -175,8 +175,8 @@ func TestSCIMOktaSequence(t *testing.T) {
 	c.want("GET", `/Users?filter=userName%20eq%20%22okta.user%40acme.test%22&startIndex=1&count=100`, nil, 200)
 	user := map[string]any{
 		"schemas": []string{scim.SchemaUser}, "userName": "okta.user@acme.test",
-		"name":   map[string]string{"givenName": "Okta", "familyName": "User"},
-		"emails": []map[string]any{{"primary": true, "value": "okta.user@acme.test", "type": "work"}},
+		"name":        map[string]string{"givenName": "Okta", "familyName": "User"},
+		"emails":      []map[string]any{{"primary": true, "value": "okta.user@acme.test", "type": "work"}},
 		"displayName": "Okta User", "locale": "en-US", "externalId": "00u1abc", "groups": []any{}, "password": "ignored-Pass-1", "active": true,
 	}
 	created := c.want("POST", "/Users", user, 201)

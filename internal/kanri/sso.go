@@ -118,5 +118,5 @@ type SSOLogin struct {
 	// exchange must name again.
 	Next        string `json:"next,omitempty"`
 	RedirectURI string `json:"redirectUri"`
-	TTL  int    `json:"ttl"`
+	TTL         int    `json:"ttl"`
 }
