@@ -339,6 +339,13 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 			id = p.ID
 			form.Set("issuer", p.Issuer)
 			form.Set("clientId", "c")
+		} else if strings.HasPrefix(path, "/t/:tenant/sso/scim/groups/") {
+			g := &kanri.SCIMGroup{Doc: kanri.Doc{ID: fmt.Sprintf("group_m%d", n)}, DisplayName: fmt.Sprintf("g%d", n)}
+			if err := store.Of[kanri.SCIMGroup](e.st.Tenant(e.acme.ID), kanri.ContainerAuth, kanri.TypeSCIMGroup).Create(ctx, g); err != nil {
+				t.Fatal(err)
+			}
+			id = g.ID
+			form.Set("etag", g.ETag)
 		} else if strings.HasPrefix(path, "/t/:tenant/support-requests/") {
 			req := &kanri.SupportRequest{
 				Doc: kanri.Doc{ID: fmt.Sprintf("supreq_m%d", n)}, UserID: e.acmeBob.ID, Username: "bob",

@@ -26,6 +26,7 @@ const (
 	AuditMigration         = "Migration"
 	AuditArchive           = "Archive"
 	AuditIdentityProvider  = "IdentityProvider"
+	AuditSCIMGroup         = "SCIMGroup"
 	// The messaging service's records have named their resources by
 	// their documents' types since it began; the stored records keep
 	// these values.
@@ -39,7 +40,7 @@ const (
 var auditResourceTypes = []string{
 	AuditTenant, AuditUser, AuditRoleAssignment, AuditService, AuditServiceAssignment, AuditAPIKey, AuditDomain,
 	AuditFile, AuditFolder, AuditChannel, AuditChannelMember, AuditMessage, AuditBackupJob, AuditBackup,
-	AuditMigration, AuditArchive, AuditIdentityProvider,
+	AuditMigration, AuditArchive, AuditIdentityProvider, AuditSCIMGroup,
 }
 
 // AuditResourceTypes returns every type of audited resource, in the order

@@ -43,9 +43,34 @@ type SCIMUser struct {
 	// deactivated, or deleted when the tenant says so): provisioning no
 	// longer finds them.
 	Deprovisioned bool `json:"deprovisioned"`
-	UpdatedAt     Time `json:"updatedAt"`
+	// Created says provisioning created the user (not matched to one made
+	// in Kanri): only such a user comes back when created again.
+	Created   bool `json:"created"`
+	UpdatedAt Time `json:"updatedAt"`
 }
 
 // SCIMUserID returns the id of what provisioning keeps of the user
 // userID.
 func SCIMUserID(userID string) string { return "scim_" + userID }
+
+// TypeSCIMGroup is the type of a group the identity provider pushes: its
+// members, and the roles the tenant's administrator maps it to.
+const TypeSCIMGroup = "scim_group"
+
+// SCIMGroupMembersMax is the most members a group holds.
+const SCIMGroupMembersMax = 1000
+
+// SCIMGroup is a group of the identity provider. Its members hold the
+// roles it is mapped to (assigned by "scim"), for as long as they are in
+// a group mapped to them.
+type SCIMGroup struct {
+	Doc
+	DisplayName string   `json:"displayName"`
+	ExternalID  string   `json:"externalId"`
+	Members     []string `json:"members"`
+	// Roles are "service/role": what the tenant's administrator maps the
+	// group to (none until they do).
+	Roles     []string `json:"roles"`
+	CreatedAt Time     `json:"createdAt"`
+	UpdatedAt Time     `json:"updatedAt"`
+}

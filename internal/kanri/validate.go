@@ -115,6 +115,10 @@ type UserInput struct {
 	// Profile, when not nil, is the profile an edit sets (the API's
 	// PATCH); the console edits the profile with its own form.
 	Profile *UserProfile
+	// Provisioned says an identity provider makes the user (single
+	// sign-on, SCIM): never the first administrator of a tenant that has
+	// none, which only a person in Kanri makes.
+	Provisioned bool
 }
 
 // Validate checks a new user (creating) or an edit.

@@ -26,6 +26,16 @@ func (s *Service) apply(ctx context.Context, tenantID, id, etag string, d draft,
 	if stale(etag, u.ETag) {
 		return nil, &Error{Status: 412, Detail: "the user changed since the version given (If-Match)"}
 	}
+	if admin, err := s.administers(ctx, tenantID, id); err != nil {
+		return nil, err
+	} else if admin {
+		return nil, errAdministrator
+	}
+	if d.externalID != nil {
+		if err := s.checkExternalID(ctx, tenantID, id, *d.externalID); err != nil {
+			return nil, err
+		}
+	}
 	if d.userName != nil && kanri.NormalUsername(*d.userName) != u.Username {
 		return nil, invalid("mutability", "userName cannot change in Kanri: create another user")
 	}
@@ -39,7 +49,7 @@ func (s *Service) apply(ctx context.Context, tenantID, id, etag string, d draft,
 			if stale(etag, cur) {
 				return "", kanri.Stale()
 			}
-			if etag == "" {
+			if etag == "" || etag == "*" {
 				return "", nil
 			}
 			return cur, nil
@@ -249,6 +259,11 @@ func (s *Service) Delete(ctx context.Context, tenantID, id, etag string) error {
 	if stale(etag, u.ETag) {
 		return &Error{Status: 412, Detail: "the user changed since the version given (If-Match)"}
 	}
+	if admin, err := s.administers(ctx, tenantID, id); err != nil {
+		return err
+	} else if admin {
+		return errAdministrator
+	}
 	c, err := s.Config(ctx, tenantID)
 	if err != nil {
 		return err
@@ -257,6 +272,11 @@ func (s *Service) Delete(ctx context.Context, tenantID, id, etag string) error {
 		if _, err := s.Users.Delete(ctx, tenantID, id, kanri.Seen{}); err != nil {
 			return fromKanri(err)
 		}
+		// Deleted, the user is no one's: what provisioning kept goes.
+		if err := links(s.Store, tenantID).Delete(ctx, kanri.SCIMUserID(id), ""); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {
+			return err
+		}
+		return nil
 	} else if u.IsActive {
 		if _, err := s.Users.SetActive(ctx, tenantID, id, kanri.Seen{}, false); err != nil {
 			return fromKanri(err)

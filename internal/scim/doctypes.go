@@ -14,10 +14,21 @@ var DocTypes = []doctype.Type{
 	},
 	{
 		Name: kanri.TypeSCIMUser, Container: kanri.ContainerAuth, Of: &kanri.SCIMUser{},
-		Indexes:  []doctype.Index{{Name: "scim_user_external", Fields: []string{"externalId"}}},
+		Indexes: []doctype.Index{
+			{Name: "scim_user_external", Fields: []string{"externalId"}},
+			{Name: "scim_user_deprovisioned", Fields: []string{"deprovisioned", "userId"}},
+		},
 		Backup:   doctype.InPart(kanri.PartUsers),
 		Personal: doctype.Personal{Owner: "userId", Data: []string{"externalId"}},
 		Erasure:  doctype.Erase(),
 		Export:   []string{"externalId", "deprovisioned"},
+	},
+	{
+		Name: kanri.TypeSCIMGroup, Container: kanri.ContainerAuth, Of: &kanri.SCIMGroup{},
+		Indexes: []doctype.Index{
+			{Name: "scim_group_name", Fields: []string{"displayName"}},
+			{Name: "scim_group_member", Fields: []string{"members[]", "displayName"}},
+		},
+		Backup: doctype.InPart(kanri.PartUsers),
 	},
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/user"
 )
@@ -29,16 +30,19 @@ const TokenPrefix = "kscim_"
 const RotationGrace = time.Hour
 
 // Actor is who provisioning's changes are by, in the audit log.
-var Actor = audit.Actor{UserID: "scim", UserName: "SCIM provisioning"}
+var Actor = audit.Actor{UserID: Provisioned, UserName: "SCIM provisioning"}
 
 // Service keeps the tenants' provisioning tokens and serves provisioning.
 type Service struct {
 	app.Deps
 	Users *user.Service
+	Roles *role.Service
 }
 
 // New returns the service.
-func New(d app.Deps, users *user.Service) *Service { return &Service{Deps: d, Users: users} }
+func New(d app.Deps, users *user.Service, roles *role.Service) *Service {
+	return &Service{Deps: d, Users: users, Roles: roles}
+}
 
 func configs(st *store.Store, tenantID string) *store.Repo[kanri.SCIMConfig, *kanri.SCIMConfig] {
 	return store.Of[kanri.SCIMConfig](st.Tenant(tenantID), kanri.ContainerAuth, kanri.TypeSCIMConfig)
@@ -63,9 +67,15 @@ func digest(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// NewToken gives the tenant a new bearer token, returned once; a token it
-// replaces keeps working for RotationGrace.
-func (s *Service) NewToken(ctx context.Context, tenantID string) (string, *kanri.SCIMConfig, error) {
+// NewToken gives the tenant a new bearer token, returned once, on the
+// settings as seen at etag (a form sent twice, by a reload, is stale and
+// makes no second token); a token it replaces keeps working for
+// RotationGrace. The operator's tenant is provisioned by no provider: its
+// staff hold every tenant.
+func (s *Service) NewToken(ctx context.Context, tenantID, etag string) (string, *kanri.SCIMConfig, error) {
+	if tenantID == kanri.PrivilegedTenantID {
+		return "", nil, kanri.E(kanri.EFORBIDDEN, "scim.not_operator")
+	}
 	if err := s.TenantOpen(ctx, tenantID); err != nil {
 		return "", nil, err
 	}
@@ -75,6 +85,9 @@ func (s *Service) NewToken(ctx context.Context, tenantID string) (string, *kanri
 	now := s.Now()
 	rotated := false
 	c, err := configs(s.Store, tenantID).Modify(ctx, kanri.SCIMConfigID, func() *kanri.SCIMConfig { return &kanri.SCIMConfig{} }, func(c *kanri.SCIMConfig) error {
+		if etag != c.ETag {
+			return kanri.Stale()
+		}
 		rotated = c.TokenHash != ""
 		if rotated {
 			c.PreviousHash, c.PreviousUntil = c.TokenHash, kanri.NewTime(now.Add(RotationGrace))
@@ -133,7 +146,7 @@ var ErrToken = kanri.E(kanri.EUNAUTHENTICATED, "scim.token")
 // Authenticate checks a request's bearer token against the tenant's,
 // and returns the context its changes are made in (by Actor).
 func (s *Service) Authenticate(ctx context.Context, tenantID, token string) (context.Context, error) {
-	if !strings.HasPrefix(token, TokenPrefix) || len(token) > 100 || docstore.CheckKey(tenantID, kanri.SCIMConfigID) != nil {
+	if !strings.HasPrefix(token, TokenPrefix) || len(token) > 100 || tenantID == kanri.PrivilegedTenantID || docstore.CheckKey(tenantID, kanri.SCIMConfigID) != nil {
 		return ctx, ErrToken
 	}
 	c, err := configs(s.Store, tenantID).Get(ctx, kanri.SCIMConfigID)

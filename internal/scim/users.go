@@ -10,6 +10,7 @@ import (
 
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/role"
 )
 
 // Schema URNs (RFC 7643, RFC 7644).
@@ -120,7 +121,9 @@ func ETagOf(v string) string {
 
 // stale reports whether the version a request named (etag, as ETagOf
 // reads it; "" for none) is not the stored one.
-func stale(etag, stored string) bool { return etag != "" && etag != strings.Trim(stored, `"`) }
+func stale(etag, stored string) bool {
+	return etag != "" && etag != "*" && etag != strings.Trim(stored, `"`)
+}
 
 // resource returns the User resource of u, at base (the Users endpoint's
 // URL).
@@ -200,6 +203,9 @@ func fromKanri(err error) error {
 	case kanri.ENOTFOUND:
 		return &Error{Status: 404, Detail: "no such user"}
 	case kanri.ECONFLICT:
+		if key, _ := kanri.ErrorMessage(err); strings.Contains(key, "last_admin") {
+			return &Error{Status: 400, SCIMType: "mutability", Detail: "the organisation's last administrator stays active"}
+		}
 		return &Error{Status: 409, SCIMType: "uniqueness", Detail: "a user with this userName or e-mail address exists, or the organisation has no room for another user"}
 	case kanri.ESTALE:
 		return &Error{Status: 412, Detail: "the user changed since the version given (If-Match)"}
@@ -267,7 +273,7 @@ func (s *Service) setLink(ctx context.Context, tenantID, userID string, external
 		l.Deprovisioned, l.UpdatedAt = deprovisioned, kanri.NewTime(s.Now())
 		return nil
 	})
-	return err
+	return fromKanri(err)
 }
 
 // Create provisions a user: a password nobody knows (they sign in with
@@ -281,7 +287,7 @@ func (s *Service) Create(ctx context.Context, tenantID string, r *User, base str
 	if id, err := s.Users.IDByUsername(ctx, tenantID, r.UserName); err == nil {
 		if l, err := s.link(ctx, tenantID, id); err != nil {
 			return nil, err
-		} else if l != nil && l.Deprovisioned {
+		} else if l != nil && l.Deprovisioned && l.Created && (l.ExternalID == "" || r.ExternalID == "" || l.ExternalID == r.ExternalID) {
 			if u, err := s.Users.Get(ctx, tenantID, id); err == nil && u.DeletedAt.IsZero() {
 				if err := s.setLink(ctx, tenantID, id, nil, false); err != nil {
 					return nil, err
@@ -296,9 +302,12 @@ func (s *Service) Create(ctx context.Context, tenantID string, r *User, base str
 	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
 		return nil, err
 	}
+	if err := s.checkExternalID(ctx, tenantID, "", r.ExternalID); err != nil {
+		return nil, err
+	}
 	b := make([]byte, 24)
 	rand.Read(b)
-	in := kanri.UserInput{Username: r.UserName, Email: r.email(), DisplayName: r.displayName(), Password: "Scim-" + base64.RawURLEncoding.EncodeToString(b) + "-1a"}
+	in := kanri.UserInput{Username: r.UserName, Email: r.email(), DisplayName: r.displayName(), Password: "Scim-" + base64.RawURLEncoding.EncodeToString(b) + "-1a", Provisioned: true}
 	p := r.profile()
 	in.Profile = &p
 	u, err := s.Users.Create(ctx, tenantID, in)
@@ -311,8 +320,11 @@ func (s *Service) Create(ctx context.Context, tenantID string, r *User, base str
 		}
 	}
 	ext := r.ExternalID
-	if err := s.setLink(ctx, tenantID, u.ID, &ext, false); err != nil {
-		return nil, err
+	if _, err := links(s.Store, tenantID).Modify(ctx, kanri.SCIMUserID(u.ID), func() *kanri.SCIMUser { return &kanri.SCIMUser{UserID: u.ID} }, func(l *kanri.SCIMUser) error {
+		l.ExternalID, l.Created, l.Deprovisioned, l.UpdatedAt = strings.TrimSpace(ext), true, false, kanri.NewTime(s.Now())
+		return nil
+	}); err != nil {
+		return nil, fromKanri(err)
 	}
 	return s.Get(ctx, tenantID, u.ID, base) // as stored, at its version now
 }
@@ -377,18 +389,19 @@ func (s *Service) List(ctx context.Context, tenantID, filter string, startIndex,
 			return 0, nil, err
 		}
 		for _, u := range users {
-			if skip > 0 {
-				skip--
-				continue
+			if len(out) == count {
+				break
 			}
-			if len(out) < count {
-				l, err := s.link(ctx, tenantID, u.ID)
-				if err != nil {
-					return 0, nil, err
-				}
-				if l == nil || !l.Deprovisioned {
-					out = append(out, resource(u, l, base))
-				}
+			l, err := s.link(ctx, tenantID, u.ID)
+			if err != nil {
+				return 0, nil, err
+			}
+			switch {
+			case l != nil && l.Deprovisioned: // not provisioning's any more
+			case skip > 0:
+				skip--
+			default:
+				out = append(out, resource(u, l, base))
 			}
 		}
 		if next == "" {
@@ -396,16 +409,61 @@ func (s *Service) List(ctx context.Context, tenantID, filter string, startIndex,
 		}
 		cont = next
 	}
-	return t.UserCount, out, nil
+	gone, err := links(s.Store, tenantID).All(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("deprovisioned", true)}, OrderBy: "userId"})
+	if err != nil {
+		return 0, nil, err
+	}
+	return max(t.UserCount-len(gone), 0), out, nil
 }
 
 func (s *Service) byExternalID(ctx context.Context, tenantID, ext string) (string, error) {
 	if ext == "" {
 		return "", nil
 	}
-	ls, _, err := links(s.Store, tenantID).Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("externalId", ext)}, OrderBy: "externalId", Limit: 1})
-	if err != nil || len(ls) == 0 {
+	ls, _, err := links(s.Store, tenantID).Query(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("externalId", ext)}, OrderBy: "externalId", Limit: 10})
+	if err != nil {
 		return "", err
 	}
-	return ls[0].UserID, nil
+	for _, l := range ls {
+		if !l.Deprovisioned {
+			return l.UserID, nil
+		}
+	}
+	return "", nil
 }
+
+// checkExternalID refuses an externalId that is too long, holds hidden
+// characters, or is another user's (userID's own is fine).
+func (s *Service) checkExternalID(ctx context.Context, tenantID, userID, ext string) error {
+	ext = strings.TrimSpace(ext)
+	if len(ext) > 256 || kanri.HasHidden(ext, false) {
+		return invalid("invalidValue", "externalId is at most 256 characters, without control characters")
+	}
+	other, err := s.byExternalID(ctx, tenantID, ext)
+	if err != nil {
+		return err
+	}
+	if other != "" && other != userID {
+		return &Error{Status: 409, SCIMType: "uniqueness", Detail: "another user has this externalId"}
+	}
+	return nil
+}
+
+// administers reports whether the user administers anything in the
+// tenant (a 管理者 or 全体管理者 role of any service): such a user is
+// managed in Kanri, never by provisioning, so that a provider cannot
+// take over or lock out the tenant's administrators.
+func (s *Service) administers(ctx context.Context, tenantID, userID string) (bool, error) {
+	held, err := s.Roles.ForUser(ctx, tenantID, userID)
+	if err != nil {
+		return false, err
+	}
+	for _, ra := range held {
+		if ra.RoleName == role.Admin || ra.RoleName == role.GlobalAdmin {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+var errAdministrator = &Error{Status: 403, Detail: "this user administers the organisation and is managed in Kanri, not by provisioning"}

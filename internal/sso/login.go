@@ -483,7 +483,7 @@ func (s *Service) create(ctx context.Context, t *kanri.Tenant, email string, cla
 	if name = strings.TrimSpace(name); name == "" || utf8.RuneCountInString(name) > kanri.DisplayNameMax || kanri.HasHidden(name, false) {
 		name, _, _ = strings.Cut(email, "@")
 	}
-	u, err := s.Users.Create(ctx, t.ID, kanri.UserInput{Username: email, Email: email, DisplayName: name, Password: "Sso-" + random(24) + "-1a"})
+	u, err := s.Users.Create(ctx, t.ID, kanri.UserInput{Username: email, Email: email, DisplayName: name, Password: "Sso-" + random(24) + "-1a", Provisioned: true})
 	if err != nil {
 		if kanri.IsCode(err, kanri.EINVALID) || kanri.IsCode(err, kanri.ECONFLICT) {
 			s.Logger.Info("sso: the user could not be created", "tenant", t.ID, "err", err)

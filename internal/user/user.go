@@ -153,6 +153,9 @@ func (s *Service) Create(ctx context.Context, tenantID string, in kanri.UserInpu
 	// A tenant without an administrator (its first user) gets one. The user
 	// exists either way; a failed grant is repaired by an operator (or, for
 	// the operator's tenant, at the next start).
+	if in.Provisioned {
+		return u, nil
+	}
 	if _, err := s.roles.GrantInitial(ctx, t, u.ID); err != nil {
 		s.Logger.Error("user not made administrator of a tenant without one", "tenant", tenantID, "user", u.ID, "err", err)
 	}

@@ -164,7 +164,7 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.Support = &support.Service{Deps: d, Tenants: s.Tenants, Users: s.Users, Auth: s.Auth, Roles: s.Roles}
 	s.SSO = sso.New(d, s.Tenants, s.Users, s.Auth, s.Roles, s.Domains, sso.NewClient(o.SSOAllowPrivate))
 	s.SSO.AllowInsecure = o.SSOAllowPrivate
-	s.SCIM = scim.New(d, s.Users)
+	s.SCIM = scim.New(d, s.Users, s.Roles)
 	s.Erasure.OnErased(s.Archives.Erased)
 	// A restore's dry run lists changed documents by name: an erasure
 	// deletes the tenant's.

@@ -36,14 +36,27 @@ func (s *Server) userType(c echo.Context) map[string]any {
 	}
 }
 
+func (s *Server) groupType(c echo.Context) map[string]any {
+	return map[string]any{
+		"schemas": []string{"urn:ietf:params:scim:schemas:core:2.0:ResourceType"},
+		"id":      "Group", "name": "Group", "endpoint": "/Groups", "description": "A group of the provider, mapped to roles in Kanri",
+		"schema": scim.SchemaGroup,
+		"meta":   map[string]string{"resourceType": "ResourceType", "location": s.BaseURL(c) + "/scim/v2/" + c.Param("tenant") + "/ResourceTypes/Group"},
+	}
+}
+
 func (s *Server) resourceTypes(c echo.Context) error {
 	return write(c, http.StatusOK, map[string]any{
-		"schemas": []string{scim.SchemaListResponse}, "totalResults": 1, "startIndex": 1, "itemsPerPage": 1,
-		"Resources": []any{s.userType(c)},
+		"schemas": []string{scim.SchemaListResponse}, "totalResults": 2, "startIndex": 1, "itemsPerPage": 2,
+		"Resources": []any{s.userType(c), s.groupType(c)},
 	})
 }
 
 func (s *Server) resourceType(c echo.Context) error { return write(c, http.StatusOK, s.userType(c)) }
+
+func (s *Server) groupResourceType(c echo.Context) error {
+	return write(c, http.StatusOK, s.groupType(c))
+}
 
 // attr is one attribute of a schema.
 func attr(name, typ string, required bool, mutability, uniqueness string, sub ...map[string]any) map[string]any {
@@ -87,10 +100,22 @@ func enterpriseSchema() map[string]any {
 	}
 }
 
+func groupSchema() map[string]any {
+	members := attr("members", "complex", false, "readWrite", "none",
+		attr("value", "string", false, "immutable", "none"), attr("display", "string", false, "readOnly", "none"), attr("$ref", "reference", false, "immutable", "none"))
+	members["multiValued"] = true
+	return map[string]any{
+		"schemas": []string{"urn:ietf:params:scim:schemas:core:2.0:Schema"},
+		"id":      scim.SchemaGroup, "name": "Group", "description": "A group of the provider, mapped to roles in Kanri",
+		"attributes": []any{attr("displayName", "string", true, "readWrite", "server"), members, attr("externalId", "string", false, "readWrite", "none")},
+		"meta":       map[string]string{"resourceType": "Schema"},
+	}
+}
+
 func (s *Server) schemas(c echo.Context) error {
 	return write(c, http.StatusOK, map[string]any{
-		"schemas": []string{scim.SchemaListResponse}, "totalResults": 2, "startIndex": 1, "itemsPerPage": 2,
-		"Resources": []any{userSchema(), enterpriseSchema()},
+		"schemas": []string{scim.SchemaListResponse}, "totalResults": 3, "startIndex": 1, "itemsPerPage": 3,
+		"Resources": []any{userSchema(), enterpriseSchema(), groupSchema()},
 	})
 }
 
@@ -100,6 +125,8 @@ func (s *Server) schema(c echo.Context) error {
 		return write(c, http.StatusOK, userSchema())
 	case scim.SchemaEnterprise:
 		return write(c, http.StatusOK, enterpriseSchema())
+	case scim.SchemaGroup:
+		return write(c, http.StatusOK, groupSchema())
 	}
 	return &scim.Error{Status: http.StatusNotFound, Detail: "no such schema"}
 }

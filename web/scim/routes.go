@@ -16,6 +16,7 @@ func (s *Server) Register(e *echo.Echo) {
 		{http.MethodGet, "/ServiceProviderConfig", s.serviceProviderConfig},
 		{http.MethodGet, "/ResourceTypes", s.resourceTypes},
 		{http.MethodGet, "/ResourceTypes/User", s.resourceType},
+		{http.MethodGet, "/ResourceTypes/Group", s.groupResourceType},
 		{http.MethodGet, "/Schemas", s.schemas},
 		{http.MethodGet, "/Schemas/:id", s.schema},
 		{http.MethodGet, "/Users", s.list},
@@ -24,6 +25,12 @@ func (s *Server) Register(e *echo.Echo) {
 		{http.MethodPut, "/Users/:id", s.replace},
 		{http.MethodPatch, "/Users/:id", s.patch},
 		{http.MethodDelete, "/Users/:id", s.delete},
+		{http.MethodGet, "/Groups", s.listGroups},
+		{http.MethodPost, "/Groups", s.createGroup},
+		{http.MethodGet, "/Groups/:id", s.getGroup},
+		{http.MethodPut, "/Groups/:id", s.replaceGroup},
+		{http.MethodPatch, "/Groups/:id", s.patchGroup},
+		{http.MethodDelete, "/Groups/:id", s.deleteGroup},
 	} {
 		g.Add(r.method, r.path, r.h).Name = RouteName
 	}

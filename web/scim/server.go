@@ -31,7 +31,8 @@ type Server struct {
 // authenticate admits a request with the tenant's bearer token.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		token, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
+		scheme, token, ok := strings.Cut(c.Request().Header.Get(echo.HeaderAuthorization), " ")
+		ok = ok && strings.EqualFold(scheme, "Bearer") // schemes are case-insensitive (RFC 9110, 11.1)
 		ctx, err := s.SCIM.Authenticate(c.Request().Context(), c.Param("tenant"), strings.TrimSpace(token))
 		if !ok || err != nil {
 			if err != nil && !kanri.IsCode(err, kanri.EUNAUTHENTICATED) {

@@ -17,23 +17,11 @@ func user(c echo.Context, status int, u *scim.User) error {
 }
 
 func (s *Server) list(c echo.Context) error {
-	q := c.QueryParams()
-	start, count := 1, scim.MaxCount
-	if v := q.Get("startIndex"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return &scim.Error{Status: http.StatusBadRequest, SCIMType: "invalidValue", Detail: "startIndex is a number"}
-		}
-		start = n
+	start, count, err := paging(c)
+	if err != nil {
+		return err
 	}
-	if v := q.Get("count"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return &scim.Error{Status: http.StatusBadRequest, SCIMType: "invalidValue", Detail: "count is a number"}
-		}
-		count = n
-	}
-	total, users, err := s.SCIM.List(c.Request().Context(), c.Param("tenant"), q.Get("filter"), start, count, s.base(c))
+	total, users, err := s.SCIM.List(c.Request().Context(), c.Param("tenant"), c.QueryParam("filter"), start, count, s.base(c))
 	if err != nil {
 		return err
 	}
@@ -51,6 +39,7 @@ func (s *Server) get(c echo.Context) error {
 		return err
 	}
 	if m := c.Request().Header.Get("If-None-Match"); m != "" && scim.ETagOf(m) == scim.ETagOf(u.Meta.Version) {
+		c.Response().Header().Set("ETag", u.Meta.Version)
 		return c.NoContent(http.StatusNotModified)
 	}
 	return user(c, http.StatusOK, u)
@@ -82,11 +71,14 @@ func (s *Server) replace(c echo.Context) error {
 	return user(c, http.StatusOK, u)
 }
 
+// patchRequest is a PATCH's body (RFC 7644, 3.5.2).
+type patchRequest struct {
+	Schemas    []string         `json:"schemas"`
+	Operations []scim.Operation `json:"Operations"`
+}
+
 func (s *Server) patch(c echo.Context) error {
-	var r struct {
-		Schemas    []string         `json:"schemas"`
-		Operations []scim.Operation `json:"Operations"`
-	}
+	var r patchRequest
 	if err := read(c, &r); err != nil {
 		return err
 	}
@@ -102,4 +94,20 @@ func (s *Server) delete(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// paging reads a list's startIndex and count (1 and MaxCount unless
+// given).
+func paging(c echo.Context) (start, count int, err error) {
+	start, count = 1, scim.MaxCount
+	for name, v := range map[string]*int{"startIndex": &start, "count": &count} {
+		if q := c.QueryParam(name); q != "" {
+			n, err := strconv.Atoi(q)
+			if err != nil {
+				return 0, 0, &scim.Error{Status: http.StatusBadRequest, SCIMType: "invalidValue", Detail: name + " is a number"}
+			}
+			*v = n
+		}
+	}
+	return start, count, nil
 }

@@ -43,6 +43,7 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.NoSupport(console.Post(g.Tenant, "/sso/scim/token", role.SSOManage, s.newSCIMToken)),
 		console.NoSupport(console.Post(g.Tenant, "/sso/scim/revoke", role.SSOManage, s.revokeSCIMToken)),
 		console.NoSupport(console.Post(g.Tenant, "/sso/scim/settings", role.SSOManage, s.scimSettings)),
+		console.NoSupport(console.Post(g.Tenant, "/sso/scim/groups/:id", role.SSOManage, s.groupRoles)),
 	}
 }
 
@@ -91,8 +92,12 @@ func (s *Pages) render(c echo.Context, status int, sh showing) error {
 	if err != nil {
 		return err
 	}
+	gs, err := s.SCIM.Groups(ctx, t.ID)
+	if err != nil {
+		return err
+	}
 	v := views.SSOView{CallbackURL: callbackURL(c), Providers: ps, Settings: st, Errors: errs, Check: check,
-		SCIM: views.SCIMView{BaseURL: httpkit.BaseURL(c) + "/scim/v2/" + t.ID, Config: sc, NewToken: sh.token}}
+		SCIM: views.SCIMView{BaseURL: httpkit.BaseURL(c) + "/scim/v2/" + t.ID, Config: sc, NewToken: sh.token, Groups: gs, Off: t.IsPrivileged}}
 	if in != nil {
 		v.Input = *in
 	} else {
@@ -112,8 +117,12 @@ func (s *Pages) render(c echo.Context, status int, sh showing) error {
 	for _, svc := range s.Roles.Catalog.Services() {
 		for _, d := range svc.Roles {
 			value := d.ServiceID + "/" + d.RoleName
+			opt := views.SSORoleOption{Value: value, Service: svc.Name, Role: d.RoleName}
 			if sso.NewUserRole(s.Roles.Catalog, t, value) {
-				v.Roles = append(v.Roles, views.SSORoleOption{Value: value, Service: svc.Name, Role: d.RoleName})
+				v.Roles = append(v.Roles, opt)
+			}
+			if !d.PrivilegedOnly() {
+				v.SCIM.Roles = append(v.SCIM.Roles, opt)
 			}
 		}
 	}
@@ -258,7 +267,10 @@ func (s *Pages) unlink(c echo.Context) error {
 // newSCIMToken creates or rotates the tenant's provisioning token and
 // shows it, this once.
 func (s *Pages) newSCIMToken(c echo.Context) error {
-	token, _, err := s.SCIM.NewToken(c.Request().Context(), httpkit.Tenant(c).ID)
+	token, _, err := s.SCIM.NewToken(c.Request().Context(), httpkit.Tenant(c).ID, c.FormValue("etag"))
+	if kanri.IsCode(err, kanri.ESTALE) {
+		return kanri.Wrap(kanri.ESTALE, "stale.action", err) // sent again (a reload): the token made first stands
+	}
 	if err != nil {
 		return err
 	}
@@ -285,4 +297,22 @@ func (s *Pages) scimSettings(c echo.Context) error {
 		return err
 	}
 	return s.Report(c, views.SSOPath(t.ID), "scim.settings_saved")
+}
+
+// groupRoles maps a provisioned group to roles; its members' roles
+// follow.
+func (s *Pages) groupRoles(c echo.Context) error {
+	t := httpkit.Tenant(c)
+	form, err := c.FormParams()
+	if err != nil {
+		return err
+	}
+	err = s.SCIM.SetGroupRoles(c.Request().Context(), t, c.Param("id"), form.Get("etag"), form["roles"])
+	if kanri.IsCode(err, kanri.ESTALE) {
+		return kanri.Wrap(kanri.ESTALE, "stale.action", err)
+	}
+	if err != nil {
+		return err
+	}
+	return s.Report(c, views.SSOPath(t.ID), "scim.group_saved")
 }
