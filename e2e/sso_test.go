@@ -164,6 +164,18 @@ func (s *suite) scimSteps(t *testing.T) {
 		s.open(t, s.alice, usersPath+"?q=quinn", 200)
 		s.containsText(t, s.alice, "user-row-quinn@acme.example", "Quinn Scim")
 		s.hasText(t, s.alice, "user-status-quinn@acme.example", "Active")
+		// The provider pushes a group with Quinn; alice maps it to a role.
+		g := call("POST", "/Groups", `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:Group"],"displayName":"Kanri Viewers","members":[{"value":"`+id+`"}]}`, 201)
+		gid, _ := g["id"].(string)
+		s.open(t, s.alice, ssoPath, 200)
+		s.hasText(t, s.alice, "scim-group-members", "1")
+		viewer := "scim-group-role-Kanri Viewers-file-service/閲覧者"
+		s.click(t, s.alice, viewer)
+		s.submitStatus(t, s.alice, s.alice.tid("scim-group-save-Kanri Viewers"), ssoPath+"/scim/groups/"+gid, 303)
+		s.containsText(t, s.alice, "flash", "roles")
+		if err := s.expect.Locator(s.alice.tid(viewer)).ToBeChecked(); err != nil {
+			t.Fatalf("the group's role is not kept: %v", err)
+		}
 		call("PATCH", "/Users/"+id, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"Replace","path":"active","value":"False"}]}`, 200)
 		call("DELETE", "/Users/"+id, "", 204)
 		s.open(t, s.alice, usersPath+"?q=quinn&status=inactive", 200)
