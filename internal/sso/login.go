@@ -413,11 +413,22 @@ func (s *Service) linked(ctx context.Context, t *kanri.Tenant, p *kanri.Identity
 	id := kanri.IdentityID(p.ID, subject)
 	now := kanri.NewTime(s.Now())
 	if l, err := ids.Get(ctx, id); err == nil {
-		l.LastUsedAt = now
-		if err := ids.Replace(ctx, l); err != nil && !kanri.IsCode(err, kanri.ESTALE) {
+		u, err := s.user(ctx, t.ID, l.UserID)
+		if err == nil && u.DeletedAt.IsZero() {
+			l.LastUsedAt = now
+			if err := ids.Replace(ctx, l); err != nil && !kanri.IsCode(err, kanri.ESTALE) {
+				return nil, err
+			}
+			return u, nil
+		}
+		if err != nil && err != ErrNoUser {
 			return nil, err
 		}
-		return s.user(ctx, t.ID, l.UserID)
+		// Its user was deleted: the identity links again, through its
+		// verified address, to whoever has it now.
+		if err := ids.Delete(ctx, l.ID, l.ETag); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) && !kanri.IsCode(err, kanri.ESTALE) {
+			return nil, err
+		}
 	} else if !kanri.IsCode(err, kanri.ENOTFOUND) {
 		return nil, err
 	}

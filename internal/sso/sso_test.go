@@ -470,3 +470,28 @@ func TestBreakGlassIsTheTenantsAdministrator(t *testing.T) {
 		}
 	}
 }
+
+// An identity whose user was deleted links again, through its verified
+// address, to the user who has that address now.
+func TestIdentityOfADeletedUserLinksAgain(t *testing.T) {
+	f := setup(t)
+	bea, err := f.svcs.Users.Create(f.ctx, f.tenant.ID, kanri.UserInput{Username: "bea", Email: "bea@acme.test", DisplayName: "Bea", Password: pass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.op.SignIn(ssotest.User{Subject: "sub-bea", Email: "bea@acme.test", EmailVerified: true})
+	if r, err := f.signIn(t); err != nil || r.User.ID != bea.ID {
+		t.Fatalf("bea: %v, %v", r, err)
+	}
+	if _, err := f.svcs.Users.Delete(f.ctx, f.tenant.ID, bea.ID, kanri.Seen{}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := f.svcs.Users.Create(f.ctx, f.tenant.ID, kanri.UserInput{Username: "bea2", Email: "bea@acme.test", DisplayName: "Bea", Password: pass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.signIn(t)
+	if err != nil || r.User.ID != again.ID {
+		t.Fatalf("after the deletion: %v, %v; want the new bea", r, err)
+	}
+}
