@@ -124,6 +124,10 @@ func (s *suite) ssoSteps(t *testing.T) {
 		s.click(t, s.alice, "user-edit-"+ssoEmail)
 		s.visible(t, s.alice, "identity-"+ssoEmail)
 		s.screenshot(t, s.alice.page, "desktop-sso.png")
+
+		// Pat goes, and his place with him (the tenant's users are few).
+		patEdit := strings.TrimPrefix(s.alice.page.URL(), s.srv.URL)
+		s.submitStatus(t, s.alice, s.alice.tid("user-delete"), strings.TrimSuffix(patEdit, "/edit")+"/delete", 303)
 	})
 }
 
@@ -177,9 +181,16 @@ func (s *suite) scimSteps(t *testing.T) {
 			t.Fatalf("the group's role is not kept: %v", err)
 		}
 		call("PATCH", "/Users/"+id, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"Replace","path":"active","value":"False"}]}`, 200)
+		// Deprovisioning deletes, as alice chooses (the tenant's users are
+		// few): Quinn goes.
+		s.open(t, s.alice, ssoPath, 200)
+		s.click(t, s.alice, "scim-delete-users")
+		s.submitStatus(t, s.alice, s.alice.tid("scim-settings-save"), ssoPath+"/scim/settings", 303)
+		s.containsText(t, s.alice, "flash", "saved")
 		call("DELETE", "/Users/"+id, "", 204)
-		s.open(t, s.alice, usersPath+"?q=quinn&status=inactive", 200)
-		s.hasText(t, s.alice, "user-status-quinn@acme.example", "Inactive")
+		call("GET", "/Users/"+id, "", 404)
+		s.open(t, s.alice, usersPath+"?q=quinn", 200)
+		s.absent(t, s.alice, "user-row-quinn@acme.example")
 		// The page shows the token no more.
 		s.open(t, s.alice, ssoPath, 200)
 		s.absent(t, s.alice, "scim-new-token")
