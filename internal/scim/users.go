@@ -378,10 +378,20 @@ func (s *Service) List(ctx context.Context, tenantID, filter string, startIndex,
 	if err != nil {
 		return 0, nil, err
 	}
+	// The deprovisioned are left out of pages and totals: read once.
+	gone, err := links(s.Store, tenantID).All(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("deprovisioned", true)}, OrderBy: "userId"})
+	if err != nil {
+		return 0, nil, err
+	}
+	hidden := make(map[string]bool, len(gone))
+	for _, l := range gone {
+		hidden[l.UserID] = true
+	}
 	// SCIM pages by index: the users before startIndex are walked (an
 	// index, not a scan of the partition) and left out.
+	var page []*kanri.User
 	skip, cont := startIndex-1, ""
-	for len(out) < count {
+	for len(page) < count {
 		users, next, err := s.Store.Tenant(tenantID).Users().Query(ctx, docstore.Query{
 			Where: []docstore.Filter{docstore.Eq("deletedAt", nil)}, OrderBy: "username", Limit: MaxCount, Continuation: cont,
 		})
@@ -389,19 +399,12 @@ func (s *Service) List(ctx context.Context, tenantID, filter string, startIndex,
 			return 0, nil, err
 		}
 		for _, u := range users {
-			if len(out) == count {
-				break
-			}
-			l, err := s.link(ctx, tenantID, u.ID)
-			if err != nil {
-				return 0, nil, err
-			}
 			switch {
-			case l != nil && l.Deprovisioned: // not provisioning's any more
+			case len(page) == count || hidden[u.ID]:
 			case skip > 0:
 				skip--
 			default:
-				out = append(out, resource(u, l, base))
+				page = append(page, u)
 			}
 		}
 		if next == "" {
@@ -409,9 +412,22 @@ func (s *Service) List(ctx context.Context, tenantID, filter string, startIndex,
 		}
 		cont = next
 	}
-	gone, err := links(s.Store, tenantID).All(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("deprovisioned", true)}, OrderBy: "userId"})
+	// What provisioning keeps of the page's users (their externalId), in
+	// one query rather than one read each.
+	ids := make([]string, len(page))
+	for i, u := range page {
+		ids[i] = kanri.SCIMUserID(u.ID)
+	}
+	kept, err := links(s.Store, tenantID).ByIDs(ctx, ids, "userId")
 	if err != nil {
 		return 0, nil, err
+	}
+	byUser := make(map[string]*kanri.SCIMUser, len(kept))
+	for _, l := range kept {
+		byUser[l.UserID] = l
+	}
+	for _, u := range page {
+		out = append(out, resource(u, byUser[u.ID], base))
 	}
 	return max(t.UserCount-len(gone), 0), out, nil
 }
