@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/descope/virtualwebauthn"
+	"github.com/kanri/kanri/internal/auth/passkeytest"
 
 	"github.com/kanri/kanri/internal/kanri"
 )
@@ -52,7 +53,7 @@ func (c *client) addPasskey(d *device, name string) (*http.Response, string) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	cred := virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2)
+	cred := passkeytest.NewCredential()
 	answer := virtualwebauthn.CreateAttestationResponse(d.rp, d.auth, cred, *parsed)
 	resp, body := c.post("/account/passkeys", url.Values{"name": {name}, "credential": {answer}})
 	if resp.StatusCode == http.StatusSeeOther {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/descope/virtualwebauthn"
+	"github.com/kanri/kanri/internal/auth/passkeytest"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/kanri/kanri/cmd/kanri/features"
@@ -84,7 +85,7 @@ func (f *passkeyFixture) register(t *testing.T, d *device, u *kanri.User, name s
 	if err != nil {
 		t.Fatal(err)
 	}
-	cred := virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2)
+	cred := passkeytest.NewCredential()
 	answer := virtualwebauthn.CreateAttestationResponse(browserRP, d.auth, cred, *opts)
 	k, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, u.ID, name, cer.ID, []byte(answer))
 	if err == nil {
@@ -208,19 +209,19 @@ func TestPasskeyRegistrationRefusesBadInputAndKeepsNothing(t *testing.T) {
 	// An answer made for another site (a phishing page's origin).
 	cer, opts := begin()
 	evil := virtualwebauthn.RelyingParty{ID: "localhost", Name: "Kanri", Origin: "http://evil.test"}
-	answer := virtualwebauthn.CreateAttestationResponse(evil, d.auth, virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2), *opts)
+	answer := virtualwebauthn.CreateAttestationResponse(evil, d.auth, passkeytest.NewCredential(), *opts)
 	if _, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, f.alice.ID, "Laptop", cer.ID, []byte(answer)); kanri.ErrorFields(err)["credential"] == "" {
 		t.Errorf("another origin's answer: %v, want an error of the credential", err)
 	}
 	// An answer to alice's ceremony registered for bob.
 	cer, opts = begin()
-	answer = virtualwebauthn.CreateAttestationResponse(browserRP, d.auth, virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2), *opts)
+	answer = virtualwebauthn.CreateAttestationResponse(browserRP, d.auth, passkeytest.NewCredential(), *opts)
 	if _, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, f.bob.ID, "Laptop", cer.ID, []byte(answer)); err == nil {
 		t.Error("alice's ceremony registered a passkey of bob")
 	}
 	// A ceremony answers once.
 	cer, opts = begin()
-	answer = virtualwebauthn.CreateAttestationResponse(browserRP, d.auth, virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2), *opts)
+	answer = virtualwebauthn.CreateAttestationResponse(browserRP, d.auth, passkeytest.NewCredential(), *opts)
 	if _, err := f.svcs.Auth.AddPasskey(f.ctx, rp, f.tenant.ID, f.alice.ID, "Laptop", cer.ID, []byte(answer)); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestPasskeySignInRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("unknown credential", func(t *testing.T) {
-		stranger := virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2)
+		stranger := passkeytest.NewCredential()
 		if _, _, err := f.signIn(t, d, &stranger); err != auth.ErrPasskey {
 			t.Errorf("got %v, want ErrPasskey", err)
 		}
