@@ -6,9 +6,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/telemetry"
 	"github.com/kanri/kanri/static"
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/api"
@@ -30,10 +32,10 @@ func (s *Server) routes(e *echo.Echo, pages []console.Pages) {
 	e.SchemeExtractor = s.origin.Scheme
 	e.Pre(httpkit.HeadAsGet(&s.heads))
 	admit := httpkit.NewAdmission(s.maxActive).Middleware
-	e.Use(httpkit.HeadRestored, middleware.Recover(), console.SecureHeaders, s.RequestContext, s.api.Preflight, func(next echo.HandlerFunc) echo.HandlerFunc {
+	e.Use(httpkit.HeadRestored, httpkit.Observe(s.metrics, s.tracer), middleware.Recover(), console.SecureHeaders, s.RequestContext, s.api.Preflight, func(next echo.HandlerFunc) echo.HandlerFunc {
 		admitted := admit(next)
 		return func(c echo.Context) error {
-			if p := c.Request().URL.Path; p == "/healthz" || p == "/readyz" || strings.HasPrefix(p, "/static/") {
+			if p := c.Request().URL.Path; p == "/healthz" || p == "/readyz" || p == "/metrics" || strings.HasPrefix(p, "/static/") {
 				return next(c) // a load balancer's check, or a file: never queued behind pages
 			}
 			return admitted(c)
@@ -41,6 +43,9 @@ func (s *Server) routes(e *echo.Echo, pages []console.Pages) {
 	})
 
 	e.GET("/healthz", s.healthz).Name = httpkit.RoutePublic
+	if s.metricsKey != "" && s.metrics != nil {
+		e.GET("/metrics", httpkit.MetricsHandler(s.metrics, s.metricsKey)).Name = httpkit.RoutePublic
+	}
 	e.GET("/readyz", s.readyz).Name = httpkit.RoutePublic
 	e.StaticFS("/static", static.FS).Name = httpkit.RoutePublic
 	e.GET("/favicon.ico", func(c echo.Context) error {
@@ -68,14 +73,21 @@ func (s *Server) routes(e *echo.Echo, pages []console.Pages) {
 
 // New returns the console's HTTP handler.
 func New(cfg Config) http.Handler {
-	s := &Server{bodyTimeout: cfg.BodyTimeout, origin: httpkit.NewOrigin(cfg.PublicURL, cfg.TrustedProxies), maxActive: cfg.MaxActive}
+	s := &Server{bodyTimeout: cfg.BodyTimeout, origin: httpkit.NewOrigin(cfg.PublicURL, cfg.TrustedProxies), maxActive: cfg.MaxActive,
+		metrics: cfg.Deps.Metrics, metricsKey: cfg.MetricsToken}
+	tp := cfg.Tracer
+	if tp == nil {
+		tp = noop.NewTracerProvider()
+	}
+	s.tracer = tp.Tracer(telemetry.TracerName)
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = httpkit.DefaultBodyTimeout
 	}
 	sessions := httpkit.NewSessions(cfg.SessionSecret, cfg.Services.Auth, cfg.Deps.Now, cfg.Deps.Logger)
 	s.Console = console.New(cfg.Deps, cfg.Services, sessions, s.origin)
 	s.live = &live.Streams{Sessions: s.Sessions, Users: s.Users, Auth: s.Auth, Tenants: s.Tenants, Roles: s.Roles, Support: s.Support,
-		Messaging: s.Messaging, Files: s.Files, Events: s.Events, Logger: s.Logger, Now: s.Now, Recheck: cfg.LiveRecheck, Running: cfg.Streams}
+		Messaging: s.Messaging, Files: s.Files, Events: s.Events, Logger: s.Logger, Now: s.Now, Recheck: cfg.LiveRecheck, Running: cfg.Streams,
+		Metrics: cfg.Deps.Metrics}
 	var apis []func(*api.Server) api.Feature
 	var pages []console.Pages
 	var nav []views.NavEntry

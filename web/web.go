@@ -9,7 +9,10 @@ import (
 	"net/netip"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/kanri/kanri/internal/app"
+	"github.com/kanri/kanri/internal/telemetry"
 	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web/api"
 	"github.com/kanri/kanri/web/console"
@@ -58,6 +61,13 @@ type Config struct {
 	// 0. Streams, downloads and uploads give their place up once they
 	// start; health checks and static files never wait.
 	MaxActive int
+	// Tracer traces the requests (telemetry.NewTracerProvider); none when
+	// nil.
+	Tracer trace.TracerProvider
+	// MetricsToken, when set, has /metrics served on this listener to
+	// requests with it as their bearer token (Deps.Metrics); when empty,
+	// the metrics are only on the debug listener.
+	MetricsToken string
 }
 
 // Server holds what the handlers share.
@@ -70,4 +80,7 @@ type Server struct {
 	maxActive   int             // Config.MaxActive
 	heads       httpkit.PathSet // the paths of the routes of HEAD's own, which HEAD is not answered as GET on
 	origin      httpkit.Origin  // where the server is reached, and which proxies are believed
+	metrics     *telemetry.Metrics
+	tracer      trace.Tracer
+	metricsKey  string // Config.MetricsToken
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/kanri/kanri/cmd/kanri/features"
@@ -41,6 +42,7 @@ import (
 	"github.com/kanri/kanri/internal/sso"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/support"
+	"github.com/kanri/kanri/internal/telemetry"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/internal/wiring"
@@ -104,13 +106,37 @@ func newEnv(t testing.TB) *env {
 // recorder or counter).
 func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 	t.Helper()
+	return newEnvWith(t, envOptions{wrap: wrap})
+}
+
+// envOptions change what newEnvWith builds.
+type envOptions struct {
+	// wrap wraps the embedded store (a test's recorder or counter).
+	wrap func(docstore.Store) docstore.Store
+	// metrics, tracer and metricsToken are the server's telemetry, as
+	// cmd/kanri gives it (none when nil).
+	metrics      *telemetry.Metrics
+	tracer       trace.TracerProvider
+	metricsToken string
+}
+
+// newEnvWith is newEnv built as o says.
+func newEnvWith(t testing.TB, o envOptions) *env {
+	t.Helper()
 	ds := bolttest.Open(t)
-	calls := docstoretest.NewCounting(wrap(ds))
+	if o.wrap == nil {
+		o.wrap = func(ds docstore.Store) docstore.Store { return ds }
+	}
+	calls := docstoretest.NewCounting(o.wrap(ds))
+	blobs := openBlobs(t)
+	if o.tracer != nil {
+		blobs.Observe(telemetry.BlobObserver(o.metrics, o.tracer.Tracer(telemetry.TracerName)))
+	}
 	faults := &faultStore{Store: calls}
 	clk := &clock{t: time.Now()}
 	dns := dnstest.Start(t)
 	svcs := wiring.New(store.New(faults, nil, features.Schema()), slog.New(slog.DiscardHandler), clk.Now, wiring.Options{Roles: features.Roles(),
-		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, DNSServer: dns.Addr, UsageQueue: 1000, Blobs: openBlobs(t),
+		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, DNSServer: dns.Addr, UsageQueue: 1000, Blobs: blobs, Metrics: o.metrics,
 	})
 	st, ts, roles, us := svcs.Deps.Store, svcs.Tenants, svcs.Roles, svcs.Users
 	watchAudit(t, svcs.Deps.Audit)
@@ -149,6 +175,7 @@ func newEnvOver(t testing.TB, wrap func(docstore.Store) docstore.Store) *env {
 	e.work = work
 	e.config = web.Config{
 		Deps: svcs.Deps, Services: *svcs, Features: served, SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
+		Tracer: o.tracer, MetricsToken: o.metricsToken,
 	}
 	handler := web.New(e.config)
 	e.echo = handler.(*echo.Echo)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/telemetry"
 )
 
 // Config is Kanri's whole configuration. Each setting comes from a flag,
@@ -75,9 +76,15 @@ type Config struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-Proto,
 	// X-Forwarded-Host and X-Forwarded-For are believed; none when empty.
 	TrustedProxies []netip.Prefix
-	// DebugAddr, when set, serves the Go profiler (net/http/pprof) on its
-	// own listener; keep it on a loopback or private address.
+	// DebugAddr, when set, serves the Go profiler (net/http/pprof) and
+	// the metrics on their own listener; keep it on a loopback or private
+	// address.
 	DebugAddr string
+	// MetricsToken, when set, serves the metrics on the public listener
+	// too, at /metrics, to requests with it as their bearer token.
+	MetricsToken string
+	// Tracing says where traces go (none without an endpoint).
+	Tracing telemetry.Tracing
 }
 
 // CosmosConfig is the configuration of the Cosmos DB store.
@@ -119,8 +126,8 @@ type setting struct {
 // flag.ErrHelp after printing the help for -h or --help.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	var (
-		cfg                                                                                                                                  Config
-		insecure, ssoPrivate, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck, usageFlush, proxies, maxActive string
+		cfg                                                                                                                                               Config
+		insecure, ssoPrivate, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck, usageFlush, proxies, maxActive, traceSample string
 	)
 	settings := []setting{
 		{"addr", "KANRI_ADDR", ":8080", "address to listen on", &cfg.Addr},
@@ -151,7 +158,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"azure-storage-container", "KANRI_AZURE_STORAGE_CONTAINER", "kanri", "container of Kanri's blobs; created if missing", &cfg.Azure.Container},
 		{"public-url", "KANRI_PUBLIC_URL", "", "the address users reach Kanri at, e.g. https://kanri.example.jp: the API's document, its problem types and the links Kanri writes use it; the address each request was sent to when empty", &cfg.PublicURL},
 		{"trusted-proxies", "KANRI_TRUSTED_PROXIES", "", "comma-separated addresses or CIDR ranges of the reverse proxies in front of Kanri, e.g. 10.0.0.0/8,127.0.0.1: only requests from them have X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-For believed; none when empty", &proxies},
-		{"debug-addr", "KANRI_DEBUG_ADDR", "", "address of the Go profiler (/debug/pprof/), e.g. 127.0.0.1:6060; off when empty. Never expose it publicly", &cfg.DebugAddr},
+		{"debug-addr", "KANRI_DEBUG_ADDR", "", "address of the Go profiler (/debug/pprof/) and the metrics (/metrics), e.g. 127.0.0.1:6060; off when empty. Never expose it publicly", &cfg.DebugAddr},
+		{"metrics-token", "KANRI_METRICS_TOKEN", "", "when set, the metrics are served on the public listener too, at /metrics, to requests with this bearer token (at least 32 characters; prefer the environment variable)", &cfg.MetricsToken},
+		{"otlp-endpoint", "KANRI_OTLP_ENDPOINT", "", "OTLP/HTTP address of an OpenTelemetry collector that receives the traces, e.g. http://otel-collector:4318; no traces when empty", &cfg.Tracing.Endpoint},
+		{"trace-sample", "KANRI_TRACE_SAMPLE", "1", "share of the traces begun here that are kept, from 0 to 1 (a request in a sampled trace of its caller's is always kept)", &traceSample},
 		{"max-active-requests", "KANRI_MAX_ACTIVE_REQUESTS", "auto", "how many requests run at once, the others waiting their turn in order (live streams, downloads and uploads give their place up once they start): auto is 4 per CPU on the embedded store, whose requests use the CPUs, and no limit on Cosmos DB, whose requests mostly wait on it; 0 is no limit", &maxActive},
 		{"repair-grace", "KANRI_REPAIR_GRACE", "2m", "how old a pending user-count change must be before the repair after a crash settles it", &repairGrace},
 	}
@@ -200,6 +210,19 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	cfg.Cosmos.InsecureSkipVerify = b
 	if cfg.SSOAllowPrivate, err = strconv.ParseBool(ssoPrivate); err != nil {
 		errs = append(errs, fmt.Errorf("KANRI_SSO_ALLOW_PRIVATE: %q is not true or false", ssoPrivate))
+	}
+	if f, err := strconv.ParseFloat(traceSample, 64); err != nil || f < 0 || f > 1 {
+		errs = append(errs, fmt.Errorf("KANRI_TRACE_SAMPLE: %q is not a number from 0 to 1", traceSample))
+	} else {
+		cfg.Tracing.Sample = f
+	}
+	if cfg.Tracing.Endpoint != "" {
+		if u, err := url.Parse(cfg.Tracing.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("KANRI_OTLP_ENDPOINT: %q is not an http:// or https:// address", cfg.Tracing.Endpoint))
+		}
+	}
+	if cfg.MetricsToken != "" && len(cfg.MetricsToken) < 32 {
+		errs = append(errs, errors.New("KANRI_METRICS_TOKEN: at least 32 characters, so that it cannot be guessed"))
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
 		errs = append(errs, fmt.Errorf("KANRI_LOG_LEVEL: %q is not debug, info, warn or error", logLevel))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+
+	"github.com/kanri/kanri/internal/telemetry"
 )
 
 // A worker is a long-running part of the server besides HTTP: the embedded
@@ -23,13 +25,14 @@ type workers struct {
 }
 
 // startWorkers starts ws. A worker that fails is logged; the others go on.
-func startWorkers(log *slog.Logger, ws []worker) *workers {
+func startWorkers(log *slog.Logger, m *telemetry.Metrics, ws []worker) *workers {
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &workers{cancel: cancel, log: log}
 	for _, w := range ws {
 		g.wg.Go(func() {
 			if err := w.run(ctx); err != nil {
 				log.Error("worker stopped", "worker", w.name, "err", err)
+				m.WorkerStopped(w.name)
 			}
 		})
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/telemetry"
 	"github.com/kanri/kanri/web/httpkit"
 	"github.com/kanri/kanri/web/live"
 )
@@ -69,7 +70,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	log := slog.New(telemetry.LogHandler(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel})))
+	o, stopTracing, err := newObservers(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(ctx); err != nil {
+			log.Warn("traces not all sent at shutdown", "err", err)
+		}
+	}()
 
 	ds, ws, err := openStore(ctx, cfg, log)
 	if err != nil {
@@ -81,14 +93,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		log.Info("store closed")
 	}()
-	st := store.New(ds, log, features.Schema())
+	_, billed := ds.(*cosmos.Store)
+	st := store.New(telemetry.Store(ds, o.metrics, o.tracer.Tracer(telemetry.TracerName), billed), log, features.Schema())
 	bus, err := openEvents(ctx, ds, log)
 	if err != nil {
 		return err
 	}
 	defer bus.Close()
 	streams := &live.Running{}
-	handler, appWorkers, err := newHandler(ctx, cfg, st, bus, streams, log)
+	handler, appWorkers, err := newHandler(ctx, cfg, st, bus, streams, log, o)
 	if err != nil {
 		return err
 	}
@@ -112,7 +125,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// rather than waiting for them.
 	srv.RegisterOnShutdown(func() { bus.Close() })
 	if cfg.DebugAddr != "" {
-		w, err := debugServer(cfg.DebugAddr, log)
+		w, err := debugServer(cfg.DebugAddr, o.metrics, log)
 		if err != nil {
 			return err
 		}
@@ -126,7 +139,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
-	bg := startWorkers(log, append(ws, appWorkers...))
+	bg := startWorkers(log, o.metrics, append(ws, appWorkers...))
 	defer bg.stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

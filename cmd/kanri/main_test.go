@@ -76,6 +76,15 @@ func TestParseConfig(t *testing.T) {
 		{"trusted proxies", nil, map[string]string{"KANRI_TRUSTED_PROXIES": " 10.1.2.3/8, 127.0.0.1,::1 ,"}, func(c Config) bool {
 			return slices.Equal(c.TrustedProxies, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")})
 		}, ""},
+		{"no traces nor public metrics by default", nil, nil, func(c Config) bool {
+			return c.Tracing.Endpoint == "" && c.Tracing.Sample == 1 && c.MetricsToken == ""
+		}, ""},
+		{"traces to a collector", nil, map[string]string{"KANRI_OTLP_ENDPOINT": "http://otel:4318", "KANRI_TRACE_SAMPLE": "0.25"}, func(c Config) bool {
+			return c.Tracing.Endpoint == "http://otel:4318" && c.Tracing.Sample == 0.25
+		}, ""},
+		{"a collector without a scheme", []string{"-otlp-endpoint", "otel:4318"}, nil, nil, "KANRI_OTLP_ENDPOINT"},
+		{"a share of traces over 1", []string{"-trace-sample", "2"}, nil, nil, "KANRI_TRACE_SAMPLE"},
+		{"a short metrics token", nil, map[string]string{"KANRI_METRICS_TOKEN": "short"}, nil, "KANRI_METRICS_TOKEN"},
 		{"a trusted proxy that is no address", []string{"-trusted-proxies", "10.0.0.0/8,proxy.internal"}, nil, nil, `KANRI_TRUSTED_PROXIES: "proxy.internal"`},
 	}
 	for _, tt := range tests {
@@ -298,21 +307,29 @@ func TestProfilerServesOnlyOnItsOwnListener(t *testing.T) {
 	case <-time.After(hangTimeout):
 		t.Fatal("server did not start")
 	}
-	for _, tc := range []struct {
-		addr string
-		want bool
-	}{
-		{debugAddr, true},
-		{addr, false},
+	// The profiler and the metrics are on the debug listener only. The
+	// request to the public one (an unknown path: to the sign-in page) is
+	// counted in the metrics, the path never named.
+	for _, probe := range []struct{ path, shows string }{
+		{"/debug/pprof/", "Types of profiles available"},
+		{"/metrics", `kanri_http_request_duration_seconds_count{method="GET",route="unmatched",status="3xx"} 1`},
 	} {
-		resp, err := http.Get("http://" + tc.addr + "/debug/pprof/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if got := strings.Contains(string(body), "Types of profiles available"); got != tc.want {
-			t.Errorf("GET %s/debug/pprof/ shows the profiler: got %v, want %v", tc.addr, got, tc.want)
+		for _, tc := range []struct {
+			addr string
+			want bool
+		}{
+			{debugAddr, true},
+			{addr, false},
+		} {
+			resp, err := http.Get("http://" + tc.addr + probe.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if got := strings.Contains(string(body), probe.shows); got != tc.want {
+				t.Errorf("GET %s%s shows %q: got %v, want %v", tc.addr, probe.path, probe.shows, got, tc.want)
+			}
 		}
 	}
 	cancel()

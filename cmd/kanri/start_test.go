@@ -44,11 +44,11 @@ func TestStartReadsTheSameWhateverTheTenants(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, _, err := newHandler(context.Background(), cfg, st, events.NewLocal(), nil, log); err != nil { // the first start upgrades
+		if _, _, err := newHandler(context.Background(), cfg, st, events.NewLocal(), nil, log, observers{}); err != nil { // the first start upgrades
 			t.Fatal(err)
 		}
 		got = append(got, calls.Count(func() {
-			if _, _, err := newHandler(context.Background(), cfg, st, events.NewLocal(), nil, log); err != nil {
+			if _, _, err := newHandler(context.Background(), cfg, st, events.NewLocal(), nil, log, observers{}); err != nil {
 				t.Fatal(err)
 			}
 		}))

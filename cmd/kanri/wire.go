@@ -15,11 +15,15 @@ import (
 	"time"
 	_ "time/tzdata" // every IANA time zone a tenant may choose, whatever the machine has
 
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
 	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/events"
 	"github.com/kanri/kanri/internal/schedule"
 	"github.com/kanri/kanri/internal/store"
+	"github.com/kanri/kanri/internal/telemetry"
 	"github.com/kanri/kanri/internal/upgrade"
 	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web"
@@ -33,11 +37,15 @@ const usageQueue = 10_000
 // newHandler wires the services and the web layer over st, bootstrapping
 // the operator's tenant on the first start, and returns the workers the
 // services need.
-func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus, streams *live.Running, log *slog.Logger) (http.Handler, []worker, error) {
+func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus, streams *live.Running, log *slog.Logger, o observers) (http.Handler, []worker, error) {
 	blobs, err := openBlobs(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
+	if o.tracer == nil {
+		o.tracer = noop.NewTracerProvider()
+	}
+	blobs.Observe(telemetry.BlobObserver(o.metrics, o.tracer.Tracer(telemetry.TracerName)))
 	twoFactor, err := twoFactorKey(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -50,6 +58,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 		Hasher: auth.Hasher{Cost: cfg.BcryptCost}, DNSServer: cfg.DNSServer, UsageQueue: usageQueue, UsageFlush: cfg.UsageFlush,
 		Blobs: blobs, Events: bus, TwoFactorKey: twoFactor, ArchiveKeys: archiveKeys,
 		RepairGrace: cfg.RepairGrace, HealthInterval: cfg.HealthInterval, DomainRecheck: cfg.DomainRecheck, SSOAllowPrivate: cfg.SSOAllowPrivate,
+		Metrics: o.metrics,
 	})
 	work, served := features.Start(svcs)
 	tenants, roles, users := svcs.Tenants, svcs.Roles, svcs.Users
@@ -121,7 +130,27 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	return web.New(web.Config{
 		Deps: svcs.Deps, Services: *svcs, Features: served, SessionSecret: secret,
 		PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies, MaxActive: cfg.MaxActive, Streams: streams,
+		Tracer: o.tracer, MetricsToken: cfg.MetricsToken,
 	}), ws, nil
+}
+
+// observers are what tells the operator how the server does: its metrics
+// and its tracer.
+type observers struct {
+	metrics *telemetry.Metrics
+	tracer  trace.TracerProvider
+}
+
+// newObservers returns the server's metrics and the tracer cfg asks for,
+// and the function that sends the traces still held and stops.
+func newObservers(ctx context.Context, cfg Config) (observers, func(context.Context) error, error) {
+	t := cfg.Tracing
+	t.Instance = schedule.InstanceName()
+	tp, stop, err := telemetry.NewTracerProvider(ctx, t)
+	if err != nil {
+		return observers{}, nil, err
+	}
+	return observers{metrics: telemetry.New(), tracer: tp}, stop, nil
 }
 
 // sessionSecret returns the secret of the session cookie: from

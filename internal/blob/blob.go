@@ -124,11 +124,29 @@ type Driver interface {
 
 // Bucket is the blob store the application uses.
 type Bucket struct {
-	d Driver
+	d   Driver
+	obs Observer
 }
 
 // New returns a Bucket over d.
 func New(d Driver) *Bucket { return &Bucket{d: d} }
+
+// Observer is told of a Bucket's calls to its driver (telemetry): it is
+// called as one begins, with the operation's name, and returns the
+// context the call runs in and the function to call with its outcome.
+type Observer func(ctx context.Context, op string) (context.Context, func(error))
+
+// Observe has o told of every call from now on. It must be called before
+// the bucket is used.
+func (b *Bucket) Observe(o Observer) { b.obs = o }
+
+// begin tells the observer, if any, that the call op begins.
+func (b *Bucket) begin(ctx context.Context, op string) (context.Context, func(error)) {
+	if b.obs == nil {
+		return ctx, func(error) {}
+	}
+	return b.obs(ctx, op)
+}
 
 // namePattern is what a blob name may be: slash-separated segments of
 // lower-case letters, digits, '_', '-' and '.', none of them "." or "..".
@@ -172,9 +190,12 @@ func (b *Bucket) Put(ctx context.Context, name string, r io.Reader) (Result, err
 		return Result{}, err
 	}
 	h := sha256.New()
+	ctx, end := b.begin(ctx, "put")
 	n, err := b.d.Put(ctx, name, io.TeeReader(r, h))
+	err = b.wrap(err, name)
+	end(err)
 	if err != nil {
-		return Result{}, b.wrap(err, name)
+		return Result{}, err
 	}
 	return Result{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
@@ -203,7 +224,10 @@ func (b *Bucket) StageBlock(ctx context.Context, name, id string, data []byte) e
 	if len(data) > MaxBlockSize {
 		return kanri.Wrap(kanri.EINVALID, "error.internal", fmt.Errorf("blob: block of %d bytes is over %d", len(data), MaxBlockSize))
 	}
-	return b.wrap(b.d.StageBlock(ctx, name, id, data), name)
+	ctx, end := b.begin(ctx, "stage_block")
+	err := b.wrap(b.d.StageBlock(ctx, name, id, data), name)
+	end(err)
+	return err
 }
 
 // SyncBlocks makes the blocks staged so far for name survive a crash:
@@ -212,7 +236,10 @@ func (b *Bucket) SyncBlocks(ctx context.Context, name string) error {
 	if err := CheckName(name); err != nil {
 		return err
 	}
-	return b.wrap(b.d.SyncBlocks(ctx, name), name)
+	ctx, end := b.begin(ctx, "sync_blocks")
+	err := b.wrap(b.d.SyncBlocks(ctx, name), name)
+	end(err)
+	return err
 }
 
 // CommitBlocks makes the blob name from the staged blocks ids, in order
@@ -229,8 +256,11 @@ func (b *Bucket) CommitBlocks(ctx context.Context, name string, ids []string) (i
 			return 0, kanri.Wrap(kanri.EINVALID, "error.internal", fmt.Errorf("blob: bad block id %q", id))
 		}
 	}
+	ctx, end := b.begin(ctx, "commit_blocks")
 	n, err := b.d.CommitBlocks(ctx, name, ids)
-	return n, b.wrap(err, name)
+	err = b.wrap(err, name)
+	end(err)
+	return n, err
 }
 
 // DiscardBlocks forgets the staged blocks of name.
@@ -251,21 +281,28 @@ func (b *Bucket) NewRangeReader(ctx context.Context, name string, offset, length
 	if offset < 0 {
 		return nil, kanri.Wrap(kanri.EINVALID, "error.internal", fmt.Errorf("blob: negative offset %d", offset))
 	}
+	ctx, end := b.begin(ctx, "open")
 	info, err := b.d.Stat(ctx, name)
 	if err != nil {
-		return nil, b.wrap(err, name)
+		err = b.wrap(err, name)
+		end(err)
+		return nil, err
 	}
 	if offset > info.Size {
+		end(nil)
 		return nil, kanri.Wrap(kanri.EINVALID, "error.internal", fmt.Errorf("blob: offset %d past the end (%d)", offset, info.Size))
 	}
 	if length < 0 || offset+length > info.Size {
 		length = info.Size - offset
 	}
 	if length == 0 {
+		end(nil)
 		return io.NopCloser(strings.NewReader("")), nil
 	}
 	r, err := b.d.NewRangeReader(ctx, name, offset, length)
-	return r, b.wrap(err, name)
+	err = b.wrap(err, name)
+	end(err)
+	return r, err
 }
 
 // Stat describes the blob name.
@@ -273,8 +310,11 @@ func (b *Bucket) Stat(ctx context.Context, name string) (Info, error) {
 	if err := CheckName(name); err != nil {
 		return Info{}, err
 	}
+	ctx, end := b.begin(ctx, "stat")
 	info, err := b.d.Stat(ctx, name)
-	return info, b.wrap(err, name)
+	err = b.wrap(err, name)
+	end(err)
+	return info, err
 }
 
 // Filer is a Driver whose blobs are files of this machine.
@@ -316,10 +356,14 @@ func (b *Bucket) Delete(ctx context.Context, name string) error {
 	if err := CheckName(name); err != nil {
 		return err
 	}
-	if err := b.d.Delete(ctx, name); err != nil && !b.d.IsNotExist(err) {
-		return b.wrap(err, name)
+	ctx, end := b.begin(ctx, "delete")
+	err := b.d.Delete(ctx, name)
+	if err != nil && b.d.IsNotExist(err) {
+		err = nil
 	}
-	return nil
+	err = b.wrap(err, name)
+	end(err)
+	return err
 }
 
 // List yields the blobs whose names start with prefix, in name order.

@@ -32,6 +32,7 @@ func (c *container) Read(ctx context.Context, pk, id string) (docstore.Item, err
 		return docstore.Item{}, err
 	}
 	resp, err := c.c.ReadItem(ctx, azcosmos.NewPartitionKeyString(pk), id, nil)
+	charge(ctx, resp.RequestCharge, err)
 	if err != nil {
 		return docstore.Item{}, mapError(err)
 	}
@@ -43,6 +44,7 @@ func (c *container) Create(ctx context.Context, pk string, body []byte) (string,
 		return "", err
 	}
 	resp, err := c.c.CreateItem(ctx, azcosmos.NewPartitionKeyString(pk), body, nil)
+	charge(ctx, resp.RequestCharge, err)
 	if err != nil {
 		return "", mapError(err)
 	}
@@ -58,6 +60,7 @@ func (c *container) Replace(ctx context.Context, pk, id string, body []byte, ifM
 		return "", docstore.ErrInvalid(fmt.Errorf("cosmos: document id %q does not match %q", h.ID, id))
 	}
 	resp, err := c.c.ReplaceItem(ctx, azcosmos.NewPartitionKeyString(pk), id, body, itemOptions(ifMatch))
+	charge(ctx, resp.RequestCharge, err)
 	if err != nil {
 		return "", mapError(err)
 	}
@@ -69,6 +72,7 @@ func (c *container) Upsert(ctx context.Context, pk string, body []byte, ifMatch 
 		return "", err
 	}
 	resp, err := c.c.UpsertItem(ctx, azcosmos.NewPartitionKeyString(pk), body, itemOptions(ifMatch))
+	charge(ctx, resp.RequestCharge, err)
 	if err != nil {
 		if status(err) == http.StatusNotFound {
 			// An upsert conditioned on a version of a missing document.
@@ -83,7 +87,8 @@ func (c *container) Delete(ctx context.Context, pk, id, ifMatch string) error {
 	if err := docstore.CheckKey(pk, id); err != nil {
 		return err
 	}
-	_, err := c.c.DeleteItem(ctx, azcosmos.NewPartitionKeyString(pk), id, itemOptions(ifMatch))
+	resp, err := c.c.DeleteItem(ctx, azcosmos.NewPartitionKeyString(pk), id, itemOptions(ifMatch))
+	charge(ctx, resp.RequestCharge, err)
 	return mapError(err)
 }
 
@@ -122,6 +127,7 @@ func (c *container) Batch(ctx context.Context, pk string, ops []docstore.Op) ([]
 		}
 	}
 	resp, err := c.c.ExecuteTransactionalBatch(ctx, b, nil)
+	charge(ctx, resp.RequestCharge, err)
 	if err != nil {
 		return nil, mapError(err)
 	}

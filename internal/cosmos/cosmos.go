@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -246,6 +247,21 @@ func status(err error) int {
 		return re.StatusCode
 	}
 	return 0
+}
+
+// charge adds a call's request units to its context's docstore.Charge:
+// those of its response, or those a refused call's headers give (a read
+// that finds nothing costs units too).
+func charge(ctx context.Context, units float32, err error) {
+	var re *azcore.ResponseError
+	if err != nil && errors.As(err, &re) && re.RawResponse != nil {
+		if u, perr := strconv.ParseFloat(re.RawResponse.Header.Get("x-ms-request-charge"), 32); perr == nil {
+			units = float32(u)
+		}
+	}
+	if units > 0 {
+		docstore.AddCharge(ctx, float64(units))
+	}
 }
 
 // mapError turns service errors into domain errors.

@@ -70,6 +70,7 @@ func (c *container) query(ctx context.Context, pk azcosmos.PartitionKey, tenant 
 			break
 		}
 		resp, err := pager.NextPage(ctx)
+		charge(ctx, resp.RequestCharge, err)
 		if err != nil {
 			return docstore.Page{}, mapError(err)
 		}

@@ -47,12 +47,23 @@ func (s *Scheduler) Every(ctx context.Context, log *slog.Logger, p Periodic) err
 	}
 	for {
 		slot := s.clock.Now().Truncate(p.Every)
-		switch err := s.runSlot(ctx, p, slot); {
-		case err == nil || ctx.Err() != nil:
+		ran, err := s.runSlot(ctx, p, slot)
+		outcome := RunDone
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err == nil && !ran:
+			outcome = RunElsewhere
+		case err == nil:
 		case errors.Is(err, ErrHeld):
+			outcome = RunSkipped
 			log.Info("scheduled work skipped: its last run is still going", "work", p.Name, "slot", slot.UTC(), "err", err)
 		default:
+			outcome = RunFailed
 			log.Error("scheduled work failed", "work", p.Name, "slot", slot.UTC(), "err", err)
+		}
+		if s.count != nil {
+			s.count(p.Name, outcome)
 		}
 		if err := s.clock.Sleep(ctx, slot.Add(p.Every)); err != nil {
 			return nil
@@ -60,17 +71,18 @@ func (s *Scheduler) Every(ctx context.Context, log *slog.Logger, p Periodic) err
 	}
 }
 
-// runSlot runs p's slot if this instance claims it and the lease is free.
-func (s *Scheduler) runSlot(ctx context.Context, p Periodic, slot time.Time) error {
+// runSlot runs p's slot if this instance claims it and the lease is free;
+// it reports whether this instance claimed it.
+func (s *Scheduler) runSlot(ctx context.Context, p Periodic, slot time.Time) (bool, error) {
 	ok, err := s.Claim(ctx, System, p.Name, slot)
 	if err != nil || !ok {
-		return err
+		return false, err
 	}
 	term := min(max(p.Every, time.Minute), 10*time.Minute)
 	l, err := s.Acquire(ctx, System, p.Name, "scheduled", term)
 	if err != nil {
 		// A run of an earlier slot is still going: this slot is skipped.
-		return err
+		return true, err
 	}
-	return l.Hold(ctx, p.Run)
+	return true, l.Hold(ctx, p.Run)
 }

@@ -58,7 +58,20 @@ type Scheduler struct {
 	c      docstore.Container
 	holder string
 	clock  Clock
+	count  func(work, outcome string)
 }
+
+// Outcomes of a slot of periodic work (Every), which CountRuns hears.
+const (
+	RunDone      = "done"      // this instance ran it
+	RunFailed    = "failed"    // this instance ran it and it failed
+	RunSkipped   = "skipped"   // its last run was still going
+	RunElsewhere = "elsewhere" // another instance claimed it
+)
+
+// CountRuns has count told of every slot of periodic work that Every
+// meets, and its outcome (RunDone...). It must be called before Every.
+func (s *Scheduler) CountRuns(count func(work, outcome string)) { s.count = count }
 
 // Clock tells the time and waits. Tests give a fake one that they advance.
 type Clock interface {

@@ -12,6 +12,7 @@ import (
 	"github.com/kanri/kanri/internal/apikey"
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/archive"
+	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/auth"
 	"github.com/kanri/kanri/internal/backup"
 	"github.com/kanri/kanri/internal/blob"
@@ -29,6 +30,7 @@ import (
 	"github.com/kanri/kanri/internal/sso"
 	"github.com/kanri/kanri/internal/store"
 	"github.com/kanri/kanri/internal/support"
+	"github.com/kanri/kanri/internal/telemetry"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
 )
@@ -117,6 +119,9 @@ type Options struct {
 	// loopback and private addresses, over plain HTTP: for local testing
 	// only (sso.NewClient).
 	SSOAllowPrivate bool
+	// Metrics count what the services do (sign-ins, audit records,
+	// scheduled runs); nil counts nothing.
+	Metrics *telemetry.Metrics
 }
 
 // New builds every service over st. A nil log is slog.Default and a nil
@@ -124,6 +129,10 @@ type Options struct {
 // bootstrapping are the caller's steps.
 func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Set {
 	d := app.NewDeps(st, log, now)
+	d.Metrics = o.Metrics
+	if o.Metrics != nil {
+		d.Audit.Observe(func(e audit.Entry) { o.Metrics.Audited(e.Action) })
+	}
 	s := &Set{Deps: d, Tenants: tenant.New(d), Roles: role.New(d, o.Roles), Catalog: catalog.New(d, o.Roles), Keys: apikey.New(d)}
 	s.Users = user.New(d, s.Tenants, s.Roles, o.Hasher)
 	s.Auth = auth.New(d, o.Hasher)
@@ -152,6 +161,9 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.Scheduler = o.Scheduler
 	if s.Scheduler == nil {
 		s.Scheduler = schedule.New(st.Port(), schedule.InstanceName(), clock{d.Now})
+	}
+	if o.Metrics != nil {
+		s.Scheduler.CountRuns(o.Metrics.ScheduledRun)
 	}
 	keys := o.ArchiveKeys
 	if keys == nil {

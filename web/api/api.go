@@ -24,6 +24,7 @@ import (
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
+	"github.com/kanri/kanri/internal/telemetry"
 	"github.com/kanri/kanri/web/httpkit"
 	"github.com/kanri/kanri/web/tus"
 )
@@ -158,6 +159,7 @@ func (s *Server) apiLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
 		h.Set("RateLimit-Reset", reset)
 		if !d.Allowed {
+			s.Metrics.RateLimited("api_key")
 			h.Set("Retry-After", reset)
 			if !d.FirstRefused {
 				// A key over its limit costs no more store writes: only
@@ -259,7 +261,8 @@ type Problem struct {
 	Title  string `json:"title"`
 	Status int    `json:"status"`
 	Detail string `json:"detail,omitempty"`
-	// Instance is the occurrence: urn:kanri:request:<request id>. Not the
+	// Instance is the occurrence: urn:kanri:request:<request id>, and
+	// :trace:<trace id> after it when the request is traced. Not the
 	// request's path, which names the resource and is the same for every
 	// problem with it; the request id names this one, and is what the
 	// server's log and the X-Request-Id header carry.
@@ -302,12 +305,19 @@ func ProblemType(base string, status int) string {
 	return "about:blank"
 }
 
-// ProblemInstance returns the instance of a request's problem.
-func ProblemInstance(requestID string) string {
-	if requestID == "" {
+// ProblemInstance returns the instance of a request's problem:
+// urn:kanri:request:<request id>, followed by :trace:<trace id> when the
+// request is traced, so that the problem leads to the request's log lines
+// and to its trace.
+func ProblemInstance(c echo.Context) string {
+	id := httpkit.RequestID(c)
+	if id == "" {
 		return ""
 	}
-	return "urn:kanri:request:" + requestID
+	if t := telemetry.TraceID(c.Request().Context()); t != "" {
+		return "urn:kanri:request:" + id + ":trace:" + t
+	}
+	return "urn:kanri:request:" + id
 }
 
 // apiError answers an API request's error as problem+json. Another
@@ -333,13 +343,13 @@ func (s *Server) apiError(c echo.Context, err error) {
 	case kanri.ErrorCode(err) != "":
 		code = httpkit.Status(err)
 	}
-	p := Problem{Type: ProblemType(httpkit.BaseURL(c), code), Title: http.StatusText(code), Status: code, Instance: ProblemInstance(httpkit.RequestID(c)), RequestID: httpkit.RequestID(c)}
+	p := Problem{Type: ProblemType(httpkit.BaseURL(c), code), Title: http.StatusText(code), Status: code, Instance: ProblemInstance(c), RequestID: httpkit.RequestID(c)}
 	switch {
 	case httpkit.ClientGone(err):
 		httpkit.Abandoned(s.Logger, c, err)
 		p.Detail = i18n.T(ctx, "input.abandoned")
 	case code == http.StatusInternalServerError:
-		s.Logger.Error("internal error", "err", err, "request_id", httpkit.RequestID(c), "path", c.Request().URL.Path)
+		s.Logger.ErrorContext(c.Request().Context(), "internal error", "err", err, "request_id", httpkit.RequestID(c), "path", c.Request().URL.Path)
 		p.Detail = i18n.T(ctx, "error.internal_body", httpkit.RequestID(c))
 	case code == http.StatusNotFound:
 		p.Detail = i18n.T(ctx, "api.not_found")
@@ -369,7 +379,7 @@ func (s *Server) apiError(c echo.Context, err error) {
 	b, _ := json.Marshal(p)
 	c.Response().Header().Set(echo.HeaderContentType, "application/problem+json")
 	if err := c.Blob(code, "application/problem+json", b); err != nil {
-		s.Logger.Warn("problem not sent", "err", err, "request_id", httpkit.RequestID(c))
+		s.Logger.WarnContext(c.Request().Context(), "problem not sent", "err", err, "request_id", httpkit.RequestID(c))
 	}
 }
 
@@ -691,7 +701,7 @@ func WriteFieldProblem(c echo.Context, status int, detail string, errs map[strin
 	if status == tus.StatusChecksumMismatch {
 		title = "Checksum Mismatch"
 	}
-	p := Problem{Type: ProblemType(httpkit.BaseURL(c), status), Title: title, Status: status, Detail: detail, Errors: errs, Instance: ProblemInstance(httpkit.RequestID(c)), RequestID: httpkit.RequestID(c)}
+	p := Problem{Type: ProblemType(httpkit.BaseURL(c), status), Title: title, Status: status, Detail: detail, Errors: errs, Instance: ProblemInstance(c), RequestID: httpkit.RequestID(c)}
 	b, err := json.Marshal(p)
 	if err != nil {
 		return err

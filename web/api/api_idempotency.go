@@ -86,7 +86,7 @@ func (s *Server) idempotent(c echo.Context, next echo.HandlerFunc, headers []str
 	done := context.WithoutCancel(ctx) // the answer is given: record it even if the client has gone
 	if res.Status >= http.StatusInternalServerError || !res.Committed {
 		if err := s.Keys.ReleaseIdempotency(done, rec); err != nil {
-			s.Logger.Warn("idempotency key not released", "err", err, "request_id", httpkit.RequestID(c))
+			s.Logger.WarnContext(c.Request().Context(), "idempotency key not released", "err", err, "request_id", httpkit.RequestID(c))
 		}
 		return nil
 	}
@@ -99,7 +99,7 @@ func (s *Server) idempotent(c echo.Context, next echo.HandlerFunc, headers []str
 	if err := s.Keys.FinishIdempotency(done, rec, res.Status, header, w.body.Bytes()); err != nil {
 		// The claim stays until its lease ends: a repeat meanwhile is
 		// 409, never served twice.
-		s.Logger.Warn("idempotent answer not recorded", "err", err, "request_id", httpkit.RequestID(c))
+		s.Logger.WarnContext(c.Request().Context(), "idempotent answer not recorded", "err", err, "request_id", httpkit.RequestID(c))
 	}
 	return nil
 }

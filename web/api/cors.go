@@ -99,7 +99,7 @@ func (s *Server) corsBeforeKey(c echo.Context) {
 	}
 	listed, err := s.Keys.OriginListed(c.Request().Context(), origin)
 	if err != nil {
-		s.Logger.Warn("CORS: origin not looked up", "err", err, "request_id", httpkit.RequestID(c))
+		s.Logger.WarnContext(c.Request().Context(), "CORS: origin not looked up", "err", err, "request_id", httpkit.RequestID(c))
 		return
 	}
 	if listed {

@@ -661,7 +661,7 @@ func (s *Server) apiSchemas(base string) map[string]any {
 			"title":     str,
 			"status":    map[string]any{"type": "integer", "format": "int32", "minimum": 400, "maximum": 599},
 			"detail":    str,
-			"instance":  map[string]any{"type": "string", "format": "uri", "description": "This occurrence of the problem: urn:kanri:request:<requestId>, the request's id, which the server's log and the X-Request-Id header carry."},
+			"instance":  map[string]any{"type": "string", "format": "uri", "description": "This occurrence of the problem: urn:kanri:request:<requestId>, the request's id, which the server's log and the X-Request-Id header carry; followed by :trace:<trace id> when the server traces the request (OpenTelemetry)."},
 			"requestId": str,
 			"errors":    map[string]any{"type": "object", "additionalProperties": str, "description": "The invalid fields and why."},
 		}},

@@ -82,7 +82,7 @@ func (s *Console) HandleError(err error, c echo.Context) {
 		c.Response().Header().Set("Retry-After", httpkit.RetryAfter)
 		s.errorPage(c, http.StatusServiceUnavailable, "error.title", i18n.T(ctx, "input.abandoned"))
 	case code == kanri.EINTERNAL:
-		s.Logger.Error("internal error", "err", err, "request_id", httpkit.RequestID(c), "path", c.Request().URL.Path)
+		s.Logger.ErrorContext(c.Request().Context(), "internal error", "err", err, "request_id", httpkit.RequestID(c), "path", c.Request().URL.Path)
 		s.errorPage(c, http.StatusInternalServerError, "error.internal", i18n.T(ctx, "error.internal_body", httpkit.RequestID(c)))
 	case !httpkit.Reads(c) && (code == kanri.ECONFLICT || code == kanri.ESTALE || code == kanri.EINVALID || code == kanri.EBUSY):
 		// An action that could not be done: say why on the page it came from.
@@ -113,7 +113,7 @@ func (s *Console) HandleError(err error, c echo.Context) {
 // sent.
 func (s *Console) respondRedirect(c echo.Context, path string) {
 	if err := Redirect(c, path); err != nil {
-		s.Logger.Warn("error redirect not sent", "err", err, "request_id", httpkit.RequestID(c))
+		s.Logger.WarnContext(c.Request().Context(), "error redirect not sent", "err", err, "request_id", httpkit.RequestID(c))
 	}
 }
 
@@ -123,11 +123,11 @@ func (s *Console) respondRedirect(c echo.Context, path string) {
 func (s *Console) errorPage(c echo.Context, status int, title, body string) {
 	if s.Session(c).IsNew {
 		if err := s.SaveSession(c); err != nil {
-			s.Logger.Warn("save the session of an error page", "err", err, "request_id", httpkit.RequestID(c))
+			s.Logger.WarnContext(c.Request().Context(), "save the session of an error page", "err", err, "request_id", httpkit.RequestID(c))
 		}
 	}
 	if err := httpkit.Render(c, status, views.ErrorPage(s.Page(c, title, ""), status, i18n.T(c.Request().Context(), title), body)); err != nil {
-		s.Logger.Error("render error page", "err", err, "request_id", httpkit.RequestID(c))
+		s.Logger.ErrorContext(c.Request().Context(), "render error page", "err", err, "request_id", httpkit.RequestID(c))
 	}
 }
 

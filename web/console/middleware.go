@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -61,15 +62,16 @@ func (s *Console) RequestContext(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		status := httpkit.LoggedStatus(c) // 499 for a client that gave up: no server error
-		level := s.Logger.Info
+		level := slog.LevelInfo
 		switch {
 		case status >= 500 && req.Context().Err() == nil:
-			level = s.Logger.Error
+			level = slog.LevelError
 		case status >= 500:
-			level = s.Logger.Warn // cut short by the server stopping
+			level = slog.LevelWarn // cut short by the server stopping
 		}
 		if !strings.HasPrefix(req.URL.Path, "/static/") {
-			level("request", "method", req.Method, "path", req.URL.Path, "status", status,
+			// With the request's context: its trace id, if it is traced.
+			s.Logger.Log(ctx, level, "request", "method", req.Method, "path", req.URL.Path, "status", status,
 				"duration", time.Since(start).Round(time.Microsecond), "request_id", id)
 		}
 		return nil
@@ -270,7 +272,7 @@ func (s *Console) abandonSupport(c echo.Context, why string) {
 	a := audit.ActorFrom(ctx)
 	a.UserID, a.TenantID = k.UserID, k.TenantID
 	if err := s.Support.End(audit.WithActor(ctx, support.Actor(a, rec)), k.TenantID, rec, why); err != nil {
-		s.Logger.Warn("ending an abandoned support session", "tenant", k.TenantID, "err", err, "request_id", httpkit.RequestID(c))
+		s.Logger.WarnContext(c.Request().Context(), "ending an abandoned support session", "tenant", k.TenantID, "err", err, "request_id", httpkit.RequestID(c))
 	}
 }
 
@@ -339,7 +341,7 @@ func (s *Console) ResolveTenant(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Console) Streaming(d time.Duration, h echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if err := http.NewResponseController(c.Response().Writer).SetWriteDeadline(time.Now().Add(d)); err != nil {
-			s.Logger.Warn("the write deadline of a streamed response stays", "err", err, "request_id", httpkit.RequestID(c))
+			s.Logger.WarnContext(c.Request().Context(), "the write deadline of a streamed response stays", "err", err, "request_id", httpkit.RequestID(c))
 		}
 		httpkit.Release(c)
 		return h(c)

@@ -126,7 +126,7 @@ func Abandoned(logger *slog.Logger, c echo.Context, err error) {
 	if !Gone(c) {
 		what = "request cut short: the server is stopping"
 	}
-	logger.Info(what, "err", err, "request_id", RequestID(c), "path", c.Request().URL.Path)
+	logger.InfoContext(c.Request().Context(), what, "err", err, "request_id", RequestID(c), "path", c.Request().URL.Path)
 }
 
 // Unanswered reports whether the request's error still needs an answer

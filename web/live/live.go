@@ -28,6 +28,7 @@ import (
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/support"
+	"github.com/kanri/kanri/internal/telemetry"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/views"
@@ -68,7 +69,10 @@ type Streams struct {
 	// untold (liveRecheck when 0).
 	Recheck time.Duration
 	// Running counts the streams past their requests (none when nil).
-	Running  *Running
+	Running *Running
+	// Metrics count the open streams and the events they deliver (none
+	// when nil).
+	Metrics  *telemetry.Metrics
 	payloads payloadCache // the decoded payloads of the events
 }
 
@@ -242,6 +246,8 @@ func (s *Streams) Viewer(c echo.Context) Viewer {
 // the stream with an end event.
 func (s *Streams) Pump(ctx context.Context, v Viewer, t *kanri.Tenant, perm string, sub *events.Subscription, write func(string) error, deliver func(*events.Event) error) error {
 	me := v.UserID
+	s.Metrics.StreamOpened()
+	defer s.Metrics.StreamClosed()
 	var homeEvents <-chan *events.Event
 	if v.HomeID != t.ID {
 		hs, err := s.Events.Subscribe(ctx, v.HomeID, "")
@@ -274,6 +280,9 @@ func (s *Streams) Pump(ctx context.Context, v Viewer, t *kanri.Tenant, perm stri
 			return nil
 		case e, ok := <-sub.C:
 			if !ok {
+				if errors.Is(sub.Err(), events.ErrTooSlow) {
+					s.Metrics.Event(false) // the browser reconnects, and gets a snapshot
+				}
 				return nil
 			}
 			if access, concerns := e.Access(me); access {
@@ -285,6 +294,7 @@ func (s *Streams) Pump(ctx context.Context, v Viewer, t *kanri.Tenant, perm stri
 			if err := deliver(e); err != nil {
 				return err
 			}
+			s.Metrics.Event(true)
 		case e, ok := <-homeEvents:
 			if !ok {
 				return nil

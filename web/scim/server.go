@@ -60,7 +60,7 @@ func (s *Server) HandleError(err error, c echo.Context) {
 	case kanri.IsCode(err, kanri.EBUSY):
 		se = &scim.Error{Status: http.StatusServiceUnavailable, Detail: "busy: try again"}
 	default:
-		s.Logger.Error("scim: request failed", "path", c.Path(), "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "err", err)
+		s.Logger.ErrorContext(c.Request().Context(), "scim: request failed", "path", c.Path(), "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "err", err)
 		se = &scim.Error{Status: http.StatusInternalServerError, Detail: "internal error"}
 	}
 	body := map[string]any{"schemas": []string{scim.SchemaError}, "status": strconv.Itoa(se.Status), "detail": se.Detail}

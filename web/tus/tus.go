@@ -28,6 +28,7 @@ import (
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/i18n"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/telemetry"
 	"github.com/kanri/kanri/web/httpkit"
 )
 
@@ -85,6 +86,9 @@ type Mount struct {
 	// domain error behind it, whose invalid fields it may name (nil for
 	// a refusal of the protocol's own). The tus headers are set.
 	Refuse func(c echo.Context, status int, msg string, err error) error
+	// Metrics count the uploads in progress and the bytes they receive
+	// (none when nil).
+	Metrics *telemetry.Metrics
 }
 
 // Handler serves the protocol's requests of one mount.
@@ -293,7 +297,9 @@ func (h *Handler) Patch(c echo.Context) error {
 		_, err = io.Copy(io.Discard, body)
 	}
 	if err == nil {
+		ended := h.mount.Metrics.UploadStarted()
 		up, file, err = h.store.WriteUpload(ctx, tenantID, up.ID, offset, body, sum)
+		ended(body.n)
 	}
 	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
@@ -306,7 +312,7 @@ func (h *Handler) Patch(c echo.Context) error {
 		case body.failed != nil || errors.Is(err, io.ErrUnexpectedEOF):
 			// The client went away or stalled: what arrived is kept, and
 			// the client resumes from Upload-Offset.
-			h.logger.Info("upload interrupted", "upload", up.ID, "err", err, "request_id", httpkit.RequestID(c))
+			h.logger.InfoContext(c.Request().Context(), "upload interrupted", "upload", up.ID, "err", err, "request_id", httpkit.RequestID(c))
 			if up != nil {
 				progress(c, up)
 			}
@@ -389,6 +395,7 @@ type idleBody struct {
 	rc     *http.ResponseController
 	r      io.Reader
 	failed error
+	n      int64 // bytes read
 }
 
 func (b *idleBody) extend() {
@@ -398,6 +405,7 @@ func (b *idleBody) extend() {
 
 func (b *idleBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
+	b.n += int64(n)
 	b.extend()
 	if err != nil && !errors.Is(err, io.EOF) {
 		var tooLarge *http.MaxBytesError

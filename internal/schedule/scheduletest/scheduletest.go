@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -295,8 +296,14 @@ func testEveryOncePerSlot(t *testing.T, ds docstore.Store) {
 	var mu sync.Mutex
 	runs := map[time.Time][]string{}
 	var total atomic.Int32
+	outcomes := map[string]int{} // what CountRuns heard, under mu
 	var wg sync.WaitGroup
 	for _, s := range ss {
+		s.CountRuns(func(work, outcome string) {
+			mu.Lock()
+			outcomes[work+" "+outcome]++
+			mu.Unlock()
+		})
 		wg.Go(func() {
 			_ = s.Every(ctx, nil, schedule.Periodic{Name: "health", Every: time.Minute, Run: func(context.Context) error {
 				mu.Lock()
@@ -328,6 +335,10 @@ func testEveryOncePerSlot(t *testing.T, ds docstore.Store) {
 		if len(by) != 1 {
 			t.Errorf("slot %v ran %d times (%v), want once", slot, len(by), by)
 		}
+	}
+	// Each slot: done by one instance, claimed elsewhere for the other.
+	if got, want := outcomes, map[string]int{"health " + schedule.RunDone: minutes + 1, "health " + schedule.RunElsewhere: minutes + 1}; !maps.Equal(got, want) {
+		t.Errorf("runs counted: got %v, want %v", got, want)
 	}
 }
 

@@ -576,6 +576,7 @@ func (s *Handlers) apiDeleteFolder(c echo.Context) error {
 // its fields in errors.
 func (s *Handlers) apiUploads() *tus.Handler {
 	return tus.New(s.Files, s.Logger, tus.Mount{
+		Metrics:    s.Metrics,
 		Base:       func(echo.Context) string { return api.Prefix + api.UploadsPath },
 		CancelsAny: func(echo.Context) bool { return true },
 		Refuse: func(c echo.Context, status int, msg string, err error) error {

@@ -511,6 +511,7 @@ func (s *Pages) thumbnail(c echo.Context) error {
 // page.
 func (s *Pages) consoleUploads() *tus.Handler {
 	return tus.New(s.Files, s.Logger, tus.Mount{
+		Metrics:    s.Metrics,
 		Base:       func(c echo.Context) string { return views.UploadsPath(httpkit.Tenant(c).ID) },
 		CancelsAny: func(c echo.Context) bool { return httpkit.Can(c, role.FilesDelete) },
 		Refuse: func(c echo.Context, status int, msg string, err error) error {
