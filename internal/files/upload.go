@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"path"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kanri/kanri/internal/audit"
@@ -23,10 +22,6 @@ import (
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 )
-
-// blockPools hold, by size, the buffers of blocks being received, reused:
-// an upload stages blocks of its blob store's size (blob.Bucket.BlockSize).
-var blockPools sync.Map // int → *sync.Pool
 
 // blockSize is the size of the blocks of an upload of size bytes: the
 // blob store's (base), doubled until half of blob.MaxBlocks hold the
@@ -38,15 +33,6 @@ func blockSize(base int, size int64) int {
 		n *= 2
 	}
 	return min(n, blob.MaxBlockSize)
-}
-
-// blockPool returns the pool of buffers of size bytes.
-func blockPool(size int) *sync.Pool {
-	if p, ok := blockPools.Load(size); ok {
-		return p.(*sync.Pool)
-	}
-	p, _ := blockPools.LoadOrStore(size, &sync.Pool{New: func() any { b := make([]byte, size); return &b }})
-	return p.(*sync.Pool)
 }
 
 // UploadInput is what creating an upload declares, before any byte.
@@ -274,10 +260,10 @@ func (s *Service) WriteUpload(ctx context.Context, tenantID, id string, offset i
 // bytes, on a goroutine of its own, one block ahead of the caller: the
 // socket is read while the caller hashes and stages the block before.
 func readAhead(body io.Reader, limit int64, size int) *reader {
-	pool := blockPool(size)
-	r := &reader{blocks: make(chan block), free: make(chan *[]byte, 2), quit: make(chan struct{}), gone: make(chan struct{}), pool: pool}
-	r.free <- pool.Get().(*[]byte)
-	r.free <- pool.Get().(*[]byte)
+	list := blocksOf(size)
+	r := &reader{blocks: make(chan block), free: make(chan *[]byte, 2), quit: make(chan struct{}), gone: make(chan struct{}), list: list}
+	r.free <- list.get()
+	r.free <- list.get()
 	go func() {
 		defer close(r.gone)
 		defer close(r.blocks)
@@ -311,7 +297,7 @@ type reader struct {
 	free   chan *[]byte
 	quit   chan struct{}
 	gone   chan struct{} // closed when the reading goroutine has returned
-	pool   *sync.Pool    // where the buffers go back
+	list   *blockList    // where the buffers go back
 }
 
 // block is a block of a body, or the read's error after it.
@@ -325,15 +311,15 @@ type block struct {
 func (r *reader) done(b block) { r.free <- b.buf }
 
 // stop ends the reading, waits for the read going on (the body is not
-// read after WriteUpload returns: the handler reads its state), and pools
-// the buffers.
+// read after WriteUpload returns: the handler reads its state), and gives
+// the buffers back.
 func (r *reader) stop() {
 	close(r.quit)
 	<-r.gone
 	for {
 		select {
 		case buf := <-r.free:
-			r.pool.Put(buf)
+			r.list.put(buf)
 		default:
 			return
 		}
