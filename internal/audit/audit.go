@@ -70,10 +70,11 @@ type Entry struct {
 	// resource is not that user itself (a role assignment's user): for
 	// observers, never stored.
 	Subject string
-	// Support marks a record of the operator's log about support in
-	// another tenant (metadata.support): only global administrators read
-	// it. The records of a support session's requests get it from their
-	// actor.
+	// Support, on a step of support access in the tenant (a request, its
+	// decision, a session's start), has Record copy the record into the
+	// operator's log with this as its metadata.support, whoever the actor
+	// is. The records of a support session's requests get theirs from
+	// their actor.
 	Support *kanri.AuditSupport
 }
 
@@ -147,26 +148,54 @@ func (l *Log) Record(ctx context.Context, e Entry) {
 		},
 		Status: status,
 	}
-	sup := a.Support
-	if sup != nil {
+	if sup := a.Support; sup != nil {
 		rec.Metadata.Support = &kanri.AuditSupport{TenantID: e.TenantID, StaffID: sup.StaffID, StaffName: sup.StaffName, Reason: sup.Reason}
-	} else if e.Support != nil {
-		rec.Metadata.Support = e.Support
 	}
 	l.write(ctx, e.TenantID, rec)
-	if sup != nil && sup.StaffTenantID != e.TenantID {
-		// A support session's every change is the operator's business
-		// too: its log holds a copy, which says in which tenant.
-		cp := *rec
-		cp.Doc = kanri.Doc{ID: newID(now)}
-		cp.Details.Changes = nil // what changed stays in the tenant's log
-		l.write(ctx, sup.StaffTenantID, &cp)
+	if to, cp := operatorCopy(a, e, rec); cp != nil {
+		cp.ID = newID(now)
+		l.write(ctx, to, cp)
 	}
 	l.obsMu.RLock()
 	defer l.obsMu.RUnlock()
 	for _, f := range l.observers {
 		f(e)
 	}
+}
+
+// operatorCopy returns the copy of rec, the record of e in its tenant,
+// that the operator's log holds, and the operator's tenant; nil when the
+// record is none of the operator's business. What the operator's staff do
+// in another tenant is: what a support session does there (without what
+// changed, which stays in the tenant's log), a step of support access
+// (e.Support, as it is), and what a member of the operator's tenant does
+// there themselves, such as creating, suspending or restoring it or
+// assigning its users' roles (without what changed, either). Each copy
+// names the tenant in metadata.targetTenantId, the indexed field the
+// operator's audit page filters by (Filter.Tenant).
+func operatorCopy(a Actor, e Entry, rec *kanri.AuditLog) (string, *kanri.AuditLog) {
+	cp := *rec
+	cp.Metadata.TargetTenantID = e.TenantID
+	switch {
+	case a.Support != nil && a.Support.StaffTenantID != e.TenantID:
+		cp.Details.Changes = nil
+		return a.Support.StaffTenantID, &cp
+	case a.Support != nil:
+		return "", nil
+	case e.Support != nil && e.TenantID != kanri.PrivilegedTenantID:
+		cp.Metadata.Support = e.Support
+		return kanri.PrivilegedTenantID, &cp
+	case a.TenantID == kanri.PrivilegedTenantID && e.Support == nil && isTenant(e.TenantID):
+		cp.Details.Changes = nil
+		return kanri.PrivilegedTenantID, &cp
+	}
+	return "", nil
+}
+
+// isTenant reports whether id is a customer's tenant: not the operator's,
+// not the installation's (_system) and not none.
+func isTenant(id string) bool {
+	return id != "" && id != kanri.PrivilegedTenantID && id != kanri.SystemTenantID
 }
 
 // write creates rec in the tenant's log, or logs and counts it as lost.
@@ -262,13 +291,39 @@ type Filter struct {
 	// the records of users since deleted and of other tenants' operators.
 	User         string
 	ResourceType string
+	// Tenant, in the operator's log, is the id of the other tenant whose
+	// records to list: what the operator's staff did there (the records'
+	// metadata.targetTenantId). Only global administrators filter by it
+	// (MayFilterByTenant).
+	Tenant       string
 	From, To     time.Time // To is exclusive; zero means open
 	Limit        int
 	Continuation string
 }
 
-// Query returns one page of a tenant's audit records, newest first.
+// MayFilterByTenant reports whether ctx's actor may list, in tenantID's
+// log, the records about other tenants (Filter.Tenant): only the
+// operator's log holds them, and only its global administrators, who may
+// act in every tenant, read them.
+func MayFilterByTenant(ctx context.Context, tenantID string) bool {
+	return tenantID == kanri.PrivilegedTenantID && ActorFrom(ctx).GlobalAdmin
+}
+
+// CheckFilter returns EFORBIDDEN when f filters by tenant and ctx's actor
+// may not (MayFilterByTenant), nil otherwise.
+func CheckFilter(ctx context.Context, tenantID string, f Filter) error {
+	if f.Tenant != "" && !MayFilterByTenant(ctx, tenantID) {
+		return kanri.E(kanri.EFORBIDDEN, "audit.tenant_filter_forbidden")
+	}
+	return nil
+}
+
+// Query returns one page of a tenant's audit records, newest first, or
+// the error of CheckFilter.
 func (l *Log) Query(ctx context.Context, tenantID string, f Filter) ([]*kanri.AuditLog, string, error) {
+	if err := CheckFilter(ctx, tenantID, f); err != nil {
+		return nil, "", err
+	}
 	return l.query(ctx, tenantID, l.where(ctx, tenantID, f), f.Limit, f.Continuation)
 }
 
@@ -287,10 +342,15 @@ func (l *Log) query(ctx context.Context, tenantID string, where []docstore.Filte
 func (l *Log) where(ctx context.Context, tenantID string, f Filter) []docstore.Filter {
 	var where []docstore.Filter
 	if tenantID == kanri.PrivilegedTenantID && !ActorFrom(ctx).GlobalAdmin {
-		// The operator's log holds what support did in other tenants
-		// (records with metadata.support.tenantId): only global
-		// administrators, who may see those tenants, read them.
-		where = append(where, docstore.Defined("metadata.support.tenantId", false))
+		// The operator's log holds what its staff did in other tenants
+		// (records with metadata.targetTenantId): only global
+		// administrators, who may see those tenants, read them. The
+		// copies of support's records written before targetTenantId
+		// have only metadata.support.tenantId.
+		where = append(where, docstore.Defined("metadata.targetTenantId", false), docstore.Defined("metadata.support.tenantId", false))
+	}
+	if f.Tenant != "" {
+		where = append(where, docstore.Eq("metadata.targetTenantId", f.Tenant))
 	}
 	switch {
 	case f.Action == "":

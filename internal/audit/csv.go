@@ -11,11 +11,15 @@ import (
 )
 
 // csvHeader is the header row of the CSV export.
-var csvHeader = []string{"timestamp", "action", "status", "userId", "userName", "resourceType", "resourceId", "resourceName", "changes", "reason", "ipAddress", "userAgent", "requestId"}
+var csvHeader = []string{"timestamp", "action", "status", "userId", "userName", "resourceType", "resourceId", "resourceName", "changes", "reason", "ipAddress", "userAgent", "requestId", "targetTenantId"}
 
-// WriteCSV writes every record that matches f, newest first, as CSV. Cells
-// that a spreadsheet would run as a formula are prefixed with a quote.
+// WriteCSV writes every record that matches f, newest first, as CSV, or
+// nothing when the actor may not use f (CheckFilter). Cells that a
+// spreadsheet would run as a formula are prefixed with a quote.
 func (l *Log) WriteCSV(ctx context.Context, w io.Writer, tenantID string, f Filter) error {
+	if err := CheckFilter(ctx, tenantID, f); err != nil {
+		return err
+	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
 		return err
@@ -54,7 +58,7 @@ func csvRow(r *kanri.AuditLog) []string {
 	row := []string{
 		r.Timestamp.String(), r.Action, r.Status, r.UserID, r.UserName,
 		r.Resource.Type, r.Resource.ID, r.Resource.Name, changes, r.Details.Reason,
-		r.Metadata.IPAddress, r.Metadata.UserAgent, r.Metadata.RequestID,
+		r.Metadata.IPAddress, r.Metadata.UserAgent, r.Metadata.RequestID, r.Metadata.TargetTenantID,
 	}
 	for i, cell := range row {
 		row[i] = defuse(cell)

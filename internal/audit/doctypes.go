@@ -20,6 +20,10 @@ var DocTypes = []doctype.Type{
 			{Name: "audit_type_time", Fields: []string{"resource.type", "timestamp"}},
 			{Name: "audit_action_time", Fields: []string{"action", "timestamp"}},
 			{Name: "audit_resource_time", Fields: []string{"resource.id", "timestamp"}},
+			// The operator's log by the other tenant a record is about
+			// (Filter.Tenant), and without those for whoever is no
+			// global administrator (undefined is a value of the index).
+			{Name: "audit_target_time", Fields: []string{"metadata.targetTenantId", "timestamp"}},
 		},
 		Backup: doctype.InPart(kanri.PartAudit),
 		Personal: doctype.Personal{Owner: "userId", Data: []string{"userId", "userName", "metadata"},
@@ -33,10 +37,10 @@ var DocTypes = []doctype.Type{
 // Container is the audit container: only audit records, whose 90 days
 // are its default TTL.
 var Container = doctype.Container{Name: kanri.ContainerAudit, DefaultTTL: kanri.TTLAuditLog * time.Second, Appends: true, Indexing: docstore.IndexingPolicy{
-	// The operator's log leaves out, for whoever is no global
-	// administrator, what support did in other tenants: by the one
-	// metadata path indexed (Log.where).
-	IncludedPaths: []string{"/*", "/metadata/support/tenantId/?"},
+	// The operator's log lists by, and leaves out for whoever is no
+	// global administrator, what its staff did in other tenants: by the
+	// metadata paths indexed (Log.where).
+	IncludedPaths: []string{"/*", "/metadata/support/tenantId/?", "/metadata/targetTenantId/?"},
 	ExcludedPaths: []string{"/details/*", "/metadata/*", "/_etag/?"},
 	CompositeIndexes: [][]string{
 		{"/tenantId", "-/timestamp"},

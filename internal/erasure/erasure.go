@@ -274,9 +274,11 @@ func (s *Service) erase(ctx context.Context, tenantID string, rec *Record, ids [
 }
 
 // eraseCopies erases the person from the operator's copies of the
-// tenant's audit records: audit.Log copies what support did in a tenant
-// into the operator's log (metadata.support.tenantId), where the tenant's
-// own scan does not reach.
+// tenant's audit records: audit.Log copies what the operator's staff and
+// support did in a tenant into the operator's log
+// (metadata.targetTenantId; metadata.support.tenantId alone on support's
+// copies written before that field), where the tenant's own scan does not
+// reach.
 func (s *Service) eraseCopies(ctx context.Context, tenantID string, rec *Record, ids []*regexp.Regexp, rep *Report) error {
 	t, ok := s.Store.Types().Lookup(kanri.ContainerAudit, kanri.TypeAuditLog)
 	if !ok || tenantID == kanri.PrivilegedTenantID {
@@ -284,7 +286,7 @@ func (s *Service) eraseCopies(ctx context.Context, tenantID string, rec *Record,
 	}
 	c := s.Store.Port().Container(kanri.ContainerAudit)
 	q := docstore.Query{Type: kanri.TypeAuditLog, Where: []docstore.Filter{
-		docstore.Eq("metadata.support.tenantId", tenantID),
+		docstore.Or(docstore.Eq("metadata.targetTenantId", tenantID), docstore.Eq("metadata.support.tenantId", tenantID)),
 		docstore.Or(docstore.Eq("userId", rec.UserID), docstore.Eq("resource.id", rec.UserID)),
 	}, Limit: docstore.MaxPageSize}
 	var edits []edit
@@ -295,15 +297,27 @@ func (s *Service) eraseCopies(ctx context.Context, tenantID string, rec *Record,
 		}
 		for _, it := range page.Items {
 			it.Body = bytes.Clone(it.Body)
+			var was struct {
+				Metadata kanri.AuditMetadata `json:"metadata"`
+			}
+			if err := json.Unmarshal(it.Body, &was); err != nil {
+				return err
+			}
 			// The copy stays marked as the tenant's: pseudonymised, it
-			// is still for global administrators only (audit.Log.where).
+			// is still for global administrators only (audit.Log.where),
+			// and still found by the tenant.
 			keep := func(doc map[string]any) {
 				md, _ := doc["metadata"].(map[string]any)
 				if md == nil {
 					md = map[string]any{}
 					doc["metadata"] = md
 				}
-				md["support"] = map[string]any{"tenantId": tenantID}
+				if was.Metadata.TargetTenantID != "" {
+					md["targetTenantId"] = tenantID
+				}
+				if was.Metadata.Support != nil {
+					md["support"] = map[string]any{"tenantId": tenantID}
+				}
 			}
 			edits = append(edits, edit{kanri.ContainerAudit, it, t, keep})
 		}

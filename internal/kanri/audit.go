@@ -123,6 +123,11 @@ type AuditMetadata struct {
 	// Support, on what a support session did, names the staff member who
 	// did it and why; the operator's log holds a copy of the record.
 	Support *AuditSupport `json:"support,omitempty"`
+	// TargetTenantID, on a record of the operator's log, is the other
+	// tenant the record is about: what the operator's staff did there,
+	// themselves or through support access. That tenant's own log holds
+	// the record too; the operator's audit page filters by this field.
+	TargetTenantID string `json:"targetTenantId,omitempty"`
 }
 
 // AuditSupport says who, of the operator's support staff, acted as the

@@ -121,10 +121,6 @@ func (s *Service) Start(ctx context.Context, staff Staff, r Request) (*kanri.Ses
 	s.Audit.Record(ctx, audit.Entry{
 		TenantID: r.TenantID, Action: ActionStart, Reason: r.Reason, Changes: changes,
 		Resource: kanri.AuditResource{Type: kanri.AuditUser, ID: u.ID, Name: u.Username},
-	})
-	s.Audit.Record(ctx, audit.Entry{
-		TenantID: staff.TenantID, Action: ActionStart, Reason: r.Reason, Changes: changes,
-		Resource: kanri.AuditResource{Type: kanri.AuditUser, ID: u.ID, Name: u.Username},
 		Support:  &kanri.AuditSupport{TenantID: t.ID, StaffID: staff.UserID, StaffName: staff.Name, Reason: r.Reason},
 	})
 	return rec, nil
@@ -306,16 +302,12 @@ func (s *Service) approved(ctx context.Context, staff Staff, tenantID, userID, i
 }
 
 // recordBoth records action on req in the tenant's audit log and the
-// operator's (the staff member's tenant), where metadata.support names
-// the tenant (and the erasure of the user reaches the record).
+// operator's, where metadata.support names the tenant (and the erasure of
+// the user reaches the record): audit.Log.Record writes the copy.
 func (s *Service) recordBoth(ctx context.Context, tenantID string, req *kanri.SupportRequest, action string) {
-	changes := map[string]kanri.Change{"staff": {After: req.StaffName}, "status": {After: req.Status}}
 	s.Audit.Record(ctx, audit.Entry{
-		TenantID: tenantID, Action: action, Reason: req.Reason, Changes: changes,
-		Resource: kanri.AuditResource{Type: kanri.AuditUser, ID: req.UserID, Name: req.Username},
-	})
-	s.Audit.Record(ctx, audit.Entry{
-		TenantID: req.StaffTenantID, Action: action, Reason: req.Reason, Changes: changes,
+		TenantID: tenantID, Action: action, Reason: req.Reason,
+		Changes:  map[string]kanri.Change{"staff": {After: req.StaffName}, "status": {After: req.Status}},
 		Resource: kanri.AuditResource{Type: kanri.AuditUser, ID: req.UserID, Name: req.Username},
 		Support:  &kanri.AuditSupport{TenantID: tenantID, StaffID: req.StaffUserID, StaffName: req.StaffName, Reason: req.Reason},
 	})
