@@ -5,6 +5,7 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -214,4 +215,97 @@ func TestAuditNamesActionsInThePagesLanguage(t *testing.T) {
 	if strings.Contains(page, `<span class="mono">user.create</span>`) {
 		t.Error("the Japanese audit page shows an action's code as its text")
 	}
+}
+
+// TestOperatorAuditByTenant: what a global administrator does in acme
+// (a user deactivated, the tenant suspended) is in the operator's audit
+// log too, named by its tenant; the log filters by a tenant's sign-in name
+// or id, pages with the filter kept, and exports what it shows.
+func TestOperatorAuditByTenant(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	staff := e.staffDeactivates(t, e.acme.ID, e.acmeBob.ID)
+	resp, _ := staff.post("/tenants/"+e.globex.ID+"/suspend", url.Values{"etag": {e.fresh(t, e.globex.ID).ETag}})
+	wantStatus(t, "suspending globex", resp, http.StatusSeeOther)
+	path := "/t/" + kanri.PrivilegedTenantID + "/audit"
+
+	tests := []struct {
+		name, query string
+		want        []string // the rows' actions and tenants
+		unwanted    []string
+	}{
+		{"every tenant", "", []string{
+			`data-action="user.deactivate"`, `data-tenant="` + e.acme.ID + `"`,
+			`data-action="tenant.suspend"`, `data-tenant="` + e.globex.ID + `"`,
+		}, nil},
+		{"acme by its sign-in name", "?tenant=acme", []string{`data-action="user.deactivate"`, `data-tenant="` + e.acme.ID + `"`, `value="acme"`},
+			[]string{`data-action="tenant.suspend"`, `data-tenant="` + e.globex.ID + `"`, `data-action="auth.login"`}},
+		{"globex by its id", "?tenant=" + e.globex.ID, []string{`data-action="tenant.suspend"`},
+			[]string{`data-action="user.deactivate"`}},
+		{"a tenant nobody acted in", "?tenant=initech", []string{`data-testid="audit-empty"`}, []string{`data-testid="audit-row"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := staff.get(path + tt.query)
+			wantStatus(t, "the operator's audit log", resp, http.StatusOK)
+			for _, want := range append(tt.want, `data-testid="audit-filter-tenant"`) {
+				if !strings.Contains(body, want) {
+					t.Errorf("got no %s", want)
+				}
+			}
+			for _, unwanted := range tt.unwanted {
+				if strings.Contains(body, unwanted) {
+					t.Errorf("got %s", unwanted)
+				}
+			}
+		})
+	}
+	// The copy names acme and links to acme's own log, which keeps what
+	// changed.
+	_, body := staff.get(path + "?tenant=acme")
+	if want := `href="/t/` + e.acme.ID + `/audit?action=user.deactivate"`; !strings.Contains(body, want) {
+		t.Errorf("the row does not link to acme's log: no %s", want)
+	}
+	if _, body := staff.get("/t/" + e.acme.ID + "/audit?action=user.deactivate"); !strings.Contains(body, `data-action="user.deactivate"`) {
+		t.Error("acme's own log lacks the deactivation")
+	}
+
+	// Paging keeps the filter.
+	for range 25 {
+		resp, _ := staff.post("/t/"+e.acme.ID+"/users/"+e.acmeBob.ID+"/reactivate", url.Values{"etag": {""}})
+		wantStatus(t, "reactivating bob", resp, http.StatusSeeOther)
+		staff.post("/t/"+e.acme.ID+"/users/"+e.acmeBob.ID+"/deactivate", url.Values{"etag": {""}})
+	}
+	_, body = staff.get(path + "?tenant=acme&size=20")
+	if n := strings.Count(body, `data-testid="audit-row"`); n != 20 {
+		t.Errorf("the first page: got %d rows, want 20", n)
+	}
+	m := regexp.MustCompile(`href="([^"]+)" rel="next"`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("the first page has no link to the next")
+	}
+	next := html.UnescapeString(m[1])
+	if !strings.Contains(next, "tenant=acme") {
+		t.Fatalf("the next page's link %q drops the tenant filter", next)
+	}
+	_, body = staff.get(next)
+	if n := strings.Count(body, `data-testid="audit-row"`); n == 0 || strings.Contains(body, `data-tenant="`+e.globex.ID+`"`) {
+		t.Errorf("the second page: %d rows, or globex's among them", n)
+	}
+
+	resp, csv := staff.get(path + ".csv?tenant=acme")
+	wantStatus(t, "the operator's export by tenant", resp, http.StatusOK)
+	if !strings.Contains(csv, "targetTenantId") || !strings.Contains(csv, ","+e.acme.ID) || strings.Contains(csv, e.globex.ID) {
+		t.Errorf("the export by tenant: %.400s", csv)
+	}
+}
+
+// staffDeactivates signs the operator's global administrator in, has them
+// deactivate a tenant's user, and returns their client.
+func (e *env) staffDeactivates(t *testing.T, tenantID, userID string) *client {
+	t.Helper()
+	staff := e.client(t).signIn("privileged", adminEmail)
+	resp, _ := staff.post("/t/"+tenantID+"/users/"+userID+"/deactivate", url.Values{"etag": {""}})
+	wantStatus(t, "the operator's administrator deactivating "+userID, resp, http.StatusSeeOther)
+	return staff
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
+	"github.com/kanri/kanri/internal/kanri"
 )
 
 // dense are the filters that hold for nearly every document of their
@@ -66,6 +67,9 @@ func TestEveryListQueryIsServedByAnIndex(t *testing.T) {
 		"sort": {"", "username", "displayName", "email", "createdAt", "lastLogin"}, "desc": {"", "1"}})
 	combos(acme+"/audit", map[string][]string{"action": {"", "user.", "user.create"}, "user": {"", "bob", e.acmeBob.ID},
 		"resource": {"", "User"}, "from": {"", "2026-01-01"}, "to": {"", "2027-01-01"}})
+	// The operator's log: what its staff did in every tenant, by tenant.
+	combos("/t/"+kanri.PrivilegedTenantID+"/audit", map[string][]string{"tenant": {"", "acme", e.globex.ID}, "action": {"", "user.", "tenant.suspend"},
+		"user": {"", "admin"}, "from": {"", "2026-01-01"}})
 	combos(acme+"/api-keys/usage", map[string][]string{"status": {"", "2xx", "4xx", "5xx"}})
 	combos(acme+"/api-keys/"+key.ID, map[string][]string{"status": {"", "2xx", "4xx"}})
 	c := e.chat(t)
@@ -80,6 +84,15 @@ func TestEveryListQueryIsServedByAnIndex(t *testing.T) {
 	for _, p := range pages {
 		if resp, _ := staff.get(p); resp.StatusCode != http.StatusOK {
 			t.Errorf("GET %s: status %d", p, resp.StatusCode)
+		}
+	}
+	// The operator's log without what its staff did in the tenants, for
+	// its staff who are no global administrators.
+	viewer := e.operatorViewer(t, "pat")
+	combos("/t/"+kanri.PrivilegedTenantID+"/audit", map[string][]string{"action": {"", "user."}, "user": {"", "admin"}})
+	for _, p := range pages[len(pages)-4:] {
+		if resp, _ := viewer.get(p); resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s as a viewer of the operator's: status %d", p, resp.StatusCode)
 		}
 	}
 	var api []string

@@ -363,3 +363,45 @@ func TestAnonymousErrorPagesCarryAWorkingToken(t *testing.T) {
 	resp, _ = c.post("/lang", url.Values{"lang": {"ja"}, "next": {"/login"}})
 	wantStatus(t, "the language switch of the error page", resp, http.StatusSeeOther)
 }
+
+// TestOperatorAuditStaysTheOperators: what the operator's staff did in
+// the tenants is read by its global administrators only. A tenant's
+// administrator neither reads the operator's log nor filters their own by
+// tenant (403, not an empty page, so that a filter never seems to work
+// where it cannot), and another of the operator's staff sees none of it.
+func TestOperatorAuditStaysTheOperators(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.staffDeactivates(t, e.globex.ID, e.globUsr.ID)
+	operatorLog := "/t/" + kanri.PrivilegedTenantID + "/audit"
+	acme := e.client(t).signIn("acme", "admin")
+	viewer := e.operatorViewer(t, "pat")
+	tests := []struct {
+		name   string
+		c      *client
+		path   string
+		status int
+	}{
+		{"acme's admin, the operator's log", acme, operatorLog, http.StatusNotFound},
+		{"acme's admin, the operator's log by tenant", acme, operatorLog + "?tenant=globex", http.StatusNotFound},
+		{"acme's admin, the operator's export", acme, operatorLog + ".csv?tenant=globex", http.StatusNotFound},
+		{"acme's admin, their log by tenant", acme, "/t/" + e.acme.ID + "/audit?tenant=globex", http.StatusForbidden},
+		{"acme's admin, their log by their own tenant", acme, "/t/" + e.acme.ID + "/audit?tenant=" + e.acme.ID, http.StatusForbidden},
+		{"acme's admin, their export by tenant", acme, "/t/" + e.acme.ID + "/audit.csv?tenant=globex", http.StatusForbidden},
+		{"a viewer of the operator's, by tenant", viewer, operatorLog + "?tenant=globex", http.StatusForbidden},
+		{"a viewer of the operator's, export by tenant", viewer, operatorLog + ".csv?tenant=globex", http.StatusForbidden},
+		{"a viewer of the operator's", viewer, operatorLog, http.StatusOK},
+		{"acme's admin, their log", acme, "/t/" + e.acme.ID + "/audit", http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := tt.c.get(tt.path)
+			wantStatus(t, tt.path, resp, tt.status)
+			for _, leak := range []string{e.globex.ID, "gus", "user.deactivate", `data-testid="audit-filter-tenant"`} {
+				if strings.Contains(body, leak) {
+					t.Errorf("the page shows %s", leak)
+				}
+			}
+		})
+	}
+}
