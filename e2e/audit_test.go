@@ -8,8 +8,44 @@ import (
 	"testing"
 )
 
-// auditSteps are the steps of the audit log: entries of the earlier steps, filters and the CSV export.
+// auditSteps are the steps of the audit log: entries of the earlier steps, filters and the CSV export, and the operator's log of what its staff did in the tenants.
 func (s *suite) auditSteps(t *testing.T) {
+	s.step(t, "operator_audit_by_tenant", []string{"admin_creates_tenant_admin", "tenant_admin_sees_only_own_tenant"}, s.pagesOf(&s.admin, &s.alice), func(t *testing.T) {
+		// The operator's administrator changes acme.
+		s.open(t, s.admin, "/tenants", 200)
+		s.click(t, s.admin, "tenant-edit-"+tenantName)
+		s.atPath(t, s.admin, "/tenants/"+tenantID+"/edit")
+		s.fill(t, s.admin, "tenant-industry", "Manufacturing and logistics")
+		s.submitStatus(t, s.admin, s.admin.tid("tenant-submit"), "/tenants/"+tenantID, 303)
+
+		// The operator's log shows it, filtered by acme's sign-in name,
+		// with what the administrator did in acme before.
+		s.open(t, s.admin, "/t/tenant_privileged/audit", 200)
+		s.filterAuditBy(t, s.admin, "tenant", tenantName)
+		actions := rowAttrs(t, s.admin.tid("audit-row"), "data-action")
+		for _, want := range []string{"tenant.update", "tenant.create", "user.create"} {
+			if !slices.Contains(actions, want) {
+				t.Errorf("the operator's log filtered by %s has no %s row (rows: %v)", tenantName, want, actions)
+			}
+		}
+		if len(actions) > 0 && actions[0] != "tenant.update" {
+			t.Errorf("the newest row is %s, want the tenant.update just made", actions[0])
+		}
+		for _, id := range rowAttrs(t, s.admin.tid("audit-tenant"), "data-tenant") {
+			if id != tenantID {
+				t.Errorf("the operator's log filtered by %s shows a row of %q", tenantName, id)
+			}
+		}
+		s.containsText(t, s.admin, "audit-table", tenantDisplay)
+		s.filterAuditBy(t, s.admin, "tenant", "no-such-tenant")
+		s.visible(t, s.admin, "audit-empty")
+
+		// acme's administrator has no such filter, and cannot force one.
+		s.open(t, s.alice, "/t/"+tenantID+"/audit", 200)
+		s.absent(t, s.alice, "audit-filter-tenant")
+		s.open(t, s.alice, "/t/"+tenantID+"/audit?tenant=privileged", 403)
+	})
+
 	s.step(t, "audit_entries_visible", []string{"edit_and_deactivate_user", "lockout_and_unlock", "stale_edit_detected"}, s.pagesOf(&s.alice), func(t *testing.T) {
 		s.open(t, s.alice, "/t/"+tenantID+"/audit", 200)
 		s.visible(t, s.alice, "audit-table")

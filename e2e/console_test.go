@@ -113,21 +113,29 @@ func (s *suite) createUser(t *testing.T, p *session, username, display, password
 // the rows shown.
 func (s *suite) filterAudit(t *testing.T, p *session, action string) []string {
 	t.Helper()
-	s.fill(t, p, "audit-filter-action", action)
+	s.filterAuditBy(t, p, "action", action)
+	return rowAttrs(t, p.tid("audit-row"), "data-action")
+}
+
+// filterAuditBy sets the audit page's filter param (its field is
+// audit-filter-<param>) to value, submits the filters and waits for the
+// rows or the empty notice.
+func (s *suite) filterAuditBy(t *testing.T, p *session, param, value string) {
+	t.Helper()
+	s.fill(t, p, "audit-filter-"+param, value)
 	if err := p.tid("audit-filter-submit").Click(); err != nil {
 		t.Fatal(err)
 	}
 	filtered := func(raw string) bool {
 		u, err := url.Parse(raw)
-		return err == nil && strings.HasSuffix(u.Path, "/audit") && u.Query().Get("action") == action
+		return err == nil && strings.HasSuffix(u.Path, "/audit") && u.Query().Get(param) == value
 	}
 	if err := waitURL(p, filtered); err != nil {
-		t.Fatalf("filtering the audit log by %s: %v", action, err)
+		t.Fatalf("filtering the audit log by %s=%s: %v", param, value, err)
 	}
 	if err := s.expect.Locator(p.page.Locator(`[data-testid="audit-table"], [data-testid="audit-empty"]`).First()).ToBeVisible(); err != nil {
 		t.Fatalf("the filtered audit page shows neither rows nor the empty notice: %v", err)
 	}
-	return rowAttrs(t, p.tid("audit-row"), "data-action")
 }
 
 // exportAudit downloads the CSV of the audit page and returns its header and
