@@ -134,18 +134,25 @@ func loadAudit(b *testing.B, c docstore.Container, pk string, n int) {
 // i-th by the user (id and name) who says, 1,000 to a batch.
 func loadAuditBy(b *testing.B, c docstore.Container, pk string, n int, who func(i int) (id, name string)) {
 	b.Helper()
+	loadAuditShaped(b, c, pk, n, func(i int, rec *kanri.AuditLog) { rec.UserID, rec.UserName = who(i) })
+}
+
+// loadAuditShaped writes n audit records in partition pk, a second apart,
+// each a user.update that shape may change, 1,000 to a batch.
+func loadAuditShaped(b *testing.B, c docstore.Container, pk string, n int, shape func(i int, rec *kanri.AuditLog)) {
+	b.Helper()
 	start := time.Now()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for chunk := 0; chunk < n; chunk += 1000 {
 		var ops []docstore.Op
 		for i := chunk; i < min(chunk+1000, n); i++ {
-			id, name := who(i)
 			rec := kanri.AuditLog{
 				Doc:       kanri.Doc{ID: fmt.Sprintf("audit_%09d", i), TenantID: pk, Type: kanri.TypeAuditLog, SchemaVersion: "1.0"},
-				Timestamp: kanri.NewTime(base.Add(time.Duration(i) * time.Second)), UserID: id, UserName: name,
-				Action: "user.update", Resource: kanri.AuditResource{Type: "User", ID: fmt.Sprintf("user_%d", i%500), Name: "x"},
+				Timestamp: kanri.NewTime(base.Add(time.Duration(i) * time.Second)),
+				Action:    "user.update", Resource: kanri.AuditResource{Type: "User", ID: fmt.Sprintf("user_%d", i%500), Name: "x"},
 				Status: kanri.AuditSuccess,
 			}
+			shape(i, &rec)
 			body, err := json.Marshal(rec)
 			if err != nil {
 				b.Fatal(err)
