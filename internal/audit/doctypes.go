@@ -15,15 +15,19 @@ var DocTypes = []doctype.Type{
 		Name: kanri.TypeAuditLog, Container: kanri.ContainerAudit, Of: &kanri.AuditLog{},
 		Indexes: []doctype.Index{
 			{Name: "audit_time", Fields: []string{"timestamp"}},
+			// The operator's log by the other tenant a record is about
+			// (Filter.Tenant), and without those for whoever is no
+			// global administrator (undefined is a value of the index).
+			// Declared before the indexes of the other filters, as the
+			// embedded store takes the first of equally narrow ranges:
+			// one tenant's records are fewer than an action's or a
+			// user's across all tenants.
+			{Name: "audit_target_time", Fields: []string{"metadata.targetTenantId", "timestamp"}},
 			{Name: "audit_user_time", Fields: []string{"userId", "timestamp"}},
 			{Name: "audit_username_time", Fields: []string{"userName", "timestamp"}},
 			{Name: "audit_type_time", Fields: []string{"resource.type", "timestamp"}},
 			{Name: "audit_action_time", Fields: []string{"action", "timestamp"}},
 			{Name: "audit_resource_time", Fields: []string{"resource.id", "timestamp"}},
-			// The operator's log by the other tenant a record is about
-			// (Filter.Tenant), and without those for whoever is no
-			// global administrator (undefined is a value of the index).
-			{Name: "audit_target_time", Fields: []string{"metadata.targetTenantId", "timestamp"}},
 		},
 		Backup: doctype.InPart(kanri.PartAudit),
 		Personal: doctype.Personal{Owner: "userId", Data: []string{"userId", "userName", "metadata"},
