@@ -37,6 +37,7 @@ func (s *suite) auditSteps(t *testing.T) {
 			}
 		}
 		s.containsText(t, s.admin, "audit-table", tenantDisplay)
+		s.screenshot(t, s.admin.page, "desktop-operator-audit.png") // for humans, also on success
 		s.filterAuditBy(t, s.admin, "tenant", "no-such-tenant")
 		s.visible(t, s.admin, "audit-empty")
 
