@@ -71,7 +71,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	log := slog.New(telemetry.LogHandler(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel})))
-	o, stopTracing, err := newObservers(ctx, cfg)
+	o, stopTracing, err := newObservers(cfg, log)
 	if err != nil {
 		return err
 	}

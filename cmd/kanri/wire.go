@@ -15,6 +15,7 @@ import (
 	"time"
 	_ "time/tzdata" // every IANA time zone a tenant may choose, whatever the machine has
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
@@ -143,13 +144,16 @@ type observers struct {
 
 // newObservers returns the server's metrics and the tracer cfg asks for,
 // and the function that sends the traces still held and stops.
-func newObservers(ctx context.Context, cfg Config) (observers, func(context.Context) error, error) {
+func newObservers(cfg Config, log *slog.Logger) (observers, func(context.Context) error, error) {
 	t := cfg.Tracing
 	t.Instance = schedule.InstanceName()
-	tp, stop, err := telemetry.NewTracerProvider(ctx, t)
+	tp, stop, err := telemetry.NewTracerProvider(t)
 	if err != nil {
 		return observers{}, nil, err
 	}
+	// The SDK tells of spans it could not send through OpenTelemetry's
+	// one error handler, a global of its own: into the log, not stderr.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("traces not sent", "err", err) }))
 	return observers{metrics: telemetry.New(), tracer: tp}, stop, nil
 }
 

@@ -2,13 +2,11 @@ package telemetry
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -40,13 +38,13 @@ var Propagator = propagation.TraceContext{}
 // NewTracerProvider returns the tracer provider Tracing asks for and the
 // function that flushes and stops it: a provider that makes nothing when
 // t has no endpoint.
-func NewTracerProvider(ctx context.Context, t Tracing) (trace.TracerProvider, func(context.Context) error, error) {
+func NewTracerProvider(t Tracing) (trace.TracerProvider, func(context.Context) error, error) {
 	if t.Endpoint == "" {
 		return noop.NewTracerProvider(), func(context.Context) error { return nil }, nil
 	}
-	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(t.Endpoint))
+	exp, err := newOTLPExporter(t.Endpoint)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the OTLP trace exporter: %w", err)
+		return nil, nil, err
 	}
 	tp := newProvider(sdktrace.NewBatchSpanProcessor(exp), t)
 	return tp, tp.Shutdown, nil
