@@ -19,6 +19,7 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/netguard"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -590,8 +591,8 @@ func (s *Service) keys(ctx context.Context, uri string) (int, error) {
 // short returns an error's text, cut to what a page shows.
 func short(err error) string {
 	msg := err.Error()
-	if errors.Is(err, errPrivateAddress) {
-		msg = errPrivateAddress.Error()
+	if errors.Is(err, netguard.ErrPrivateAddress) {
+		msg = "the provider's " + strings.TrimPrefix(netguard.ErrPrivateAddress.Error(), "the ")
 	}
 	if len(msg) > 200 {
 		msg = msg[:200] + "…"
