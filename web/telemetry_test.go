@@ -108,6 +108,11 @@ func TestMetricsMoveWithUse(t *testing.T) {
 	resp, _ = c.get("/t/" + e.acme.ID + "/made-up")
 	wantStatus(t, "a made-up path of a tenant", resp, http.StatusNotFound)
 
+	resp, _ = c.send("FOOBAR", "/t/"+e.acme.ID+"/users", nil, nil)
+	if resp.StatusCode < 400 {
+		t.Errorf("a made-up method: got %d", resp.StatusCode)
+	}
+
 	after := scrapeMetrics(t, e)
 	for _, tc := range []struct {
 		series string
@@ -115,6 +120,7 @@ func TestMetricsMoveWithUse(t *testing.T) {
 	}{
 		{usersPage, 2},
 		{`kanri_http_request_duration_seconds_count{method="GET",route="unmatched",status="4xx"}`, 2},
+		{`kanri_http_request_duration_seconds_count{method="other",route="unmatched",status="4xx"}`, 1},
 		{`kanri_auth_sign_ins_total{outcome="success"}`, 1},
 		{`kanri_auth_sign_ins_total{outcome="failure"}`, 1},
 		{`kanri_audit_records_total{action="auth.login"}`, 1},
@@ -130,7 +136,7 @@ func TestMetricsMoveWithUse(t *testing.T) {
 		t.Errorf("go_goroutines = %v, want the runtime's metrics too", got)
 	}
 	// No label value comes from a request's path, a tenant or a user.
-	for _, leak := range []string{made, e.acme.ID, e.acmeAdmin.ID} {
+	for _, leak := range []string{made, e.acme.ID, e.acmeAdmin.ID, "FOOBAR"} {
 		if strings.Contains(after, leak) {
 			t.Errorf("the metrics name %q", leak)
 		}

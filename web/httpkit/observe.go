@@ -43,15 +43,27 @@ func Observe(m *telemetry.Metrics, tr trace.Tracer) echo.MiddlewareFunc {
 				route = RouteUnmatched
 			}
 			status := LoggedStatus(c)
-			span.SetName(req.Method + " " + route)
+			span.SetName(methodLabel(req.Method) + " " + route)
 			span.SetAttributes(attribute.String("http.route", route), attribute.Int("http.response.status_code", status))
 			if status >= 500 && status != StatusClientClosed {
 				span.SetStatus(codes.Error, http.StatusText(status))
 			}
-			m.Request(route, req.Method, status, time.Since(start))
+			m.Request(route, methodLabel(req.Method), status, time.Since(start))
 			return nil
 		}
 	}
+}
+
+// methodLabel returns method if it is one of HTTP's, and "other" for any
+// other: a client can send any token as a method, and a label value per
+// token would grow the metrics without bound.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "other"
 }
 
 // MetricsHandler serves m to requests that carry token as their bearer
