@@ -6,7 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/role"
@@ -32,7 +31,7 @@ func (s *Server) routes(e *echo.Echo, pages []console.Pages) {
 	e.SchemeExtractor = s.origin.Scheme
 	e.Pre(httpkit.HeadAsGet(&s.heads))
 	admit := httpkit.NewAdmission(s.maxActive).Middleware
-	e.Use(httpkit.HeadRestored, httpkit.Observe(s.metrics, s.tracer), middleware.Recover(), console.SecureHeaders, s.RequestContext, s.api.Preflight, func(next echo.HandlerFunc) echo.HandlerFunc {
+	e.Use(httpkit.HeadRestored, httpkit.Observe(s.metrics, s.tracer, s.origin), middleware.Recover(), console.SecureHeaders, s.RequestContext, s.api.Preflight, func(next echo.HandlerFunc) echo.HandlerFunc {
 		admitted := admit(next)
 		return func(c echo.Context) error {
 			if p := c.Request().URL.Path; p == "/healthz" || p == "/readyz" || p == "/metrics" || strings.HasPrefix(p, "/static/") {
@@ -74,12 +73,10 @@ func (s *Server) routes(e *echo.Echo, pages []console.Pages) {
 // New returns the console's HTTP handler.
 func New(cfg Config) http.Handler {
 	s := &Server{bodyTimeout: cfg.BodyTimeout, origin: httpkit.NewOrigin(cfg.PublicURL, cfg.TrustedProxies), maxActive: cfg.MaxActive,
-		metrics: cfg.Deps.Metrics, metricsKey: cfg.MetricsToken}
-	tp := cfg.Tracer
-	if tp == nil {
-		tp = noop.NewTracerProvider()
+		metrics: cfg.Metrics, metricsKey: cfg.MetricsToken}
+	if cfg.Tracer != nil {
+		s.tracer = cfg.Tracer.Tracer(telemetry.TracerName)
 	}
-	s.tracer = tp.Tracer(telemetry.TracerName)
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = httpkit.DefaultBodyTimeout
 	}
@@ -87,7 +84,7 @@ func New(cfg Config) http.Handler {
 	s.Console = console.New(cfg.Deps, cfg.Services, sessions, s.origin)
 	s.live = &live.Streams{Sessions: s.Sessions, Users: s.Users, Auth: s.Auth, Tenants: s.Tenants, Roles: s.Roles, Support: s.Support,
 		Messaging: s.Messaging, Files: s.Files, Events: s.Events, Logger: s.Logger, Now: s.Now, Recheck: cfg.LiveRecheck, Running: cfg.Streams,
-		Metrics: cfg.Deps.Metrics}
+		Metrics: cfg.Metrics}
 	var apis []func(*api.Server) api.Feature
 	var pages []console.Pages
 	var nav []views.NavEntry

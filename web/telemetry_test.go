@@ -5,16 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"go.opentelemetry.io/otel/trace/noop"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/telemetry"
@@ -23,17 +26,44 @@ import (
 const metricsToken = "a-metrics-token-of-at-least-32-characters"
 
 // newObservedEnv returns an env with its metrics and its traces, built as
-// cmd/kanri builds them (store, blobs, services and server observed).
-func newObservedEnv(t *testing.T) (*env, *telemetry.Metrics, *tracetest.InMemoryExporter) {
+// cmd/kanri builds them (store, blobs, services and server observed), and
+// the addresses of its trusted proxies.
+func newObservedEnv(t *testing.T, proxies ...netip.Prefix) (*env, *telemetry.Metrics, *tracetest.InMemoryExporter) {
+	e, m, exp, _ := newObservedEnvLogged(t, proxies...)
+	return e, m, exp
+}
+
+// newObservedEnvLogged is newObservedEnv whose log, as cmd/kanri writes
+// it, goes to the buffer returned.
+func newObservedEnvLogged(t *testing.T, proxies ...netip.Prefix) (*env, *telemetry.Metrics, *tracetest.InMemoryExporter, *syncBuffer) {
 	m := telemetry.New()
 	exp := tracetest.NewInMemoryExporter()
 	tp := telemetry.NewTestTracerProvider(exp)
-	e := newEnvWith(t, envOptions{metrics: m, tracer: tp, metricsToken: metricsToken,
+	var buf syncBuffer
+	e := newEnvWith(t, envOptions{metrics: m, tracer: tp, metricsToken: metricsToken, trustedProxies: proxies,
+		log: slog.New(telemetry.LogHandler(slog.NewJSONHandler(&buf, nil))),
 		wrap: func(ds docstore.Store) docstore.Store {
 			return telemetry.Store(ds, m, tp.Tracer(telemetry.TracerName), false)
 		}})
-	return e, m, exp
+	return e, m, exp, &buf
 }
+
+// syncBuffer is a buffer that requests may write to at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// loopback is the address the tests' requests come from: a trusted proxy
+// when given to newObservedEnv.
+var loopback = netip.MustParsePrefix("127.0.0.1/32")
 
 // scrapeMetrics reads the server's /metrics with the token.
 func scrapeMetrics(t *testing.T, e *env) string {
@@ -120,7 +150,7 @@ func TestMetricsMoveWithUse(t *testing.T) {
 	}{
 		{usersPage, 2},
 		{`kanri_http_request_duration_seconds_count{method="GET",route="unmatched",status="4xx"}`, 2},
-		{`kanri_http_request_duration_seconds_count{method="other",route="unmatched",status="4xx"}`, 1},
+		{`kanri_http_request_duration_seconds_count{method="_OTHER",route="unmatched",status="4xx"}`, 1},
 		{`kanri_auth_sign_ins_total{outcome="success"}`, 1},
 		{`kanri_auth_sign_ins_total{outcome="failure"}`, 1},
 		{`kanri_audit_records_total{action="auth.login"}`, 1},
@@ -144,7 +174,7 @@ func TestMetricsMoveWithUse(t *testing.T) {
 }
 
 func TestARequestIsOneTraceWithItsStoreCalls(t *testing.T) {
-	e, _, exp := newObservedEnv(t)
+	e, _, exp, log := newObservedEnvLogged(t, loopback) // the caller's trace is followed from a trusted proxy
 	c := e.client(t).signIn("acme", "admin")
 	exp.Reset()
 	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
@@ -179,10 +209,27 @@ func TestARequestIsOneTraceWithItsStoreCalls(t *testing.T) {
 	if children < 3 {
 		t.Errorf("the request's span has %d store calls under it, want the session, user, tenant and role reads at least", children)
 	}
+
+	// The request's line in the log leads to its trace.
+	found := false
+	for line := range strings.Lines(log.String()) {
+		var l struct{ Msg, Path, TraceID, SpanID string }
+		if json.Unmarshal([]byte(line), &struct {
+			Msg     *string `json:"msg"`
+			Path    *string `json:"path"`
+			TraceID *string `json:"trace_id"`
+			SpanID  *string `json:"span_id"`
+		}{&l.Msg, &l.Path, &l.TraceID, &l.SpanID}) == nil && l.Msg == "request" && l.Path == "/t/"+e.acme.ID+"/users" && l.SpanID == server.SpanContext.SpanID().String() {
+			found = l.TraceID == traceID
+		}
+	}
+	if !found {
+		t.Errorf("no request line with the trace and span ids in the log:\n%s", log.String())
+	}
 }
 
 func TestAProblemNamesItsTrace(t *testing.T) {
-	e, _, _ := newObservedEnv(t)
+	e, _, _ := newObservedEnv(t, loopback)
 	const traceID = "0af7651916cd43dd8448eb211c80319c"
 	resp, body := e.client(t).send(http.MethodGet, "/api/v1/users", nil, http.Header{
 		"Authorization": {"Bearer nonsense"}, "Traceparent": {"00-" + traceID + "-b7ad6b7169203331-01"}})
@@ -193,6 +240,42 @@ func TestAProblemNamesItsTrace(t *testing.T) {
 	}
 	if got, want := p.Instance, "urn:kanri:request:"+p.RequestID+":trace:"+traceID; got != want || p.RequestID == "" {
 		t.Errorf("instance: got %q, want %q", got, want)
+	}
+
+	// Without traces, a caller's trace is never named: there is none.
+	plain := newEnv(t)
+	resp, body = plain.client(t).send(http.MethodGet, "/api/v1/users", nil, http.Header{
+		"Authorization": {"Bearer nonsense"}, "Traceparent": {"00-" + traceID + "-b7ad6b7169203331-01"}})
+	wantStatus(t, "an API call with a bad key, no traces", resp, http.StatusUnauthorized)
+	if err := json.Unmarshal([]byte(body), &p); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Instance, "urn:kanri:request:"+p.RequestID; got != want {
+		t.Errorf("instance without traces: got %q, want %q", got, want)
+	}
+}
+
+// A caller that is no trusted proxy cannot choose the trace, nor have its
+// requests sampled: its trace is linked to from a trace of the server's.
+func TestACallersTraceIsLinkedNotFollowed(t *testing.T) {
+	e, _, exp := newObservedEnv(t)
+	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	resp, _ := e.client(t).send(http.MethodGet, "/login", nil, http.Header{"Traceparent": {"00-" + traceID + "-" + parentID + "-01"}})
+	wantStatus(t, "sign-in page", resp, http.StatusOK)
+	var server *tracetest.SpanStub
+	for _, s := range exp.GetSpans() {
+		if s.Name == "GET /login" {
+			server = &s
+		}
+	}
+	if server == nil {
+		t.Fatal("no span of the request")
+	}
+	if server.SpanContext.TraceID().String() == traceID || server.Parent.IsValid() {
+		t.Errorf("the request continued the caller's trace %s", traceID)
+	}
+	if len(server.Links) != 1 || server.Links[0].SpanContext.TraceID().String() != traceID || server.Links[0].SpanContext.SpanID().String() != parentID {
+		t.Errorf("links: %+v, want one to the caller's span", server.Links)
 	}
 }
 
@@ -217,8 +300,8 @@ func BenchmarkObservedPage(b *testing.B) {
 			if tc.traces {
 				o.tracer = telemetry.NewTestTracerProvider(dropSpans{})
 			}
-			if o.metrics != nil || o.tracer != nil {
-				tr := noop.NewTracerProvider().Tracer("")
+			if o.metrics != nil {
+				var tr trace.Tracer // none without traces, as cmd/kanri does
 				if o.tracer != nil {
 					tr = o.tracer.Tracer(telemetry.TracerName)
 				}
@@ -278,7 +361,7 @@ func TestStreamsAndUploadsAreCounted(t *testing.T) {
 	untilSeries(t, e, "kanri_live_streams_open", 1, 1)
 	m := e.say(t, ch.admin, ch.public, "counted")
 	live.next(t, "msg-"+m.ID)
-	untilSeries(t, e, `kanri_live_events_total{outcome="delivered"}`, 1, math.Inf(1))
+	untilSeries(t, e, "kanri_live_events_delivered_total", 1, math.Inf(1))
 	live.close()
 	untilSeries(t, e, "kanri_live_streams_open", 0, 0)
 

@@ -65,8 +65,8 @@ type Config struct {
 	// nil.
 	Tracer trace.TracerProvider
 	// MetricsToken, when set, has /metrics served on this listener to
-	// requests with it as their bearer token (Deps.Metrics); when empty,
-	// the metrics are only on the debug listener.
+	// requests with it as their bearer token (Services.Metrics); when
+	// empty, the metrics are only on the debug listener.
 	MetricsToken string
 }
 
@@ -81,6 +81,6 @@ type Server struct {
 	heads       httpkit.PathSet // the paths of the routes of HEAD's own, which HEAD is not answered as GET on
 	origin      httpkit.Origin  // where the server is reached, and which proxies are believed
 	metrics     *telemetry.Metrics
-	tracer      trace.Tracer
-	metricsKey  string // Config.MetricsToken
+	tracer      trace.Tracer // nil: no traces
+	metricsKey  string       // Config.MetricsToken
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"slices"
@@ -118,6 +119,10 @@ type envOptions struct {
 	metrics      *telemetry.Metrics
 	tracer       trace.TracerProvider
 	metricsToken string
+	// trustedProxies are the server's (none when nil).
+	trustedProxies []netip.Prefix
+	// log is the services' and the server's logger (discarding when nil).
+	log *slog.Logger
 }
 
 // newEnvWith is newEnv built as o says.
@@ -135,7 +140,10 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 	faults := &faultStore{Store: calls}
 	clk := &clock{t: time.Now()}
 	dns := dnstest.Start(t)
-	svcs := wiring.New(store.New(faults, nil, features.Schema()), slog.New(slog.DiscardHandler), clk.Now, wiring.Options{Roles: features.Roles(),
+	if o.log == nil {
+		o.log = slog.New(slog.DiscardHandler)
+	}
+	svcs := wiring.New(store.New(faults, nil, features.Schema()), o.log, clk.Now, wiring.Options{Roles: features.Roles(),
 		Hasher: auth.Hasher{Cost: bcrypt.MinCost}, DNSServer: dns.Addr, UsageQueue: 1000, Blobs: blobs, Metrics: o.metrics,
 	})
 	st, ts, roles, us := svcs.Deps.Store, svcs.Tenants, svcs.Roles, svcs.Users
@@ -175,7 +183,7 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 	e.work = work
 	e.config = web.Config{
 		Deps: svcs.Deps, Services: *svcs, Features: served, SessionSecret: []byte("0123456789abcdef0123456789abcdef"),
-		Tracer: o.tracer, MetricsToken: o.metricsToken,
+		Tracer: o.tracer, MetricsToken: o.metricsToken, TrustedProxies: o.trustedProxies,
 	}
 	handler := web.New(e.config)
 	e.echo = handler.(*echo.Echo)

@@ -94,7 +94,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Info("store closed")
 	}()
 	_, billed := ds.(*cosmos.Store)
-	st := store.New(telemetry.Store(ds, o.metrics, o.tracer.Tracer(telemetry.TracerName), billed), log, features.Schema())
+	st := store.New(telemetry.Store(ds, o.metrics, o.spans(), billed), log, features.Schema())
 	bus, err := openEvents(ctx, ds, log)
 	if err != nil {
 		return err

@@ -17,7 +17,6 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/kanri/kanri/cmd/kanri/features"
 	"github.com/kanri/kanri/internal/auth"
@@ -43,10 +42,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.tracer == nil {
-		o.tracer = noop.NewTracerProvider()
-	}
-	blobs.Observe(telemetry.BlobObserver(o.metrics, o.tracer.Tracer(telemetry.TracerName)))
+	blobs.Observe(telemetry.BlobObserver(o.metrics, o.spans()))
 	twoFactor, err := twoFactorKey(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -136,10 +132,19 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 }
 
 // observers are what tells the operator how the server does: its metrics
-// and its tracer.
+// and its tracer (nil when traces are off).
 type observers struct {
 	metrics *telemetry.Metrics
 	tracer  trace.TracerProvider
+}
+
+// spans returns the tracer of the store's and blobs' calls, nil when
+// traces are off.
+func (o observers) spans() trace.Tracer {
+	if o.tracer == nil {
+		return nil
+	}
+	return o.tracer.Tracer(telemetry.TracerName)
 }
 
 // newObservers returns the server's metrics and the tracer cfg asks for,

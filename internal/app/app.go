@@ -12,7 +12,6 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
-	"github.com/kanri/kanri/internal/telemetry"
 )
 
 // Deps are the dependencies every service shares.
@@ -25,9 +24,6 @@ type Deps struct {
 	Logger *slog.Logger
 	// Now is the clock.
 	Now func() time.Time
-	// Metrics count what the server does for its operators; nil counts
-	// nothing (tests, subcommands).
-	Metrics *telemetry.Metrics
 }
 
 // NewDeps returns the dependencies over st with an audit log writing to it.

@@ -55,7 +55,6 @@ func (s *Store) dumpQuery(ctx context.Context, name, pk, sql string, params []az
 	pager := c.NewQueryItemsPager(sql, azcosmos.NewPartitionKeyString(pk), &azcosmos.QueryOptions{QueryParameters: params, PageSizeHint: 500})
 	for pager.More() {
 		resp, err := pager.NextPage(ctx)
-		charge(ctx, resp.RequestCharge, err)
 		if err != nil {
 			return mapError(err)
 		}

@@ -34,7 +34,8 @@ type Metrics struct {
 	storeCharge  *prometheus.CounterVec
 	blobCalls    *prometheus.HistogramVec
 	streams      prometheus.Gauge
-	events       *prometheus.CounterVec
+	events       prometheus.Counter
+	behind       prometheus.Counter
 	uploads      prometheus.Gauge
 	uploadBytes  prometheus.Counter
 	scheduled    *prometheus.CounterVec
@@ -59,8 +60,11 @@ func New() *Metrics {
 	m.blobCalls = histogram(reg, "blob", "operation_duration_seconds",
 		"How long blob store calls took, by operation and outcome.", "operation", "outcome")
 	m.streams = gauge(reg, "live", "streams_open", "Live streams (server-sent events) open now.")
-	m.events = counter(reg, "live", "events_total",
-		"Events offered to live streams, by outcome: delivered, or dropped because the stream was behind.", "outcome")
+	m.events = prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Subsystem: "live", Name: "events_delivered_total",
+		Help: "Events written to live streams."})
+	m.behind = prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Subsystem: "live", Name: "streams_behind_total",
+		Help: "Live streams ended because they fell behind the events (their browsers reconnect and get a snapshot)."})
+	reg.MustRegister(m.events, m.behind)
 	m.uploads = gauge(reg, "uploads", "in_progress", "Upload requests (tus PATCH) receiving bytes now.")
 	m.uploadBytes = prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Subsystem: "uploads", Name: "bytes_total",
 		Help: "Bytes received by uploads."})
@@ -133,17 +137,18 @@ func (m *Metrics) StreamClosed() {
 	}
 }
 
-// Event counts an event offered to a live stream: delivered, or dropped
-// because the stream had fallen behind.
-func (m *Metrics) Event(delivered bool) {
-	if m == nil {
-		return
+// EventDelivered counts an event written to a live stream.
+func (m *Metrics) EventDelivered() {
+	if m != nil {
+		m.events.Inc()
 	}
-	outcome := "dropped"
-	if delivered {
-		outcome = "delivered"
+}
+
+// StreamBehind counts a live stream ended because it fell behind.
+func (m *Metrics) StreamBehind() {
+	if m != nil {
+		m.behind.Inc()
 	}
-	m.events.WithLabelValues(outcome).Inc()
 }
 
 // UploadStarted counts an upload request that began receiving bytes; it

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,6 +20,10 @@ import (
 // otlpExporter sends spans to an OpenTelemetry collector by OTLP/HTTP in
 // its JSON encoding (the OTLP specification, "OTLP/HTTP", "JSON Protobuf
 // Encoding").
+//
+// It sends what Kanri's spans hold: no links, flags or dropped counts, and
+// it does not retry a refused batch (the batch processor logs and drops
+// it).
 //
 // It is written here rather than taken from otlptracehttp, whose protobuf
 // and gRPC dependencies made the server's binary 15 MB larger and its
@@ -123,7 +128,7 @@ type (
 		String *string       `json:"stringValue,omitempty"`
 		Bool   *bool         `json:"boolValue,omitempty"`
 		Int    *string       `json:"intValue,omitempty"`
-		Double *float64      `json:"doubleValue,omitempty"`
+		Double any           `json:"doubleValue,omitempty"` // a float64, or "NaN", "Infinity", "-Infinity" (JSON has no such numbers)
 		Array  *otlpAnyArray `json:"arrayValue,omitempty"`
 	}
 	otlpAnyArray struct {
@@ -200,8 +205,7 @@ func otlpValue(v attribute.Value) otlpAnyValue {
 		i := strconv.FormatInt(v.AsInt64(), 10)
 		return otlpAnyValue{Int: &i}
 	case attribute.FLOAT64:
-		f := v.AsFloat64()
-		return otlpAnyValue{Double: &f}
+		return otlpAnyValue{Double: otlpDouble(v.AsFloat64())}
 	case attribute.BOOLSLICE:
 		return otlpArray(v.AsBoolSlice(), attribute.BoolValue)
 	case attribute.INT64SLICE:
@@ -213,6 +217,20 @@ func otlpValue(v attribute.Value) otlpAnyValue {
 	}
 	s := v.Emit()
 	return otlpAnyValue{String: &s}
+}
+
+// otlpDouble returns f as the JSON encoding writes a double: a number, or
+// the name of one JSON cannot write.
+func otlpDouble(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return f
 }
 
 func otlpArray[T any](xs []T, value func(T) attribute.Value) otlpAnyValue {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -46,10 +48,10 @@ func TestTracesGoToTheCollectorAsOTLPJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := tp.Tracer(telemetry.TracerName)
-	ctx, parent := tr.Start(t.Context(), "GET /t/:tenant/users")
-	_, child := tr.Start(ctx, "store.read")
+	ctx, parent := tr.Start(t.Context(), "GET /t/:tenant/users", trace.WithSpanKind(trace.SpanKindInternal))
+	_, child := tr.Start(ctx, "store.read", trace.WithSpanKind(trace.SpanKindClient))
 	child.SetAttributes(attribute.String("db.collection.name", "auth"), attribute.Int("n", 42), attribute.Bool("ok", false),
-		attribute.Float64("db.cosmosdb.request_charge", 2.5), attribute.StringSlice("list", []string{"a", "b"}))
+		attribute.Float64("db.cosmosdb.request_charge", 2.5), attribute.StringSlice("list", []string{"a", "b"}), attribute.Float64("inf", math.Inf(1)))
 	child.RecordError(errors.New("disk full"))
 	child.SetStatus(codes.Error, "disk full")
 	child.End()
@@ -88,6 +90,9 @@ func TestTracesGoToTheCollectorAsOTLPJSON(t *testing.T) {
 		t.Fatalf("spans: %v", spans)
 	}
 	st := spans[0]
+	if st.GetKind() != 3 || spans[1].GetKind() != 1 { // SPAN_KIND_CLIENT; the parent's INTERNAL (started as such)
+		t.Errorf("kinds: %v, %v", st.GetKind(), spans[1].GetKind())
+	}
 	if st.GetStatus().GetCode() != 2 || st.GetStatus().GetMessage() != "disk full" { // STATUS_CODE_ERROR
 		t.Errorf("status: %v", st.GetStatus())
 	}
@@ -104,13 +109,13 @@ func TestTracesGoToTheCollectorAsOTLPJSON(t *testing.T) {
 			attrs["n"] = v.GetIntValue()
 		case kv.GetKey() == "ok":
 			attrs["ok"] = v.GetBoolValue()
-		case kv.GetKey() == "db.cosmosdb.request_charge":
+		case kv.GetKey() == "db.cosmosdb.request_charge" || kv.GetKey() == "inf":
 			attrs[kv.GetKey()] = v.GetDoubleValue()
 		default:
 			attrs[kv.GetKey()] = v.GetStringValue()
 		}
 	}
-	want := map[string]any{"db.collection.name": "auth", "n": int64(42), "ok": false, "db.cosmosdb.request_charge": 2.5, "list": 2}
+	want := map[string]any{"db.collection.name": "auth", "n": int64(42), "ok": false, "db.cosmosdb.request_charge": 2.5, "list": 2, "inf": math.Inf(1)}
 	for k, w := range want {
 		if attrs[k] != w {
 			t.Errorf("attribute %s: got %v, want %v", k, attrs[k], w)

@@ -12,8 +12,8 @@ import (
 )
 
 // Store returns ds with every container call timed into m and traced as a
-// span of tr. When billed (Cosmos DB), the request units each call cost
-// are added up too (docstore.Charge).
+// span of tr (none when tr is nil). When billed (Cosmos DB), the request
+// units each call cost are added up too (docstore.Charge).
 func Store(ds docstore.Store, m *Metrics, tr trace.Tracer, billed bool) docstore.Store {
 	return &store{Store: ds, m: m, tr: tr, billed: billed}
 }
@@ -47,8 +47,11 @@ type call struct {
 }
 
 func (c *container) begin(ctx context.Context, op string) call {
-	ctx, span := c.s.tr.Start(ctx, "store."+op, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-		attribute.String("db.collection.name", c.name), attribute.String("db.operation.name", op)))
+	var span trace.Span
+	if c.s.tr != nil {
+		ctx, span = c.s.tr.Start(ctx, "store."+op, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+			attribute.String("db.collection.name", c.name), attribute.String("db.operation.name", op)))
+	}
 	var ch *docstore.Charge
 	if c.s.billed {
 		ctx, ch = docstore.WithCharge(ctx)
@@ -60,6 +63,19 @@ func (c *container) begin(ctx context.Context, op string) call {
 // (not_found, conflict, stale, invalid), or error for any other.
 func (k call) end(err error) {
 	outcome := outcomeOf(err)
+	var units float64
+	if k.charge != nil {
+		units = k.charge.Units()
+	}
+	if m := k.c.s.m; m != nil {
+		m.storeCalls.WithLabelValues(k.c.name, k.op, outcome).Observe(time.Since(k.start).Seconds())
+		if units > 0 {
+			m.storeCharge.WithLabelValues(k.c.name, k.op).Add(units)
+		}
+	}
+	if k.span == nil {
+		return
+	}
 	switch outcome {
 	case "ok":
 	case "error":
@@ -69,14 +85,7 @@ func (k call) end(err error) {
 		k.span.SetAttributes(attribute.String("kanri.outcome", outcome))
 	}
 	if k.charge != nil {
-		u := k.charge.Units()
-		k.span.SetAttributes(attribute.Float64("db.cosmosdb.request_charge", u))
-		if m := k.c.s.m; m != nil && u > 0 {
-			m.storeCharge.WithLabelValues(k.c.name, k.op).Add(u)
-		}
-	}
-	if m := k.c.s.m; m != nil {
-		m.storeCalls.WithLabelValues(k.c.name, k.op, outcome).Observe(time.Since(k.start).Seconds())
+		k.span.SetAttributes(attribute.Float64("db.cosmosdb.request_charge", units))
 	}
 	k.span.End()
 }

@@ -11,7 +11,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/kanri/kanri/internal/kanri"
 )
@@ -36,11 +35,11 @@ type Tracing struct {
 var Propagator = propagation.TraceContext{}
 
 // NewTracerProvider returns the tracer provider Tracing asks for and the
-// function that flushes and stops it: a provider that makes nothing when
-// t has no endpoint.
+// function that flushes and stops it; nil when t has no endpoint: no
+// traces, and nothing spent on them.
 func NewTracerProvider(t Tracing) (trace.TracerProvider, func(context.Context) error, error) {
 	if t.Endpoint == "" {
-		return noop.NewTracerProvider(), func(context.Context) error { return nil }, nil
+		return nil, func(context.Context) error { return nil }, nil
 	}
 	exp, err := newOTLPExporter(t.Endpoint)
 	if err != nil {
@@ -62,13 +61,18 @@ func newProvider(p sdktrace.SpanProcessor, t Tracing) *sdktrace.TracerProvider {
 		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(t.Sample))))
 }
 
-// TraceID returns the id of the trace ctx is in, or "" outside any.
+// TraceID returns the id of the trace ctx is in, or "" outside any that
+// this server records.
 func TraceID(ctx context.Context) string {
-	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+	if sc := trace.SpanContextFromContext(ctx); recorded(sc) {
 		return sc.TraceID().String()
 	}
 	return ""
 }
+
+// recorded reports whether sc is a span of this server's that is sent to
+// the collector: not a caller's, nor one its sampler left out.
+func recorded(sc trace.SpanContext) bool { return sc.IsValid() && sc.IsSampled() && !sc.IsRemote() }
 
 // LogHandler returns h with the trace and span ids of a record's context
 // added to the record, so that a log line written with a request's
@@ -78,7 +82,7 @@ func LogHandler(h slog.Handler) slog.Handler { return traceHandler{h} }
 type traceHandler struct{ slog.Handler }
 
 func (t traceHandler) Handle(ctx context.Context, r slog.Record) error {
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+	if sc := trace.SpanContextFromContext(ctx); recorded(sc) {
 		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
 	return t.Handler.Handle(ctx, r)
@@ -93,21 +97,27 @@ func (t traceHandler) WithGroup(name string) slog.Handler {
 }
 
 // BlobObserver returns the observer of a blob bucket (blob.Bucket.Observe)
-// that times its calls into m and traces them as spans of tr.
+// that times its calls into m and traces them as spans of tr (none when
+// tr is nil).
 func BlobObserver(m *Metrics, tr trace.Tracer) func(ctx context.Context, op string) (context.Context, func(error)) {
 	return func(ctx context.Context, op string) (context.Context, func(error)) {
 		start := time.Now()
-		ctx, span := tr.Start(ctx, "blob."+op, trace.WithSpanKind(trace.SpanKindClient))
+		var span trace.Span
+		if tr != nil {
+			ctx, span = tr.Start(ctx, "blob."+op, trace.WithSpanKind(trace.SpanKindClient))
+		}
 		return ctx, func(err error) {
 			outcome := outcomeOf(err)
-			if outcome == "error" {
-				span.RecordError(err)
-				span.SetStatus(codes.Error, err.Error())
-			}
 			if m != nil {
 				m.blobCalls.WithLabelValues(op, outcome).Observe(time.Since(start).Seconds())
 			}
-			span.End()
+			if span != nil {
+				if outcome == "error" {
+					span.RecordError(err)
+					span.SetStatus(codes.Error, err.Error())
+				}
+				span.End()
+			}
 		}
 	}
 }

@@ -38,7 +38,11 @@ import (
 // Set is every application service, as the handlers and workers call them.
 type Set struct {
 	// Deps are the store, audit log, logger and clock the services share.
-	Deps    app.Deps
+	Deps app.Deps
+	// Metrics count what the server does, for its operators (nil counts
+	// nothing): the services tell of theirs through the audit log's and
+	// the scheduler's observers, the HTTP layer of its own.
+	Metrics *telemetry.Metrics
 	Tenants *tenant.Service
 	Users   *user.Service
 	Auth    *auth.Service
@@ -129,11 +133,10 @@ type Options struct {
 // bootstrapping are the caller's steps.
 func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Set {
 	d := app.NewDeps(st, log, now)
-	d.Metrics = o.Metrics
 	if o.Metrics != nil {
 		d.Audit.Observe(func(e audit.Entry) { o.Metrics.Audited(e.Action) })
 	}
-	s := &Set{Deps: d, Tenants: tenant.New(d), Roles: role.New(d, o.Roles), Catalog: catalog.New(d, o.Roles), Keys: apikey.New(d)}
+	s := &Set{Deps: d, Metrics: o.Metrics, Tenants: tenant.New(d), Roles: role.New(d, o.Roles), Catalog: catalog.New(d, o.Roles), Keys: apikey.New(d)}
 	s.Users = user.New(d, s.Tenants, s.Roles, o.Hasher)
 	s.Auth = auth.New(d, o.Hasher)
 	key := o.TwoFactorKey

@@ -88,7 +88,7 @@ func Redirect(c echo.Context, path string) error {
 func BackTo(c echo.Context, fallback string) string {
 	for _, h := range []string{"HX-Current-URL", "Referer"} {
 		u, err := url.Parse(c.Request().Header.Get(h))
-		if err == nil && u.Host == c.Request().Host && strings.HasPrefix(u.Path, "/") && !strings.HasPrefix(u.Path, "//") && Gettable(c.Echo(), u.Path) {
+		if err == nil && u.Host == c.Request().Host && strings.HasPrefix(u.Path, "/") && !strings.HasPrefix(u.Path, "//") && httpkit.Gettable(c.Echo(), u.Path) {
 			return u.RequestURI()
 		}
 	}
@@ -107,7 +107,7 @@ func shownAt(c echo.Context) string {
 	}
 	e := c.Echo()
 	for _, p := range []string{u.Path + "/new", u.Path + "/edit"} {
-		if Gettable(e, p) {
+		if httpkit.Gettable(e, p) {
 			return p
 		}
 	}
@@ -118,19 +118,11 @@ func shownAt(c echo.Context) string {
 // opens; "/" when none does.
 func NearestGettable(e *echo.Echo, p string) string {
 	for ; p != "" && p != "/"; p = path.Dir(p) {
-		if Gettable(e, p) {
+		if httpkit.Gettable(e, p) {
 			return p
 		}
 	}
 	return "/"
-}
-
-// Gettable reports whether a GET of path reaches a route of e.
-func Gettable(e *echo.Echo, path string) bool {
-	ctx := e.NewContext(nil, nil)
-	e.Router().Find(http.MethodGet, path, ctx)
-	p := ctx.Path()
-	return p != "" && !strings.HasSuffix(p, "/*")
 }
 
 // SafeNext returns next if it is a local path, else "/".

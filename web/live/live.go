@@ -281,7 +281,7 @@ func (s *Streams) Pump(ctx context.Context, v Viewer, t *kanri.Tenant, perm stri
 		case e, ok := <-sub.C:
 			if !ok {
 				if errors.Is(sub.Err(), events.ErrTooSlow) {
-					s.Metrics.Event(false) // the browser reconnects, and gets a snapshot
+					s.Metrics.StreamBehind() // the browser reconnects, and gets a snapshot
 				}
 				return nil
 			}
@@ -294,7 +294,7 @@ func (s *Streams) Pump(ctx context.Context, v Viewer, t *kanri.Tenant, perm stri
 			if err := deliver(e); err != nil {
 				return err
 			}
-			s.Metrics.Event(true)
+			s.Metrics.EventDelivered()
 		case e, ok := <-homeEvents:
 			if !ok {
 				return nil

@@ -297,9 +297,7 @@ func (h *Handler) Patch(c echo.Context) error {
 		_, err = io.Copy(io.Discard, body)
 	}
 	if err == nil {
-		ended := h.mount.Metrics.UploadStarted()
-		up, file, err = h.store.WriteUpload(ctx, tenantID, up.ID, offset, body, sum)
-		ended(body.n)
+		up, file, err = h.write(ctx, tenantID, up.ID, offset, body, sum)
 	}
 	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
@@ -325,6 +323,13 @@ func (h *Handler) Patch(c echo.Context) error {
 		c.Response().Header().Set("Kanri-File-Id", file.ID)
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// write appends body to the upload, counted in the metrics while it runs.
+func (h *Handler) write(ctx context.Context, tenantID, id string, offset int64, body *idleBody, sum *files.Checksum) (*kanri.Upload, *kanri.File, error) {
+	ended := h.mount.Metrics.UploadStarted()
+	defer func() { ended(body.n) }()
+	return h.store.WriteUpload(ctx, tenantID, id, offset, body, sum)
 }
 
 // checksum reads Upload-Checksum: an algorithm and the base64 digest.

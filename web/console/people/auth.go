@@ -98,7 +98,7 @@ func (s *Pages) switched(c echo.Context) error {
 	if err != nil {
 		return c.Redirect(http.StatusSeeOther, "/")
 	}
-	if !console.Gettable(c.Echo(), u.Path) {
+	if !httpkit.Gettable(c.Echo(), u.Path) {
 		next = console.NearestGettable(c.Echo(), u.Path)
 	}
 	sess := s.Session(c)
