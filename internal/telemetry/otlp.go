@@ -117,8 +117,8 @@ type (
 		Attributes []otlpKeyValue `json:"attributes,omitempty"`
 	}
 	otlpStatus struct {
-		Message string `json:"message,omitempty"`
-		Code    int    `json:"code"`
+		Text string `json:"message,omitempty"`
+		Code int    `json:"code"`
 	}
 	otlpKeyValue struct {
 		Key   string       `json:"key"`
@@ -169,7 +169,7 @@ func otlpSpanOf(s sdktrace.ReadOnlySpan) otlpSpan {
 		TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String(), TraceState: sc.TraceState().String(),
 		Name: s.Name(), Kind: int(s.SpanKind()), // trace.SpanKind numbers OTLP's kinds alike
 		Start: otlpTime(s.StartTime()), End: otlpTime(s.EndTime()), Attributes: otlpAttributes(s.Attributes()),
-		Status: otlpStatus{Message: s.Status().Description},
+		Status: otlpStatus{Text: s.Status().Description},
 	}
 	if p := s.Parent(); p.HasSpanID() {
 		o.ParentSpanID = p.SpanID().String()
