@@ -143,7 +143,8 @@ func TestMetricsMoveWithUse(t *testing.T) {
 		t.Errorf("a made-up method: got %d", resp.StatusCode)
 	}
 
-	after := scrapeMetrics(t, e)
+	// A request is counted once its answer is sent: each series is waited
+	// for.
 	for _, tc := range []struct {
 		series string
 		min    float64
@@ -158,10 +159,9 @@ func TestMetricsMoveWithUse(t *testing.T) {
 		{`kanri_store_operation_duration_seconds_count{container="auth",operation="read",outcome="ok"}`, seriesValue(t, before, `kanri_store_operation_duration_seconds_count{container="auth",operation="read",outcome="ok"}`) + 2},
 		{`kanri_store_operation_duration_seconds_count{container="auth",operation="create",outcome="ok"}`, seriesValue(t, before, `kanri_store_operation_duration_seconds_count{container="auth",operation="create",outcome="ok"}`) + 1},
 	} {
-		if got := seriesValue(t, after, tc.series); got < tc.min {
-			t.Errorf("%s = %v, want at least %v", tc.series, got, tc.min)
-		}
+		untilSeries(t, e, tc.series, tc.min, math.Inf(1))
 	}
+	after := scrapeMetrics(t, e)
 	if got := seriesValue(t, after, "go_goroutines"); got <= 0 {
 		t.Errorf("go_goroutines = %v, want the runtime's metrics too", got)
 	}
@@ -173,6 +173,27 @@ func TestMetricsMoveWithUse(t *testing.T) {
 	}
 }
 
+// exportedSpan waits for the span named name to be exported, and returns
+// the spans exported by then and it. A request's span ends after its
+// answer is sent (Observe records it last), so a client may have the
+// answer before the span is there. Its log line is written before it ends.
+func exportedSpan(t *testing.T, exp *tracetest.InMemoryExporter, name string) (tracetest.SpanStubs, *tracetest.SpanStub) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		spans := exp.GetSpans()
+		for i := range spans {
+			if spans[i].Name == name {
+				return spans, &spans[i]
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no span %s among %d", name, len(spans))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func TestARequestIsOneTraceWithItsStoreCalls(t *testing.T) {
 	e, _, exp, log := newObservedEnvLogged(t, loopback) // the caller's trace is followed from a trusted proxy
 	c := e.client(t).signIn("acme", "admin")
@@ -181,16 +202,7 @@ func TestARequestIsOneTraceWithItsStoreCalls(t *testing.T) {
 	resp, _ := c.send(http.MethodGet, "/t/"+e.acme.ID+"/users", nil, http.Header{"Traceparent": {"00-" + traceID + "-" + parentID + "-01"}})
 	wantStatus(t, "users page", resp, http.StatusOK)
 
-	spans := exp.GetSpans()
-	var server *tracetest.SpanStub
-	for i, s := range spans {
-		if s.Name == "GET /t/:tenant/users" {
-			server = &spans[i]
-		}
-	}
-	if server == nil {
-		t.Fatalf("no span of the request among %d", len(spans))
-	}
+	spans, server := exportedSpan(t, exp, "GET /t/:tenant/users")
 	if got := server.SpanContext.TraceID().String(); got != traceID {
 		t.Errorf("the request's trace: got %s, want the caller's %s", got, traceID)
 	}
@@ -262,15 +274,7 @@ func TestACallersTraceIsLinkedNotFollowed(t *testing.T) {
 	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	resp, _ := e.client(t).send(http.MethodGet, "/login", nil, http.Header{"Traceparent": {"00-" + traceID + "-" + parentID + "-01"}})
 	wantStatus(t, "sign-in page", resp, http.StatusOK)
-	var server *tracetest.SpanStub
-	for _, s := range exp.GetSpans() {
-		if s.Name == "GET /login" {
-			server = &s
-		}
-	}
-	if server == nil {
-		t.Fatal("no span of the request")
-	}
+	_, server := exportedSpan(t, exp, "GET /login")
 	if server.SpanContext.TraceID().String() == traceID || server.Parent.IsValid() {
 		t.Errorf("the request continued the caller's trace %s", traceID)
 	}

@@ -321,14 +321,25 @@ func TestProfilerServesOnlyOnItsOwnListener(t *testing.T) {
 			{debugAddr, true},
 			{addr, false},
 		} {
-			resp, err := http.Get("http://" + tc.addr + probe.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if got := strings.Contains(string(body), probe.shows); got != tc.want {
-				t.Errorf("GET %s%s shows %q: got %v, want %v", tc.addr, probe.path, probe.shows, got, tc.want)
+			// A request is counted once its answer is sent: what should
+			// show is waited for.
+			deadline := time.Now().Add(hangTimeout)
+			for {
+				resp, err := http.Get("http://" + tc.addr + probe.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				got := strings.Contains(string(body), probe.shows)
+				if got == tc.want {
+					break
+				}
+				if !tc.want || time.Now().After(deadline) {
+					t.Errorf("GET %s%s shows %q: got %v, want %v", tc.addr, probe.path, probe.shows, got, tc.want)
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
 		}
 	}
