@@ -27,6 +27,7 @@ const (
 	AuditArchive           = "Archive"
 	AuditIdentityProvider  = "IdentityProvider"
 	AuditSCIMGroup         = "SCIMGroup"
+	AuditUserImport        = "UserImport"
 	// The messaging service's records have named their resources by
 	// their documents' types since it began; the stored records keep
 	// these values.
@@ -40,7 +41,7 @@ const (
 var auditResourceTypes = []string{
 	AuditTenant, AuditUser, AuditRoleAssignment, AuditService, AuditServiceAssignment, AuditAPIKey, AuditDomain,
 	AuditFile, AuditFolder, AuditChannel, AuditChannelMember, AuditMessage, AuditBackupJob, AuditBackup,
-	AuditMigration, AuditArchive, AuditIdentityProvider, AuditSCIMGroup,
+	AuditMigration, AuditArchive, AuditIdentityProvider, AuditSCIMGroup, AuditUserImport,
 }
 
 // AuditResourceTypes returns every type of audited resource, in the order

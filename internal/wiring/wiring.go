@@ -20,6 +20,7 @@ import (
 	"github.com/kanri/kanri/internal/emaildomain"
 	"github.com/kanri/kanri/internal/erasure"
 	"github.com/kanri/kanri/internal/events"
+	"github.com/kanri/kanri/internal/export"
 	"github.com/kanri/kanri/internal/files"
 	"github.com/kanri/kanri/internal/messaging"
 	"github.com/kanri/kanri/internal/pause"
@@ -33,6 +34,7 @@ import (
 	"github.com/kanri/kanri/internal/telemetry"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
+	"github.com/kanri/kanri/internal/userimport"
 )
 
 // Set is every application service, as the handlers and workers call them.
@@ -81,6 +83,10 @@ type Set struct {
 	SSO *sso.Service
 	// SCIM provisions the tenants' users from their identity providers.
 	SCIM *scim.Service
+	// Imports import the tenants' users from CSV files; Exports write
+	// their lists as CSV and JSON.
+	Imports *userimport.Service
+	Exports *export.Service
 }
 
 // Options are the settings of the services.
@@ -181,6 +187,13 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.SSO.AllowInsecure = o.SSOAllowPrivate
 	s.SCIM = scim.New(d, s.Users, s.Roles)
 	s.Erasure.OnErased(s.Archives.Erased)
+	s.Imports = userimport.New(d, s.Users, s.Roles, o.Blobs)
+	s.Exports = export.New(st, s.Users, d.Audit)
+	// An import's file and results name people: an erasure deletes the
+	// tenant's imports.
+	s.Erasure.OnErased(func(ctx context.Context, tenantID string, _ erasure.Person) error {
+		return s.Imports.Forget(ctx, tenantID)
+	})
 	// A restore's dry run lists changed documents by name: an erasure
 	// deletes the tenant's.
 	s.Erasure.OnErased(func(ctx context.Context, tenantID string, _ erasure.Person) error {

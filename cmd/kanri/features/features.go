@@ -39,6 +39,7 @@ func All() []Feature {
 		archivesFeature,
 		supportFeature,
 		ssoFeature,
+		transferFeature,
 	}
 }
 
