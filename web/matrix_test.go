@@ -277,7 +277,11 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 		form.Set("parts", kanri.PartUsers)
 		form.Set("retentionDays", "7")
 	}
-	r := strings.NewReplacer(":tenant", e.acme.ID, ":service", svc, ":role", "admin", ":upload", upload, ":msg", message, ":user", e.acmeBob.ID,
+	imp := ""
+	if strings.Contains(path, ":import") {
+		imp = e.matrixImport(t)
+	}
+	r := strings.NewReplacer(":import", imp, ":format", "csv", ":tenant", e.acme.ID, ":service", svc, ":role", "admin", ":upload", upload, ":msg", message, ":user", e.acmeBob.ID,
 		":job", job, ":restore", restore, ":session", session, ":passkey", passkey)
 	if strings.HasPrefix(path, "/t/:tenant/backups/history/:id") {
 		path = strings.Replace(path, ":id", run, 1)

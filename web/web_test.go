@@ -46,6 +46,7 @@ import (
 	"github.com/kanri/kanri/internal/telemetry"
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
+	"github.com/kanri/kanri/internal/userimport"
 	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web"
 )
@@ -84,6 +85,7 @@ type env struct {
 	archives  *archive.Service
 	support   *support.Service
 	sso       *sso.Service
+	imports   *userimport.Service
 	dns       *dnstest.Server
 	clock     *clock
 	acme      *kanri.Tenant
@@ -156,7 +158,8 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	e := &env{st: st, faults: faults, calls: calls, tenants: ts, users: us, signIns: svcs.Auth, roles: roles, catalog: svcs.Catalog, clock: clk, dns: dns,
-		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files, archives: svcs.Archives, support: svcs.Support, sso: svcs.SSO}
+		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files, archives: svcs.Archives, support: svcs.Support, sso: svcs.SSO, imports: svcs.Imports}
+	t.Cleanup(svcs.Imports.Wait)
 	e.domains.Timeout = 300 * time.Millisecond
 	for _, name := range []string{"acme", "globex"} {
 		ten, err := ts.Create(ctx, kanri.TenantInput{Name: name, DisplayName: name, Plan: kanri.PlanStandard, MaxUsers: 1000})
