@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"html"
 	"mime/multipart"
 	"net/http"
@@ -170,5 +171,44 @@ func TestImportsStayInTheirTenant(t *testing.T) {
 	}
 	if _, page := other.get(views.UserImportsPath(e.globex.ID)); strings.Contains(page, id) {
 		t.Error("globex's imports list acme's")
+	}
+}
+
+// TestExports: the users, role assignments, files and audit log export
+// as CSV (with a byte order mark) and as JSON that parses, each with the
+// tenant's rows only.
+func TestExports(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.assignFiles(t, e.acme.ID)
+	e.uploadFile(t, e.acme.ID, "", "report.png", pngImage(t, 4, 3))
+	admin := e.client(t).signIn("acme", "admin")
+	for _, tc := range []struct {
+		path, header, has string
+	}{
+		{views.UsersPath(e.acme.ID) + "/export", "username,email,displayName,status,id,", "admin@acme.test"},
+		{views.RolesPath(e.acme.ID) + "/export", "userId,username,serviceId,roleName,assignedBy,assignedAt", "admin"},
+		{views.FilesPath(e.acme.ID) + "/export", "id,name,folderId,folderPath,size,contentType,sha256,", "report.png"},
+		{views.AuditPath(e.acme.ID), "timestamp,action,status,userId,userName,", "user.create"},
+	} {
+		csvPath, jsonPath := tc.path+".csv", tc.path+".json"
+		resp, body := admin.get(csvPath)
+		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(body, "\xEF\xBB\xBF"+tc.header) || !strings.Contains(body, tc.has) {
+			t.Errorf("GET %s: %d, want 200 starting %q with %q:\n%.300s", csvPath, resp.StatusCode, tc.header, tc.has, body)
+		}
+		if strings.Contains(body, "globex") {
+			t.Errorf("GET %s holds globex's rows", csvPath)
+		}
+		resp, body = admin.get(jsonPath)
+		var rows []map[string]any
+		if err := json.Unmarshal([]byte(body), &rows); err != nil || resp.StatusCode != http.StatusOK || len(rows) == 0 {
+			t.Errorf("GET %s: %d, %d rows, err %v:\n%.300s", jsonPath, resp.StatusCode, len(rows), err, body)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+			t.Errorf("GET %s: content type %q", jsonPath, ct)
+		}
+	}
+	if resp, _ := admin.get(views.UsersPath(e.acme.ID) + "/export.xml"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("an export as xml: %d, want 404", resp.StatusCode)
 	}
 }

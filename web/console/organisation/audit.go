@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/export"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/console"
@@ -27,7 +28,7 @@ func (s *Pages) listAudit(c echo.Context) error {
 	l := views.AuditList{
 		Action: f.Action, User: f.User, ResourceType: f.ResourceType, From: q.Get("from"), To: q.Get("to"),
 		Tenant: q.Get("tenant"), ByTenant: audit.MayFilterByTenant(c.Request().Context(), t.ID),
-		Errors: views.Errors(errs), ExportURL: console.PageURL(path+".csv", q, "", nil),
+		Errors: views.Errors(errs), ExportURL: console.PageURL(path+".csv", q, "", nil), ExportJSONURL: console.PageURL(path+".json", q, "", nil),
 	}
 	if len(errs) > 0 {
 		l.Paging = views.Paging{FirstURL: console.PageURL(path, q, "", nil), OnFirst: true, Total: -1}
@@ -87,6 +88,20 @@ func (s *Pages) targetNames(c echo.Context, recs []*kanri.AuditLog) (map[string]
 		return nil, nil
 	}
 	return s.Tenants.DisplayNames(c.Request().Context(), ids)
+}
+
+// exportAuditJSON streams the filtered audit log as JSON.
+func (s *Pages) exportAuditJSON(c echo.Context) error {
+	t := httpkit.Tenant(c)
+	f, errs, err := s.auditFilter(c, t)
+	if err != nil {
+		return err
+	}
+	if len(errs) > 0 {
+		return kanri.Invalid(errs)
+	}
+	console.StartExport(c, export.JSON, "audit-"+t.Name+"-"+s.Now().UTC().Format("20060102-150405"))
+	return s.Exports.Audit(c.Request().Context(), c.Response(), export.JSON, t.ID, f)
 }
 
 // exportAudit streams the filtered audit log as CSV.

@@ -27,6 +27,7 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.Post(g.Tenant, "/api-keys/:id/revoke", role.APIKeysDelete, s.revokeAPIKey),
 		console.Get(g.Tenant, "/audit", role.AuditRead, s.listAudit),
 		console.Get(g.Tenant, "/audit.csv", role.AuditRead, s.Streaming(console.ExportTimeout, s.exportAudit)),
+		console.Get(g.Tenant, "/audit.json", role.AuditRead, s.Streaming(console.ExportTimeout, s.exportAuditJSON)),
 		console.Get(g.Tenant, "/settings", role.SettingsRead, s.showSettings),
 		console.Post(g.Tenant, "/settings", role.SettingsUpdate, s.saveSettings),
 		console.Get(g.Tenant, "/settings/time-now", role.SettingsRead, s.zoneNowPreview),
