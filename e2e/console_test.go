@@ -60,6 +60,7 @@ func TestConsole(t *testing.T) {
 			s.tenantSteps,
 			s.userSteps,
 			s.auditSteps,
+			s.importSteps,
 			s.settingsSteps,
 			s.layoutSteps,
 			s.accountSteps,
