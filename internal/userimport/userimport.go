@@ -226,8 +226,32 @@ func (s *Service) Upload(ctx context.Context, tenantID, fileName string, data []
 		Resource: kanri.AuditResource{Type: kanri.AuditUserImport, ID: im.ID, Name: im.FileName},
 	})
 	run := *im
-	s.background(actor, func(bg context.Context) { s.execute(bg, tenantID, &run, rows, true) })
+	s.background(actor, func(bg context.Context) {
+		s.execute(bg, tenantID, &run, rows, true)
+		if err := s.sweep(bg, tenantID); err != nil && bg.Err() == nil {
+			s.Logger.Warn("the files of expired user imports not removed", "tenant", tenantID, "err", err)
+		}
+	})
 	return im, nil
+}
+
+// orphanAge is how old a file under the imports' folder must be before a
+// sweep removes it for want of its import: an upload writes its file
+// before its document.
+const orphanAge = time.Hour
+
+// sweep removes the files of the tenant's imports that expired (their
+// documents' TTL).
+func (s *Service) sweep(ctx context.Context, tenantID string) error {
+	all, err := s.repo(tenantID).All(ctx, docstore.Query{})
+	if err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	for _, im := range all {
+		keep[im.ID] = true
+	}
+	return s.removeOrphans(ctx, tenantID, keep, s.Now().Add(-orphanAge))
 }
 
 // cleanName keeps what a file's name may show: its base name, without
@@ -369,19 +393,20 @@ func (s *Service) Forget(ctx context.Context, tenantID string) error {
 			return err
 		}
 	}
-	return s.removeOrphans(ctx, tenantID, nil)
+	return s.removeOrphans(ctx, tenantID, nil, time.Time{})
 }
 
 // removeOrphans deletes the files under the tenant's imports' folder whose
-// import is not in keep (an import that expired, or all when keep is nil).
-func (s *Service) removeOrphans(ctx context.Context, tenantID string, keep map[string]bool) error {
+// import is not in keep (an import that expired, or all when keep is nil)
+// and that were written before (any time, when before is zero).
+func (s *Service) removeOrphans(ctx context.Context, tenantID string, keep map[string]bool, before time.Time) error {
 	prefix := "imports/" + tenantID + "/"
 	for info, err := range s.blobs.List(ctx, prefix) {
 		if err != nil {
 			return err
 		}
 		id, _, _ := strings.Cut(strings.TrimPrefix(info.Name, prefix), "/")
-		if keep[id] {
+		if keep[id] || !before.IsZero() && info.ModTime.After(before) {
 			continue
 		}
 		if err := s.blobs.Delete(ctx, info.Name); err != nil && !kanri.IsCode(err, kanri.ENOTFOUND) {

@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -28,6 +30,9 @@ const password = "Correct-horse-9"
 
 type env struct {
 	svcs   *wiring.Set
+	blobs  *blob.Bucket
+	// ahead moves the services' clock forward.
+	ahead *atomic.Int64
 	ctx    context.Context
 	tenant *kanri.Tenant
 	admin  *kanri.User
@@ -45,14 +50,17 @@ var stores = []struct {
 
 // newEnv returns the services over ds with a tenant of maxUsers whose
 // administrator acts.
-func newEnv(t *testing.T, ds docstore.Store, maxUsers int) *env {
+func newEnv(t testing.TB, ds docstore.Store, maxUsers int) *env {
 	t.Helper()
 	drv, err := disk.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	svcs := wiring.New(store.New(ds, nil, features.Schema()), slog.New(slog.DiscardHandler), nil, wiring.Options{
-		Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blob.New(drv),
+	blobs := blob.New(drv)
+	ahead := new(atomic.Int64)
+	now := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	svcs := wiring.New(store.New(ds, nil, features.Schema()), slog.New(slog.DiscardHandler), now, wiring.Options{
+		Roles: features.Roles(), Hasher: auth.Hasher{Cost: bcrypt.MinCost}, Blobs: blobs,
 	})
 	t.Cleanup(svcs.Imports.Wait)
 	sys := audit.WithActor(t.Context(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID, GlobalAdmin: true})
@@ -68,11 +76,11 @@ func newEnv(t *testing.T, ds docstore.Store, maxUsers int) *env {
 		t.Fatal(err)
 	}
 	ctx := audit.WithActor(t.Context(), audit.Actor{UserID: admin.ID, UserName: "admin", TenantID: ten.ID})
-	return &env{svcs: svcs, ctx: ctx, tenant: ten, admin: admin}
+	return &env{svcs: svcs, blobs: blobs, ahead: ahead, ctx: ctx, tenant: ten, admin: admin}
 }
 
 // dryRun uploads file and waits for its dry run.
-func (e *env) dryRun(t *testing.T, file string, assignRoles bool) *userimport.Import {
+func (e *env) dryRun(t testing.TB, file string, assignRoles bool) *userimport.Import {
 	t.Helper()
 	im, err := e.svcs.Imports.Upload(e.ctx, e.tenant.ID, "users.csv", []byte(file), assignRoles)
 	if err != nil {
@@ -83,7 +91,7 @@ func (e *env) dryRun(t *testing.T, file string, assignRoles bool) *userimport.Im
 }
 
 // run starts a checked import and waits for it.
-func (e *env) run(t *testing.T, id string) *userimport.Import {
+func (e *env) run(t testing.TB, id string) *userimport.Import {
 	t.Helper()
 	if _, err := e.svcs.Imports.Start(e.ctx, e.tenant.ID, id); err != nil {
 		t.Fatal(err)
@@ -92,7 +100,7 @@ func (e *env) run(t *testing.T, id string) *userimport.Import {
 	return e.get(t, id)
 }
 
-func (e *env) get(t *testing.T, id string) *userimport.Import {
+func (e *env) get(t testing.TB, id string) *userimport.Import {
 	t.Helper()
 	im, err := e.svcs.Imports.Get(e.ctx, e.tenant.ID, id)
 	if err != nil {
@@ -325,4 +333,52 @@ func TestImportsOfAnotherTenant(t *testing.T) {
 	if list, _ := e.svcs.Imports.List(e.ctx, other.ID, 10); len(list) != 0 {
 		t.Errorf("another tenant lists %d imports", len(list))
 	}
+}
+
+// TestExpiredImportsLeaveNoFiles: deleting an import removes its files,
+// and an upload's sweep removes those of an import that expired (its
+// document gone) but never a file just written.
+func TestExpiredImportsLeaveNoFiles(t *testing.T) {
+	e := newEnv(t, bolttest.Open(t), 100)
+	file := "username,email,displayName\nann,ann@acme.test,Ann\n"
+	gone := e.dryRun(t, file, false)
+	kept := e.dryRun(t, file, false)
+	if err := e.svcs.Imports.Delete(e.ctx, e.tenant.ID, kept.ID); err != nil {
+		t.Fatal(err)
+	}
+	// The other expires: its document goes, its files stay until a sweep.
+	if err := e.svcs.Deps.Store.Port().Container(kanri.ContainerAuth).Delete(e.ctx, e.tenant.ID, gone.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.files(t); n != 2 {
+		t.Fatalf("%d files of the expired import, want 2 (its upload and dry run)", n)
+	}
+	e.dryRun(t, file, false) // a sweep, now: the files are too new
+	if n := e.files(t); n != 4 {
+		t.Errorf("%d files after a sweep of files just written, want 4", n)
+	}
+	e.ahead.Store(int64(2 * time.Hour))
+	e.dryRun(t, file, false) // a sweep, later: the expired import's files go
+	if n := e.files(t); n != 4 {
+		t.Errorf("%d files after a later sweep, want 4 (two imports' upload and dry run)", n)
+	}
+	if err := e.svcs.Imports.Forget(e.ctx, e.tenant.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.files(t); n != 0 {
+		t.Errorf("%d files after Forget, want 0", n)
+	}
+}
+
+// files counts the files under the tenant's imports' folder.
+func (e *env) files(t *testing.T) int {
+	t.Helper()
+	n := 0
+	for _, err := range e.blobs.List(e.ctx, "imports/"+e.tenant.ID+"/") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	return n
 }
