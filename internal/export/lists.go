@@ -176,6 +176,7 @@ var auditColumns = []Column[*kanri.AuditLog]{
 	{"ipAddress", func(r *kanri.AuditLog) any { return r.Metadata.IPAddress }},
 	{"userAgent", func(r *kanri.AuditLog) any { return r.Metadata.UserAgent }},
 	{"requestId", func(r *kanri.AuditLog) any { return r.Metadata.RequestID }},
+	{"targetTenantId", func(r *kanri.AuditLog) any { return r.Metadata.TargetTenantID }},
 }
 
 // Audit writes the tenant's audit records that match filter, newest
