@@ -29,10 +29,10 @@ import (
 const password = "Correct-horse-9"
 
 type env struct {
-	svcs   *wiring.Set
-	blobs  *blob.Bucket
+	svcs  *wiring.Set
+	blobs *blob.Bucket
 	// ahead moves the services' clock forward.
-	ahead *atomic.Int64
+	ahead  *atomic.Int64
 	ctx    context.Context
 	tenant *kanri.Tenant
 	admin  *kanri.User
