@@ -59,6 +59,9 @@ type Config struct {
 	// SSOAllowPrivate lets identity providers be at loopback and private
 	// addresses, over plain HTTP (local testing only; docs/sso.md).
 	SSOAllowPrivate bool
+	// WebhookAllowPrivate lets webhook endpoints be at loopback and
+	// private addresses, over plain HTTP: for local testing only.
+	WebhookAllowPrivate bool
 	// UsageFlush is how long an API call may wait to be written to the
 	// usage log.
 	UsageFlush time.Duration
@@ -126,8 +129,8 @@ type setting struct {
 // flag.ErrHelp after printing the help for -h or --help.
 func parseConfig(args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	var (
-		cfg                                                                                                                                               Config
-		insecure, ssoPrivate, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck, usageFlush, proxies, maxActive, traceSample string
+		cfg                                                                                                                                                               Config
+		insecure, ssoPrivate, webhookPrivate, logLevel, storeBackend, bcryptCost, repairGrace, healthInterval, domainRecheck, usageFlush, proxies, maxActive, traceSample string
 	)
 	settings := []setting{
 		{"addr", "KANRI_ADDR", ":8080", "address to listen on", &cfg.Addr},
@@ -147,6 +150,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 		{"health-interval", "KANRI_HEALTH_INTERVAL", "1m", "how often the health endpoints of the catalog's services are called; 0 turns the checks off", &healthInterval},
 		{"dns-server", "KANRI_DNS_SERVER", "", "DNS server (host or host:port) that domain verification asks; the system's resolver when empty", &cfg.DNSServer},
 		{"sso-allow-private", "KANRI_SSO_ALLOW_PRIVATE", "false", "let the tenants' identity providers be at loopback, private and link-local addresses, over plain http://; ONLY for local testing", &ssoPrivate},
+		{"webhook-allow-private", "KANRI_WEBHOOK_ALLOW_PRIVATE", "false", "let the tenants' webhook endpoints be at loopback, private and link-local addresses, over http://; ONLY for local testing", &webhookPrivate},
 		{"domain-recheck-interval", "KANRI_DOMAIN_RECHECK_INTERVAL", "6h", "how often the TXT records of verified domains are looked up again; 0 turns it off", &domainRecheck},
 		{"api-usage-flush", "KANRI_API_USAGE_FLUSH", "1s", "how long an API call may wait before the usage log writes it (calls are written in batches off the request path)", &usageFlush},
 		{"blob", "KANRI_BLOB", BlobLocal, "blob store of file contents: local (a directory) or azure (Azure Blob Storage)", &cfg.Blob},
@@ -210,6 +214,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (Conf
 	cfg.Cosmos.InsecureSkipVerify = b
 	if cfg.SSOAllowPrivate, err = strconv.ParseBool(ssoPrivate); err != nil {
 		errs = append(errs, fmt.Errorf("KANRI_SSO_ALLOW_PRIVATE: %q is not true or false", ssoPrivate))
+	}
+	if cfg.WebhookAllowPrivate, err = strconv.ParseBool(webhookPrivate); err != nil {
+		errs = append(errs, fmt.Errorf("KANRI_WEBHOOK_ALLOW_PRIVATE: %q is not true or false", webhookPrivate))
 	}
 	if f, err := strconv.ParseFloat(traceSample, 64); err != nil || f < 0 || f > 1 {
 		errs = append(errs, fmt.Errorf("KANRI_TRACE_SAMPLE: %q is not a number from 0 to 1", traceSample))

@@ -54,7 +54,7 @@ func newHandler(ctx context.Context, cfg Config, st *store.Store, bus events.Bus
 	svcs := wiring.New(st, log, nil, wiring.Options{Roles: features.Roles(),
 		Hasher: auth.Hasher{Cost: cfg.BcryptCost}, DNSServer: cfg.DNSServer, UsageQueue: usageQueue, UsageFlush: cfg.UsageFlush,
 		Blobs: blobs, Events: bus, TwoFactorKey: twoFactor, ArchiveKeys: archiveKeys,
-		RepairGrace: cfg.RepairGrace, HealthInterval: cfg.HealthInterval, DomainRecheck: cfg.DomainRecheck, SSOAllowPrivate: cfg.SSOAllowPrivate,
+		RepairGrace: cfg.RepairGrace, HealthInterval: cfg.HealthInterval, DomainRecheck: cfg.DomainRecheck, SSOAllowPrivate: cfg.SSOAllowPrivate, WebhookAllowPrivate: cfg.WebhookAllowPrivate,
 		Metrics: o.metrics,
 	})
 	work, served := features.Start(svcs)

@@ -336,6 +336,18 @@ func (l *Log) query(ctx context.Context, tenantID string, where []docstore.Filte
 	})
 }
 
+// Since returns up to limit of a tenant's records whose time is from
+// from to to, both included, oldest first: the walk of the deliveries to
+// its webhook endpoints (internal/webhook), which start again from the
+// last record they handled. Records of the same time come in no set order.
+func (l *Log) Since(ctx context.Context, tenantID string, from, to time.Time, limit int) ([]*kanri.AuditLog, error) {
+	recs, _, err := l.store.Tenant(tenantID).AuditLogs().Query(ctx, docstore.Query{
+		Where:   []docstore.Filter{docstore.Gte("timestamp", kanri.FormatTime(from)), docstore.Lte("timestamp", kanri.FormatTime(to))},
+		OrderBy: "timestamp", Limit: limit,
+	})
+	return recs, err
+}
+
 // where returns the store filters of f. A username is also looked up as
 // the id of the tenant's user of that name, so that records written before
 // a rename of the account are found too.

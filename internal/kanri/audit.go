@@ -28,6 +28,7 @@ const (
 	AuditIdentityProvider  = "IdentityProvider"
 	AuditSCIMGroup         = "SCIMGroup"
 	AuditUserImport        = "UserImport"
+	AuditWebhook           = "Webhook"
 	// The messaging service's records have named their resources by
 	// their documents' types since it began; the stored records keep
 	// these values.
@@ -41,7 +42,7 @@ const (
 var auditResourceTypes = []string{
 	AuditTenant, AuditUser, AuditRoleAssignment, AuditService, AuditServiceAssignment, AuditAPIKey, AuditDomain,
 	AuditFile, AuditFolder, AuditChannel, AuditChannelMember, AuditMessage, AuditBackupJob, AuditBackup,
-	AuditMigration, AuditArchive, AuditIdentityProvider, AuditSCIMGroup, AuditUserImport,
+	AuditMigration, AuditArchive, AuditIdentityProvider, AuditSCIMGroup, AuditUserImport, AuditWebhook,
 }
 
 // AuditResourceTypes returns every type of audited resource, in the order

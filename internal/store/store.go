@@ -289,12 +289,13 @@ type Privileged struct{ s *Store }
 // filtered by q.Where (q.Type is set here; ordering is not available across
 // partitions).
 func (p Privileged) ListTenants(ctx context.Context, q docstore.Query) ([]*kanri.Tenant, string, error) {
-	return across[kanri.Tenant](ctx, p, kanri.ContainerTenant, kanri.TypeTenant, q)
+	return Across[kanri.Tenant](ctx, p, kanri.ContainerTenant, kanri.TypeTenant, q)
 }
 
-// across returns one page of the documents of type typ in every partition
-// of a container, filtered by q.Where.
-func across[E any, P Entity[E]](ctx context.Context, p Privileged, container, typ string, q docstore.Query) ([]P, string, error) {
+// Across returns one page of the documents of type typ in every partition
+// of a container, filtered by q.Where: for the workers of a feature whose
+// types the store has no named method for, like Of.
+func Across[E any, P Entity[E]](ctx context.Context, p Privileged, container, typ string, q docstore.Query) ([]P, string, error) {
 	q.Type = typ
 	page, err := p.s.ds.Container(container).QueryAcrossPartitions(ctx, q)
 	if err != nil {
@@ -307,7 +308,7 @@ func across[E any, P Entity[E]](ctx context.Context, p Privileged, container, ty
 // ServiceAssignments returns one page of the assignments of a service in
 // every tenant.
 func (p Privileged) ServiceAssignments(ctx context.Context, serviceID string, limit int, continuation string) ([]*kanri.ServiceAssignment, string, error) {
-	return across[kanri.ServiceAssignment](ctx, p, kanri.ContainerServiceSetting, kanri.TypeServiceAssignment, docstore.Query{
+	return Across[kanri.ServiceAssignment](ctx, p, kanri.ContainerServiceSetting, kanri.TypeServiceAssignment, docstore.Query{
 		Where: []docstore.Filter{docstore.Eq("serviceId", serviceID)}, Limit: limit, Continuation: continuation,
 	})
 }
@@ -315,7 +316,7 @@ func (p Privileged) ServiceAssignments(ctx context.Context, serviceID string, li
 // ServiceUsage returns one page of every tenant's service usage in a
 // month (period as 2026-01).
 func (p Privileged) ServiceUsage(ctx context.Context, period string, limit int, continuation string) ([]*kanri.ServiceUsage, string, error) {
-	return across[kanri.ServiceUsage](ctx, p, kanri.ContainerServiceSetting, kanri.TypeServiceUsage, docstore.Query{
+	return Across[kanri.ServiceUsage](ctx, p, kanri.ContainerServiceSetting, kanri.TypeServiceUsage, docstore.Query{
 		Where: []docstore.Filter{docstore.Eq("period", period)}, Limit: limit, Continuation: continuation,
 	})
 }
@@ -323,7 +324,7 @@ func (p Privileged) ServiceUsage(ctx context.Context, period string, limit int, 
 // VerifiedDomains returns one page of the verified domains of every
 // tenant, for their scheduled re-check.
 func (p Privileged) VerifiedDomains(ctx context.Context, limit int, continuation string) ([]*kanri.Domain, string, error) {
-	return across[kanri.Domain](ctx, p, kanri.ContainerTenant, kanri.TypeDomain, docstore.Query{
+	return Across[kanri.Domain](ctx, p, kanri.ContainerTenant, kanri.TypeDomain, docstore.Query{
 		Where: []docstore.Filter{docstore.Eq("verified", true)}, Limit: limit, Continuation: continuation,
 	})
 }
@@ -352,14 +353,14 @@ func (p Privileged) UserCountChanges(ctx context.Context, before kanri.Time, con
 		Limit:        100,
 		Continuation: continuation,
 	}
-	return across[kanri.UserCountChange](ctx, p, kanri.ContainerTenant, kanri.TypeUserCountChange, q)
+	return Across[kanri.UserCountChange](ctx, p, kanri.ContainerTenant, kanri.TypeUserCountChange, q)
 }
 
 // ExpiredUploads returns one page of the uploads of every tenant that
 // expired before the given time, for the worker that gives their
 // reservations back.
 func (p Privileged) ExpiredUploads(ctx context.Context, before kanri.Time, continuation string) ([]*kanri.Upload, string, error) {
-	return across[kanri.Upload](ctx, p, kanri.ContainerFiles, kanri.TypeUpload, docstore.Query{
+	return Across[kanri.Upload](ctx, p, kanri.ContainerFiles, kanri.TypeUpload, docstore.Query{
 		Where: []docstore.Filter{docstore.Lt("expiresAt", before.String())}, Limit: 100, Continuation: continuation,
 	})
 }
@@ -367,7 +368,7 @@ func (p Privileged) ExpiredUploads(ctx context.Context, before kanri.Time, conti
 // TrashedFiles returns one page of the files of every tenant that went to
 // the trash before the given time, for the worker that empties it.
 func (p Privileged) TrashedFiles(ctx context.Context, before kanri.Time, continuation string) ([]*kanri.File, string, error) {
-	return across[kanri.File](ctx, p, kanri.ContainerFiles, kanri.TypeFile, docstore.Query{
+	return Across[kanri.File](ctx, p, kanri.ContainerFiles, kanri.TypeFile, docstore.Query{
 		Where: []docstore.Filter{docstore.Gt("deletedAt", ""), docstore.Lt("deletedAt", before.String())}, Limit: 100, Continuation: continuation,
 	})
 }
@@ -375,13 +376,13 @@ func (p Privileged) TrashedFiles(ctx context.Context, before kanri.Time, continu
 // ChannelDeletions returns one page of the channels of every tenant whose
 // deletion is not finished, for the worker that finishes it.
 func (p Privileged) ChannelDeletions(ctx context.Context, continuation string) ([]*kanri.ChannelDeletion, string, error) {
-	return across[kanri.ChannelDeletion](ctx, p, kanri.ContainerMessaging, kanri.TypeChannelDeletion, docstore.Query{Limit: 100, Continuation: continuation})
+	return Across[kanri.ChannelDeletion](ctx, p, kanri.ContainerMessaging, kanri.TypeChannelDeletion, docstore.Query{Limit: 100, Continuation: continuation})
 }
 
 // DueBackupJobs returns one page of the active backup jobs of every tenant
 // whose next run is at or before the given time, for the scheduler.
 func (p Privileged) DueBackupJobs(ctx context.Context, at kanri.Time, continuation string) ([]*kanri.BackupJob, string, error) {
-	return across[kanri.BackupJob](ctx, p, kanri.ContainerBackup, kanri.TypeBackupJob, docstore.Query{
+	return Across[kanri.BackupJob](ctx, p, kanri.ContainerBackup, kanri.TypeBackupJob, docstore.Query{
 		Where: []docstore.Filter{docstore.Eq("isActive", true), docstore.Gt("nextRunAt", ""), docstore.Lte("nextRunAt", at.String())},
 		Limit: 100, Continuation: continuation,
 	})
@@ -390,13 +391,13 @@ func (p Privileged) DueBackupJobs(ctx context.Context, at kanri.Time, continuati
 // BackupJobs returns one page of the backup jobs of every tenant, for the
 // hourly report of overdue ones.
 func (p Privileged) BackupJobs(ctx context.Context, continuation string) ([]*kanri.BackupJob, string, error) {
-	return across[kanri.BackupJob](ctx, p, kanri.ContainerBackup, kanri.TypeBackupJob, docstore.Query{Limit: 100, Continuation: continuation})
+	return Across[kanri.BackupJob](ctx, p, kanri.ContainerBackup, kanri.TypeBackupJob, docstore.Query{Limit: 100, Continuation: continuation})
 }
 
 // RunningBackups returns one page of the backup runs of every tenant that
 // are still marked running, for the sweep of runs a crash interrupted.
 func (p Privileged) RunningBackups(ctx context.Context, continuation string) ([]*kanri.BackupHistory, string, error) {
-	return across[kanri.BackupHistory](ctx, p, kanri.ContainerBackup, kanri.TypeBackupHistory, docstore.Query{
+	return Across[kanri.BackupHistory](ctx, p, kanri.ContainerBackup, kanri.TypeBackupHistory, docstore.Query{
 		Where: []docstore.Filter{docstore.Eq("status", kanri.BackupRunning)}, Limit: 100, Continuation: continuation,
 	})
 }
@@ -404,7 +405,7 @@ func (p Privileged) RunningBackups(ctx context.Context, continuation string) ([]
 // RunningRestores returns one page of the restores of every tenant that
 // are not finished, for the worker that finishes them.
 func (p Privileged) RunningRestores(ctx context.Context, continuation string) ([]*kanri.BackupRestore, string, error) {
-	return across[kanri.BackupRestore](ctx, p, kanri.ContainerBackup, kanri.TypeBackupRestore, docstore.Query{
+	return Across[kanri.BackupRestore](ctx, p, kanri.ContainerBackup, kanri.TypeBackupRestore, docstore.Query{
 		Where: []docstore.Filter{docstore.Eq("status", kanri.RestoreRunning)}, Limit: 100, Continuation: continuation,
 	})
 }
@@ -412,7 +413,7 @@ func (p Privileged) RunningRestores(ctx context.Context, continuation string) ([
 // Files returns one page of the files of every tenant, for the cleanup of
 // files whose blob is gone.
 func (p Privileged) Files(ctx context.Context, limit int, continuation string) ([]*kanri.File, string, error) {
-	return across[kanri.File](ctx, p, kanri.ContainerFiles, kanri.TypeFile, docstore.Query{Limit: limit, Continuation: continuation})
+	return Across[kanri.File](ctx, p, kanri.ContainerFiles, kanri.TypeFile, docstore.Query{Limit: limit, Continuation: continuation})
 }
 
 // Of returns a repository of documents of type typ in the tenant's

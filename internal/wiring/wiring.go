@@ -35,6 +35,7 @@ import (
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/internal/userimport"
+	"github.com/kanri/kanri/internal/webhook"
 )
 
 // Set is every application service, as the handlers and workers call them.
@@ -87,6 +88,9 @@ type Set struct {
 	// their lists as CSV and JSON.
 	Imports *userimport.Service
 	Exports *export.Service
+	// Webhooks send the tenants' audit records to the endpoints they
+	// register.
+	Webhooks *webhook.Service
 }
 
 // Options are the settings of the services.
@@ -129,6 +133,10 @@ type Options struct {
 	// loopback and private addresses, over plain HTTP: for local testing
 	// only (sso.NewClient).
 	SSOAllowPrivate bool
+	// WebhookAllowPrivate lets the tenants' webhook endpoints be at
+	// loopback and private addresses, over plain HTTP: for local testing
+	// only (netguard).
+	WebhookAllowPrivate bool
 	// Metrics count what the services do (sign-ins, audit records,
 	// scheduled runs); nil counts nothing.
 	Metrics *telemetry.Metrics
@@ -189,6 +197,7 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.Erasure.OnErased(s.Archives.Erased)
 	s.Imports = userimport.New(d, s.Users, s.Roles, o.Blobs)
 	s.Exports = export.New(st, s.Users, d.Audit)
+	s.Webhooks = webhook.New(d, sealer, o.WebhookAllowPrivate)
 	// An import's file and results name people: an erasure deletes the
 	// tenant's imports.
 	s.Erasure.OnErased(func(ctx context.Context, tenantID string, _ erasure.Person) error {

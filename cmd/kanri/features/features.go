@@ -40,6 +40,7 @@ func All() []Feature {
 		supportFeature,
 		ssoFeature,
 		transferFeature,
+		webhooksFeature,
 	}
 }
 

@@ -1,0 +1,381 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kanri/kanri/internal/audit"
+	"github.com/kanri/kanri/internal/docstore"
+	"github.com/kanri/kanri/internal/kanri"
+	"github.com/kanri/kanri/internal/netguard"
+	"github.com/kanri/kanri/internal/store"
+)
+
+// responseExcerpt is how much of an answer's body the delivery log keeps.
+const responseExcerpt = 512
+
+// userAgent names Kanri to the receivers.
+const userAgent = "Kanri-Webhooks/1"
+
+// Message is the body of a delivery, as the Standard Webhooks
+// specification suggests ("Payload structure"): the event's type, its
+// time and its data.
+type Message struct {
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Data      any       `json:"data"`
+}
+
+// Event is the data of an audit record's message: the record, as the
+// data model names its fields (docs/data-model.md, "Audit log"), without
+// its session.
+type Event struct {
+	ID        string                  `json:"id"`
+	TenantID  string                  `json:"tenantId"`
+	Timestamp kanri.Time              `json:"timestamp"`
+	Action    string                  `json:"action"`
+	Status    string                  `json:"status"`
+	UserID    string                  `json:"userId"`
+	UserName  string                  `json:"userName"`
+	Resource  kanri.AuditResource     `json:"resource"`
+	Changes   map[string]kanri.Change `json:"changes,omitempty"`
+	Reason    string                  `json:"reason,omitempty"`
+	IPAddress string                  `json:"ipAddress"`
+	UserAgent string                  `json:"userAgent"`
+	RequestID string                  `json:"requestId"`
+	Support   *kanri.AuditSupport     `json:"support,omitempty"`
+}
+
+// TestData is the data of a test event.
+type TestData struct {
+	EndpointID string `json:"endpointId"`
+	Test       bool   `json:"test"`
+}
+
+// eventBody returns the body of the message of an audit record.
+func eventBody(r *kanri.AuditLog) ([]byte, error) {
+	return json.Marshal(Message{Type: r.Action, Timestamp: r.Timestamp.Time, Data: Event{
+		ID: r.ID, TenantID: r.TenantID, Timestamp: r.Timestamp, Action: r.Action, Status: r.Status,
+		UserID: r.UserID, UserName: r.UserName, Resource: r.Resource, Changes: r.Details.Changes, Reason: r.Details.Reason,
+		IPAddress: r.Metadata.IPAddress, UserAgent: r.Metadata.UserAgent, RequestID: r.Metadata.RequestID, Support: r.Metadata.Support,
+	}})
+}
+
+// Run sends every enabled endpoint of every tenant the audit records it
+// is due, in order: the periodic work, run once across the instances at
+// a time (the scheduler's lease), so that no record is sent twice at
+// once. An endpoint that failed waits until its next attempt; a run ends
+// when every endpoint has caught up with the clock less Settle.
+func (s *Service) Run(ctx context.Context) error {
+	now := s.Now()
+	sem := make(chan struct{}, max(1, s.Parallel))
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	token := ""
+	for {
+		page, next, err := store.Across[Endpoint](ctx, s.Store.Privileged(), kanri.ContainerAPI, TypeEndpoint, docstore.Query{
+			Where: []docstore.Filter{docstore.Eq("enabled", true)}, Limit: 100, Continuation: token,
+		})
+		if err != nil {
+			return err
+		}
+		for _, e := range page {
+			if e.NextAttemptAt.After(now) {
+				continue
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				if err := s.drain(ctx, e); err != nil && ctx.Err() == nil {
+					s.Logger.Warn("webhook deliveries stopped", "tenant", e.TenantID, "endpoint", e.ID, "err", err)
+				}
+			})
+		}
+		if next == "" {
+			return nil
+		}
+		token = next
+	}
+}
+
+// errMoved says an endpoint was changed meanwhile in a way that ends a
+// run's deliveries to it: disabled, deleted or replayed from elsewhere.
+var errMoved = errors.New("webhook: the endpoint moved on")
+
+// drain sends an endpoint the records after its cursor, in order, until it
+// has caught up or a delivery fails.
+func (s *Service) drain(ctx context.Context, e *Endpoint) error {
+	until := s.Now().Add(-s.Settle)
+	for ctx.Err() == nil {
+		recs, err := s.Audit.Since(ctx, e.TenantID, e.CursorTime.Time, until, s.Batch)
+		if err != nil {
+			return err
+		}
+		moved, skipped := false, false
+		for _, r := range recs {
+			if !r.Timestamp.After(e.CursorTime.Time) && r.ID <= e.CursorID {
+				continue // handled: the query starts at the cursor's time
+			}
+			moved = true
+			if !e.Wants(r.Action) || hidden(e, r) {
+				e.CursorTime, e.CursorID, skipped = r.Timestamp, r.ID, true
+				continue
+			}
+			body, err := eventBody(r)
+			if err != nil {
+				return err
+			}
+			d := s.send(ctx, e, r.ID, r.Action, body, TriggerEvent, e.Failures+1)
+			if ctx.Err() != nil {
+				return nil // cut short by the end of the run, not the endpoint's fault
+			}
+			if !d.OK {
+				return s.failed(ctx, e, d)
+			}
+			e.CursorTime, e.CursorID = r.Timestamp, r.ID
+			e.clearFailures()
+			if e, err = s.save(ctx, e, nil); err != nil {
+				return ignoreMoved(err)
+			}
+			skipped = false
+		}
+		if skipped {
+			if e, err = s.save(ctx, e, nil); err != nil {
+				return ignoreMoved(err)
+			}
+		}
+		if len(recs) < s.Batch || !moved {
+			return nil
+		}
+	}
+	return nil
+}
+
+// hidden reports whether a record of the operator's log is about another
+// tenant: only the operator's global administrators read those (see
+// audit.MayFilterByTenant), so no endpoint is sent them.
+func hidden(e *Endpoint, r *kanri.AuditLog) bool {
+	return e.TenantID == kanri.PrivilegedTenantID &&
+		(r.Metadata.TargetTenantID != "" || r.Metadata.Support != nil && r.Metadata.Support.TenantID != "")
+}
+
+// failed records a failed delivery on its endpoint: it is tried again
+// after a backoff, or, failing for GiveUp already, disabled, with a
+// warning in the audit log and the service's log.
+func (s *Service) failed(ctx context.Context, e *Endpoint, d *Delivery) error {
+	now := s.Now()
+	stop := !e.FailingSince.IsZero() && now.Sub(e.FailingSince.Time) >= s.GiveUp
+	_, err := s.save(ctx, e, func(cur *Endpoint) {
+		cur.Failures++
+		if cur.FailingSince.IsZero() {
+			cur.FailingSince = kanri.NewTime(now)
+		}
+		cur.LastError = summary(d)
+		cur.NextAttemptAt = kanri.NewTime(now.Add(s.backoff(cur.Failures)))
+		if stop {
+			cur.Enabled, cur.DisabledReason = false, DisabledByFailing
+		}
+	})
+	if err != nil || !stop {
+		return ignoreMoved(err)
+	}
+	s.Logger.Warn("webhook endpoint disabled: its deliveries kept failing", "tenant", e.TenantID, "endpoint", e.ID,
+		"since", e.FailingSince.Time, "last_error", summary(d))
+	actx := audit.WithActor(ctx, audit.Actor{UserID: "system", UserName: "system"})
+	s.Audit.Record(actx, audit.Entry{
+		TenantID: e.TenantID, Action: "webhook.disable", Status: kanri.AuditWarning, Reason: DisabledByFailing,
+		Resource: kanri.AuditResource{Type: kanri.AuditWebhook, ID: e.ID, Name: e.URL},
+	})
+	return nil
+}
+
+// summary is a failed delivery in a few words, for the endpoint's list.
+func summary(d *Delivery) string {
+	if d.Error != "" {
+		return d.Error
+	}
+	return "status " + http.StatusText(d.Status)
+}
+
+// backoff is the wait after the n-th failure in a row: RetryBase doubled
+// for each failure before it, at most RetryMax, less up to a quarter at
+// random so that endpoints failing together are not retried together.
+func (s *Service) backoff(n int) time.Duration {
+	d := s.RetryMax
+	if n <= 30 && s.RetryBase<<(n-1) < s.RetryMax && s.RetryBase<<(n-1) > 0 {
+		d = s.RetryBase << (n - 1)
+	}
+	return d - time.Duration(rand.Int64N(int64(d/4)+1))
+}
+
+// save writes what a run changed of an endpoint (its cursor and its
+// failures, with more when more is not nil) over the endpoint as stored,
+// unless it was disabled, deleted or replayed meanwhile (errMoved). It
+// returns the endpoint as written, with any other change made meanwhile
+// (a new URL, a rotated secret).
+func (s *Service) save(ctx context.Context, e *Endpoint, more func(*Endpoint)) (*Endpoint, error) {
+	saved, err := s.endpoints(e.TenantID).Modify(ctx, e.ID, nil, func(cur *Endpoint) error {
+		if !cur.Enabled || cur.Epoch != e.Epoch {
+			return errMoved
+		}
+		cur.CursorTime, cur.CursorID = e.CursorTime, e.CursorID
+		cur.Failures, cur.FailingSince, cur.NextAttemptAt, cur.LastError = e.Failures, e.FailingSince, e.NextAttemptAt, e.LastError
+		if more != nil {
+			more(cur)
+		}
+		return nil
+	})
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, errMoved
+	}
+	return saved, err
+}
+
+func ignoreMoved(err error) error {
+	if errors.Is(err, errMoved) {
+		return nil
+	}
+	return err
+}
+
+// send posts a message to an endpoint, signed, and writes the attempt in
+// its delivery log.
+func (s *Service) send(ctx context.Context, e *Endpoint, msgID, typ string, body []byte, trigger string, attempt int) *Delivery {
+	d := &Delivery{
+		Doc: kanri.Doc{ID: "whd_" + randomID()}, EndpointID: e.ID, MessageID: msgID, EventType: typ,
+		Trigger: trigger, Attempt: attempt, At: kanri.NewTime(s.Now()),
+	}
+	start := time.Now()
+	s.post(ctx, e, d, body)
+	d.LatencyMS = int(time.Since(start).Milliseconds())
+	if err := s.deliveries(e.TenantID).Create(context.WithoutCancel(ctx), d); err != nil {
+		s.Logger.Warn("webhook delivery not logged", "tenant", e.TenantID, "endpoint", e.ID, "message", msgID, "err", err)
+	}
+	return d
+}
+
+// post makes the request of a delivery and fills in its outcome.
+func (s *Service) post(ctx context.Context, e *Endpoint, d *Delivery, body []byte) {
+	secrets, err := s.secrets(e)
+	if err != nil {
+		d.Error, d.Detail = "secret", err.Error()
+		return
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL, bytes.NewReader(body))
+	if err != nil {
+		d.Error, d.Detail = "unreachable", err.Error()
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	SetHeaders(req.Header, d.MessageID, s.Now(), body, secrets...)
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		d.Error, d.Detail = failure(err), clip(err.Error(), 300)
+		return
+	}
+	defer resp.Body.Close()
+	excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, responseExcerpt))
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // so the connection is reused
+	d.Status, d.OK = resp.StatusCode, resp.StatusCode >= 200 && resp.StatusCode < 300
+	d.Response = strings.ToValidUTF8(string(excerpt), "\uFFFD")
+}
+
+// failure names why a request got no answer, for the console to say in
+// the reader's language.
+func failure(err error) string {
+	var dnsErr *net.DNSError
+	var netErr net.Error
+	var certErr *x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	switch {
+	case errors.Is(err, netguard.ErrPrivateAddress):
+		return "address_private"
+	case errors.As(err, &dnsErr):
+		return "dns"
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
+		return "timeout"
+	case errors.As(err, &certErr) || errors.As(err, &hostErr) || strings.Contains(err.Error(), "tls:"):
+		return "tls"
+	}
+	return "unreachable"
+}
+
+// clip cuts s to at most n bytes, at a rune's start.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// SendTest sends an endpoint a test event now, whether it is enabled or
+// not, and returns the delivery: what its log shows.
+func (s *Service) SendTest(ctx context.Context, tenantID, id string) (*Delivery, error) {
+	e, err := s.Get(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.sendTest(ctx, e, "msg_test_"+randomID(), TriggerTest)
+}
+
+func (s *Service) sendTest(ctx context.Context, e *Endpoint, msgID, trigger string) (*Delivery, error) {
+	body, err := json.Marshal(Message{Type: TestEvent, Timestamp: s.Now().UTC(), Data: TestData{EndpointID: e.ID, Test: true}})
+	if err != nil {
+		return nil, err
+	}
+	return s.send(ctx, e, msgID, TestEvent, body, trigger, 1), nil
+}
+
+// Redeliver sends the message of one of an endpoint's deliveries again,
+// now, with its id, and returns the new delivery. The cursor does not
+// move. A record that left the audit log (after its retention) cannot be
+// sent again (ECONFLICT).
+func (s *Service) Redeliver(ctx context.Context, tenantID, endpointID, deliveryID string) (*Delivery, error) {
+	e, err := s.Get(ctx, tenantID, endpointID)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(deliveryID, "whd_") || docstore.CheckKey(tenantID, deliveryID) != nil {
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	old, err := s.deliveries(tenantID).Get(ctx, deliveryID)
+	if err != nil {
+		return nil, err
+	}
+	if old.EndpointID != e.ID {
+		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
+	}
+	if old.EventType == TestEvent {
+		return s.sendTest(ctx, e, old.MessageID, TriggerReplay)
+	}
+	r, err := s.Store.Tenant(tenantID).AuditLogs().Get(ctx, old.MessageID)
+	if kanri.IsCode(err, kanri.ENOTFOUND) {
+		return nil, kanri.E(kanri.ECONFLICT, "webhooks.event_gone")
+	} else if err != nil {
+		return nil, err
+	}
+	body, err := eventBody(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.send(ctx, e, r.ID, r.Action, body, TriggerReplay, 1), nil
+}
