@@ -76,6 +76,7 @@ func TestConsole(t *testing.T) {
 			s.passkeySteps,
 			s.supportSteps,
 			s.domainSteps,
+			s.webhookSteps,
 			s.ssoSteps,
 			s.scimSteps,
 			s.apiKeySteps,

@@ -134,8 +134,9 @@ func startServer(t *testing.T, store string) *server {
 		"KANRI_BCRYPT_COST=4",
 		"KANRI_LOG_LEVEL=info",
 		"KANRI_API_USAGE_FLUSH=100ms",
-		"KANRI_DEBUG_ADDR=127.0.0.1:0", // the stacks of a failed step
-		"KANRI_SSO_ALLOW_PRIVATE=true", // the tests' OpenID provider is on loopback
+		"KANRI_DEBUG_ADDR=127.0.0.1:0",     // the stacks of a failed step
+		"KANRI_SSO_ALLOW_PRIVATE=true",     // the tests' OpenID provider is on loopback
+		"KANRI_WEBHOOK_ALLOW_PRIVATE=true", // so is the tests' webhook receiver
 	)
 	dns := dnstest.Start(t)
 	secret := make([]byte, 32)

@@ -144,3 +144,9 @@ func SSOPath(tenantID string) string { return "/t/" + tenantID + "/sso" }
 
 // ProviderPath is one of a tenant's identity providers.
 func ProviderPath(tenantID, id string) string { return SSOPath(tenantID) + "/providers/" + id }
+
+// WebhooksPath is a tenant's webhook endpoints.
+func WebhooksPath(tenantID string) string { return "/t/" + tenantID + "/webhooks" }
+
+// WebhookPath is one of a tenant's webhook endpoints: its delivery log.
+func WebhookPath(tenantID, id string) string { return WebhooksPath(tenantID) + "/" + id }

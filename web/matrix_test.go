@@ -343,6 +343,12 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 			id = p.ID
 			form.Set("issuer", p.Issuer)
 			form.Set("clientId", "c")
+		} else if strings.HasPrefix(path, "/t/:tenant/webhooks/") {
+			var delivery string
+			id, delivery = e.matrixWebhook(t, n)
+			path = strings.Replace(path, ":delivery", delivery, 1)
+			form.Set("url", fmt.Sprintf("https://hooks%d.example.com/", n))
+			form.Set("events", "*")
 		} else if strings.HasPrefix(path, "/t/:tenant/sso/scim/groups/") {
 			g := &kanri.SCIMGroup{Doc: kanri.Doc{ID: fmt.Sprintf("group_m%d", n)}, DisplayName: fmt.Sprintf("g%d", n)}
 			if err := store.Of[kanri.SCIMGroup](e.st.Tenant(e.acme.ID), kanri.ContainerAuth, kanri.TypeSCIMGroup).Create(ctx, g); err != nil {

@@ -47,6 +47,7 @@ import (
 	"github.com/kanri/kanri/internal/tenant"
 	"github.com/kanri/kanri/internal/user"
 	"github.com/kanri/kanri/internal/userimport"
+	"github.com/kanri/kanri/internal/webhook"
 	"github.com/kanri/kanri/internal/wiring"
 	"github.com/kanri/kanri/web"
 )
@@ -86,6 +87,7 @@ type env struct {
 	support   *support.Service
 	sso       *sso.Service
 	imports   *userimport.Service
+	webhooks  *webhook.Service
 	dns       *dnstest.Server
 	clock     *clock
 	acme      *kanri.Tenant
@@ -158,7 +160,7 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	e := &env{st: st, faults: faults, calls: calls, tenants: ts, users: us, signIns: svcs.Auth, roles: roles, catalog: svcs.Catalog, clock: clk, dns: dns,
-		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files, archives: svcs.Archives, support: svcs.Support, sso: svcs.SSO, imports: svcs.Imports}
+		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files, archives: svcs.Archives, support: svcs.Support, sso: svcs.SSO, imports: svcs.Imports, webhooks: svcs.Webhooks}
 	t.Cleanup(svcs.Imports.Wait)
 	e.domains.Timeout = 300 * time.Millisecond
 	for _, name := range []string{"acme", "globex"} {

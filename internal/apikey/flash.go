@@ -27,8 +27,9 @@ func flashes(st *store.Store, tenantID string) *store.Repo[kanri.SecretFlash, *k
 	return store.Of[kanri.SecretFlash](st.Tenant(tenantID), kanri.ContainerAPI, kanri.TypeSecretFlash)
 }
 
-// Hold keeps a key's new secret, sealed, until it is claimed once with
-// the ticket returned (or kanri.SecretFlashTTL passes).
+// Hold keeps a new secret of the key (or webhook endpoint) keyID, sealed,
+// until it is claimed once with the ticket returned (or
+// kanri.SecretFlashTTL passes).
 func (s *Service) Hold(ctx context.Context, tenantID, keyID, secret string, rotated bool) (ticket string, err error) {
 	key := make([]byte, 32)
 	rand.Read(key)

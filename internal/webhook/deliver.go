@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -209,7 +210,7 @@ func summary(d *Delivery) string {
 	if d.Error != "" {
 		return d.Error
 	}
-	return "status " + http.StatusText(d.Status)
+	return "status " + strconv.Itoa(d.Status)
 }
 
 // backoff is the wait after the n-th failure in a row: RetryBase doubled

@@ -212,9 +212,9 @@ func (s *Service) Get(ctx context.Context, tenantID, id string) (*Endpoint, erro
 // of actions ending in a dot ("user.") or AllEvents.
 var eventName = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*\.?$`)
 
-// check returns the endpoint's URL and event types as stored, or
+// readInput returns the endpoint's URL and event types as stored, or
 // EINVALID with what is wrong with each field.
-func (s *Service) check(in Input) (string, []string, kanri.Fields) {
+func (s *Service) readInput(in Input) (string, []string, kanri.Fields) {
 	errs := kanri.Fields{}
 	u := strings.TrimSpace(in.URL)
 	if key := s.checkURL(u); key != "" {
@@ -279,7 +279,7 @@ func (s *Service) checkURL(raw string) string {
 // its secret: the only time the secret is shown. It is sent the records
 // written from now on.
 func (s *Service) Create(ctx context.Context, tenantID string, in Input) (*Endpoint, Secret, error) {
-	u, events, errs := s.check(in)
+	u, events, errs := s.readInput(in)
 	if len(errs) > 0 {
 		return nil, nil, kanri.Invalid(errs)
 	}
@@ -303,7 +303,7 @@ func (s *Service) Create(ctx context.Context, tenantID string, in Input) (*Endpo
 // Update changes an endpoint's URL, event types and description, if it is
 // still as seen.
 func (s *Service) Update(ctx context.Context, tenantID, id string, in Input, seen kanri.Seen) (*Endpoint, error) {
-	u, events, errs := s.check(in)
+	u, events, errs := s.readInput(in)
 	if len(errs) > 0 {
 		return nil, kanri.Invalid(errs)
 	}

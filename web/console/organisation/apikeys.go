@@ -64,62 +64,28 @@ func (s *Pages) createAPIKey(c echo.Context) error {
 	return httpkit.Render(c, http.StatusUnprocessableEntity, views.APIKeyFormPage(s.Page(c, "apikeys.new", "apikeys"), f))
 }
 
-// holdSecret keeps a new secret, sealed, in the store for the next page
-// only: the session gets the ticket that opens it (never the secret, nor
-// the URL), and the browser is sent to the page that shows it.
+// holdSecret keeps a key's new secret for the page that shows it, once.
 func (s *Pages) holdSecret(c echo.Context, k *kanri.APIKey, secret string, rotated bool) error {
-	ticket, err := s.Keys.Hold(c.Request().Context(), k.TenantID, k.ID, secret, rotated)
-	if err != nil {
-		return err
-	}
-	sess := s.Session(c)
-	sess.Values[httpkit.KeySecretTicket] = ticket
-	delete(sess.Values, httpkit.KeySecretOnSwitch)
-	if err := s.SaveSession(c); err != nil {
-		return err
-	}
-	return console.Redirect(c, views.APIKeyPath(k.TenantID, k.ID)+"/secret")
+	return s.HoldSecret(c, k.TenantID, k.ID, secret, rotated, views.APIKeyPath(k.TenantID, k.ID)+"/secret")
 }
 
 // showAPIKeySecret shows the secret that the last creation or rotation of
-// the key held for this session, once: the ticket leaves the session and
-// the held secret leaves the store. Shown once already (a reload), or
-// never held, it sends the browser to the key list, which repeats nothing.
+// the key held for this session, once (console.ClaimSecret). Shown once
+// already (a reload), or never held, it sends the browser to the key
+// list, which repeats nothing.
 func (s *Pages) showAPIKeySecret(c echo.Context) error {
-	ctx := c.Request().Context()
 	t := httpkit.Tenant(c)
-	sess := s.Session(c)
-	ticket, _ := sess.Values[httpkit.KeySecretTicket].(string)
-	if ticket == "" {
-		return c.Redirect(http.StatusSeeOther, views.APIKeysPath(t.ID))
-	}
-	delete(sess.Values, httpkit.KeySecretTicket)
-	delete(sess.Values, httpkit.KeySecretOnSwitch)
-	if err := s.SaveSession(c); err != nil {
-		return err
-	}
-	keyID, secret, rotated, err := s.Keys.Claim(ctx, t.ID, ticket)
-	if kanri.IsCode(err, kanri.ENOTFOUND) || (err == nil && keyID != c.Param("id")) {
-		return c.Redirect(http.StatusSeeOther, views.APIKeysPath(t.ID))
-	}
+	secret, rotated, ok, err := s.ClaimSecret(c, c.Param("id"))
 	if err != nil {
 		return err
 	}
-	k, err := s.Keys.Get(ctx, t.ID, keyID)
+	if !ok {
+		return c.Redirect(http.StatusSeeOther, views.APIKeysPath(t.ID))
+	}
+	k, err := s.Keys.Get(c.Request().Context(), t.ID, c.Param("id"))
 	if err != nil {
 		return err
 	}
-	// Held again for a change of language or theme on this page, which
-	// shows it again; a reload finds no ticket.
-	if again, err := s.Keys.Hold(ctx, t.ID, keyID, secret, rotated); err == nil {
-		sess.Values[httpkit.KeySecretOnSwitch] = again
-		if err := s.SaveSession(c); err != nil {
-			return err
-		}
-	} else {
-		s.Logger.Warn("hold the secret for a language or theme change", "err", err)
-	}
-	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	return httpkit.Render(c, http.StatusOK, views.APIKeySecretPage(s.Page(c, "apikeys.title", "apikeys"), k, secret, rotated))
 }
 
