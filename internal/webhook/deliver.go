@@ -118,23 +118,46 @@ func (s *Service) Run(ctx context.Context) error {
 // run's deliveries to it: disabled, deleted or replayed from elsewhere.
 var errMoved = errors.New("webhook: the endpoint moved on")
 
+// flushEvery is how many deliveries a run makes to an endpoint before it
+// writes them to the log and moves the cursor past them, in one
+// transactional batch: an instance that stops sends at most this many
+// messages again.
+const flushEvery = 50
+
 // drain sends an endpoint the records after its cursor, in order, until it
 // has caught up or a delivery fails.
-func (s *Service) drain(ctx context.Context, e *Endpoint) error {
+func (s *Service) drain(ctx context.Context, e *Endpoint) (err error) {
 	until := s.Now().Add(-s.Settle)
+	var made []*Delivery // sent, not yet written with the cursor
+	unsaved := false     // the cursor moved past records not wanted
+	flush := func() error {
+		if len(made) == 0 && !unsaved {
+			return nil
+		}
+		e, err = s.commit(ctx, e, made, nil)
+		made, unsaved = made[:0], false
+		return err
+	}
+	defer func() {
+		if ctx.Err() != nil {
+			// Cut short by the end of the run: what was answered is kept.
+			err = flush()
+		}
+		err = ignoreMoved(err)
+	}()
 	for ctx.Err() == nil {
 		recs, err := s.Audit.Since(ctx, e.TenantID, e.CursorTime.Time, until, s.Batch)
 		if err != nil {
 			return err
 		}
-		moved, skipped := false, false
+		moved := false
 		for _, r := range recs {
 			if !r.Timestamp.After(e.CursorTime.Time) && r.ID <= e.CursorID {
 				continue // handled: the query starts at the cursor's time
 			}
 			moved = true
 			if !e.Wants(r.Action) || hidden(e, r) {
-				e.CursorTime, e.CursorID, skipped = r.Timestamp, r.ID, true
+				e.CursorTime, e.CursorID, unsaved = r.Timestamp, r.ID, true
 				continue
 			}
 			body, err := eventBody(r)
@@ -143,22 +166,23 @@ func (s *Service) drain(ctx context.Context, e *Endpoint) error {
 			}
 			d := s.send(ctx, e, r.ID, r.Action, body, TriggerEvent, e.Failures+1)
 			if ctx.Err() != nil {
-				return nil // cut short by the end of the run, not the endpoint's fault
+				return nil // not the endpoint's fault: the run ended
 			}
+			made = append(made, d)
 			if !d.OK {
-				return s.failed(ctx, e, d)
+				_, err := s.failed(ctx, e, made)
+				return err
 			}
 			e.CursorTime, e.CursorID = r.Timestamp, r.ID
 			e.clearFailures()
-			if e, err = s.save(ctx, e, nil); err != nil {
-				return ignoreMoved(err)
+			if len(made) >= flushEvery {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
-			skipped = false
 		}
-		if skipped {
-			if e, err = s.save(ctx, e, nil); err != nil {
-				return ignoreMoved(err)
-			}
+		if err := flush(); err != nil {
+			return err
 		}
 		if len(recs) < s.Batch || !moved {
 			return nil
@@ -175,13 +199,15 @@ func hidden(e *Endpoint, r *kanri.AuditLog) bool {
 		(r.Metadata.TargetTenantID != "" || r.Metadata.Support != nil && r.Metadata.Support.TenantID != "")
 }
 
-// failed records a failed delivery on its endpoint: it is tried again
-// after a backoff, or, failing for GiveUp already, disabled, with a
-// warning in the audit log and the service's log.
-func (s *Service) failed(ctx context.Context, e *Endpoint, d *Delivery) error {
+// failed writes the deliveries made, the last of which failed, with the
+// failure on their endpoint: it is tried again after a backoff, or,
+// failing for GiveUp already, disabled, with a warning in the audit log
+// and the service's log.
+func (s *Service) failed(ctx context.Context, e *Endpoint, made []*Delivery) (*Endpoint, error) {
 	now := s.Now()
+	d := made[len(made)-1]
 	stop := !e.FailingSince.IsZero() && now.Sub(e.FailingSince.Time) >= s.GiveUp
-	_, err := s.save(ctx, e, func(cur *Endpoint) {
+	e, err := s.commit(ctx, e, made, func(cur *Endpoint) {
 		cur.Failures++
 		if cur.FailingSince.IsZero() {
 			cur.FailingSince = kanri.NewTime(now)
@@ -193,7 +219,7 @@ func (s *Service) failed(ctx context.Context, e *Endpoint, d *Delivery) error {
 		}
 	})
 	if err != nil || !stop {
-		return ignoreMoved(err)
+		return e, err
 	}
 	s.Logger.Warn("webhook endpoint disabled: its deliveries kept failing", "tenant", e.TenantID, "endpoint", e.ID,
 		"since", e.FailingSince.Time, "last_error", summary(d))
@@ -202,7 +228,7 @@ func (s *Service) failed(ctx context.Context, e *Endpoint, d *Delivery) error {
 		TenantID: e.TenantID, Action: "webhook.disable", Status: kanri.AuditWarning, Reason: DisabledByFailing,
 		Resource: kanri.AuditResource{Type: kanri.AuditWebhook, ID: e.ID, Name: e.URL},
 	})
-	return nil
+	return e, nil
 }
 
 // summary is a failed delivery in a few words, for the endpoint's list.
@@ -224,27 +250,55 @@ func (s *Service) backoff(n int) time.Duration {
 	return d - time.Duration(rand.Int64N(int64(d/4)+1))
 }
 
-// save writes what a run changed of an endpoint (its cursor and its
-// failures, with more when more is not nil) over the endpoint as stored,
-// unless it was disabled, deleted or replayed meanwhile (errMoved). It
-// returns the endpoint as written, with any other change made meanwhile
-// (a new URL, a rotated secret).
-func (s *Service) save(ctx context.Context, e *Endpoint, more func(*Endpoint)) (*Endpoint, error) {
-	saved, err := s.endpoints(e.TenantID).Modify(ctx, e.ID, nil, func(cur *Endpoint) error {
-		if !cur.Enabled || cur.Epoch != e.Epoch {
-			return errMoved
+// commit writes, in one transactional batch, the deliveries made and
+// what a run changed of their endpoint (its cursor and its failures, with
+// more when more is not nil) over the endpoint as stored. An endpoint
+// disabled, deleted or replayed meanwhile is left as it is and errMoved
+// returned, the deliveries written all the same. It returns the endpoint
+// as written, with any other change made meanwhile (a new URL, a rotated
+// secret).
+func (s *Service) commit(ctx context.Context, e *Endpoint, made []*Delivery, more func(*Endpoint)) (*Endpoint, error) {
+	ctx = context.WithoutCancel(ctx) // what was sent is written, run over or not
+	return store.Retry(ctx, func() (*Endpoint, error) {
+		var ops []docstore.Op
+		for _, d := range made {
+			op, err := s.deliveries(e.TenantID).Op(docstore.OpCreate, d)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, op)
 		}
-		cur.CursorTime, cur.CursorID = e.CursorTime, e.CursorID
-		cur.Failures, cur.FailingSince, cur.NextAttemptAt, cur.LastError = e.Failures, e.FailingSince, e.NextAttemptAt, e.LastError
-		if more != nil {
-			more(cur)
+		cur, err := s.endpoints(e.TenantID).Get(ctx, e.ID)
+		moved := kanri.IsCode(err, kanri.ENOTFOUND) || err == nil && (!cur.Enabled || cur.Epoch != e.Epoch)
+		switch {
+		case err != nil && !moved:
+			return nil, err
+		case !moved:
+			cur.CursorTime, cur.CursorID = e.CursorTime, e.CursorID
+			cur.Failures, cur.FailingSince, cur.NextAttemptAt, cur.LastError = e.Failures, e.FailingSince, e.NextAttemptAt, e.LastError
+			if more != nil {
+				more(cur)
+			}
+			op, err := s.endpoints(e.TenantID).Op(docstore.OpReplace, cur)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, op)
 		}
-		return nil
+		if len(ops) > 0 {
+			res, err := s.Store.Tenant(e.TenantID).Batch(ctx, kanri.ContainerAPI, ops)
+			if err != nil {
+				return nil, store.Raced(err)
+			}
+			if !moved {
+				cur.ETag = res[len(res)-1].ETag
+			}
+		}
+		if moved {
+			return nil, errMoved
+		}
+		return cur, nil
 	})
-	if kanri.IsCode(err, kanri.ENOTFOUND) {
-		return nil, errMoved
-	}
-	return saved, err
 }
 
 func ignoreMoved(err error) error {
@@ -254,8 +308,8 @@ func ignoreMoved(err error) error {
 	return err
 }
 
-// send posts a message to an endpoint, signed, and writes the attempt in
-// its delivery log.
+// send posts a message to an endpoint, signed, and returns the attempt,
+// for its delivery log.
 func (s *Service) send(ctx context.Context, e *Endpoint, msgID, typ string, body []byte, trigger string, attempt int) *Delivery {
 	d := &Delivery{
 		Doc: kanri.Doc{ID: "whd_" + randomID()}, EndpointID: e.ID, MessageID: msgID, EventType: typ,
@@ -264,10 +318,17 @@ func (s *Service) send(ctx context.Context, e *Endpoint, msgID, typ string, body
 	start := time.Now()
 	s.post(ctx, e, d, body)
 	d.LatencyMS = int(time.Since(start).Milliseconds())
-	if err := s.deliveries(e.TenantID).Create(context.WithoutCancel(ctx), d); err != nil {
-		s.Logger.Warn("webhook delivery not logged", "tenant", e.TenantID, "endpoint", e.ID, "message", msgID, "err", err)
-	}
 	return d
+}
+
+// sendNow sends a message outside the cursor (a test event, a delivery
+// sent again by hand) and writes the attempt in the delivery log.
+func (s *Service) sendNow(ctx context.Context, e *Endpoint, msgID, typ string, body []byte, trigger string) (*Delivery, error) {
+	d := s.send(ctx, e, msgID, typ, body, trigger, 1)
+	if err := s.deliveries(e.TenantID).Create(context.WithoutCancel(ctx), d); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // post makes the request of a delivery and fills in its outcome.
@@ -343,7 +404,7 @@ func (s *Service) sendTest(ctx context.Context, e *Endpoint, msgID, trigger stri
 	if err != nil {
 		return nil, err
 	}
-	return s.send(ctx, e, msgID, TestEvent, body, trigger, 1), nil
+	return s.sendNow(ctx, e, msgID, TestEvent, body, trigger)
 }
 
 // Redeliver sends the message of one of an endpoint's deliveries again,
@@ -378,5 +439,5 @@ func (s *Service) Redeliver(ctx context.Context, tenantID, endpointID, deliveryI
 	if err != nil {
 		return nil, err
 	}
-	return s.send(ctx, e, r.ID, r.Action, body, TriggerReplay, 1), nil
+	return s.sendNow(ctx, e, r.ID, r.Action, body, TriggerReplay)
 }

@@ -123,7 +123,7 @@ func (f *fixture) advance(d time.Duration) {
 	f.mu.Unlock()
 }
 
-func setup(t *testing.T) *fixture {
+func setup(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{now: time.Now().UTC().Truncate(time.Second)}
 	d := app.NewDeps(store.New(bolttest.Open(t), nil, features.Schema()), nil, f.clock)
