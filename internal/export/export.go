@@ -45,7 +45,7 @@ func (f Format) ContentType() string {
 
 // Column is one column of an export (a CSV column, a JSON object's
 // member): its name and its value in an item. A value is a string, a
-// bool, an int, an int64, a kanri.Time, a map or nil.
+// *string, a bool, an int, an int64, a kanri.Time, a map or nil.
 type Column[T any] struct {
 	Name  string
 	Value func(T) any
@@ -172,7 +172,9 @@ func (e *encoder[T]) end() error {
 	return e.flush()
 }
 
-// cell returns a value as a CSV cell.
+// cell returns a value as a CSV cell. A value whose JSON is null (nil, a
+// nil pointer or map, a zero kanri.Time) is an empty cell, as an empty
+// cell is no value.
 func cell(v any) string {
 	switch v := v.(type) {
 	case nil:
@@ -190,6 +192,9 @@ func cell(v any) string {
 		return fmt.Sprint(v)
 	}
 	b, _ := json.Marshal(v)
+	if string(b) == "null" {
+		return ""
+	}
 	return string(b)
 }
 

@@ -3,10 +3,12 @@ package export_test
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kanri/kanri/internal/export"
 	"github.com/kanri/kanri/internal/kanri"
@@ -106,6 +108,77 @@ func TestParseFormat(t *testing.T) {
 	for ext, want := range map[string]bool{"csv": true, "json": true, ".csv": true, "xml": false, "": false} {
 		if _, ok := export.ParseFormat(ext); ok != want {
 			t.Errorf("ParseFormat(%q): %v, want %v", ext, ok, want)
+		}
+	}
+}
+
+// TestCSVCells checks how the CSV writes each kind of value: a value
+// whose JSON is null as an empty cell, a map as its JSON, and a cell a
+// spreadsheet would run as a formula defused.
+func TestCSVCells(t *testing.T) {
+	text := "text"
+	at := kanri.NewTime(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
+	tests := []struct {
+		name  string
+		value any
+		want  string
+	}{
+		{"nil", nil, ""},
+		{"a string", "ann", "ann"},
+		{"a formula", "=1+1", "'=1+1"},
+		{"a *string", &text, "text"},
+		{"a nil *string", (*string)(nil), ""},
+		{"a bool", true, "true"},
+		{"an int", 42, "42"},
+		{"a negative int64", int64(-7), "'-7"},
+		{"a time", at, "2026-11-01T09:00:00.0000000Z"},
+		{"the zero time", kanri.Time{}, ""},
+		{"a map", map[string]kanri.Change{"email": {Before: "a", After: "b"}}, `{"email":{"before":"a","after":"b"}}`},
+		{"a nil map", map[string]kanri.Change(nil), ""},
+		{"an empty map", map[string]kanri.Change{}, "{}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A second column keeps an empty cell from being an empty
+			// line, which a CSV reader skips.
+			cols := []export.Column[any]{{Name: "v", Value: func(v any) any { return v }}, {Name: "end", Value: func(any) any { return "end" }}}
+			var b bytes.Buffer
+			err := export.Stream(context.Background(), &b, export.CSV, cols, func(context.Context, string) ([]any, string, error) {
+				return []any{tt.value}, "", nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, err := csv.NewReader(&b).ReadAll()
+			if err != nil || len(recs) != 2 {
+				t.Fatalf("got %d records, err %v, want the header and a row", len(recs), err)
+			}
+			if got := recs[1][0]; got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDefuse: a cell that starts as a formula does (= + - @, a tab or a
+// carriage return) starts with a quote, so that spreadsheet programs do
+// not evaluate it (CSV injection); any other cell stays as it is.
+func TestDefuse(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"=HYPERLINK(\"x\")", "'=HYPERLINK(\"x\")"},
+		{"+1", "'+1"},
+		{"-1", "'-1"},
+		{"@SUM(A1)", "'@SUM(A1)"},
+		{"\t=1", "'\t=1"},
+		{"\r=1", "'\r=1"},
+		{"user.update", "user.update"},
+		{"a=1", "a=1"},
+		{"", ""},
+		{"管理者", "管理者"},
+	}
+	for _, tt := range tests {
+		if got := export.Defuse(tt.in); got != tt.want {
+			t.Errorf("Defuse(%q): got %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -162,6 +162,8 @@ func (s *Service) Files(ctx context.Context, w io.Writer, f Format, tenantID str
 	})
 }
 
+// auditColumns are the columns of the audit log's export, the console's
+// CSV and JSON links alike.
 var auditColumns = []Column[*kanri.AuditLog]{
 	{"timestamp", func(r *kanri.AuditLog) any { return r.Timestamp }},
 	{"action", func(r *kanri.AuditLog) any { return r.Action }},
@@ -180,9 +182,13 @@ var auditColumns = []Column[*kanri.AuditLog]{
 }
 
 // Audit writes the tenant's audit records that match filter, newest
-// first, with the columns of the audit log's CSV export (audit.WriteCSV);
-// in JSON a record's changes are an object.
+// first: in CSV a record's changes are a cell of JSON (empty when there
+// are none), in JSON an object. It writes nothing when the actor may not
+// use filter (audit.CheckFilter) and returns that error.
 func (s *Service) Audit(ctx context.Context, w io.Writer, f Format, tenantID string, filter audit.Filter) error {
+	if err := audit.CheckFilter(ctx, tenantID, filter); err != nil {
+		return err
+	}
 	return Stream(ctx, w, f, auditColumns, func(ctx context.Context, cont string) ([]*kanri.AuditLog, string, error) {
 		page := filter
 		page.Limit, page.Continuation = 1000, cont
