@@ -1,5 +1,6 @@
 // Package audit records who changed what (docs/data-model.md, "Audit log")
-// and reads the records back for the audit page and its CSV export.
+// and reads the records back for the audit page and its exports (package
+// export).
 package audit
 
 import (

@@ -17,6 +17,7 @@ import (
 	"github.com/kanri/kanri/internal/bolt/bolttest"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/docstore/docstoretest"
+	"github.com/kanri/kanri/internal/export"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/store"
 )
@@ -80,11 +81,13 @@ func BenchmarkEmbeddedAuditPage(b *testing.B) {
 	}
 }
 
-// exportCSV measures the whole CSV export of partition pk (n records):
+// exportCSV measures the whole CSV export of partition pk (n records),
+// the audit page's CSV link (export.Service.Audit):
 // rows a second, and the largest heap seen while it runs, which must not
 // grow with n (the export streams one page at a time).
 func exportCSV(b *testing.B, ds docstore.Store, pk string, n int) {
-	log := audit.New(store.New(ds, nil, features.Schema()), nil, nil)
+	st := store.New(ds, nil, features.Schema())
+	exports := export.New(st, nil, audit.New(st, nil, nil))
 	var peak atomic.Uint64
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
@@ -103,7 +106,7 @@ func exportCSV(b *testing.B, ds docstore.Store, pk string, n int) {
 	}()
 	for b.Loop() {
 		w := &countingWriter{}
-		if err := log.WriteCSV(context.Background(), w, pk, audit.Filter{}); err != nil {
+		if err := exports.Audit(context.Background(), w, export.CSV, pk, audit.Filter{}); err != nil {
 			b.Fatal(err)
 		}
 		if w.lines != n+1 {

@@ -90,34 +90,20 @@ func (s *Pages) targetNames(c echo.Context, recs []*kanri.AuditLog) (map[string]
 	return s.Tenants.DisplayNames(c.Request().Context(), ids)
 }
 
-// exportAuditJSON streams the filtered audit log as JSON.
-func (s *Pages) exportAuditJSON(c echo.Context) error {
-	t := httpkit.Tenant(c)
-	f, errs, err := s.auditFilter(c, t)
-	if err != nil {
-		return err
+// exportAudit streams the filtered audit log in format f, the file
+// audit-<tenant>-<time>.<format>. Filters that do not parse, and a tenant
+// filter the user may not use, are refused before anything is sent.
+func (s *Pages) exportAudit(f export.Format) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		t := httpkit.Tenant(c)
+		filter, errs, err := s.auditFilter(c, t)
+		if err != nil {
+			return err
+		}
+		if len(errs) > 0 {
+			return kanri.Invalid(errs)
+		}
+		console.StartExport(c, f, "audit-"+t.Name+"-"+s.Now().UTC().Format("20060102-150405"))
+		return s.Exports.Audit(c.Request().Context(), c.Response(), f, t.ID, filter)
 	}
-	if len(errs) > 0 {
-		return kanri.Invalid(errs)
-	}
-	console.StartExport(c, export.JSON, "audit-"+t.Name+"-"+s.Now().UTC().Format("20060102-150405"))
-	return s.Exports.Audit(c.Request().Context(), c.Response(), export.JSON, t.ID, f)
-}
-
-// exportAudit streams the filtered audit log as CSV.
-func (s *Pages) exportAudit(c echo.Context) error {
-	t := httpkit.Tenant(c)
-	f, errs, err := s.auditFilter(c, t)
-	if err != nil {
-		return err
-	}
-	if len(errs) > 0 {
-		return kanri.Invalid(errs)
-	}
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
-	h.Set(echo.HeaderContentDisposition, `attachment; filename="audit-`+t.Name+`-`+s.Now().UTC().Format("20060102-150405")+`.csv"`)
-	c.Response().WriteHeader(http.StatusOK)
-	c.Response().Write([]byte("\xEF\xBB\xBF")) // BOM, so that spreadsheets read UTF-8
-	return s.Audit.WriteCSV(c.Request().Context(), c.Response(), t.ID, f)
 }

@@ -1,6 +1,7 @@
 package organisation
 
 import (
+	"github.com/kanri/kanri/internal/export"
 	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/views"
 	"github.com/kanri/kanri/web/console"
@@ -26,8 +27,8 @@ func (s *Pages) Routes(g console.Groups) []console.Route {
 		console.NoSupport(console.Post(g.Tenant, "/api-keys/:id/rotate", role.APIKeysUpdate, s.rotateAPIKey)),
 		console.Post(g.Tenant, "/api-keys/:id/revoke", role.APIKeysDelete, s.revokeAPIKey),
 		console.Get(g.Tenant, "/audit", role.AuditRead, s.listAudit),
-		console.Get(g.Tenant, "/audit.csv", role.AuditRead, s.Streaming(console.ExportTimeout, s.exportAudit)),
-		console.Get(g.Tenant, "/audit.json", role.AuditRead, s.Streaming(console.ExportTimeout, s.exportAuditJSON)),
+		console.Get(g.Tenant, "/audit.csv", role.AuditRead, s.Streaming(console.ExportTimeout, s.exportAudit(export.CSV))),
+		console.Get(g.Tenant, "/audit.json", role.AuditRead, s.Streaming(console.ExportTimeout, s.exportAudit(export.JSON))),
 		console.Get(g.Tenant, "/settings", role.SettingsRead, s.showSettings),
 		console.Post(g.Tenant, "/settings", role.SettingsUpdate, s.saveSettings),
 		console.Get(g.Tenant, "/settings/time-now", role.SettingsRead, s.zoneNowPreview),
