@@ -17,8 +17,9 @@ const webhooksPath = "/t/" + tenantID + "/webhooks"
 
 // webhookSteps: alice registers an endpoint (a receiver this test runs on
 // loopback, which the server is started to allow), copies its secret,
-// sends it a test event, and sees the delivery in the log; the receiver
-// verifies the signature with the Standard Webhooks library.
+// sends it a test event, sees the delivery in the log and deletes the
+// endpoint; the receiver verifies the signature with the Standard
+// Webhooks library.
 func (s *suite) webhookSteps(t *testing.T) {
 	s.step(t, "webhook_test_event", []string{"tenant_admin_sees_only_own_tenant"}, s.pagesOf(&s.alice), func(t *testing.T) {
 		var mu sync.Mutex
@@ -40,7 +41,9 @@ func (s *suite) webhookSteps(t *testing.T) {
 		s.fill(t, s.alice, "webhook-events", "user.*")
 		s.submitStatus(t, s.alice, s.alice.tid("webhook-submit"), webhooksPath, 422)
 		s.visible(t, s.alice, "field-error-events")
-		s.fill(t, s.alice, "webhook-events", "*")
+		// Users' events, which no step makes meanwhile: the receiver gets
+		// the test event alone.
+		s.fill(t, s.alice, "webhook-events", "user.")
 		s.fill(t, s.alice, "webhook-description", "SIEM")
 		s.submitStatus(t, s.alice, s.alice.tid("webhook-submit"), webhooksPath, 303)
 		secret, err := s.alice.tid("webhook-secret").TextContent()
@@ -58,6 +61,12 @@ func (s *suite) webhookSteps(t *testing.T) {
 		s.hasAttr(t, s.alice, row, "delivery", "data-event", "webhook.test")
 		s.hasAttr(t, s.alice, row, "delivery", "data-ok", "true")
 		s.screenshot(t, s.alice.page, "desktop-webhook.png")
+
+		// Deleted, after a confirmation, so that no later step's events
+		// go to the receiver this step closes.
+		s.submitStatus(t, s.alice, s.alice.tid("webhook-delete"), endpoint+"/delete", 303)
+		s.containsText(t, s.alice, "flash", "deleted")
+		s.visible(t, s.alice, "webhooks-none")
 
 		wh, err := standardwebhooks.NewWebhook(secret)
 		if err != nil {

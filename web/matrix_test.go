@@ -281,7 +281,13 @@ func (e *env) target(t *testing.T, path, actorID string) (string, url.Values) {
 	if strings.Contains(path, ":import") {
 		imp = e.matrixImport(t)
 	}
-	r := strings.NewReplacer(":import", imp, ":format", "csv", ":tenant", e.acme.ID, ":service", svc, ":role", "admin", ":upload", upload, ":msg", message, ":user", e.acmeBob.ID,
+	if strings.Contains(path, ":day") {
+		// A day's audit file of acme's (internal/webhook's name for it).
+		if _, err := e.blobs.Put(ctx, "auditfiles/"+e.acme.ID+"/2026-11-27.ndjson", strings.NewReader("{}\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := strings.NewReplacer(":day", "2026-11-27", ":import", imp, ":format", "csv", ":tenant", e.acme.ID, ":service", svc, ":role", "admin", ":upload", upload, ":msg", message, ":user", e.acmeBob.ID,
 		":job", job, ":restore", restore, ":session", session, ":passkey", passkey)
 	if strings.HasPrefix(path, "/t/:tenant/backups/history/:id") {
 		path = strings.Replace(path, ":id", run, 1)

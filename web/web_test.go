@@ -88,6 +88,7 @@ type env struct {
 	sso       *sso.Service
 	imports   *userimport.Service
 	webhooks  *webhook.Service
+	blobs     *blob.Bucket
 	dns       *dnstest.Server
 	clock     *clock
 	acme      *kanri.Tenant
@@ -160,7 +161,7 @@ func newEnvWith(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	e := &env{st: st, faults: faults, calls: calls, tenants: ts, users: us, signIns: svcs.Auth, roles: roles, catalog: svcs.Catalog, clock: clk, dns: dns,
-		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files, archives: svcs.Archives, support: svcs.Support, sso: svcs.SSO, imports: svcs.Imports, webhooks: svcs.Webhooks}
+		domains: svcs.Domains, keys: svcs.Keys, usage: svcs.Usage, files: svcs.Files, archives: svcs.Archives, support: svcs.Support, sso: svcs.SSO, imports: svcs.Imports, webhooks: svcs.Webhooks, blobs: blobs}
 	t.Cleanup(svcs.Imports.Wait)
 	e.domains.Timeout = 300 * time.Millisecond
 	for _, name := range []string{"acme", "globex"} {

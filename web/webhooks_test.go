@@ -18,7 +18,9 @@ import (
 	"github.com/kanri/kanri/internal/audit"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/i18n"
+	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/netguard"
+	"github.com/kanri/kanri/internal/role"
 	"github.com/kanri/kanri/internal/webhook"
 )
 
@@ -181,7 +183,7 @@ func TestWebhookPages(t *testing.T) {
 	// Every record selected since then, in order: the users newEnv made
 	// too.
 	ep, _ = e.webhooks.Get(context.Background(), e.acme.ID, id)
-	recs, _ := e.webhooks.Audit.Since(context.Background(), e.acme.ID, since, e.clock.Now(), 1000)
+	recs, _ := e.webhooks.Audit.After(context.Background(), e.acme.ID, since, "", e.clock.Now(), 1000)
 	want := []string{"webhook.test", "user.create", "webhook.rotate"}
 	for _, r := range recs {
 		if ep.Wants(r.Action) {
@@ -245,7 +247,17 @@ func TestWebhookPages(t *testing.T) {
 func (e *env) matrixWebhook(t *testing.T, n int64) (id, delivery string) {
 	t.Helper()
 	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system"})
-	open := webhook.New(e.webhooks.Deps, e.signIns.Sealer(), true)
+	open := webhook.New(e.webhooks.Deps, e.signIns.Sealer(), nil, true)
+	// The earlier checks' go first: a tenant has at most MaxEndpoints.
+	old, err := open.List(ctx, e.acme.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range old {
+		if _, err := open.Delete(ctx, e.acme.ID, o.ID, kanri.Seen{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ep, _, err := open.Create(ctx, e.acme.ID, webhook.Input{URL: fmt.Sprintf("http://127.0.0.1:1/m%d", n), Events: "*"})
 	if err != nil {
 		t.Fatal(err)
@@ -255,4 +267,39 @@ func (e *env) matrixWebhook(t *testing.T, n int64) (id, delivery string) {
 		t.Fatalf("matrix test event: %+v, %v", d, err)
 	}
 	return ep.ID, d.ID
+}
+
+// Sending the audit log elsewhere takes the right to read it: a tenant
+// management administrator who may change the settings, but not read the
+// audit log, may neither add an endpoint nor download a file.
+func TestWebhooksNeedTheAuditLog(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := audit.WithActor(context.Background(), audit.Actor{UserID: "system", TenantID: kanri.PrivilegedTenantID})
+	u, err := e.users.Create(ctx, e.acme.ID, kanri.UserInput{Username: "tm", Email: "tm@acme.test", DisplayName: "TM", Password: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.roles.Assign(ctx, role.Grant{Tenant: e.acme, UserID: u.ID, ServiceID: kanri.TenantManagementID, RoleName: role.Admin}); err != nil {
+		t.Fatal(err)
+	}
+	tm := e.client(t).signIn("acme", "tm")
+	base := "/t/" + e.acme.ID + "/webhooks"
+	resp, body := tm.get(base)
+	wantStatus(t, "the page", resp, http.StatusOK)
+	if strings.Contains(body, `data-testid="webhook-add"`) || strings.Contains(body, `data-testid="audit-files-enable"`) {
+		t.Error("the page offers what the user may not do")
+	}
+	for path, form := range map[string]url.Values{
+		base:                   {"url": {"https://hooks.example.com/"}, "events": {"*"}},
+		base + "/files/enable": nil,
+	} {
+		resp, _ = tm.post(path, form)
+		wantStatus(t, "POST "+path, resp, http.StatusForbidden)
+	}
+	resp, _ = tm.get(base + "/files/2026-11-27")
+	wantStatus(t, "a file", resp, http.StatusForbidden)
+	if es, _ := e.webhooks.List(ctx, e.acme.ID); len(es) != 0 {
+		t.Errorf("%d endpoints made", len(es))
+	}
 }

@@ -4,12 +4,14 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -337,16 +339,58 @@ func (l *Log) query(ctx context.Context, tenantID string, where []docstore.Filte
 	})
 }
 
-// Since returns up to limit of a tenant's records whose time is from
-// from to to, both included, oldest first: the walk of the deliveries to
-// its webhook endpoints (internal/webhook), which start again from the
-// last record they handled. Records of the same time come in no set order.
-func (l *Log) Since(ctx context.Context, tenantID string, from, to time.Time, limit int) ([]*kanri.AuditLog, error) {
-	recs, _, err := l.store.Tenant(tenantID).AuditLogs().Query(ctx, docstore.Query{
-		Where:   []docstore.Filter{docstore.Gte("timestamp", kanri.FormatTime(from)), docstore.Lte("timestamp", kanri.FormatTime(to))},
-		OrderBy: "timestamp", Limit: limit,
+// After returns a tenant's records after the record of time at and id
+// (all of time at when id is ""), up to time to, oldest first and, at one
+// time, by id: the walk of the deliveries to its webhook endpoints
+// (internal/webhook), which start again after the last record they
+// handled. It returns about limit records: every record of the last time
+// it reaches, however many, so that a walk never passes over one.
+func (l *Log) After(ctx context.Context, tenantID string, at time.Time, id string, to time.Time, limit int) ([]*kanri.AuditLog, error) {
+	logs := l.store.Tenant(tenantID).AuditLogs()
+	var recs []*kanri.AuditLog
+	from := docstore.Gte("timestamp", kanri.FormatTime(at))
+	if id != "" {
+		// The rest of the records of time at, then those after it.
+		tied, err := logs.All(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("timestamp", kanri.FormatTime(at))}})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range tied {
+			if r.ID > id {
+				recs = append(recs, r)
+			}
+		}
+		from = docstore.Gt("timestamp", kanri.FormatTime(at))
+	}
+	page, _, err := logs.Query(ctx, docstore.Query{
+		Where: []docstore.Filter{from, docstore.Lte("timestamp", kanri.FormatTime(to))}, OrderBy: "timestamp", Limit: limit,
 	})
-	return recs, err
+	if err != nil {
+		return nil, err
+	}
+	if len(page) == limit {
+		// The page may end within the records of its last time: read
+		// them all.
+		last := page[len(page)-1].Timestamp
+		for len(page) > 0 && page[len(page)-1].Timestamp.Equal(last.Time) {
+			page = page[:len(page)-1]
+		}
+		tied, err := logs.All(ctx, docstore.Query{Where: []docstore.Filter{docstore.Eq("timestamp", last.String())}})
+		if err != nil {
+			return nil, err
+		}
+		page = append(page, tied...)
+	}
+	sortByTime(recs)
+	sortByTime(page)
+	return append(recs, page...), nil
+}
+
+// sortByTime sorts records by time and, at one time, by id.
+func sortByTime(recs []*kanri.AuditLog) {
+	slices.SortStableFunc(recs, func(a, b *kanri.AuditLog) int {
+		return cmp.Or(a.Timestamp.Compare(b.Timestamp.Time), strings.Compare(a.ID, b.ID))
+	})
 }
 
 // where returns the store filters of f. A username is also looked up as

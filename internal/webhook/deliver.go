@@ -64,13 +64,18 @@ type TestData struct {
 	Test       bool   `json:"test"`
 }
 
-// eventBody returns the body of the message of an audit record.
-func eventBody(r *kanri.AuditLog) ([]byte, error) {
-	return json.Marshal(Message{Type: r.Action, Timestamp: r.Timestamp.Time, Data: Event{
+// eventOf returns the event of an audit record.
+func eventOf(r *kanri.AuditLog) Event {
+	return Event{
 		ID: r.ID, TenantID: r.TenantID, Timestamp: r.Timestamp, Action: r.Action, Status: r.Status,
 		UserID: r.UserID, UserName: r.UserName, Resource: r.Resource, Changes: r.Details.Changes, Reason: r.Details.Reason,
 		IPAddress: r.Metadata.IPAddress, UserAgent: r.Metadata.UserAgent, RequestID: r.Metadata.RequestID, Support: r.Metadata.Support,
-	}})
+	}
+}
+
+// eventBody returns the body of the message of an audit record.
+func eventBody(r *kanri.AuditLog) ([]byte, error) {
+	return json.Marshal(Message{Type: r.Action, Timestamp: r.Timestamp.Time, Data: eventOf(r)})
 }
 
 // Run sends every enabled endpoint of every tenant the audit records it
@@ -124,10 +129,15 @@ var errMoved = errors.New("webhook: the endpoint moved on")
 // messages again.
 const flushEvery = 50
 
+// runBudget is how long a run sends to one endpoint before it leaves the
+// rest to the next run, so that a slow receiver holds no run for long.
+const runBudget = 30 * time.Second
+
 // drain sends an endpoint the records after its cursor, in order, until it
 // has caught up or a delivery fails.
 func (s *Service) drain(ctx context.Context, e *Endpoint) (err error) {
 	until := s.Now().Add(-s.Settle)
+	deadline := time.Now().Add(runBudget)
 	var made []*Delivery // sent, not yet written with the cursor
 	unsaved := false     // the cursor moved past records not wanted
 	flush := func() error {
@@ -146,17 +156,12 @@ func (s *Service) drain(ctx context.Context, e *Endpoint) (err error) {
 		err = ignoreMoved(err)
 	}()
 	for ctx.Err() == nil {
-		recs, err := s.Audit.Since(ctx, e.TenantID, e.CursorTime.Time, until, s.Batch)
+		recs, err := s.Audit.After(ctx, e.TenantID, e.CursorTime.Time, e.CursorID, until, s.Batch)
 		if err != nil {
 			return err
 		}
-		moved := false
 		for _, r := range recs {
-			if !r.Timestamp.After(e.CursorTime.Time) && r.ID <= e.CursorID {
-				continue // handled: the query starts at the cursor's time
-			}
-			moved = true
-			if !e.Wants(r.Action) || hidden(e, r) {
+			if !e.Wants(r.Action) || hidden(e.TenantID, r) {
 				e.CursorTime, e.CursorID, unsaved = r.Timestamp, r.ID, true
 				continue
 			}
@@ -180,22 +185,26 @@ func (s *Service) drain(ctx context.Context, e *Endpoint) (err error) {
 					return err
 				}
 			}
+			if time.Now().After(deadline) {
+				return flush()
+			}
 		}
 		if err := flush(); err != nil {
 			return err
 		}
-		if len(recs) < s.Batch || !moved {
+		if len(recs) < s.Batch {
 			return nil
 		}
 	}
 	return nil
 }
 
-// hidden reports whether a record of the operator's log is about another
-// tenant: only the operator's global administrators read those (see
-// audit.MayFilterByTenant), so no endpoint is sent them.
-func hidden(e *Endpoint, r *kanri.AuditLog) bool {
-	return e.TenantID == kanri.PrivilegedTenantID &&
+// hidden reports whether a record of tenantID's log is one of the
+// operator's copies of what its staff did in another tenant: only the
+// operator's global administrators read those (see
+// audit.MayFilterByTenant), so no endpoint or file is sent them.
+func hidden(tenantID string, r *kanri.AuditLog) bool {
+	return tenantID == kanri.PrivilegedTenantID &&
 		(r.Metadata.TargetTenantID != "" || r.Metadata.Support != nil && r.Metadata.Support.TenantID != "")
 }
 
@@ -243,9 +252,9 @@ func summary(d *Delivery) string {
 // for each failure before it, at most RetryMax, less up to a quarter at
 // random so that endpoints failing together are not retried together.
 func (s *Service) backoff(n int) time.Duration {
-	d := s.RetryMax
-	if n <= 30 && s.RetryBase<<(n-1) < s.RetryMax && s.RetryBase<<(n-1) > 0 {
-		d = s.RetryBase << (n - 1)
+	d := min(s.RetryBase, s.RetryMax)
+	for i := 1; i < n && d < s.RetryMax; i++ {
+		d = min(2*d, s.RetryMax)
 	}
 	return d - time.Duration(rand.Int64N(int64(d/4)+1))
 }
@@ -269,7 +278,7 @@ func (s *Service) commit(ctx context.Context, e *Endpoint, made []*Delivery, mor
 			ops = append(ops, op)
 		}
 		cur, err := s.endpoints(e.TenantID).Get(ctx, e.ID)
-		moved := kanri.IsCode(err, kanri.ENOTFOUND) || err == nil && (!cur.Enabled || cur.Epoch != e.Epoch)
+		moved := kanri.IsCode(err, kanri.ENOTFOUND) || err == nil && (!cur.Enabled || cur.Epoch != e.Epoch || behind(e, cur))
 		switch {
 		case err != nil && !moved:
 			return nil, err
@@ -299,6 +308,16 @@ func (s *Service) commit(ctx context.Context, e *Endpoint, made []*Delivery, mor
 		}
 		return cur, nil
 	})
+}
+
+// behind reports whether e's cursor is before cur's: another run went
+// further (one whose lease ran out while it sent), and the cursor never
+// moves back but by a replay.
+func behind(e, cur *Endpoint) bool {
+	if c := e.CursorTime.Compare(cur.CursorTime.Time); c != 0 {
+		return c < 0
+	}
+	return e.CursorID < cur.CursorID
 }
 
 func ignoreMoved(err error) error {
@@ -427,7 +446,7 @@ func (s *Service) Redeliver(ctx context.Context, tenantID, endpointID, deliveryI
 		return nil, kanri.E(kanri.ENOTFOUND, "error.not_found")
 	}
 	if old.EventType == TestEvent {
-		return s.sendTest(ctx, e, old.MessageID, TriggerReplay)
+		return s.sendTest(ctx, e, old.MessageID, TriggerResend)
 	}
 	r, err := s.Store.Tenant(tenantID).AuditLogs().Get(ctx, old.MessageID)
 	if kanri.IsCode(err, kanri.ENOTFOUND) {
@@ -439,5 +458,5 @@ func (s *Service) Redeliver(ctx context.Context, tenantID, endpointID, deliveryI
 	if err != nil {
 		return nil, err
 	}
-	return s.sendNow(ctx, e, r.ID, r.Action, body, TriggerReplay)
+	return s.sendNow(ctx, e, r.ID, r.Action, body, TriggerResend)
 }

@@ -29,4 +29,9 @@ var DocTypes = []doctype.Type{
 		Backup:    doctype.NotBackedUp("the log of the deliveries of the moment, kept two weeks; a restore must not bring back attempts that were not made since"),
 		Retention: doctype.Retention{TTL: deliveryTTL},
 	},
+	{
+		Name: TypeAuditFiles, Container: kanri.ContainerAPI, Of: &AuditFiles{},
+		Indexes: []doctype.Index{{Name: "audit_files_enabled", Fields: []string{"enabled"}}},
+		Backup:  doctype.InPart(kanri.PartAPIKeys),
+	},
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"net"
 	"net/http"
 	"net/netip"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/kanri/kanri/internal/app"
 	"github.com/kanri/kanri/internal/auth"
+	"github.com/kanri/kanri/internal/blob"
 	"github.com/kanri/kanri/internal/docstore"
 	"github.com/kanri/kanri/internal/kanri"
 	"github.com/kanri/kanri/internal/netguard"
@@ -37,7 +39,7 @@ const TestEvent = "webhook.test"
 // Triggers of a delivery: what made Kanri send it.
 const (
 	TriggerEvent  = "event"  // an audit record the endpoint wants, first sent or retried
-	TriggerReplay = "replay" // one delivery sent again by hand
+	TriggerResend = "resend" // one delivery sent again by hand
 	TriggerTest   = "test"   // a test event
 )
 
@@ -52,8 +54,12 @@ const (
 // created or enabled at a time is sent the records written after it.
 const afterAll = "~"
 
-// maxEvents is how many event types an endpoint may select.
-const maxEvents = 30
+// maxEvents is how many event types an endpoint may select; MaxEndpoints
+// how many endpoints a tenant may have.
+const (
+	maxEvents    = 30
+	MaxEndpoints = 20
+)
 
 // deliveryTTL is how long a delivery stays in the log.
 const deliveryTTL = 14 * 24 * time.Hour
@@ -110,7 +116,7 @@ func (e *Endpoint) State() string {
 // Wants reports whether the endpoint is sent records of action.
 func (e *Endpoint) Wants(action string) bool {
 	for _, ev := range e.Events {
-		if ev == AllEvents || ev == action || strings.HasSuffix(ev, ".") && strings.HasPrefix(action, ev) {
+		if ev == AllEvents || ev == action || (strings.HasSuffix(ev, ".") && strings.HasPrefix(action, ev)) {
 			return true
 		}
 	}
@@ -156,6 +162,7 @@ type Input struct {
 type Service struct {
 	app.Deps
 	sealer *auth.Sealer
+	blobs  *blob.Bucket
 	// Client makes the requests: netguard's, which refuses private
 	// addresses unless AllowPrivate.
 	Client *http.Client
@@ -175,13 +182,14 @@ type Service struct {
 	Batch, Parallel int
 }
 
-// New returns the webhook service, which seals secrets with sealer. With
-// allowPrivate, endpoints may be at loopback and private addresses over
-// plain http (for local testing).
-func New(d app.Deps, sealer *auth.Sealer, allowPrivate bool) *Service {
+// New returns the webhook service, which seals secrets with sealer and
+// writes the daily audit files to blobs. With allowPrivate, endpoints may
+// be at loopback and private addresses over plain http (for local
+// testing).
+func New(d app.Deps, sealer *auth.Sealer, blobs *blob.Bucket, allowPrivate bool) *Service {
 	return &Service{
-		Deps: d, sealer: sealer, Client: netguard.NewClient(allowPrivate, 15*time.Second), AllowPrivate: allowPrivate,
-		Interval: 5 * time.Second, Settle: 5 * time.Second,
+		Deps: d, sealer: sealer, blobs: blobs, Client: netguard.NewClient(allowPrivate, 15*time.Second), AllowPrivate: allowPrivate,
+		Interval: 5 * time.Second, Settle: 15 * time.Second,
 		RetryBase: 5 * time.Second, RetryMax: time.Hour, GiveUp: 24 * time.Hour,
 		Batch: 100, Parallel: 8,
 	}
@@ -269,10 +277,25 @@ func (s *Service) checkURL(raw string) string {
 	if a, err := netip.ParseAddr(host); err == nil && !netguard.Public(a) || host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return "validation.webhook_url_private"
 	}
+	// A name whose last label is a number is an address in a form
+	// ParseAddr does not read (127.1, 0x7f.0.0.1, 2130706433), which
+	// resolvers do.
+	if labels := strings.Split(host, "."); numeric(labels[len(labels)-1]) {
+		return "validation.webhook_url_private"
+	}
 	if net.ParseIP(host) == nil && !strings.Contains(host, ".") {
 		return "validation.webhook_url"
 	}
 	return ""
+}
+
+// numeric reports whether a host's label is a number, decimal or hex, as
+// the WHATWG URL standard's IPv4 parser reads it ("ends in a number").
+func numeric(label string) bool {
+	if h, ok := strings.CutPrefix(strings.ToLower(label), "0x"); ok {
+		return strings.Trim(h, "0123456789abcdef") == ""
+	}
+	return label != "" && strings.Trim(label, "0123456789") == ""
 }
 
 // Create registers an endpoint in a tenant, enabled, and returns it with
@@ -285,6 +308,11 @@ func (s *Service) Create(ctx context.Context, tenantID string, in Input) (*Endpo
 	}
 	if err := s.TenantOpen(ctx, tenantID); err != nil {
 		return nil, nil, err
+	}
+	if all, err := s.List(ctx, tenantID); err != nil {
+		return nil, nil, err
+	} else if len(all) >= MaxEndpoints {
+		return nil, nil, kanri.E(kanri.ECONFLICT, "webhooks.too_many", MaxEndpoints)
 	}
 	now := kanri.NewTime(s.Now())
 	e := &Endpoint{
@@ -308,6 +336,9 @@ func (s *Service) Update(ctx context.Context, tenantID, id string, in Input, see
 		return nil, kanri.Invalid(errs)
 	}
 	return s.change(ctx, tenantID, id, seen, "webhook.update", func(e *Endpoint) error {
+		if e.URL != u {
+			e.clearFailures() // a new address is tried at once
+		}
 		e.URL, e.Events, e.Description = u, events, strings.TrimSpace(in.Description)
 		return nil
 	})
@@ -339,7 +370,7 @@ func (s *Service) SetEnabled(ctx context.Context, tenantID, id string, seen kanr
 	}
 	return s.change(ctx, tenantID, id, seen, action, func(e *Endpoint) error {
 		if e.Enabled == on {
-			return nil
+			return errUnchanged
 		}
 		e.Enabled = on
 		e.DisabledReason = ""
@@ -355,13 +386,17 @@ func (s *Service) SetEnabled(ctx context.Context, tenantID, id string, seen kanr
 
 // ReplaySince sends an endpoint again, in order, every record it wants
 // from since on: its cursor moves back. since must be in the past and
-// within the audit log's retention.
+// within the audit log's retention, and the endpoint enabled (enabling
+// it moves its cursor to the time it is enabled).
 func (s *Service) ReplaySince(ctx context.Context, tenantID, id string, since time.Time, seen kanri.Seen) (*Endpoint, error) {
 	now := s.Now()
 	if since.IsZero() || since.After(now) || now.Sub(since) > kanri.TTLAuditLog*time.Second {
 		return nil, kanri.Invalid(kanri.Fields{"since": "validation.webhook_since"})
 	}
 	return s.change(ctx, tenantID, id, seen, "webhook.replay", func(e *Endpoint) error {
+		if !e.Enabled {
+			return kanri.Invalid(kanri.Fields{"since": "validation.webhook_replay_disabled"})
+		}
 		e.CursorTime, e.CursorID, e.Epoch = kanri.NewTime(since), "", e.Epoch+1
 		e.clearFailures()
 		return nil
@@ -370,12 +405,9 @@ func (s *Service) ReplaySince(ctx context.Context, tenantID, id string, since ti
 
 // Delete removes an endpoint; its delivery log expires.
 func (s *Service) Delete(ctx context.Context, tenantID, id string, seen kanri.Seen) (*Endpoint, error) {
-	e, err := s.Get(ctx, tenantID, id)
+	e, err := s.seenEndpoint(ctx, tenantID, id, seen)
 	if err != nil {
 		return nil, err
-	}
-	if seen.Stale(e.ETag, e.State()) {
-		return nil, kanri.Stale()
 	}
 	if err := s.endpoints(tenantID).Delete(ctx, id, e.ETag); err != nil {
 		return nil, err
@@ -384,17 +416,20 @@ func (s *Service) Delete(ctx context.Context, tenantID, id string, seen kanri.Se
 	return e, nil
 }
 
-// change applies fn to an endpoint as seen, writes it and records action.
+// errUnchanged is what a change returns that has nothing to change.
+var errUnchanged = errors.New("webhook: nothing changes")
+
+// change applies fn to an endpoint as seen, writes it and records action;
+// nothing when fn returns errUnchanged.
 func (s *Service) change(ctx context.Context, tenantID, id string, seen kanri.Seen, action string, fn func(*Endpoint) error) (*Endpoint, error) {
-	e, err := s.Get(ctx, tenantID, id)
+	e, err := s.seenEndpoint(ctx, tenantID, id, seen)
 	if err != nil {
 		return nil, err
 	}
-	if seen.Stale(e.ETag, e.State()) {
-		return nil, kanri.Stale()
-	}
 	before := fields(e)
-	if err := fn(e); err != nil {
+	if err := fn(e); errors.Is(err, errUnchanged) {
+		return e, nil
+	} else if err != nil {
 		return nil, err
 	}
 	e.UpdatedAt = kanri.NewTime(s.Now())
@@ -402,6 +437,19 @@ func (s *Service) change(ctx context.Context, tenantID, id string, seen kanri.Se
 		return nil, err
 	}
 	s.record(ctx, tenantID, e, action, before, fields(e))
+	return e, nil
+}
+
+// seenEndpoint returns an endpoint if it is still as seen; ESTALE if it
+// changed since.
+func (s *Service) seenEndpoint(ctx context.Context, tenantID, id string, seen kanri.Seen) (*Endpoint, error) {
+	e, err := s.Get(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	if seen.Stale(e.ETag, e.State()) {
+		return nil, kanri.Stale()
+	}
 	return e, nil
 }
 

@@ -197,7 +197,12 @@ func New(st *store.Store, log *slog.Logger, now func() time.Time, o Options) *Se
 	s.Erasure.OnErased(s.Archives.Erased)
 	s.Imports = userimport.New(d, s.Users, s.Roles, o.Blobs)
 	s.Exports = export.New(st, s.Users, d.Audit)
-	s.Webhooks = webhook.New(d, sealer, o.WebhookAllowPrivate)
+	s.Webhooks = webhook.New(d, sealer, o.Blobs, o.WebhookAllowPrivate)
+	// The daily audit files hold people's names as the records held them:
+	// an erasure has them written again from the pseudonymised records.
+	s.Erasure.OnErased(func(ctx context.Context, tenantID string, _ erasure.Person) error {
+		return s.Webhooks.ForgetAuditFiles(ctx, tenantID)
+	})
 	// An import's file and results name people: an erasure deletes the
 	// tenant's imports.
 	s.Erasure.OnErased(func(ctx context.Context, tenantID string, _ erasure.Person) error {

@@ -34,23 +34,40 @@ func New(c *console.Console) *Pages { return &Pages{Console: c} }
 // Routes are the pages of a tenant's webhooks. They are the tenant's
 // settings (role.SettingsRead to read, role.SettingsUpdate to change);
 // what makes or shows a secret, or changes where the tenant's data is
-// sent, is out of a support session's reach.
+// sent, is out of a support session's reach. Endpoints and files carry
+// the audit log, so what sends it anywhere, or downloads it, takes the
+// audit log's permission too (role.AuditRead, checked by auditReader).
 func (s *Pages) Routes(g console.Groups) []console.Route {
 	return []console.Route{
 		console.Get(g.Tenant, "/webhooks", role.SettingsRead, s.list),
 		console.NoSupport(console.Get(g.Tenant, "/webhooks/new", role.SettingsUpdate, s.newEndpoint)),
-		console.NoSupport(console.Post(g.Tenant, "/webhooks", role.SettingsUpdate, s.create)),
+		console.NoSupport(console.Post(g.Tenant, "/webhooks/files/enable", role.SettingsUpdate, auditReader(s.enableFiles))),
+		console.NoSupport(console.Post(g.Tenant, "/webhooks/files/disable", role.SettingsUpdate, s.disableFiles)),
+		console.NoSupport(console.Get(g.Tenant, "/webhooks/files/:day", role.SettingsRead, auditReader(s.downloadFile))),
+		console.NoSupport(console.Post(g.Tenant, "/webhooks", role.SettingsUpdate, auditReader(s.create))),
 		console.Get(g.Tenant, "/webhooks/:id", role.SettingsRead, s.show),
 		console.NoSupport(console.Get(g.Tenant, "/webhooks/:id/secret", role.SettingsUpdate, s.showSecret)),
 		console.NoSupport(console.Get(g.Tenant, "/webhooks/:id/edit", role.SettingsUpdate, s.edit)),
-		console.NoSupport(console.Post(g.Tenant, "/webhooks/:id", role.SettingsUpdate, s.update)),
+		console.NoSupport(console.Post(g.Tenant, "/webhooks/:id", role.SettingsUpdate, auditReader(s.update))),
 		console.NoSupport(console.Post(g.Tenant, "/webhooks/:id/rotate", role.SettingsUpdate, s.rotate)),
-		console.NoSupport(console.Post(g.Tenant, "/webhooks/:id/enable", role.SettingsUpdate, s.enable)),
+		console.NoSupport(console.Post(g.Tenant, "/webhooks/:id/enable", role.SettingsUpdate, auditReader(s.enable))),
 		console.NoSupport(console.Post(g.Tenant, "/webhooks/:id/disable", role.SettingsUpdate, s.disable)),
 		console.NoSupport(console.Post(g.Tenant, "/webhooks/:id/delete", role.SettingsUpdate, s.remove)),
 		console.NoSupport(console.Post(g.Tenant, "/webhooks/:id/test", role.SettingsUpdate, s.sendTest)),
-		console.NoSupport(console.Post(g.Tenant, "/webhooks/:id/replay", role.SettingsUpdate, s.replay)),
-		console.NoSupport(console.Post(g.Tenant, "/webhooks/:id/deliveries/:delivery/resend", role.SettingsUpdate, s.resend)),
+		console.NoSupport(console.Post(g.Tenant, "/webhooks/:id/replay", role.SettingsUpdate, auditReader(s.replay))),
+		console.NoSupport(console.Post(g.Tenant, "/webhooks/:id/deliveries/:delivery/resend", role.SettingsUpdate, auditReader(s.resend))),
+	}
+}
+
+// auditReader lets only those who may read the audit log (role.AuditRead)
+// through to h: what it does sends the audit log somewhere or downloads
+// it.
+func auditReader(h echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !httpkit.Can(c, role.AuditRead) {
+			return kanri.E(kanri.EFORBIDDEN, "webhooks.need_audit")
+		}
+		return h(c)
 	}
 }
 
@@ -59,13 +76,53 @@ func (s *Pages) Nav() []views.NavEntry {
 	return []views.NavEntry{{Key: "webhooks", LabelKey: "nav.webhooks", Path: views.WebhooksPath, Perm: role.SettingsRead, Order: 85}}
 }
 
-// list shows the tenant's endpoints.
+// list shows the tenant's endpoints and daily audit files.
 func (s *Pages) list(c echo.Context) error {
-	es, err := s.Webhooks.List(c.Request().Context(), httpkit.Tenant(c).ID)
+	ctx := c.Request().Context()
+	t := httpkit.Tenant(c)
+	es, err := s.Webhooks.List(ctx, t.ID)
 	if err != nil {
 		return err
 	}
-	return httpkit.Render(c, http.StatusOK, views.WebhooksPage(s.Page(c, "webhooks.title", "webhooks"), es))
+	var files views.AuditFilesView
+	if files.Setting, err = s.Webhooks.AuditFilesOf(ctx, t.ID); err != nil {
+		return err
+	}
+	if files.Files, err = s.Webhooks.ListAuditFiles(ctx, t.ID); err != nil {
+		return err
+	}
+	return httpkit.Render(c, http.StatusOK, views.WebhooksPage(s.Page(c, "webhooks.title", "webhooks"), es, files))
+}
+
+// enableFiles has the audit log written to daily files.
+func (s *Pages) enableFiles(c echo.Context) error { return s.setFiles(c, true, "auditfiles.enabled") }
+
+// disableFiles stops writing daily files.
+func (s *Pages) disableFiles(c echo.Context) error {
+	return s.setFiles(c, false, "auditfiles.disabled")
+}
+
+func (s *Pages) setFiles(c echo.Context, on bool, doneKey string) error {
+	t := httpkit.Tenant(c)
+	return s.Action(c, doneKey, views.WebhooksPath(t.ID), func(seen kanri.Seen) (string, error) {
+		_, err := s.Webhooks.SetAuditFiles(c.Request().Context(), t.ID, on, seen)
+		return "", err
+	})
+}
+
+// downloadFile sends one day's audit file.
+func (s *Pages) downloadFile(c echo.Context) error {
+	t := httpkit.Tenant(c)
+	d := c.Param("day")
+	r, err := s.Webhooks.OpenAuditFile(c.Request().Context(), t.ID, d)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentDisposition, `attachment; filename="audit-`+d+`.ndjson"`)
+	h.Set(echo.HeaderCacheControl, "no-store")
+	return c.Stream(http.StatusOK, "application/x-ndjson", r)
 }
 
 // newEndpoint shows the empty form, selecting every event.
